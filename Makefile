@@ -1,0 +1,43 @@
+# vibespace — make help lists the targets.
+GO        ?= go
+BIN       ?= bin
+# Debian packages the tests, the demo and the benchmarks need.
+DEB_PKGS  := xvfb xauth dbus at-spi2-core python3-gi gir1.2-gtk-3.0 gtk-3-examples \
+             python3-pyatspi python3-dogtail xdotool x11-utils fonts-dejavu-core
+STATICCHECK_VERSION := v0.8.2
+TEST_TIMEOUT ?= 25m
+BENCHTIME ?= 20x
+
+.PHONY: help deps build test bench lint demo clean
+
+help: ## list the targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | sort
+
+deps: ## install the system packages (apt-get; quiet and quick when all are present)
+	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "deps: installing $$missing"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+build: ## build the commands into ./bin
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+test: deps ## run every test, integration included, with -race (nothing may skip)
+	VIBESPACE_INTEGRATION=1 $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+bench: deps ## benchmarks, side by side with the peers (xdotool, pyatspi, ...)
+	VIBESPACE_INTEGRATION=1 $(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 30m ./...
+
+lint: ## gofmt, go vet, staticcheck
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+demo: deps build ## the main job: a real GTK window driven end to end
+	$(BIN)/vibespace-demo
+
+clean: ## remove ./bin
+	rm -rf $(BIN)

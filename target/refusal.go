@@ -1,0 +1,121 @@
+package target
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Code is a stable, snake_case name for why a verb did not run. Agents branch
+// on it; its meaning never changes once published (DESIGN.md, "Typed refusals").
+type Code string
+
+// The refusal codes. Add new ones here; never reuse one for a different fact.
+const (
+	CodeNotExposed         Code = "not_exposed"
+	CodeNotAttached        Code = "not_attached"
+	CodeHeld               Code = "held"
+	CodeWindowPaused       Code = "window_paused"
+	CodeBrowserPaused      Code = "browser_paused"
+	CodeNoAction           Code = "no_action"
+	CodeNoEditableText     Code = "no_editable_text"
+	CodeNoInjectionBackend Code = "no_injection_backend"
+	CodeStaleRef           Code = "stale_ref"
+	CodeWindowGone         Code = "window_gone"
+	CodeTabGone            Code = "tab_gone"
+	CodeWindowNotVisible   Code = "window_not_visible"
+	CodeOutsideWindow      Code = "outside_window"
+	CodeProfileRequired    Code = "profile_required"
+	CodeProfileChanged     Code = "profile_changed"
+	CodeUnknownProfile     Code = "unknown_profile"
+	CodePathNotHandle      Code = "path_not_handle"
+	CodeTimeout            Code = "timeout"
+	CodeBadChord           Code = "bad_chord"
+	CodeBadRef             Code = "bad_ref"
+	CodeNotSensitive       Code = "not_sensitive"
+	CodeNotEditable        Code = "not_editable"
+	CodeAppNotFound        Code = "app_not_found"
+	CodeTextTooLong        Code = "text_too_long"
+	CodeUnknownTarget      Code = "unknown_target"
+	CodeBadRequest         Code = "bad_request"
+	CodeNoTree             Code = "no_tree"    // the window has no accessibility tree we can read
+	CodeNoCapture          Code = "no_capture" // the window's pixels cannot be read
+)
+
+// Refusal is a verb that did not run: a stable code, a one-line sentence for a
+// person, and the facts behind it (who holds it, since when, the probe result…).
+// It is an error, so it travels up call chains; find it with errors.As or
+// AsRefusal.
+type Refusal struct {
+	Code    Code           `json:"code"`
+	Message string         `json:"message"`
+	Facts   map[string]any `json:"facts,omitempty"`
+	Err     error          `json:"-"` // the underlying cause, if any; never shown to agents verbatim
+}
+
+// Refuse builds a Refusal with a formatted message.
+func Refuse(code Code, format string, args ...any) *Refusal {
+	return &Refusal{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// With returns r with one more fact attached. It mutates and returns r so
+// calls chain: Refuse(...).With("holder", s).With("since", t).
+func (r *Refusal) With(key string, value any) *Refusal {
+	if r.Facts == nil {
+		r.Facts = make(map[string]any)
+	}
+	r.Facts[key] = value
+	return r
+}
+
+// Wrap records the underlying cause.
+func (r *Refusal) Wrap(err error) *Refusal {
+	r.Err = err
+	return r
+}
+
+func (r *Refusal) Error() string {
+	var b strings.Builder
+	b.WriteString(r.Message)
+	b.WriteString(" [")
+	b.WriteString(string(r.Code))
+	b.WriteString("]")
+	if len(r.Facts) > 0 {
+		keys := make([]string, 0, len(r.Facts))
+		for k := range r.Facts {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, " %s=%v", k, r.Facts[k])
+		}
+	}
+	return b.String()
+}
+
+func (r *Refusal) Unwrap() error { return r.Err }
+
+// Is reports whether target is a *Refusal with the same code, so
+// errors.Is(err, &Refusal{Code: CodeStaleRef}) works.
+func (r *Refusal) Is(target error) bool {
+	t, ok := target.(*Refusal)
+	return ok && t.Code == r.Code
+}
+
+// AsRefusal finds a Refusal in err's chain.
+func AsRefusal(err error) (*Refusal, bool) {
+	var r *Refusal
+	if errors.As(err, &r) {
+		return r, true
+	}
+	return nil, false
+}
+
+// CodeOf returns the refusal code in err's chain, or "" if there is none.
+func CodeOf(err error) Code {
+	if r, ok := AsRefusal(err); ok {
+		return r.Code
+	}
+	return ""
+}

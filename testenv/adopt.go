@@ -1,0 +1,66 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/vibespace/vibespace/x11"
+)
+
+// State is what a process must persist to find a Detach'ed desktop again
+// after it was restarted (or killed).
+type State struct {
+	ID          string `json:"id"`
+	Dir         string `json:"dir"`
+	Display     string `json:"display"`
+	BusAddress  string `json:"bus_address"`
+	A11yAddress string `json:"a11y_address"`
+}
+
+// State returns the facts Adopt needs.
+func (d *Desktop) State() State {
+	return State{ID: d.ID, Dir: d.Dir, Display: d.Display, BusAddress: d.BusAddress, A11yAddress: d.A11yAddress}
+}
+
+// Adopt takes over a desktop started by an earlier process (with Detach).
+// It checks that the X server and the session bus still answer; if they do
+// not, it tears down whatever is left of it and returns an error. Apps the
+// earlier process launched keep running but are not App values here: Close
+// still ends them (they carry the desktop's marker).
+func Adopt(ctx context.Context, s State, o Options) (*Desktop, error) {
+	if s.ID == "" || s.Dir == "" || filepath.Base(s.Dir) == "/" {
+		return nil, fmt.Errorf("testenv: adopt: incomplete state %+v", s)
+	}
+	d := &Desktop{
+		Display: s.Display, BusAddress: s.BusAddress, A11yAddress: s.A11yAddress,
+		Dir: s.Dir, ID: s.ID, opts: o,
+		RuntimeDir: filepath.Join(s.Dir, "run"), ConfigDir: filepath.Join(s.Dir, "config"),
+	}
+	if err := d.Alive(ctx); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("testenv: adopt desktop %s: %w", s.ID, err)
+	}
+	return d, nil
+}
+
+// Alive checks that the desktop's X server and session bus answer.
+func (d *Desktop) Alive(ctx context.Context) error {
+	if _, err := os.Stat(d.Dir); err != nil {
+		return err
+	}
+	disp, err := x11.Open(ctx, d.Display)
+	if err != nil {
+		return err
+	}
+	disp.Close()
+	conn, err := dbus.Connect(d.BusAddress, dbus.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("session bus: %w", err)
+	}
+	conn.Close()
+	return nil
+}

@@ -1,0 +1,165 @@
+package testenv
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// busConfig is the private session bus's configuration: the ordinary session
+// policy, but only the services in our own service directory can be
+// activated.
+const busConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <keep_umask/>
+  <listen>unix:path=%s</listen>
+  <auth>EXTERNAL</auth>
+  <servicedir>%s</servicedir>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+`
+
+// activatable are the session services a Desktop may activate. Their Exec
+// lines are read from the system's own .service files.
+var activatable = []string{"org.a11y.Bus"}
+
+var systemServiceDirs = []string{"/usr/share/dbus-1/services", "/usr/local/share/dbus-1/services"}
+
+func (d *Desktop) startBus(ctx context.Context) error {
+	bin, err := exec.LookPath("dbus-daemon")
+	if err != nil {
+		return fmt.Errorf("testenv: dbus-daemon: %w", err)
+	}
+	svcDir := filepath.Join(d.Dir, "dbus-services")
+	if err := os.MkdirAll(svcDir, 0o700); err != nil {
+		return err
+	}
+	for _, name := range activatable {
+		exe, err := serviceExec(name)
+		if err != nil {
+			return err
+		}
+		body := fmt.Sprintf("[D-BUS Service]\nName=%s\nExec=%s\n", name, exe)
+		if err := os.WriteFile(filepath.Join(svcDir, name+".service"), []byte(body), 0o600); err != nil {
+			return err
+		}
+	}
+	conf := filepath.Join(d.Dir, "session-bus.conf")
+	sock := filepath.Join(d.RuntimeDir, "bus")
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf(busConfig, sock, svcDir)), 0o600); err != nil {
+		return err
+	}
+	cmd := exec.Command(bin, "--config-file="+conf, "--nofork", "--nopidfile", "--print-address=3")
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	cmd.ExtraFiles = []*os.File{w}
+	if _, err := d.start(cmd, "dbus-daemon"); err != nil {
+		w.Close()
+		return err
+	}
+	w.Close()
+	ch := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		ch <- strings.TrimSpace(line)
+	}()
+	select {
+	case addr := <-ch:
+		if addr == "" {
+			return fmt.Errorf("testenv: dbus-daemon printed no address; its log: %s", d.logTail("dbus-daemon"))
+		}
+		d.BusAddress = addr
+	case <-ctx.Done():
+		return fmt.Errorf("testenv: dbus-daemon not ready: %w", ctx.Err())
+	}
+	return nil
+}
+
+// serviceExec finds the Exec line of a system D-Bus service file.
+func serviceExec(name string) (string, error) {
+	for _, dir := range systemServiceDirs {
+		b, err := os.ReadFile(filepath.Join(dir, name+".service"))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(line), "Exec="); ok {
+				return v, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("testenv: no D-Bus service file for %s (is at-spi2-core installed?)", name)
+}
+
+// startA11y activates the AT-SPI bus launcher through the session bus and the
+// registry daemon on the accessibility bus, so applications register at once.
+func (d *Desktop) startA11y(ctx context.Context) error {
+	conn, err := dbus.Connect(d.BusAddress, dbus.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("testenv: connect session bus: %w", err)
+	}
+	defer conn.Close()
+	var addr string
+	err = conn.Object("org.a11y.Bus", "/org/a11y/bus").CallWithContext(ctx, "org.a11y.Bus.GetAddress", 0).Store(&addr)
+	if err != nil {
+		return fmt.Errorf("testenv: org.a11y.Bus.GetAddress: %w", err)
+	}
+	d.A11yAddress = addr
+	a11y, err := dbus.Connect(addr, dbus.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("testenv: connect accessibility bus %s: %w", addr, err)
+	}
+	defer a11y.Close()
+	var ret uint32
+	err = a11y.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.StartServiceByName", 0, "org.a11y.atspi.Registry", uint32(0)).Store(&ret)
+	if err != nil {
+		return fmt.Errorf("testenv: start org.a11y.atspi.Registry: %w", err)
+	}
+	return nil
+}
+
+// busPeerPIDs asks the bus at addr for the PID behind every connection that
+// owns a name (unique or well-known) on it.
+func busPeerPIDs(ctx context.Context, addr string) ([]int, error) {
+	conn, err := dbus.Connect(addr, dbus.WithContext(ctx))
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	var names []string
+	if err := conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.ListNames", 0).Store(&names); err != nil {
+		return nil, err
+	}
+	self := os.Getpid()
+	seen := map[int]bool{}
+	var pids []int
+	for _, n := range names {
+		if n == "org.freedesktop.DBus" || n == conn.Names()[0] {
+			continue
+		}
+		var pid uint32
+		if err := conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.GetConnectionUnixProcessID", 0, n).Store(&pid); err != nil {
+			continue // gone meanwhile
+		}
+		if p := int(pid); p > 1 && p != self && !seen[p] {
+			seen[p] = true
+			pids = append(pids, p)
+		}
+	}
+	return pids, nil
+}

@@ -1,0 +1,120 @@
+package testenv
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// markerVar is the environment variable every process of a Desktop carries.
+const markerVar = "VIBESPACE_TESTENV"
+
+// markedPIDs returns the PIDs of live processes whose environment holds
+// VIBESPACE_TESTENV=id (id "" matches any testenv marker). Zombies are
+// skipped: they are dead, merely not yet reaped by their (adoptive) parent.
+func markedPIDs(id string) []int {
+	want := []byte(markerVar + "=" + id)
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	self := os.Getpid()
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		if envHas(pid, want, id == "") && alive(pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// envHas reports whether pid's environment holds the entry want (or, with
+// prefix, an entry starting with want).
+func envHas(pid int, want []byte, prefix bool) bool {
+	env, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
+	if err != nil {
+		return false
+	}
+	for _, kv := range bytes.Split(env, []byte{0}) {
+		if prefix && bytes.HasPrefix(kv, want) || !prefix && bytes.Equal(kv, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasMarker reports whether pid's environment carries the marker id.
+func hasMarker(pid int, id string) bool {
+	return envHas(pid, []byte(markerVar+"="+id), false)
+}
+
+// alive reports whether pid exists and is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// Format: pid (comm) S ...; comm may hold spaces and parens.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return false
+	}
+	state := b[i+2]
+	return state != 'Z' && state != 'X'
+}
+
+// procName is the command name of pid, for messages.
+func procName(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// terminate sends SIGTERM to each pid, waits up to grace for them to die,
+// then SIGKILLs the rest and waits again (bounded). It returns the PIDs that
+// are still alive at the end.
+func terminate(pids []int, grace time.Duration) []int {
+	if len(pids) == 0 {
+		return nil
+	}
+	for _, p := range pids {
+		_ = syscall.Kill(p, syscall.SIGTERM)
+	}
+	if rest := waitDead(pids, grace); len(rest) == 0 {
+		return nil
+	}
+	for _, p := range pids {
+		_ = syscall.Kill(p, syscall.SIGKILL)
+	}
+	return waitDead(pids, 5*time.Second)
+}
+
+// waitDead polls until every pid is gone or a zombie, or until d passes.
+func waitDead(pids []int, d time.Duration) []int {
+	deadline := time.Now().Add(d)
+	for {
+		var rest []int
+		for _, p := range pids {
+			if alive(p) {
+				rest = append(rest, p)
+			}
+		}
+		if len(rest) == 0 || time.Now().After(deadline) {
+			return rest
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+var errLeft = errors.New("testenv: processes left behind")
