@@ -1,0 +1,158 @@
+// Package vibespace_test holds repository-wide checks: every package has one
+// package comment, and the dependency rules of DESIGN.md's layout hold.
+package vibespace_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/vibespace/vibespace"
+
+type pkgInfo struct {
+	dir     string
+	docs    []string        // files carrying a package comment
+	imports map[string]bool // imports of non-test files
+}
+
+// packages parses every non-test Go file of the repository (imports and
+// comments only).
+func packages(t *testing.T) map[string]*pkgInfo {
+	t.Helper()
+	out := map[string]*pkgInfo{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bin") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly|parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		dir := filepath.Dir(path)
+		p := out[dir]
+		if p == nil {
+			p = &pkgInfo{dir: dir, imports: map[string]bool{}}
+			out[dir] = p
+		}
+		if f.Doc != nil && strings.HasPrefix(f.Doc.Text(), "Package ") || f.Doc != nil && f.Name.Name == "main" {
+			p.docs = append(p.docs, filepath.Base(path))
+		}
+		for _, im := range f.Imports {
+			v, _ := strconv.Unquote(im.Path.Value)
+			p.imports[v] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestEveryPackageHasOneDocComment(t *testing.T) {
+	for dir, p := range packages(t) {
+		if len(p.docs) != 1 {
+			t.Errorf("%s: %d files with a package comment (%v), want exactly 1", dir, len(p.docs), p.docs)
+		}
+	}
+}
+
+// rules: a package (by directory prefix) must not import these (by import
+// path prefix). Paths are relative to the module.
+var forbidden = map[string][]string{
+	"target":  {module + "/"}, // the shared model imports no backend
+	"atspi":   {module + "/x11", module + "/daemon", module + "/lease", module + "/cdp", "github.com/urfave/cli"},
+	"x11":     {module + "/atspi", module + "/daemon", module + "/lease", module + "/cdp", "github.com/urfave/cli"},
+	"cdp":     {module + "/x11", module + "/atspi", module + "/daemon", module + "/lease", "github.com/urfave/cli"},
+	"lease":   {module + "/x11", module + "/atspi", module + "/cdp", module + "/testenv", module + "/daemon", "github.com/urfave/cli"},
+	"testenv": {module + "/atspi", module + "/daemon", module + "/lease", module + "/cdp", "github.com/urfave/cli"},
+	"daemon":  {"github.com/urfave/cli"},
+}
+
+// allowed importers of testenv outside tests: the demo, and the daemon,
+// which owns a display built the same way.
+var testenvImporters = []string{"cmd/vibespace-demo", "daemon"}
+
+func TestDependencyRules(t *testing.T) {
+	pkgs := packages(t)
+	dirs := make([]string, 0, len(pkgs))
+	for d := range pkgs {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	for _, dir := range dirs {
+		p := pkgs[dir]
+		slash := filepath.ToSlash(dir)
+		for prefix, bad := range forbidden {
+			if slash != prefix && !strings.HasPrefix(slash, prefix+"/") {
+				continue
+			}
+			for im := range p.imports {
+				for _, b := range bad {
+					if strings.HasPrefix(im, b) && !strings.HasPrefix(im, module+"/"+prefix) {
+						t.Errorf("%s imports %s, which the layout forbids", dir, im)
+					}
+				}
+			}
+		}
+		if p.imports[module+"/testenv"] && !hasPrefixAny(slash, testenvImporters) {
+			t.Errorf("%s imports testenv outside its tests (allowed only in %v)", dir, testenvImporters)
+		}
+		if p.imports["github.com/urfave/cli/v2"] && !strings.HasPrefix(slash, "cmd/") {
+			t.Errorf("%s imports urfave/cli: flags live in cmd/ only", dir)
+		}
+	}
+}
+
+func hasPrefixAny(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if s == p || strings.HasPrefix(s, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestNoMachinePaths keeps absolute paths of a developer's machine out of
+// the tree (system paths of Debian packages are fine).
+func TestNoMachinePaths(t *testing.T) {
+	bad := []string{"/work/", "/home/", "/root/"}
+	_ = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			if d != nil && d.IsDir() && path != "." && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if path == "layout_test.go" || !(strings.HasSuffix(path, ".go") || strings.HasSuffix(path, ".py") || strings.HasSuffix(path, ".md") || path == "Makefile") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		for _, s := range bad {
+			if strings.Contains(string(b), s) {
+				t.Errorf("%s contains a machine path (%s…)", path, s)
+			}
+		}
+		return nil
+	})
+}
