@@ -39,8 +39,18 @@ const (
 	CodeTextTooLong        Code = "text_too_long"
 	CodeUnknownTarget      Code = "unknown_target"
 	CodeBadRequest         Code = "bad_request"
+	CodeInterrupted        Code = "interrupted"
 	CodeNoTree             Code = "no_tree"    // the window has no accessibility tree we can read
 	CodeNoCapture          Code = "no_capture" // the window's pixels cannot be read
+	CodeAppExited          Code = "app_exited" // the application exited before it showed a window
+
+	// Browser tabs (cdp/).
+	CodeNotYourTab       Code = "not_your_tab"      // a tab of another session's browser context
+	CodeNotVisible       Code = "not_visible"       // the node has no visible box in the page
+	CodeCovered          Code = "covered"           // another element is on top of the node's centre
+	CodeNavigationFailed Code = "navigation_failed" // the page did not load (network error, bad URL)
+	CodeScriptError      Code = "script_error"      // the page's JavaScript threw
+	CodeOutsideContext   Code = "outside_context"   // a CDP command that reaches past the session's own browser context
 )
 
 // Refusal is a verb that did not run: a stable code, a one-line sentence for a

@@ -1,0 +1,126 @@
+package x11
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jezek/xgb/shm"
+	"github.com/jezek/xgb/xproto"
+	"golang.org/x/sys/unix"
+)
+
+// shmState is the MIT-SHM segment captures share with the server. It is
+// created on the first capture, grown when a larger one needs it, and
+// detached at Close. If the server cannot attach it (a remote server,
+// another IPC namespace) captures use plain GetImage from then on.
+type shmState struct {
+	mu     sync.Mutex
+	probed bool  // the extension and a first attach were tried
+	broken error // why MIT-SHM is not used, if it is not
+	seg    shm.Seg
+	mem    []byte
+	// busy counts reads of mem still running: a read that outlived its
+	// deadline must not find mem unmapped under it, so detach leaks the
+	// mapping instead (it was marked for removal; the kernel frees it at exit).
+	busy atomic.Int32
+}
+
+// shmGetImage reads a ZPixmap rectangle of drawable through the shared
+// segment and hands the pixels to convert while the segment is still ours.
+// ok is false if MIT-SHM cannot be used; the caller falls back to GetImage.
+func (d *Display) shmGetImage(ctx context.Context, dr xproto.Drawable, x, y, w, h int, convert func([]byte) *image.RGBA) (img *image.RGBA, ok bool, err error) {
+	s := &d.ext.shm
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.probed {
+		s.probed = true
+		_, s.broken = call(ctx, d, "MIT-SHM QueryExtension", func() (struct{}, error) {
+			return struct{}{}, shm.Init(d.conn)
+		})
+	}
+	if s.broken != nil {
+		return nil, false, nil
+	}
+	size := w * h * 4
+	if len(s.mem) < size {
+		if err := d.growShm(ctx, size); err != nil {
+			s.broken = err
+			return nil, false, nil
+		}
+	}
+	s.busy.Add(1)
+	img, err = call(ctx, d, "MIT-SHM GetImage", func() (*image.RGBA, error) {
+		defer s.busy.Add(-1)
+		r, err := shm.GetImage(d.conn, dr, int16(x), int16(y), uint16(w), uint16(h), ^uint32(0),
+			xproto.ImageFormatZPixmap, s.seg, 0).Reply()
+		if err != nil {
+			return nil, err
+		}
+		if int(r.Size) > len(s.mem) || int(r.Size) < w*h*4 {
+			return nil, fmt.Errorf("x11: MIT-SHM image of %d bytes for %dx%d in a %d byte segment", r.Size, w, h, len(s.mem))
+		}
+		return convert(s.mem[:r.Size]), nil
+	})
+	return img, err == nil, err
+}
+
+// growShm replaces the segment by one of at least size bytes. The caller
+// holds s.mu.
+func (d *Display) growShm(ctx context.Context, size int) error {
+	s := &d.ext.shm
+	d.detachShm(ctx)
+	size = (size + 1<<20 - 1) &^ (1<<20 - 1) // whole MiB: fewer regrowths
+	id, err := unix.SysvShmGet(unix.IPC_PRIVATE, size, unix.IPC_CREAT|0o600)
+	if err != nil {
+		return fmt.Errorf("x11: shmget %d bytes: %w", size, err)
+	}
+	// Marked for removal now: it disappears when both we and the server
+	// have detached, even if we crash.
+	defer func() { _, _ = unix.SysvShmCtl(id, unix.IPC_RMID, nil) }()
+	mem, err := unix.SysvShmAttach(id, 0, 0)
+	if err != nil {
+		return fmt.Errorf("x11: shmat: %w", err)
+	}
+	seg, err := call(ctx, d, "MIT-SHM Attach", func() (shm.Seg, error) {
+		seg, err := shm.NewSegId(d.conn)
+		if err != nil {
+			return 0, err
+		}
+		return seg, shm.AttachChecked(d.conn, seg, uint32(id), false).Check()
+	})
+	if err != nil {
+		_ = unix.SysvShmDetach(mem)
+		return fmt.Errorf("x11: the server did not attach our segment: %w", err)
+	}
+	s.seg, s.mem = seg, mem
+	return nil
+}
+
+// detachShm detaches the current segment from the server and from us. The
+// caller holds s.mu.
+func (d *Display) detachShm(ctx context.Context) {
+	s := &d.ext.shm
+	if s.mem == nil {
+		return
+	}
+	seg := s.seg
+	_, _ = call(ctx, d, "MIT-SHM Detach", func() (struct{}, error) {
+		return struct{}{}, shm.DetachChecked(d.conn, seg).Check()
+	})
+	if s.busy.Load() == 0 {
+		_ = unix.SysvShmDetach(s.mem)
+	}
+	s.mem = nil
+}
+
+// closeShm detaches the segment before the connection closes.
+func (d *Display) closeShm() {
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+	defer cancel()
+	d.ext.shm.mu.Lock()
+	d.detachShm(ctx)
+	d.ext.shm.mu.Unlock()
+}
