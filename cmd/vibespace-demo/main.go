@@ -1,0 +1,278 @@
+// Command vibespace-demo is the main job of the README: it drives a real GTK
+// window end to end through the vibespace-window CLI, exactly as an agent
+// would, and prints each command with its answer.
+//
+// It runs with a private state directory and runtime directory, so it never
+// touches a daemon or display of yours, and it stops the daemon (and with it
+// the display and the application) when it ends.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "demo failed:", err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+// demo holds the CLI's location and the private environment it runs in.
+type demo struct {
+	cli string
+	env []string
+	out io.Writer
+	dir string
+}
+
+func run(ctx context.Context, out io.Writer) error {
+	cli, err := findCLI()
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "vibespace-demo-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	for _, sub := range []string{"state", "run"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
+			return err
+		}
+	}
+	d := &demo{cli: cli, out: out, dir: dir, env: append(os.Environ(),
+		"VIBESPACE_HOME="+filepath.Join(dir, "state"),
+		"XDG_RUNTIME_DIR="+filepath.Join(dir, "run"),
+		"VIBESPACE_SESSION=demo-agent",
+	)}
+	defer d.stopDaemon()
+
+	fmt.Fprintln(out, "# vibespace demo: an agent drives a real GTK window through vibespace-window")
+	fmt.Fprintln(out, "# (private daemon, display and state in a temp dir; everything is stopped at the end)")
+	fmt.Fprintln(out)
+
+	if _, err := d.show(ctx, "doctor"); err != nil {
+		return err
+	}
+	if _, err := d.show(ctx, "open", "gtk3-widget-factory"); err != nil {
+		return err
+	}
+	if _, err := d.show(ctx, "list"); err != nil {
+		return err
+	}
+	const h = "win:1"
+	snap, err := d.show(ctx, "snapshot", h, "--interactive")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "   … the agent reads %d lines of tree and picks its refs from them\n\n", strings.Count(snap, "\n"))
+
+	page2 := refOf(snap, `radio button "Page 2"`)
+	entry := refOf(snap, `text @`, "editable", "!disabled", "!focused")
+	if page2 == "" || entry == "" {
+		return fmt.Errorf("the snapshot lacks the Page 2 button or an enabled entry:\n%s", snap)
+	}
+	if _, err := d.show(ctx, "type", h, entry, "Hello from an agent, wörld €"); err != nil {
+		return err
+	}
+	if _, err := d.show(ctx, "key", h, "ctrl+a"); err != nil {
+		return err
+	}
+	if err := d.check(ctx, h, entry, func(line string) bool {
+		return strings.Contains(line, "Hello from an agent, wörld €")
+	}); err != nil {
+		return err
+	}
+	if _, err := d.show(ctx, "click", h, page2); err != nil {
+		return err
+	}
+	if err := d.check(ctx, h, page2, func(line string) bool {
+		return strings.Contains(line, " checked")
+	}); err != nil {
+		return err
+	}
+
+	png := filepath.Join(d.dir, "widget-factory.png")
+	if _, err := d.show(ctx, "screenshot", h, "--out", png); err != nil {
+		return err
+	}
+	keep := "vibespace-demo.png"
+	if b, err := os.ReadFile(png); err == nil {
+		if err := os.WriteFile(keep, b, 0o644); err == nil {
+			fmt.Fprintf(out, "   (kept a copy as ./%s: %d bytes)\n\n", keep, len(b))
+		}
+	}
+
+	// A node with no Action is refused, never silently clicked at its centre.
+	if noAct := refOf(snap, `label "`); noAct != "" {
+		fmt.Fprintf(out, "# a node without an Action is refused by code, not clicked by coordinates:\n")
+		if _, err := d.show(ctx, "click", h, noAct); err == nil {
+			return errors.New("a click on a node without an Action was not refused")
+		}
+	}
+	fmt.Fprintln(out, "# a person takes the window over; the agent is paused, then told once when it comes back:")
+	if _, err := d.show(ctx, "takeover", h); err != nil {
+		return err
+	}
+	if _, err := d.show(ctx, "key", h, "Tab"); err == nil {
+		return errors.New("an agent verb ran during a takeover")
+	}
+	if _, err := d.show(ctx, "handback", h); err != nil {
+		return err
+	}
+	if _, err := d.show(ctx, "key", h, "Tab"); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "# done: open → snapshot → click @ref → type @ref → key → screenshot → takeover/handback, all through the CLI.")
+	return nil
+}
+
+// check takes a fresh snapshot — the application's own tree — and verifies
+// the line of ref with ok.
+func (d *demo) check(ctx context.Context, h, ref string, ok func(line string) bool) error {
+	after, err := d.run(ctx, "snapshot", h, "--interactive")
+	if err != nil {
+		return err
+	}
+	line := lineOf(after, ref+" ")
+	fmt.Fprintf(d.out, "$ vibespace-window snapshot %s --interactive | grep %s   # the application's own tree says:\n  %s\n\n", h, ref, strings.TrimSpace(line))
+	if !ok(line) {
+		return fmt.Errorf("%s is not as expected after the verb: %q", ref, line)
+	}
+	return nil
+}
+
+// show runs one CLI command, printing it and its answer (refusals included).
+func (d *demo) show(ctx context.Context, args ...string) (string, error) {
+	fmt.Fprintf(d.out, "$ vibespace-window %s\n", quoteArgs(args))
+	s, err := d.run(ctx, args...)
+	for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		fmt.Fprintln(d.out, "  "+line)
+	}
+	fmt.Fprintln(d.out)
+	return s, err
+}
+
+// run runs one CLI command and returns stdout and stderr together.
+func (d *demo) run(ctx context.Context, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, d.cli, args...)
+	cmd.Env = d.env
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err := cmd.Run()
+	if err != nil {
+		err = fmt.Errorf("vibespace-window %s: %w\n%s", quoteArgs(args), err, buf.String())
+	}
+	return buf.String(), err
+}
+
+// stopDaemon asks the daemon for its PID and ends it; its display, bus and
+// application go with it.
+func (d *demo) stopDaemon() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, d.cli, "--json", "status")
+	cmd.Env = d.env
+	b, err := cmd.Output()
+	if err != nil {
+		return
+	}
+	var st struct {
+		Status struct {
+			PID int `json:"pid"`
+		} `json:"status"`
+	}
+	if json.Unmarshal(b, &st) != nil || st.Status.PID <= 1 {
+		return
+	}
+	p, err := os.FindProcess(st.Status.PID)
+	if err != nil {
+		return
+	}
+	_ = p.Signal(syscall.SIGTERM)
+	for i := 0; i < 200; i++ { // up to 10 s for the display to be torn down
+		if p.Signal(syscall.Signal(0)) != nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_ = p.Kill()
+}
+
+// findCLI looks for vibespace-window next to this program, then on PATH.
+func findCLI() (string, error) {
+	if exe, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(exe), "vibespace-window")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath("vibespace-window")
+	if err != nil {
+		return "", errors.New("vibespace-window not found next to the demo or on PATH (run make build)")
+	}
+	return p, nil
+}
+
+// refOf returns the ref of the first snapshot line containing every word
+// (a word starting with "!" must be absent).
+func refOf(snap string, words ...string) string {
+next:
+	for _, line := range strings.Split(snap, "\n") {
+		for _, w := range words {
+			if neg, ok := strings.CutPrefix(w, "!"); ok {
+				if strings.Contains(line, neg) {
+					continue next
+				}
+			} else if !strings.Contains(line, w) {
+				continue next
+			}
+		}
+		for _, f := range strings.Fields(line) {
+			if strings.HasPrefix(f, "@e") {
+				return f
+			}
+		}
+	}
+	return ""
+}
+
+// lineOf returns the first line containing s.
+func lineOf(text, s string) string {
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, s) {
+			return line
+		}
+	}
+	return ""
+}
+
+func quoteArgs(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\"'$&<>|;*?") {
+			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		} else {
+			q[i] = a
+		}
+	}
+	return strings.Join(q, " ")
+}
