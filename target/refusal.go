@@ -51,6 +51,8 @@ const (
 	CodeNavigationFailed Code = "navigation_failed" // the page did not load (network error, bad URL)
 	CodeScriptError      Code = "script_error"      // the page's JavaScript threw
 	CodeOutsideContext   Code = "outside_context"   // a CDP command that reaches past the session's own browser context
+
+	CodeLiveViewUnavailable Code = "live_view_unavailable" // this build or machine has no video encoder (rtc/)
 )
 
 // Refusal is a verb that did not run: a stable code, a one-line sentence for a

@@ -1,0 +1,178 @@
+// Package app is the vibespace-window command line: it parses, asks the
+// daemon (starting it when none answers), and prints. It never calls
+// os.Exit: Run returns the exit code for main.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/vibespace/vibespace/daemon"
+)
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitRefused = 1 // the daemon refused the verb (a typed refusal)
+	ExitUsage   = 2 // bad usage or an internal error
+)
+
+// Env is what the command reads from its environment; main passes
+// os.Getenv, tests a map.
+type Env func(string) string
+
+// Options wire the command: where it writes, its environment, and the
+// backend `serve` runs the daemon with.
+type Options struct {
+	Stdout, Stderr io.Writer
+	Getenv         Env
+	// Backend builds the daemon's backend for `serve`.
+	Backend func(ServeOptions) daemon.Backend
+	// Executable is this program's path, to start the daemon.
+	Executable string
+}
+
+// ServeOptions are serve's flags that concern the backend.
+type ServeOptions struct {
+	WalkTimeout float64 // seconds; 0 = the backend's default
+	Logf        func(string, ...any)
+}
+
+// exitError carries an exit code up to Run.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usage(format string, args ...any) error {
+	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// errPrinted is an error whose words were already printed; only its code
+// remains.
+type errPrinted struct{ code int }
+
+func (e errPrinted) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// Run runs the command line args (args[0] is the program) and returns the
+// exit code.
+func Run(ctx context.Context, args []string, o Options) int {
+	a := New(o)
+	args = reorder(a, args)
+	err := a.RunContext(ctx, args)
+	return exitCode(err, o.Stderr)
+}
+
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return ExitOK
+	}
+	var p errPrinted
+	if errors.As(err, &p) {
+		return p.code
+	}
+	var e *exitError
+	if errors.As(err, &e) {
+		fmt.Fprintf(stderr, "vibespace-window: %v\n", e.err)
+		return e.code
+	}
+	fmt.Fprintf(stderr, "vibespace-window: %v\n", err)
+	return ExitUsage
+}
+
+// New builds the cli.App.
+func New(o Options) *cli.App {
+	a := &cli.App{
+		Name:                 "vibespace-window",
+		Usage:                "drive native Linux windows for an agent: open, snapshot, click @ref, type, key, screenshot",
+		Description:          description,
+		Writer:               o.Stdout,
+		ErrWriter:            o.Stderr,
+		HideVersion:          true,
+		Suggest:              true,
+		EnableBashCompletion: false,
+		ExitErrHandler:       func(*cli.Context, error) {}, // never os.Exit inside Run
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return usage("%v (see: vibespace-window help %s)", err, c.Command.Name)
+		},
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print the daemon's answer as one JSON object"},
+		},
+		Commands: commands(o),
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usage("unknown command %q (see: vibespace-window help)", c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
+		},
+	}
+	return a
+}
+
+const description = `vibespace-window gives an agent the windows of GTK/Qt/X11 applications that it
+starts itself, on a private display the daemon owns (an Xvfb with its own D-Bus and
+AT-SPI bus: nothing of the user's desktop is listed or reachable).
+
+THE LOOP
+   vibespace-window open gtk3-widget-factory      # → win:1, and you hold its lease
+   vibespace-window snapshot win:1 --interactive  # the accessibility tree, with @refs
+   vibespace-window click win:1 @e12              # act on a NODE through its Action
+   vibespace-window type win:1 @e7 "hello"        # text into a node (EditableText)
+   vibespace-window key win:1 ctrl+s              # a chord, into the focused window
+   vibespace-window screenshot win:1 --out w.png  # pixels, when the tree is not enough
+   vibespace-window click win:1 --at 120,40       # a pixel of that screenshot
+
+TARGETS AND REFS
+   A target is win:N (from open or list). snapshot mints refs @e1, @e2, … for one
+   target; a ref keeps naming the same node while it exists. A ref whose node is
+   gone is refused stale_ref: take a new snapshot. --at x,y is a pixel of that
+   window's own screenshot (0,0 = its top-left corner).
+
+THE ROADS (never a silent degrade)
+   click @ref        only through the node's Action; a node without one is refused
+                     no_action — use --at yourself if you really mean a point.
+   type @ref "…"     EditableText, or focus + keys where the node takes focus.
+   type "…"          keys into the window's focused node.
+   key, click --at,  need an injection backend (XTEST here); without one they are
+   scroll            refused no_injection_backend with the probe's reason.
+   doctor prints what this machine offers and why not.
+
+SESSIONS AND LEASES
+   Your session is $VIBESPACE_SESSION ("default" when unset). A window is listed for,
+   and addressable by, the session that opened it and the sessions it was shared
+   with (share win:1 --with other). One session holds a window's lease at a time:
+   verbs take a free lease implicitly; another session is refused held (who, since)
+   until the holder runs detach. Sessions of one uid are COOPERATIVE, NOT A SECURITY
+   BOUNDARY: any process of this user can reach the display; the lease only keeps
+   well-behaved agents out of each other's windows.
+
+TAKEOVER
+   A person can take a window over (takeover win:1, what the live view's button
+   calls). Until the handback every agent verb on it is refused window_paused
+   (who, since), input in flight is cut and every key and button is released.
+   Your first answer after the handback says, once, that control came back: the
+   window may have changed, so snapshot again. An idle takeover hands back by
+   itself.
+
+ANSWERS AND EXIT CODES
+   Every answer names the target, its title and the lease state. --json prints the
+   daemon's answer as one JSON object (before the command: vibespace-window --json
+   list). Exit 0: done. Exit 1: refused — stderr says "refused: <sentence> [<code>]"
+   and the code is stable (not_exposed, held, window_paused, no_action,
+   no_editable_text, no_injection_backend, stale_ref, bad_ref, bad_chord,
+   outside_window, window_gone, app_not_found, text_too_long, timeout, …).
+   Exit 2: bad usage, or the daemon could not be reached.
+
+THE DAEMON
+   One per user and state directory ($VIBESPACE_HOME, default
+   $XDG_STATE_HOME/vibespace). The first command starts it (vibespace-window serve
+   runs it in the foreground); its log is daemon.log there, and audit.jsonl records
+   who did which verb on which target, by tree / point / keys — never the text typed.
+   Text after -- is never read as a flag: type win:1 -- "-not-a-flag".`

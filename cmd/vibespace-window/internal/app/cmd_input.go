@@ -1,0 +1,122 @@
+package app
+
+// Commands of acting on a window: click, type, key, scroll.
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/vibespace/vibespace/daemon"
+)
+
+func clickCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "click", Description: `With @ref: does the node's click-like Action (refused no_action if it has none —
+there is no silent fallback to a coordinate click). With --at x,y: a left click at
+that pixel of the window's own screenshot, injected through XTEST (audited by:point).
+
+   vibespace-window click win:1 @e12
+   vibespace-window click win:1 --at 120,40`,
+		Usage:     "click a node through its Action (@ref), or a pixel of the window's screenshot (--at x,y)",
+		ArgsUsage: "<handle> @ref | <handle> --at x,y",
+		Flags:     []cli.Flag{jsonFlag, &cli.StringFlag{Name: "at", Usage: "x,y in pixels of the window's own screenshot"}},
+		Action: func(c *cli.Context) error {
+			h, err := handle(c)
+			if err != nil {
+				return err
+			}
+			req := daemon.Request{Verb: "click", Target: h, Ref: c.Args().Get(1)}
+			if at := c.String("at"); at != "" {
+				if req.At, err = parsePoint(at); err != nil {
+					return err
+				}
+			}
+			if (req.Ref == "") == (req.At == nil) || c.NArg() > 2 {
+				return usage("click needs exactly one of @ref or --at x,y: click win:1 @e3, or click win:1 --at 120,40")
+			}
+			return ask(c, o, req, callTimeout, nil)
+		},
+	}
+}
+
+func typeCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "type", Description: `With @ref: inserts the text at the end of that node's text (EditableText), or
+focuses the node and types keys when it takes focus but has no EditableText.
+Without a ref: types keys into the window's focused node (click the field first).
+At most 1500 characters as keys, 65536 through EditableText. Text starting with
+"-" goes after --. The text is never written to the audit log.
+
+   vibespace-window type win:1 @e9 "hello"
+   vibespace-window type win:1 -- "-5 degrees"`,
+		Usage:     "type text into a node (@ref) or into the window's focused node",
+		ArgsUsage: "<handle> [@ref] \"text\"", Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			h, err := handle(c)
+			if err != nil {
+				return err
+			}
+			req := daemon.Request{Verb: "type", Target: h}
+			switch c.NArg() {
+			case 2:
+				req.Text = c.Args().Get(1)
+			case 3:
+				req.Ref, req.Text = c.Args().Get(1), c.Args().Get(2)
+			default:
+				return usage(`type needs the text: type win:1 "hello", or type win:1 @e7 "hello" (quote it as one argument)`)
+			}
+			return ask(c, o, req, callTimeout, nil)
+		},
+	}
+}
+
+func keyCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "key", Description: `Presses one chord in the window (focused first): modifiers ctrl, shift, alt, super
+joined by +, then one key by its X keysym name or a single character.
+
+   vibespace-window key win:1 ctrl+s
+   vibespace-window key win:1 Return`,
+		Usage:     "press a chord in the window: ctrl+s, Return, alt+F4, shift+Tab, ctrl+shift+z",
+		ArgsUsage: "<handle> <chord>", Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			h, err := handle(c)
+			if err != nil {
+				return err
+			}
+			if c.NArg() != 2 {
+				return usage("key needs one chord: key win:1 ctrl+s")
+			}
+			return ask(c, o, daemon.Request{Verb: "key", Target: h, Chord: c.Args().Get(1)}, callTimeout, nil)
+		},
+	}
+}
+
+func scrollCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "scroll", Description: `Scrolls with the wheel at a pixel of the window's screenshot (its centre when
+--at is not given), --by steps (default 3).
+
+   vibespace-window scroll win:1 down --by 5 --at 200,300`,
+		Usage:     "scroll the window at a pixel (its centre by default)",
+		ArgsUsage: "<handle> up|down|left|right",
+		Flags: []cli.Flag{jsonFlag,
+			&cli.IntFlag{Name: "by", Value: 3, Usage: "wheel steps (1–100)"},
+			&cli.StringFlag{Name: "at", Usage: "x,y in pixels of the window's own screenshot"}},
+		Action: func(c *cli.Context) error {
+			h, err := handle(c)
+			if err != nil {
+				return err
+			}
+			if c.NArg() != 2 {
+				return usage("scroll needs a direction: scroll win:1 down [--by 5] [--at x,y]")
+			}
+			req := daemon.Request{Verb: "scroll", Target: h, Dir: c.Args().Get(1), By: c.Int("by")}
+			if at := c.String("at"); at != "" {
+				if req.At, err = parsePoint(at); err != nil {
+					return err
+				}
+			}
+			return ask(c, o, req, callTimeout, nil)
+		},
+	}
+}

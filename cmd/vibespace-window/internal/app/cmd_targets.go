@@ -1,0 +1,91 @@
+package app
+
+// Commands of targets: list, open, close, attach, detach, share.
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/vibespace/vibespace/daemon"
+)
+
+func listCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "list", Usage: "the windows your session may address", Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			return ask(c, o, daemon.Request{Verb: "list"}, callTimeout, func(r daemon.Response, w io.Writer) error {
+				if len(r.Targets) == 0 {
+					fmt.Fprintln(w, "no windows (open one: vibespace-window open <app>)")
+				}
+				for _, t := range r.Targets {
+					fmt.Fprintf(w, "%s %q  app=%s pid=%d · lease: %s\n", t.ID, t.Title, t.App, t.PID, t.Lease)
+				}
+				return nil
+			})
+		},
+	}
+}
+
+func openCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "open", Description: `Starts <app> (a program on PATH, or a path) on the daemon's private display and
+waits until its first window is mapped and on the accessibility bus. Arguments
+after -- go to the application. The answer is the window's handle (win:N); your
+session holds its lease and is the only one that sees it until you share it.
+
+   vibespace-window open gtk3-widget-factory
+   vibespace-window open gedit -- --new-window notes.txt`,
+		Usage:     "start an application on our display; answers its handle, and you hold its lease",
+		ArgsUsage: "<app> [-- args…]", Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() < 1 {
+				return usage("open needs an application, e.g. open gtk3-widget-factory")
+			}
+			argv := c.Args().Slice()
+			if strings.Contains(argv[0], "/") {
+				// The daemon runs elsewhere (cwd /): a relative path is the caller's.
+				abs, err := filepath.Abs(argv[0])
+				if err != nil {
+					return usage("open %s: %v", argv[0], err)
+				}
+				argv[0] = abs
+			}
+			return ask(c, o, daemon.Request{Verb: "open", Argv: argv}, openTimeout, nil)
+		},
+	}
+}
+
+func attachCommand(o Options) *cli.Command {
+	return simpleCommand(o, "attach", "take the lease of a window (refused held while another session holds it)", "attach")
+}
+
+func detachCommand(o Options) *cli.Command {
+	return simpleCommand(o, "detach", "release the lease; the application keeps running", "detach")
+}
+
+func closeCommand(o Options) *cli.Command {
+	return simpleCommand(o, "close", "stop the application of a window you hold", "close")
+}
+
+func shareCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "share", Description: `Lets another session list and address the window. The lease still decides who
+drives it: the other session is refused held until the holder detaches.
+
+   vibespace-window share win:1 --with reviewer`,
+		Usage:     "let another session address a window you opened or hold",
+		ArgsUsage: "<handle> --with <session>",
+		Flags:     []cli.Flag{jsonFlag, &cli.StringFlag{Name: "with", Required: true, Usage: "the session to share with"}},
+		Action: func(c *cli.Context) error {
+			h, err := handle(c)
+			if err != nil {
+				return err
+			}
+			return ask(c, o, daemon.Request{Verb: "share", Target: h, With: c.String("with")}, callTimeout, nil)
+		},
+	}
+}

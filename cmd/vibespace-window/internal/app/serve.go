@@ -1,0 +1,76 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/vibespace/vibespace/daemon"
+)
+
+// serveCommand runs the daemon in the foreground until SIGTERM or SIGINT.
+// On that signal it stops the display and the applications it started; a
+// daemon killed with -9 leaves them running, and the next one re-attaches.
+func serveCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "run the daemon in the foreground (other commands start it when none answers)",
+		Flags: []cli.Flag{
+			&cli.DurationFlag{Name: "idle-handback", Value: daemon.DefaultIdleHandback, Usage: "hand a takeover back after this long without user input (0: never)"},
+			&cli.DurationFlag{Name: "verb-timeout", Value: daemon.DefaultVerbTimeout, Usage: "bound on one verb"},
+			&cli.DurationFlag{Name: "walk-timeout", Value: 8 * time.Second, Usage: "bound on one snapshot's walk; what is not read by then is marked unreadable"},
+		},
+		Action: func(c *cli.Context) error {
+			stateDir, sock, err := daemon.Paths(o.Getenv)
+			if err != nil {
+				return usage("%v", err)
+			}
+			if o.Backend == nil {
+				return usage("this build has no display backend")
+			}
+			if o.Getenv("GOGC") == "" {
+				// A long-lived daemon with a small live heap: trade a little
+				// GC work for a smaller resident set (the goal is agent-browser's
+				// daemon, 18 MB, or less).
+				debug.SetGCPercent(50)
+			}
+			ctx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			log := slog.New(slog.NewTextHandler(o.Stderr, nil))
+			idle := c.Duration("idle-handback")
+			if idle == 0 {
+				idle = -1
+			}
+			b := o.Backend(ServeOptions{WalkTimeout: c.Duration("walk-timeout").Seconds(), Logf: func(f string, a ...any) { log.Info(fmt.Sprintf(f, a...)) }})
+			d, err := daemon.New(ctx, daemon.Config{
+				StateDir: stateDir, SocketPath: sock, Backend: b, Logger: log,
+				IdleHandback: idle, VerbTimeout: c.Duration("verb-timeout"),
+			})
+			if errors.Is(err, daemon.ErrRunning) {
+				return &exitError{code: ExitUsage, err: err}
+			}
+			if err != nil {
+				return &exitError{code: ExitUsage, err: err}
+			}
+			if err := d.Listen(); err != nil {
+				d.Close()
+				return &exitError{code: ExitUsage, err: err}
+			}
+			log.Info("serving", "socket", sock, "state", stateDir)
+			err = d.Serve(ctx)
+			cerr := d.Close()
+			log.Info("stopped", "err", err, "close", cerr)
+			if err != nil && !errors.Is(err, context.Canceled) {
+				return &exitError{code: ExitUsage, err: err}
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,106 @@
+package daemon
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"time"
+)
+
+// Defaults of Config's zero fields.
+const (
+	DefaultMaxRequest   = 1 << 20 // bytes of one request line
+	DefaultMaxText      = 1 << 16 // characters of one type through the tree
+	DefaultMaxKeysText  = 1500    // characters of one type through injected keys
+	DefaultVerbTimeout  = 30 * time.Second
+	DefaultIdleHandback = 10 * time.Minute
+)
+
+// Config configures a Daemon. StateDir, SocketPath and Backend are
+// required; the rest have defaults. Nothing in this package reads the
+// environment: the command's main derives the paths (see Paths).
+type Config struct {
+	StateDir   string // VIBESPACE_HOME: state.json, audit.jsonl, daemon.lock, daemon.log
+	SocketPath string // the Unix socket to listen on
+	Backend    Backend
+
+	// IdleHandback hands a takeover back after this long without user
+	// input; negative means never, zero the default.
+	IdleHandback time.Duration
+	MaxRequest   int           // bytes; default DefaultMaxRequest
+	MaxText      int           // characters typed through the tree; default DefaultMaxText
+	MaxKeysText  int           // characters typed as keys; default DefaultMaxKeysText
+	VerbTimeout  time.Duration // bound on one verb; default DefaultVerbTimeout
+	Logger       *slog.Logger  // nil discards
+	Now          func() time.Time
+}
+
+func (c *Config) fill() error {
+	if c.StateDir == "" || c.SocketPath == "" {
+		return errors.New("daemon: StateDir and SocketPath are required")
+	}
+	if c.Backend == nil {
+		return errors.New("daemon: no Backend")
+	}
+	if c.IdleHandback == 0 {
+		c.IdleHandback = DefaultIdleHandback
+	}
+	if c.IdleHandback < 0 {
+		c.IdleHandback = 0
+	}
+	if c.MaxRequest <= 0 {
+		c.MaxRequest = DefaultMaxRequest
+	}
+	if c.MaxText <= 0 {
+		c.MaxText = DefaultMaxText
+	}
+	if c.MaxKeysText <= 0 {
+		c.MaxKeysText = DefaultMaxKeysText
+	}
+	if c.VerbTimeout <= 0 {
+		c.VerbTimeout = DefaultVerbTimeout
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return nil
+}
+
+// Paths derives the state directory and the socket path from environment
+// values, which the caller reads (getenv is os.Getenv in a main):
+//
+//   - state: $VIBESPACE_HOME, else $XDG_STATE_HOME/vibespace, else
+//     $HOME/.local/state/vibespace;
+//   - socket: $XDG_RUNTIME_DIR/vibespace/window-<hash of state>.sock, else
+//     <state>/run/window.sock.
+//
+// The socket name carries a hash of the state directory so that two state
+// directories (two VIBESPACE_HOMEs) never share a daemon.
+func Paths(getenv func(string) string) (stateDir, socket string, err error) {
+	stateDir = getenv("VIBESPACE_HOME")
+	if stateDir == "" {
+		if x := getenv("XDG_STATE_HOME"); x != "" {
+			stateDir = filepath.Join(x, "vibespace")
+		} else if h := getenv("HOME"); h != "" {
+			stateDir = filepath.Join(h, ".local", "state", "vibespace")
+		} else {
+			return "", "", errors.New("neither VIBESPACE_HOME, XDG_STATE_HOME nor HOME is set")
+		}
+	}
+	stateDir, err = filepath.Abs(stateDir)
+	if err != nil {
+		return "", "", err
+	}
+	if rt := getenv("XDG_RUNTIME_DIR"); rt != "" {
+		sum := sha256.Sum256([]byte(stateDir))
+		socket = filepath.Join(rt, "vibespace", "window-"+hex.EncodeToString(sum[:4])+".sock")
+	} else {
+		socket = filepath.Join(stateDir, "run", "window.sock")
+	}
+	return stateDir, socket, nil
+}

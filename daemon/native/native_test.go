@@ -1,0 +1,114 @@
+package native
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/target"
+	"github.com/vibespace/vibespace/testenv"
+)
+
+// TestDisplayLifecycle drives the real backend without the daemon: start,
+// launch the fixture, read and act on its tree, re-attach from the record
+// as a restarted daemon would, stop the app by PID, close, and leave nothing.
+func TestDisplayLifecycle(t *testing.T) {
+	testenv.NeedIntegration(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	b := New(Options{WalkTimeout: 10 * time.Second, Logf: t.Logf})
+	disp, err := b.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := disp.Record()
+	var st testenv.State
+	closed := false
+	defer func() {
+		if !closed {
+			disp.Close()
+		}
+	}()
+	if p := disp.Probe(ctx, 0); !p.Tree || p.Injection != "xtest" || !p.Capture {
+		t.Fatalf("probe %+v", p)
+	}
+	script, _ := filepath.Abs(filepath.Join("..", "..", "testenv", "fixture", "fixture.py"))
+	logPath := filepath.Join(t.TempDir(), "fixture.jsonl")
+	w, err := disp.Launch(ctx, []string{testenv.FixturePython, script, "--log", logPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := testenv.OpenFixtureLog(logPath)
+	if _, err := log.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "ready" }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := disp.Launch(ctx, []string{"no-such-app-vibespace"}); target.CodeOf(err) != target.CodeAppNotFound {
+		t.Fatalf("missing app: %v", err)
+	}
+
+	// A second backend re-attaches from the record, as after kill -9.
+	disp2, err := New(Options{}).Reattach(ctx, rec)
+	if err != nil {
+		t.Fatalf("reattach: %v", err)
+	}
+	w2, err := disp2.Window(ctx, w.XID)
+	if err != nil || w2.PID != w.PID || !disp2.Alive(w.PID) {
+		t.Fatalf("window after reattach: %+v %v", w2, err)
+	}
+	snap, err := disp2.Tree().Snapshot(ctx, w2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alpha := snap.Root.Find(func(n *target.Node) bool { return n.Role == "push button" && n.Name == "Alpha" })
+	if alpha == nil {
+		t.Fatalf("no Alpha in:\n%s", snap.Text())
+	}
+	tr, err := disp2.Tree().Node(ctx, w2, alpha.Key)
+	if err != nil || !tr.Has("Action") || !tr.Sensitive {
+		t.Fatalf("traits %+v %v", tr, err)
+	}
+	from := log.Len()
+	if err := disp2.Tree().DoAction(ctx, w2, alpha.Key); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := log.WaitFrom(ctx, from, func(e testenv.Event) bool { return e.Type == "click" && e.Widget == "alpha" }); err != nil {
+		t.Fatal(err)
+	}
+	png, err := disp2.Capture().PNG(ctx, w2)
+	if err != nil || !strings.HasPrefix(string(png), "\x89PNG") {
+		t.Fatalf("capture: %d bytes, %v", len(png), err)
+	}
+	var checks []daemon.Check
+	checks = append(checks, b.Doctor(ctx)...)
+	checks = append(checks, disp2.Doctor(ctx)...)
+	for _, c := range checks {
+		if !c.OK && (c.Name == "XTEST" || c.Name == "AT-SPI" || c.Name == "display") {
+			t.Errorf("doctor: %+v", c)
+		}
+	}
+	// Stop by PID (disp2 did not launch it), then close everything.
+	if err := disp2.Stop(ctx, w.PID); err != nil {
+		t.Fatal(err)
+	}
+	if disp2.Alive(w.PID) {
+		t.Fatal("the app outlived Stop")
+	}
+	if err := jsonState(rec, &st); err != nil {
+		t.Fatal(err)
+	}
+	disp.Close()
+	closed = true
+	disp2.Close()
+	if leaks := testenv.Leaks([]*testenv.Desktop{{ID: st.ID, Dir: st.Dir}}); len(leaks) > 0 {
+		t.Fatalf("left behind:\n%s", strings.Join(leaks, "\n"))
+	}
+	if _, err := New(Options{}).Reattach(ctx, rec); err == nil {
+		t.Fatal("re-attaching to a closed display must fail")
+	}
+}
+
+func jsonState(rec []byte, st *testenv.State) error { return json.Unmarshal(rec, st) }

@@ -1,0 +1,80 @@
+package lease
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/vibespace/vibespace/target"
+)
+
+// Input is who drives a target's input: an agent session or the user.
+type Input string
+
+// The two holders of input.
+const (
+	InputAgent Input = "agent"
+	InputUser  Input = "user"
+)
+
+// Lease is (target) → holder session, with who drives input. It is the same
+// object for tabs and windows. The zero Holder means nobody holds it.
+type Lease struct {
+	Target target.ID `json:"target"`
+	Holder string    `json:"holder,omitempty"` // the session holding it, "" if free
+	Since  time.Time `json:"since,omitzero"`   // when Holder took it
+	Input  Input     `json:"input"`            // agent or user
+	// User and UserSince say who took over and when, while Input is user.
+	User      string    `json:"user,omitempty"`
+	UserSince time.Time `json:"user_since,omitzero"`
+	// UserActive is the user's last input during a takeover; idle handback
+	// counts from it.
+	UserActive time.Time `json:"user_active,omitzero"`
+	Viewers    []string  `json:"viewers,omitempty"`
+	// Owed are the handbacks not yet told, per session: each is told once,
+	// on that session's next verb on the target.
+	Owed map[string]Handback `json:"owed,omitempty"`
+}
+
+// Handback is the note an agent gets once after the user hands a target back.
+type Handback struct {
+	User      string    `json:"user"`       // who had taken over
+	UserSince time.Time `json:"user_since"` // since when
+	At        time.Time `json:"at"`         // when control came back
+	Idle      bool      `json:"idle,omitempty"`
+}
+
+// Message is the one sentence the agent reads.
+func (h Handback) Message() string {
+	how := "handed it back"
+	if h.Idle {
+		how = "stopped (idle) and it was handed back automatically"
+	}
+	return fmt.Sprintf("control came back at %s: %s had taken over at %s and %s; the window may have changed — take a new snapshot before acting on old refs",
+		h.At.UTC().Format(time.RFC3339), h.User, h.UserSince.UTC().Format(time.RFC3339), how)
+}
+
+// State is the lease in words: "free", "held by s (agent input)", "held by
+// s — paused: user u took over at T".
+func (l Lease) State() string {
+	holder := "free"
+	if l.Holder != "" {
+		holder = "held by " + l.Holder + " since " + l.Since.UTC().Format(time.RFC3339)
+	}
+	if l.Input == InputUser {
+		return fmt.Sprintf("%s — paused: %s took over at %s", holder, l.User, l.UserSince.UTC().Format(time.RFC3339))
+	}
+	return holder
+}
+
+func (l Lease) clone() Lease {
+	l.Viewers = slices.Clone(l.Viewers)
+	if l.Owed != nil {
+		m := make(map[string]Handback, len(l.Owed))
+		for k, v := range l.Owed {
+			m[k] = v
+		}
+		l.Owed = m
+	}
+	return l
+}

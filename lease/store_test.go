@@ -1,0 +1,133 @@
+package lease
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vibespace/vibespace/target"
+)
+
+func TestStoreRoundTrip(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	s, err := OpenStore(dir, "state.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Load()
+	if err != nil || len(st.Targets) != 0 {
+		t.Fatalf("empty load: %+v %v", st, err)
+	}
+	in := State{
+		Targets:  []target.Target{{ID: "win:1", Kind: target.KindWindow, Title: "T", Origin: "a", Exposure: []string{"a"}, PID: 42, XID: 0x400007}},
+		Leases:   []Lease{{Target: "win:1", Holder: "a", Since: time.Unix(100, 0).UTC(), Input: InputAgent}},
+		Backends: map[string]json.RawMessage{"display": json.RawMessage(`{"name":":5"}`)},
+	}
+	if err := s.Save(in); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(s.Path())
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v %v", fi.Mode(), err)
+	}
+	if di, _ := os.Stat(dir); di.Mode().Perm() != 0o700 {
+		t.Fatalf("dir mode %v", di.Mode())
+	}
+	out, err := s.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Targets[0].XID != 0x400007 || out.Leases[0].Holder != "a" || !strings.Contains(string(out.Backends["display"]), `":5"`) {
+		t.Fatalf("%+v", out)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Fatalf("temp files left: %v", ents)
+	}
+}
+
+func TestStoreConcurrentSaves(t *testing.T) {
+	s, _ := OpenStore(t.TempDir(), "state.json")
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.Save(State{Targets: []target.Target{{ID: target.WindowID(i + 1)}}})
+			if _, err := s.Load(); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestStoreRejectsGarbage(t *testing.T) {
+	s, _ := OpenStore(t.TempDir(), "state.json")
+	os.WriteFile(s.Path(), []byte("{not json"), 0o600)
+	if _, err := s.Load(); err == nil {
+		t.Fatal("garbage state must be an error, not an empty state")
+	}
+}
+
+func TestAuditNeverHoldsTypedText(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	a, err := OpenAudit(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.Record(Entry{Session: "s", Target: "win:1", Verb: "type", By: target.RoadTree, OK: i%2 == 0, Code: map[bool]target.Code{true: "", false: target.CodeHeld}[i%2 == 0]})
+		}()
+	}
+	wg.Wait()
+	a.Close()
+	if err := a.Record(Entry{Verb: "x"}); err == nil {
+		t.Fatal("record after close")
+	}
+	fi, _ := os.Stat(path)
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v", fi.Mode())
+	}
+	f, _ := os.Open(path)
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		n++
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("line %d: %v", n, err)
+		}
+		for k := range m {
+			switch k {
+			case "time", "session", "target", "verb", "by", "ok", "code":
+			default:
+				t.Fatalf("unexpected audit field %q", k)
+			}
+		}
+		if strings.Contains(sc.Text(), "text") {
+			t.Fatalf("audit line mentions text: %s", sc.Text())
+		}
+	}
+	if n != 20 {
+		t.Fatalf("%d lines", n)
+	}
+	// Reopening appends.
+	a2, _ := OpenAudit(path, nil)
+	a2.Record(Entry{Verb: "status"})
+	a2.Close()
+	b, _ := os.ReadFile(path)
+	if strings.Count(string(b), "\n") != 21 {
+		t.Fatal("reopen must append")
+	}
+}

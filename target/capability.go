@@ -1,0 +1,212 @@
+package target
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Verb is an agent verb whose capability the law decides.
+type Verb string
+
+// The verbs the capability law covers (DESIGN.md, "The capability law").
+const (
+	VerbSnapshot   Verb = "snapshot"
+	VerbScreenshot Verb = "screenshot"
+	VerbClickRef   Verb = "click"     // click @ref
+	VerbClickAt    Verb = "click_at"  // click --at x,y
+	VerbTypeRef    Verb = "type"      // type @ref "…"
+	VerbTypeFocus  Verb = "type_keys" // type "…" (no ref): keys into the focused node
+	VerbKey        Verb = "key"
+	VerbScroll     Verb = "scroll"
+)
+
+// Road is how a verb reaches the application. The audit log records it.
+type Road string
+
+// The roads.
+const (
+	RoadNone   Road = ""
+	RoadTree   Road = "tree"   // the accessibility tree: an action or text call on a node
+	RoadPoint  Road = "point"  // injected pointer input at coordinates
+	RoadKeys   Road = "keys"   // injected key events into the focused node
+	RoadPixels Road = "pixels" // a capture of the window's pixels
+)
+
+// Probe is what the daemon found on a display at run time. A false field
+// carries the reason in its Why, which doctor and refusals print verbatim.
+type Probe struct {
+	Tree         bool   `json:"tree"`                    // an accessibility bus with this app on it
+	TreeWhy      string `json:"tree_why,omitempty"`      // why not
+	Injection    string `json:"injection,omitempty"`     // the injection backend found ("xtest"), "" for none
+	InjectionWhy string `json:"injection_why,omitempty"` // why none
+	Capture      bool   `json:"capture"`                 // window pixels can be read
+	CaptureWhy   string `json:"capture_why,omitempty"`   // why not
+}
+
+// NodeTraits is what the tree says about one node, for the verbs that take a
+// ref. Interfaces are AT-SPI interface names without the org.a11y.atspi.
+// prefix ("Action", "EditableText", "Text", "Component").
+type NodeTraits struct {
+	Role       string   `json:"role,omitempty"`
+	Name       string   `json:"name,omitempty"`
+	Interfaces []string `json:"interfaces"`
+	// Actions are the node's action names; nil when not known. A node
+	// with the Action interface but no actions cannot be clicked.
+	Actions   []string `json:"actions,omitempty"`
+	Sensitive bool     `json:"sensitive"` // STATE_SENSITIVE (or ENABLED)
+	Editable  bool     `json:"editable"`  // STATE_EDITABLE
+	Focusable bool     `json:"focusable"` // STATE_FOCUSABLE
+}
+
+// Has reports whether the node implements interface name.
+func (n NodeTraits) Has(name string) bool {
+	for _, i := range n.Interfaces {
+		if i == name || strings.TrimPrefix(i, "org.a11y.atspi.") == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Capability is the law's answer for one verb: the road it takes and why, or
+// the refusal that stands in for "no road".
+type Capability struct {
+	Verb    Verb     `json:"verb"`
+	Road    Road     `json:"road,omitempty"`
+	Why     string   `json:"why"`
+	Refusal *Refusal `json:"refusal,omitempty"`
+}
+
+// OK reports whether the verb has a road.
+func (c Capability) OK() bool { return c.Refusal == nil && c.Road != RoadNone }
+
+// Err is the refusal as an error, or nil when the verb has a road.
+func (c Capability) Err() error {
+	if c.Refusal == nil {
+		return nil
+	}
+	return c.Refusal
+}
+
+// Decide applies the capability law to verb on a display probed as p. node
+// is the target node for the verbs that take a ref (click @ref, type @ref)
+// and is ignored by the others. It never degrades silently: a ref'd click
+// whose node has no Action is refused even when injection exists.
+func Decide(verb Verb, p Probe, node *NodeTraits) Capability {
+	c := Capability{Verb: verb}
+	refuse := func(r *Refusal) Capability { c.Refusal = r; c.Why = r.Message; return c }
+	noInjection := func() Capability {
+		why := p.InjectionWhy
+		if why == "" {
+			why = "no injection backend was found on this display"
+		}
+		return refuse(Refuse(CodeNoInjectionBackend, "%s needs injected input, and there is none: %s", verbWords(verb), why).
+			With("probe", "injection: none").With("reason", why))
+	}
+	switch verb {
+	case VerbSnapshot:
+		if !p.Tree {
+			why := orDefault(p.TreeWhy, "the application is not on the accessibility bus")
+			return refuse(Refuse(CodeNoTree, "no accessibility tree for this window (%s); ask for a screenshot instead", why).With("reason", why))
+		}
+		c.Road, c.Why = RoadTree, "the AT-SPI tree"
+		return c
+	case VerbScreenshot:
+		if !p.Capture {
+			why := orDefault(p.CaptureWhy, "window pixels cannot be read on this display")
+			return refuse(Refuse(CodeNoCapture, "no screenshot: %s", why).With("reason", why))
+		}
+		c.Road, c.Why = RoadPixels, "a grab of the window's pixels"
+		return c
+	case VerbClickRef:
+		if node == nil {
+			return refuse(Refuse(CodeBadRef, "click @ref needs a node"))
+		}
+		if !node.Has("Action") || (node.Actions != nil && len(node.Actions) == 0) {
+			return refuse(Refuse(CodeNoAction, "%s exposes no Action, so it cannot be clicked through the tree; a coordinate click (--at) is a separate, explicit choice", nodeWords(node)).
+				With("interfaces", strings.Join(node.Interfaces, ",")))
+		}
+		if !node.Sensitive {
+			return refuse(Refuse(CodeNotSensitive, "%s is not sensitive (disabled)", nodeWords(node)))
+		}
+		c.Road, c.Why = RoadTree, "Action.DoAction on the node"
+		return c
+	case VerbTypeRef:
+		if node == nil {
+			return refuse(Refuse(CodeBadRef, "type @ref needs a node"))
+		}
+		if !node.Sensitive {
+			return refuse(Refuse(CodeNotSensitive, "%s is not sensitive (disabled); nothing was typed", nodeWords(node)))
+		}
+		if node.Has("EditableText") {
+			if !node.Editable {
+				return refuse(Refuse(CodeNotEditable, "%s is read-only (not EDITABLE); nothing was typed", nodeWords(node)))
+			}
+			c.Road, c.Why = RoadTree, "EditableText on the node"
+			return c
+		}
+		if node.Focusable && p.Injection != "" {
+			c.Road, c.Why = RoadKeys, fmt.Sprintf("the node has no EditableText but takes focus: focus it, then keys through %s", p.Injection)
+			return c
+		}
+		why := "it takes no focus"
+		if node.Focusable {
+			why = "it takes focus but there is no injection backend (" + orDefault(p.InjectionWhy, "none found") + ")"
+		}
+		return refuse(Refuse(CodeNoEditableText, "%s has no EditableText and %s; nothing was typed", nodeWords(node), why).
+			With("interfaces", strings.Join(node.Interfaces, ",")))
+	case VerbTypeFocus, VerbKey:
+		if p.Injection == "" {
+			return noInjection()
+		}
+		c.Road, c.Why = RoadKeys, "key events through "+p.Injection
+		return c
+	case VerbClickAt, VerbScroll:
+		if p.Injection == "" {
+			return noInjection()
+		}
+		c.Road, c.Why = RoadPoint, "pointer events through "+p.Injection
+		return c
+	}
+	return refuse(Refuse(CodeBadRequest, "unknown verb %q", verb))
+}
+
+func verbWords(v Verb) string {
+	switch v {
+	case VerbClickAt:
+		return "click --at"
+	case VerbTypeFocus:
+		return "type without a ref"
+	}
+	return string(v)
+}
+
+func nodeWords(n *NodeTraits) string {
+	switch {
+	case n.Role != "" && n.Name != "":
+		return fmt.Sprintf("the %s %q", n.Role, n.Name)
+	case n.Role != "":
+		return "the " + n.Role
+	}
+	return "the node"
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// TraitsOf reads the traits the law needs from a snapshot node.
+func TraitsOf(n *Node) NodeTraits {
+	return NodeTraits{
+		Role:       n.Role,
+		Name:       n.Name,
+		Interfaces: n.Interfaces,
+		Actions:    append([]string{}, n.Actions...),
+		Sensitive:  n.Has("sensitive") || n.Has("enabled"),
+		Editable:   n.Has("editable"),
+		Focusable:  n.Has("focusable"),
+	}
+}
