@@ -27,6 +27,8 @@ func TestReorder(t *testing.T) {
 		{"x open gedit -- --new-window", "x open -- gedit --new-window"},
 		{"x scroll win:1 down --by 4 --json", "x scroll --by 4 --json -- win:1 down"},
 		{"x status", "x status"},
+		{"x snapshot --help", "x snapshot --help"},
+		{"x click win:1 -h", "x click -h -- win:1"},
 		{"x nosuch a --b", "x nosuch a --b"},
 	} {
 		got := strings.Join(reorder(a, strings.Fields(tc.in)), " ")

@@ -33,6 +33,8 @@ func reorder(a *cli.App, args []string) []string {
 			takesValue[n] = !isBool
 		}
 	}
+	// urfave's own help flag is not among cmd.Flags.
+	isFlag["help"], isFlag["h"] = true, true
 	rest := args[i+1:]
 	var flags, pos []string
 	for j := 0; j < len(rest); j++ {
