@@ -3,7 +3,7 @@ GO        ?= go
 BIN       ?= bin
 # Debian packages the tests, the demo and the benchmarks need.
 DEB_PKGS  := xvfb xauth dbus at-spi2-core python3-gi gir1.2-gtk-3.0 gtk-3-examples \
-             python3-pyatspi python3-dogtail xdotool x11-utils fonts-dejavu-core \
+             python3-pyatspi python3-dogtail xdotool x11-utils x11-xserver-utils fonts-dejavu-core \
              chromium libvpx-dev pkg-config
 STATICCHECK_VERSION := v0.8.2
 TEST_TIMEOUT ?= 25m

@@ -125,7 +125,7 @@ func (d *Desktop) Env() []string {
 		env = append(env, "PATH=/usr/local/bin:/usr/bin:/bin")
 	}
 	if d.Display != "" {
-		env = append(env, "DISPLAY="+d.Display)
+		env = append(env, "DISPLAY="+d.Display, "XAUTHORITY="+d.xauthPath())
 	}
 	if d.BusAddress != "" {
 		// Always set: without it GLib autolaunches a stray bus.

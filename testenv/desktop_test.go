@@ -216,3 +216,30 @@ func TestAdoptDetachedDesktop(t *testing.T) {
 		t.Errorf("adopting a torn-down desktop succeeded")
 	}
 }
+
+// TestOtherUsersAreKeptOut: the display admits our uid but not another
+// user's process (xdpyinfo run as nobody is refused).
+func TestOtherUsersAreKeptOut(t *testing.T) {
+	testenv.NeedIntegration(t, "xdpyinfo", "setpriv")
+	if os.Getuid() != 0 {
+		t.Skip("SKIP: needs root to run a process as another user")
+	}
+	d := testenv.SharedDesktop(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	own := exec.CommandContext(ctx, "xdpyinfo", "-display", d.Display)
+	own.Env = []string{"PATH=/usr/bin:/bin", "HOME=/nonexistent"} // no cookie: the localuser rule admits us
+	if out, err := own.CombinedOutput(); err != nil {
+		t.Fatalf("our own uid could not connect: %v: %s", err, out)
+	}
+	other := exec.CommandContext(ctx, "setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+		"xdpyinfo", "-display", d.Display)
+	other.Env = []string{"PATH=/usr/bin:/bin", "HOME=/nonexistent"}
+	out, err := other.CombinedOutput()
+	if err == nil {
+		t.Fatalf("user nobody connected to the display: %s", out)
+	}
+	if !strings.Contains(string(out), "unable to open display") {
+		t.Errorf("nobody's xdpyinfo failed, but not by being refused: %v: %s", err, out)
+	}
+}

@@ -17,7 +17,7 @@ import (
 const IntegrationEnv = "VIBESPACE_INTEGRATION"
 
 // required are the programs a Desktop and the fixture need.
-var required = []string{"Xvfb", "dbus-daemon", FixturePython}
+var required = []string{"Xvfb", "xhost", "dbus-daemon", FixturePython}
 
 // Missing lists what this machine lacks to run a Desktop, with a reason each.
 func Missing() []string {

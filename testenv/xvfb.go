@@ -18,6 +18,9 @@ func (d *Desktop) startXvfb(ctx context.Context, width, height int) error {
 	if err != nil {
 		return fmt.Errorf("testenv: Xvfb: %w", err)
 	}
+	if err := writeXauth(d.xauthPath()); err != nil {
+		return err
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return err
@@ -25,6 +28,7 @@ func (d *Desktop) startXvfb(ctx context.Context, width, height int) error {
 	defer r.Close()
 	cmd := exec.Command(bin,
 		"-displayfd", "3",
+		"-auth", d.xauthPath(),
 		"-screen", "0", fmt.Sprintf("%dx%dx24", width, height),
 		"-nolisten", "tcp", "-noreset",
 		"+extension", "XTEST", "+extension", "MIT-SHM",
@@ -52,7 +56,7 @@ func (d *Desktop) startXvfb(ctx context.Context, width, height int) error {
 			return fmt.Errorf("testenv: Xvfb did not report a display (%q, %v); its log: %s", got.line, got.err, d.logTail("Xvfb"))
 		}
 		d.Display = ":" + strconv.Itoa(n)
-		return nil
+		return d.allowOwnUser(ctx)
 	case <-ctx.Done():
 		r.Close()
 		return fmt.Errorf("testenv: Xvfb not ready: %w", ctx.Err())

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"sync"
 	"time"
 
@@ -12,6 +14,13 @@ import (
 
 	"github.com/vibespace/vibespace/target"
 )
+
+// xgb logs through a package-level logger of its own, among other things a
+// line on every connection made without an Xauthority cookie (our displays
+// admit their own uid by the server-interpreted localuser rule and need
+// none). Nothing in it is for an agent or a user; errors reach callers as
+// values.
+func init() { xgb.Logger = log.New(io.Discard, "", 0) }
 
 // DefaultTimeout bounds a request whose context carries no deadline.
 const DefaultTimeout = 5 * time.Second
