@@ -1,0 +1,242 @@
+package cdp
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
+
+	"github.com/vibespace/vibespace/target"
+)
+
+// releaseTimeout bounds the calls that let go of a key or button after an
+// injection was cancelled.
+const releaseTimeout = 2 * time.Second
+
+// Point is a position in the tab's viewport, in CSS pixels.
+type Point struct{ X, Y float64 }
+
+// Click clicks the node of ref with the left button at its centre, after
+// scrolling it into view and checking it is visible, enabled and not
+// covered by another element there. It refuses stale_ref, not_visible,
+// not_sensitive or covered instead of clicking something else.
+func (t *Tab) Click(ctx context.Context, ref string) error {
+	_, p, err := t.actionable(ctx, ref, true, false)
+	if err != nil {
+		return err
+	}
+	return t.ClickAt(ctx, Point{p.X, p.Y})
+}
+
+// ClickAt clicks the left button at a viewport point (the point road).
+func (t *Tab) ClickAt(ctx context.Context, at Point) error {
+	mouse := func(ctx context.Context, typ input.DispatchMouseEventType, buttons int64) error {
+		p := &input.DispatchMouseEventParams{Type: typ, X: at.X, Y: at.Y, Buttons: buttons}
+		if typ != input.DispatchMouseEventTypeMouseMoved {
+			p.Button = input.MouseButtonLeft
+			p.ClickCount = 1
+		}
+		return t.sess.Call(ctx, input.CommandDispatchMouseEvent, p, nil)
+	}
+	if err := mouse(ctx, input.DispatchMouseEventTypeMouseMoved, 0); err != nil {
+		return t.fail(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := mouse(ctx, input.DispatchMouseEventTypeMousePressed, 1); err != nil {
+		t.releaseButton(at, mouse)
+		return t.fail(err)
+	}
+	// Once pressed, always release: a takeover must not find the button held.
+	if err := mouse(ctx, input.DispatchMouseEventTypeMouseReleased, 0); err != nil {
+		t.releaseButton(at, mouse)
+		return t.fail(err)
+	}
+	return nil
+}
+
+func (t *Tab) releaseButton(at Point, mouse func(context.Context, input.DispatchMouseEventType, int64) error) {
+	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	defer cancel()
+	_ = mouse(ctx, input.DispatchMouseEventTypeMouseReleased, 0)
+}
+
+// focusJS focuses a text field and selects all of its content (select: true)
+// or puts the caret at its end.
+const focusJS = `function(selectAll) {
+  const el = this;
+  el.focus();
+  const field = el.tagName === 'INPUT' || el.tagName === 'TEXTAREA';
+  if (selectAll) {
+    if (field) { el.select(); return; }
+    const r = document.createRange(); r.selectNodeContents(el);
+    const s = getSelection(); s.removeAllRanges(); s.addRange(r);
+    return;
+  }
+  if (field) { try { const n = el.value.length; el.setSelectionRange(n, n); } catch (e) {} return; }
+  const r = document.createRange(); r.selectNodeContents(el); r.collapse(false);
+  const s = getSelection(); s.removeAllRanges(); s.addRange(r);
+}`
+
+// Fill replaces the content of the text field of ref with text, as a paste
+// would (Input.insertText: one input event, no key events). The field must
+// be visible, enabled and editable (not_editable otherwise).
+func (t *Tab) Fill(ctx context.Context, ref, text string) error {
+	n, _, err := t.actionable(ctx, ref, false, true)
+	if err != nil {
+		return err
+	}
+	if err := t.call(ctx, n, focusJS, nil, true); err != nil {
+		return err
+	}
+	if text == "" {
+		return t.press(ctx, 0, namedKeys["Delete"])
+	}
+	if err := t.sess.Call(ctx, input.CommandInsertText, &input.InsertTextParams{Text: text}, nil); err != nil {
+		return t.fail(err)
+	}
+	return nil
+}
+
+// Type types text key by key into the focused element, or, with a ref,
+// into that text field (focused first, caret at its end). Every character
+// is a key press (keydown, keypress, input, keyup); newline is Return and
+// tab is Tab. ctx is checked between characters: a cancelled Type stops
+// where it is and holds no key.
+func (t *Tab) Type(ctx context.Context, ref, text string) error {
+	if ref != "" {
+		n, _, err := t.actionable(ctx, ref, false, true)
+		if err != nil {
+			return err
+		}
+		if err := t.call(ctx, n, focusJS, nil, false); err != nil {
+			return err
+		}
+	}
+	for _, r := range text {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := t.press(ctx, 0, runeKey(r)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Key presses a chord ("ctrl+a", "shift+Tab", "Return") in the focused
+// element: modifiers down, the key down and up, modifiers up. A key CDP
+// has no name for is refused bad_chord.
+func (t *Tab) Key(ctx context.Context, chord target.Chord) error {
+	d, ok := keyFor(chord)
+	if !ok {
+		return target.Refuse(target.CodeBadChord, "key %q has no browser equivalent", chord.Key).With("chord", chord.String())
+	}
+	var mods int64
+	var held []keyDef
+	release := func() {
+		rctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+		defer cancel()
+		for i := len(held) - 1; i >= 0; i-- {
+			_ = t.keyEvent(rctx, input.DispatchKeyEventTypeKeyUp, 0, held[i])
+		}
+	}
+	for _, m := range modifierKeys {
+		if !chord.Mods.Has(m.mod) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			release()
+			return err
+		}
+		mods |= m.bit
+		if err := t.keyEvent(ctx, input.DispatchKeyEventTypeRawKeyDown, mods, m.def); err != nil {
+			release()
+			return t.fail(err)
+		}
+		held = append(held, m.def)
+	}
+	if err := ctx.Err(); err != nil {
+		release()
+		return err
+	}
+	// With ctrl, alt or super held the key types nothing: it is a shortcut.
+	if mods&(cdpCtrl|cdpAlt|cdpMeta) != 0 {
+		d.text = ""
+	}
+	err := t.press(ctx, mods, d)
+	release()
+	return err
+}
+
+// press sends one key down and up with the modifiers held; the key up is
+// sent even when ctx ends between the two.
+func (t *Tab) press(ctx context.Context, mods int64, d keyDef) error {
+	down := input.DispatchKeyEventTypeRawKeyDown
+	if d.text != "" {
+		down = input.DispatchKeyEventTypeKeyDown
+	}
+	if err := t.keyEvent(ctx, down, mods, d); err != nil {
+		t.keyUpDetached(mods, d)
+		return t.fail(err)
+	}
+	if err := t.keyEvent(ctx, input.DispatchKeyEventTypeKeyUp, mods, d); err != nil {
+		t.keyUpDetached(mods, d)
+		return t.fail(err)
+	}
+	return nil
+}
+
+func (t *Tab) keyUpDetached(mods int64, d keyDef) {
+	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	defer cancel()
+	_ = t.keyEvent(ctx, input.DispatchKeyEventTypeKeyUp, mods, d)
+}
+
+func (t *Tab) keyEvent(ctx context.Context, typ input.DispatchKeyEventType, mods int64, d keyDef) error {
+	p := &input.DispatchKeyEventParams{
+		Type:                  typ,
+		Modifiers:             mods,
+		Key:                   d.key,
+		Code:                  d.code,
+		WindowsVirtualKeyCode: d.vk,
+		NativeVirtualKeyCode:  d.vk,
+	}
+	if typ == input.DispatchKeyEventTypeKeyDown {
+		p.Text = d.text
+		p.UnmodifiedText = d.text
+	}
+	return t.sess.Call(ctx, input.CommandDispatchKeyEvent, p, nil)
+}
+
+// Scroll turns the mouse wheel by (dx, dy) CSS pixels (positive dy scrolls
+// down) at a viewport point, or at the viewport's centre when at is nil.
+func (t *Tab) Scroll(ctx context.Context, dx, dy float64, at *Point) error {
+	if at == nil {
+		var vp struct{ W, H float64 }
+		if err := t.EvalInto(ctx, "({W: window.innerWidth, H: window.innerHeight})", &vp); err != nil {
+			return err
+		}
+		at = &Point{vp.W / 2, vp.H / 2}
+	}
+	// cdproto omits a zero delta, and the browser wants both.
+	err := t.sess.Call(ctx, input.CommandDispatchMouseEvent, &wheelParams{
+		Type: input.DispatchMouseEventTypeMouseWheel, X: at.X, Y: at.Y, DeltaX: dx, DeltaY: dy,
+	}, nil)
+	if err != nil {
+		return t.fail(fmt.Errorf("scroll: %w", err))
+	}
+	return nil
+}
+
+// wheelParams is Input.dispatchMouseEvent for a wheel turn, deltas always
+// sent.
+type wheelParams struct {
+	Type   input.DispatchMouseEventType `json:"type"`
+	X      float64                      `json:"x"`
+	Y      float64                      `json:"y"`
+	DeltaX float64                      `json:"deltaX"`
+	DeltaY float64                      `json:"deltaY"`
+}

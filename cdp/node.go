@@ -1,0 +1,170 @@
+package cdp
+
+import (
+	"context"
+
+	proto "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/vibespace/vibespace/target"
+)
+
+// node is a ref resolved to a live DOM node: its JS object in the page.
+type node struct {
+	ref      string
+	objectID runtime.RemoteObjectID
+}
+
+// resolve maps a ref to its DOM node. A malformed ref is bad_ref; a ref not
+// minted here, or whose node is gone (removed, or the page navigated), is
+// stale_ref.
+func (t *Tab) resolve(ctx context.Context, ref string) (*node, error) {
+	key, err := t.refs.Key(ref)
+	if err != nil {
+		return nil, err
+	}
+	gen, id, ok := parseKey(key)
+	if !ok {
+		return nil, target.Refuse(target.CodeStaleRef, "ref %s has no DOM node; take a new snapshot", ref).With("ref", ref)
+	}
+	if gen != t.gen.Load() {
+		return nil, target.Refuse(target.CodeStaleRef, "ref %s is of a page this tab has navigated away from; take a new snapshot", ref).With("ref", ref)
+	}
+	var res dom.ResolveNodeResult
+	err = t.sess.Call(ctx, dom.CommandResolveNode, &dom.ResolveNodeParams{BackendNodeID: proto.BackendNodeID(id)}, &res)
+	if err != nil {
+		if e, ok := asError(err); ok && e.Code == codeServerError {
+			return nil, staleRef(ref).Wrap(err)
+		}
+		return nil, t.fail(err)
+	}
+	if res.Object == nil || res.Object.ObjectID == "" {
+		return nil, staleRef(ref)
+	}
+	return &node{ref: ref, objectID: res.Object.ObjectID}, nil
+}
+
+func staleRef(ref string) *target.Refusal {
+	return target.Refuse(target.CodeStaleRef, "the node of %s is gone from the page; take a new snapshot", ref).With("ref", ref)
+}
+
+// call runs a JS function with the node as this and decodes its JSON
+// result into out (nil to discard).
+func (t *Tab) call(ctx context.Context, n *node, fn string, out any, args ...any) error {
+	var cargs []*runtime.CallArgument
+	for _, a := range args {
+		v, err := jsonv2.Marshal(a)
+		if err != nil {
+			return err
+		}
+		cargs = append(cargs, &runtime.CallArgument{Value: v})
+	}
+	var res runtime.CallFunctionOnResult
+	err := t.sess.Call(ctx, runtime.CommandCallFunctionOn, &runtime.CallFunctionOnParams{
+		FunctionDeclaration: fn,
+		ObjectID:            n.objectID,
+		Arguments:           cargs,
+		ReturnByValue:       new(true),
+		AwaitPromise:        new(true),
+	}, &res)
+	if err != nil {
+		if e, ok := asError(err); ok && e.Code == codeServerError {
+			return staleRef(n.ref).Wrap(err) // the object died with its document
+		}
+		return t.fail(err)
+	}
+	if res.ExceptionDetails != nil {
+		return scriptError(res.ExceptionDetails)
+	}
+	if out == nil || res.Result == nil || len(res.Result.Value) == 0 {
+		return nil
+	}
+	return jsonv2.Unmarshal(res.Result.Value, out)
+}
+
+// probe is what the page says about a node before we act on it.
+type probe struct {
+	Gone     bool    `json:"gone"`
+	Visible  bool    `json:"visible"`
+	InView   bool    `json:"inView"`
+	Disabled bool    `json:"disabled"`
+	Covered  bool    `json:"covered"`
+	By       string  `json:"by"`
+	Editable bool    `json:"editable"`
+	X        float64 `json:"x"`
+	Y        float64 `json:"y"`
+	Tag      string  `json:"tag"`
+}
+
+// probeJS scrolls the node into view when it is not wholly inside the
+// viewport (and scroll is set), then reports whether it is connected,
+// visible, in the viewport, disabled, editable, and whether another element
+// is on top of its centre (the element hit-testing finds there, asked in the
+// node's own tree scope so shadow DOM works; one round trip, where
+// DOM.getNodeForLocation would take two more).
+const probeJS = `function(scroll) {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  if (!el || !el.isConnected) return {gone: true};
+  let r = el.getBoundingClientRect();
+  const outside = r.top < 0 || r.left < 0 || r.bottom > window.innerHeight || r.right > window.innerWidth;
+  if (scroll && outside) {
+    el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+    r = el.getBoundingClientRect();
+  }
+  const st = getComputedStyle(el);
+  let visible = r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none';
+  if (visible && el.checkVisibility) visible = el.checkVisibility({opacityProperty: true, visibilityProperty: true});
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  const inView = x >= 0 && y >= 0 && x < window.innerWidth && y < window.innerHeight;
+  const disabled = el.matches(':disabled') || el.closest('[aria-disabled="true"]') !== null;
+  const tag = el.tagName.toLowerCase();
+  const noText = ['checkbox','radio','button','submit','reset','image','file','range','color','hidden'];
+  const editable = el.isContentEditable || (((tag === 'input' && !noText.includes(el.type)) || tag === 'textarea') && !el.readOnly);
+  let covered = false, by = '';
+  if (visible && inView) {
+    const root = el.getRootNode();
+    const hit = (root.elementFromPoint ? root : document).elementFromPoint(x, y);
+    const mine = h => h && (h === el || el.contains(h) || (el.labels && Array.from(el.labels).some(l => l.contains(h))));
+    if (!mine(hit)) {
+      covered = true;
+      if (hit) by = hit.tagName.toLowerCase() + (hit.id ? '#' + hit.id : '') + (typeof hit.className === 'string' && hit.className ? '.' + hit.className.trim().split(/\s+/).join('.') : '');
+    }
+  }
+  return {visible, inView, disabled, covered, by, editable, x, y, tag};
+}`
+
+// actionable resolves ref and checks the node can be acted on: present,
+// visible, inside the viewport (after scrolling it into view), enabled and,
+// when pointer is set, not covered at its centre. editable additionally
+// requires a text field.
+func (t *Tab) actionable(ctx context.Context, ref string, pointer, editable bool) (*node, probe, error) {
+	n, err := t.resolve(ctx, ref)
+	if err != nil {
+		return nil, probe{}, err
+	}
+	var p probe
+	if err := t.call(ctx, n, probeJS, &p, true); err != nil {
+		return nil, p, err
+	}
+	switch {
+	case p.Gone:
+		return nil, p, staleRef(ref)
+	case !p.Visible:
+		return nil, p, target.Refuse(target.CodeNotVisible, "%s is not visible (no box, hidden, or transparent)", ref).With("ref", ref)
+	case !p.InView:
+		return nil, p, target.Refuse(target.CodeNotVisible, "%s cannot be scrolled into the viewport", ref).With("ref", ref)
+	case p.Disabled:
+		return nil, p, target.Refuse(target.CodeNotSensitive, "%s is disabled", ref).With("ref", ref)
+	case editable && !p.Editable:
+		return nil, p, target.Refuse(target.CodeNotEditable, "%s is not a text field (<%s>)", ref, p.Tag).With("ref", ref)
+	case pointer && p.Covered:
+		r := target.Refuse(target.CodeCovered, "%s is covered by another element at its centre", ref).With("ref", ref)
+		if p.By != "" {
+			r = r.With("by", p.By)
+		}
+		return nil, p, r
+	}
+	return n, p, nil
+}

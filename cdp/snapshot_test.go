@@ -1,0 +1,139 @@
+package cdp_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/vibespace/vibespace/cdp"
+	"github.com/vibespace/vibespace/target"
+)
+
+// openPage opens the test page in a fresh context's tab.
+func openPage(t *testing.T) *cdp.Tab {
+	t.Helper()
+	c := newContext(t)
+	srv := server(t)
+	tab, err := c.NewTab(ctxT(t), srv.URL+"/page")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+func snapshot(t *testing.T, tab *cdp.Tab, interactive bool) *target.Snapshot {
+	t.Helper()
+	s, err := tab.Snapshot(ctxT(t), interactive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// find returns the node with role and name, failing the test without one.
+func find(t *testing.T, s *target.Snapshot, role, name string) *target.Node {
+	t.Helper()
+	n := s.Root.Find(func(n *target.Node) bool { return n.Role == role && n.Name == name })
+	if n == nil {
+		t.Fatalf("no %s %q in the snapshot:\n%s", role, name, s.Text())
+	}
+	return n
+}
+
+// The test page's snapshot has the roles, names, states and refs an agent
+// needs, in the shared shape.
+func TestSnapshotShape(t *testing.T) {
+	t.Parallel()
+	tab := openPage(t)
+	s := snapshot(t, tab, false)
+	t.Logf("snapshot:\n%s", s.Text())
+	if s.Title != "Anchor test page" || s.Target != "tab:"+tab.ID() {
+		t.Errorf("title %q target %q", s.Title, s.Target)
+	}
+	if s.Root.Role != "document web" {
+		t.Errorf("root role %q", s.Root.Role)
+	}
+	for _, w := range []struct{ role, name string }{
+		{"heading", "Anchor test page"},
+		{"entry", "Name"},
+		{"check box", "I agree"},
+		{"push button", "Increment"},
+		{"push button", "Disabled button"},
+		{"link", "Other page"},
+		{"entry", "Notes"},
+	} {
+		n := find(t, s, w.role, w.name)
+		if !strings.HasPrefix(n.Ref, "@e") {
+			t.Errorf("%s %q has no ref", w.role, w.name)
+		}
+	}
+	if n := find(t, s, "push button", "Increment"); !n.Actionable() || n.Disabled() {
+		t.Errorf("Increment: actionable %v disabled %v", n.Actionable(), n.Disabled())
+	}
+	if n := find(t, s, "push button", "Disabled button"); !n.Disabled() {
+		t.Errorf("Disabled button not disabled: %v", n.States)
+	}
+	if n := find(t, s, "entry", "Name"); !n.Implements("EditableText") {
+		t.Errorf("Name entry interfaces %v", n.Interfaces)
+	}
+	if n := find(t, s, "check box", "I agree"); n.Has("checked") || !n.Has("checkable") {
+		t.Errorf("check box states %v", n.States)
+	}
+	if s.Census.Nodes == 0 || s.Census.Action == 0 || s.Census.Editable < 2 {
+		t.Errorf("census %+v", s.Census)
+	}
+
+	iv := snapshot(t, tab, true)
+	t.Logf("interactive:\n%s", iv.Text())
+	if !iv.Interactive {
+		t.Error("interactive view not marked")
+	}
+	if iv.Root.Find(func(n *target.Node) bool { return n.Role == "heading" }) != nil {
+		t.Error("the interactive view keeps the heading")
+	}
+	find(t, iv, "push button", "Increment")
+	find(t, iv, "entry", "Name")
+}
+
+// Refs are stable across two snapshots of an unchanged page, and a ref whose
+// node was removed is stale_ref.
+func TestRefsStableThenStale(t *testing.T) {
+	t.Parallel()
+	tab := openPage(t)
+	ctx := ctxT(t)
+	s1 := snapshot(t, tab, false)
+	s2 := snapshot(t, tab, false)
+	if a, b := s1.Text(), s2.Text(); a != b {
+		t.Fatalf("two snapshots of an unchanged page differ:\n%s\n---\n%s", a, b)
+	}
+	ref := find(t, s1, "push button", "Remove me").Ref
+	if _, err := tab.Eval(ctx, `document.getElementById('doomed').remove()`); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, tab.Click(ctx, ref), target.CodeStaleRef)
+	// Even once the node is collected, and after another snapshot.
+	if _, err := tab.Eval(ctx, `new Promise(r => setTimeout(r, 0))`); err != nil {
+		t.Fatal(err)
+	}
+	s3 := snapshot(t, tab, false)
+	if s3.Root.Find(func(n *target.Node) bool { return n.Ref == ref }) != nil {
+		t.Fatalf("%s still in the snapshot after its node was removed", ref)
+	}
+	wantCode(t, tab.Click(ctx, ref), target.CodeStaleRef)
+	// Others keep theirs.
+	if got := find(t, s3, "push button", "Increment").Ref; got != find(t, s1, "push button", "Increment").Ref {
+		t.Fatalf("Increment's ref changed from %s to %s", find(t, s1, "push button", "Increment").Ref, got)
+	}
+	wantCode(t, tab.Click(ctx, "@e99999"), target.CodeStaleRef)
+	wantCode(t, tab.Click(ctx, "e1x"), target.CodeBadRef)
+
+	// A navigation makes every old ref stale.
+	url, err := tab.URL(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inc := find(t, s3, "push button", "Increment").Ref
+	if err := tab.Navigate(ctx, strings.Replace(url, "/page", "/other", 1)); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, tab.Click(ctx, inc), target.CodeStaleRef)
+}
