@@ -43,6 +43,7 @@ const (
 	CodeNoTree             Code = "no_tree"    // the window has no accessibility tree we can read
 	CodeNoCapture          Code = "no_capture" // the window's pixels cannot be read
 	CodeAppExited          Code = "app_exited" // the application exited before it showed a window
+	CodeInternal           Code = "internal"   // a failure of ours (a bug), not a refusal
 
 	// Browser tabs (cdp/).
 	CodeNotYourTab       Code = "not_your_tab"      // a tab of another session's browser context

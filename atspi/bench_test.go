@@ -1,0 +1,178 @@
+package atspi_test
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/vibespace/vibespace/atspi"
+	"github.com/vibespace/vibespace/testenv"
+)
+
+// BenchmarkWalk walks one window of gtk3-widget-factory and of gtk3-demo
+// with this package and, interleaved in the same loop so that all three
+// see the same machine load, with pyatspi (one persistent /usr/bin/python3
+// process reading the same fields: role, name, description, states,
+// interfaces, screen extents, action names, up to 200 characters of text;
+// timed inside Python, so its start-up is not counted) and with dogtail's
+// plain dump (its own fields: role, name, actions). It reports medians:
+// ms/walk is ours, pyatspi-ms and dogtail-ms the peers'; x-pyatspi and
+// x-dogtail are the medians of the per-iteration ratios (how many times
+// faster ours is); self-cpu-ms and app-cpu-ms are the CPU time this process
+// and the application spent per walk of ours, app-cpu-pyatspi-ms the
+// application's per pyatspi walk.
+//
+//	go test ./atspi -run '^$' -bench Walk -benchtime 30x
+func BenchmarkWalk(b *testing.B) {
+	d := testenv.SharedDesktop(b)
+	for _, name := range []string{"gtk3-widget-factory", "gtk3-demo"} {
+		b.Run(name, func(b *testing.B) {
+			app := launch(b, d, name)
+			bus := connect(b, d, atspi.Options{})
+			f := frameOf(b, bus, app)
+			first := settled(b, bus, f.Object)
+			peer := startPeer(b, d, app.PID, frameIndex(b, bus, app.PID, f))
+			// Warm the peers the same way as ours: one walk each first.
+			pyNodes, _ := peer.walk("pyatspi")
+			dtLines, _ := peer.walk("dogtail")
+			if pyNodes != first.Census.Nodes {
+				b.Errorf("pyatspi walked %d nodes, we %d", pyNodes, first.Census.Nodes)
+			}
+
+			var ours, pys, dts, xpy, xdt []float64
+			var self, appCPU, pyApp time.Duration
+			for b.Loop() {
+				s0, a0 := selfCPU(), procCPU(app.PID)
+				t0 := time.Now()
+				s, err := bus.Walk(b.Context(), f.Object, atspi.WalkOptions{})
+				ms := float64(time.Since(t0)) / float64(time.Millisecond)
+				self += selfCPU() - s0
+				appCPU += procCPU(app.PID) - a0
+				if err != nil || s.Census != first.Census {
+					b.Fatalf("walk: %v, census %+v, want %+v", err, s.Census, first.Census)
+				}
+				a1 := procCPU(app.PID)
+				_, py := peer.walk("pyatspi")
+				pyApp += procCPU(app.PID) - a1
+				_, dt := peer.walk("dogtail")
+				ours, pys, dts = append(ours, ms), append(pys, py), append(dts, dt)
+				xpy, xdt = append(xpy, py/ms), append(xdt, dt/ms)
+			}
+			n := float64(len(ours))
+			b.ReportMetric(median(ours), "ms/walk")
+			b.ReportMetric(float64(first.Census.Nodes), "nodes")
+			b.ReportMetric(median(pys), "pyatspi-ms")
+			b.ReportMetric(median(xpy), "x-pyatspi")
+			b.ReportMetric(median(dts), "dogtail-ms")
+			b.ReportMetric(median(xdt), "x-dogtail")
+			b.ReportMetric(float64(self)/float64(time.Millisecond)/n, "self-cpu-ms")
+			b.ReportMetric(float64(appCPU)/float64(time.Millisecond)/n, "app-cpu-ms")
+			b.ReportMetric(float64(pyApp)/float64(time.Millisecond)/n, "app-cpu-pyatspi-ms")
+			b.Logf("%s: %d nodes (census %+v); medians of %d interleaved walks: atspi %.1f ms, pyatspi %.1f ms (%.1fx), dogtail dump %.1f ms for %d lines (%.1fx); CPU per atspi walk: ours %.1f ms, the app's %.1f ms (the app's per pyatspi walk: %.1f ms)",
+				name, first.Census.Nodes, first.Census, len(ours), median(ours), median(pys), median(xpy), median(dts), dtLines, median(xdt),
+				float64(self)/float64(time.Millisecond)/n, float64(appCPU)/float64(time.Millisecond)/n, float64(pyApp)/float64(time.Millisecond)/n)
+		})
+	}
+}
+
+// peer is the persistent pyatspi/dogtail process of testdata/pyatspi_walk.py
+// in serve mode.
+type peer struct {
+	b   *testing.B
+	in  io.Writer
+	out *bufio.Scanner
+}
+
+func startPeer(b *testing.B, d *testenv.Desktop, pid, frame int) *peer {
+	b.Helper()
+	testenv.NeedIntegration(b, systemPython)
+	pyatspi(b, d, "tree", strconv.Itoa(pid), strconv.Itoa(frame)) // waits for the app to register
+	cmd := exec.CommandContext(b.Context(), systemPython, "testdata/pyatspi_walk.py", "serve", strconv.Itoa(pid), strconv.Itoa(frame))
+	// dogtail makes scratch directories under /tmp named after LOGNAME:
+	// give it a name of our own, and remove them afterwards.
+	logname := "vibespace-bench-" + strconv.Itoa(os.Getpid())
+	cmd.Env = append(d.Env(), "LOGNAME="+logname)
+	b.Cleanup(func() { os.RemoveAll(filepath.Join(os.TempDir(), "dogtail-"+logname)) })
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		in.Close()
+		if err := cmd.Wait(); err != nil && b.Context().Err() == nil {
+			b.Logf("peer: %v\n%s", err, stderr.String())
+		}
+	})
+	return &peer{b: b, in: in, out: bufio.NewScanner(out)}
+}
+
+// walk asks the peer for one walk ("pyatspi" or "dogtail") and returns the
+// count it printed and the milliseconds it took.
+func (p *peer) walk(kind string) (int, float64) {
+	p.b.Helper()
+	if _, err := io.WriteString(p.in, kind+"\n"); err != nil {
+		p.b.Fatalf("peer: %v", err)
+	}
+	if !p.out.Scan() {
+		p.b.Fatalf("peer ended: %v", p.out.Err())
+	}
+	f := strings.Fields(p.out.Text())
+	if len(f) != 2 {
+		p.b.Fatalf("peer line %q", p.out.Text())
+	}
+	n, _ := strconv.Atoi(f[0])
+	ms, err := strconv.ParseFloat(f[1], 64)
+	if err != nil {
+		p.b.Fatal(err)
+	}
+	return n, ms
+}
+
+// selfCPU is this process's CPU time so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// procCPU is process pid's CPU time so far (user + system, clock ticks of
+// 10 ms from /proc/PID/stat).
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.Atoi(f[11])
+	k, _ := strconv.Atoi(f[12])
+	return time.Duration(u+k) * 10 * time.Millisecond
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}

@@ -1,0 +1,103 @@
+package atspi
+
+import (
+	"context"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/vibespace/vibespace/target"
+)
+
+// MaxTextRead bounds GetText: at most this many characters are read.
+const MaxTextRead = 1 << 20
+
+// SetText replaces the object's text (EditableText.SetTextContents).
+// InsertText inserts at a character position (-1: the end). Both check what
+// AT-SPI itself does not — it writes even into a greyed-out entry — and are
+// refused no_editable_text without the EditableText interface,
+// not_sensitive when greyed out, not_editable when the object is not
+// editable (read-only), stale_ref when it is gone.
+func (b *Bus) SetText(ctx context.Context, o Object, text string) error {
+	if err := b.editable(ctx, o); err != nil {
+		return err
+	}
+	return b.boolCall(ctx, o, "SetTextContents", ifaceEditableText+".SetTextContents", text)
+}
+
+// InsertText inserts text at character position pos (-1: the end); see
+// SetText for the refusals.
+func (b *Bus) InsertText(ctx context.Context, o Object, pos int, text string) error {
+	if err := b.editable(ctx, o); err != nil {
+		return err
+	}
+	if pos < 0 {
+		pos = -1
+	}
+	// The length is in bytes: the bridge hands it to the toolkit's
+	// insert_text, which counts bytes.
+	return b.boolCall(ctx, o, "InsertText", ifaceEditableText+".InsertText", int32(pos), text, int32(len(text)))
+}
+
+// GetText reads the object's whole text (Text.GetText), up to MaxTextRead
+// characters. Refused no_action, naming the interfaces, when the object has
+// no Text interface.
+func (b *Bus) GetText(ctx context.Context, o Object) (string, error) {
+	n, err := b.Node(ctx, o)
+	if err != nil {
+		return "", err
+	}
+	if !n.Implements("Text") {
+		return "", describe(target.Refuse(target.CodeNoAction, "%s has no text to read (no Text interface)", label(n)), o, n)
+	}
+	if n.TextLen == 0 {
+		return "", nil
+	}
+	cctx, cancel := withCallTimeout(ctx, b.opts.CallTimeout)
+	defer cancel()
+	s, err := b.route(cctx, o.Name).call(cctx, o.Path, ifaceText+".GetText", int32(0), int32(min(n.TextLen, MaxTextRead))).str()
+	if err != nil {
+		return "", objRefusal(o, "GetText", err)
+	}
+	return s, nil
+}
+
+// editable checks that o can take text through the tree.
+func (b *Bus) editable(ctx context.Context, o Object) error {
+	n, err := b.Node(ctx, o)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !n.Implements("EditableText"):
+		return describe(target.Refuse(target.CodeNoEditableText, "%s takes no text through the tree (no EditableText interface)", label(n)), o, n)
+	case !n.Has("sensitive"):
+		return describe(target.Refuse(target.CodeNotSensitive, "%s is disabled (not sensitive); it takes no text", label(n)), o, n)
+	case !n.Has("editable"):
+		return describe(target.Refuse(target.CodeNotEditable, "%s is not editable (read-only)", label(n)), o, n)
+	}
+	return nil
+}
+
+// boolCall makes a call that answers a boolean; false is refused as the
+// application declining.
+func (b *Bus) boolCall(ctx context.Context, o Object, what, method string, args ...any) error {
+	cctx, cancel := withCallTimeout(ctx, b.opts.CallTimeout)
+	defer cancel()
+	ok, err := b.route(cctx, o.Name).call(cctx, o.Path, method, args...).boolean()
+	if err != nil {
+		return objRefusal(o, what, err)
+	}
+	if !ok {
+		return target.Refuse(target.CodeNotEditable, "the application declined %s", what).With("object", o.Key())
+	}
+	return nil
+}
+
+// strconvQuote quotes s for a sentence, keeping printable Unicode.
+func strconvQuote(s string) string {
+	if utf8.RuneCountInString(s) > 60 {
+		r := []rune(s)
+		s = string(r[:60]) + "…"
+	}
+	return strconv.Quote(s)
+}

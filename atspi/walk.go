@@ -1,0 +1,389 @@
+package atspi
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/vibespace/vibespace/target"
+)
+
+// Defaults of WalkOptions.
+const (
+	DefaultBudget      = 5000
+	DefaultTextMax     = 200
+	DefaultWalkTimeout = 5 * time.Second
+	DefaultInFlight    = 1024
+)
+
+// WalkOptions bound a walk. The zero value walks everything under the
+// defaults.
+type WalkOptions struct {
+	// Budget is the most nodes the walk reads (DefaultBudget if 0); past it
+	// the snapshot is marked Truncated.
+	Budget int
+	// Depth limits the levels read below the root (0: no limit; 1: the root
+	// and its children; negative: the root alone).
+	Depth int
+	// TextMax is how many characters of a Text node's value are read
+	// (DefaultTextMax if 0). NoText skips text values altogether.
+	TextMax int
+	NoText  bool
+	// Timeout bounds the whole walk (DefaultWalkTimeout if 0; a deadline
+	// already on the context wins if earlier). What is not read by then is
+	// marked unreadable; the rest of the tree is returned.
+	Timeout time.Duration
+	// InFlight caps the calls outstanding at once (DefaultInFlight if 0).
+	InFlight int
+	// NoCache makes the walk ask every object for every field instead of
+	// taking role, name, description, states, interfaces and child count
+	// from the bridge's Cache.GetItems where it has them. The tree is the
+	// same either way (the tests check it); the cache saves most calls.
+	NoCache bool
+}
+
+func (o *WalkOptions) defaults() {
+	if o.Budget <= 0 {
+		o.Budget = DefaultBudget
+	}
+	if o.TextMax <= 0 {
+		o.TextMax = DefaultTextMax
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultWalkTimeout
+	}
+	if o.InFlight <= 0 {
+		o.InFlight = DefaultInFlight
+	}
+	o.InFlight = max(o.InFlight, maxBatch)
+}
+
+// Walk reads the tree below root (root included) and returns it as a
+// snapshot whose nodes carry their Object key. Children are taken in
+// GetChildren order. Calls are pipelined: every node's questions are in
+// flight together, and every node found is asked as soon as its parent's
+// GetChildren answers, up to InFlight calls at once, each bounded by the
+// Bus's CallTimeout and all by the walk's Timeout.
+//
+// A node whose application does not answer in time, or that vanished during
+// the walk, is kept with Unreadable set and no children; Walk still returns
+// the rest of the tree and a nil error. It returns an error only when ctx
+// was already done.
+func (b *Bus) Walk(ctx context.Context, root Object, o WalkOptions) (*target.Snapshot, error) {
+	s, _, err := b.walk(ctx, root, o)
+	return s, err
+}
+
+// walk is Walk that also returns the root's walk state (its err says why
+// it was unreadable).
+func (b *Bus) walk(ctx context.Context, root Object, o WalkOptions) (*target.Snapshot, *wnode, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, target.Refuse(target.CodeTimeout, "walk not started: %v", err).Wrap(err)
+	}
+	o.defaults()
+	wctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	w := &walker{
+		b:       b,
+		o:       o,
+		ctx:     wctx,
+		ch:      make(chan reply, o.InFlight+1), // +1: Cache.GetItems
+		routes:  make(map[string]route),
+		stalled: make(map[*wconn]error),
+	}
+	rn := w.newNode(root, 0)
+	if !o.NoCache {
+		// Cache.GetItems goes out with the root's own questions; the rest
+		// of the tree waits for its answer (or its failure).
+		w.itemsApp = root.Name
+		rt := w.routeFor(root.Name)
+		w.itemsTag = &pend{rt: rt}
+		w.itemsTag.serial = rt.send(cachePath, ifaceCache+".GetItems", w.ch, w.itemsTag)
+		w.itemsWait = true
+		w.itemsDeadline = time.Now().Add(b.opts.CallTimeout)
+	}
+	w.run()
+	s := &target.Snapshot{Root: rn.n, Truncated: w.truncated}
+	s.Census = s.Root.Count()
+	return s, rn, nil
+}
+
+// flushBurst is how many calls a walk lets collect before writing them,
+// as long as at least that many are already with the application.
+const flushBurst = 32
+
+type walker struct {
+	b             *Bus
+	o             WalkOptions
+	ctx           context.Context
+	ch            chan reply
+	inflight      int
+	unflushed     int      // calls sent since the last flush
+	batches       []*batch // unanswered batches, oldest (earliest deadline) first
+	queue         []*wnode // nodes whose phase one is not sent yet
+	later         []job    // further questions waiting for room
+	nodes         int
+	truncated     bool
+	routes        map[string]route
+	stalled       map[*wconn]error               // connections that missed a deadline or closed
+	items         map[dbus.ObjectPath]*cacheItem // from Cache.GetItems of itemsApp
+	itemsApp      string
+	itemsTag      *pend // Cache.GetItems in flight
+	itemsWait     bool  // nodes below the root wait for its answer
+	itemsDeadline time.Time
+}
+
+// wnode is a node being read.
+type wnode struct {
+	obj        Object
+	n          *target.Node
+	depth      int
+	rt         route
+	err        error // why the node is unreadable
+	left       int   // phase-one answers still to come
+	childCount int32
+	ifaces     []string
+}
+
+// job is questions for one node waiting to be sent.
+type job struct {
+	n  *wnode
+	qs []question
+}
+
+// pend is one call in flight: whose, which question, its batch, and how
+// to forget it when its deadline passes.
+type pend struct {
+	w      *wnode
+	q      question
+	b      *batch
+	rt     route
+	serial uint32
+	done   bool
+}
+
+// batch is a group of calls sent together under one per-call deadline.
+type batch struct {
+	deadline time.Time
+	calls    []*pend
+	left     int
+}
+
+func (w *walker) newNode(o Object, depth int) *wnode {
+	w.nodes++
+	n := &wnode{obj: o, depth: depth, n: &target.Node{Key: o.Key()}}
+	w.queue = append(w.queue, n)
+	return n
+}
+
+func (w *walker) routeFor(name string) route {
+	if r, ok := w.routes[name]; ok {
+		return r
+	}
+	r := w.b.route(w.ctx, name)
+	w.routes[name] = r
+	return r
+}
+
+// deeper reports whether n's children are to be read.
+func (w *walker) deeper(n *wnode) bool {
+	return w.o.Depth == 0 || (w.o.Depth > 0 && n.depth < w.o.Depth)
+}
+
+// run is the event loop: send what may be sent, take the answers that
+// came (or the deadlines that passed), repeat until nothing is queued or in
+// flight.
+//
+// The answers come back on one channel with room for InFlight calls, and
+// no more than that are ever outstanding: the connection's reader blocks on
+// a full channel, which would stall every other user of the connection.
+func (w *walker) run() {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		for _, r := range w.routes {
+			r.cork()
+		}
+		for len(w.queue) > 0 && w.inflight+maxBatch <= w.o.InFlight && (!w.itemsWait || w.queue[0].depth == 0) {
+			n := w.queue[0]
+			w.queue = w.queue[1:]
+			if err := w.ctx.Err(); err != nil {
+				w.unreadable(n, err)
+				continue
+			}
+			n.rt = w.routeFor(n.obj.Name)
+			if err := w.stalled[n.rt.c]; err != nil {
+				w.unreadable(n, err)
+				continue
+			}
+			if it := w.cached(n.obj); it != nil {
+				w.fromCache(n, it)
+				continue
+			}
+			n.left = len(phaseOne)
+			w.send(n, phaseOne[:]...)
+		}
+		// Questions unlocked by earlier answers (and by cache entries just
+		// used) go out after the new nodes' first questions.
+		for len(w.later) > 0 && w.inflight+len(w.later[0].qs) <= w.o.InFlight {
+			j := w.later[0]
+			w.later = w.later[1:]
+			if err := w.stalled[j.n.rt.c]; err != nil {
+				w.unreadable(j.n, err)
+				continue
+			}
+			if j.n.n.Unreadable == "" {
+				w.send(j.n, j.qs...)
+			}
+		}
+		// Keep the application busy, but write in bursts: the buffer goes
+		// out when it holds a good number of calls or when fewer than that
+		// are already on their way.
+		flush := w.unflushed >= flushBurst || w.inflight-w.unflushed < flushBurst
+		for _, r := range w.routes {
+			r.uncork(flush)
+		}
+		if flush {
+			w.unflushed = 0
+		}
+		if w.inflight == 0 && !w.itemsWait {
+			if len(w.queue) == 0 && len(w.later) == 0 {
+				return
+			}
+			continue // room was made without a call: go round again
+		}
+		timer.Reset(time.Until(w.nextDeadline()))
+		select {
+		case r := <-w.ch:
+			w.take(r)
+			// Take every answer that is already here before sending
+			// again, so the next burst goes out in one write.
+			for more := true; more; {
+				select {
+				case r := <-w.ch:
+					w.take(r)
+				default:
+					more = false
+				}
+			}
+		case <-timer.C:
+			w.expire(time.Now())
+		case <-w.ctx.Done():
+			w.expire(time.Now().Add(time.Hour))
+		}
+	}
+}
+
+// nextDeadline is the earliest deadline of a call in flight.
+func (w *walker) nextDeadline() time.Time {
+	d := time.Now().Add(time.Hour)
+	for len(w.batches) > 0 && w.batches[0].left == 0 {
+		w.batches = w.batches[1:]
+	}
+	if len(w.batches) > 0 {
+		d = w.batches[0].deadline
+	}
+	if w.itemsWait && w.itemsDeadline.Before(d) {
+		d = w.itemsDeadline
+	}
+	return d
+}
+
+// expire fails every call whose deadline is before now with the deadline
+// error (the walk's own, if that is what passed).
+func (w *walker) expire(now time.Time) {
+	err := error(context.DeadlineExceeded)
+	if e := w.ctx.Err(); e != nil {
+		err = e
+	}
+	if w.itemsWait && !w.itemsDeadline.After(now) {
+		if w.itemsTag.rt.c.forget(w.itemsTag.serial) {
+			w.take(reply{tag: w.itemsTag, err: err})
+		}
+	}
+	for len(w.batches) > 0 && !w.batches[0].deadline.After(now) {
+		b := w.batches[0]
+		w.batches = w.batches[1:]
+		for _, p := range b.calls {
+			if !p.done && p.rt.c.forget(p.serial) {
+				w.take(reply{tag: p, err: err})
+			}
+		}
+	}
+}
+
+// fromCache fills phase one from the node's Cache.GetItems entry. The
+// entry's child count is not trusted — GTK3's bridge reports 0 for
+// parents that have children (the items of a combo box's menu went missing
+// when it was trusted, even with managed descendants excepted) — so a
+// cached node is always asked for its children.
+func (w *walker) fromCache(n *wnode, it *cacheItem) {
+	n.n.Role = roleName(it.Role)
+	n.n.Name = it.Name
+	n.n.Description = it.Description
+	n.n.States = stateList(it.States)
+	n.ifaces = it.Interfaces
+	n.childCount = 1 // unknown: ask
+	w.phaseTwo(n)
+}
+
+// take files one finished call.
+func (w *walker) take(r reply) {
+	p, _ := r.tag.(*pend)
+	if p == nil || p.done {
+		return
+	}
+	p.done = true
+	if p == w.itemsTag {
+		w.itemsWait = false
+		if r.err == nil {
+			w.items = cacheItems(&r.body)
+		}
+		return
+	}
+	w.inflight--
+	p.b.left--
+	w.answer(p, r)
+}
+
+// cached is the GetItems entry of o, or nil.
+func (w *walker) cached(o Object) *cacheItem {
+	if w.items == nil || o.Name != w.itemsApp {
+		return nil
+	}
+	return w.items[o.Path]
+}
+
+func (w *walker) gotChildren(n *wnode, refs []Object) {
+	for _, o := range refs {
+		if o.IsNull() {
+			continue
+		}
+		if w.nodes >= w.o.Budget {
+			w.truncated = true
+			return
+		}
+		c := w.newNode(o, n.depth+1)
+		n.n.Children = append(n.n.Children, c.n)
+	}
+}
+
+// unreadable marks n's subtree unreadable with the reason err gives.
+func (w *walker) unreadable(n *wnode, err error) {
+	var why string
+	switch {
+	case w.ctx.Err() != nil && isTimeout(err):
+		why = "walk deadline passed"
+	case isTimeout(err):
+		why = fmt.Sprintf("no answer within %v", w.b.opts.CallTimeout)
+	case isGone(err):
+		why = "object gone"
+	default:
+		why = err.Error()
+	}
+	n.n.Unreadable = why
+	n.n.Children = nil
+	n.err = err
+}

@@ -1,0 +1,346 @@
+package atspi
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// errWireClosed: the connection ended (the application exited, or Close).
+var errWireClosed = errors.New("atspi: connection closed")
+
+// remoteError is an error reply: its D-Bus name is the code to branch on.
+type remoteError struct {
+	Name    string
+	Message string
+}
+
+func (e *remoteError) Error() string { return e.Name + ": " + e.Message }
+
+// reply is one finished call: a body to read, or why there is none.
+type reply struct {
+	tag  any
+	body body
+	err  error // transport, deadline or *remoteError
+}
+
+type waiter struct {
+	ch  chan<- reply
+	tag any
+}
+
+// wconn is a connection speaking wire.go: one reader goroutine; calls
+// matched to replies by serial; writes buffered and, while corked, held to
+// go out as one write. Replies are delivered on the channel each call
+// names, which must have room: the reader blocks on a full channel.
+type wconn struct {
+	c      net.Conn
+	serial atomic.Uint32
+
+	wmu   sync.Mutex
+	w     *bufio.Writer
+	scr   []byte
+	corks int
+
+	mu      sync.Mutex
+	pending map[uint32]waiter
+	err     error // set when the reader ended
+	done    chan struct{}
+}
+
+// dialWire connects to a unix D-Bus address, authenticates (EXTERNAL) and,
+// for a bus, says Hello; bounded by ctx.
+func dialWire(ctx context.Context, addr string, bus bool) (*wconn, error) {
+	network, where, err := unixAddress(addr)
+	if err != nil {
+		return nil, err
+	}
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, network, where)
+	if err != nil {
+		return nil, err
+	}
+	stop := context.AfterFunc(ctx, func() { nc.Close() })
+	r := bufio.NewReaderSize(nc, 64<<10)
+	err = authExternal(nc, r)
+	if !stop() {
+		err = ctx.Err()
+	}
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("atspi: %s: %w", addr, err)
+	}
+	c := &wconn{c: nc, w: bufio.NewWriterSize(nc, 64<<10), pending: make(map[uint32]waiter), done: make(chan struct{})}
+	go c.read(r)
+	if bus {
+		rp := c.call(ctx, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.Hello")
+		if rp.err != nil {
+			c.Close()
+			return nil, fmt.Errorf("atspi: %s: Hello: %w", addr, rp.err)
+		}
+	}
+	return c, nil
+}
+
+// authExternal runs the SASL EXTERNAL exchange as this process's uid.
+func authExternal(w io.Writer, r *bufio.Reader) error {
+	uid := hex.EncodeToString([]byte(strconv.Itoa(os.Getuid())))
+	if _, err := io.WriteString(w, "\x00AUTH EXTERNAL "+uid+"\r\n"); err != nil {
+		return err
+	}
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if !strings.HasPrefix(line, "OK ") {
+		return fmt.Errorf("authentication refused: %q", strings.TrimSpace(line))
+	}
+	_, err = io.WriteString(w, "BEGIN\r\n")
+	return err
+}
+
+// Close ends the connection; every call in flight fails.
+func (c *wconn) Close() error {
+	err := c.c.Close()
+	<-c.done
+	return err
+}
+
+// alive reports whether the connection still reads.
+func (c *wconn) alive() bool {
+	select {
+	case <-c.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// start sends a method call; its reply (tagged tag) goes to ch. dest is
+// empty on a peer-to-peer connection. It returns the call's serial, for
+// forget.
+func (c *wconn) start(dest string, path string, method string, args []any, ch chan<- reply, tag any) uint32 {
+	i := strings.LastIndexByte(method, '.')
+	serial := c.serial.Add(1)
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		ch <- reply{tag: tag, err: err}
+		return serial
+	}
+	c.pending[serial] = waiter{ch, tag}
+	c.mu.Unlock()
+
+	c.wmu.Lock()
+	scr, err := appendCall(c.scr[:0], serial, dest, path, method[:i], method[i+1:], args)
+	if err != nil {
+		c.wmu.Unlock()
+		if c.forget(serial) {
+			ch <- reply{tag: tag, err: err}
+		}
+		return serial
+	}
+	c.scr = scr
+	_, err = c.w.Write(c.scr)
+	if err == nil && c.corks == 0 {
+		err = c.w.Flush()
+	}
+	c.wmu.Unlock()
+	if err != nil {
+		c.c.Close() // the reader then fails every call, this one included
+	}
+	return serial
+}
+
+// forget drops a call whose caller stopped waiting (its deadline passed);
+// it reports whether the call was still in flight. A late reply is
+// discarded.
+func (c *wconn) forget(serial uint32) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.pending[serial]
+	delete(c.pending, serial)
+	return ok
+}
+
+// call makes one call and waits for its reply, bounded by ctx.
+func (c *wconn) call(ctx context.Context, dest, path, method string, args ...any) reply {
+	ch := make(chan reply, 1)
+	serial := c.start(dest, path, method, args, ch, nil)
+	select {
+	case r := <-ch:
+		return r
+	case <-ctx.Done():
+		if c.forget(serial) {
+			return reply{err: ctx.Err()}
+		}
+		return <-ch
+	}
+}
+
+// cork holds writes in the buffer until the matching uncork.
+func (c *wconn) cork() {
+	c.wmu.Lock()
+	c.corks++
+	c.wmu.Unlock()
+}
+
+// uncork releases one cork and, if flush, writes out what is buffered. A
+// caller that does not flush must flush later (or make a call with no cork
+// held): until then its calls sit in the buffer.
+func (c *wconn) uncork(flush bool) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.corks > 0 {
+		c.corks--
+	}
+	if !flush {
+		return
+	}
+	if err := c.w.Flush(); err != nil {
+		c.c.Close()
+	}
+}
+
+// read is the reader goroutine: it delivers replies until the connection
+// ends, then fails every call still in flight.
+func (c *wconn) read(r *bufio.Reader) {
+	defer close(c.done)
+	var err error
+	for err == nil {
+		err = c.readOne(r)
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
+		err = errWireClosed
+	}
+	c.mu.Lock()
+	c.err = fmt.Errorf("%w (%v)", errWireClosed, err)
+	pending := c.pending
+	c.pending = nil
+	c.mu.Unlock()
+	for _, w := range pending {
+		w.ch <- reply{tag: w.tag, err: errWireClosed}
+	}
+}
+
+func (c *wconn) readOne(r *bufio.Reader) error {
+	var fixed [16]byte
+	if _, err := io.ReadFull(r, fixed[:]); err != nil {
+		return err
+	}
+	var order binary.ByteOrder
+	switch fixed[0] {
+	case 'l':
+		order = binary.LittleEndian
+	case 'B':
+		order = binary.BigEndian
+	default:
+		return fmt.Errorf("bad byte order %q", fixed[0])
+	}
+	typ := fixed[1]
+	bodyLen := order.Uint32(fixed[4:])
+	fieldsLen := order.Uint32(fixed[12:])
+	if bodyLen > 1<<27 || fieldsLen > 1<<26 {
+		return errors.New("message too long")
+	}
+	padded := (int(fieldsLen) + 7) &^ 7
+	buf := make([]byte, padded+int(bodyLen))
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return err
+	}
+	if typ != msgMethodReturn && typ != msgError {
+		return nil // signals and calls to us are not ours to answer
+	}
+	// The fields array (a(yv)) starts at offset 16, a multiple of 8, so
+	// alignment within buf is alignment within the message.
+	fields := body{b: buf[:fieldsLen], order: order}
+	var replySerial uint32
+	var errName string
+	for fields.off < len(fields.b) && fields.err == nil {
+		fields.align(8)
+		code := fields.byte1()
+		v := fields.variant()
+		switch code {
+		case fieldReplySerial:
+			replySerial, _ = v.(uint32)
+		case fieldErrorName:
+			errName, _ = v.(string)
+		}
+	}
+	if fields.err != nil {
+		return fields.err
+	}
+	c.mu.Lock()
+	w, ok := c.pending[replySerial]
+	delete(c.pending, replySerial)
+	c.mu.Unlock()
+	if !ok {
+		return nil // its caller stopped waiting
+	}
+	rp := reply{tag: w.tag, body: body{b: buf[padded:], order: order}}
+	if typ == msgError {
+		e := &remoteError{Name: errName}
+		if len(rp.body.b) > 0 {
+			e.Message = rp.body.str()
+		}
+		rp.err = e
+	}
+	w.ch <- rp
+	return nil
+}
+
+// unixAddress parses the first unix entry of a D-Bus address list
+// ("unix:path=/run/…/socket,guid=…" or "unix:abstract=name") into a
+// net.Dial network and address.
+func unixAddress(addr string) (network, where string, err error) {
+	for _, entry := range strings.Split(addr, ";") {
+		rest, ok := strings.CutPrefix(entry, "unix:")
+		if !ok {
+			continue
+		}
+		for _, kv := range strings.Split(rest, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			v, err := url.PathUnescape(v)
+			if err != nil {
+				return "", "", fmt.Errorf("atspi: bad address %q: %w", addr, err)
+			}
+			switch k {
+			case "path":
+				return "unix", v, nil
+			case "abstract":
+				return "unix", "@" + v, nil
+			}
+		}
+	}
+	return "", "", fmt.Errorf("atspi: no unix path in address %q", addr)
+}
+
+// boolean reads a reply of one b.
+func (r reply) boolean() (bool, error) {
+	if r.err != nil {
+		return false, r.err
+	}
+	v := r.body.u32()
+	return v != 0, r.body.err
+}
+
+// str reads a reply of one s.
+func (r reply) str() (string, error) {
+	if r.err != nil {
+		return "", r.err
+	}
+	s := r.body.str()
+	return s, r.body.err
+}

@@ -1,0 +1,394 @@
+package target
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Snapshot is one target's accessibility tree at one moment, in the shape
+// every backend emits (AT-SPI for windows, the CDP AX tree for tabs). Render
+// it for an agent with WriteText, or marshal it with encoding/json for
+// programs: both carry the same tree.
+type Snapshot struct {
+	Target string `json:"target,omitempty"` // "win:0x400007", "tab:3"
+	Title  string `json:"title,omitempty"`
+	Census Census `json:"census"`
+	// Truncated is set when the walk stopped at its node budget; the nodes
+	// not visited are absent (not marked unreadable).
+	Truncated bool `json:"truncated,omitempty"`
+	// Interactive is set on the view InteractiveView returns; Hidden counts
+	// the actionable nodes that view left out because they are not on
+	// screen (a closed menu's items).
+	Interactive bool  `json:"interactive,omitempty"`
+	Hidden      int   `json:"hidden,omitempty"`
+	Root        *Node `json:"root"`
+}
+
+// Census counts a tree's nodes, so a reader can check the figures of one
+// snapshot against another desktop's.
+type Census struct {
+	Nodes      int `json:"nodes"`
+	Action     int `json:"action"`     // nodes exposing an action interface
+	Editable   int `json:"editable"`   // nodes exposing editable text
+	Unreadable int `json:"unreadable"` // subtrees the backend could not read
+}
+
+// Node is one element of a Snapshot. Field names are backend-neutral; the
+// vocabularies are AT-SPI's, which a CDP backend maps onto:
+//   - Role is a role name as libatspi spells it ("push button", "text",
+//     "check box").
+//   - States are state names ("focused", "checked", "sensitive",
+//     "editable", "showing", …). A node that can be acted on but lacks
+//     "sensitive" is shown as disabled.
+//   - Interfaces are short interface names ("Action", "Text",
+//     "EditableText", "Component", …).
+type Node struct {
+	Ref         string   `json:"ref,omitempty"` // "@e7", set by RefTable.Assign
+	Role        string   `json:"role"`
+	Name        string   `json:"name,omitempty"`
+	Description string   `json:"description,omitempty"`
+	States      []string `json:"states,omitempty"`
+	Interfaces  []string `json:"interfaces,omitempty"`
+	Actions     []string `json:"actions,omitempty"` // in the backend's index order; "" for an unnamed action
+	// Text is the first characters of the node's text value; TextLen is its
+	// full length in characters, so a reader knows when Text is cut short.
+	Text    string `json:"text,omitempty"`
+	TextLen int    `json:"text_len,omitempty"`
+	Bounds  *Rect  `json:"bounds,omitempty"` // screen coordinates
+	// Unreadable, when set, says why this node's subtree could not be read
+	// (the application stopped answering, the walk's deadline passed…); the
+	// node's other fields are whatever was read before that.
+	Unreadable string  `json:"unreadable,omitempty"`
+	Children   []*Node `json:"children,omitempty"`
+	// Key is the backend's own identity of the object ("bus name + object
+	// path" for AT-SPI, a backendNodeId for CDP). Refs map to it. It is not
+	// shown to agents.
+	Key string `json:"-"`
+}
+
+// Rect is a rectangle in screen pixels.
+type Rect struct {
+	X int `json:"x"`
+	Y int `json:"y"`
+	W int `json:"w"`
+	H int `json:"h"`
+}
+
+// Offscreen reports whether r is the toolkit's "nowhere" position (GTK
+// answers INT32_MIN for an object scrolled out of view or not mapped).
+func (r Rect) Offscreen() bool { return r.X == math.MinInt32 || r.Y == math.MinInt32 }
+
+// String formats r as an X geometry, "WxH+X+Y".
+func (r Rect) String() string { return fmt.Sprintf("%dx%d%+d%+d", r.W, r.H, r.X, r.Y) }
+
+// Has reports whether the node carries state s.
+func (n *Node) Has(state string) bool { return slices.Contains(n.States, state) }
+
+// Implements reports whether the node exposes interface iface.
+func (n *Node) Implements(iface string) bool { return slices.Contains(n.Interfaces, iface) }
+
+// Actionable reports whether an agent can act on the node through the tree:
+// it exposes Action (with at least one action) or EditableText.
+func (n *Node) Actionable() bool {
+	return (n.Implements("Action") && len(n.Actions) > 0) || n.Implements("EditableText")
+}
+
+// Disabled reports whether the node is actionable or focusable but not
+// sensitive (greyed out).
+func (n *Node) Disabled() bool {
+	return (n.Actionable() || n.Has("focusable")) && !n.Has("sensitive")
+}
+
+// Walk calls f for n and every node below it, depth first in child order,
+// with each node's depth (0 for n). It stops early when f returns false.
+func (n *Node) Walk(f func(node *Node, depth int) bool) {
+	n.walk(0, f)
+}
+
+func (n *Node) walk(depth int, f func(*Node, int) bool) bool {
+	if !f(n, depth) {
+		return false
+	}
+	for _, c := range n.Children {
+		if !c.walk(depth+1, f) {
+			return false
+		}
+	}
+	return true
+}
+
+// Count computes the census of the tree below n (n included).
+func (n *Node) Count() Census {
+	var c Census
+	if n == nil {
+		return c
+	}
+	n.Walk(func(x *Node, _ int) bool {
+		c.Nodes++
+		if x.Implements("Action") {
+			c.Action++
+		}
+		if x.Implements("EditableText") {
+			c.Editable++
+		}
+		if x.Unreadable != "" {
+			c.Unreadable++
+		}
+		return true
+	})
+	return c
+}
+
+// Find returns the first node (depth first) for which match is true, or nil.
+func (n *Node) Find(match func(*Node) bool) *Node {
+	var found *Node
+	n.Walk(func(x *Node, _ int) bool {
+		if match(x) {
+			found = x
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// WriteText renders the snapshot for an agent: a census header, then one
+// node per line, indented two spaces a level:
+//
+//	# win:0x400007 "vibespace fixture": 87 nodes, 23 action, 2 editable, 0 unreadable
+//	frame "vibespace fixture" @e1 900x700+0+0 active
+//	  push button "Alpha" @e3 80x30+10+10 [click]
+//	  text "Name" @e7 200x30+10+50 focused editable ="hello"
+//	  check box "Check me" @e9 90x20+10+90 unchecked [click]
+//	  panel @e12 !unreadable(app not answering)
+//
+// Only the states an agent acts on are shown (hidden — known states without
+// "showing" —, focused, checked/unchecked, selected, expanded/collapsed,
+// pressed, editable, disabled, modal…), the
+// geometry only when it has an area ("offscreen" when the toolkit places
+// it nowhere), the text value only when it says more than the name.
+func (s *Snapshot) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString("# ")
+	if s.Target != "" {
+		bw.WriteString(s.Target)
+		bw.WriteString(" ")
+	}
+	if s.Title != "" {
+		bw.WriteString(strconv.Quote(s.Title))
+	}
+	c := s.Census
+	fmt.Fprintf(bw, ": %d nodes, %d action, %d editable, %d unreadable", c.Nodes, c.Action, c.Editable, c.Unreadable)
+	if s.Truncated {
+		bw.WriteString(", truncated at budget")
+	}
+	if s.Interactive {
+		fmt.Fprintf(bw, " (interactive view; %d hidden not shown)", s.Hidden)
+	}
+	bw.WriteString("\n")
+	if s.Root != nil {
+		var line []byte
+		s.Root.Walk(func(n *Node, depth int) bool {
+			line = appendLine(line[:0], n, depth)
+			bw.Write(line)
+			return true
+		})
+	}
+	return bw.Flush()
+}
+
+// Text is WriteText into a string.
+func (s *Snapshot) Text() string {
+	var b strings.Builder
+	_ = s.WriteText(&b)
+	return b.String()
+}
+
+func appendLine(b []byte, n *Node, depth int) []byte {
+	for range depth {
+		b = append(b, "  "...)
+	}
+	if n.Role == "" {
+		b = append(b, "node"...) // unread: its role never came
+	} else {
+		b = append(b, n.Role...)
+	}
+	if n.Name != "" {
+		b = append(b, ' ')
+		b = strconv.AppendQuote(b, n.Name)
+	}
+	if n.Ref != "" {
+		b = append(b, ' ')
+		b = append(b, n.Ref...)
+	}
+	if r := n.Bounds; r != nil && r.W > 0 && r.H > 0 {
+		b = append(b, ' ')
+		if r.Offscreen() {
+			b = append(b, "offscreen"...)
+		} else {
+			b = append(b, r.String()...)
+		}
+	}
+	for _, st := range shownStates(n) {
+		b = append(b, ' ')
+		b = append(b, st...)
+	}
+	if n.Implements("Action") && len(n.Actions) > 0 {
+		b = append(b, " ["...)
+		for i, a := range n.Actions {
+			if i > 0 {
+				b = append(b, ' ')
+			}
+			if a == "" {
+				a = "#" + strconv.Itoa(i)
+			}
+			b = append(b, a...)
+		}
+		b = append(b, ']')
+	}
+	if n.Text != "" && n.Text != n.Name {
+		b = append(b, " ="...)
+		b = strconv.AppendQuote(b, n.Text)
+		if n.TextLen > utf8.RuneCountInString(n.Text) {
+			b = append(b, "…+"...)
+			b = strconv.AppendInt(b, int64(n.TextLen-utf8.RuneCountInString(n.Text)), 10)
+		}
+	}
+	if n.Unreadable != "" {
+		b = append(b, " !unreadable("...)
+		b = append(b, n.Unreadable...)
+		b = append(b, ')')
+	}
+	return append(b, '\n')
+}
+
+// shownStates is the part of a node's state set an agent decides with.
+func shownStates(n *Node) []string {
+	var out []string
+	add := func(s string) { out = append(out, s) }
+	if offScreen(n) {
+		add("hidden")
+	}
+	if n.Has("focused") {
+		add("focused")
+	}
+	if isCheckable(n) {
+		switch {
+		case n.Has("indeterminate"):
+			add("mixed")
+		case n.Has("checked"):
+			add("checked")
+		default:
+			add("unchecked")
+		}
+	} else if n.Has("checked") {
+		add("checked")
+	}
+	if n.Has("pressed") {
+		add("pressed")
+	}
+	if n.Has("selected") {
+		add("selected")
+	}
+	if n.Has("expanded") {
+		add("expanded")
+	} else if n.Has("expandable") {
+		add("collapsed")
+	}
+	if n.Implements("EditableText") && n.Has("editable") {
+		add("editable")
+	}
+	if n.Has("read-only") {
+		add("readonly")
+	}
+	if n.Disabled() {
+		add("disabled")
+	}
+	for _, s := range [...]string{"modal", "required", "invalid-entry"} {
+		if n.Has(s) {
+			add(s)
+		}
+	}
+	return out
+}
+
+func isCheckable(n *Node) bool {
+	if n.Has("checkable") {
+		return true
+	}
+	switch n.Role {
+	case "check box", "radio button", "toggle button", "check menu item", "radio menu item", "switch":
+		return true
+	}
+	return false
+}
+
+// InteractiveView returns a copy of the snapshot that keeps only what an
+// agent can act on: the root, every actionable node on screen, every
+// unreadable marker, and the text that labels an unnamed actionable sibling
+// (a label next to an entry that has no name of its own). A node with
+// states but without "showing" (a closed menu's item) is left out and
+// counted in Hidden. Nodes in between are dropped and their kept
+// descendants move up, so nesting is kept among the nodes shown. The census
+// still counts the whole tree.
+func (s *Snapshot) InteractiveView() *Snapshot {
+	out := *s
+	out.Interactive = true
+	out.Hidden = 0
+	if s.Root != nil {
+		root := *s.Root
+		root.Children = keptBelow(s.Root, &out.Hidden)
+		out.Root = &root
+	}
+	return &out
+}
+
+// offScreen reports whether the backend said where the node is and it is
+// not on screen.
+func offScreen(n *Node) bool { return len(n.States) > 0 && !n.Has("showing") }
+
+func keptBelow(n *Node, hidden *int) []*Node {
+	var kept []*Node
+	unnamedAct := false
+	for _, c := range n.Children {
+		if c.Actionable() && c.Name == "" && !offScreen(c) {
+			unnamedAct = true
+		}
+	}
+	for _, c := range n.Children {
+		below := keptBelow(c, hidden)
+		if c.Actionable() && offScreen(c) && c.Unreadable == "" {
+			*hidden++
+			kept = append(kept, below...)
+			continue
+		}
+		if c.Actionable() || c.Unreadable != "" || (unnamedAct && isLabel(c) && !offScreen(c)) {
+			cc := *c
+			cc.Children = below
+			kept = append(kept, &cc)
+			continue
+		}
+		kept = append(kept, below...)
+	}
+	return kept
+}
+
+func isLabel(n *Node) bool {
+	if n.Actionable() {
+		return false
+	}
+	if n.Name == "" && n.Text == "" {
+		return false
+	}
+	switch n.Role {
+	case "label", "static", "heading", "caption":
+		return true
+	}
+	return false
+}

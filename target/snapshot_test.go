@@ -1,0 +1,127 @@
+package target
+
+import (
+	"encoding/json"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// sample is a small window as a backend would hand it over.
+func sample() *Snapshot {
+	off := &Rect{X: math.MinInt32, Y: math.MinInt32, W: 874, H: 21}
+	root := &Node{Key: "k1", Role: "frame", Name: "vibespace fixture", States: []string{"active", "showing"}, Interfaces: []string{"Accessible", "Component"},
+		Bounds: &Rect{0, 0, 900, 700}, Children: []*Node{
+			{Key: "k2", Role: "filler", Interfaces: []string{"Accessible", "Component"}, Bounds: &Rect{12, 12, 876, 34}, Children: []*Node{
+				{Key: "k3", Role: "push button", Name: "Alpha", States: []string{"sensitive", "focusable", "showing"}, Interfaces: []string{"Accessible", "Action", "Component"}, Actions: []string{"click"}, Bounds: &Rect{12, 12, 71, 34}},
+				{Key: "k4", Role: "push button", Name: "Off", States: []string{"focusable", "showing"}, Interfaces: []string{"Accessible", "Action", "Component"}, Actions: []string{"click"}, Bounds: &Rect{91, 12, 64, 34}},
+				{Key: "k5", Role: "icon", Name: "unnamed action", States: []string{"sensitive", "showing"}, Interfaces: []string{"Accessible", "Action"}, Actions: []string{""}},
+			}},
+			{Key: "k6", Role: "check box", Name: "Check \"me\"", States: []string{"sensitive", "focusable", "checked", "showing"}, Interfaces: []string{"Accessible", "Action"}, Actions: []string{"click"}},
+			{Key: "k7", Role: "label", Name: "Name:"},
+			{Key: "k8", Role: "text", States: []string{"sensitive", "focusable", "focused", "editable", "showing"}, Interfaces: []string{"Accessible", "Text", "EditableText"}, Actions: []string{"activate"}, Text: "hello wo", TextLen: 30},
+			{Key: "k9", Role: "list item", Name: "Row 11", Bounds: off, Children: []*Node{{Key: "k10", Role: "label", Name: "Row 11", Interfaces: []string{"Text"}, Text: "Row 11", TextLen: 6}}},
+			{Key: "k11", Role: "combo box", States: []string{"sensitive", "expandable", "showing"}, Interfaces: []string{"Action"}, Actions: []string{"press"}, Children: []*Node{
+				{Key: "k13", Role: "menu item", Name: "Hidden choice", States: []string{"sensitive", "visible"}, Interfaces: []string{"Action"}, Actions: []string{"click"}},
+			}},
+			{Key: "k12", Role: "panel", Unreadable: "no answer within 1s"},
+		}}
+	s := &Snapshot{Target: "win:0x600003", Title: "vibespace fixture", Root: root}
+	s.Census = root.Count()
+	return s
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (run with -update if the change is meant):\n--- got\n%s--- want\n%s", name, got, want)
+	}
+}
+
+func TestSnapshotText(t *testing.T) {
+	s := sample()
+	NewRefTable().Assign(s)
+	golden(t, "snapshot.txt", s.Text())
+	golden(t, "snapshot-interactive.txt", s.InteractiveView().Text())
+}
+
+func TestCensus(t *testing.T) {
+	c := sample().Census
+	want := Census{Nodes: 13, Action: 6, Editable: 1, Unreadable: 1}
+	if c != want {
+		t.Errorf("census %+v, want %+v", c, want)
+	}
+}
+
+func TestInteractiveKeepsTree(t *testing.T) {
+	s := sample()
+	v := s.InteractiveView()
+	if v.Census != s.Census {
+		t.Errorf("the view's census %+v is not the tree's %+v", v.Census, s.Census)
+	}
+	// The view is a copy: the original keeps its intermediate nodes.
+	if len(s.Root.Children) != 7 || s.Root.Children[0].Role != "filler" {
+		t.Errorf("InteractiveView changed the snapshot it was taken from")
+	}
+	if v.Hidden != 1 {
+		t.Errorf("hidden %d, want 1 (the closed menu's item)", v.Hidden)
+	}
+	var roles []string
+	v.Root.Walk(func(n *Node, _ int) bool { roles = append(roles, n.Role); return true })
+	want := "frame,push button,push button,icon,check box,label,text,combo box,panel"
+	if got := strings.Join(roles, ","); got != want {
+		t.Errorf("interactive nodes %s, want %s", got, want)
+	}
+}
+
+func TestSnapshotJSON(t *testing.T) {
+	s := sample()
+	NewRefTable().Assign(s)
+	out, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), `"k1"`) {
+		t.Errorf("the backend key leaked into the JSON")
+	}
+	var back Snapshot
+	if err := json.Unmarshal(out, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Root.Count() != s.Census || back.Root.Children[0].Children[0].Ref != "@e3" {
+		t.Errorf("JSON round trip lost the tree: %+v", back.Root.Count())
+	}
+	golden(t, "snapshot.json", string(out)+"\n")
+}
+
+func TestDisabled(t *testing.T) {
+	for _, c := range []struct {
+		n    Node
+		want bool
+	}{
+		{Node{Interfaces: []string{"Action"}, Actions: []string{"click"}}, true},
+		{Node{Interfaces: []string{"Action"}, Actions: []string{"click"}, States: []string{"sensitive"}}, false},
+		{Node{Role: "label"}, false},
+		{Node{States: []string{"focusable"}}, true},
+		{Node{Interfaces: []string{"EditableText"}, States: []string{"sensitive", "editable"}}, false},
+	} {
+		if got := c.n.Disabled(); got != c.want {
+			t.Errorf("%+v: Disabled %v, want %v", c.n, got, c.want)
+		}
+	}
+}
