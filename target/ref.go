@@ -36,9 +36,10 @@ func (t *RefTable) Ref(key string) string {
 }
 
 // Key returns the backend key a ref was minted for. A ref that is not of the
-// form "@eN" (the "@" may be omitted) is refused bad_ref; one this table
-// never minted is refused stale_ref (it may come from an older daemon or
-// another target).
+// form "@eN" (the "@" may be omitted) is refused bad_ref, and so is one this
+// table never minted (from another target, or from before a daemon restart):
+// the ref names nothing here. stale_ref is for a ref that did name a node
+// which is now gone — the backend says that when it resolves the key.
 func (t *RefTable) Key(ref string) (string, error) {
 	s := strings.TrimPrefix(ref, "@")
 	num, ok := strings.CutPrefix(s, "e")
@@ -49,7 +50,7 @@ func (t *RefTable) Key(ref string) (string, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if n > len(t.keys) {
-		return "", Refuse(CodeStaleRef, "ref @e%d was not minted for this target; take a new snapshot", n).With("ref", "@e"+num)
+		return "", Refuse(CodeBadRef, "ref @e%d was never minted for this target; take a new snapshot", n).With("ref", "@e"+num)
 	}
 	return t.keys[n-1], nil
 }

@@ -37,7 +37,7 @@ func TestRefTableRefusals(t *testing.T) {
 	rt := NewRefTable()
 	rt.Ref("a")
 	for ref, code := range map[string]Code{
-		"@e2":  CodeStaleRef,
+		"@e2":  CodeBadRef,
 		"@e0":  CodeBadRef,
 		"@e01": CodeBadRef,
 		"@x1":  CodeBadRef,
