@@ -52,17 +52,21 @@ func (d *Display) shmGetImage(ctx context.Context, dr xproto.Drawable, x, y, w, 
 		}
 	}
 	s.busy.Add(1)
+	// The closure may outlive ctx (call returns at the deadline and lets it
+	// finish): it must not read s's fields, which a later grow or detach
+	// rewrites under s.mu.
+	mem, seg := s.mem, s.seg
 	img, err = call(ctx, d, "MIT-SHM GetImage", func() (*image.RGBA, error) {
 		defer s.busy.Add(-1)
 		r, err := shm.GetImage(d.conn, dr, int16(x), int16(y), uint16(w), uint16(h), ^uint32(0),
-			xproto.ImageFormatZPixmap, s.seg, 0).Reply()
+			xproto.ImageFormatZPixmap, seg, 0).Reply()
 		if err != nil {
 			return nil, err
 		}
-		if int(r.Size) > len(s.mem) || int(r.Size) < w*h*4 {
-			return nil, fmt.Errorf("x11: MIT-SHM image of %d bytes for %dx%d in a %d byte segment", r.Size, w, h, len(s.mem))
+		if int(r.Size) > len(mem) || int(r.Size) < w*h*4 {
+			return nil, fmt.Errorf("x11: MIT-SHM image of %d bytes for %dx%d in a %d byte segment", r.Size, w, h, len(mem))
 		}
-		return convert(s.mem[:r.Size]), nil
+		return convert(mem[:r.Size]), nil
 	})
 	return img, err == nil, err
 }

@@ -1,0 +1,83 @@
+package capture_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/vibespace/vibespace/capture"
+	"github.com/vibespace/vibespace/target"
+	"github.com/vibespace/vibespace/testenv"
+	"github.com/vibespace/vibespace/x11"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// TestWindowOfFixture captures the fixture's real window through MIT-SHM
+// and checks the frame against what the X server says of the window.
+func TestWindowOfFixture(t *testing.T) {
+	d := testenv.SharedDesktop(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	fx, err := d.LaunchFixture(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fx.Stop()
+	disp, err := x11.Open(ctx, d.Display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer disp.Close()
+	win, err := disp.Window(ctx, fx.Window.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	src := capture.NewWindow(disp, win.ID, capture.WindowOptions{FPS: 10})
+	defer src.Close()
+	f, err := src.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Width != win.Geometry.Width || f.Height != win.Geometry.Height {
+		t.Fatalf("frame %dx%d, window %s", f.Width, f.Height, win.Geometry)
+	}
+	if len(f.Pix) < f.Stride*f.Height || f.Stride < 4*f.Width {
+		t.Fatalf("frame buffer %d bytes, stride %d, for %dx%d", len(f.Pix), f.Stride, f.Width, f.Height)
+	}
+	// A GTK window is not one flat colour.
+	first, differ := f.Pix[0:4], false
+	for i := 0; i+4 <= len(f.Pix) && !differ; i += 4 * 97 {
+		differ = string(f.Pix[i:i+4]) != string(first)
+	}
+	if !differ {
+		t.Fatalf("the captured window is one flat colour %v", first)
+	}
+	src.RequestKeyframe()
+	g, err := src.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Seq != 2 || g.Width != f.Width {
+		t.Fatalf("second frame: seq %d, %dx%d", g.Seq, g.Width, g.Height)
+	}
+
+	// The window going away ends the stream with window_gone.
+	if err := fx.Stop(); err != nil {
+		t.Logf("stop: %v", err)
+	}
+	for {
+		_, err := src.Next(ctx)
+		if err == nil {
+			continue
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the window's end was never reported: %v", err)
+		}
+		if target.CodeOf(err) != target.CodeWindowGone {
+			t.Fatalf("after the app exited: %v, want window_gone", err)
+		}
+		break
+	}
+}

@@ -1,0 +1,72 @@
+package rtc
+
+import (
+	"github.com/pion/interceptor"
+	"github.com/pion/interceptor/pkg/cc"
+	"github.com/pion/interceptor/pkg/gcc"
+	"github.com/pion/webrtc/v4"
+)
+
+// vp8Codec is the one codec we offer: VP8 with NACK, PLI, FIR and
+// transport-cc feedback, and deliberately no RTX (trap 1: pion's GCC pacer
+// drops RTX packets).
+var vp8Codec = webrtc.RTPCodecParameters{
+	RTPCodecCapability: webrtc.RTPCodecCapability{
+		MimeType:  webrtc.MimeTypeVP8,
+		ClockRate: 90000,
+		RTCPFeedback: []webrtc.RTCPFeedback{
+			{Type: webrtc.TypeRTCPFBNACK},
+			{Type: webrtc.TypeRTCPFBNACK, Parameter: "pli"},
+			{Type: webrtc.TypeRTCPFBCCM, Parameter: "fir"},
+			{Type: webrtc.TypeRTCPFBTransportCC},
+		},
+	},
+	PayloadType: 96,
+}
+
+// newAPI builds the pion API for one viewer: its own media engine and
+// interceptors, so its bandwidth estimator is its own. onEstimator
+// receives that estimator when the peer connection is made.
+func (h *Hub) newAPI(onEstimator func(cc.BandwidthEstimator)) (*webrtc.API, error) {
+	m := &webrtc.MediaEngine{}
+	if err := m.RegisterCodec(vp8Codec, webrtc.RTPCodecTypeVideo); err != nil {
+		return nil, err
+	}
+	if err := m.RegisterHeaderExtension(webrtc.RTPHeaderExtensionCapability{URI: PlayoutDelayURI}, webrtc.RTPCodecTypeVideo); err != nil {
+		return nil, err
+	}
+	reg := &interceptor.Registry{}
+	o := h.o
+	bwe, err := cc.NewInterceptor(func() (cc.BandwidthEstimator, error) {
+		return gcc.NewSendSideBWE(
+			gcc.SendSideBWEInitialBitrate(o.StartBitrate),
+			gcc.SendSideBWEMinBitrate(o.MinBitrate),
+			gcc.SendSideBWEMaxBitrate(o.MaxBitrate),
+			gcc.SendSideBWEPacer(gcc.NewNoOpPacer()),
+			gcc.WithLoggerFactory(h.logs),
+		)
+	})
+	if err != nil {
+		return nil, err
+	}
+	bwe.OnNewPeerConnection(func(_ string, e cc.BandwidthEstimator) { onEstimator(e) })
+	reg.Add(bwe)
+	if err := webrtc.ConfigureTWCCHeaderExtensionSender(m, reg); err != nil {
+		return nil, err
+	}
+	if err := webrtc.ConfigureNack(m, reg); err != nil {
+		return nil, err
+	}
+	if err := webrtc.ConfigureRTCPReports(reg); err != nil {
+		return nil, err
+	}
+	reg.Add(playoutDelayFactory{})
+
+	s := webrtc.SettingEngine{}
+	s.LoggerFactory = h.logs
+	s.SetICETimeouts(o.ICEDisconnectedTimeout, o.ICEFailedTimeout, o.ICEKeepalive)
+	s.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
+	s.SetIncludeLoopbackCandidate(true)
+	s.SetIPFilter(o.keepIP)
+	return webrtc.NewAPI(webrtc.WithMediaEngine(m), webrtc.WithInterceptorRegistry(reg), webrtc.WithSettingEngine(s)), nil
+}

@@ -1,0 +1,365 @@
+package rtc
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/pion/logging"
+	"github.com/pion/webrtc/v4"
+
+	"github.com/vibespace/vibespace/capture"
+	"github.com/vibespace/vibespace/target"
+)
+
+// OpenFunc opens the capture source of a target; the Hub calls it when the
+// target's first viewer arrives and closes the source when the last leaves.
+type OpenFunc func(ctx context.Context) (capture.Source, error)
+
+// Hub is the live view of one daemon: a Pipeline per watched target and the
+// viewers of each. It is safe for concurrent use.
+type Hub struct {
+	o           Options
+	logs        logging.LoggerFactory
+	unavailable error
+
+	base   context.Context
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	pipes   map[string]*Pipeline
+	viewers map[string]*viewer
+	nextID  uint64
+	closed  bool
+}
+
+// New makes a Hub. With no NewEncoder and a build without VP8 it still
+// works, but every Offer is refused with live_view_unavailable.
+func New(o Options) *Hub {
+	var unavailable error
+	if o.NewEncoder == nil && !VP8Available() {
+		_, unavailable = NewVP8(EncoderOptions{})
+	}
+	o = o.withDefaults()
+	h := &Hub{
+		unavailable: unavailable,
+		o:           o,
+		logs:        pionLogs{o.Logger},
+		pipes:       make(map[string]*Pipeline),
+		viewers:     make(map[string]*viewer),
+	}
+	h.base, h.cancel = context.WithCancel(context.Background())
+	return h
+}
+
+// Available is nil when the live view can run in this build, and the
+// live_view_unavailable refusal saying why otherwise.
+func (h *Hub) Available() error { return h.unavailable }
+
+// Answer is the hub's reply to a viewer's offer.
+type Answer struct {
+	ViewerID string
+	SDP      string // the complete answer, every candidate gathered
+	Pipeline uint64 // the pipeline the viewer joined
+}
+
+// Offer adds a viewer of the target key: it joins the target's pipeline,
+// starting it (with open) if this is the first viewer, and answers offer.
+// ctx bounds opening the source and the answer; the viewer and pipeline
+// outlive it. A viewer that does not connect within ConnectTimeout, or whose
+// connection later fails or closes, is dropped.
+func (h *Hub) Offer(ctx context.Context, key string, open OpenFunc, offer string) (Answer, error) {
+	if h.unavailable != nil {
+		return Answer{}, h.unavailable
+	}
+	p, err := h.pipeline(ctx, key, open)
+	if err != nil {
+		return Answer{}, err
+	}
+	v := &viewer{id: newID(), p: p}
+	api, err := h.newAPI(v.setEstimator)
+	if err != nil {
+		h.leave(v, "setup failed")
+		return Answer{}, err
+	}
+	if v.pc, err = api.NewPeerConnection(webrtc.Configuration{}); err != nil {
+		h.leave(v, "setup failed")
+		return Answer{}, fmt.Errorf("rtc: new peer connection: %w", err)
+	}
+	// Register before anything can fail, so every exit path tears it down.
+	if !h.join(p, v) {
+		v.close()
+		if err := ended(p); err != nil {
+			return Answer{}, err
+		}
+		return Answer{}, target.Refuse(target.CodeLiveViewUnavailable, "the live view of %s has just stopped; try again", key).With("target", key)
+	}
+	sdp, err := h.negotiate(ctx, v, offer)
+	if err != nil {
+		h.leave(v, "negotiation failed")
+		if perr := ended(p); perr != nil { // the pipeline ended under us
+			err = perr
+		}
+		return Answer{}, err
+	}
+	p.requestKeyframe()
+	return Answer{ViewerID: v.id, SDP: sdp, Pipeline: p.id}, nil
+}
+
+// ended is why p ended by itself, as a refusal; nil if it did not.
+func ended(p *Pipeline) error {
+	err := p.stats(0).Err
+	if err == nil || target.CodeOf(err) != "" {
+		return err
+	}
+	return target.Refuse(target.CodeLiveViewUnavailable, "the live view of %s stopped: %v", p.key, err).With("target", p.key).Wrap(err)
+}
+
+// negotiate adds the pipeline's track to v's peer connection and answers
+// offer once every local candidate is gathered.
+func (h *Hub) negotiate(ctx context.Context, v *viewer, offer string) (string, error) {
+	var err error
+	if v.sender, err = v.pc.AddTrack(v.p.track); err != nil {
+		return "", fmt.Errorf("rtc: add track: %w", err)
+	}
+	go v.readRTCP()
+	v.pc.OnConnectionStateChange(func(s webrtc.PeerConnectionState) {
+		h.o.Logger.Debug("live view: viewer state", "viewer", v.id, "target", v.p.key, "state", s.String())
+		switch s {
+		case webrtc.PeerConnectionStateConnected:
+			v.connected.Store(true)
+		case webrtc.PeerConnectionStateFailed, webrtc.PeerConnectionStateClosed:
+			go h.leave(v, s.String())
+		}
+	})
+	// A viewer that closes its peer connection sends a DTLS close_notify:
+	// drop it at once rather than after the ICE consent timeouts.
+	v.sender.Transport().OnStateChange(func(s webrtc.DTLSTransportState) {
+		if s == webrtc.DTLSTransportStateClosed || s == webrtc.DTLSTransportStateFailed {
+			go h.leave(v, "dtls "+s.String())
+		}
+	})
+	if err := v.pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeOffer, SDP: offer}); err != nil {
+		return "", target.Refuse(target.CodeBadRequest, "the viewer's offer was not usable: %v", err).Wrap(err)
+	}
+	answer, err := v.pc.CreateAnswer(nil)
+	if err != nil {
+		return "", target.Refuse(target.CodeBadRequest, "cannot answer the viewer's offer: %v", err).Wrap(err)
+	}
+	gathered := webrtc.GatheringCompletePromise(v.pc)
+	if err := v.pc.SetLocalDescription(answer); err != nil {
+		return "", fmt.Errorf("rtc: set local description: %w", err)
+	}
+	gctx, cancel := context.WithTimeout(ctx, h.o.GatherTimeout)
+	defer cancel()
+	select {
+	case <-gathered:
+	case <-gctx.Done():
+		return "", target.Refuse(target.CodeTimeout, "gathering ICE candidates took longer than %s", h.o.GatherTimeout).Wrap(gctx.Err())
+	}
+	v.watchConnect(h.o.ConnectTimeout, func() { h.leave(v, "never connected") })
+	return v.pc.LocalDescription().SDP, nil
+}
+
+// pipeline returns the running pipeline of key, starting one if none runs.
+// open runs without the hub's lock; if another viewer started the pipeline
+// meanwhile, the extra source is closed.
+func (h *Hub) pipeline(ctx context.Context, key string, open OpenFunc) (*Pipeline, error) {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil, errors.New("rtc: hub closed")
+	}
+	if p := h.pipes[key]; p != nil {
+		h.mu.Unlock()
+		return p, nil
+	}
+	h.mu.Unlock()
+	src, err := open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sample, err := webrtc.NewTrackLocalStaticSample(webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypeVP8, ClockRate: 90000}, "video", "vibespace")
+	if err != nil {
+		_ = src.Close()
+		return nil, fmt.Errorf("rtc: new track: %w", err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		_ = src.Close()
+		return nil, errors.New("rtc: hub closed")
+	}
+	if p := h.pipes[key]; p != nil {
+		_ = src.Close()
+		return p, nil
+	}
+	h.nextID++
+	ctx, cancel := context.WithCancel(h.base)
+	p := &Pipeline{
+		id: h.nextID, key: key, hub: h, src: src,
+		cancel: cancel, done: make(chan struct{}), viewers: make(map[string]*viewer), started: time.Now(),
+	}
+	p.track = &keyedTrack{TrackLocalStaticSample: sample, onBind: p.requestKeyframe}
+	h.pipes[key] = p
+	go p.run(ctx)
+	h.o.Logger.Info("live view: pipeline started", "target", key, "pipeline", p.id)
+	return p, nil
+}
+
+// join registers v with its pipeline; false if the pipeline has ended.
+func (h *Hub) join(p *Pipeline, v *viewer) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.pipes[p.key] != p {
+		return false
+	}
+	p.viewers[v.id] = v
+	h.viewers[v.id] = v
+	return true
+}
+
+// leave drops v: its peer connection is closed, and if it was the last
+// viewer of its pipeline, the pipeline stops.
+func (h *Hub) leave(v *viewer, why string) {
+	h.mu.Lock()
+	p := v.p
+	_, known := h.viewers[v.id]
+	delete(h.viewers, v.id)
+	delete(p.viewers, v.id)
+	last := len(p.viewers) == 0 && h.pipes[p.key] == p
+	if last {
+		delete(h.pipes, p.key)
+	}
+	h.mu.Unlock()
+	if known {
+		h.o.Logger.Info("live view: viewer left", "viewer", v.id, "target", p.key, "why", why)
+	}
+	if v.pc != nil {
+		v.close()
+	}
+	if last {
+		p.stop()
+		h.o.Logger.Info("live view: pipeline stopped, no viewer left", "target", p.key, "pipeline", p.id)
+	}
+}
+
+// pipelineEnded is called by a pipeline whose loop returned: it is
+// forgotten and its viewers are dropped.
+func (h *Hub) pipelineEnded(p *Pipeline) {
+	h.mu.Lock()
+	if h.pipes[p.key] == p {
+		delete(h.pipes, p.key)
+	}
+	vs := make([]*viewer, 0, len(p.viewers))
+	for id, v := range p.viewers {
+		vs = append(vs, v)
+		delete(h.viewers, id)
+		delete(p.viewers, id)
+	}
+	h.mu.Unlock()
+	for _, v := range vs {
+		if v.pc != nil {
+			go v.close()
+		}
+	}
+}
+
+// targetBitrate is the encoder target for p: the lowest congestion-control
+// target among its connected viewers, within the configured bounds.
+func (h *Hub) targetBitrate(p *Pipeline) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := 0
+	for _, v := range p.viewers {
+		if t := v.targetBitrate(); t > 0 && (r == 0 || t < r) {
+			r = t
+		}
+	}
+	if r == 0 {
+		r = h.o.StartBitrate
+	}
+	return min(max(r, h.o.MinBitrate), h.o.MaxBitrate)
+}
+
+// Leave drops the viewer with this id (a WHEP DELETE); false if unknown.
+func (h *Hub) Leave(viewerID string) bool {
+	h.mu.Lock()
+	v := h.viewers[viewerID]
+	h.mu.Unlock()
+	if v == nil {
+		return false
+	}
+	h.leave(v, "left")
+	return true
+}
+
+// Stats is the running pipeline of key, if any.
+func (h *Hub) Stats(key string) (PipelineStats, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p := h.pipes[key]
+	if p == nil {
+		return PipelineStats{}, false
+	}
+	return p.stats(len(p.viewers)), true
+}
+
+// Pipelines lists the running pipelines, by key.
+func (h *Hub) Pipelines() []PipelineStats {
+	h.mu.Lock()
+	out := make([]PipelineStats, 0, len(h.pipes))
+	for _, p := range h.pipes {
+		out = append(out, p.stats(len(p.viewers)))
+	}
+	h.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// Viewers counts the viewers of every pipeline.
+func (h *Hub) Viewers() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.viewers)
+}
+
+// Close drops every viewer, stops every pipeline and waits for them. Offers
+// made after Close fail.
+func (h *Hub) Close() error {
+	h.mu.Lock()
+	h.closed = true
+	vs := make([]*viewer, 0, len(h.viewers))
+	for _, v := range h.viewers {
+		vs = append(vs, v)
+	}
+	h.mu.Unlock()
+	for _, v := range vs {
+		h.leave(v, "hub closed")
+	}
+	h.mu.Lock()
+	ps := make([]*Pipeline, 0, len(h.pipes))
+	for k, p := range h.pipes {
+		ps = append(ps, p)
+		delete(h.pipes, k)
+	}
+	h.mu.Unlock()
+	for _, p := range ps {
+		p.stop()
+	}
+	h.cancel()
+	return nil
+}
+
+// newID is a random viewer id, unguessable so that a DELETE names only the
+// caller's own viewer.
+func newID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

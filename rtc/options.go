@@ -1,0 +1,72 @@
+package rtc
+
+import (
+	"log/slog"
+	"net"
+	"time"
+)
+
+// Options configure a Hub. The zero value is usable; zero fields take the
+// defaults named below. They are frozen once New returns.
+type Options struct {
+	// Logger receives the hub's and pion's messages; nil discards them.
+	Logger *slog.Logger
+	// NewEncoder makes a pipeline's encoder; nil means NewVP8.
+	NewEncoder NewEncoderFunc
+	// StartBitrate, MinBitrate and MaxBitrate bound the encoder's target in
+	// bits per second (defaults 1 Mbit/s, 150 kbit/s, 4 Mbit/s).
+	StartBitrate, MinBitrate, MaxBitrate int
+	// KeyframeMinInterval is the shortest time between two keyframes made on
+	// request (default 500 ms).
+	KeyframeMinInterval time.Duration
+	// ConnectTimeout drops a viewer that has not connected this long after
+	// its offer was answered (default 20 s).
+	ConnectTimeout time.Duration
+	// GatherTimeout bounds the gathering of our ICE candidates (default 5 s).
+	GatherTimeout time.Duration
+	// ICE consent timeouts: a viewer that stops answering is disconnected
+	// after ICEDisconnectedTimeout and dropped after ICEFailedTimeout more
+	// (defaults 2 s, 4 s, keepalive 500 ms).
+	ICEDisconnectedTimeout, ICEFailedTimeout, ICEKeepalive time.Duration
+	// AllowIP picks the local addresses offered as ICE candidates; nil means
+	// loopback only (the live view is served on 127.0.0.1).
+	AllowIP func(net.IP) bool
+}
+
+func (o Options) withDefaults() Options {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.NewEncoder == nil {
+		o.NewEncoder = NewVP8
+	}
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.StartBitrate, 1_000_000)
+	def(&o.MinBitrate, 150_000)
+	def(&o.MaxBitrate, 4_000_000)
+	o.MinBitrate = min(o.MinBitrate, o.MaxBitrate)
+	o.StartBitrate = min(max(o.StartBitrate, o.MinBitrate), o.MaxBitrate)
+	dur := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	dur(&o.KeyframeMinInterval, 500*time.Millisecond)
+	dur(&o.ConnectTimeout, 20*time.Second)
+	dur(&o.GatherTimeout, 5*time.Second)
+	dur(&o.ICEDisconnectedTimeout, 2*time.Second)
+	dur(&o.ICEFailedTimeout, 4*time.Second)
+	dur(&o.ICEKeepalive, 500*time.Millisecond)
+	return o
+}
+
+func (o Options) keepIP(ip net.IP) bool {
+	if o.AllowIP != nil {
+		return o.AllowIP(ip)
+	}
+	return ip.IsLoopback()
+}

@@ -1,0 +1,197 @@
+package rtc
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pion/webrtc/v4/pkg/media"
+
+	"github.com/vibespace/vibespace/capture"
+)
+
+// Pipeline is one watched target: its capture source, one encoder and one
+// track, shared by every viewer of the target. The Hub starts it with the
+// first viewer and stops it when the last one leaves.
+type Pipeline struct {
+	id    uint64
+	key   string
+	hub   *Hub
+	src   capture.Source
+	track *keyedTrack
+
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	keyReq atomic.Bool // a viewer asked for a keyframe not yet made
+
+	// viewers is guarded by hub.mu.
+	viewers map[string]*viewer
+
+	started   time.Time
+	frames    atomic.Uint64
+	keyframes atomic.Uint64
+	bytes     atomic.Uint64
+	encoders  atomic.Uint64
+	width     atomic.Int64
+	height    atomic.Int64
+	bitrate   atomic.Int64 // the encoder's current target, bits per second
+
+	errMu sync.Mutex
+	err   error
+}
+
+// PipelineStats is a snapshot of a pipeline.
+type PipelineStats struct {
+	ID            uint64 // unique within its Hub
+	Key           string
+	Viewers       int
+	Width, Height int    // of the last encoded picture
+	Frames        uint64 // pictures encoded and sent
+	Keyframes     uint64
+	Bytes         uint64 // of encoded video
+	Encoders      uint64 // encoders made (one more at each size change)
+	Bitrate       int    // the encoder's target, bits per second
+	Started       time.Time
+	Err           error // why it ended, if it ended by itself
+}
+
+// Stats snapshots the pipeline. The viewer count is filled by the Hub.
+func (p *Pipeline) stats(viewers int) PipelineStats {
+	p.errMu.Lock()
+	err := p.err
+	p.errMu.Unlock()
+	return PipelineStats{
+		ID: p.id, Key: p.key, Viewers: viewers,
+		Width: int(p.width.Load()), Height: int(p.height.Load()),
+		Frames: p.frames.Load(), Keyframes: p.keyframes.Load(), Bytes: p.bytes.Load(),
+		Encoders: p.encoders.Load(), Bitrate: int(p.bitrate.Load()), Started: p.started, Err: err,
+	}
+}
+
+// requestKeyframe asks for a keyframe (a viewer's PLI or FIR, or a new
+// viewer). The source is asked for a picture so that a still target
+// answers too.
+func (p *Pipeline) requestKeyframe() {
+	p.keyReq.Store(true)
+	p.src.RequestKeyframe()
+}
+
+// run is the pipeline's loop: next frame, convert, encode, write. It ends
+// when ctx ends or the source or encoder fails.
+func (p *Pipeline) run(ctx context.Context) {
+	var (
+		pic     I420
+		enc     Encoder
+		encW    int
+		encH    int
+		curRate int
+		lastKey time.Time
+		prev    time.Time
+		start   time.Time
+		err     error
+	)
+	period := time.Second / 15
+	if ps, ok := p.src.(interface{ Period() time.Duration }); ok {
+		period = ps.Period()
+	}
+	fps := max(int(time.Second/period), 1)
+	o := p.hub.o
+	defer func() {
+		if enc != nil {
+			_ = enc.Close()
+		}
+		_ = p.src.Close()
+		if err != nil && ctx.Err() == nil {
+			p.errMu.Lock()
+			p.err = err
+			p.errMu.Unlock()
+			o.Logger.Info("live view: pipeline ended", "target", p.key, "err", err)
+		}
+		close(p.done)
+		p.hub.pipelineEnded(p)
+	}()
+	for {
+		var f capture.Frame
+		f, err = p.src.Next(ctx)
+		if err != nil {
+			return
+		}
+		if err = pic.Convert(f); err != nil {
+			return
+		}
+		force := false
+		if enc == nil || encW != pic.Width || encH != pic.Height {
+			if enc != nil {
+				_ = enc.Close()
+			}
+			curRate = p.hub.targetBitrate(p)
+			enc, err = o.NewEncoder(EncoderOptions{Width: pic.Width, Height: pic.Height, Bitrate: curRate, FPS: fps})
+			if err != nil {
+				enc = nil
+				return
+			}
+			encW, encH = pic.Width, pic.Height
+			p.encoders.Add(1)
+			p.bitrate.Store(int64(curRate))
+			p.width.Store(int64(encW))
+			p.height.Store(int64(encH))
+			start, prev = f.Time.Add(-period), f.Time.Add(-period)
+			force = true
+		} else if r := p.hub.targetBitrate(p); changed(r, curRate) {
+			if err = enc.SetBitrate(r); err != nil {
+				return
+			}
+			curRate = r
+			p.bitrate.Store(int64(r))
+		}
+		if p.keyReq.Load() {
+			if time.Since(lastKey) >= o.KeyframeMinInterval {
+				force = true
+			} else {
+				p.src.RequestKeyframe() // answer at the end of the interval, even if still
+			}
+		}
+		if force {
+			p.keyReq.Store(false)
+		}
+		var out Encoded
+		out, err = enc.Encode(&pic, f.Time.Sub(start), force)
+		if err != nil {
+			return
+		}
+		if len(out.Data) == 0 {
+			continue
+		}
+		if out.Key {
+			lastKey = time.Now()
+			p.keyframes.Add(1)
+		}
+		dur := f.Time.Sub(prev)
+		if dur <= 0 {
+			dur = period
+		}
+		prev = f.Time
+		if err = p.track.WriteSample(media.Sample{Data: out.Data, Duration: dur}); err != nil && !errors.Is(err, context.Canceled) {
+			return
+		}
+		err = nil
+		p.frames.Add(1)
+		p.bytes.Add(uint64(len(out.Data)))
+	}
+}
+
+// changed reports whether the bitrate moved by more than 5 %: smaller
+// steps are not worth a rate-control reset.
+func changed(want, cur int) bool {
+	d := want - cur
+	return d*20 > cur || -d*20 > cur
+}
+
+// stop ends the loop and waits for it.
+func (p *Pipeline) stop() {
+	p.cancel()
+	<-p.done
+}

@@ -1,0 +1,93 @@
+package rtc
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pion/interceptor/pkg/cc"
+	"github.com/pion/rtcp"
+	"github.com/pion/webrtc/v4"
+)
+
+// viewer is one peer connection watching one pipeline.
+type viewer struct {
+	id     string
+	p      *Pipeline
+	pc     *webrtc.PeerConnection
+	sender *webrtc.RTPSender
+
+	estMu sync.Mutex
+	est   cc.BandwidthEstimator // nil until the peer connection has one
+
+	connected atomic.Bool
+	closeOnce sync.Once
+
+	timerMu sync.Mutex
+	timer   *time.Timer // drops the viewer if it never connects
+	closed  bool
+}
+
+// watchConnect calls drop if v has not connected after d.
+func (v *viewer) watchConnect(d time.Duration, drop func()) {
+	v.timerMu.Lock()
+	defer v.timerMu.Unlock()
+	if v.closed {
+		return
+	}
+	v.timer = time.AfterFunc(d, func() {
+		if !v.connected.Load() {
+			drop()
+		}
+	})
+}
+
+func (v *viewer) setEstimator(e cc.BandwidthEstimator) {
+	v.estMu.Lock()
+	v.est = e
+	v.estMu.Unlock()
+}
+
+// targetBitrate is the congestion controller's target for this viewer, or
+// 0 when it has none yet.
+func (v *viewer) targetBitrate() int {
+	v.estMu.Lock()
+	e := v.est
+	v.estMu.Unlock()
+	if e == nil || !v.connected.Load() {
+		return 0
+	}
+	return e.GetTargetBitrate()
+}
+
+// readRTCP turns the viewer's PLI and FIR into keyframe requests. It ends
+// when the peer connection closes.
+func (v *viewer) readRTCP() {
+	for {
+		pkts, _, err := v.sender.ReadRTCP()
+		if err != nil {
+			return
+		}
+		for _, pkt := range pkts {
+			switch pkt.(type) {
+			case *rtcp.PictureLossIndication, *rtcp.FullIntraRequest:
+				v.p.hub.o.Logger.Debug("live view: keyframe requested", "viewer", v.id, "by", fmt.Sprintf("%T", pkt))
+				v.p.requestKeyframe()
+			}
+		}
+	}
+}
+
+// close tears the peer connection down once.
+func (v *viewer) close() {
+	v.closeOnce.Do(func() {
+		v.timerMu.Lock()
+		v.closed = true
+		if v.timer != nil {
+			v.timer.Stop()
+		}
+		v.timerMu.Unlock()
+		_ = v.pc.Close()
+	})
+}

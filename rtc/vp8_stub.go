@@ -1,0 +1,12 @@
+//go:build !cgo || vibespace_novpx
+
+package rtc
+
+// VP8Available reports whether this build carries the VP8 encoder (libvpx
+// through cgo). This one does not.
+func VP8Available() bool { return false }
+
+// NewVP8 refuses with live_view_unavailable: this build has no libvpx.
+func NewVP8(EncoderOptions) (Encoder, error) {
+	return nil, errNoEncoder("this build has no VP8 encoder (built without cgo or with the vibespace_novpx tag; rebuild with CGO_ENABLED=1 and libvpx-dev)")
+}
