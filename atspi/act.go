@@ -43,7 +43,8 @@ func (b *Bus) Node(ctx context.Context, o Object) (*target.Node, error) {
 // Refusals: no_action when the object exposes no Action interface or not
 // the action asked for (the facts name its interfaces and actions; there is
 // never a fall-back to a coordinate click), not_sensitive when it is greyed
-// out, stale_ref when it is gone.
+// out, declined when the application answers that it did not do it,
+// stale_ref when it is gone.
 func (b *Bus) DoAction(ctx context.Context, o Object, name string) (string, error) {
 	n, err := b.Node(ctx, o)
 	if err != nil {
@@ -80,7 +81,7 @@ func (b *Bus) DoAction(ctx context.Context, o Object, name string) (string, erro
 		done = "#" + strconv.Itoa(i)
 	}
 	if !ok {
-		return "", describe(target.Refuse(target.CodeNoAction, "%s declined its action %q", label(n), done), o, n)
+		return "", describe(target.Refuse(target.CodeDeclined, "%s declined its action %q", label(n), done), o, n)
 	}
 	return done, nil
 }
@@ -91,11 +92,12 @@ func (b *Bus) actionNames(ctx context.Context, o Object, count int) ([]string, e
 	cctx, cancel := withCallTimeout(ctx, b.opts.CallTimeout)
 	defer cancel()
 	rt := b.route(cctx, o.Name)
+	deadline, _ := cctx.Deadline()
 	ch := make(chan reply, count)
 	serials := make([]uint32, count)
 	rt.cork()
 	for i := range serials {
-		serials[i] = rt.send(o.Path, ifaceAction+".GetName", ch, i, int32(i))
+		serials[i] = rt.send(deadline, o.Path, ifaceAction+".GetName", ch, i, int32(i))
 	}
 	rt.uncork(true)
 	names := make([]string, count)
@@ -134,15 +136,22 @@ func chooseAction(names []string, want string) int {
 }
 
 // GrabFocus asks the application to focus the object
-// (Component.GrabFocus). Refused no_action when the object has no
-// Component interface or the application declines.
+// (Component.GrabFocus). Refused no_focus when the object cannot take focus
+// (no Component interface, or not focusable), not_sensitive when it is
+// greyed out, declined when the application answers false, stale_ref when
+// it is gone.
 func (b *Bus) GrabFocus(ctx context.Context, o Object) error {
 	n, err := b.Node(ctx, o)
 	if err != nil {
 		return err
 	}
-	if !n.Implements("Component") {
-		return describe(target.Refuse(target.CodeNoAction, "%s cannot take focus (no Component interface)", label(n)), o, n)
+	switch {
+	case !n.Implements("Component"):
+		return describe(target.Refuse(target.CodeNoFocus, "%s cannot take focus (no Component interface)", label(n)), o, n)
+	case !n.Has("focusable"):
+		return describe(target.Refuse(target.CodeNoFocus, "%s cannot take focus (not focusable)", label(n)), o, n).With("states", n.States)
+	case !n.Has("sensitive"):
+		return describe(target.Refuse(target.CodeNotSensitive, "%s is disabled (not sensitive); it takes no focus", label(n)), o, n)
 	}
 	cctx, cancel := withCallTimeout(ctx, b.opts.CallTimeout)
 	defer cancel()
@@ -151,7 +160,7 @@ func (b *Bus) GrabFocus(ctx context.Context, o Object) error {
 		return objRefusal(o, "GrabFocus", err)
 	}
 	if !ok {
-		return describe(target.Refuse(target.CodeNoAction, "%s declined the focus", label(n)), o, n)
+		return describe(target.Refuse(target.CodeDeclined, "%s declined the focus", label(n)), o, n)
 	}
 	return nil
 }

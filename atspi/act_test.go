@@ -76,6 +76,13 @@ func TestClickThroughRef(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitLog(t, f, from, "the check box toggled", func(e testenv.Event) bool { return e.Type == "toggled" && e.Widget == "check" && e.Active })
+
+	beta, _ := find(t, s, "push button", "Beta")
+	from = f.Log.Len()
+	if err := b.GrabFocus(t.Context(), objectOf(t, refs, beta.Ref)); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, f, from, "the focus on beta", func(e testenv.Event) bool { return e.Type == "focus" && e.Widget == "beta" })
 }
 
 func TestSetTextReadsBack(t *testing.T) {
@@ -123,6 +130,10 @@ func TestRefusals(t *testing.T) {
 		t.Errorf("no_action does not name the interfaces: %v", err)
 	}
 	t.Logf("press area: %v", err)
+	// One code for one fact: no Text is no_text, no focus is no_focus.
+	_, err = b.GetText(ctx, objectOf(t, refs, area.Ref))
+	wantCode(t, err, target.CodeNoText)
+	wantCode(t, b.GrabFocus(ctx, objectOf(t, refs, area.Ref)), target.CodeNoFocus)
 
 	disabled, _ := find(t, s, "text", "Disabled")
 	wantCode(t, b.SetText(ctx, objectOf(t, refs, disabled.Ref), "x"), target.CodeNotSensitive)
@@ -133,8 +144,8 @@ func TestRefusals(t *testing.T) {
 	_, err = b.DoAction(ctx, objectOf(t, refs, alpha.Ref), "fly")
 	wantCode(t, err, target.CodeNoAction)
 
-	_, err = refs.Key("@e99999")
-	wantCode(t, err, target.CodeStaleRef)
+	_, err = refs.Key("@e99999") // never minted
+	wantCode(t, err, target.CodeBadRef)
 	_, err = refs.Key("e1x")
 	wantCode(t, err, target.CodeBadRef)
 
@@ -178,6 +189,10 @@ func TestClosedDialogIsStale(t *testing.T) {
 	if dialog == nil {
 		t.Fatalf("no dialog among %+v", frames)
 	}
+	// Two windows showing, and a hint that fits neither: no_frame (the
+	// application is there; the window has no accessible frame).
+	_, err = b.FindFrame(ctx, atspi.WindowHint{PID: f.PID, Title: "no such window", Bounds: target.Rect{X: -9000, Y: -9000, W: 10, H: 10}})
+	wantCode(t, err, target.CodeNoFrame)
 	refs.Assign(dialog)
 	closeBtn, _ := find(t, dialog, "push button", "Close")
 	from = f.Log.Len()

@@ -79,17 +79,17 @@ func A11yAddress(ctx context.Context, sessionAddr string, callTimeout time.Durat
 
 // ConnectA11y connects to the accessibility bus at addr directly.
 func ConnectA11y(ctx context.Context, addr string, o Options) (*Bus, error) {
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = DefaultCallTimeout
+	}
 	conn, err := dial(ctx, addr)
 	if err != nil {
 		return nil, fmt.Errorf("atspi: accessibility bus: %w", err)
 	}
-	wbus, err := dialWire(ctx, addr, true)
+	wbus, err := dialWire(ctx, addr, true, o.CallTimeout)
 	if err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("atspi: accessibility bus: %w", err)
-	}
-	if o.CallTimeout <= 0 {
-		o.CallTimeout = DefaultCallTimeout
 	}
 	log := o.Logger
 	if log == nil {

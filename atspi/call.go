@@ -2,6 +2,7 @@ package atspi
 
 import (
 	"context"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -15,9 +16,9 @@ type route struct {
 }
 
 // send starts one method call ("interface.Member") and returns its serial;
-// the reply, tagged tag, is delivered on ch.
-func (r route) send(path dbus.ObjectPath, method string, ch chan<- reply, tag any, args ...any) uint32 {
-	return r.c.start(r.dest, string(path), method, args, ch, tag)
+// the reply, tagged tag, is delivered on ch. deadline bounds the write.
+func (r route) send(deadline time.Time, path dbus.ObjectPath, method string, ch chan<- reply, tag any, args ...any) uint32 {
+	return r.c.start(deadline, r.dest, string(path), method, args, ch, tag)
 }
 
 // call makes one call and waits for it, bounded by ctx.

@@ -56,13 +56,18 @@
 //
 // # Refusals
 //
-// Every refusal is a *target.Refusal: no_action (the node exposes no
-// Action, or not the one asked for; the facts name its interfaces — there
-// is never a fall-back to a coordinate click), no_editable_text,
-// not_sensitive (AT-SPI writes even into a greyed-out entry; this package
-// does not), not_editable, stale_ref (the object is gone: an
-// UnknownObject/UnknownMethod answer, a defunct state, or the application's
-// connection closed), bad_ref, app_not_found, window_gone, timeout.
+// Every refusal is a *target.Refusal, one code for one fact: no_action (the
+// node exposes no Action, or not the one asked for; the facts name its
+// interfaces — there is never a fall-back to a coordinate click),
+// no_editable_text, no_text (no Text interface to read), no_focus (no
+// Component, or not focusable), not_sensitive (AT-SPI writes even into a
+// greyed-out entry; this package does not), not_editable (read-only),
+// declined (the application answered false: it refused the change),
+// stale_ref (the object is gone: an UnknownObject/UnknownMethod answer, a
+// defunct state, or the application's connection closed), bad_ref,
+// app_not_found, no_frame (the window has no accessible frame, or not yet),
+// timeout (no answer in time — also when the application stopped reading
+// and a write to it missed its deadline).
 //
 // # Deadlines and concurrency
 //

@@ -60,8 +60,10 @@ func (b *Bus) Frames(ctx context.Context, app App) ([]Frame, error) {
 // same title and overlapping extents, the same title, the largest overlap
 // with h.Bounds; a single showing frame matches by itself. Client-side
 // decorations make an X window larger than its frame's extents, so extents
-// are compared by overlap, not equality. It is refused window_gone when no
-// frame fits.
+// are compared by overlap, not equality. It is refused no_frame when no
+// frame fits (the window has no accessible frame, or not yet: an
+// application registers its tree a little after its window maps), and
+// app_not_found when the process has no accessible application.
 func (b *Bus) FindFrame(ctx context.Context, h WindowHint) (Frame, error) {
 	app, err := b.AppByPID(ctx, h.PID)
 	if err != nil {
@@ -92,7 +94,7 @@ func (b *Bus) FindFrame(ctx context.Context, h WindowHint) (Frame, error) {
 		}
 	}
 	if best < 0 || (showing > 1 && bestScore < 1<<32) {
-		return Frame{}, target.Refuse(target.CodeWindowGone, "no accessible window of process %d matches %q", h.PID, h.Title).
+		return Frame{}, target.Refuse(target.CodeNoFrame, "no accessible frame of process %d matches window %q (yet)", h.PID, h.Title).
 			With("pid", h.PID).With("frames", len(frames))
 	}
 	return frames[best], nil

@@ -1,6 +1,7 @@
 package atspi_test
 
 import (
+	"context"
 	"syscall"
 	"testing"
 	"time"
@@ -10,10 +11,20 @@ import (
 	"github.com/vibespace/vibespace/testenv"
 )
 
+// stallBound is how long a test waits for a call or walk that is bounded
+// by a deadline of a few seconds before calling it a stall. It is not a
+// speed assertion: only a walk that never returns (a blocked write, a lost
+// reply) comes near it.
+const stallBound = 60 * time.Second
+
+// frozenAfter is the answer after which the mid-walk case stops the
+// application: past the root's own questions, far from the walk's end.
+const frozenAfter = 20
+
 // An application that stops answering costs a walk its deadline, no more:
-// the answer carries an unreadable marker, a walk of another application
-// at the same time is whole, and once the application runs again the tree
-// is whole again.
+// the answer carries an unreadable marker and keeps what was read before
+// the freeze, a walk of another application at the same time is whole,
+// and once the application runs again the tree is whole again.
 func TestFrozenApp(t *testing.T) {
 	d := testenv.SharedDesktop(t)
 	b := connect(t, d, atspi.Options{CallTimeout: time.Second})
@@ -23,75 +34,57 @@ func TestFrozenApp(t *testing.T) {
 	fOther := frameOf(t, b, other.App)
 	whole := settled(t, b, fFrozen.Object)
 	wholeOther := settled(t, b, fOther.Object)
+	byKey := map[string]*target.Node{}
+	whole.Root.Walk(func(n *target.Node, _ int) bool { byKey[n.Key] = n; return true })
+	if whole.Census.Nodes < 4*frozenAfter {
+		t.Fatalf("the fixture's tree is too small (%d nodes) to freeze it mid-walk", whole.Census.Nodes)
+	}
 
-	// How long a slow walk (few calls in flight) of the app takes, to
-	// place a SIGSTOP inside one.
-	slow := atspi.WalkOptions{InFlight: 4}
-	t0 := time.Now()
-	walk(t, b, fFrozen.Object, slow)
-	slowTook := time.Since(t0)
-
-	const deadline = 3 * time.Second
-	wo := atspi.WalkOptions{Timeout: deadline}
-	// A generous bound for "within the deadline" on a loaded machine: the
-	// deadline plus the time to hand back what was read.
-	bound := deadline + 2*time.Second
-
+	wo := atspi.WalkOptions{Timeout: 3 * time.Second}
 	for _, mid := range []bool{false, true} {
 		name := map[bool]string{false: "frozen before the walk", true: "frozen mid-walk"}[mid]
 		t.Run(name, func(t *testing.T) {
-			type result struct {
-				s    *target.Snapshot
-				took time.Duration
-			}
-			frozenDone := make(chan result, 1)
-			if !mid {
-				if err := frozen.Signal(syscall.SIGSTOP); err != nil {
-					t.Fatal(err)
-				}
-			}
 			t.Cleanup(func() { frozen.Signal(syscall.SIGCONT) })
-			start := time.Now()
-			stopped := make(chan error, 1)
+			o := wo
+			var stopErr error
 			if mid {
-				// A third of the way into a slow walk.
-				time.AfterFunc(slowTook/3, func() { stopped <- frozen.Signal(syscall.SIGSTOP) })
-			} else {
-				stopped <- nil
-			}
-			go func() {
-				wo := wo
-				if mid {
-					wo.InFlight = slow.InFlight
-				}
-				s, _ := b.Walk(t.Context(), fFrozen.Object, wo)
-				frozenDone <- result{s, time.Since(start)}
-			}()
-			if err := <-stopped; err != nil {
+				// Few calls in flight, and SIGSTOP from inside the walk's
+				// own loop once it has its first answers: the freeze lands
+				// mid-walk every time.
+				o.InFlight = 4
+				o = atspi.WithAnswerHook(o, frozenAfter, func() { stopErr = frozen.Signal(syscall.SIGSTOP) })
+			} else if err := frozen.Signal(syscall.SIGSTOP); err != nil {
 				t.Fatal(err)
 			}
+			frozenDone := make(chan *target.Snapshot, 1)
+			go func() {
+				s, _ := b.Walk(t.Context(), fFrozen.Object, o)
+				frozenDone <- s
+			}()
 			// The other application, walked on the same Bus meanwhile.
 			s2 := walk(t, b, fOther.Object, wo)
 			if s2.Census != wholeOther.Census || treeLines(s2) != treeLines(wholeOther) {
 				t.Errorf("the other app's walk was affected: %+v, want %+v", s2.Census, wholeOther.Census)
 			}
-			r := <-frozenDone
-			if r.s == nil {
+			var s *target.Snapshot
+			select {
+			case s = <-frozenDone:
+			case <-time.After(stallBound):
+				t.Fatalf("the walk of a frozen app stalled (deadline %v, waited %v)", wo.Timeout, stallBound)
+			}
+			if stopErr != nil {
+				t.Fatal(stopErr)
+			}
+			if s == nil {
 				t.Fatal("no snapshot")
 			}
-			if r.took > bound {
-				t.Errorf("the walk of a frozen app took %v, deadline %v", r.took, deadline)
+			if s.Census.Unreadable == 0 {
+				t.Errorf("a frozen app gave no unreadable marker: %+v", s.Census)
 			}
-			if mid && r.s.Census.Unreadable == 0 {
-				// The walk may have won the race with SIGSTOP; then it must be whole.
-				if r.s.Census.Nodes != whole.Census.Nodes {
-					t.Errorf("no unreadable marker, yet %d nodes of %d", r.s.Census.Nodes, whole.Census.Nodes)
-				}
-				t.Logf("the walk finished before SIGSTOP landed (%v)", r.took)
-			} else if r.s.Census.Unreadable == 0 {
-				t.Errorf("a frozen app gave no unreadable marker: %+v", r.s.Census)
+			if mid {
+				checkReadBeforeFreeze(t, s, byKey)
 			}
-			t.Logf("%s: %+v in %v\n%s", name, r.s.Census, r.took, firstLines(r.s.Text(), 6))
+			t.Logf("%s: %+v\n%s", name, s.Census, firstLines(s.Text(), 6))
 
 			if err := frozen.Signal(syscall.SIGCONT); err != nil {
 				t.Fatal(err)
@@ -101,6 +94,80 @@ func TestFrozenApp(t *testing.T) {
 				t.Errorf("after SIGCONT: %+v, want %+v", again.Census, whole.Census)
 			}
 		})
+	}
+}
+
+// checkReadBeforeFreeze checks that a walk cut short by a freeze kept what
+// it read before: the root and more, each node as in the whole tree.
+func checkReadBeforeFreeze(t *testing.T, s *target.Snapshot, whole map[string]*target.Node) {
+	t.Helper()
+	if s.Root.Unreadable != "" {
+		t.Fatalf("the root was read before the freeze, yet it is unreadable: %s", s.Root.Unreadable)
+	}
+	readable := 0
+	s.Root.Walk(func(n *target.Node, _ int) bool {
+		if n.Unreadable != "" {
+			return true
+		}
+		readable++
+		w := whole[n.Key]
+		switch {
+		case w == nil:
+			t.Errorf("node %s %q (%s) is not in the whole tree", n.Role, n.Name, n.Key)
+		case w.Role != n.Role || w.Name != n.Name:
+			t.Errorf("node %s: %s %q, whole tree has %s %q", n.Key, n.Role, n.Name, w.Role, w.Name)
+		}
+		return true
+	})
+	if readable < 2 {
+		t.Errorf("only %d readable nodes: the nodes read before the freeze were lost\n%s", readable, s.Text())
+	}
+}
+
+// Writes to an application that stopped reading are bounded too: once its
+// socket buffer is full a write would block, and every caller queued behind
+// it. The calls return as timeouts (not stale_ref: the application is
+// there), and once the application runs again it is walked whole.
+func TestFrozenAppWrites(t *testing.T) {
+	d := testenv.SharedDesktop(t)
+	b := connect(t, d, atspi.Options{CallTimeout: time.Second})
+	app := fixture(t, d)
+	fr := frameOf(t, b, app.App)
+	whole := settled(t, b, fr.Object) // the peer socket is open
+
+	if err := app.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { app.Signal(syscall.SIGCONT) })
+
+	// 32 calls of 64 KiB each: far more than a socket buffer holds.
+	const calls = 32
+	big := string(make([]byte, 64<<10))
+	errs := make(chan error, calls)
+	for range calls {
+		go func() {
+			errs <- b.CallRaw(t.Context(), fr.Object, "org.vibespace.Test.Nothing", big)
+		}()
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), stallBound)
+	defer cancel()
+	for i := range calls {
+		select {
+		case err := <-errs:
+			if got := target.CodeOf(err); got != target.CodeTimeout {
+				t.Errorf("call %d to a frozen app: want refusal %q, got %v", i, target.CodeTimeout, err)
+			}
+		case <-ctx.Done():
+			t.Fatalf("%d of %d calls to a frozen app never returned: a write stalled", calls-i, calls)
+		}
+	}
+
+	if err := app.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	again := walk(t, b, fr.Object, atspi.WalkOptions{})
+	if again.Census != whole.Census || treeLines(again) != treeLines(whole) {
+		t.Errorf("after SIGCONT: %+v, want %+v", again.Census, whole.Census)
 	}
 }
 

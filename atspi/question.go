@@ -38,7 +38,13 @@ const maxBatch = 4
 
 // send asks node n the questions qs in one batch.
 func (w *walker) send(n *wnode, qs ...question) {
-	bt := &batch{deadline: time.Now().Add(w.b.opts.CallTimeout), left: len(qs), calls: make([]*pend, 0, len(qs))}
+	// The batch's deadline is the call timeout, cut to the walk's own: it
+	// bounds the wait for the answers and the writes of the questions.
+	deadline := time.Now().Add(w.b.opts.CallTimeout)
+	if d, ok := w.ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	bt := &batch{deadline: deadline, left: len(qs), calls: make([]*pend, 0, len(qs))}
 	w.batches = append(w.batches, bt)
 	path := n.obj.Path
 	for _, q := range qs {
@@ -48,23 +54,23 @@ func (w *walker) send(n *wnode, qs ...question) {
 		w.unflushed++
 		switch q {
 		case qRole:
-			p.serial = n.rt.send(path, ifaceAccessible+".GetRole", w.ch, p)
+			p.serial = n.rt.send(bt.deadline, path, ifaceAccessible+".GetRole", w.ch, p)
 		case qState:
-			p.serial = n.rt.send(path, ifaceAccessible+".GetState", w.ch, p)
+			p.serial = n.rt.send(bt.deadline, path, ifaceAccessible+".GetState", w.ch, p)
 		case qInterfaces:
-			p.serial = n.rt.send(path, ifaceAccessible+".GetInterfaces", w.ch, p)
+			p.serial = n.rt.send(bt.deadline, path, ifaceAccessible+".GetInterfaces", w.ch, p)
 		case qProps:
-			p.serial = n.rt.send(path, ifaceProperties+".GetAll", w.ch, p, ifaceAccessible)
+			p.serial = n.rt.send(bt.deadline, path, ifaceProperties+".GetAll", w.ch, p, ifaceAccessible)
 		case qChildren:
-			p.serial = n.rt.send(path, ifaceAccessible+".GetChildren", w.ch, p)
+			p.serial = n.rt.send(bt.deadline, path, ifaceAccessible+".GetChildren", w.ch, p)
 		case qExtents:
-			p.serial = n.rt.send(path, ifaceComponent+".GetExtents", w.ch, p, uint32(0))
+			p.serial = n.rt.send(bt.deadline, path, ifaceComponent+".GetExtents", w.ch, p, uint32(0))
 		case qActions:
-			p.serial = n.rt.send(path, ifaceAction+".GetActions", w.ch, p)
+			p.serial = n.rt.send(bt.deadline, path, ifaceAction+".GetActions", w.ch, p)
 		case qCharCount:
-			p.serial = n.rt.send(path, ifaceProperties+".Get", w.ch, p, ifaceText, "CharacterCount")
+			p.serial = n.rt.send(bt.deadline, path, ifaceProperties+".Get", w.ch, p, ifaceText, "CharacterCount")
 		case qText:
-			p.serial = n.rt.send(path, ifaceText+".GetText", w.ch, p, int32(0), int32(min(n.n.TextLen, w.o.TextMax)))
+			p.serial = n.rt.send(bt.deadline, path, ifaceText+".GetText", w.ch, p, int32(0), int32(min(n.n.TextLen, w.o.TextMax)))
 		}
 	}
 }

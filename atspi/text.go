@@ -16,7 +16,8 @@ const MaxTextRead = 1 << 20
 // AT-SPI itself does not — it writes even into a greyed-out entry — and are
 // refused no_editable_text without the EditableText interface,
 // not_sensitive when greyed out, not_editable when the object is not
-// editable (read-only), stale_ref when it is gone.
+// editable (read-only), declined when the application refuses the change
+// (the call answers false), stale_ref when it is gone.
 func (b *Bus) SetText(ctx context.Context, o Object, text string) error {
 	if err := b.editable(ctx, o); err != nil {
 		return err
@@ -39,7 +40,7 @@ func (b *Bus) InsertText(ctx context.Context, o Object, pos int, text string) er
 }
 
 // GetText reads the object's whole text (Text.GetText), up to MaxTextRead
-// characters. Refused no_action, naming the interfaces, when the object has
+// characters. Refused no_text, naming the interfaces, when the object has
 // no Text interface.
 func (b *Bus) GetText(ctx context.Context, o Object) (string, error) {
 	n, err := b.Node(ctx, o)
@@ -47,7 +48,7 @@ func (b *Bus) GetText(ctx context.Context, o Object) (string, error) {
 		return "", err
 	}
 	if !n.Implements("Text") {
-		return "", describe(target.Refuse(target.CodeNoAction, "%s has no text to read (no Text interface)", label(n)), o, n)
+		return "", describe(target.Refuse(target.CodeNoText, "%s has no text to read (no Text interface)", label(n)), o, n)
 	}
 	if n.TextLen == 0 {
 		return "", nil
@@ -78,8 +79,8 @@ func (b *Bus) editable(ctx context.Context, o Object) error {
 	return nil
 }
 
-// boolCall makes a call that answers a boolean; false is refused as the
-// application declining.
+// boolCall makes a call that answers a boolean; false is refused declined:
+// the application refused the change.
 func (b *Bus) boolCall(ctx context.Context, o Object, what, method string, args ...any) error {
 	cctx, cancel := withCallTimeout(ctx, b.opts.CallTimeout)
 	defer cancel()
@@ -88,7 +89,7 @@ func (b *Bus) boolCall(ctx context.Context, o Object, what, method string, args 
 		return objRefusal(o, what, err)
 	}
 	if !ok {
-		return target.Refuse(target.CodeNotEditable, "the application declined %s", what).With("object", o.Key())
+		return target.Refuse(target.CodeDeclined, "the application declined %s", what).With("object", o.Key())
 	}
 	return nil
 }

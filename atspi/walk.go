@@ -42,6 +42,15 @@ type WalkOptions struct {
 	// from the bridge's Cache.GetItems where it has them. The tree is the
 	// same either way (the tests check it); the cache saves most calls.
 	NoCache bool
+
+	hook *walkHook // tests only (export_test.go)
+}
+
+// walkHook is a callback the walk's own loop runs once it has taken
+// after answers: a test's way to act at a known point inside a walk.
+type walkHook struct {
+	after int
+	fn    func()
 }
 
 func (o *WalkOptions) defaults() {
@@ -100,9 +109,9 @@ func (b *Bus) walk(ctx context.Context, root Object, o WalkOptions) (*target.Sna
 		w.itemsApp = root.Name
 		rt := w.routeFor(root.Name)
 		w.itemsTag = &pend{rt: rt}
-		w.itemsTag.serial = rt.send(cachePath, ifaceCache+".GetItems", w.ch, w.itemsTag)
 		w.itemsWait = true
 		w.itemsDeadline = time.Now().Add(b.opts.CallTimeout)
+		w.itemsTag.serial = rt.send(w.itemsDeadline, cachePath, ifaceCache+".GetItems", w.ch, w.itemsTag)
 	}
 	w.run()
 	s := &target.Snapshot{Root: rn.n, Truncated: w.truncated}
@@ -120,6 +129,7 @@ type walker struct {
 	ctx           context.Context
 	ch            chan reply
 	inflight      int
+	answers       int      // calls answered (or failed) so far
 	unflushed     int      // calls sent since the last flush
 	batches       []*batch // unanswered batches, oldest (earliest deadline) first
 	queue         []*wnode // nodes whose phase one is not sent yet
@@ -346,6 +356,9 @@ func (w *walker) take(r reply) {
 	w.inflight--
 	p.b.left--
 	w.answer(p, r)
+	if w.answers++; w.o.hook != nil && w.answers == w.o.hook.after {
+		w.o.hook.fn()
+	}
 }
 
 // cached is the GetItems entry of o, or nil.

@@ -15,10 +15,27 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // errWireClosed: the connection ended (the application exited, or Close).
 var errWireClosed = errors.New("atspi: connection closed")
+
+// errWireStalled: a write missed its deadline — the peer stopped reading
+// (a frozen application whose socket buffer filled). The connection is
+// closed, since a partly written message leaves the stream unusable, and
+// every call on it fails with this error: a timeout, not a vanished object.
+var errWireStalled = fmt.Errorf("atspi: connection stalled: a write missed its deadline: %w", context.DeadlineExceeded)
+
+// writeSlack is how much later than the deadline last set a new call's
+// deadline must be before the connection's write deadline is moved: it
+// spares a deadline update per call in a burst.
+const writeSlack = 10 * time.Millisecond
+
+// writeFloor is the least time a write is given: a deadline that is about
+// to pass must not pass inside a healthy write and condemn the connection
+// (a write to a reading peer takes microseconds).
+const writeFloor = 50 * time.Millisecond
 
 // remoteError is an error reply: its D-Bus name is the code to branch on.
 type remoteError struct {
@@ -52,16 +69,20 @@ type wconn struct {
 	w     *bufio.Writer
 	scr   []byte
 	corks int
+	wdl   time.Time // the write deadline set on c
+	wdef  time.Duration
 
 	mu      sync.Mutex
 	pending map[uint32]waiter
 	err     error // set when the reader ended
+	stalled bool  // a write missed its deadline
 	done    chan struct{}
 }
 
 // dialWire connects to a unix D-Bus address, authenticates (EXTERNAL) and,
-// for a bus, says Hello; bounded by ctx.
-func dialWire(ctx context.Context, addr string, bus bool) (*wconn, error) {
+// for a bus, says Hello; bounded by ctx. callTimeout bounds the writes of a
+// call that comes without a deadline.
+func dialWire(ctx context.Context, addr string, bus bool, callTimeout time.Duration) (*wconn, error) {
 	network, where, err := unixAddress(addr)
 	if err != nil {
 		return nil, err
@@ -81,7 +102,7 @@ func dialWire(ctx context.Context, addr string, bus bool) (*wconn, error) {
 		nc.Close()
 		return nil, fmt.Errorf("atspi: %s: %w", addr, err)
 	}
-	c := &wconn{c: nc, w: bufio.NewWriterSize(nc, 64<<10), pending: make(map[uint32]waiter), done: make(chan struct{})}
+	c := &wconn{c: nc, w: bufio.NewWriterSize(nc, 64<<10), wdef: callTimeout, pending: make(map[uint32]waiter), done: make(chan struct{})}
 	go c.read(r)
 	if bus {
 		rp := c.call(ctx, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.Hello")
@@ -128,9 +149,11 @@ func (c *wconn) alive() bool {
 }
 
 // start sends a method call; its reply (tagged tag) goes to ch. dest is
-// empty on a peer-to-peer connection. It returns the call's serial, for
-// forget.
-func (c *wconn) start(dest string, path string, method string, args []any, ch chan<- reply, tag any) uint32 {
+// empty on a peer-to-peer connection. deadline bounds the write (zero: the
+// connection's call timeout from now): a peer that stops reading cannot
+// hold the writer, nor the callers queued behind it, past it. It returns
+// the call's serial, for forget.
+func (c *wconn) start(deadline time.Time, dest string, path string, method string, args []any, ch chan<- reply, tag any) uint32 {
 	i := strings.LastIndexByte(method, '.')
 	serial := c.serial.Add(1)
 	c.mu.Lock()
@@ -153,15 +176,44 @@ func (c *wconn) start(dest string, path string, method string, args []any, ch ch
 		return serial
 	}
 	c.scr = scr
+	c.writeBy(deadline)
 	_, err = c.w.Write(c.scr)
 	if err == nil && c.corks == 0 {
 		err = c.w.Flush()
 	}
 	c.wmu.Unlock()
 	if err != nil {
-		c.c.Close() // the reader then fails every call, this one included
+		c.writeFailed(err) // the reader then fails every call, this one included
 	}
 	return serial
+}
+
+// writeBy makes the connection's write deadline at least deadline (zero:
+// the call timeout from now). Called with wmu held. The deadline only moves
+// later: what is buffered goes out with the calls written after it.
+func (c *wconn) writeBy(deadline time.Time) {
+	now := time.Now()
+	if deadline.IsZero() {
+		deadline = now.Add(c.wdef)
+	}
+	deadline = later(deadline, now.Add(writeFloor))
+	if deadline.Sub(c.wdl) <= writeSlack {
+		return
+	}
+	c.wdl = deadline
+	c.c.SetWriteDeadline(deadline)
+}
+
+// writeFailed closes the connection after a failed write. A write that
+// missed its deadline marks it stalled first, so the calls on it fail as
+// timeouts (errWireStalled), not as a vanished object.
+func (c *wconn) writeFailed(err error) {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		c.mu.Lock()
+		c.stalled = true
+		c.mu.Unlock()
+	}
+	c.c.Close()
 }
 
 // forget drops a call whose caller stopped waiting (its deadline passed);
@@ -177,8 +229,12 @@ func (c *wconn) forget(serial uint32) bool {
 
 // call makes one call and waits for its reply, bounded by ctx.
 func (c *wconn) call(ctx context.Context, dest, path, method string, args ...any) reply {
+	if err := ctx.Err(); err != nil {
+		return reply{err: err}
+	}
 	ch := make(chan reply, 1)
-	serial := c.start(dest, path, method, args, ch, nil)
+	deadline, _ := ctx.Deadline()
+	serial := c.start(deadline, dest, path, method, args, ch, nil)
 	select {
 	case r := <-ch:
 		return r
@@ -206,11 +262,14 @@ func (c *wconn) uncork(flush bool) {
 	if c.corks > 0 {
 		c.corks--
 	}
-	if !flush {
+	if !flush || c.w.Buffered() == 0 {
 		return
 	}
+	// The deadline set by the buffered calls' writes bounds the flush
+	// (given at least writeFloor).
+	c.writeBy(c.wdl)
 	if err := c.w.Flush(); err != nil {
-		c.c.Close()
+		c.writeFailed(err)
 	}
 }
 
@@ -227,11 +286,15 @@ func (c *wconn) read(r *bufio.Reader) {
 	}
 	c.mu.Lock()
 	c.err = fmt.Errorf("%w (%v)", errWireClosed, err)
+	fail := errWireClosed
+	if c.stalled {
+		c.err, fail = errWireStalled, errWireStalled
+	}
 	pending := c.pending
 	c.pending = nil
 	c.mu.Unlock()
 	for _, w := range pending {
-		w.ch <- reply{tag: w.tag, err: errWireClosed}
+		w.ch <- reply{tag: w.tag, err: fail}
 	}
 }
 
@@ -343,4 +406,12 @@ func (r reply) str() (string, error) {
 	}
 	s := r.body.str()
 	return s, r.body.err
+}
+
+// later is the later of two times.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

@@ -54,6 +54,10 @@ const (
 	CodeOutsideContext   Code = "outside_context"   // a CDP command that reaches past the session's own browser context
 
 	CodeLiveViewUnavailable Code = "live_view_unavailable" // this build or machine has no video encoder (rtc/)
+	CodeNoText              Code = "no_text"               // the node has no Text interface: there is no text to read
+	CodeNoFocus             Code = "no_focus"              // the node cannot take focus (no Component, or not focusable)
+	CodeDeclined            Code = "declined"              // the application refused the change (its call answered false)
+	CodeNoFrame             Code = "no_frame"              // the window has no accessible frame (yet); its application is there
 )
 
 // Refusal is a verb that did not run: a stable code, a one-line sentence for a

@@ -1,0 +1,29 @@
+package atspi
+
+import (
+	"context"
+	"errors"
+)
+
+// WithAnswerHook returns o with fn to be run by the walk's own loop right
+// after it has taken its nth answer, so a test can act (SIGSTOP the
+// application) at a known point inside the walk, never after it.
+func WithAnswerHook(o WalkOptions, n int, fn func()) WalkOptions {
+	o.hook = &walkHook{after: n, fn: fn}
+	return o
+}
+
+// CallRaw makes one call to the object over the route a verb would use,
+// bounded like a verb's call. It returns nil when the application answered
+// (an error answer included: only the transport is under test), else the
+// refusal a verb would give.
+func (b *Bus) CallRaw(ctx context.Context, o Object, method string, args ...any) error {
+	cctx, cancel := withCallTimeout(ctx, b.opts.CallTimeout)
+	defer cancel()
+	r := b.route(cctx, o.Name).call(cctx, o.Path, method, args...)
+	var re *remoteError
+	if r.err == nil || errors.As(r.err, &re) {
+		return nil
+	}
+	return objRefusal(o, method, r.err)
+}
