@@ -123,7 +123,7 @@ func TestRefsStableThenStale(t *testing.T) {
 	if got := find(t, s3, "push button", "Increment").Ref; got != find(t, s1, "push button", "Increment").Ref {
 		t.Fatalf("Increment's ref changed from %s to %s", find(t, s1, "push button", "Increment").Ref, got)
 	}
-	wantCode(t, tab.Click(ctx, "@e99999"), target.CodeStaleRef)
+	wantCode(t, tab.Click(ctx, "@e99999"), target.CodeBadRef) // never minted
 	wantCode(t, tab.Click(ctx, "e1x"), target.CodeBadRef)
 
 	// A navigation makes every old ref stale.
