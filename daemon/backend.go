@@ -56,6 +56,11 @@ type Display interface {
 	Alive(pid int) bool
 	// Stop ends an application we launched (by PID).
 	Stop(ctx context.Context, pid int) error
+	// Raise puts the window on top of the stack and gives it the keyboard
+	// focus (with no window manager nobody else does).
+	Raise(ctx context.Context, w Window) error
+	// Stack lists the top-level windows in stacking order, bottom first.
+	Stack(ctx context.Context) ([]Window, error)
 	Tree() TreeReader // nil: no accessibility road
 	Input() Injector  // nil: no injection road
 	Capture() Capturer
@@ -79,7 +84,6 @@ type TreeReader interface {
 // Injector injects pointer and key input (XTEST). Every call honours ctx:
 // a cancelled Type stops between characters.
 type Injector interface {
-	Focus(ctx context.Context, w Window) error
 	Click(ctx context.Context, x, y, button, count int) error
 	Scroll(ctx context.Context, x, y int, dir string, steps int) error
 	Key(ctx context.Context, c target.Chord) error

@@ -16,6 +16,8 @@ const (
 	DefaultMaxKeysText  = 1500    // characters of one type through injected keys
 	DefaultVerbTimeout  = 30 * time.Second
 	DefaultIdleHandback = 10 * time.Minute
+	DefaultIdleTimeout  = 30 * time.Second // a connection with no whole request for this long is closed
+	DefaultMaxConns     = 64               // connections served at once
 )
 
 // Config configures a Daemon. StateDir, SocketPath and Backend are
@@ -33,6 +35,8 @@ type Config struct {
 	MaxText      int           // characters typed through the tree; default DefaultMaxText
 	MaxKeysText  int           // characters typed as keys; default DefaultMaxKeysText
 	VerbTimeout  time.Duration // bound on one verb; default DefaultVerbTimeout
+	IdleTimeout  time.Duration // bound on reading one request; default DefaultIdleTimeout
+	MaxConns     int           // connections served at once; default DefaultMaxConns
 	Logger       *slog.Logger  // nil discards
 	Now          func() time.Time
 }
@@ -61,6 +65,12 @@ func (c *Config) fill() error {
 	}
 	if c.VerbTimeout <= 0 {
 		c.VerbTimeout = DefaultVerbTimeout
+	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = DefaultIdleTimeout
+	}
+	if c.MaxConns <= 0 {
+		c.MaxConns = DefaultMaxConns
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"io"
 	"net"
+	"runtime/debug"
 	"time"
+
+	"github.com/vibespace/vibespace/target"
 )
 
 // writeTimeout bounds writing one answer to a client that stopped reading.
@@ -14,17 +17,23 @@ const writeTimeout = 10 * time.Second
 
 // serveConn answers one client: a request per line, an answer per line. A
 // malformed or oversized request gets an error answer and the connection is
-// closed; other connections are not affected.
+// closed; other connections are not affected. A client that sends no whole
+// request within Config.IdleTimeout is hung up on.
 func (d *Daemon) serveConn(ctx context.Context, c net.Conn) {
 	defer func() {
+		if p := recover(); p != nil {
+			d.cfg.Logger.Error("a connection's handler panicked", "panic", p, "stack", string(debug.Stack()))
+		}
 		c.Close()
 		d.mu.Lock()
 		delete(d.conns, c)
 		d.mu.Unlock()
+		<-d.connSlots
 		d.wg.Done()
 	}()
 	r := bufio.NewReaderSize(c, 64<<10)
 	for {
+		c.SetReadDeadline(time.Now().Add(d.cfg.IdleTimeout))
 		req, err := ReadRequest(r, d.cfg.MaxRequest)
 		if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
 			return
@@ -32,13 +41,14 @@ func (d *Daemon) serveConn(ctx context.Context, c net.Conn) {
 		if err != nil {
 			var ne net.Error
 			if errors.As(err, &ne) {
-				return // the connection broke; nobody to answer
+				return // the connection broke or idled out; nobody to answer
 			}
 			d.cfg.Logger.Info("bad request", "err", err)
 			c.SetWriteDeadline(time.Now().Add(writeTimeout))
 			WriteResponse(c, refusal(err))
 			return
 		}
+		c.SetReadDeadline(time.Time{})
 		resp := d.handleWatched(ctx, c, r, req)
 		c.SetWriteDeadline(time.Now().Add(writeTimeout))
 		if err := WriteResponse(c, resp); err != nil {
@@ -68,4 +78,17 @@ func (d *Daemon) handleWatched(ctx context.Context, c net.Conn, r *bufio.Reader,
 	<-watched
 	c.SetReadDeadline(time.Time{})
 	return resp
+}
+
+// codeBusy refuses a connection beyond the daemon's limit. (It belongs in
+// target's list of codes; kept here until the lead adds it there.)
+const codeBusy target.Code = "busy"
+
+// refuseConn answers a connection beyond Config.MaxConns with an error and
+// hangs up, without reading its request.
+func (d *Daemon) refuseConn(c net.Conn) {
+	d.cfg.Logger.Warn("too many connections; refusing one", "max", d.cfg.MaxConns)
+	c.SetWriteDeadline(time.Now().Add(time.Second))
+	WriteResponse(c, refusal(target.Refuse(codeBusy, "the daemon is serving %d connections already, its limit; try again", d.cfg.MaxConns).With("limit", d.cfg.MaxConns)))
+	c.Close()
 }

@@ -45,9 +45,12 @@ type Daemon struct {
 	display Display
 	closed  bool
 
-	dispGate   chan struct{} // one slot: bringing the display up
-	injectGate chan struct{} // one slot: one injected input sequence at a time
-	persistMu  sync.Mutex
+	dispGate    chan struct{} // one slot: bringing the display up
+	injectGate  chan struct{} // one slot: one injected input sequence at a time
+	injectOwner *entry        // the target whose input holds injectGate; guarded by mu
+	stackGate   chan struct{} // one slot: raising a window and acting on what is on screen
+	connSlots   chan struct{} // one slot per connection served (Config.MaxConns)
+	persistMu   sync.Mutex
 
 	ln    net.Listener
 	wg    sync.WaitGroup
@@ -88,6 +91,8 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		targets:    make(map[target.ID]*entry),
 		dispGate:   make(chan struct{}, 1),
 		injectGate: make(chan struct{}, 1),
+		stackGate:  make(chan struct{}, 1),
+		connSlots:  make(chan struct{}, cfg.MaxConns),
 		conns:      make(map[net.Conn]struct{}),
 		stop:       make(chan struct{}),
 	}
@@ -255,6 +260,13 @@ func (d *Daemon) Serve(ctx context.Context) error {
 			d.mu.Unlock()
 			c.Close()
 			return nil
+		}
+		select {
+		case d.connSlots <- struct{}{}:
+		default:
+			d.mu.Unlock()
+			d.refuseConn(c)
+			continue
 		}
 		d.conns[c] = struct{}{}
 		d.wg.Add(1)

@@ -49,7 +49,7 @@ func (b *fakeBackend) Doctor(ctx context.Context) []Check {
 
 // fakeEvent is one thing the fake display received.
 type fakeEvent struct {
-	Kind string // "action", "insert", "focus", "click", "scroll", "key", "type", "release"
+	Kind string // "action", "insert", "focus", "raise", "click", "scroll", "key", "type", "release"
 	Key  string
 	Text string
 	X, Y int
@@ -66,6 +66,11 @@ type fakeDisplay struct {
 	noInject bool
 	nextXID  uint32
 	typeGate chan struct{} // when set, Type waits for a token per call
+	order    []uint32      // stacking order, bottom first
+	pinned   uint32        // a window that stays on top whatever is raised
+	epoch    int           // bumped by ReleaseAll: a Type in flight is interrupted
+	panicOn  string        // a method that panics ("snapshot")
+	onWindow func()        // called (without f.mu) at every Window read
 }
 
 func (f *fakeDisplay) isClosed() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.closed }
@@ -108,7 +113,66 @@ func (f *fakeDisplay) Launch(ctx context.Context, argv []string) (Window, error)
 	w := Window{XID: 0x400000 + f.nextXID, PID: pid, Title: "Fake " + argv[0], Bounds: target.Rect{X: 10, Y: 20, W: 300, H: 200}, Viewable: true}
 	f.windows[w.XID] = w
 	f.alive[pid] = true
+	f.order = append(f.order, w.XID)
 	return w, nil
+}
+
+// Raise puts w on top, below the pinned window if there is one.
+func (f *fakeDisplay) Raise(ctx context.Context, w Window) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.windows[w.XID]; !ok {
+		return target.Refuse(target.CodeWindowGone, "window 0x%x is gone", w.XID)
+	}
+	var rest []uint32
+	for _, x := range f.order {
+		if x != w.XID && x != f.pinned {
+			rest = append(rest, x)
+		}
+	}
+	rest = append(rest, w.XID)
+	if f.pinned != 0 && f.pinned != w.XID {
+		rest = append(rest, f.pinned)
+	}
+	f.order = rest
+	f.events = append(f.events, fakeEvent{Kind: "raise", Key: fmt.Sprint(w.XID)})
+	return nil
+}
+
+func (f *fakeDisplay) Stack(ctx context.Context) ([]Window, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []Window
+	for _, x := range f.order {
+		if w, ok := f.windows[x]; ok {
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}
+
+// pin puts xid on top for good: raising another window leaves it above.
+func (f *fakeDisplay) pin(xid uint32) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var rest []uint32
+	for _, x := range f.order {
+		if x != xid {
+			rest = append(rest, x)
+		}
+	}
+	f.order = append(rest, xid)
+	f.pinned = xid
+}
+
+// top is the XID on top of the stack.
+func (f *fakeDisplay) top() uint32 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.order) == 0 {
+		return 0
+	}
+	return f.order[len(f.order)-1]
 }
 
 // kill plays an application dying.
@@ -124,6 +188,12 @@ func (f *fakeDisplay) kill(pid int) {
 }
 
 func (f *fakeDisplay) Window(ctx context.Context, xid uint32) (Window, error) {
+	f.mu.Lock()
+	hook := f.onWindow
+	f.mu.Unlock()
+	if hook != nil {
+		hook()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	w, ok := f.windows[xid]
@@ -150,7 +220,7 @@ func (f *fakeDisplay) Input() Injector {
 	}
 	return fakeInput{f}
 }
-func (f *fakeDisplay) Capture() Capturer                  { return fakeCapture{} }
+func (f *fakeDisplay) Capture() Capturer                  { return fakeCapture{f} }
 func (f *fakeDisplay) Doctor(ctx context.Context) []Check { return []Check{{Name: "XTEST", OK: true}} }
 func (f *fakeDisplay) Close() error {
 	f.mu.Lock()
@@ -174,7 +244,11 @@ type fakeTree struct{ f *fakeDisplay }
 func (t fakeTree) Snapshot(ctx context.Context, w Window) (*target.Snapshot, error) {
 	t.f.mu.Lock()
 	frozen := t.f.freeze[w.PID]
+	panicking := t.f.panicOn == "snapshot"
 	t.f.mu.Unlock()
+	if panicking {
+		panic("fake: snapshot panics")
+	}
 	root := &target.Node{Role: "frame", Name: w.Title, Key: fmt.Sprintf("%d/root", w.XID)}
 	if frozen {
 		<-ctx.Done()
@@ -212,9 +286,8 @@ func (t fakeTree) GrabFocus(ctx context.Context, w Window, key string) error {
 
 type fakeInput struct{ f *fakeDisplay }
 
-func (i fakeInput) Focus(ctx context.Context, w Window) error { return nil }
 func (i fakeInput) Click(ctx context.Context, x, y, button, count int) error {
-	i.f.add(fakeEvent{Kind: "click", X: x, Y: y})
+	i.f.add(fakeEvent{Kind: "click", X: x, Y: y, Key: fmt.Sprint(i.f.top())})
 	return nil
 }
 func (i fakeInput) Scroll(ctx context.Context, x, y int, dir string, steps int) error {
@@ -228,6 +301,7 @@ func (i fakeInput) Key(ctx context.Context, c target.Chord) error {
 func (i fakeInput) Type(ctx context.Context, text string) error {
 	i.f.mu.Lock()
 	gate := i.f.typeGate
+	epoch := i.f.epoch
 	i.f.mu.Unlock()
 	if gate != nil {
 		select {
@@ -236,16 +310,25 @@ func (i fakeInput) Type(ctx context.Context, text string) error {
 			return ctx.Err()
 		}
 	}
-	i.f.add(fakeEvent{Kind: "type", Text: text})
+	i.f.mu.Lock()
+	defer i.f.mu.Unlock()
+	if i.f.epoch != epoch {
+		return target.Refuse(target.CodeInterrupted, "input was interrupted: everything held was released")
+	}
+	i.f.events = append(i.f.events, fakeEvent{Kind: "type", Text: text})
 	return nil
 }
 func (i fakeInput) ReleaseAll(ctx context.Context) error {
-	i.f.add(fakeEvent{Kind: "release"})
+	i.f.mu.Lock()
+	defer i.f.mu.Unlock()
+	i.f.epoch++
+	i.f.events = append(i.f.events, fakeEvent{Kind: "release"})
 	return nil
 }
 
-type fakeCapture struct{}
+type fakeCapture struct{ f *fakeDisplay }
 
-func (fakeCapture) PNG(ctx context.Context, w Window) ([]byte, error) {
-	return []byte("\x89PNG fake"), nil
+// PNG answers what is "on screen": it names the window on top.
+func (c fakeCapture) PNG(ctx context.Context, w Window) ([]byte, error) {
+	return []byte(fmt.Sprintf("\x89PNG fake top=%d", c.f.top())), nil
 }

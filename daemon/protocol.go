@@ -29,8 +29,9 @@ type Request struct {
 	With        string   `json:"with,omitempty"`  // share
 	Argv        []string `json:"argv,omitempty"`  // open
 	Interactive bool     `json:"interactive,omitempty"`
-	JSON        bool     `json:"json,omitempty"` // snapshot: the tree as JSON instead of text
-	User        string   `json:"user,omitempty"` // takeover: who takes over
+	JSON        bool     `json:"json,omitempty"`  // snapshot: the tree as JSON instead of text
+	User        string   `json:"user,omitempty"`  // takeover: who takes over; handback: who hands back
+	Force       bool     `json:"force,omitempty"` // handback: the operator's override
 }
 
 // Point is a pixel of a window's own screenshot: (0,0) is its top left.
@@ -53,6 +54,10 @@ type TargetInfo struct {
 	Since     string    `json:"since,omitempty"`      // when the holder took it (RFC 3339)
 	User      string    `json:"user,omitempty"`       // who took over, while input is user
 	UserSince string    `json:"user_since,omitempty"` // since when
+	// Capabilities are the roads each verb has on this window, probed now
+	// (list only). Verbs on a node (click @ref, type @ref) are decided
+	// again per node at use.
+	Capabilities []target.Capability `json:"capabilities,omitempty"`
 }
 
 // Response is one line back. OK false carries Code and Message (a typed

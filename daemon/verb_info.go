@@ -60,7 +60,39 @@ func (d *Daemon) list(ctx context.Context, req Request) Response {
 		if err := d.refresh(ctx, disp, e); target.CodeOf(err) == target.CodeWindowGone {
 			continue
 		}
-		resp.Targets = append(resp.Targets, *d.info(e))
+		ti := *d.info(e)
+		if disp != nil {
+			ti.Capabilities = capabilities(disp.Probe(ctx, ti.PID))
+		}
+		resp.Targets = append(resp.Targets, ti)
 	}
 	return resp
+}
+
+// capabilities applies the law to every verb on a window probed as p. For
+// the verbs on a node, the answer is the road the node will need; the node
+// itself decides at use.
+func capabilities(p target.Probe) []target.Capability {
+	var out []target.Capability
+	for _, v := range []target.Verb{target.VerbSnapshot, target.VerbScreenshot} {
+		out = append(out, target.Decide(v, p, nil))
+	}
+	tree := target.Decide(target.VerbSnapshot, p, nil)
+	for _, v := range []struct {
+		verb target.Verb
+		why  string
+	}{
+		{target.VerbClickRef, "per node: Action.DoAction where the node has an Action; no_action where it has none"},
+		{target.VerbTypeRef, "per node: EditableText, or focus and keys where the node takes focus and injection exists"},
+	} {
+		c := target.Capability{Verb: v.verb, Road: target.RoadTree, Why: v.why}
+		if !tree.OK() {
+			c.Road, c.Why, c.Refusal = target.RoadNone, tree.Why, tree.Refusal
+		}
+		out = append(out, c)
+	}
+	for _, v := range []target.Verb{target.VerbClickAt, target.VerbTypeFocus, target.VerbKey, target.VerbScroll} {
+		out = append(out, target.Decide(v, p, nil))
+	}
+	return out
 }

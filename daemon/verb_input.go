@@ -24,7 +24,10 @@ func (d *Daemon) click(ctx context.Context, req Request) Response {
 	if err != nil {
 		return d.finish(req, e, g, "", Response{}, err)
 	}
-	disp := d.currentDisplay()
+	disp, err := d.displayFor(e)
+	if err != nil {
+		return d.finish(req, e, g, "", Response{}, err)
+	}
 	probe := disp.Probe(ctx, e.t.PID)
 	if req.At != nil {
 		return d.point(ctx, req, e, g, disp, probe, target.VerbClickAt)
@@ -100,15 +103,27 @@ func (d *Daemon) point(ctx context.Context, req Request, e *entry, g lease.Grant
 		return d.finish(req, e, g, c.Road, Response{}, err)
 	}
 	defer end()
-	release, err := d.injecting(ctx)
+	release, err := d.injecting(ctx, e)
 	if err != nil {
 		return d.finish(req, e, g, c.Road, Response{}, err)
 	}
 	defer release()
+	unstack, err := d.stacking(ctx)
+	if err != nil {
+		return d.finish(req, e, g, c.Road, Response{}, err)
+	}
+	defer unstack()
 	if err := d.leases.Check(e.t.ID, req.Session); err != nil {
 		return d.finish(req, e, g, c.Road, Response{}, err)
 	}
 	x, y := win.Bounds.X+p.X, win.Bounds.Y+p.Y
+	// Raise it first: the event goes to whichever window is on top there.
+	if err := disp.Raise(ctx, win); err != nil {
+		return d.finish(req, e, g, c.Road, Response{}, d.cut(ctx, e, req.Session, err))
+	}
+	if err := d.topAt(ctx, disp, e, win, x, y); err != nil {
+		return d.finish(req, e, g, c.Road, Response{}, d.cut(ctx, e, req.Session, err))
+	}
 	var did string
 	if verb == target.VerbScroll {
 		err = inj.Scroll(ctx, x, y, req.Dir, steps)
@@ -129,7 +144,10 @@ func (d *Daemon) scroll(ctx context.Context, req Request) Response {
 	if err != nil {
 		return d.finish(req, e, g, "", Response{}, err)
 	}
-	disp := d.currentDisplay()
+	disp, err := d.displayFor(e)
+	if err != nil {
+		return d.finish(req, e, g, "", Response{}, err)
+	}
 	return d.point(ctx, req, e, g, disp, disp.Probe(ctx, e.t.PID), target.VerbScroll)
 }
 
@@ -143,13 +161,16 @@ func (d *Daemon) key(ctx context.Context, req Request) Response {
 	if err != nil {
 		return d.finish(req, e, g, "", Response{}, err)
 	}
-	disp := d.currentDisplay()
+	disp, err := d.displayFor(e)
+	if err != nil {
+		return d.finish(req, e, g, "", Response{}, err)
+	}
 	c := target.Decide(target.VerbKey, disp.Probe(ctx, e.t.PID), nil)
 	inj := disp.Input()
 	if !c.OK() || inj == nil {
 		return d.finish(req, e, g, "", Response{}, c.Err())
 	}
-	err = d.inject(ctx, req, e, func(ctx context.Context, win Window) error {
+	err = d.inject(ctx, req, e, disp, func(ctx context.Context, win Window) error {
 		return inj.Key(ctx, chord)
 	})
 	if err != nil {
@@ -160,8 +181,7 @@ func (d *Daemon) key(ctx context.Context, req Request) Response {
 
 // inject runs f with e's lock and the injection slot held, e's window
 // focused, and the lease re-checked just before.
-func (d *Daemon) inject(ctx context.Context, req Request, e *entry, f func(context.Context, Window) error) error {
-	disp := d.currentDisplay()
+func (d *Daemon) inject(ctx context.Context, req Request, e *entry, disp Display, f func(context.Context, Window) error) error {
 	win := d.window(e)
 	if !win.Viewable {
 		return notVisible(e)
@@ -171,7 +191,7 @@ func (d *Daemon) inject(ctx context.Context, req Request, e *entry, f func(conte
 		return err
 	}
 	defer end()
-	release, err := d.injecting(ctx)
+	release, err := d.injecting(ctx, e)
 	if err != nil {
 		return err
 	}
@@ -179,7 +199,13 @@ func (d *Daemon) inject(ctx context.Context, req Request, e *entry, f func(conte
 	if err := d.leases.Check(e.t.ID, req.Session); err != nil {
 		return err
 	}
-	if err := disp.Input().Focus(ctx, win); err != nil {
+	unstack, err := d.stacking(ctx)
+	if err != nil {
+		return err
+	}
+	err = disp.Raise(ctx, win)
+	unstack()
+	if err != nil {
 		return d.cut(ctx, e, req.Session, err)
 	}
 	return d.cut(ctx, e, req.Session, f(ctx, win))
@@ -199,7 +225,10 @@ func (d *Daemon) typeText(ctx context.Context, req Request) Response {
 	if err != nil {
 		return d.finish(req, e, g, "", Response{}, err)
 	}
-	disp := d.currentDisplay()
+	disp, err := d.displayFor(e)
+	if err != nil {
+		return d.finish(req, e, g, "", Response{}, err)
+	}
 	probe := disp.Probe(ctx, e.t.PID)
 	var (
 		c      target.Capability
@@ -247,7 +276,7 @@ func (d *Daemon) typeText(ctx context.Context, req Request) Response {
 	}
 	inj := disp.Input()
 	typed := 0
-	err = d.inject(ctx, req, e, func(ctx context.Context, win Window) error {
+	err = d.inject(ctx, req, e, disp, func(ctx context.Context, win Window) error {
 		if req.Ref != "" {
 			if err := disp.Tree().GrabFocus(ctx, win, key); err != nil {
 				return err

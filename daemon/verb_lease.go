@@ -131,9 +131,14 @@ func (d *Daemon) share(ctx context.Context, req Request) Response {
 }
 
 // takeover gives the target's input to the user: verbs in flight on it are
-// cancelled, every key and button we hold is released, and agent verbs are
+// cancelled, the keys and buttons held are released, and agent verbs are
 // refused window_paused until the handback. It is an operator word: it does
 // not need the lease.
+//
+// Releasing is display-wide by nature (X has one keyboard), so it is done
+// only when no other target's input is in flight: input is injected one
+// sequence at a time, so while another window's sequence runs, nothing is
+// held for this one, and that sequence is left alone.
 func (d *Daemon) takeover(ctx context.Context, req Request) Response {
 	e, err := d.find(req)
 	if err != nil {
@@ -151,26 +156,77 @@ func (d *Daemon) takeover(ctx context.Context, req Request) Response {
 	}
 	disp := d.display
 	d.mu.Unlock()
-	released := ""
-	if disp != nil && disp.Input() != nil {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		if err := disp.Input().ReleaseAll(rctx); err != nil {
-			released = "; releasing keys failed: " + err.Error()
-		} else {
-			released = "; every key and button we held was released"
-		}
-		cancel()
-	}
+	released := d.releaseFor(ctx, disp, e)
 	d.persist()
-	did := fmt.Sprintf("%s drives %s now; %d agent verb(s) in flight were cancelled%s", user, e.t.ID, n, released)
+	did := fmt.Sprintf("%s drives %s now; %d agent verb(s) in flight on it were cancelled%s", user, e.t.ID, n, released)
 	return d.finish(req, e, lease.Grant{}, "", Response{Did: did}, nil)
 }
 
-// handback returns input to the agents; the holder is told once.
+// releaseWait bounds how long a takeover waits for the cancelled input of
+// its own target to end before releasing what is held.
+const releaseWait = 5 * time.Second
+
+// releaseFor releases every key and button held on the display once no
+// injection of another target is in flight (e's own was just cancelled
+// and releases what it held as it stops). It says what it did, for the
+// takeover's answer.
+func (d *Daemon) releaseFor(ctx context.Context, disp Display, e *entry) string {
+	if disp == nil || disp.Input() == nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseWait)
+	defer cancel()
+	for {
+		select {
+		case d.injectGate <- struct{}{}:
+			err := disp.Input().ReleaseAll(ctx)
+			<-d.injectGate
+			if err != nil {
+				return "; releasing the keys and buttons held failed: " + err.Error()
+			}
+			return "; every key and button held on the display was released"
+		default:
+		}
+		d.mu.Lock()
+		owner := d.injectOwner
+		d.mu.Unlock()
+		if owner != nil && owner != e {
+			return fmt.Sprintf("; input to %s was in flight and left alone (input goes one sequence at a time, so nothing was held for %s)", owner.t.ID, e.t.ID)
+		}
+		select {
+		case <-ctx.Done():
+			return "; the cancelled input did not stop in time, so the keys held were not released"
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// handback returns input to the agents; the holder is told once. Only the
+// user who took over hands back (Request.User names them, "user" by
+// default), and never the session that holds the agent lease — the paused
+// agent itself — unless the operator forces it (Request.Force).
 func (d *Daemon) handback(ctx context.Context, req Request) Response {
 	e, err := d.find(req)
 	if err != nil {
 		return d.finish(req, nil, lease.Grant{}, "", Response{}, err)
+	}
+	l := d.leases.Get(e.t.ID)
+	if l.Input == lease.InputUser && !req.Force {
+		user := req.User
+		if user == "" {
+			user = "user"
+		}
+		since := l.UserSince.UTC().Format(time.RFC3339)
+		switch {
+		case req.Session == l.Holder:
+			return d.finish(req, e, lease.Grant{}, "", Response{}, target.Refuse(target.CodeWindowPaused,
+				"%s took over %s at %s; the session holding its lease (%s) cannot hand it back; %s, who took over, does (or the operator, with --force)",
+				l.User, e.t.ID, since, l.Holder, l.User).With("user", l.User).With("user_since", since).With("holder", l.Holder))
+		case user != l.User:
+			return d.finish(req, e, lease.Grant{}, "", Response{}, target.Refuse(target.CodeWindowPaused,
+				"%s was taken over by %s at %s, not by %s; only %s hands it back (or the operator, with --force)",
+				e.t.ID, l.User, since, user, l.User).With("user", l.User).With("user_since", since))
+		}
 	}
 	_, ok := d.leases.Handback(e.t.ID)
 	did := "it was not taken over; nothing changed"

@@ -15,7 +15,10 @@ func (d *Daemon) snapshot(ctx context.Context, req Request) Response {
 	if err != nil {
 		return d.finish(req, e, g, "", Response{}, err)
 	}
-	disp := d.currentDisplay()
+	disp, err := d.displayFor(e)
+	if err != nil {
+		return d.finish(req, e, g, "", Response{}, err)
+	}
 	c := target.Decide(target.VerbSnapshot, disp.Probe(ctx, e.t.PID), nil)
 	if !c.OK() || disp.Tree() == nil {
 		return d.finish(req, e, g, "", Response{}, c.Err())
@@ -52,7 +55,10 @@ func (d *Daemon) screenshot(ctx context.Context, req Request) Response {
 	if err != nil {
 		return d.finish(req, e, g, "", Response{}, err)
 	}
-	disp := d.currentDisplay()
+	disp, err := d.displayFor(e)
+	if err != nil {
+		return d.finish(req, e, g, "", Response{}, err)
+	}
 	c := target.Decide(target.VerbScreenshot, disp.Probe(ctx, e.t.PID), nil)
 	if !c.OK() || disp.Capture() == nil {
 		return d.finish(req, e, g, "", Response{}, c.Err())
@@ -61,13 +67,55 @@ func (d *Daemon) screenshot(ctx context.Context, req Request) Response {
 	if !win.Viewable {
 		return d.finish(req, e, g, c.Road, Response{}, notVisible(e))
 	}
-	png, err := disp.Capture().PNG(ctx, win)
+	png, err := d.capture(ctx, req, e, disp, win)
 	if err != nil {
 		return d.finish(req, e, g, c.Road, Response{}, err)
 	}
 	b := win.Bounds
 	resp := Response{PNG: png, Bounds: &b, Did: fmt.Sprintf("%dx%d pixels; --at x,y takes a pixel of this image", b.W, b.H)}
 	return d.finish(req, e, g, c.Road, resp, nil)
+}
+
+// capture grabs win's pixels under e's lock and the stacking slot: raised
+// first (the X server has no compositing: a grab returns what is on
+// screen), and refused window_not_visible if another application's window
+// still lies over it.
+func (d *Daemon) capture(ctx context.Context, req Request, e *entry, disp Display, win Window) ([]byte, error) {
+	ctx, end, err := d.begin(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	unstack, err := d.stacking(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unstack()
+	if d.uncovered(ctx, disp, e, win) == nil {
+		return disp.Capture().PNG(ctx, win) // nothing lies over it
+	}
+	// What is on screen now holds another window's pixels where it covers
+	// this one: raise, then wait for the application to repaint.
+	before, err := disp.Capture().PNG(ctx, win)
+	if err != nil {
+		return nil, err
+	}
+	if err := disp.Raise(ctx, win); err != nil {
+		return nil, d.cut(ctx, e, req.Session, err)
+	}
+	if err := d.uncovered(ctx, disp, e, win); err != nil {
+		return nil, err
+	}
+	return settled(ctx, disp.Capture(), win, before)
+}
+
+// displayFor is our display, or window_gone naming e when it went away
+// under the verb (a reset after the X server died).
+func (d *Daemon) displayFor(e *entry) (Display, error) {
+	if disp := d.currentDisplay(); disp != nil {
+		return disp, nil
+	}
+	return nil, target.Refuse(target.CodeWindowGone, "the display of %s is gone", e.t.ID).With("target", string(e.t.ID))
 }
 
 // window is e's window as last read.

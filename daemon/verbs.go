@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"time"
 
 	"github.com/vibespace/vibespace/lease"
@@ -11,7 +12,7 @@ import (
 )
 
 // codeInternal marks an answer that is not a refusal but a failure of ours.
-const codeInternal target.Code = "internal"
+const codeInternal = target.CodeInternal
 
 // verbFunc answers one verb.
 type verbFunc func(d *Daemon, ctx context.Context, req Request) Response
@@ -73,9 +74,27 @@ func (d *Daemon) Handle(ctx context.Context, req Request) Response {
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.VerbTimeout)
 	defer cancel()
-	resp := f(d, ctx, req)
+	resp := d.guarded(ctx, f, req)
 	resp.V = ProtocolVersion
 	return resp
+}
+
+// guarded runs a verb; a panic in it (a bug of ours or of a backend)
+// becomes an internal answer to this caller only, and the daemon keeps
+// serving everyone else.
+func (d *Daemon) guarded(ctx context.Context, f verbFunc, req Request) (resp Response) {
+	defer func() {
+		if p := recover(); p != nil {
+			d.cfg.Logger.Error("a verb panicked", "verb", req.Verb, "panic", p, "stack", string(debug.Stack()))
+			resp = refusal(target.Refuse(codeInternal, "the daemon failed on %s (a bug; see its log): %v", req.Verb, p).With("verb", req.Verb))
+			ent := lease.Entry{Session: req.Session, Verb: req.Verb, OK: false, Code: codeInternal}
+			if id, err := target.ParseID(req.Target); err == nil {
+				ent.Target = id
+			}
+			d.record(ent)
+		}
+	}()
+	return f(d, ctx, req)
 }
 
 // lookup finds the target named by req, refreshed from the display. A
@@ -185,10 +204,18 @@ func (d *Daemon) begin(ctx context.Context, e *entry) (context.Context, func(), 
 
 // injecting takes the display's injection slot: one keyboard and one
 // pointer, so injected sequences never interleave.
-func (d *Daemon) injecting(ctx context.Context) (func(), error) {
+func (d *Daemon) injecting(ctx context.Context, e *entry) (func(), error) {
 	select {
 	case d.injectGate <- struct{}{}:
-		return func() { <-d.injectGate }, nil
+		d.mu.Lock()
+		d.injectOwner = e
+		d.mu.Unlock()
+		return func() {
+			d.mu.Lock()
+			d.injectOwner = nil
+			d.mu.Unlock()
+			<-d.injectGate
+		}, nil
 	case <-ctx.Done():
 		return nil, target.Refuse(target.CodeTimeout, "another window's input was still being injected").Wrap(ctx.Err())
 	}

@@ -127,13 +127,18 @@ func run(ctx context.Context, out io.Writer) error {
 		}
 	}
 	fmt.Fprintln(out, "# a person takes the window over; the agent is paused, then told once when it comes back:")
-	if _, err := d.show(ctx, "takeover", h); err != nil {
+	// The operator words run as the person watching (their own session), not
+	// as the paused agent: the agent cannot hand itself back.
+	if _, err := d.showAs(ctx, operator, "takeover", h); err != nil {
 		return err
 	}
 	if _, err := d.show(ctx, "key", h, "Tab"); err == nil {
 		return errors.New("an agent verb ran during a takeover")
 	}
-	if _, err := d.show(ctx, "handback", h); err != nil {
+	if _, err := d.show(ctx, "handback", h); err == nil {
+		return errors.New("the paused agent handed the window back to itself")
+	}
+	if _, err := d.showAs(ctx, operator, "handback", h); err != nil {
 		return err
 	}
 	if _, err := d.show(ctx, "key", h, "Tab"); err != nil {
@@ -158,10 +163,22 @@ func (d *demo) check(ctx context.Context, h, ref string, ok func(line string) bo
 	return nil
 }
 
+// operator is the session the person watching runs the operator words as.
+const operator = "operator"
+
 // show runs one CLI command, printing it and its answer (refusals included).
 func (d *demo) show(ctx context.Context, args ...string) (string, error) {
-	fmt.Fprintf(d.out, "$ vibespace-window %s\n", quoteArgs(args))
-	s, err := d.run(ctx, args...)
+	return d.showAs(ctx, "", args...)
+}
+
+// showAs is show as session (the agent's when "").
+func (d *demo) showAs(ctx context.Context, session string, args ...string) (string, error) {
+	prefix := ""
+	if session != "" {
+		prefix = "VIBESPACE_SESSION=" + session + " "
+	}
+	fmt.Fprintf(d.out, "$ %svibespace-window %s\n", prefix, quoteArgs(args))
+	s, err := d.runAs(ctx, session, args...)
 	for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
 		fmt.Fprintln(d.out, "  "+line)
 	}
@@ -171,10 +188,18 @@ func (d *demo) show(ctx context.Context, args ...string) (string, error) {
 
 // run runs one CLI command and returns stdout and stderr together.
 func (d *demo) run(ctx context.Context, args ...string) (string, error) {
+	return d.runAs(ctx, "", args...)
+}
+
+// runAs is run as session (the agent's when "").
+func (d *demo) runAs(ctx context.Context, session string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, d.cli, args...)
 	cmd.Env = d.env
+	if session != "" {
+		cmd.Env = append(append([]string(nil), d.env...), "VIBESPACE_SESSION="+session)
+	}
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	err := cmd.Run()

@@ -70,7 +70,7 @@ func (b *backend) attach(ctx context.Context, desk *testenv.Desktop) (*display, 
 	if err != nil {
 		return nil, fmt.Errorf("connect to our display %s: %w", desk.Display, err)
 	}
-	d := &display{desk: desk, x: x, walkTimeout: b.o.WalkTimeout, apps: make(map[int]*testenv.App), frames: make(map[uint32]atspi.Object)}
+	d := &display{desk: desk, x: x, walkTimeout: b.o.WalkTimeout, apps: make(map[int]*testenv.App), frames: make(map[uint32]atspi.Object), onBus: make(map[int]bool)}
 	ext, err := extensions(ctx, desk.Display, "XTEST", "MIT-SHM")
 	switch {
 	case err != nil:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
@@ -33,6 +34,7 @@ type display struct {
 	mu     sync.Mutex
 	apps   map[int]*testenv.App    // launched by this daemon, by PID
 	frames map[uint32]atspi.Object // the AT-SPI frame of each X window, once found
+	onBus  map[int]bool            // PIDs seen registered on the accessibility bus
 }
 
 func (d *display) Record() json.RawMessage {
@@ -43,8 +45,8 @@ func (d *display) Record() json.RawMessage {
 func (d *display) Name() string { return d.desk.Display }
 
 // Probe says which roads exist for the app of pid. The tree road needs the
-// accessibility bus; whether the app is on it is found at use (a walk of an
-// app that is not there answers unreadable, never a guess).
+// accessibility bus and the app registered on it (pid 0 asks about the
+// display only).
 func (d *display) Probe(ctx context.Context, pid int) target.Probe {
 	p := target.Probe{Tree: d.bus != nil, Capture: true}
 	if d.xtest {
@@ -52,10 +54,46 @@ func (d *display) Probe(ctx context.Context, pid int) target.Probe {
 	} else {
 		p.InjectionWhy = d.injectWhy
 	}
-	if d.bus == nil {
+	switch {
+	case d.bus == nil:
 		p.TreeWhy = fmt.Sprintf("the accessibility bus did not answer: %v", d.busErr)
+	case pid > 0 && !d.registered(ctx, pid):
+		p.Tree = false
+		p.TreeWhy = fmt.Sprintf("the application (pid %d) is not on the accessibility bus: it exposes no tree", pid)
 	}
 	return p
+}
+
+// registryTimeout bounds asking the registry which applications it has.
+const registryTimeout = 2 * time.Second
+
+// registered reports whether the app of pid is on the accessibility bus.
+// A yes is remembered (an app does not leave the bus while it runs); a no
+// is asked again next time (it may register late). When the registry does
+// not answer, the answer is yes: the walk then says what it could read,
+// never a guess that the tree is absent.
+func (d *display) registered(ctx context.Context, pid int) bool {
+	d.mu.Lock()
+	ok := d.onBus[pid]
+	d.mu.Unlock()
+	if ok {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(ctx, registryTimeout)
+	defer cancel()
+	apps, err := d.bus.Applications(ctx)
+	if err != nil {
+		return true
+	}
+	for _, a := range apps {
+		if a.PID == pid {
+			d.mu.Lock()
+			d.onBus[pid] = true
+			d.mu.Unlock()
+			return true
+		}
+	}
+	return false
 }
 
 func (d *display) Launch(ctx context.Context, argv []string) (daemon.Window, error) {
@@ -63,6 +101,10 @@ func (d *display) Launch(ctx context.Context, argv []string) (daemon.Window, err
 	switch {
 	case errors.Is(err, exec.ErrNotFound):
 		return daemon.Window{}, target.Refuse(target.CodeAppNotFound, "no application %q on this machine (not in PATH); nothing was started", argv[0]).With("app", argv[0])
+	case errors.Is(err, fs.ErrNotExist):
+		return daemon.Window{}, target.Refuse(target.CodeAppNotFound, "no file %s; nothing was started", argv[0]).With("app", argv[0])
+	case errors.Is(err, fs.ErrPermission):
+		return daemon.Window{}, target.Refuse(target.CodeAppNotFound, "%s is not an executable program (permission denied); nothing was started", argv[0]).With("app", argv[0])
 	case errors.Is(err, testenv.ErrExited):
 		return daemon.Window{}, target.Refuse(target.CodeAppExited, "%s exited before it showed a window: %v", argv[0], err).With("app", argv[0])
 	case errors.Is(err, context.DeadlineExceeded):
@@ -145,13 +187,20 @@ func (d *display) Stop(ctx context.Context, pid int) error {
 	if app != nil {
 		return app.Stop()
 	}
+	// A PID an earlier daemon recorded may since belong to someone else:
+	// only a process that carries our desktop's marker is ours to end.
+	if !marked(pid, d.desk.ID) {
+		return nil
+	}
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 		return nil // already gone
 	}
 	deadline := time.Now().Add(3 * time.Second)
 	for d.Alive(pid) {
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			syscall.Kill(pid, syscall.SIGKILL)
+			if marked(pid, d.desk.ID) {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
 			break
 		}
 		select {
@@ -160,6 +209,24 @@ func (d *display) Stop(ctx context.Context, pid int) error {
 		}
 	}
 	return nil
+}
+
+// Raise raises the window and gives it the focus (x11's Focus does both).
+func (d *display) Raise(ctx context.Context, w daemon.Window) error {
+	return d.x.Focus(ctx, x11.WindowID(w.XID))
+}
+
+// Stack lists the top-level windows, bottom first.
+func (d *display) Stack(ctx context.Context) ([]daemon.Window, error) {
+	ws, err := d.x.Windows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]daemon.Window, len(ws))
+	for i, w := range ws {
+		out[i] = window(w)
+	}
+	return out, nil
 }
 
 func (d *display) Tree() daemon.TreeReader {

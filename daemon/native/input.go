@@ -12,10 +12,6 @@ import (
 // injector is XTEST input on our display.
 type injector struct{ x *x11.Display }
 
-func (i injector) Focus(ctx context.Context, w daemon.Window) error {
-	return i.x.Focus(ctx, x11.WindowID(w.XID))
-}
-
 func (i injector) Click(ctx context.Context, x, y, button, count int) error {
 	return i.x.Click(ctx, x, y, x11.Button(button), count)
 }

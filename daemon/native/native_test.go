@@ -3,6 +3,8 @@ package native
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,6 +50,18 @@ func TestDisplayLifecycle(t *testing.T) {
 	}
 	if _, err := disp.Launch(ctx, []string{"no-such-app-vibespace"}); target.CodeOf(err) != target.CodeAppNotFound {
 		t.Fatalf("missing app: %v", err)
+	}
+	// A path (open ./missing; the CLI makes it absolute) that does not
+	// exist, and one that is not executable, are app_not_found too.
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "not-executable")
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(dir, "missing"), notExec} {
+		if _, err := disp.Launch(ctx, []string{p}); target.CodeOf(err) != target.CodeAppNotFound {
+			t.Fatalf("open %s: %v, want app_not_found", filepath.Base(p), err)
+		}
 	}
 
 	// A second backend re-attaches from the record, as after kill -9.
@@ -112,3 +126,43 @@ func TestDisplayLifecycle(t *testing.T) {
 }
 
 func jsonState(rec []byte, st *testenv.State) error { return json.Unmarshal(rec, st) }
+
+// TestStopSparesUnmarkedProcess: a PID recorded by an earlier daemon that now
+// belongs to a process without our desktop's marker (a reused PID) is never
+// signalled; one that carries the marker is stopped.
+func TestStopSparesUnmarkedProcess(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep binary: ", err)
+	}
+	const id = "vs-native-stop-test"
+	d := &display{desk: &testenv.Desktop{ID: id}, apps: map[int]*testenv.App{}, onBus: map[int]bool{}}
+	start := func(env ...string) *exec.Cmd {
+		cmd := exec.Command(sleep, "60")
+		cmd.Env = env
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+	stranger := start("PATH=" + os.Getenv("PATH"))
+	other := start(markerVar + "=some-other-desktop")
+	ours := start(markerVar + "=" + id)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	for _, c := range []*exec.Cmd{stranger, other} {
+		if err := d.Stop(ctx, c.Process.Pid); err != nil {
+			t.Fatal(err)
+		}
+		if !d.Alive(c.Process.Pid) {
+			t.Fatalf("Stop killed pid %d, which does not carry the marker", c.Process.Pid)
+		}
+	}
+	if err := d.Stop(ctx, ours.Process.Pid); err != nil {
+		t.Fatal(err)
+	}
+	if d.Alive(ours.Process.Pid) {
+		t.Fatal("Stop spared a process of our desktop")
+	}
+}

@@ -26,6 +26,7 @@ func (t tree) frame(ctx context.Context, w daemon.Window) (atspi.Object, error) 
 	}
 	t.d.mu.Lock()
 	t.d.frames[w.XID] = f.Object
+	t.d.onBus[w.PID] = true
 	t.d.mu.Unlock()
 	return f.Object, nil
 }

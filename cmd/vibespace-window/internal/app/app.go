@@ -156,10 +156,13 @@ SESSIONS AND LEASES
 TAKEOVER
    A person can take a window over (takeover win:1, what the live view's button
    calls). Until the handback every agent verb on it is refused window_paused
-   (who, since), input in flight is cut and every key and button is released.
-   Your first answer after the handback says, once, that control came back: the
-   window may have changed, so snapshot again. An idle takeover hands back by
-   itself.
+   (who, since), its input in flight is cut and every key and button held on the
+   display is released (X has one keyboard; another window's typing in flight at
+   that moment is left alone, and nothing is held for this window then). Only the
+   person who took over hands back (handback win:1 --as <them>), never the paused
+   agent's own session; --force is the operator's override. Your first answer
+   after the handback says, once, that control came back: the window may have
+   changed, so snapshot again. An idle takeover hands back by itself.
 
 ANSWERS AND EXIT CODES
    Every answer names the target, its title and the lease state. --json prints the

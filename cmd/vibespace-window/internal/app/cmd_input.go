@@ -13,6 +13,8 @@ func clickCommand(o Options) *cli.Command {
 		Name: "click", Description: `With @ref: does the node's click-like Action (refused no_action if it has none —
 there is no silent fallback to a coordinate click). With --at x,y: a left click at
 that pixel of the window's own screenshot, injected through XTEST (audited by:point).
+The window is raised and focused first (windows of our display overlap; the one on
+top gets the pointer); one that stays covered there is refused window_not_visible.
 
    vibespace-window click win:1 @e12
    vibespace-window click win:1 --at 120,40`,
@@ -94,7 +96,8 @@ joined by +, then one key by its X keysym name or a single character.
 func scrollCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "scroll", Description: `Scrolls with the wheel at a pixel of the window's screenshot (its centre when
---at is not given), --by steps (default 3).
+--at is not given), --by steps (default 3). Like click --at, it raises the window
+first and refuses window_not_visible if another window stays on top at that pixel.
 
    vibespace-window scroll win:1 down --by 5 --at 200,300`,
 		Usage:     "scroll the window at a pixel (its centre by default)",

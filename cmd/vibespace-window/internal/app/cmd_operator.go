@@ -12,8 +12,12 @@ func takeoverCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "takeover", Description: `For the person watching (what the live view's "Take over" button calls): the
 window's input goes to the user. Verbs of agents on it are refused window_paused
-(who, since), any injection in flight is cut, and every key and button we hold is
-released. handback returns it; an idle takeover hands back by itself.`,
+(who, since), and its injection in flight is cut. Every key and button held on the
+display is released — X has one keyboard, so releasing is display-wide — except
+while another window's input is in flight: input goes one sequence at a time, so
+nothing is held for this window then, and the other window's typing is left alone
+(the answer says which happened). handback returns it (only the user who took over,
+or --force); an idle takeover hands back by itself.`,
 		Usage:     "(operator) a person drives the window: agent verbs are refused window_paused until handback",
 		ArgsUsage: "<handle>",
 		Flags:     []cli.Flag{jsonFlag, &cli.StringFlag{Name: "as", Value: "user", Usage: "who takes over, as agents will read it"}},
@@ -28,5 +32,28 @@ released. handback returns it; an idle takeover hands back by itself.`,
 }
 
 func handbackCommand(o Options) *cli.Command {
-	return simpleCommand(o, "handback", "(operator) give the window back to the agents; its holder is told once", "handback")
+	return &cli.Command{
+		Name: "handback", Description: `For the person who took the window over (what the live view's "Hand back"
+button calls): input goes back to the agents, and the session holding the lease
+is told once, on its next answer, that control came back. Only the user who took
+over hands back (--as names them, as takeover's --as did), and never the session
+holding the window's lease — the paused agent cannot hand itself back. --force is
+the operator's override of both rules.`,
+		Usage:     "(operator) give the window back to the agents; its holder is told once",
+		ArgsUsage: "<handle>",
+		Flags: []cli.Flag{jsonFlag,
+			&cli.StringFlag{Name: "as", Value: "user", Usage: "who hands back: the user who took over"},
+			&cli.BoolFlag{Name: "force", Usage: "the operator's override: hand back whoever took over and whoever asks"},
+		},
+		Action: func(c *cli.Context) error {
+			h, err := handle(c)
+			if err != nil {
+				return err
+			}
+			if c.NArg() > 1 {
+				return usage("handback takes one handle")
+			}
+			return ask(c, o, daemon.Request{Verb: "handback", Target: h, User: c.String("as"), Force: c.Bool("force")}, callTimeout, nil)
+		},
+	}
 }

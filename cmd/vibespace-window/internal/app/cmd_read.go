@@ -46,6 +46,10 @@ can act on. --json gives the whole tree as JSON.
 func screenshotCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "screenshot", Usage: "the window's pixels as PNG (the fallback when the tree is not enough)",
+		Description: `Writes the window's own pixels as PNG; --at x,y of click and scroll take pixels
+of this image. A window that another one covers is raised first (the display has
+no compositing: a grab shows what is on screen); one that stays covered is refused
+window_not_visible.`,
 		ArgsUsage: "<handle>",
 		Flags:     []cli.Flag{jsonFlag, &cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "the PNG file to write (default: <handle>.png here)"}},
 		Action: func(c *cli.Context) error {

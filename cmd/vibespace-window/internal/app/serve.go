@@ -15,6 +15,10 @@ import (
 	"github.com/vibespace/vibespace/daemon"
 )
 
+// newTimeout bounds starting the daemon: reading its state and re-attaching
+// to the display an earlier one left running.
+const newTimeout = time.Minute
+
 // serveCommand runs the daemon in the foreground until SIGTERM or SIGINT.
 // On that signal it stops the display and the applications it started; a
 // daemon killed with -9 leaves them running, and the next one re-attaches.
@@ -49,10 +53,14 @@ func serveCommand(o Options) *cli.Command {
 				idle = -1
 			}
 			b := o.Backend(ServeOptions{WalkTimeout: c.Duration("walk-timeout").Seconds(), Logf: func(f string, a ...any) { log.Info(fmt.Sprintf(f, a...)) }})
-			d, err := daemon.New(ctx, daemon.Config{
+			// Re-attaching to an earlier daemon's display talks to its X
+			// server and buses: bounded, so a wedged one cannot hang serve.
+			nctx, ncancel := context.WithTimeout(ctx, newTimeout)
+			d, err := daemon.New(nctx, daemon.Config{
 				StateDir: stateDir, SocketPath: sock, Backend: b, Logger: log,
 				IdleHandback: idle, VerbTimeout: c.Duration("verb-timeout"),
 			})
+			ncancel()
 			if errors.Is(err, daemon.ErrRunning) {
 				return &exitError{code: ExitUsage, err: err}
 			}

@@ -1,0 +1,198 @@
+package main_test
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+
+	"github.com/vibespace/vibespace/target"
+	"github.com/vibespace/vibespace/testenv"
+)
+
+// With no window manager, windows of our display overlap at 0,0 and the
+// X server has no compositing: the window on top gets the pointer events
+// and its pixels are what a grab of the one below returns.
+
+// raiseBehindOurBack raises window xid with the test's own X connection (not
+// through the tool under test).
+func raiseBehindOurBack(t *testing.T, display string, xid uint32) {
+	t.Helper()
+	c, err := xgb.NewConnDisplay(display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := xproto.ConfigureWindowChecked(c, xproto.Window(xid), xproto.ConfigWindowStackMode, []uint32{xproto.StackModeAbove}).Check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readyXID is the fixture's main window, as it logged it.
+func readyXID(t *testing.T, log *testenv.FixtureLog) uint32 {
+	t.Helper()
+	return wait(t, log, 0, "ready", func(ev testenv.Event) bool { return ev.Type == "ready" }).XID
+}
+
+// shot takes a screenshot of id through the CLI and decodes it.
+func (e *env) shot(s, id string) (image.Image, target.Rect) {
+	e.t.Helper()
+	f := filepath.Join(e.dir, "overlap-"+strconv.FormatInt(time.Now().UnixNano(), 36)+".png")
+	resp := e.answer(s, "screenshot", id, "--out", f)
+	if !resp.OK || resp.Bounds == nil {
+		e.t.Fatalf("screenshot %s: %+v", id, resp)
+	}
+	b, err := os.ReadFile(f)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return img, *resp.Bounds
+}
+
+// region is the part of img under n, as RGBA bytes.
+func region(img image.Image, win target.Rect, n *target.Node) []byte {
+	var out []byte
+	for y := n.Bounds.Y - win.Y; y < n.Bounds.Y-win.Y+n.Bounds.H; y++ {
+		for x := n.Bounds.X - win.X; x < n.Bounds.X-win.X+n.Bounds.W; x++ {
+			r, g, b, a := img.At(x, y).RGBA()
+			out = append(out, byte(r>>8), byte(g>>8), byte(b>>8), byte(a>>8))
+		}
+	}
+	return out
+}
+
+func TestOverlappingWindows(t *testing.T) {
+	e := newEnv(t)
+	e.startServe()
+	below, belowLog, _ := e.openFixture("s1")
+	over, overLog, _ := e.openFixture("s1")
+	belowXID, overXID := readyXID(t, belowLog), readyXID(t, overLog)
+	snap := e.snapshot("s1", below)
+	check := node(t, snap, "check box", "Check me")
+	t.Logf("check box at %+v", *check.Bounds)
+
+	// Make the two windows look different where the check box is: tick the
+	// lower one's through its Action (no raise, no pointer).
+	from := belowLog.Len()
+	e.ok("s1", "click", below, check.Ref)
+	wait(t, belowLog, from, "the check box toggled", func(ev testenv.Event) bool { return ev.Type == "toggled" && ev.Widget == "check" })
+
+	// The reference: the lower window's check box while it is on top, read
+	// until two grabs agree (the toggle may still be animating).
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	var ref []byte
+	for {
+		img, b := e.shot("s1", below)
+		r := region(img, b, check)
+		if ref != nil && bytes.Equal(r, ref) {
+			break
+		}
+		ref = r
+		select {
+		case <-ctx.Done():
+			t.Fatal("the lower window's check box never settled")
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+
+	// The other window goes on top again, behind the tool's back.
+	raiseBehindOurBack(t, e.desk.Display, overXID)
+	img, b := e.shot("s1", below)
+	belowB := &b
+	if got := region(img, b, check); !bytes.Equal(got, ref) {
+		t.Fatal("the screenshot of the covered window holds another window's pixels where its check box is")
+	}
+	// The oracle cannot pass by accident: the upper window's box differs.
+	overSnap := e.snapshot("s1", over)
+	img, b = e.shot("s1", over)
+	t.Logf("lower window %+v, upper window %+v", *belowB, b)
+	if bytes.Equal(region(img, b, node(t, overSnap, "check box", "Check me")), ref) {
+		t.Fatalf("both windows look alike where the check box is (%+v in %+v): the comparison proves nothing", *check.Bounds, b)
+	}
+
+	// A click --at into the lower window lands in ITS log, not the other's,
+	// even though the other one was raised over it.
+	alpha := node(t, snap, "push button", "Alpha")
+	at := centre(t, e, "s1", below, alpha)
+	raiseBehindOurBack(t, e.desk.Display, overXID)
+	fromBelow, fromOver := belowLog.Len(), overLog.Len()
+	e.ok("s1", "click", below, "--at", at)
+	wait(t, belowLog, fromBelow, "the click in the lower window", func(ev testenv.Event) bool { return ev.Type == "click" && ev.Widget == "alpha" })
+	evs, err := overLog.Events()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range evs[fromOver:] {
+		if ev.Type == "click" || ev.Type == "button" {
+			t.Fatalf("the click meant for %s (0x%x) reached %s (0x%x): %+v", below, belowXID, over, overXID, ev)
+		}
+	}
+}
+
+// TestAppWithoutTree: an application that is not on the accessibility bus
+// (GTK with its bridge turned off) is refused no_tree on snapshot — not an
+// OK snapshot of one unreadable node — while its pixels still answer.
+func TestAppWithoutTree(t *testing.T) {
+	e := newEnv(t)
+	e.startServe()
+	logPath := filepath.Join(e.dir, "no-bridge.jsonl")
+	resp := e.answer("s1", "open", "env", "NO_AT_BRIDGE=1", testenv.FixturePython, e.fixtureSrc, "--log", logPath)
+	if !resp.OK {
+		t.Fatalf("open: %+v", resp)
+	}
+	e.readDesk()
+	wait(t, testenv.OpenFixtureLog(logPath), 0, "ready", func(ev testenv.Event) bool { return ev.Type == "ready" })
+	id := string(resp.Target.ID)
+	r := e.refused("no_tree", "s1", "snapshot", id)
+	if !strings.Contains(r.errout, "accessibility bus") {
+		t.Fatalf("no_tree says why: %s", r.errout)
+	}
+	e.shot("s1", id)
+	// An application on the bus still has its tree.
+	other, _, _ := e.openFixture("s1")
+	e.snapshot("s1", other)
+}
+
+// TestTakeoverOfAnotherWindow: taking over one window does not cut the
+// typing in flight into another one (X has one keyboard, so releasing what
+// is held is display-wide: it waits until no other window's input runs).
+func TestTakeoverOfAnotherWindow(t *testing.T) {
+	e := newEnv(t)
+	e.startServe()
+	typing, log, _ := e.openFixture("s1")
+	other, _, _ := e.openFixture("s2")
+	snap := e.snapshot("s1", typing)
+	e.ok("s1", "click", typing, "--at", centre(t, e, "s1", typing, node(t, snap, "text", "Notes")))
+	long := strings.Repeat("other window ", 80) // 1040 characters
+	from := log.Len()
+	typed := make(chan result, 1)
+	go func() { typed <- e.cli("s1", "type", typing, long) }()
+	wait(t, log, from, "typing to begin", func(ev testenv.Event) bool { return ev.Type == "text" && ev.Widget == "notes" })
+	out := e.ok("operator", "takeover", other)
+	if !strings.Contains(out, "left alone") && !strings.Contains(out, "released") {
+		t.Fatalf("takeover answer: %s", out)
+	}
+	r := <-typed
+	if r.code != 0 {
+		t.Fatalf("the type into %s was cut by the takeover of %s: exit %d\n%s%s", typing, other, r.code, r.out, r.errout)
+	}
+	wait(t, log, from, "the whole text", func(ev testenv.Event) bool {
+		return ev.Type == "text" && ev.Widget == "notes" && ev.Text == long
+	})
+	e.refused("window_paused", "s2", "snapshot", other)
+	e.ok("operator", "handback", other)
+}
