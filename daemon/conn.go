@@ -80,15 +80,11 @@ func (d *Daemon) handleWatched(ctx context.Context, c net.Conn, r *bufio.Reader,
 	return resp
 }
 
-// codeBusy refuses a connection beyond the daemon's limit. (It belongs in
-// target's list of codes; kept here until the lead adds it there.)
-const codeBusy target.Code = "busy"
-
 // refuseConn answers a connection beyond Config.MaxConns with an error and
 // hangs up, without reading its request.
 func (d *Daemon) refuseConn(c net.Conn) {
 	d.cfg.Logger.Warn("too many connections; refusing one", "max", d.cfg.MaxConns)
 	c.SetWriteDeadline(time.Now().Add(time.Second))
-	WriteResponse(c, refusal(target.Refuse(codeBusy, "the daemon is serving %d connections already, its limit; try again", d.cfg.MaxConns).With("limit", d.cfg.MaxConns)))
+	WriteResponse(c, refusal(target.Refuse(target.CodeBusy, "the daemon is serving %d connections already, its limit; try again", d.cfg.MaxConns).With("limit", d.cfg.MaxConns)))
 	c.Close()
 }

@@ -197,7 +197,7 @@ func TestConnectionCap(t *testing.T) {
 		t.Fatalf("the connection beyond the cap got no answer: %v", err)
 	}
 	var resp Response
-	if err := json.Unmarshal(line, &resp); err != nil || resp.OK || resp.Code != codeBusy {
+	if err := json.Unmarshal(line, &resp); err != nil || resp.OK || resp.Code != target.CodeBusy {
 		t.Fatalf("answer beyond the cap: %s (%v)", line, err)
 	}
 	// Freeing a slot lets the next client in.

@@ -44,6 +44,7 @@ const (
 	CodeNoCapture          Code = "no_capture" // the window's pixels cannot be read
 	CodeAppExited          Code = "app_exited" // the application exited before it showed a window
 	CodeInternal           Code = "internal"   // a failure of ours (a bug), not a refusal
+	CodeBusy               Code = "busy"       // the daemon is at its connection limit; try again
 
 	// Browser tabs (cdp/).
 	CodeNotYourTab       Code = "not_your_tab"      // a tab of another session's browser context

@@ -43,24 +43,26 @@ func (t tree) Snapshot(ctx context.Context, w daemon.Window) (*target.Snapshot, 
 	root, err := t.frame(wctx, w)
 	if err != nil {
 		code := target.CodeOf(err)
-		if code == target.CodeTimeout || errors.Is(err, context.DeadlineExceeded) || code == target.CodeAppNotFound {
+		if code == target.CodeTimeout || errors.Is(err, context.DeadlineExceeded) || code == target.CodeAppNotFound || code == target.CodeNoFrame {
 			if ctx.Err() != nil {
 				return nil, err
 			}
 			why := "the application did not answer in time"
-			if code == target.CodeAppNotFound {
+			switch code {
+			case target.CodeAppNotFound:
 				why = "the application is not on the accessibility bus (yet)"
+			case target.CodeNoFrame:
+				why = "the window has no accessible frame (yet)"
 			}
 			n := &target.Node{Role: "frame", Name: w.Title, Unreadable: why}
 			return &target.Snapshot{Root: n, Census: n.Count()}, nil
 		}
 		return nil, err
 	}
-	// NoCache: right after an application maps its window, the bridge's
-	// Cache.GetItems answered a partial tree here (gtk3-widget-factory: 11
-	// nodes of 260 on the first snapshot after open); asking every object
-	// costs ~1.5x and is always whole.
-	snap, err := t.d.bus.Walk(wctx, root, atspi.WalkOptions{Timeout: t.d.walkTimeout, NoCache: true})
+	// The walk uses Cache.GetItems where the bridge has it: it is tested to
+	// give the same tree as asking every object, also right after launch
+	// (atspi TestFirstWalkAfterLaunch, and TestFirstSnapshotIsWhole here).
+	snap, err := t.d.bus.Walk(wctx, root, atspi.WalkOptions{Timeout: t.d.walkTimeout})
 	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
 		n := &target.Node{Role: "frame", Name: w.Title, Unreadable: "the application did not answer in time"}
 		return &target.Snapshot{Root: n, Census: n.Count()}, nil
