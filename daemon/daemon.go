@@ -229,7 +229,15 @@ func (d *Daemon) Serve(ctx context.Context) error {
 			return err
 		}
 	}
+	// Add under mu, after checking closed: Close sets closed under mu before
+	// it waits, so no Add can race with its Wait.
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
 	d.wg.Add(1)
+	d.mu.Unlock()
 	go d.tick(ctx)
 	go func() {
 		select {
