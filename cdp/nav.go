@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	proto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/page"
 
@@ -134,16 +133,4 @@ func (t *Tab) watchMatch(f func(), method string, match func(jsonv2.Value) bool)
 		}
 	}()
 	return cancel
-}
-
-// frameID is the main frame's id.
-func (t *Tab) frameID(ctx context.Context) (proto.FrameID, error) {
-	var res page.GetFrameTreeResult
-	if err := t.sess.Call(ctx, page.CommandGetFrameTree, nil, &res); err != nil {
-		return "", t.fail(err)
-	}
-	if res.FrameTree == nil || res.FrameTree.Frame == nil {
-		return "", fmt.Errorf("cdp: tab %s has no main frame", t.ID())
-	}
-	return res.FrameTree.Frame.ID, nil
 }

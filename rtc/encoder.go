@@ -1,10 +1,6 @@
 package rtc
 
-import (
-	"time"
-
-	"github.com/vibespace/vibespace/target"
-)
+import "time"
 
 // Encoder compresses I420 pictures into a video bitstream. It is used from
 // one goroutine at a time.
@@ -40,8 +36,3 @@ type EncoderOptions struct {
 
 // NewEncoderFunc makes an Encoder; Options.NewEncoder lets a caller choose.
 type NewEncoderFunc func(EncoderOptions) (Encoder, error)
-
-// errNoEncoder is the refusal when this build has no encoder.
-func errNoEncoder(why string) error {
-	return target.Refuse(target.CodeLiveViewUnavailable, "the live view is unavailable: %s", why)
-}
