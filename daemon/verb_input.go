@@ -20,11 +20,7 @@ func (d *Daemon) click(ctx context.Context, req Request) Response {
 	if (req.Ref == "") == (req.At == nil) {
 		return d.finish(req, nil, lease.Grant{}, "", Response{}, target.Refuse(target.CodeBadRequest, "click needs exactly one of @ref or --at x,y"))
 	}
-	e, g, err := d.use(ctx, req)
-	if err != nil {
-		return d.finish(req, e, g, "", Response{}, err)
-	}
-	disp, err := d.displayFor(e)
+	e, g, disp, err := d.useDisplay(ctx, req)
 	if err != nil {
 		return d.finish(req, e, g, "", Response{}, err)
 	}
@@ -140,11 +136,7 @@ func (d *Daemon) point(ctx context.Context, req Request, e *entry, g lease.Grant
 
 // scroll scrolls at a pixel of the window (its centre by default).
 func (d *Daemon) scroll(ctx context.Context, req Request) Response {
-	e, g, err := d.use(ctx, req)
-	if err != nil {
-		return d.finish(req, e, g, "", Response{}, err)
-	}
-	disp, err := d.displayFor(e)
+	e, g, disp, err := d.useDisplay(ctx, req)
 	if err != nil {
 		return d.finish(req, e, g, "", Response{}, err)
 	}
@@ -157,11 +149,7 @@ func (d *Daemon) key(ctx context.Context, req Request) Response {
 	if err != nil {
 		return d.finish(req, nil, lease.Grant{}, "", Response{}, err)
 	}
-	e, g, err := d.use(ctx, req)
-	if err != nil {
-		return d.finish(req, e, g, "", Response{}, err)
-	}
-	disp, err := d.displayFor(e)
+	e, g, disp, err := d.useDisplay(ctx, req)
 	if err != nil {
 		return d.finish(req, e, g, "", Response{}, err)
 	}
@@ -221,11 +209,7 @@ func (d *Daemon) typeText(ctx context.Context, req Request) Response {
 	if !utf8.ValidString(req.Text) {
 		return d.finish(req, nil, lease.Grant{}, "", Response{}, target.Refuse(target.CodeBadRequest, "the text is not valid UTF-8"))
 	}
-	e, g, err := d.use(ctx, req)
-	if err != nil {
-		return d.finish(req, e, g, "", Response{}, err)
-	}
-	disp, err := d.displayFor(e)
+	e, g, disp, err := d.useDisplay(ctx, req)
 	if err != nil {
 		return d.finish(req, e, g, "", Response{}, err)
 	}

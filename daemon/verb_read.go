@@ -11,11 +11,7 @@ import (
 // target. A subtree the application did not answer in time is marked
 // unreadable by the backend; the verb still answers.
 func (d *Daemon) snapshot(ctx context.Context, req Request) Response {
-	e, g, err := d.use(ctx, req)
-	if err != nil {
-		return d.finish(req, e, g, "", Response{}, err)
-	}
-	disp, err := d.displayFor(e)
+	e, g, disp, err := d.useDisplay(ctx, req)
 	if err != nil {
 		return d.finish(req, e, g, "", Response{}, err)
 	}
@@ -51,11 +47,7 @@ func (d *Daemon) snapshot(ctx context.Context, req Request) Response {
 // screenshot answers the window's own pixels as PNG, with where the window
 // is. Pixels of this image are what --at takes.
 func (d *Daemon) screenshot(ctx context.Context, req Request) Response {
-	e, g, err := d.use(ctx, req)
-	if err != nil {
-		return d.finish(req, e, g, "", Response{}, err)
-	}
-	disp, err := d.displayFor(e)
+	e, g, disp, err := d.useDisplay(ctx, req)
 	if err != nil {
 		return d.finish(req, e, g, "", Response{}, err)
 	}

@@ -164,6 +164,17 @@ func (d *Daemon) drop(id target.ID) {
 	d.persist()
 }
 
+// useDisplay is use, then the display the target lives on: the common start
+// of every verb that reaches the application.
+func (d *Daemon) useDisplay(ctx context.Context, req Request) (*entry, lease.Grant, Display, error) {
+	e, g, err := d.use(ctx, req)
+	if err != nil {
+		return e, g, nil, err
+	}
+	disp, err := d.displayFor(e)
+	return e, g, disp, err
+}
+
 // use is the gate of every agent verb on a target: exposure, then the lease
 // (window_paused while the user drives, held while another session does).
 // The grant carries the handback note owed to the caller.
