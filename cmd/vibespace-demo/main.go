@@ -99,6 +99,25 @@ func run(ctx context.Context, out io.Writer) error {
 	}); err != nil {
 		return err
 	}
+	// The point road: a click at a pixel of the window's own picture, then
+	// text typed as keys into whatever took the focus.
+	second := refOf(snap, `text @`, "editable", "!disabled", "!focused", "!"+entry+" ")
+	at, ok := centreOf(snap, second)
+	if second == "" || !ok {
+		return fmt.Errorf("the snapshot lacks a second enabled entry with a geometry:\n%s", snap)
+	}
+	fmt.Fprintf(d.out, "# the point road: %s's centre in the window's own pixels is %s\n", second, at)
+	if _, err := d.show(ctx, "click", h, "--at", at); err != nil {
+		return err
+	}
+	if _, err := d.show(ctx, "type", h, "+typed as keys"); err != nil {
+		return err
+	}
+	if err := d.check(ctx, h, second, func(line string) bool {
+		return strings.Contains(line, "+typed as keys")
+	}); err != nil {
+		return err
+	}
 	if _, err := d.show(ctx, "click", h, page2); err != nil {
 		return err
 	}
@@ -120,11 +139,13 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 
 	// A node with no Action is refused, never silently clicked at its centre.
-	if noAct := refOf(snap, `label "`); noAct != "" {
-		fmt.Fprintf(out, "# a node without an Action is refused by code, not clicked by coordinates:\n")
-		if _, err := d.show(ctx, "click", h, noAct); err == nil {
-			return errors.New("a click on a node without an Action was not refused")
-		}
+	noAct := refOf(snap, `label "`)
+	if noAct == "" {
+		return fmt.Errorf("the snapshot lacks a label (a node without an Action):\n%s", snap)
+	}
+	fmt.Fprintf(out, "# a node without an Action is refused by code, not clicked by coordinates:\n")
+	if _, err := d.show(ctx, "click", h, noAct); err == nil {
+		return errors.New("a click on a node without an Action was not refused")
 	}
 	fmt.Fprintln(out, "# a person takes the window over; the agent is paused, then told once when it comes back:")
 	// The operator words run as the person watching (their own session), not
@@ -278,6 +299,29 @@ next:
 		}
 	}
 	return ""
+}
+
+// centreOf returns the centre of ref's geometry (WxH+X+Y, screen pixels) as
+// "x,y" in the pixels of the window, whose frame is the snapshot's first
+// node with a geometry.
+func centreOf(snap, ref string) (string, bool) {
+	frame, ok1 := geometryOf(lineOf(snap, "frame "))
+	g, ok2 := geometryOf(lineOf(snap, ref+" "))
+	if !ok1 || !ok2 {
+		return "", false
+	}
+	return fmt.Sprintf("%d,%d", g[2]-frame[2]+g[0]/2, g[3]-frame[3]+g[1]/2), true
+}
+
+// geometryOf finds the first WxH+X+Y field of a snapshot line.
+func geometryOf(line string) ([4]int, bool) {
+	for _, f := range strings.Fields(line) {
+		var g [4]int
+		if n, err := fmt.Sscanf(f, "%dx%d+%d+%d", &g[0], &g[1], &g[2], &g[3]); err == nil && n == 4 {
+			return g, true
+		}
+	}
+	return [4]int{}, false
 }
 
 // lineOf returns the first line containing s.
