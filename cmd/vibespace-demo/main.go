@@ -165,7 +165,7 @@ func run(ctx context.Context, out io.Writer) error {
 	if _, err := d.show(ctx, "key", h, "Tab"); err != nil {
 		return err
 	}
-	fmt.Fprintln(out, "# done: open → snapshot → click @ref → type @ref → key → screenshot → takeover/handback, all through the CLI.")
+	fmt.Fprintln(out, "# done: open → snapshot → type @ref → key → click --at → type as keys → click @ref → screenshot → no_action → takeover/handback, all through the CLI.")
 	return nil
 }
 
