@@ -133,7 +133,11 @@ func hasPrefixAny(s string, prefixes []string) bool {
 // TestNoMachinePaths keeps absolute paths of a developer's machine out of
 // the tree (system paths of Debian packages are fine).
 func TestNoMachinePaths(t *testing.T) {
-	bad := []string{"/work/", "/home/", "/root/"}
+	// Built at run time so that this file does not flag itself.
+	var bad []string
+	for _, dir := range []string{"work", "home", "root"} {
+		bad = append(bad, "/"+dir+"/")
+	}
 	_ = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			if d != nil && d.IsDir() && path != "." && strings.HasPrefix(d.Name(), ".") {
@@ -141,7 +145,7 @@ func TestNoMachinePaths(t *testing.T) {
 			}
 			return nil
 		}
-		if path == "layout_test.go" || !(strings.HasSuffix(path, ".go") || strings.HasSuffix(path, ".py") || strings.HasSuffix(path, ".md") || path == "Makefile") {
+		if !(strings.HasSuffix(path, ".go") || strings.HasSuffix(path, ".py") || strings.HasSuffix(path, ".md") || path == "Makefile") {
 			return nil
 		}
 		b, err := os.ReadFile(path)
