@@ -11,8 +11,12 @@ import (
 	"time"
 )
 
-// markerVar is the environment variable every process of a Desktop carries.
-const markerVar = "VIBESPACE_TESTENV"
+// MarkerVar is the environment variable every process of a Desktop carries:
+// VIBESPACE_TESTENV=<Desktop.ID>.
+const MarkerVar = "VIBESPACE_TESTENV"
+
+// markerVar is MarkerVar, as this package's files spell it.
+const markerVar = MarkerVar
 
 // markedPIDs returns the PIDs of live processes whose environment holds
 // VIBESPACE_TESTENV=id (id "" matches any testenv marker). Zombies are
@@ -118,3 +122,10 @@ func waitDead(pids []int, d time.Duration) []int {
 }
 
 var errLeft = errors.New("testenv: processes left behind")
+
+// Owns reports whether process pid belongs to this desktop: it carries the
+// desktop's marker. A PID that was reused by an unrelated process does not,
+// and is never ours to signal.
+func (d *Desktop) Owns(pid int) bool {
+	return pid > 0 && d.ID != "" && alive(pid) && hasMarker(pid, d.ID)
+}

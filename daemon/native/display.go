@@ -189,7 +189,7 @@ func (d *display) Stop(ctx context.Context, pid int) error {
 	}
 	// A PID an earlier daemon recorded may since belong to someone else:
 	// only a process that carries our desktop's marker is ours to end.
-	if !marked(pid, d.desk.ID) {
+	if !d.desk.Owns(pid) {
 		return nil
 	}
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
@@ -198,7 +198,7 @@ func (d *display) Stop(ctx context.Context, pid int) error {
 	deadline := time.Now().Add(3 * time.Second)
 	for d.Alive(pid) {
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			if marked(pid, d.desk.ID) {
+			if d.desk.Owns(pid) {
 				syscall.Kill(pid, syscall.SIGKILL)
 			}
 			break

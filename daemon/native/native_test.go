@@ -147,8 +147,8 @@ func TestStopSparesUnmarkedProcess(t *testing.T) {
 		return cmd
 	}
 	stranger := start("PATH=" + os.Getenv("PATH"))
-	other := start(markerVar + "=some-other-desktop")
-	ours := start(markerVar + "=" + id)
+	other := start(testenv.MarkerVar + "=some-other-desktop")
+	ours := start(testenv.MarkerVar + "=" + id)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	for _, c := range []*exec.Cmd{stranger, other} {
