@@ -3,6 +3,7 @@ package rtc_test
 import (
 	"context"
 	"net/http"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -40,6 +41,9 @@ func eventually(t *testing.T, ctx context.Context, what string, cond func() bool
 func needVP8(t *testing.T) {
 	t.Helper()
 	if !rtc.VP8Available() {
+		if os.Getenv(testenv.IntegrationEnv) == "1" {
+			t.Fatalf("this build has no VP8 encoder (cgo or libvpx-dev missing) — %s=1, so this is a failure, not a skip", testenv.IntegrationEnv)
+		}
 		t.Skip("SKIP: this build has no VP8 encoder (cgo or libvpx-dev missing)")
 	}
 }

@@ -133,7 +133,7 @@ func jsonState(rec []byte, st *testenv.State) error { return json.Unmarshal(rec,
 func TestStopSparesUnmarkedProcess(t *testing.T) {
 	sleep, err := exec.LookPath("sleep")
 	if err != nil {
-		t.Skip("no sleep binary: ", err)
+		t.Fatalf("no sleep binary (coreutils): %v", err)
 	}
 	const id = "vs-native-stop-test"
 	d := &display{desk: &testenv.Desktop{ID: id}, apps: map[int]*testenv.App{}, onBus: map[int]bool{}}
