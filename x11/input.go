@@ -148,32 +148,32 @@ func (in *injection) releaseOwn() {
 	}
 }
 
-func (d *Display) fakeKey(code byte, down bool) {
+func (d *Display) fakeKey(code byte, down bool) { d.fake(code, down, false) }
+
+func (d *Display) fakeButton(b byte, down bool) { d.fake(b, down, true) }
+
+// fake sends one XTEST press or release of a key or button and records it in
+// the display-wide set of what we hold, for ReleaseAll.
+func (d *Display) fake(detail byte, down, button bool) {
 	t := byte(fakeKeyRelease)
-	if down {
+	switch {
+	case button && down:
+		t = fakeButtonPress
+	case button:
+		t = fakeButtonRelease
+	case down:
 		t = fakeKeyPress
 	}
-	xtest.FakeInput(d.conn, t, code, 0, d.root, 0, 0, 0)
+	xtest.FakeInput(d.conn, t, detail, 0, d.root, 0, 0, 0)
 	d.ext.heldMu.Lock()
-	if down {
-		d.ext.keys[code] = true
-	} else {
-		delete(d.ext.keys, code)
+	held := d.ext.keys
+	if button {
+		held = d.ext.buttons
 	}
-	d.ext.heldMu.Unlock()
-}
-
-func (d *Display) fakeButton(b byte, down bool) {
-	t := byte(fakeButtonRelease)
 	if down {
-		t = fakeButtonPress
-	}
-	xtest.FakeInput(d.conn, t, b, 0, d.root, 0, 0, 0)
-	d.ext.heldMu.Lock()
-	if down {
-		d.ext.buttons[b] = true
+		held[detail] = true
 	} else {
-		delete(d.ext.buttons, b)
+		delete(held, detail)
 	}
 	d.ext.heldMu.Unlock()
 }
