@@ -230,10 +230,7 @@ func TestTakeoverCutsTypingAndHandbackToldOnce(t *testing.T) {
 	b := &fakeBackend{}
 	td := startDaemon(t, b, "")
 	id := string(td.open(t, "a"))
-	gate := make(chan struct{})
-	b.disp.mu.Lock()
-	b.disp.typeGate = gate
-	b.disp.mu.Unlock()
+	gate := b.gateTyping()
 	typed := make(chan Response, 1)
 	go func() {
 		typed <- td.call(t, Request{Verb: "type", Session: "a", Target: id, Text: strings.Repeat("secret-", 20)})
@@ -457,10 +454,7 @@ func TestHangupCancelsVerb(t *testing.T) {
 	b := &fakeBackend{}
 	td := startDaemon(t, b, "")
 	id := string(td.open(t, "a"))
-	gate := make(chan struct{})
-	b.disp.mu.Lock()
-	b.disp.typeGate = gate
-	b.disp.mu.Unlock()
+	gate := b.gateTyping()
 	c, err := net.Dial("unix", td.sock)
 	if err != nil {
 		t.Fatal(err)

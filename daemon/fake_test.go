@@ -332,3 +332,13 @@ type fakeCapture struct{ f *fakeDisplay }
 func (c fakeCapture) PNG(ctx context.Context, w Window) ([]byte, error) {
 	return []byte(fmt.Sprintf("\x89PNG fake top=%d", c.f.top())), nil
 }
+
+// gateTyping makes each Type call of the fake injector wait for a send on
+// the returned channel, so a test can hold a type in flight.
+func (b *fakeBackend) gateTyping() chan struct{} {
+	gate := make(chan struct{})
+	b.disp.mu.Lock()
+	b.disp.typeGate = gate
+	b.disp.mu.Unlock()
+	return gate
+}

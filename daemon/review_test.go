@@ -227,10 +227,7 @@ func TestTakeoverLeavesAnotherTargetsTypingAlone(t *testing.T) {
 	td := startDaemon(t, b, "")
 	a := string(td.open(t, "a"))
 	other := string(td.open(t, "b"))
-	gate := make(chan struct{})
-	b.disp.mu.Lock()
-	b.disp.typeGate = gate
-	b.disp.mu.Unlock()
+	gate := b.gateTyping()
 	typed := make(chan Response, 1)
 	go func() {
 		typed <- td.call(t, Request{Verb: "type", Session: "a", Target: a, Text: strings.Repeat("abcdefgh", 3)})
