@@ -233,3 +233,23 @@ func (d *Display) Held() (keycodes, buttons []int) {
 	}
 	return keycodes, buttons
 }
+
+// KeysDown asks the X server which keycodes are down now, whoever pressed
+// them (QueryKeymap). Held reports only what this connection holds.
+func (d *Display) KeysDown(ctx context.Context) ([]int, error) {
+	return call(ctx, d, "QueryKeymap", func() ([]int, error) {
+		r, err := xproto.QueryKeymap(d.conn).Reply()
+		if err != nil {
+			return nil, err
+		}
+		var down []int
+		for i, b := range r.Keys {
+			for bit := range 8 {
+				if b&(1<<bit) != 0 {
+					down = append(down, i*8+bit)
+				}
+			}
+		}
+		return down, nil
+	})
+}

@@ -12,12 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jezek/xgb"
-	"github.com/jezek/xgb/xproto"
-
 	"github.com/vibespace/vibespace/daemon"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
+	"github.com/vibespace/vibespace/x11"
 )
 
 // node finds a node of the snapshot by role and name.
@@ -184,25 +182,18 @@ func TestSessions(t *testing.T) {
 	e.refused("unknown_target", "s2", "snapshot", id)
 }
 
-// keysDown asks the X server which keys are down now.
+// keysDown asks the X server, over the test's own connection, which keys
+// are down now.
 func keysDown(t *testing.T, display string) []int {
 	t.Helper()
-	c, err := xgb.NewConnDisplay(display)
+	x, err := x11.Open(t.Context(), display)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	r, err := xproto.QueryKeymap(c).Reply()
+	defer x.Close()
+	down, err := x.KeysDown(t.Context())
 	if err != nil {
 		t.Fatal(err)
-	}
-	var down []int
-	for i, b := range r.Keys {
-		for bit := range 8 {
-			if b&(1<<bit) != 0 {
-				down = append(down, i*8+bit)
-			}
-		}
 	}
 	return down
 }
