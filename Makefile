@@ -4,12 +4,17 @@ BIN       ?= bin
 # Debian packages the tests, the demo and the benchmarks need.
 DEB_PKGS  := xvfb xauth dbus at-spi2-core python3-gi gir1.2-gtk-3.0 gtk-3-examples \
              python3-pyatspi python3-dogtail xdotool x11-utils x11-xserver-utils fonts-dejavu-core \
-             chromium libvpx-dev pkg-config
+             chromium libvpx-dev libopenh264-dev pkg-config iproute2
 STATICCHECK_VERSION := v0.8.2
 TEST_TIMEOUT ?= 25m
 BENCHTIME ?= 20x
 
-.PHONY: help deps build test bench lint demo clean
+.PHONY: help deps bench-deps build test bench lint demo clean
+
+# agent-browser, the browser peer the benchmarks compare against, lives in a
+# bench-only folder; nothing else uses it.
+AGENT_BROWSER_VERSION := 0.41.2
+BENCH_DIR := .bench
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | sort
@@ -23,13 +28,17 @@ deps: ## install the system packages (apt-get; quiet and quick when all are pres
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
+bench-deps: deps ## install agent-browser (the peer) into ./.bench for the benchmarks
+	@[ -x $(BENCH_DIR)/node_modules/.bin/agent-browser ] || \
+		npm install --prefix $(BENCH_DIR) --no-audit --no-fund --silent agent-browser@$(AGENT_BROWSER_VERSION)
+
 build: ## build the commands into ./bin
 	$(GO) build -o $(BIN)/ ./cmd/...
 
 test: deps ## run every test, integration included, with -race (nothing may skip)
 	VIBESPACE_INTEGRATION=1 $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
 
-bench: deps ## benchmarks, side by side with the peers (xdotool, pyatspi, ...)
+bench: bench-deps ## benchmarks, side by side with the peers (xdotool, pyatspi, ...)
 	VIBESPACE_INTEGRATION=1 $(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 30m ./...
 
 lint: ## gofmt, go vet, staticcheck

@@ -32,6 +32,17 @@ type Request struct {
 	JSON        bool     `json:"json,omitempty"`  // snapshot: the tree as JSON instead of text
 	User        string   `json:"user,omitempty"`  // takeover: who takes over; handback: who hands back
 	Force       bool     `json:"force,omitempty"` // handback: the operator's override
+
+	// The browser's words (vibespace-browser).
+	URL      string `json:"url,omitempty"`      // open <url>; wait --url
+	Profile  string `json:"profile,omitempty"`  // --profile <id|alias> or VIBESPACE_BROWSER: which attachment
+	Label    string `json:"label,omitempty"`    // new <label>; use <label|id>
+	Alias    string `json:"alias,omitempty"`    // use --alias
+	None     bool   `json:"none,omitempty"`     // pin --none
+	Action   string `json:"action,omitempty"`   // tab list|new|close|select; get text|url|title
+	Expr     string `json:"expr,omitempty"`     // eval
+	Selector string `json:"selector,omitempty"` // wait --selector
+	Headed   bool   `json:"headed,omitempty"`   // a profile's browser on our display instead of headless
 }
 
 // Point is a pixel of a window's own screenshot: (0,0) is its top left.
@@ -82,6 +93,32 @@ type Response struct {
 	Bounds   *target.Rect     `json:"bounds,omitempty"`   // screenshot: where the window is
 	Status   *Status          `json:"status,omitempty"`
 	Checks   []Check          `json:"checks,omitempty"` // doctor
+
+	// URL is an address: the viewer page (watch) or the tab's URL (open,
+	// get url).
+	URL string `json:"url,omitempty"`
+	// Profile names the browser profile a browser verb acted on, with the
+	// attachment set around it.
+	Profile     *ProfileInfo    `json:"profile,omitempty"`
+	Profiles    []ProfileInfo   `json:"profiles,omitempty"`    // profiles
+	Attachments []ProfileInfo   `json:"attachments,omitempty"` // attachments
+	Value       json.RawMessage `json:"value,omitempty"`       // eval: the result as JSON
+}
+
+// ProfileInfo names a browser profile as an answer shows it:
+// "profile: work (bp-3f9a1c02) · default · 2 attachments". A session that
+// attached no profile acts in its own ephemeral context: ID "" and
+// Ephemeral true.
+type ProfileInfo struct {
+	ID          string `json:"id,omitempty"`     // bp-<8 hex>
+	Label       string `json:"label,omitempty"`  // free text, never a path
+	Handle      string `json:"handle,omitempty"` // how this session names it (alias, label or id)
+	Parent      string `json:"parent,omitempty"` // new-child: the parent's handle
+	Default     bool   `json:"default,omitempty"`
+	Pinned      bool   `json:"pinned,omitempty"`
+	Ephemeral   bool   `json:"ephemeral,omitempty"`
+	Attachments int    `json:"attachments"`       // how many the session holds
+	Running     bool   `json:"running,omitempty"` // its browser is up
 }
 
 // Status is what status answers about the daemon.
