@@ -84,6 +84,12 @@ var forbidden = map[string][]string{
 	"lease":   {module + "/x11", module + "/atspi", module + "/cdp", module + "/testenv", module + "/daemon", "github.com/urfave/cli"},
 	"testenv": {module + "/atspi", module + "/daemon", module + "/lease", module + "/cdp", "github.com/urfave/cli"},
 	"daemon":  {"github.com/urfave/cli"},
+	// the profile registry is a pure decision over files: no backend at all
+	"profile": {module + "/x11", module + "/atspi", module + "/cdp", module + "/daemon", module + "/lease",
+		module + "/testenv", module + "/rtc", module + "/capture", "github.com/urfave/cli"},
+	// the live view's media side knows frames and tracks, not the daemon
+	"rtc":     {module + "/daemon", module + "/lease", module + "/atspi", "github.com/urfave/cli"},
+	"capture": {module + "/daemon", module + "/lease", module + "/atspi", module + "/rtc", "github.com/urfave/cli"},
 }
 
 // allowed importers of testenv outside tests: the demo, and the daemon,

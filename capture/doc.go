@@ -10,5 +10,12 @@
 //
 // Window is the Source of one X11 window of our display, read through
 // x11.Display.Capture (MIT-SHM when the server allows it), clipped to the
-// screen. A tab source (CDP screencast) is still to come.
+// screen.
+//
+// Tab is the Source of one browser tab, read through a CDP screencast
+// (cdp.Tab.StartScreencast: Page.startScreencast, every frame acknowledged)
+// and decoded from JPEG (or PNG) to RGBA, at most FPS frames a second. The
+// browser sends a picture only when the page changes, so a keyframe
+// request on a still page delivers the last picture again; a tab that
+// closes ends the stream with tab_gone.
 package capture

@@ -59,6 +59,14 @@ const (
 	CodeNoFocus             Code = "no_focus"              // the node cannot take focus (no Component, or not focusable)
 	CodeDeclined            Code = "declined"              // the application refused the change (its call answered false)
 	CodeNoFrame             Code = "no_frame"              // the window has no accessible frame (yet); its application is there
+	CodeNoBrowser           Code = "no_browser"            // this daemon has no browser backend (no Chromium)
+	CodeNoTab               Code = "no_tab"                // the session has no current tab in this profile: open <url> first
+	CodeBrowserLimit        Code = "browser_limit"         // the ceiling of browsers running at once is reached
+
+	// Browser profiles and attachment sets (profile/).
+	CodeLabelTaken         Code = "label_taken"          // another profile already has that label
+	CodeAliasTaken         Code = "alias_taken"          // the alias is already a handle in this session's attachment set
+	CodeProfileNotAttached Code = "profile_not_attached" // the profile exists but this session has not attached it (use it first)
 )
 
 // Refusal is a verb that did not run: a stable code, a one-line sentence for a

@@ -1,0 +1,7 @@
+// Package livebench measures the live view against the baselines it must
+// beat, side by side in one run on the same animated content: our WebRTC
+// pipeline (rtc.Hub over a capture.Window), naive JPEG frames over a
+// WebSocket of the same window, and agent-browser's own JPEG stream of the
+// same page in a headless tab; on loopback and through a user-space
+// emulation of a poor link. It holds only tests and benchmarks.
+package livebench
