@@ -27,6 +27,10 @@ type Config struct {
 	StateDir   string // VIBESPACE_HOME: state.json, audit.jsonl, daemon.lock, daemon.log
 	SocketPath string // the Unix socket to listen on
 	Backend    Backend
+	// Browser runs the browsers of the browser.* verbs (package
+	// daemon/chromium); nil means no browser road: those verbs are refused
+	// no_browser.
+	Browser BrowserBackend
 
 	// IdleHandback hands a takeover back after this long without user
 	// input; negative means never, zero the default.
@@ -38,6 +42,8 @@ type Config struct {
 	IdleTimeout  time.Duration // bound on reading one request; default DefaultIdleTimeout
 	MaxConns     int           // connections served at once; default DefaultMaxConns
 	Logger       *slog.Logger  // nil discards
+	LivePort     int           // the live view's port on 127.0.0.1; 0 picks a free one
+	LiveFPS      int           // the live view's capture rate of a window; 0 means capture's default
 	Now          func() time.Time
 }
 

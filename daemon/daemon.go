@@ -51,11 +51,14 @@ type Daemon struct {
 	stackGate   chan struct{} // one slot: raising a window and acting on what is on screen
 	connSlots   chan struct{} // one slot per connection served (Config.MaxConns)
 	persistMu   sync.Mutex
+	br          browserState // tabs and their browser contexts (browser.go)
 
 	ln    net.Listener
 	wg    sync.WaitGroup
 	conns map[net.Conn]struct{} // guarded by mu
 	stop  chan struct{}
+
+	live liveView // the live view (live.go), started on the first watch
 }
 
 // entry is one target and what the daemon keeps beside it.
@@ -113,6 +116,12 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	if err != nil {
 		return fail(err)
 	}
+	if cfg.Browser != nil {
+		// Browsers an earlier daemon left (it was killed): stop them; a
+		// profile's browser starts again on its next use.
+		cfg.Browser.Reap(ctx, st.Backends[browserRecordKey])
+		cfg.Browser.Observe(d.browsersChanged)
+	}
 	if err := d.reconcile(ctx, st); err != nil {
 		return fail(err)
 	}
@@ -140,6 +149,9 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 	for _, t := range st.Targets {
 		if n := t.ID.Number(); n > d.next {
 			d.next = n // never reuse a number, even of a dropped target
+		}
+		if t.ID.Kind() == target.KindTab {
+			continue // tabs die with the daemon's browser contexts
 		}
 		if d.display == nil {
 			continue
@@ -172,6 +184,10 @@ func (d *Daemon) persist() error {
 	d.persistMu.Lock()
 	defer d.persistMu.Unlock()
 	st := lease.State{Saved: d.cfg.Now().UTC(), Leases: d.leases.All()}
+	var browsers json.RawMessage
+	if d.cfg.Browser != nil {
+		browsers = d.cfg.Browser.Record()
+	}
 	d.mu.Lock()
 	for _, e := range d.targets {
 		st.Targets = append(st.Targets, e.t)
@@ -179,6 +195,9 @@ func (d *Daemon) persist() error {
 	st.Backends = map[string]json.RawMessage{counterKey: json.RawMessage(fmt.Sprintf(`{"next":%d}`, d.next))}
 	if d.display != nil {
 		st.Backends[backendKey] = d.display.Record()
+	}
+	if len(browsers) > 0 {
+		st.Backends[browserRecordKey] = browsers
 	}
 	d.mu.Unlock()
 	live := make(map[target.ID]bool, len(st.Targets))
@@ -326,9 +345,15 @@ func (d *Daemon) Close() error {
 		os.Remove(d.cfg.SocketPath)
 	}
 	d.wg.Wait()
+	d.closeLive()
 	var err error
+	if d.cfg.Browser != nil {
+		err = d.cfg.Browser.Close()
+	}
 	if disp != nil {
-		err = disp.Close()
+		if derr := disp.Close(); err == nil {
+			err = derr
+		}
 	}
 	d.leases.Restore(nil)
 	d.persist()
@@ -357,6 +382,7 @@ func (d *Daemon) Detach() {
 		os.Remove(d.cfg.SocketPath)
 	}
 	d.wg.Wait()
+	d.closeLive()
 	d.audit.Close()
 	d.lock.release()
 }

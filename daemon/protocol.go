@@ -132,6 +132,7 @@ type Status struct {
 	Started    string `json:"started"`
 	AuditPath  string `json:"audit"`
 	MaxRequest int    `json:"max_request"`
+	Live       string `json:"live,omitempty"` // the live view: where it serves and to how many, or why it is off (never its token)
 }
 
 // refusal turns err into a failed answer.

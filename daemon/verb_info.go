@@ -26,6 +26,7 @@ func (d *Daemon) status(ctx context.Context, req Request) Response {
 		}
 	}
 	d.mu.Unlock()
+	st.Live, _ = d.liveState()
 	return Response{OK: true, Status: st}
 }
 
@@ -33,6 +34,13 @@ func (d *Daemon) status(ctx context.Context, req Request) Response {
 // (XTEST, MIT-SHM, AT-SPI) — which brings the display up.
 func (d *Daemon) doctor(ctx context.Context, req Request) Response {
 	checks := d.cfg.Backend.Doctor(ctx)
+	live, liveOK := d.liveState()
+	checks = append(checks, Check{Name: "live view", OK: liveOK, Detail: live})
+	if d.cfg.Browser == nil {
+		checks = append(checks, Check{Name: "browser", Detail: "no browser backend: this daemon was started without one (browser.* verbs are refused no_browser)"})
+	} else {
+		checks = append(checks, d.cfg.Browser.Doctor(ctx)...)
+	}
 	disp, err := d.ensureDisplay(ctx)
 	if err != nil {
 		checks = append(checks, Check{Name: "display", Detail: "could not start: " + err.Error()})
@@ -57,11 +65,13 @@ func (d *Daemon) list(ctx context.Context, req Request) Response {
 	sort.Slice(es, func(i, j int) bool { return es[i].t.ID.Number() < es[j].t.ID.Number() })
 	resp := Response{OK: true, Targets: []TargetInfo{}}
 	for _, e := range es {
-		if err := d.refresh(ctx, disp, e); target.CodeOf(err) == target.CodeWindowGone {
+		if err := d.refresh(ctx, disp, e); target.CodeOf(err) == target.CodeWindowGone || target.CodeOf(err) == target.CodeTabGone {
 			continue
 		}
 		ti := *d.info(e)
-		if disp != nil {
+		if e.t.ID.Kind() == target.KindTab {
+			ti.Capabilities = tabCapabilities()
+		} else if disp != nil {
 			ti.Capabilities = capabilities(disp.Probe(ctx, ti.PID))
 		}
 		resp.Targets = append(resp.Targets, ti)

@@ -49,6 +49,9 @@ func (d *Daemon) open(ctx context.Context, req Request) Response {
 
 // closeTarget stops the application of a target the caller holds.
 func (d *Daemon) closeTarget(ctx context.Context, req Request) Response {
+	if id, err := target.ParseID(req.Target); err == nil && id.Kind() == target.KindTab {
+		return d.closeTab(ctx, req, id)
+	}
 	e, g, err := d.use(ctx, req)
 	if err != nil {
 		return d.finish(req, e, g, "", Response{}, err)
@@ -156,7 +159,10 @@ func (d *Daemon) takeover(ctx context.Context, req Request) Response {
 	}
 	disp := d.display
 	d.mu.Unlock()
-	released := d.releaseFor(ctx, disp, e)
+	released := "; the browser's input releases what it held as it stops"
+	if e.t.ID.Kind() != target.KindTab {
+		released = d.releaseFor(ctx, disp, e)
+	}
 	d.persist()
 	did := fmt.Sprintf("%s drives %s now; %d agent verb(s) in flight on it were cancelled%s", user, e.t.ID, n, released)
 	return d.finish(req, e, lease.Grant{}, "", Response{Did: did}, nil)
@@ -217,13 +223,17 @@ func (d *Daemon) handback(ctx context.Context, req Request) Response {
 			user = "user"
 		}
 		since := l.UserSince.UTC().Format(time.RFC3339)
+		paused := target.CodeWindowPaused
+		if e.t.ID.Kind() == target.KindTab {
+			paused = target.CodeBrowserPaused
+		}
 		switch {
 		case req.Session == l.Holder:
-			return d.finish(req, e, lease.Grant{}, "", Response{}, target.Refuse(target.CodeWindowPaused,
+			return d.finish(req, e, lease.Grant{}, "", Response{}, target.Refuse(paused,
 				"%s took over %s at %s; the session holding its lease (%s) cannot hand it back; %s, who took over, does (or the operator, with --force)",
 				l.User, e.t.ID, since, l.Holder, l.User).With("user", l.User).With("user_since", since).With("holder", l.Holder))
 		case user != l.User:
-			return d.finish(req, e, lease.Grant{}, "", Response{}, target.Refuse(target.CodeWindowPaused,
+			return d.finish(req, e, lease.Grant{}, "", Response{}, target.Refuse(paused,
 				"%s was taken over by %s at %s, not by %s; only %s hands it back (or the operator, with --force)",
 				e.t.ID, l.User, since, user, l.User).With("user", l.User).With("user_since", since))
 		}

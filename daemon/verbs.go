@@ -19,6 +19,9 @@ type verbFunc func(d *Daemon, ctx context.Context, req Request) Response
 
 // verb returns the method answering name, or nil. One line per verb.
 func verb(name string) verbFunc {
+	if f := browserVerb(name); f != nil {
+		return f
+	}
 	switch name {
 	case "status":
 		return (*Daemon).status
@@ -52,14 +55,16 @@ func verb(name string) verbFunc {
 		return (*Daemon).key
 	case "scroll":
 		return (*Daemon).scroll
+	case "watch":
+		return (*Daemon).watch
 	}
 	return nil
 }
 
 // Verbs lists the verbs the daemon answers.
 func Verbs() []string {
-	return []string{"attach", "click", "close", "detach", "doctor", "handback", "key", "list", "open",
-		"screenshot", "scroll", "share", "snapshot", "status", "takeover", "type"}
+	return append([]string{"attach", "click", "close", "detach", "doctor", "handback", "key", "list", "open",
+		"screenshot", "scroll", "share", "snapshot", "status", "takeover", "type", "watch"}, BrowserVerbs()...)
 }
 
 // Handle answers one request. It never panics on bad input and always
@@ -130,6 +135,9 @@ func (d *Daemon) lookup(ctx context.Context, req Request) (*entry, error) {
 // refresh re-reads e's window (title, bounds). A window that is gone, or
 // whose process is gone, drops the target.
 func (d *Daemon) refresh(ctx context.Context, disp Display, e *entry) error {
+	if e.t.ID.Kind() == target.KindTab {
+		return d.refreshTab(ctx, e)
+	}
 	if disp == nil {
 		return target.Refuse(target.CodeWindowGone, "the display of %s is gone", e.t.ID)
 	}
@@ -272,6 +280,7 @@ func (d *Daemon) finish(req Request, e *entry, g lease.Grant, road target.Road, 
 		resp.Note = g.Told.Message()
 	}
 	resp.By = road
+	d.markAgent(req, e, resp)
 	ent := lease.Entry{Session: req.Session, Verb: req.Verb, By: road, OK: err == nil, Code: resp.Code}
 	if e != nil {
 		ent.Target = e.t.ID

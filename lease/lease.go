@@ -50,7 +50,7 @@ func (h Handback) Message() string {
 	if h.Idle {
 		how = "stopped (idle) and it was handed back automatically"
 	}
-	return fmt.Sprintf("control came back at %s: %s had taken over at %s and %s; the window may have changed — take a new snapshot before acting on old refs",
+	return fmt.Sprintf("control came back at %s: %s had taken over at %s and %s; the window or page may have changed — take a new snapshot before acting on old refs",
 		h.At.UTC().Format(time.RFC3339), h.User, h.UserSince.UTC().Format(time.RFC3339), how)
 }
 

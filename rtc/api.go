@@ -7,9 +7,9 @@ import (
 	"github.com/pion/webrtc/v4"
 )
 
-// vp8Codec is the one codec we offer: VP8 with NACK, PLI, FIR and
-// transport-cc feedback, and deliberately no RTX (trap 1: pion's GCC pacer
-// drops RTX packets).
+// vp8Codec is VP8 with NACK, PLI, FIR and transport-cc feedback, and
+// deliberately no RTX (trap 1: pion's GCC pacer drops RTX packets). The
+// other codec, h264Codec, is in codec.go.
 var vp8Codec = webrtc.RTPCodecParameters{
 	RTPCodecCapability: webrtc.RTPCodecCapability{
 		MimeType:  webrtc.MimeTypeVP8,
@@ -24,12 +24,13 @@ var vp8Codec = webrtc.RTPCodecParameters{
 	PayloadType: 96,
 }
 
-// newAPI builds the pion API for one viewer: its own media engine and
-// interceptors, so its bandwidth estimator is its own. onEstimator
-// receives that estimator when the peer connection is made.
-func (h *Hub) newAPI(onEstimator func(cc.BandwidthEstimator)) (*webrtc.API, error) {
+// newAPI builds the pion API for one viewer: its own media engine, with
+// only the codec chosen for it, and its own interceptors, so its bandwidth
+// estimator is its own. onEstimator receives that estimator when the peer
+// connection is made.
+func (h *Hub) newAPI(codec Codec, onEstimator func(cc.BandwidthEstimator)) (*webrtc.API, error) {
 	m := &webrtc.MediaEngine{}
-	if err := m.RegisterCodec(vp8Codec, webrtc.RTPCodecTypeVideo); err != nil {
+	if err := m.RegisterCodec(codec.parameters(), webrtc.RTPCodecTypeVideo); err != nil {
 		return nil, err
 	}
 	if err := m.RegisterHeaderExtension(webrtc.RTPHeaderExtensionCapability{URI: PlayoutDelayURI}, webrtc.RTPCodecTypeVideo); err != nil {
@@ -68,5 +69,8 @@ func (h *Hub) newAPI(onEstimator func(cc.BandwidthEstimator)) (*webrtc.API, erro
 	s.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
 	s.SetIncludeLoopbackCandidate(true)
 	s.SetIPFilter(o.keepIP)
+	if o.ICEUDPMux != nil {
+		s.SetICEUDPMux(o.ICEUDPMux)
+	}
 	return webrtc.NewAPI(webrtc.WithMediaEngine(m), webrtc.WithInterceptorRegistry(reg), webrtc.WithSettingEngine(s)), nil
 }

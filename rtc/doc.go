@@ -8,6 +8,23 @@
 //     keyframes forced on request. A build without cgo (or with the
 //     vibespace_novpx tag) compiles, and every watch is refused with
 //     live_view_unavailable.
+//   - H.264 through openh264 (cgo) when the viewer's offer accepts
+//     constrained baseline 42e01f with packetization-mode 1: screen-content
+//     real-time mode, one thread, bitrate set live, IDR forced on request;
+//     it holds its bitrate by skipping pictures (the source is then asked
+//     for the picture again, so a target that stops changing is still
+//     shown as it last was). On scrolling text it needs about two thirds
+//     of VP8's bytes (BenchmarkScrollingTextVP8VsH264). The
+//     vibespace_noh264 build tag leaves it out (Debian's openh264 carries
+//     no patent licence): such a build, like one without cgo, never offers
+//     H.264 and every viewer gets VP8.
+//   - Frames are converted to I420 by libyuv (cgo, -lyuv; Debian
+//     libyuv-dev), 0.2–0.6 ms for 1280×720 where the pure-Go Convert takes
+//     7–20 ms; the vibespace_noyuv tag (or no cgo) keeps the pure-Go one.
+//   - One pipeline per target and codec: viewers that negotiated the same
+//     codec share its encoder; a VP8-only viewer of a target watched in
+//     H.264 gets a second pipeline. Each viewer's media engine registers
+//     only its codec.
 //   - Congestion control: TWCC feedback into pion's GCC with the no-op
 //     pacer; the lowest target among a pipeline's viewers drives the shared
 //     encoder's bitrate.

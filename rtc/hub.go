@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pion/logging"
@@ -31,8 +32,11 @@ type Hub struct {
 	base   context.Context
 	cancel context.CancelFunc
 
+	onInput  atomic.Pointer[InputHandler] // receives viewers' input (input.go)
+	inputBad atomic.Uint64                // input messages dropped as invalid
+
 	mu      sync.Mutex
-	pipes   map[string]*Pipeline
+	pipes   map[pipeKey]*Pipeline
 	viewers map[string]*viewer
 	nextID  uint64
 	closed  bool
@@ -50,7 +54,7 @@ func New(o Options) *Hub {
 		unavailable: unavailable,
 		o:           o,
 		logs:        pionLogs{o.Logger},
-		pipes:       make(map[string]*Pipeline),
+		pipes:       make(map[pipeKey]*Pipeline),
 		viewers:     make(map[string]*viewer),
 	}
 	h.base, h.cancel = context.WithCancel(context.Background())
@@ -66,6 +70,7 @@ type Answer struct {
 	ViewerID string
 	SDP      string // the complete answer, every candidate gathered
 	Pipeline uint64 // the pipeline the viewer joined
+	Codec    Codec  // the codec negotiated
 }
 
 // Offer adds a viewer of the target key: it joins the target's pipeline,
@@ -77,12 +82,13 @@ func (h *Hub) Offer(ctx context.Context, key string, open OpenFunc, offer string
 	if h.unavailable != nil {
 		return Answer{}, h.unavailable
 	}
-	p, err := h.pipeline(ctx, key, open)
+	codec := h.chooseCodec(offer)
+	p, err := h.pipeline(ctx, pipeKey{key, codec}, open)
 	if err != nil {
 		return Answer{}, err
 	}
 	v := &viewer{id: newID(), p: p}
-	api, err := h.newAPI(v.setEstimator)
+	api, err := h.newAPI(codec, v.setEstimator)
 	if err != nil {
 		h.leave(v, "setup failed")
 		return Answer{}, err
@@ -108,7 +114,7 @@ func (h *Hub) Offer(ctx context.Context, key string, open OpenFunc, offer string
 		return Answer{}, err
 	}
 	p.requestKeyframe()
-	return Answer{ViewerID: v.id, SDP: sdp, Pipeline: p.id}, nil
+	return Answer{ViewerID: v.id, SDP: sdp, Pipeline: p.id, Codec: codec}, nil
 }
 
 // ended is why p ended by itself, as a refusal; nil if it did not.
@@ -144,6 +150,7 @@ func (h *Hub) negotiate(ctx context.Context, v *viewer, offer string) (string, e
 			go h.leave(v, "dtls "+s.String())
 		}
 	})
+	h.acceptDataChannels(v)
 	if err := v.pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeOffer, SDP: offer}); err != nil {
 		return "", target.Refuse(target.CodeBadRequest, "the viewer's offer was not usable: %v", err).Wrap(err)
 	}
@@ -166,16 +173,17 @@ func (h *Hub) negotiate(ctx context.Context, v *viewer, offer string) (string, e
 	return v.pc.LocalDescription().SDP, nil
 }
 
-// pipeline returns the running pipeline of key, starting one if none runs.
+// pipeline returns the running pipeline of pk, starting one if none runs.
 // open runs without the hub's lock; if another viewer started the pipeline
 // meanwhile, the extra source is closed.
-func (h *Hub) pipeline(ctx context.Context, key string, open OpenFunc) (*Pipeline, error) {
+func (h *Hub) pipeline(ctx context.Context, pk pipeKey, open OpenFunc) (*Pipeline, error) {
+	key := pk.key
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
 		return nil, errors.New("rtc: hub closed")
 	}
-	if p := h.pipes[key]; p != nil {
+	if p := h.pipes[pk]; p != nil {
 		h.mu.Unlock()
 		return p, nil
 	}
@@ -184,7 +192,7 @@ func (h *Hub) pipeline(ctx context.Context, key string, open OpenFunc) (*Pipelin
 	if err != nil {
 		return nil, err
 	}
-	sample, err := webrtc.NewTrackLocalStaticSample(webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypeVP8, ClockRate: 90000}, "video", "vibespace")
+	sample, err := webrtc.NewTrackLocalStaticSample(pk.codec.capability(), "video", "vibespace")
 	if err != nil {
 		_ = src.Close()
 		return nil, fmt.Errorf("rtc: new track: %w", err)
@@ -195,20 +203,20 @@ func (h *Hub) pipeline(ctx context.Context, key string, open OpenFunc) (*Pipelin
 		_ = src.Close()
 		return nil, errors.New("rtc: hub closed")
 	}
-	if p := h.pipes[key]; p != nil {
+	if p := h.pipes[pk]; p != nil {
 		_ = src.Close()
 		return p, nil
 	}
 	h.nextID++
 	ctx, cancel := context.WithCancel(h.base)
 	p := &Pipeline{
-		id: h.nextID, key: key, hub: h, src: src,
+		id: h.nextID, key: key, codec: pk.codec, newEncoder: h.encoderFor(pk.codec), hub: h, src: src,
 		cancel: cancel, done: make(chan struct{}), viewers: make(map[string]*viewer), started: time.Now(),
 	}
 	p.track = &keyedTrack{TrackLocalStaticSample: sample, onBind: p.requestKeyframe}
-	h.pipes[key] = p
+	h.pipes[pk] = p
 	go p.run(ctx)
-	h.o.Logger.Info("live view: pipeline started", "target", key, "pipeline", p.id)
+	h.o.Logger.Info("live view: pipeline started", "target", key, "codec", string(pk.codec), "pipeline", p.id)
 	return p, nil
 }
 
@@ -216,7 +224,7 @@ func (h *Hub) pipeline(ctx context.Context, key string, open OpenFunc) (*Pipelin
 func (h *Hub) join(p *Pipeline, v *viewer) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.pipes[p.key] != p {
+	if h.pipes[p.pk()] != p {
 		return false
 	}
 	p.viewers[v.id] = v
@@ -232,9 +240,9 @@ func (h *Hub) leave(v *viewer, why string) {
 	_, known := h.viewers[v.id]
 	delete(h.viewers, v.id)
 	delete(p.viewers, v.id)
-	last := len(p.viewers) == 0 && h.pipes[p.key] == p
+	last := len(p.viewers) == 0 && h.pipes[p.pk()] == p
 	if last {
-		delete(h.pipes, p.key)
+		delete(h.pipes, p.pk())
 	}
 	h.mu.Unlock()
 	if known {
@@ -253,8 +261,8 @@ func (h *Hub) leave(v *viewer, why string) {
 // forgotten and its viewers are dropped.
 func (h *Hub) pipelineEnded(p *Pipeline) {
 	h.mu.Lock()
-	if h.pipes[p.key] == p {
-		delete(h.pipes, p.key)
+	if h.pipes[p.pk()] == p {
+		delete(h.pipes, p.pk())
 	}
 	vs := make([]*viewer, 0, len(p.viewers))
 	for id, v := range p.viewers {
@@ -299,18 +307,29 @@ func (h *Hub) Leave(viewerID string) bool {
 	return true
 }
 
-// Stats is the running pipeline of key, if any.
+// Stats is the running pipeline of key, if any. When viewers with
+// different codecs watch key, it is the H.264 one, but its Viewers counts
+// the viewers of every codec (Pipelines lists each pipeline on its own).
 func (h *Hub) Stats(key string) (PipelineStats, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	p := h.pipes[key]
-	if p == nil {
-		return PipelineStats{}, false
+	hp, vp := h.pipes[pipeKey{key, CodecH264}], h.pipes[pipeKey{key, CodecVP8}]
+	n := 0
+	for _, p := range []*Pipeline{hp, vp} {
+		if p != nil {
+			n += len(p.viewers)
+		}
 	}
-	return p.stats(len(p.viewers)), true
+	switch {
+	case hp != nil:
+		return hp.stats(n), true
+	case vp != nil:
+		return vp.stats(n), true
+	}
+	return PipelineStats{}, false
 }
 
-// Pipelines lists the running pipelines, by key.
+// Pipelines lists the running pipelines, by key and codec.
 func (h *Hub) Pipelines() []PipelineStats {
 	h.mu.Lock()
 	out := make([]PipelineStats, 0, len(h.pipes))
@@ -318,7 +337,12 @@ func (h *Hub) Pipelines() []PipelineStats {
 		out = append(out, p.stats(len(p.viewers)))
 	}
 	h.mu.Unlock()
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Key != out[j].Key {
+			return out[i].Key < out[j].Key
+		}
+		return out[i].Codec < out[j].Codec
+	})
 	return out
 }
 

@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"net"
 	"time"
+
+	"github.com/pion/ice/v4"
 )
 
 // Options configure a Hub. The zero value is usable; zero fields take the
@@ -13,6 +15,13 @@ type Options struct {
 	Logger *slog.Logger
 	// NewEncoder makes a pipeline's encoder; nil means NewVP8.
 	NewEncoder NewEncoderFunc
+	// NewH264Encoder makes the encoder of a pipeline whose viewers offered
+	// H.264. nil means NewH264 when this build has it (H264Available) and
+	// NewEncoder is nil too; a caller that chose its own NewEncoder and no
+	// NewH264Encoder gets that encoder only, and VP8 is always negotiated.
+	NewH264Encoder NewEncoderFunc
+	// NoH264 never negotiates H.264, even with a viewer that offers it.
+	NoH264 bool
 	// StartBitrate, MinBitrate and MaxBitrate bound the encoder's target in
 	// bits per second (defaults 1 Mbit/s, 150 kbit/s, 4 Mbit/s).
 	StartBitrate, MinBitrate, MaxBitrate int
@@ -31,11 +40,22 @@ type Options struct {
 	// AllowIP picks the local addresses offered as ICE candidates; nil means
 	// loopback only (the live view is served on 127.0.0.1).
 	AllowIP func(net.IP) bool
+	// ICEUDPMux, if set, carries every viewer's ICE traffic over that one
+	// socket (webrtc.NewICEUDPMux over a net.PacketConn) instead of a socket
+	// per viewer. The caller owns it and closes it after the Hub. The
+	// benchmarks pass the media through an emulated poor link this way.
+	ICEUDPMux ice.UDPMux
 }
 
 func (o Options) withDefaults() Options {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.NewH264Encoder == nil && o.NewEncoder == nil && H264Available() {
+		o.NewH264Encoder = NewH264
+	}
+	if o.NoH264 {
+		o.NewH264Encoder = nil
 	}
 	if o.NewEncoder == nil {
 		o.NewEncoder = NewVP8

@@ -18,9 +18,12 @@ import (
 type Pipeline struct {
 	id    uint64
 	key   string
+	codec Codec
 	hub   *Hub
 	src   capture.Source
 	track *keyedTrack
+
+	newEncoder NewEncoderFunc // of codec
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -47,6 +50,7 @@ type Pipeline struct {
 type PipelineStats struct {
 	ID            uint64 // unique within its Hub
 	Key           string
+	Codec         Codec
 	Viewers       int
 	Width, Height int    // of the last encoded picture
 	Frames        uint64 // pictures encoded and sent
@@ -64,7 +68,7 @@ func (p *Pipeline) stats(viewers int) PipelineStats {
 	err := p.err
 	p.errMu.Unlock()
 	return PipelineStats{
-		ID: p.id, Key: p.key, Viewers: viewers,
+		ID: p.id, Key: p.key, Codec: p.codec, Viewers: viewers,
 		Width: int(p.width.Load()), Height: int(p.height.Load()),
 		Frames: p.frames.Load(), Keyframes: p.keyframes.Load(), Bytes: p.bytes.Load(),
 		Encoders: p.encoders.Load(), Bitrate: int(p.bitrate.Load()), Started: p.started, Err: err,
@@ -119,7 +123,7 @@ func (p *Pipeline) run(ctx context.Context) {
 		if err != nil {
 			return
 		}
-		if err = pic.Convert(f); err != nil {
+		if err = convertFrame(&pic, f); err != nil { // libyuv when built in (codec_yuv_cgo.go)
 			return
 		}
 		force := false
@@ -128,7 +132,7 @@ func (p *Pipeline) run(ctx context.Context) {
 				_ = enc.Close()
 			}
 			curRate = p.hub.targetBitrate(p)
-			enc, err = o.NewEncoder(EncoderOptions{Width: pic.Width, Height: pic.Height, Bitrate: curRate, FPS: fps})
+			enc, err = p.newEncoder(EncoderOptions{Width: pic.Width, Height: pic.Height, Bitrate: curRate, FPS: fps})
 			if err != nil {
 				enc = nil
 				return
@@ -163,6 +167,10 @@ func (p *Pipeline) run(ctx context.Context) {
 			return
 		}
 		if len(out.Data) == 0 {
+			// The encoder skipped the picture to hold its bitrate: have the
+			// source deliver again even if unchanged, so a target that stops
+			// changing is still shown as it last was.
+			p.src.RequestKeyframe()
 			continue
 		}
 		if out.Key {

@@ -31,6 +31,16 @@ func (i injector) Scroll(ctx context.Context, x, y int, dir string, steps int) e
 	return i.x.Scroll(ctx, x, y, dx, dy)
 }
 
+// Move, ButtonDown and ButtonUp are the live view's pointer: a person
+// driving from the viewer drags and hovers, not only clicks.
+func (i injector) Move(ctx context.Context, x, y int) error { return i.x.Move(ctx, x, y) }
+func (i injector) ButtonDown(ctx context.Context, x, y, button int) error {
+	return i.x.ButtonDown(ctx, x, y, x11.Button(button))
+}
+func (i injector) ButtonUp(ctx context.Context, x, y, button int) error {
+	return i.x.ButtonUp(ctx, x, y, x11.Button(button))
+}
+
 func (i injector) Key(ctx context.Context, c target.Chord) error { return i.x.Key(ctx, c) }
 func (i injector) Type(ctx context.Context, text string) error   { return i.x.Type(ctx, text) }
 func (i injector) ReleaseAll(ctx context.Context) error          { return i.x.ReleaseAll(ctx) }

@@ -1,0 +1,42 @@
+package daemon
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/vibespace/vibespace/target"
+)
+
+// TestNoBrowserBackend: a daemon started without a browser backend refuses
+// every browser verb with no_browser, says why in doctor, and still
+// answers the profile words (they need no browser).
+func TestNoBrowserBackend(t *testing.T) {
+	td := startDaemon(t, &fakeBackend{}, "")
+	for _, v := range []string{"browser.open", "browser.snapshot", "browser.tab", "browser.status"} {
+		resp := td.call(t, Request{Verb: v, Session: "s", URL: "http://127.0.0.1:1/"})
+		wantCode(t, resp, target.CodeNoBrowser)
+	}
+	doc := td.call(t, Request{Verb: "doctor", Session: "s"})
+	var found bool
+	for _, c := range doc.Checks {
+		if c.Name == "browser" && !c.OK && strings.Contains(c.Detail, "no browser backend") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("doctor does not say why there is no browser: %+v", doc.Checks)
+	}
+	resp := td.call(t, Request{Verb: "browser.new", Session: "s", Label: "Work"})
+	if !resp.OK || resp.Profile == nil || !strings.HasPrefix(resp.Profile.ID, "bp-") {
+		t.Fatalf("new without a browser: %+v", resp)
+	}
+	// Every browser verb is known to the dispatcher.
+	for _, v := range BrowserVerbs() {
+		if verb(v) == nil {
+			t.Fatalf("%s has no method", v)
+		}
+	}
+	if got := len(BrowserVerbs()); got != 23 {
+		t.Fatalf("%d browser verbs, want the contract's 23", got)
+	}
+}

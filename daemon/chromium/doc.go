@@ -1,0 +1,9 @@
+// Package chromium is the daemon's browser backend: one shared headless
+// Chromium in which every session without a profile gets its own browser
+// context (Target.createBrowserContext: its own cookies, storage and tabs),
+// and one Chromium per persistent profile (its user-data-dir), each started
+// lazily, stopped when idle, under a ceiling of browsers running at once.
+// A browser that crashed is started again on its next use.
+//
+// It plugs into the daemon as daemon.Config{Browser: chromium.New(…)}.
+package chromium

@@ -1,0 +1,231 @@
+package chromium
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/native"
+	"github.com/vibespace/vibespace/target"
+	"github.com/vibespace/vibespace/testenv"
+)
+
+// harness is one daemon with a real browser pool, served on a socket in a
+// temporary state directory.
+type harness struct {
+	dir  string
+	pool *Pool
+	d    *daemon.Daemon
+	sock string
+	done chan struct{}
+	once sync.Once
+}
+
+// needChromium skips (or, with VIBESPACE_INTEGRATION=1, fails) without
+// Chromium.
+func needChromium(t testing.TB) {
+	t.Helper()
+	testenv.NeedIntegration(t, "chromium")
+}
+
+// startHarness runs a daemon on dir (a fresh one if "") with a pool of o.
+func startHarness(t *testing.T, dir string, o Options, tune func(*daemon.Config)) *harness {
+	t.Helper()
+	needChromium(t)
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	if o.StartTimeout == 0 {
+		o.StartTimeout = 60 * time.Second
+	}
+	pool := New(o)
+	sock := filepath.Join(dir, "run", "w.sock")
+	cfg := daemon.Config{StateDir: dir, SocketPath: sock, Backend: native.New(native.Options{}), Browser: pool,
+		VerbTimeout: 30 * time.Second}
+	if tune != nil {
+		tune(&cfg)
+	}
+	d, err := daemon.New(t.Context(), cfg)
+	if err != nil {
+		pool.Close()
+		t.Fatal(err)
+	}
+	if err := d.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{dir: dir, pool: pool, d: d, sock: sock, done: make(chan struct{})}
+	go func() {
+		defer close(h.done)
+		if err := d.Serve(context.WithoutCancel(t.Context())); err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	}()
+	t.Cleanup(h.close)
+	return h
+}
+
+// close stops the daemon (and its browsers) for good.
+func (h *harness) close() {
+	h.once.Do(func() {
+		h.d.Close()
+		<-h.done
+		h.pool.Close()
+	})
+}
+
+// detach stops serving and leaves the browsers running, as kill -9 would.
+func (h *harness) detach() {
+	h.once.Do(func() {
+		h.d.Detach()
+		<-h.done
+	})
+}
+
+func (h *harness) call(t *testing.T, req daemon.Request) daemon.Response {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	c, err := daemon.Dial(ctx, h.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	resp, err := c.Call(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// ok calls and fails the test on a refusal.
+func (h *harness) ok(t *testing.T, req daemon.Request) daemon.Response {
+	t.Helper()
+	resp := h.call(t, req)
+	if !resp.OK {
+		t.Fatalf("%s: refused %s: %s %v", req.Verb, resp.Code, resp.Message, resp.Facts)
+	}
+	return resp
+}
+
+func wantCode(t *testing.T, resp daemon.Response, code target.Code) {
+	t.Helper()
+	if resp.OK || resp.Code != code {
+		t.Fatalf("answer ok=%v code=%q message=%q facts=%v, want code %q", resp.OK, resp.Code, resp.Message, resp.Facts, code)
+	}
+}
+
+// site serves the test pages on 127.0.0.1 and records what the pages
+// report back to it (the oracle outside the browser).
+type site struct {
+	*httptest.Server
+	mu   sync.Mutex
+	hits []string
+}
+
+func (s *site) hit(v string) {
+	s.mu.Lock()
+	s.hits = append(s.hits, v)
+	s.mu.Unlock()
+}
+
+func (s *site) seen(v string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, h := range s.hits {
+		if h == v {
+			return true
+		}
+	}
+	return false
+}
+
+// waitSeen waits until the page reported v (bounded by ctx).
+func (s *site) waitSeen(t *testing.T, v string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	for !s.seen(v) {
+		select {
+		case <-ctx.Done():
+			s.mu.Lock()
+			t.Fatalf("the page never reported %q (reports: %q)", v, s.hits)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func newSite(t *testing.T) *site {
+	t.Helper()
+	s := &site{}
+	mux := http.NewServeMux()
+	html := func(w http.ResponseWriter, body string) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, body)
+	}
+	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) { html(w, testPage) })
+	mux.HandleFunc("/report", func(w http.ResponseWriter, r *http.Request) {
+		s.hit(r.URL.Query().Get("v"))
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("/login", func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, &http.Cookie{Name: "login", Value: r.URL.Query().Get("who"), Path: "/", Expires: time.Now().Add(24 * time.Hour)})
+		html(w, `<!doctype html><title>Logged in</title><p>welcome</p>`)
+	})
+	mux.HandleFunc("/echo", func(w http.ResponseWriter, r *http.Request) {
+		html(w, `<!doctype html><title>Echo</title><p id="c">cookies: `+r.Header.Get("Cookie")+`</p>`)
+	})
+	mux.HandleFunc("/typing", func(w http.ResponseWriter, r *http.Request) {
+		html(w, `<!doctype html><title>Typing</title><input id="t" aria-label="Long">`)
+	})
+	s.Server = httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+const testPage = `<!doctype html>
+<html><head><title>Daemon test page</title></head>
+<body>
+<h1>Daemon test page</h1>
+<label>Name <input id="name" type="text" onchange="fetch('/report?v=name:' + encodeURIComponent(this.value))"></label>
+<button id="inc" onclick="fetch('/report?v=clicked')">Increment</button>
+<button id="doomed">Remove me</button>
+<input id="keys" aria-label="Keys" onkeydown="if (event.key === 'Enter') fetch('/report?v=enter:' + encodeURIComponent(this.value))">
+<div style="height: 3000px"></div>
+</body></html>`
+
+// findRef is the ref of the first node of role and name in a snapshot's
+// text ("push button \"Increment\" @e3 …").
+func findRef(t *testing.T, text, role, name string) string {
+	t.Helper()
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		prefix := role + " " + fmt.Sprintf("%q", name) + " "
+		if !strings.HasPrefix(line, prefix) {
+			continue
+		}
+		for _, f := range strings.Fields(line[len(prefix):]) {
+			if strings.HasPrefix(f, "@e") {
+				return f
+			}
+		}
+	}
+	t.Fatalf("no %s %q with a ref in:\n%s", role, name, text)
+	return ""
+}
+
+func readFile(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

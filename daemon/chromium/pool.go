@@ -1,0 +1,567 @@
+package chromium
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/vibespace/vibespace/cdp"
+	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/target"
+)
+
+// Defaults of Options' zero fields.
+const (
+	DefaultBinary      = "chromium"
+	DefaultMaxBrowsers = 4
+	DefaultIdleStop    = 10 * time.Minute
+)
+
+// Options configure a Pool.
+type Options struct {
+	// Binary is the Chromium program; "" means DefaultBinary in PATH.
+	Binary string
+	// MaxBrowsers is the ceiling on browsers running at once (the shared
+	// one counts); 0 means DefaultMaxBrowsers.
+	MaxBrowsers int
+	// IdleStop stops a profile's browser unused this long; 0 means
+	// DefaultIdleStop, negative never.
+	IdleStop time.Duration
+	// ExtraFlags are passed to every browser started.
+	ExtraFlags []string
+	// StartTimeout bounds one browser's start; 0 means cdp's default.
+	StartTimeout time.Duration
+	Logger       *slog.Logger
+}
+
+// Pool is the daemon's browser backend. Safe for concurrent use.
+type Pool struct {
+	o       Options
+	startMu chan struct{} // one slot: starting a browser or creating a context
+
+	mu       sync.Mutex
+	browsers map[string]*browser     // by key: "" the shared one, else the profile id
+	contexts map[string]*cdp.Context // ephemeral contexts by owner (in the shared browser)
+	ctxOf    map[string]*browser     // the browser each ephemeral context lives in
+	observe  []func()
+	closed   bool
+	stop     chan struct{}
+	done     chan struct{}
+}
+
+// browser is one running Chromium.
+type browser struct {
+	b       *cdp.Browser
+	profile string // "" for the shared browser
+	label   string
+	dir     string // its user-data-dir
+	temp    bool   // dir is ours to remove
+	headed  bool
+	users   map[string]bool // sessions that used it
+	last    time.Time       // when it was last used
+	busy    int             // verbs using it now
+	def     *cdp.Context    // a profile's own context
+}
+
+func (b *browser) alive() bool {
+	select {
+	case <-b.b.Exited():
+		return false
+	default:
+		return true
+	}
+}
+
+var _ daemon.BrowserBackend = (*Pool)(nil)
+
+// New returns a pool; no browser starts until the first use.
+func New(o Options) *Pool {
+	if o.Binary == "" {
+		o.Binary = DefaultBinary
+	}
+	if o.MaxBrowsers <= 0 {
+		o.MaxBrowsers = DefaultMaxBrowsers
+	}
+	if o.IdleStop == 0 {
+		o.IdleStop = DefaultIdleStop
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	p := &Pool{
+		o: o, startMu: make(chan struct{}, 1),
+		browsers: make(map[string]*browser), contexts: make(map[string]*cdp.Context), ctxOf: make(map[string]*browser),
+		stop: make(chan struct{}), done: make(chan struct{}),
+	}
+	go p.idleLoop()
+	return p
+}
+
+// Observe registers f, called after a browser started or stopped.
+func (p *Pool) Observe(f func()) {
+	p.mu.Lock()
+	p.observe = append(p.observe, f)
+	p.mu.Unlock()
+}
+
+func (p *Pool) changed() {
+	p.mu.Lock()
+	fs := append([]func(){}, p.observe...)
+	p.mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
+}
+
+// Context returns key's browser context, starting its browser if needed.
+func (p *Pool) Context(ctx context.Context, key daemon.BrowserKey) (*cdp.Context, func(), error) {
+	if c, release := p.existing(key); c != nil {
+		return c, release, nil
+	}
+	select {
+	case p.startMu <- struct{}{}:
+	case <-ctx.Done():
+		return nil, nil, target.Refuse(target.CodeTimeout, "another browser was still starting").Wrap(ctx.Err())
+	}
+	defer func() { <-p.startMu }()
+	if c, release := p.existing(key); c != nil {
+		return c, release, nil
+	}
+	started := false
+	defer func() {
+		if started {
+			p.changed()
+		}
+	}()
+	bkey := key.Profile
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, nil, target.Refuse(target.CodeInternal, "the daemon is shutting down")
+	}
+	br := p.browsers[bkey]
+	if br != nil && !br.alive() {
+		p.forgetLocked(br)
+		br = nil
+	}
+	if br == nil {
+		if err := p.ceilingLocked(key); err != nil {
+			p.mu.Unlock()
+			return nil, nil, err
+		}
+	}
+	p.mu.Unlock()
+	if br == nil {
+		var err error
+		if br, err = p.launch(ctx, key); err != nil {
+			return nil, nil, err
+		}
+		started = true
+	}
+	p.mu.Lock()
+	br.users[key.Session] = true
+	release := p.holdLocked(br)
+	p.mu.Unlock()
+	if key.Profile != "" {
+		return br.def, release, nil
+	}
+	c, err := br.b.NewContext(ctx)
+	if err != nil {
+		release()
+		return nil, nil, fmt.Errorf("chromium: new browser context: %w", err)
+	}
+	p.mu.Lock()
+	p.contexts[key.Owner] = c
+	p.ctxOf[key.Owner] = br
+	p.mu.Unlock()
+	return c, release, nil
+}
+
+// holdLocked marks br in use until the returned release is called.
+func (p *Pool) holdLocked(br *browser) func() {
+	br.busy++
+	br.last = time.Now()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			p.mu.Lock()
+			br.busy--
+			br.last = time.Now()
+			p.mu.Unlock()
+		})
+	}
+}
+
+// existing is key's context, held, when its browser runs.
+func (p *Pool) existing(key daemon.BrowserKey) (*cdp.Context, func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	br := p.browsers[key.Profile]
+	if br == nil || !br.alive() {
+		return nil, nil
+	}
+	var c *cdp.Context
+	if key.Profile != "" {
+		c = br.def
+	} else if p.ctxOf[key.Owner] == br {
+		c = p.contexts[key.Owner]
+	}
+	if c == nil {
+		return nil, nil
+	}
+	br.users[key.Session] = true
+	return c, p.holdLocked(br)
+}
+
+// ceilingLocked refuses one browser more than the ceiling. It names the
+// asking session's own browsers and counts the others'.
+func (p *Pool) ceilingLocked(key daemon.BrowserKey) error {
+	running := 0
+	var yours []string
+	for _, br := range p.browsers {
+		if !br.alive() {
+			continue
+		}
+		running++
+		if br.users[key.Session] {
+			if br.profile == "" {
+				yours = append(yours, "the shared browser (your own context)")
+			} else {
+				yours = append(yours, fmt.Sprintf("profile %s (%s)", br.label, br.profile))
+			}
+		}
+	}
+	if running < p.o.MaxBrowsers {
+		return nil
+	}
+	sort.Strings(yours)
+	others := running - len(yours)
+	what := "the shared browser"
+	if key.Profile != "" {
+		what = fmt.Sprintf("profile %s (%s)", key.Label, key.Profile)
+	}
+	mine := "none of them is yours"
+	if len(yours) > 0 {
+		mine = "yours: " + strings.Join(yours, ", ")
+	}
+	return target.Refuse(target.CodeBrowserLimit,
+		"%d browsers run, the most this daemon allows at once, so %s cannot start; %s; %d other(s) belong to other sessions (detach a profile you no longer need, or wait for an idle one to stop)",
+		running, what, mine, others).With("limit", p.o.MaxBrowsers).With("yours", yours).With("others", others)
+}
+
+// launch starts the browser of key.
+func (p *Pool) launch(ctx context.Context, key daemon.BrowserKey) (*browser, error) {
+	br := &browser{profile: key.Profile, label: key.Label, users: map[string]bool{key.Session: true}}
+	o := cdp.Options{Binary: p.o.Binary, Headless: true, ExtraFlags: p.o.ExtraFlags, StartTimeout: p.o.StartTimeout, Logger: p.o.Logger}
+	if key.Profile != "" {
+		if key.Dir == "" {
+			return nil, fmt.Errorf("chromium: profile %s has no directory", key.Profile)
+		}
+		br.dir = key.Dir
+		if key.Headed && key.Display != "" {
+			o.Headless, o.Display, br.headed = false, key.Display, true
+		}
+	} else {
+		dir, err := os.MkdirTemp("", "vibespace-browser-*")
+		if err != nil {
+			return nil, fmt.Errorf("chromium: %w", err)
+		}
+		br.dir, br.temp = dir, true
+	}
+	o.UserDataDir = br.dir
+	// The browser lives until the pool stops it, not as long as this verb.
+	b, err := cdp.Launch(context.WithoutCancel(ctx), o)
+	if err != nil {
+		if br.temp {
+			os.RemoveAll(br.dir)
+		}
+		return nil, target.Refuse(target.CodeInternal, "the browser did not start: %v", err).Wrap(err)
+	}
+	br.b = b
+	br.last = time.Now()
+	if key.Profile != "" {
+		def, err := b.DefaultContext(ctx)
+		if err != nil {
+			p.stopBrowser(br)
+			return nil, fmt.Errorf("chromium: the profile's context: %w", err)
+		}
+		br.def = def
+	}
+	p.o.Logger.Info("browser started", "profile", key.Profile, "pid", b.PID(), "headed", br.headed)
+	p.mu.Lock()
+	p.browsers[key.Profile] = br
+	p.mu.Unlock()
+	return br, nil
+}
+
+// forgetLocked drops a browser (crashed or stopped) and its contexts.
+func (p *Pool) forgetLocked(br *browser) {
+	if p.browsers[br.profile] == br {
+		delete(p.browsers, br.profile)
+	}
+	for owner, b := range p.ctxOf {
+		if b == br {
+			delete(p.ctxOf, owner)
+			delete(p.contexts, owner)
+		}
+	}
+}
+
+// stopBrowser closes a browser and reaps its processes.
+func (p *Pool) stopBrowser(br *browser) error {
+	err := br.b.Close()
+	if br.temp {
+		os.RemoveAll(br.dir)
+	}
+	p.o.Logger.Info("browser stopped", "profile", br.profile, "pid", br.b.PID())
+	return err
+}
+
+// Release disposes of an ephemeral context.
+func (p *Pool) Release(ctx context.Context, key daemon.BrowserKey) error {
+	if key.Profile != "" {
+		return nil
+	}
+	p.mu.Lock()
+	c := p.contexts[key.Owner]
+	delete(p.contexts, key.Owner)
+	delete(p.ctxOf, key.Owner)
+	p.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	return c.Close(ctx)
+}
+
+// Running reports whether profile's browser (or the shared one, "") runs.
+func (p *Pool) Running(profile string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	br := p.browsers[profile]
+	return br != nil && br.alive()
+}
+
+// record is one running browser as persisted.
+type record struct {
+	PID  int    `json:"pid"`
+	Dir  string `json:"dir"`
+	Temp bool   `json:"temp,omitempty"`
+}
+
+// Record names the running browsers: their process group and their
+// user-data-dir (which Reap checks before it kills anything).
+func (p *Pool) Record() json.RawMessage {
+	p.mu.Lock()
+	var rs []record
+	for _, br := range p.browsers {
+		if br.alive() {
+			rs = append(rs, record{PID: br.b.PID(), Dir: br.dir, Temp: br.temp})
+		}
+	}
+	p.mu.Unlock()
+	if len(rs) == 0 {
+		return nil
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i].PID < rs[j].PID })
+	b, _ := json.Marshal(rs)
+	return b
+}
+
+// Reap kills the browsers of an earlier daemon's record. A process is
+// killed only when its command line still carries the recorded
+// user-data-dir, so a reused PID is never hit.
+func (p *Pool) Reap(ctx context.Context, rec json.RawMessage) {
+	if len(rec) == 0 {
+		return
+	}
+	var rs []record
+	if err := json.Unmarshal(rec, &rs); err != nil {
+		p.o.Logger.Warn("browser record unreadable", "err", err)
+		return
+	}
+	for _, r := range rs {
+		if r.PID <= 1 || r.Dir == "" {
+			continue
+		}
+		if ours(r.PID, r.Dir) {
+			p.o.Logger.Info("stopping a browser an earlier daemon left", "pid", r.PID)
+			stopGroup(ctx, r.PID, r.Dir)
+		}
+		if r.Temp && strings.HasPrefix(filepath.Base(r.Dir), "vibespace-browser-") {
+			os.RemoveAll(r.Dir)
+		}
+	}
+}
+
+// ours reports whether pid runs with --user-data-dir=dir.
+func ours(pid int, dir string) bool {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	if err != nil {
+		return false
+	}
+	for _, a := range strings.Split(string(b), "\x00") {
+		if a == "--user-data-dir="+dir {
+			return true
+		}
+	}
+	return false
+}
+
+// termGrace is how long a browser left by an earlier daemon has to quit
+// when asked before it is killed.
+const termGrace = 5 * time.Second
+
+// stopGroup asks the browser of process group pgid to quit through its own
+// DevTools endpoint (Browser.close: a profile's browser then writes what it
+// kept in memory, its cookies among them, to disk; SIGTERM does not make a
+// headless one do that), falling back to SIGTERM, then kills what is left.
+func stopGroup(ctx context.Context, pgid int, dir string) {
+	tctx, cancel := context.WithTimeout(ctx, termGrace)
+	defer cancel()
+	if !closeByDevTools(tctx, dir) {
+		_ = syscall.Kill(pgid, syscall.SIGTERM)
+	}
+	// The whole group: the network service writes the cookies.
+	for len(cdp.GroupProcesses(pgid)) > 0 && tctx.Err() == nil {
+		time.Sleep(20 * time.Millisecond)
+	}
+	killGroup(ctx, pgid)
+}
+
+// closeByDevTools sends Browser.close to the browser whose user-data-dir is
+// dir, through the endpoint it wrote to DevToolsActivePort (port, then
+// path). Only 127.0.0.1 is dialled.
+func closeByDevTools(ctx context.Context, dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort"))
+	if err != nil {
+		return false
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) < 2 {
+		return false
+	}
+	port, err := strconv.Atoi(strings.TrimSpace(lines[0]))
+	path := strings.TrimSpace(lines[1])
+	if err != nil || port <= 0 || port > 65535 || !strings.HasPrefix(path, "/devtools/browser/") {
+		return false
+	}
+	conn, err := cdp.Dial(ctx, fmt.Sprintf("ws://127.0.0.1:%d%s", port, path), cdp.DialOptions{})
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	_ = conn.Call(ctx, "Browser.close", nil, nil)
+	return true
+}
+
+// killGroup kills process group pgid and waits, bounded, until none of
+// it is left (the leader is not our child: a zombie of it is reaped by
+// whoever its parent is).
+func killGroup(ctx context.Context, pgid int) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		if len(cdp.GroupProcesses(pgid)) == 0 || ctx.Err() != nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Doctor says whether Chromium is there.
+func (p *Pool) Doctor(ctx context.Context) []Check {
+	path, err := exec.LookPath(p.o.Binary)
+	if err != nil {
+		return []Check{{Name: "browser", Detail: fmt.Sprintf("%s not found: browser.* verbs cannot start a browser (install chromium)", p.o.Binary)}}
+	}
+	p.mu.Lock()
+	n := 0
+	for _, br := range p.browsers {
+		if br.alive() {
+			n++
+		}
+	}
+	p.mu.Unlock()
+	return []Check{{Name: "browser", OK: true, Detail: fmt.Sprintf("%s; %d of at most %d browsers running", path, n, p.o.MaxBrowsers)}}
+}
+
+// Check is daemon.Check.
+type Check = daemon.Check
+
+// idleLoop stops profile browsers nobody used for IdleStop, and forgets
+// browsers that crashed.
+func (p *Pool) idleLoop() {
+	defer close(p.done)
+	every := 30 * time.Second
+	if p.o.IdleStop > 0 && p.o.IdleStop/4 < every {
+		every = max(p.o.IdleStop/4, 50*time.Millisecond)
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+		}
+		p.mu.Lock()
+		var idle []*browser
+		gone := false
+		for _, br := range p.browsers {
+			switch {
+			case !br.alive():
+				p.forgetLocked(br)
+				gone = true
+			case br.profile != "" && p.o.IdleStop > 0 && br.busy == 0 && time.Since(br.last) > p.o.IdleStop:
+				p.forgetLocked(br)
+				idle = append(idle, br)
+			}
+		}
+		p.mu.Unlock()
+		for _, br := range idle {
+			p.o.Logger.Info("stopping an idle browser", "profile", br.profile)
+			p.stopBrowser(br)
+		}
+		if gone || len(idle) > 0 {
+			p.changed()
+		}
+	}
+}
+
+// Close stops every browser and reaps its processes.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	close(p.stop)
+	var all []*browser
+	for _, br := range p.browsers {
+		all = append(all, br)
+	}
+	p.browsers = make(map[string]*browser)
+	p.contexts = make(map[string]*cdp.Context)
+	p.ctxOf = make(map[string]*browser)
+	p.mu.Unlock()
+	<-p.done
+	var first error
+	for _, br := range all {
+		if err := p.stopBrowser(br); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}

@@ -1,0 +1,243 @@
+package chromium
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vibespace/vibespace/cdp"
+	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/profile"
+	"github.com/vibespace/vibespace/target"
+)
+
+// TestBrowserProfileSurvivesRestart: a profile's login cookie (a
+// Set-Cookie with an expiry, from the server) is still sent after the
+// daemon closed and a new one started on the same state directory; the
+// handle refusals reach the answer with their facts.
+func TestBrowserProfileSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	s := newSite(t)
+	h := startHarness(t, dir, Options{}, nil)
+	req := func(verb string) daemon.Request { return daemon.Request{Verb: verb, Session: "carol"} }
+
+	nw := req("browser.new")
+	nw.Label = "Work account"
+	work := h.ok(t, nw).Profile
+	if work == nil || !profile.IsID(work.ID) {
+		t.Fatalf("new answered %+v", work)
+	}
+	use := req("browser.use")
+	use.Label, use.Alias = work.ID, "work"
+	if r := h.ok(t, use); r.Profile == nil || r.Profile.Handle != "work" || !r.Profile.Default {
+		t.Fatalf("use answered %+v", r.Profile)
+	}
+	open := req("browser.open")
+	open.URL = s.URL + "/login?who=carol"
+	r := h.ok(t, open)
+	if r.Profile == nil || r.Profile.ID != work.ID || !r.Profile.Running || r.Profile.Ephemeral {
+		t.Fatalf("open in the profile answered %+v", r.Profile)
+	}
+	h.pool.mu.Lock()
+	pid := h.pool.browsers[work.ID].b.PID()
+	h.pool.mu.Unlock()
+	h.close()
+	if left := cdp.GroupProcesses(pid); len(left) > 0 {
+		t.Fatalf("the profile's browser left processes %v after Close", left)
+	}
+
+	// While the daemon is down the operator attaches a second profile to
+	// the session: its next command is told once.
+	reg, err := profile.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, err := reg.New("Home")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reg.UseFor("carol", home.ID, "home"); err != nil {
+		t.Fatal(err)
+	}
+
+	h2 := startHarness(t, dir, Options{}, nil)
+	snap := req("browser.snapshot")
+	changed := h2.call(t, snap)
+	wantCode(t, changed, target.CodeProfileChanged)
+	if !strings.Contains(factString(changed.Facts["handles"]), "home") || changed.Facts["was"] == nil || changed.Facts["now"] == nil {
+		t.Fatalf("profile_changed facts %v", changed.Facts)
+	}
+	required := h2.call(t, snap)
+	wantCode(t, required, target.CodeProfileRequired)
+	if hs := factString(required.Facts["handles"]); !strings.Contains(hs, "work") || !strings.Contains(hs, "home") {
+		t.Fatalf("profile_required facts %v", required.Facts)
+	}
+	snap.Profile = "./profiles/work"
+	wantCode(t, h2.call(t, snap), target.CodePathNotHandle)
+	snap.Profile = "nosuch"
+	wantCode(t, h2.call(t, snap), target.CodeUnknownProfile)
+
+	// The cookie came back with the profile: the server sees it.
+	open = req("browser.open")
+	open.Profile, open.URL = "work", s.URL+"/echo"
+	if r := h2.ok(t, open); r.Profile == nil || r.Profile.ID != work.ID {
+		t.Fatalf("open --profile work answered %+v", r.Profile)
+	}
+	ev := req("browser.eval")
+	ev.Profile, ev.Expr = "work", "document.getElementById('c').textContent"
+	if got := string(h2.ok(t, ev).Value); got != `"cookies: login=carol"` {
+		t.Fatalf("after the restart the profile sent %s", got)
+	}
+	// The other profile is another browser with none of it.
+	open.Profile = "home"
+	h2.ok(t, open)
+	ev.Profile = "home"
+	if got := string(h2.ok(t, ev).Value); got != `"cookies: "` {
+		t.Fatalf("the home profile sent %s", got)
+	}
+
+	// Detaching closes the session's tabs there; a bare command with one
+	// attachment left acts on it.
+	det := req("browser.detach")
+	det.Profile = "home"
+	if r := h2.ok(t, det); len(r.Attachments) != 1 || r.Attachments[0].Handle != "work" {
+		t.Fatalf("detach answered %+v", r.Attachments)
+	}
+	ev.Profile = ""
+	if got := string(h2.ok(t, ev).Value); got != `"cookies: login=carol"` {
+		t.Fatalf("bare eval after detach read %s", got)
+	}
+}
+
+// TestBrowserKilledDaemonLeavesNoBrowser: a daemon that stopped without
+// closing (kill -9) leaves its browsers; the next daemon on the state
+// directory stops them, and the profile's browser starts again on use.
+func TestBrowserKilledDaemonLeavesNoBrowser(t *testing.T) {
+	dir := t.TempDir()
+	s := newSite(t)
+	h := startHarness(t, dir, Options{}, nil)
+	req := func(verb string) daemon.Request { return daemon.Request{Verb: verb, Session: "dave"} }
+	nw := req("browser.new")
+	nw.Label = "kept"
+	id := h.ok(t, nw).Profile.ID
+	use := req("browser.use")
+	use.Label = id
+	h.ok(t, use)
+	open := req("browser.open")
+	open.URL = s.URL + "/login?who=dave"
+	h.ok(t, open)
+	other := daemon.Request{Verb: "browser.open", Session: "erin", URL: s.URL + "/page"}
+	h.ok(t, other)
+	h.pool.mu.Lock()
+	pids := []int{h.pool.browsers[id].b.PID(), h.pool.browsers[""].b.PID()}
+	h.pool.mu.Unlock()
+	h.detach()
+	for _, pid := range pids {
+		if len(cdp.GroupProcesses(pid)) == 0 {
+			t.Fatalf("browser %d is gone after Detach; the test cannot tell a reap from it", pid)
+		}
+	}
+	h2 := startHarness(t, dir, Options{}, nil)
+	for _, pid := range pids {
+		if left := cdp.GroupProcesses(pid); len(left) > 0 {
+			t.Fatalf("the restarted daemon left the old browser %d running: %v", pid, left)
+		}
+	}
+	h.pool.Close() // the old pool's bookkeeping; its processes are gone
+	open.URL = s.URL + "/echo"
+	h2.ok(t, open)
+	ev := req("browser.eval")
+	ev.Expr = "document.getElementById('c').textContent"
+	if got := string(h2.ok(t, ev).Value); got != `"cookies: login=dave"` {
+		t.Fatalf("after the restart the profile sent %s", got)
+	}
+}
+
+// TestBrowserCeilingAndIdleStop: one browser more than the ceiling is
+// refused browser_limit, naming only the asker's own browsers; an idle
+// profile browser stops by itself and frees its place.
+func TestBrowserCeilingAndIdleStop(t *testing.T) {
+	s := newSite(t)
+	h := startHarness(t, "", Options{MaxBrowsers: 2, IdleStop: 2 * time.Second}, nil)
+	mk := func(session, label string) string {
+		id := h.ok(t, daemon.Request{Verb: "browser.new", Session: session, Label: label}).Profile.ID
+		h.ok(t, daemon.Request{Verb: "browser.use", Session: session, Label: id})
+		return id
+	}
+	// frank: the shared browser (his own context) and profile "Secret one".
+	h.ok(t, daemon.Request{Verb: "browser.open", Session: "frank", URL: s.URL + "/page"})
+	p1 := mk("frank", "Secret one")
+	h.ok(t, daemon.Request{Verb: "browser.open", Session: "frank", URL: s.URL + "/page"})
+
+	// grace has nothing running: the refusal names none of frank's.
+	p2 := mk("grace", "Grace's")
+	r := h.call(t, daemon.Request{Verb: "browser.open", Session: "grace", URL: s.URL + "/page"})
+	wantCode(t, r, target.CodeBrowserLimit)
+	if strings.Contains(r.Message, "Secret one") || strings.Contains(r.Message, p1) || r.Facts["others"] != float64(2) {
+		t.Fatalf("grace's browser_limit: %s %v", r.Message, r.Facts)
+	}
+	// frank's own third is refused naming his two.
+	mk("frank", "Third")
+	r = h.call(t, daemon.Request{Verb: "browser.open", Session: "frank", URL: s.URL + "/page", Profile: "third"})
+	wantCode(t, r, target.CodeBrowserLimit)
+	if !strings.Contains(r.Message, "Secret one") || !strings.Contains(r.Message, "shared browser") || r.Facts["others"] != float64(0) {
+		t.Fatalf("frank's browser_limit: %s %v", r.Message, r.Facts)
+	}
+
+	// Nobody uses frank's profile: it stops, and grace's browser starts.
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	for h.pool.Running(p1) {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the idle profile browser never stopped")
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if r := h.ok(t, daemon.Request{Verb: "browser.open", Session: "grace", URL: s.URL + "/page"}); r.Profile == nil || r.Profile.ID != p2 {
+		t.Fatalf("grace's open answered %+v", r.Profile)
+	}
+	// frank's tab in the stopped browser is gone from his list; the one in
+	// his own context is there.
+	if l := h.ok(t, daemon.Request{Verb: "list", Session: "frank"}); len(l.Targets) != 1 {
+		var ids []string
+		for _, x := range l.Targets {
+			ids = append(ids, string(x.ID)+" "+x.Lease)
+		}
+		t.Fatalf("frank's list after the idle stop: %v (p1 running %v)", ids, h.pool.Running(p1))
+	}
+}
+
+// TestBrowserCrashRelaunches: a browser that dies takes its tabs with it
+// (tab_gone), and the next open starts it again.
+func TestBrowserCrashRelaunches(t *testing.T) {
+	s := newSite(t)
+	h := startHarness(t, "", Options{}, nil)
+	h.ok(t, daemon.Request{Verb: "browser.open", Session: "hank", URL: s.URL + "/page"})
+	h.pool.mu.Lock()
+	b := h.pool.browsers[""].b
+	h.pool.mu.Unlock()
+	killGroup(t.Context(), b.PID())
+	<-b.Exited()
+	wantCode(t, h.call(t, daemon.Request{Verb: "browser.snapshot", Session: "hank"}), target.CodeTabGone)
+	wantCode(t, h.call(t, daemon.Request{Verb: "browser.snapshot", Session: "hank"}), target.CodeNoTab)
+	r := h.ok(t, daemon.Request{Verb: "browser.open", Session: "hank", URL: s.URL + "/page"})
+	if r.Target == nil || r.Target.Title != "Daemon test page" {
+		t.Fatalf("open after the crash: %+v", r.Target)
+	}
+}
+
+func factString(v any) string {
+	switch v := v.(type) {
+	case []any:
+		var out []string
+		for _, x := range v {
+			out = append(out, factString(x))
+		}
+		return strings.Join(out, ",")
+	case string:
+		return v
+	}
+	return ""
+}

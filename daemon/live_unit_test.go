@@ -1,0 +1,87 @@
+package daemon
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vibespace/vibespace/testenv"
+)
+
+// TestLiveServerOverFake: watch starts one server on 127.0.0.1 whose API
+// needs the viewer token, lists the targets with the agent's last point and
+// none of its text, and stops with the daemon. (The fake display has no
+// pixels: the real stream is TestLiveViewWindow's.)
+func TestLiveServerOverFake(t *testing.T) {
+	td := startDaemon(t, &fakeBackend{}, "")
+	id := string(td.open(t, "a"))
+	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: id}), "")
+	const marker = "hunter2-MARKER"
+	wantCode(t, td.call(t, Request{Verb: "type", Session: "a", Target: id, Ref: "@e4", Text: marker}), "")
+	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: id, At: &Point{5, 6}}), "")
+
+	resp := td.call(t, Request{Verb: "watch", Session: "a"})
+	if !resp.OK {
+		if os.Getenv(testenv.IntegrationEnv) == "1" {
+			t.Fatalf("the live view is unavailable in this build: %s", resp.Message)
+		}
+		t.Skipf("SKIP: the live view is unavailable in this build: %s", resp.Message)
+	}
+	u, err := url.Parse(resp.URL)
+	if err != nil || !strings.HasPrefix(u.Host, "127.0.0.1:") || !strings.HasPrefix(u.Fragment, "token=") {
+		t.Fatalf("watch: %q", resp.URL)
+	}
+	q, _ := url.ParseQuery(u.Fragment)
+	token := q.Get("token")
+	wantCode(t, td.call(t, Request{Verb: "watch", Session: "a", Target: "win:99"}), "unknown_target")
+	base := "http://" + u.Host
+	get := func(auth string) (int, string) {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, base+"/api/targets", nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		res, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	if code, _ := get(""); code != http.StatusUnauthorized {
+		t.Fatalf("no token: %d", code)
+	}
+	if code, _ := get("Bearer " + token + "x"); code != http.StatusForbidden {
+		t.Fatalf("wrong token: %d", code)
+	}
+	if code, _ := get("Basic " + token); code != http.StatusUnauthorized {
+		t.Fatalf("token not as a bearer: %d", code)
+	}
+	code, body := get("Bearer " + token)
+	if code != http.StatusOK || strings.Contains(body, marker) || strings.Contains(body, token) {
+		t.Fatalf("targets: %d %s", code, body)
+	}
+	var lt liveTargets
+	if err := json.Unmarshal([]byte(body), &lt); err != nil || len(lt.Targets) != 1 {
+		t.Fatalf("targets %s: %v", body, err)
+	}
+	got := lt.Targets[0]
+	if string(got.ID) != id || got.Mode != "agent" || got.Holder != "a" || got.Kind != "window" {
+		t.Fatalf("target %+v", got)
+	}
+	if got.Agent == nil || got.Agent.Verb != "click" || got.Agent.Point == nil || *got.Agent.Point != (Point{5, 6}) {
+		t.Fatalf("the agent's last act %+v", got.Agent)
+	}
+	if st := td.call(t, Request{Verb: "status", Session: "a"}).Status; !strings.Contains(st.Live, "serving on "+u.Host) || strings.Contains(st.Live, token) {
+		t.Fatalf("status: %q", st.Live)
+	}
+	td.Close()
+	if _, err := (&http.Client{Timeout: 2 * time.Second}).Get(base + "/"); err == nil {
+		t.Fatal("the live view still serves after Close")
+	}
+}

@@ -1,0 +1,320 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/vibespace/vibespace/lease"
+	"github.com/vibespace/vibespace/profile"
+	"github.com/vibespace/vibespace/target"
+)
+
+// registry is the profile registry of the state directory, opened on first
+// use.
+func (d *Daemon) registry() (*profile.Registry, error) {
+	d.br.regOnce.Do(func() {
+		d.br.reg, d.br.regErr = profile.Open(d.cfg.StateDir, d.cfg.Now)
+	})
+	return d.br.reg, d.br.regErr
+}
+
+// choose resolves req's profile choice (Request.Profile: --profile or
+// VIBESPACE_BROWSER) to a browser context. The registry's refusals
+// (profile_required, profile_changed, path_not_handle, unknown_profile)
+// pass through with their facts.
+func (d *Daemon) choose(ctx context.Context, req Request) (selection, error) {
+	reg, err := d.registry()
+	if err != nil {
+		return selection{}, err
+	}
+	ch, err := reg.Resolve(req.Session, req.Profile)
+	if err != nil {
+		return selection{}, err
+	}
+	return d.selectionOf(reg, req, ch)
+}
+
+// selectionOf turns a choice into the context key and the ProfileInfo.
+func (d *Daemon) selectionOf(reg *profile.Registry, req Request, ch profile.Choice) (selection, error) {
+	sel := selection{line: ch.Line(), prof: ProfileInfo{Handle: ch.Handle(), Attachments: ch.Count}}
+	a := ch.Attachment
+	if a != nil {
+		sel.prof.Default, sel.prof.Pinned = a.Default, a.Pinned
+	}
+	switch {
+	case ch.OwnContext():
+		sel.key = BrowserKey{Session: req.Session, Owner: req.Session}
+		sel.prof.Ephemeral = true
+	case a.Child:
+		sel.key = BrowserKey{Session: req.Session, Owner: req.Session + "/" + a.Handle}
+		sel.prof.Ephemeral = true
+		sel.prof.Parent = profile.OwnHandle
+	default:
+		dir, err := reg.Dir(a.ProfileID)
+		if err != nil {
+			return sel, err
+		}
+		sel.key = BrowserKey{Session: req.Session, Profile: a.ProfileID, Label: a.Label, Dir: dir, Headed: req.Headed}
+		sel.prof.ID, sel.prof.Label = a.ProfileID, a.Label
+	}
+	return sel, nil
+}
+
+// attachmentInfo is how an answer shows one attachment.
+func (d *Daemon) attachmentInfo(a profile.Attachment, count int) ProfileInfo {
+	p := ProfileInfo{ID: a.ProfileID, Label: a.Label, Handle: a.Handle, Default: a.Default, Pinned: a.Pinned,
+		Ephemeral: a.Ephemeral(), Attachments: count}
+	if a.Child {
+		p.Parent = profile.OwnHandle
+	}
+	if a.ProfileID != "" && d.cfg.Browser != nil {
+		p.Running = d.cfg.Browser.Running(a.ProfileID)
+	}
+	return p
+}
+
+// profileVerb is the common start of the profile words: the registry, or
+// its failure as the answer.
+func (d *Daemon) profileVerb(req Request, f func(reg *profile.Registry) (Response, error)) Response {
+	reg, err := d.registry()
+	if err == nil {
+		var resp Response
+		resp, err = f(reg)
+		if err == nil {
+			resp.OK = true
+			d.record(lease.Entry{Session: req.Session, Verb: req.Verb, OK: true})
+			return resp
+		}
+	}
+	return d.bfinish(req, nil, nil, lease.Grant{}, "", Response{}, err)
+}
+
+// browserProfiles lists every registered profile; the caller's own
+// attachments carry their handle.
+func (d *Daemon) browserProfiles(ctx context.Context, req Request) Response {
+	return d.profileVerb(req, func(reg *profile.Registry) (Response, error) {
+		atts := reg.Attachments(req.Session)
+		handle := map[string]profile.Attachment{}
+		for _, a := range atts {
+			if a.ProfileID != "" {
+				handle[a.ProfileID] = a
+			}
+		}
+		resp := Response{Profiles: []ProfileInfo{}}
+		for _, p := range reg.List() {
+			pi := ProfileInfo{ID: p.ID, Label: p.Label, Attachments: len(atts)}
+			if a, ok := handle[p.ID]; ok {
+				pi = d.attachmentInfo(a, len(atts))
+			} else if d.cfg.Browser != nil {
+				pi.Running = d.cfg.Browser.Running(p.ID)
+			}
+			resp.Profiles = append(resp.Profiles, pi)
+		}
+		resp.Did = fmt.Sprintf("%d profile(s); %d attached to this session", len(resp.Profiles), len(atts))
+		return resp, nil
+	})
+}
+
+// browserNew registers a profile (its directory is minted under the state
+// directory; the label never reaches a path). It does not attach it.
+func (d *Daemon) browserNew(ctx context.Context, req Request) Response {
+	return d.profileVerb(req, func(reg *profile.Registry) (Response, error) {
+		p, err := reg.New(req.Label)
+		if err != nil {
+			return Response{}, err
+		}
+		pi := ProfileInfo{ID: p.ID, Label: p.Label, Attachments: len(reg.Attachments(req.Session))}
+		return Response{Profile: &pi, Did: fmt.Sprintf("created profile %q (%s); attach it with: use %s", p.Label, p.ID, p.ID)}, nil
+	})
+}
+
+// browserUse attaches a profile to the session, under an alias if given.
+func (d *Daemon) browserUse(ctx context.Context, req Request) Response {
+	return d.profileVerb(req, func(reg *profile.Registry) (Response, error) {
+		ref := req.Label
+		if ref == "" {
+			ref = req.Profile
+		}
+		a, err := reg.Use(req.Session, ref, req.Alias)
+		if err != nil {
+			return Response{}, err
+		}
+		atts := reg.Attachments(req.Session)
+		pi := d.attachmentInfo(a, len(atts))
+		did := fmt.Sprintf("attached profile %q (%s) as %s", a.Label, a.ProfileID, a.Handle)
+		if len(atts) > 1 {
+			did += fmt.Sprintf("; with %d attachments, name one with --profile <handle> on each command", len(atts))
+		}
+		return Response{Profile: &pi, Attachments: d.attachmentList(reg, req.Session), Did: did}, nil
+	})
+}
+
+func (d *Daemon) attachmentList(reg *profile.Registry, session string) []ProfileInfo {
+	atts := reg.Attachments(session)
+	out := make([]ProfileInfo, 0, len(atts))
+	for _, a := range atts {
+		out = append(out, d.attachmentInfo(a, len(atts)))
+	}
+	return out
+}
+
+// browserAttachments lists the session's attachment set.
+func (d *Daemon) browserAttachments(ctx context.Context, req Request) Response {
+	return d.profileVerb(req, func(reg *profile.Registry) (Response, error) {
+		list := d.attachmentList(reg, req.Session)
+		var hs []string
+		for _, a := range list {
+			h := a.Handle
+			if a.Default {
+				h += " (default)"
+			}
+			hs = append(hs, h)
+		}
+		did := "no attachments: commands act in this session's own ephemeral context"
+		if len(hs) > 0 {
+			did = fmt.Sprintf("%d attachment(s): %s", len(hs), strings.Join(hs, ", "))
+		}
+		return Response{Attachments: list, Did: did}, nil
+	})
+}
+
+// browserDetach removes an attachment (Request.Profile names its handle;
+// "" the only one). The session's tabs in what it removed are closed; a
+// child's or own ephemeral context is disposed.
+func (d *Daemon) browserDetach(ctx context.Context, req Request) Response {
+	return d.profileVerb(req, func(reg *profile.Registry) (Response, error) {
+		removed, err := reg.Detach(req.Session, req.Profile)
+		if err != nil {
+			return Response{}, err
+		}
+		var names []string
+		for _, a := range removed {
+			sel, err := d.selectionOf(reg, req, profile.Choice{Attachment: &a})
+			if err != nil {
+				continue
+			}
+			if a.Own {
+				// The own context stays the session's: only the attachment went.
+				names = append(names, a.Handle)
+				continue
+			}
+			d.closeSessionTabs(ctx, req.Session, sel.key)
+			if sel.key.Profile == "" && d.cfg.Browser != nil {
+				d.cfg.Browser.Release(ctx, sel.key)
+			}
+			names = append(names, a.Handle)
+		}
+		did := "nothing was attached; nothing changed"
+		if len(names) > 0 {
+			did = "detached " + strings.Join(names, ", ") + "; your tabs there were closed"
+		}
+		return Response{Attachments: d.attachmentList(reg, req.Session), Did: did}, nil
+	})
+}
+
+// closeSessionTabs closes and forgets the session's tabs in key's context.
+func (d *Daemon) closeSessionTabs(ctx context.Context, session string, key BrowserKey) {
+	d.br.init()
+	d.br.mu.Lock()
+	var ids []target.ID
+	var cdpIDs []string
+	for id, ts := range d.br.tabs {
+		if ts.key.String() != key.String() {
+			continue
+		}
+		d.mu.Lock()
+		e := d.targets[id]
+		mine := e != nil && e.t.ExposedTo(session)
+		d.mu.Unlock()
+		if mine {
+			ids = append(ids, id)
+			cdpIDs = append(cdpIDs, ts.cdpID)
+		}
+	}
+	d.br.mu.Unlock()
+	if len(ids) > 0 && d.cfg.Browser != nil && d.cfg.Browser.Running(key.Profile) {
+		if cctx, release, err := d.cfg.Browser.Context(ctx, key); err == nil {
+			for _, id := range cdpIDs {
+				cctx.CloseTab(ctx, id)
+			}
+			release()
+		}
+	}
+	for _, id := range ids {
+		d.dropTab(id)
+	}
+}
+
+// browserPin makes a handle the session's pinned default (Request.Profile),
+// or unpins (Request.None).
+func (d *Daemon) browserPin(ctx context.Context, req Request) Response {
+	return d.profileVerb(req, func(reg *profile.Registry) (Response, error) {
+		h := req.Profile
+		if h == "" {
+			h = req.Label
+		}
+		if req.None {
+			h = ""
+		} else if h == "" {
+			return Response{}, target.Refuse(target.CodeBadRequest, "pin needs a handle, or --none to unpin")
+		}
+		if err := reg.Pin(req.Session, h); err != nil {
+			return Response{}, err
+		}
+		did := "unpinned; the default stays where it is"
+		if h != "" {
+			did = "pinned " + h + " as the default"
+		}
+		return Response{Attachments: d.attachmentList(reg, req.Session), Did: did}, nil
+	})
+}
+
+// browserNewChild mints a child handle: an ephemeral context of its own,
+// reaped with the parent's attachments.
+func (d *Daemon) browserNewChild(ctx context.Context, req Request) Response {
+	return d.profileVerb(req, func(reg *profile.Registry) (Response, error) {
+		a, err := reg.NewChild(req.Session)
+		if err != nil {
+			return Response{}, err
+		}
+		atts := reg.Attachments(req.Session)
+		pi := d.attachmentInfo(a, len(atts))
+		return Response{Profile: &pi, Attachments: d.attachmentList(reg, req.Session),
+			Did: fmt.Sprintf("minted child %s: its own ephemeral context; give it to a sub-agent as VIBESPACE_BROWSER=%s", a.Handle, a.Handle)}, nil
+	})
+}
+
+// browserStatus answers what the session's browser side is: the profile
+// a bare command would act on (or why there is none), its attachments,
+// its tabs.
+func (d *Daemon) browserStatus(ctx context.Context, req Request) Response {
+	if d.cfg.Browser == nil {
+		return d.bfinish(req, nil, nil, lease.Grant{}, "", Response{}, noBrowser())
+	}
+	return d.profileVerb(req, func(reg *profile.Registry) (Response, error) {
+		resp := Response{Attachments: d.attachmentList(reg, req.Session), Targets: []TargetInfo{}}
+		d.br.init()
+		d.br.mu.Lock()
+		var ids []target.ID
+		for id := range d.br.tabs {
+			ids = append(ids, id)
+		}
+		d.br.mu.Unlock()
+		for _, id := range ids {
+			d.mu.Lock()
+			e := d.targets[id]
+			mine := e != nil && e.t.ExposedTo(req.Session)
+			d.mu.Unlock()
+			if mine {
+				resp.Targets = append(resp.Targets, *d.info(e))
+			}
+		}
+		shared := "not running"
+		if d.cfg.Browser.Running("") {
+			shared = "running"
+		}
+		resp.Did = fmt.Sprintf("%d tab(s) of yours; %d attachment(s); the shared browser is %s", len(resp.Targets), len(resp.Attachments), shared)
+		return resp, nil
+	})
+}

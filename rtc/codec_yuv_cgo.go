@@ -1,0 +1,46 @@
+//go:build cgo && !vibespace_noyuv
+
+package rtc
+
+/*
+#cgo LDFLAGS: -lyuv
+#include <stdint.h>
+#include <libyuv/convert.h>
+*/
+import "C"
+
+import (
+	"fmt"
+
+	"github.com/vibespace/vibespace/capture"
+)
+
+// convertFrame fills p with frame f through libyuv (SIMD, BT.601 limited
+// range like Convert): about 0.3 ms for 1280×720 where Convert takes 7.
+// Formats libyuv is not given fall back to Convert.
+func convertFrame(p *I420, f capture.Frame) error {
+	w, h := f.Width, f.Height
+	if w <= 0 || h <= 0 || f.Stride < 4*w || len(f.Pix) < f.Stride*(h-1)+4*w {
+		return fmt.Errorf("rtc: bad frame %dx%d, stride %d, %d bytes", w, h, f.Stride, len(f.Pix))
+	}
+	cw, ch := (w+1)/2, (h+1)/2
+	p.Width, p.Height, p.StrideY, p.StrideC = w, h, w, cw
+	p.Y = grow(p.Y, w*h)
+	p.U = grow(p.U, cw*ch)
+	p.V = grow(p.V, cw*ch)
+	src := (*C.uint8_t)(&f.Pix[0])
+	y, u, v := (*C.uint8_t)(&p.Y[0]), (*C.uint8_t)(&p.U[0]), (*C.uint8_t)(&p.V[0])
+	var rv C.int
+	switch f.Format {
+	case capture.FormatRGBA: // R G B A in memory: libyuv's "ABGR"
+		rv = C.ABGRToI420(src, C.int(f.Stride), y, C.int(w), u, C.int(cw), v, C.int(cw), C.int(w), C.int(h))
+	case capture.FormatBGRX: // B G R X in memory: libyuv's "ARGB"
+		rv = C.ARGBToI420(src, C.int(f.Stride), y, C.int(w), u, C.int(cw), v, C.int(cw), C.int(w), C.int(h))
+	default:
+		return p.Convert(f)
+	}
+	if rv != 0 {
+		return fmt.Errorf("rtc: libyuv cannot convert a %dx%d %s frame", w, h, f.Format)
+	}
+	return nil
+}
