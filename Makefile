@@ -4,7 +4,7 @@ BIN       ?= bin
 # Debian packages the tests, the demo and the benchmarks need.
 DEB_PKGS  := xvfb xauth dbus at-spi2-core python3-gi gir1.2-gtk-3.0 gtk-3-examples \
              python3-pyatspi python3-dogtail xdotool x11-utils x11-xserver-utils fonts-dejavu-core \
-             chromium libvpx-dev libopenh264-dev pkg-config iproute2
+             chromium libvpx-dev libopenh264-dev libyuv-dev pkg-config
 STATICCHECK_VERSION := v0.8.2
 TEST_TIMEOUT ?= 25m
 BENCHTIME ?= 20x
@@ -47,7 +47,7 @@ lint: ## gofmt, go vet, staticcheck
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
 demo: deps build ## the main job: a real GTK window driven end to end
-	$(BIN)/vibespace-demo
+	$(BIN)/vibespace-demo $(if $(HOLD),-hold)
 
 clean: ## remove ./bin
 	rm -rf $(BIN)

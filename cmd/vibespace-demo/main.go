@@ -1,6 +1,8 @@
 // Command vibespace-demo is the main job of the README: it drives a real GTK
-// window end to end through the vibespace-window CLI, exactly as an agent
-// would, and prints each command with its answer.
+// window end to end through the vibespace-window CLI and a real page through
+// vibespace-browser, exactly as an agent would, prints each command with its
+// answer, and prints the address of the live view (-hold keeps it all
+// running until Ctrl-C, to watch and take over).
 //
 // It runs with a private state directory and runtime directory, so it never
 // touches a daemon or display of yours, and it stops the daemon (and with it
@@ -12,6 +14,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,7 +29,9 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Stdout); err != nil {
+	hold := flag.Bool("hold", false, "keep everything running after the demo until Ctrl-C, to watch it in the live view")
+	flag.Parse()
+	if err := run(ctx, os.Stdout, *hold); err != nil {
 		fmt.Fprintln(os.Stderr, "demo failed:", err)
 		stop()
 		os.Exit(1)
@@ -35,14 +40,28 @@ func main() {
 
 // demo holds the CLI's location and the private environment it runs in.
 type demo struct {
-	cli string
-	env []string
-	out io.Writer
-	dir string
+	cli  string
+	name string // the command as printed: vibespace-window or vibespace-browser
+	env  []string
+	out  io.Writer
+	dir  string
+
+	browserCLI string
 }
 
-func run(ctx context.Context, out io.Writer) error {
-	cli, err := findCLI()
+// browser is the same demo speaking through vibespace-browser.
+func (d *demo) browser() *demo {
+	b := *d
+	b.cli, b.name = d.browserCLI, "vibespace-browser"
+	return &b
+}
+
+func run(ctx context.Context, out io.Writer, hold bool) error {
+	cli, err := findCLI("vibespace-window")
+	if err != nil {
+		return err
+	}
+	browserCLI, err := findCLI("vibespace-browser")
 	if err != nil {
 		return err
 	}
@@ -56,7 +75,7 @@ func run(ctx context.Context, out io.Writer) error {
 			return err
 		}
 	}
-	d := &demo{cli: cli, out: out, dir: dir, env: append(os.Environ(),
+	d := &demo{cli: cli, name: "vibespace-window", browserCLI: browserCLI, out: out, dir: dir, env: append(os.Environ(),
 		"VIBESPACE_HOME="+filepath.Join(dir, "state"),
 		"XDG_RUNTIME_DIR="+filepath.Join(dir, "run"),
 		"VIBESPACE_SESSION=demo-agent",
@@ -165,7 +184,22 @@ func run(ctx context.Context, out io.Writer) error {
 	if _, err := d.show(ctx, "key", h, "Tab"); err != nil {
 		return err
 	}
-	fmt.Fprintln(out, "# done: open → snapshot → type @ref → key → click --at → type as keys → click @ref → screenshot → no_action → takeover/handback, all through the CLI.")
+	if err := d.browserPart(ctx); err != nil {
+		return err
+	}
+	addr, err := d.livePart(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "# done: a window (open → snapshot → type @ref → key → click --at → type as keys → click @ref → screenshot → no_action → takeover/handback)")
+	fmt.Fprintln(out, "# and a tab (open → snapshot -i → fill → click → the page's own report), all through the two CLIs.")
+	fmt.Fprintf(out, "# live view: %s\n", addr)
+	if !hold {
+		fmt.Fprintln(out, "# (everything stops now; `make demo HOLD=1` keeps the daemon, the window and the tab running until Ctrl-C so you can watch and take over)")
+		return nil
+	}
+	fmt.Fprintln(out, "# holding: open the address above in a browser on this machine; Ctrl-C ends the demo and stops everything.")
+	<-ctx.Done()
 	return nil
 }
 
@@ -198,7 +232,7 @@ func (d *demo) showAs(ctx context.Context, session string, args ...string) (stri
 	if session != "" {
 		prefix = "VIBESPACE_SESSION=" + session + " "
 	}
-	fmt.Fprintf(d.out, "$ %svibespace-window %s\n", prefix, quoteArgs(args))
+	fmt.Fprintf(d.out, "$ %s%s %s\n", prefix, d.name, quoteArgs(args))
 	s, err := d.runAs(ctx, session, args...)
 	for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
 		fmt.Fprintln(d.out, "  "+line)
@@ -225,7 +259,7 @@ func (d *demo) runAs(ctx context.Context, session string, args ...string) (strin
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	err := cmd.Run()
 	if err != nil {
-		err = fmt.Errorf("vibespace-window %s: %w\n%s", quoteArgs(args), err, buf.String())
+		err = fmt.Errorf("%s %s: %w\n%s", d.name, quoteArgs(args), err, buf.String())
 	}
 	return buf.String(), err
 }
@@ -263,17 +297,17 @@ func (d *demo) stopDaemon() {
 	_ = p.Kill()
 }
 
-// findCLI looks for vibespace-window next to this program, then on PATH.
-func findCLI() (string, error) {
+// findCLI looks for the command name next to this program, then on PATH.
+func findCLI(name string) (string, error) {
 	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), "vibespace-window")
+		p := filepath.Join(filepath.Dir(exe), name)
 		if _, err := os.Stat(p); err == nil {
 			return p, nil
 		}
 	}
-	p, err := exec.LookPath("vibespace-window")
+	p, err := exec.LookPath(name)
 	if err != nil {
-		return "", errors.New("vibespace-window not found next to the demo or on PATH (run make build)")
+		return "", fmt.Errorf("%s not found next to the demo or on PATH (run make build)", name)
 	}
 	return p, nil
 }

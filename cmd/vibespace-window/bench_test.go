@@ -27,14 +27,14 @@ const agentBrowserDaemonMB = 18.0
 // asking the daemon for its status.
 func BenchmarkCLIStatus(b *testing.B) {
 	e := newEnv(b)
-	e.startServe()
-	e.ok("s1", "status")
+	e.StartServe()
+	e.OK("s1", "status")
 	// The process floor of this machine, side by side: /bin/true.
 	var tStatus, tTrue time.Duration
 	b.ResetTimer()
 	for b.Loop() {
 		t0 := time.Now()
-		e.ok("s1", "status")
+		e.OK("s1", "status")
 		tStatus += time.Since(t0)
 		t0 = time.Now()
 		if err := exec.Command("/bin/true").Run(); err != nil {
@@ -91,14 +91,14 @@ print(n)
 // walk of the same gtk3-widget-factory window.
 func BenchmarkSnapshot(b *testing.B) {
 	e := newEnv(b)
-	e.startServe()
-	resp := e.answer("s1", "open", "gtk3-widget-factory")
+	e.StartServe()
+	resp := e.Answer("s1", "open", "gtk3-widget-factory")
 	if !resp.OK {
 		b.Fatalf("open: %+v", resp)
 	}
 	id, pid := string(resp.Target.ID), resp.Target.PID
 	desk := e.readDesk()
-	script := filepath.Join(e.dir, "walk.py")
+	script := filepath.Join(e.Dir, "walk.py")
 	os.WriteFile(script, []byte(pyatspiWalk), 0o600)
 	py := func() (int, time.Duration) {
 		cmd := exec.Command("/usr/bin/python3", script, strconv.Itoa(pid))
@@ -115,7 +115,7 @@ func BenchmarkSnapshot(b *testing.B) {
 	}
 	ours := func() (string, time.Duration) {
 		t0 := time.Now()
-		out := e.ok("s1", "snapshot", id)
+		out := e.OK("s1", "snapshot", id)
 		return out, time.Since(t0)
 	}
 	ours()
@@ -144,19 +144,19 @@ func BenchmarkSnapshot(b *testing.B) {
 // window open (and snapshotted), beside agent-browser's daemon (18 MB).
 func BenchmarkDaemonRSS(b *testing.B) {
 	e := newEnv(b)
-	e.startServe()
-	pid := e.serve.Process.Pid
+	e.StartServe()
+	pid := e.Serve.Process.Pid
 	idle := rssMB(b, pid)
 	e.openFixture("s1")
 	var id string
-	for _, l := range strings.Split(e.ok("s1", "list"), "\n") {
+	for _, l := range strings.Split(e.OK("s1", "list"), "\n") {
 		if f := strings.Fields(l); len(f) > 0 {
 			id = f[0]
 		}
 	}
-	e.ok("s1", "snapshot", id)
+	e.OK("s1", "snapshot", id)
 	tree := rssMB(b, pid)
-	e.ok("s1", "screenshot", id, "--out", filepath.Join(e.dir, "s.png"))
+	e.OK("s1", "screenshot", id, "--out", filepath.Join(e.Dir, "s.png"))
 	one, shm := rssMB(b, pid), statusMB(b, pid, "RssShmem:")
 	for b.Loop() {
 	}
@@ -197,9 +197,9 @@ const agentBrowserClickMS = 31.0
 // fixture's log after the timed loop.
 func BenchmarkCLIClickRef(b *testing.B) {
 	e := newEnv(b)
-	e.startServe()
+	e.StartServe()
 	id, log, _ := e.openFixture("s1")
-	resp := e.answer("s1", "snapshot", id)
+	resp := e.Answer("s1", "snapshot", id)
 	alpha := resp.Snapshot.Root.Find(func(n *target.Node) bool { return n.Role == "push button" && n.Name == "Alpha" })
 	if alpha == nil {
 		b.Fatal("no Alpha")
@@ -207,7 +207,7 @@ func BenchmarkCLIClickRef(b *testing.B) {
 	from := log.Len()
 	b.ResetTimer()
 	for b.Loop() {
-		e.ok("s1", "click", id, alpha.Ref)
+		e.OK("s1", "click", id, alpha.Ref)
 	}
 	b.StopTimer()
 	per := float64(b.Elapsed().Microseconds()) / 1000 / float64(b.N)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/cmd/internal/clitest"
 	"github.com/vibespace/vibespace/daemon"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
@@ -29,10 +30,10 @@ func node(t *testing.T, s *target.Snapshot, role, name string) *target.Node {
 }
 
 func (e *env) snapshot(s, id string) *target.Snapshot {
-	e.t.Helper()
-	resp := e.answer(s, "snapshot", id)
+	e.T.Helper()
+	resp := e.Answer(s, "snapshot", id)
 	if !resp.OK || resp.Snapshot == nil {
-		e.t.Fatalf("snapshot: %+v", resp)
+		e.T.Fatalf("snapshot: %+v", resp)
 	}
 	return resp.Snapshot
 }
@@ -40,7 +41,7 @@ func (e *env) snapshot(s, id string) *target.Snapshot {
 // centre is the centre of n in the window's own pixels.
 func centre(t *testing.T, e *env, s, id string, n *target.Node) string {
 	t.Helper()
-	shot := e.answer(s, "screenshot", id, "--out", filepath.Join(e.dir, "shot.png"))
+	shot := e.Answer(s, "screenshot", id, "--out", filepath.Join(e.Dir, "shot.png"))
 	if !shot.OK || n.Bounds == nil {
 		t.Fatalf("screenshot %+v / bounds %v", shot, n.Bounds)
 	}
@@ -49,27 +50,27 @@ func centre(t *testing.T, e *env, s, id string, n *target.Node) string {
 
 func TestWholeLoop(t *testing.T) {
 	e := newEnv(t)
-	e.startServe()
+	e.StartServe()
 	id, log, _ := e.openFixture("s1")
-	out := e.ok("s1", "list")
+	out := e.OK("s1", "list")
 	if !strings.Contains(out, id+` "vibespace fixture"`) || !strings.Contains(out, "held by s1") {
 		t.Fatalf("list: %s", out)
 	}
-	text := e.ok("s1", "snapshot", id, "--interactive")
+	text := e.OK("s1", "snapshot", id, "--interactive")
 	if !strings.Contains(text, `push button "Alpha" @e`) {
 		t.Fatalf("snapshot -i:\n%s", text)
 	}
 	snap := e.snapshot("s1", id)
 
 	from := log.Len()
-	out = e.ok("s1", "click", id, node(t, snap, "push button", "Alpha").Ref)
+	out = e.OK("s1", "click", id, node(t, snap, "push button", "Alpha").Ref)
 	if !strings.Contains(out, "[by tree]") || !strings.Contains(out, id+` "vibespace fixture" · lease: held by s1`) {
 		t.Fatalf("click answer: %s", out)
 	}
 	wait(t, log, from, "the click on Alpha", func(ev testenv.Event) bool { return ev.Type == "click" && ev.Widget == "alpha" })
 
 	from = log.Len()
-	e.ok("s1", "type", id, node(t, snap, "text", "Name").Ref, "héllo wörld")
+	e.OK("s1", "type", id, node(t, snap, "text", "Name").Ref, "héllo wörld")
 	wait(t, log, from, "the text in the entry", func(ev testenv.Event) bool {
 		return ev.Type == "text" && ev.Widget == "entry" && ev.Text == "héllo wörld"
 	})
@@ -77,23 +78,23 @@ func TestWholeLoop(t *testing.T) {
 	// Keys: focus the notes by a click at its centre, then type and press.
 	notes := node(t, snap, "text", "Notes")
 	from = log.Len()
-	out = e.ok("s1", "click", id, "--at", centre(t, e, "s1", id, notes))
+	out = e.OK("s1", "click", id, "--at", centre(t, e, "s1", id, notes))
 	if !strings.Contains(out, "[by point]") {
 		t.Fatal(out)
 	}
 	wait(t, log, from, "focus on the notes", func(ev testenv.Event) bool { return ev.Type == "focus" && ev.Widget == "notes" })
 	from = log.Len()
-	e.ok("s1", "type", id, "typed as keys")
+	e.OK("s1", "type", id, "typed as keys")
 	wait(t, log, from, "the typed keys", func(ev testenv.Event) bool {
 		return ev.Type == "text" && ev.Widget == "notes" && ev.Text == "typed as keys"
 	})
 	from = log.Len()
-	e.ok("s1", "key", id, "ctrl+a")
+	e.OK("s1", "key", id, "ctrl+a")
 	wait(t, log, from, "ctrl+a", func(ev testenv.Event) bool {
 		return ev.Type == "key" && ev.Keysym == "a" && len(ev.Modifiers) == 1 && ev.Modifiers[0] == "control"
 	})
 	from = log.Len()
-	e.ok("s1", "scroll", id, "down", "--by", "2", "--at", centre(t, e, "s1", id, row1(t, snap)))
+	e.OK("s1", "scroll", id, "down", "--by", "2", "--at", centre(t, e, "s1", id, row1(t, snap)))
 	wait(t, log, from, "the scroll", func(ev testenv.Event) bool { return ev.Type == "scroll" })
 
 	// A node without Action is refused no_action: never a coordinate click.
@@ -103,9 +104,9 @@ func TestWholeLoop(t *testing.T) {
 	}
 	{
 		from = log.Len()
-		r := e.refused("no_action", "s1", "click", id, area.Ref)
-		if !strings.Contains(r.errout, "interfaces=") {
-			t.Fatalf("no_action names the node's interfaces: %s", r.errout)
+		r := e.Refused("no_action", "s1", "click", id, area.Ref)
+		if !strings.Contains(r.Errout, "interfaces=") {
+			t.Fatalf("no_action names the node's interfaces: %s", r.Errout)
 		}
 		if evs, _ := log.Events(); len(evs) > from {
 			for _, ev := range evs[from:] {
@@ -131,7 +132,7 @@ func row1(t *testing.T, s *target.Snapshot) *target.Node {
 // checkAudit checks the audit log: one line per verb, never the typed text.
 func checkAudit(t *testing.T, e *env, typed ...string) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(e.home, "audit.jsonl"))
+	b, err := os.ReadFile(filepath.Join(e.Home, "audit.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,36 +151,36 @@ func checkAudit(t *testing.T, e *env, typed ...string) {
 
 func TestSessions(t *testing.T) {
 	e := newEnv(t)
-	e.startServe()
+	e.StartServe()
 	id, log, pid := e.openFixture("s1")
-	if out := e.ok("s2", "list"); strings.Contains(out, id) {
+	if out := e.OK("s2", "list"); strings.Contains(out, id) {
 		t.Fatalf("s2 lists s1's window: %s", out)
 	}
-	e.refused("not_exposed", "s2", "snapshot", id)
-	e.refused("not_exposed", "s2", "key", id, "Return")
-	e.ok("s1", "share", id, "--with", "s2")
-	r := e.refused("held", "s2", "key", id, "Return")
-	if !strings.Contains(r.errout, "holder=s1") {
-		t.Fatalf("held names the holder: %s", r.errout)
+	e.Refused("not_exposed", "s2", "snapshot", id)
+	e.Refused("not_exposed", "s2", "key", id, "Return")
+	e.OK("s1", "share", id, "--with", "s2")
+	r := e.Refused("held", "s2", "key", id, "Return")
+	if !strings.Contains(r.Errout, "holder=s1") {
+		t.Fatalf("held names the holder: %s", r.Errout)
 	}
-	e.refused("held", "s2", "attach", id)
-	e.ok("s1", "detach", id)
+	e.Refused("held", "s2", "attach", id)
+	e.OK("s1", "detach", id)
 	from := log.Len()
-	e.ok("s2", "key", id, "Return")
+	e.OK("s2", "key", id, "Return")
 	wait(t, log, from, "s2's Return", func(ev testenv.Event) bool { return ev.Type == "key" && ev.Keysym == "Return" })
-	e.refused("held", "s1", "key", id, "Return")
-	e.refused("held", "s1", "close", id)
-	out := e.ok("s2", "close", id)
+	e.Refused("held", "s1", "key", id, "Return")
+	e.Refused("held", "s1", "close", id)
+	out := e.OK("s2", "close", id)
 	if !strings.Contains(out, "stopped") {
 		t.Fatalf("close: %s", out)
 	}
-	if syscall.Kill(pid, 0) == nil && !isZombie(pid) {
+	if syscall.Kill(pid, 0) == nil && !clitest.Exited(pid) {
 		t.Fatalf("the application (pid %d) still runs after close", pid)
 	}
-	if out := e.ok("s1", "list"); strings.Contains(out, id) {
+	if out := e.OK("s1", "list"); strings.Contains(out, id) {
 		t.Fatalf("a closed window is still listed: %s", out)
 	}
-	e.refused("unknown_target", "s2", "snapshot", id)
+	e.Refused("unknown_target", "s2", "snapshot", id)
 }
 
 // keysDown asks the X server, over the test's own connection, which keys
@@ -200,10 +201,10 @@ func keysDown(t *testing.T, display string) []int {
 
 func TestTakeover(t *testing.T) {
 	e := newEnv(t)
-	e.startServe()
+	e.StartServe()
 	id, log, _ := e.openFixture("s1")
 	snap := e.snapshot("s1", id)
-	e.ok("s1", "click", id, "--at", centre(t, e, "s1", id, node(t, snap, "text", "Notes")))
+	e.OK("s1", "click", id, "--at", centre(t, e, "s1", id, node(t, snap, "text", "Notes")))
 	// 400 ASCII characters, then 1000 Greek letters that the keymap lacks
 	// (1400 in all, under the 1500 that can be typed as keys): those are
 	// typed through rebound spare keycodes, each batch synced with the
@@ -216,15 +217,15 @@ func TestTakeover(t *testing.T) {
 	long := strings.Repeat("takeover-secret ", 25) + greek.String()
 	from := log.Len()
 	typed := make(chan result, 1)
-	go func() { typed <- e.cli("s1", "type", id, long) }()
+	go func() { typed <- e.CLI("s1", "type", id, long) }()
 	wait(t, log, from, "typing to begin", func(ev testenv.Event) bool { return ev.Type == "text" && ev.Widget == "notes" })
-	out := e.ok("operator", "takeover", id, "--as", "alice")
+	out := e.OK("operator", "takeover", id, "--as", "alice")
 	if !strings.Contains(out, "paused") {
 		t.Fatalf("takeover answer: %s", out)
 	}
 	r := <-typed
-	if r.code != 1 || !strings.Contains(r.errout, "[window_paused]") || !strings.Contains(r.errout, "partial=true") {
-		t.Fatalf("the type in flight: exit %d\n%s%s", r.code, r.out, r.errout)
+	if r.Code != 1 || !strings.Contains(r.Errout, "[window_paused]") || !strings.Contains(r.Errout, "partial=true") {
+		t.Fatalf("the type in flight: exit %d\n%s%s", r.Code, r.Out, r.Errout)
 	}
 	if down := keysDown(t, e.desk.Display); len(down) > 0 {
 		t.Fatalf("keys still down after takeover: %v", down)
@@ -239,18 +240,18 @@ func TestTakeover(t *testing.T) {
 	if len(last) >= len(long) {
 		t.Fatal("the whole text arrived: the takeover did not cut it")
 	}
-	r = e.refused("window_paused", "s1", "snapshot", id)
-	if !strings.Contains(r.errout, "alice") {
-		t.Fatalf("window_paused names who: %s", r.errout)
+	r = e.Refused("window_paused", "s1", "snapshot", id)
+	if !strings.Contains(r.Errout, "alice") {
+		t.Fatalf("window_paused names who: %s", r.Errout)
 	}
-	e.refused("window_paused", "s1", "key", id, "Return")
-	e.refused("window_paused", "s1", "handback", id, "--as", "alice") // the paused agent cannot hand itself back
-	e.ok("operator", "handback", id, "--as", "alice")
-	first := e.ok("s1", "key", id, "End")
+	e.Refused("window_paused", "s1", "key", id, "Return")
+	e.Refused("window_paused", "s1", "handback", id, "--as", "alice") // the paused agent cannot hand itself back
+	e.OK("operator", "handback", id, "--as", "alice")
+	first := e.OK("s1", "key", id, "End")
 	if strings.Count(first, "control came back") != 1 {
 		t.Fatalf("the first answer after handback: %s", first)
 	}
-	if second := e.ok("s1", "key", id, "End"); strings.Contains(second, "control came back") {
+	if second := e.OK("s1", "key", id, "End"); strings.Contains(second, "control came back") {
 		t.Fatalf("told twice: %s", second)
 	}
 	checkAudit(t, e, "takeover-secret")
@@ -258,44 +259,34 @@ func TestTakeover(t *testing.T) {
 
 func TestKill9AndRestart(t *testing.T) {
 	e := newEnv(t)
-	e.startServe()
+	e.StartServe()
 	live, log, _ := e.openFixture("s1")
 	dead, _, deadPID := e.openFixture("s1")
-	e.ok("s1", "share", live, "--with", "s2")
-	e.kill9()
+	e.OK("s1", "share", live, "--with", "s2")
+	e.Kill9()
 	syscall.Kill(deadPID, syscall.SIGKILL)
 	// The CLI starts a daemon by itself when none answers.
-	out := e.ok("s1", "list")
-	if st := e.answer("s1", "status"); !st.OK || st.Status.PID == 0 {
+	out := e.OK("s1", "list")
+	if st := e.Answer("s1", "status"); !st.OK || st.Status.PID == 0 {
 		t.Fatalf("status after restart: %+v", st)
 	}
 	if !strings.Contains(out, live) || !strings.Contains(out, "held by s1") || strings.Contains(out, dead+" ") {
 		t.Fatalf("after kill -9 and restart, list:\n%s", out)
 	}
-	if out := e.ok("s2", "list"); !strings.Contains(out, live) {
+	if out := e.OK("s2", "list"); !strings.Contains(out, live) {
 		t.Fatal("the share did not survive")
 	}
-	e.refused("unknown_target", "s1", "snapshot", dead)
+	e.Refused("unknown_target", "s1", "snapshot", dead)
 	from := log.Len()
-	e.ok("s1", "key", live, "Return")
+	e.OK("s1", "key", live, "Return")
 	wait(t, log, from, "Return after restart", func(ev testenv.Event) bool { return ev.Type == "key" && ev.Keysym == "Return" })
 	// The daemon the CLI started (not our child) is stopped by the cleanup,
 	// which then checks that nothing of the display is left.
 }
 
-func isZombie(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i > 0 && i+2 < len(s) && s[i+2] == 'Z'
-}
-
 func TestFrozenApp(t *testing.T) {
 	e := newEnv(t)
-	e.startServe("--walk-timeout", "4s")
+	e.StartServe("--walk-timeout", "4s")
 	frozen, _, pid := e.openFixture("s1")
 	other, log, _ := e.openFixture("s1")
 	e.snapshot("s1", frozen) // its frame is known before it freezes
@@ -304,51 +295,51 @@ func TestFrozenApp(t *testing.T) {
 	}
 	defer syscall.Kill(pid, syscall.SIGCONT)
 	snap := make(chan result, 1)
-	go func() { snap <- e.cli("s1", "snapshot", frozen) }()
+	go func() { snap <- e.CLI("s1", "snapshot", frozen) }()
 	from := log.Len()
-	e.ok("s1", "key", other, "Return")
+	e.OK("s1", "key", other, "Return")
 	wait(t, log, from, "Return on the other window", func(ev testenv.Event) bool { return ev.Type == "key" && ev.Keysym == "Return" })
 	e.snapshot("s1", other)
 	r := <-snap
-	if r.code != 0 || !strings.Contains(r.out, "unreadable") {
-		t.Fatalf("the frozen snapshot: exit %d\n%s%s", r.code, r.out, r.errout)
+	if r.Code != 0 || !strings.Contains(r.Out, "unreadable") {
+		t.Fatalf("the frozen snapshot: exit %d\n%s%s", r.Code, r.Out, r.Errout)
 	}
 }
 
 func TestBadInput(t *testing.T) {
 	e := newEnv(t)
-	e.startServe()
+	e.StartServe()
 	id, _, _ := e.openFixture("s1")
 	before := markedPIDs(e.desk.ID)
-	e.refused("app_not_found", "s1", "open", "no-such-app-vibespace")
-	e.refused("app_not_found", "s1", "open", "./no-such-app-vibespace") // a path: fs.ErrNotExist
-	notExec := filepath.Join(e.dir, "not-executable")
+	e.Refused("app_not_found", "s1", "open", "no-such-app-vibespace")
+	e.Refused("app_not_found", "s1", "open", "./no-such-app-vibespace") // a path: fs.ErrNotExist
+	notExec := filepath.Join(e.Dir, "not-executable")
 	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e.refused("app_not_found", "s1", "open", notExec) // fs.ErrPermission
+	e.Refused("app_not_found", "s1", "open", notExec) // fs.ErrPermission
 	if after := markedPIDs(e.desk.ID); len(after) != len(before) {
 		t.Fatalf("a failed open left processes: before %v after %v", before, after)
 	}
-	e.refused("outside_window", "s1", "click", id, "--at", "5000,10")
-	e.refused("outside_window", "s1", "scroll", id, "up", "--at", "10,-3")
-	r := e.refused("bad_chord", "s1", "key", id, "ctrl+nosuchkey")
-	if !strings.Contains(r.errout, "nosuchkey") {
-		t.Fatalf("bad_chord names the part: %s", r.errout)
+	e.Refused("outside_window", "s1", "click", id, "--at", "5000,10")
+	e.Refused("outside_window", "s1", "scroll", id, "up", "--at", "10,-3")
+	r := e.Refused("bad_chord", "s1", "key", id, "ctrl+nosuchkey")
+	if !strings.Contains(r.Errout, "nosuchkey") {
+		t.Fatalf("bad_chord names the part: %s", r.Errout)
 	}
 	e.snapshot("s1", id)
-	e.refused("bad_ref", "s1", "click", id, "@x1")
-	e.refused("bad_ref", "s1", "click", id, "@e9999")
-	r = e.refused("text_too_long", "s1", "type", id, strings.Repeat("x", 1501))
-	if !strings.Contains(r.errout, "1500") {
-		t.Fatalf("text_too_long names the limit: %s", r.errout)
+	e.Refused("bad_ref", "s1", "click", id, "@x1")
+	e.Refused("bad_ref", "s1", "click", id, "@e9999")
+	r = e.Refused("text_too_long", "s1", "type", id, strings.Repeat("x", 1501))
+	if !strings.Contains(r.Errout, "1500") {
+		t.Fatalf("text_too_long names the limit: %s", r.Errout)
 	}
-	e.refused("unknown_target", "s1", "snapshot", "win:99")
-	e.refused("unknown_target", "s1", "snapshot", "window-1")
+	e.Refused("unknown_target", "s1", "snapshot", "win:99")
+	e.Refused("unknown_target", "s1", "snapshot", "window-1")
 
 	// Malformed and oversized requests on the socket: an error answer, and
 	// the daemon keeps serving.
-	sock := e.answer("s1", "status").Status.Socket
+	sock := e.Answer("s1", "status").Status.Socket
 	for _, bad := range []string{"not json\n", strings.Repeat("{", daemon.DefaultMaxRequest+5) + "\n"} {
 		c, err := net.Dial("unix", sock)
 		if err != nil {
@@ -361,13 +352,13 @@ func TestBadInput(t *testing.T) {
 		if err != nil || !strings.Contains(line, `"code":"bad_request"`) {
 			t.Fatalf("answer to a bad request: %q %v", line, err)
 		}
-		e.ok("s1", "status")
+		e.OK("s1", "status")
 	}
 	// A second daemon for the same state refuses to start.
-	if r := e.cli("s1", "serve"); r.code != 2 || !strings.Contains(r.errout, "already running") {
-		t.Fatalf("a second serve: exit %d\n%s", r.code, r.errout)
+	if r := e.CLI("s1", "serve"); r.Code != 2 || !strings.Contains(r.Errout, "already running") {
+		t.Fatalf("a second serve: exit %d\n%s", r.Code, r.Errout)
 	}
-	e.ok("s1", "status")
+	e.OK("s1", "status")
 	checkAudit(t, e)
 }
 
@@ -378,7 +369,7 @@ func markedPIDs(id string) []int {
 	want := "VIBESPACE_TESTENV=" + id
 	for _, en := range ents {
 		var pid int
-		if _, err := fmt.Sscanf(en.Name(), "%d", &pid); err != nil || isZombie(pid) {
+		if _, err := fmt.Sscanf(en.Name(), "%d", &pid); err != nil || clitest.Exited(pid) {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join("/proc", en.Name(), "environ"))
@@ -399,8 +390,8 @@ func markedPIDs(id string) []int {
 func TestFirstSnapshotIsWhole(t *testing.T) {
 	testenv.NeedIntegration(t, "gtk3-widget-factory")
 	e := newEnv(t)
-	e.startServe()
-	resp := e.answer("s1", "open", "gtk3-widget-factory")
+	e.StartServe()
+	resp := e.Answer("s1", "open", "gtk3-widget-factory")
 	if !resp.OK {
 		t.Fatalf("open: %+v", resp)
 	}

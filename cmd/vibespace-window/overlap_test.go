@@ -45,19 +45,19 @@ func readyXID(t *testing.T, log *testenv.FixtureLog) uint32 {
 
 // shot takes a screenshot of id through the CLI and decodes it.
 func (e *env) shot(s, id string) (image.Image, target.Rect) {
-	e.t.Helper()
-	f := filepath.Join(e.dir, "overlap-"+strconv.FormatInt(time.Now().UnixNano(), 36)+".png")
-	resp := e.answer(s, "screenshot", id, "--out", f)
+	e.T.Helper()
+	f := filepath.Join(e.Dir, "overlap-"+strconv.FormatInt(time.Now().UnixNano(), 36)+".png")
+	resp := e.Answer(s, "screenshot", id, "--out", f)
 	if !resp.OK || resp.Bounds == nil {
-		e.t.Fatalf("screenshot %s: %+v", id, resp)
+		e.T.Fatalf("screenshot %s: %+v", id, resp)
 	}
 	b, err := os.ReadFile(f)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	img, err := png.Decode(bytes.NewReader(b))
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return img, *resp.Bounds
 }
@@ -76,7 +76,7 @@ func region(img image.Image, win target.Rect, n *target.Node) []byte {
 
 func TestOverlappingWindows(t *testing.T) {
 	e := newEnv(t)
-	e.startServe()
+	e.StartServe()
 	below, belowLog, _ := e.openFixture("s1")
 	over, overLog, _ := e.openFixture("s1")
 	belowXID, overXID := readyXID(t, belowLog), readyXID(t, overLog)
@@ -87,7 +87,7 @@ func TestOverlappingWindows(t *testing.T) {
 	// Make the two windows look different where the check box is: tick the
 	// lower one's through its Action (no raise, no pointer).
 	from := belowLog.Len()
-	e.ok("s1", "click", below, check.Ref)
+	e.OK("s1", "click", below, check.Ref)
 	wait(t, belowLog, from, "the check box toggled", func(ev testenv.Event) bool { return ev.Type == "toggled" && ev.Widget == "check" })
 
 	// The reference: the lower window's check box while it is on top, read
@@ -130,7 +130,7 @@ func TestOverlappingWindows(t *testing.T) {
 	at := centre(t, e, "s1", below, alpha)
 	raiseBehindOurBack(t, e.desk.Display, overXID)
 	fromBelow, fromOver := belowLog.Len(), overLog.Len()
-	e.ok("s1", "click", below, "--at", at)
+	e.OK("s1", "click", below, "--at", at)
 	wait(t, belowLog, fromBelow, "the click in the lower window", func(ev testenv.Event) bool { return ev.Type == "click" && ev.Widget == "alpha" })
 	evs, err := overLog.Events()
 	if err != nil {
@@ -148,18 +148,18 @@ func TestOverlappingWindows(t *testing.T) {
 // OK snapshot of one unreadable node — while its pixels still answer.
 func TestAppWithoutTree(t *testing.T) {
 	e := newEnv(t)
-	e.startServe()
-	logPath := filepath.Join(e.dir, "no-bridge.jsonl")
-	resp := e.answer("s1", "open", "env", "NO_AT_BRIDGE=1", testenv.FixturePython, e.fixtureSrc, "--log", logPath)
+	e.StartServe()
+	logPath := filepath.Join(e.Dir, "no-bridge.jsonl")
+	resp := e.Answer("s1", "open", "env", "NO_AT_BRIDGE=1", testenv.FixturePython, e.fixtureSrc, "--log", logPath)
 	if !resp.OK {
 		t.Fatalf("open: %+v", resp)
 	}
 	e.readDesk()
 	wait(t, testenv.OpenFixtureLog(logPath), 0, "ready", func(ev testenv.Event) bool { return ev.Type == "ready" })
 	id := string(resp.Target.ID)
-	r := e.refused("no_tree", "s1", "snapshot", id)
-	if !strings.Contains(r.errout, "accessibility bus") {
-		t.Fatalf("no_tree says why: %s", r.errout)
+	r := e.Refused("no_tree", "s1", "snapshot", id)
+	if !strings.Contains(r.Errout, "accessibility bus") {
+		t.Fatalf("no_tree says why: %s", r.Errout)
 	}
 	e.shot("s1", id)
 	// An application on the bus still has its tree.
@@ -172,27 +172,27 @@ func TestAppWithoutTree(t *testing.T) {
 // is held is display-wide: it waits until no other window's input runs).
 func TestTakeoverOfAnotherWindow(t *testing.T) {
 	e := newEnv(t)
-	e.startServe()
+	e.StartServe()
 	typing, log, _ := e.openFixture("s1")
 	other, _, _ := e.openFixture("s2")
 	snap := e.snapshot("s1", typing)
-	e.ok("s1", "click", typing, "--at", centre(t, e, "s1", typing, node(t, snap, "text", "Notes")))
+	e.OK("s1", "click", typing, "--at", centre(t, e, "s1", typing, node(t, snap, "text", "Notes")))
 	long := strings.Repeat("other window ", 80) // 1040 characters
 	from := log.Len()
 	typed := make(chan result, 1)
-	go func() { typed <- e.cli("s1", "type", typing, long) }()
+	go func() { typed <- e.CLI("s1", "type", typing, long) }()
 	wait(t, log, from, "typing to begin", func(ev testenv.Event) bool { return ev.Type == "text" && ev.Widget == "notes" })
-	out := e.ok("operator", "takeover", other)
+	out := e.OK("operator", "takeover", other)
 	if !strings.Contains(out, "left alone") && !strings.Contains(out, "released") {
 		t.Fatalf("takeover answer: %s", out)
 	}
 	r := <-typed
-	if r.code != 0 {
-		t.Fatalf("the type into %s was cut by the takeover of %s: exit %d\n%s%s", typing, other, r.code, r.out, r.errout)
+	if r.Code != 0 {
+		t.Fatalf("the type into %s was cut by the takeover of %s: exit %d\n%s%s", typing, other, r.Code, r.Out, r.Errout)
 	}
 	wait(t, log, from, "the whole text", func(ev testenv.Event) bool {
 		return ev.Type == "text" && ev.Widget == "notes" && ev.Text == long
 	})
-	e.refused("window_paused", "s2", "snapshot", other)
-	e.ok("operator", "handback", other)
+	e.Refused("window_paused", "s2", "snapshot", other)
+	e.OK("operator", "handback", other)
 }

@@ -5,115 +5,57 @@ package app
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
 )
 
 // Exit codes.
 const (
-	ExitOK      = 0
-	ExitRefused = 1 // the daemon refused the verb (a typed refusal)
-	ExitUsage   = 2 // bad usage or an internal error
+	ExitOK      = daemoncall.ExitOK
+	ExitRefused = daemoncall.ExitRefused // the daemon refused the verb (a typed refusal)
+	ExitUsage   = daemoncall.ExitUsage   // bad usage or an internal error
 )
 
 // Env is what the command reads from its environment; main passes
 // os.Getenv, tests a map.
-type Env func(string) string
+type Env = daemoncall.Env
 
 // Options wire the command: where it writes, its environment, and the
 // backend `serve` runs the daemon with.
-type Options struct {
-	Stdout, Stderr io.Writer
-	Getenv         Env
-	// Backend builds the daemon's backend for `serve`.
-	Backend func(ServeOptions) daemon.Backend
-	// Executable is this program's path, to start the daemon.
-	Executable string
-}
+type Options = daemoncall.Options
 
 // ServeOptions are serve's flags that concern the backend.
-type ServeOptions struct {
-	WalkTimeout float64 // seconds; 0 = the backend's default
-	Logf        func(string, ...any)
-}
+type ServeOptions = daemoncall.ServeOptions
 
-// exitError carries an exit code up to Run.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-func usage(format string, args ...any) error {
-	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
-}
-
-// errPrinted is an error whose words were already printed; only its code
-// remains.
-type errPrinted struct{ code int }
-
-func (e errPrinted) Error() string { return fmt.Sprintf("exit %d", e.code) }
+var (
+	usage      = daemoncall.Usage
+	reorder    = daemoncall.Reorder
+	parsePoint = daemoncall.ParsePoint
+	wantJSON   = daemoncall.WantJSON
+	session    = daemoncall.Session
+	jsonFlag   = daemoncall.JSONFlag
+)
 
 // Run runs the command line args (args[0] is the program) and returns the
 // exit code.
 func Run(ctx context.Context, args []string, o Options) int {
-	a := New(o)
-	args = reorder(a, args)
-	err := a.RunContext(ctx, args)
-	return exitCode(err, o.Stderr)
-}
-
-func exitCode(err error, stderr io.Writer) int {
-	if err == nil {
-		return ExitOK
-	}
-	var p errPrinted
-	if errors.As(err, &p) {
-		return p.code
-	}
-	var e *exitError
-	if errors.As(err, &e) {
-		fmt.Fprintf(stderr, "vibespace-window: %v\n", e.err)
-		return e.code
-	}
-	fmt.Fprintf(stderr, "vibespace-window: %v\n", err)
-	return ExitUsage
+	o.Name = "vibespace-window"
+	return daemoncall.Run(ctx, New(o), args, o)
 }
 
 // New builds the cli.App.
 func New(o Options) *cli.App {
-	a := &cli.App{
-		Name:                 "vibespace-window",
-		Usage:                "drive native Linux windows for an agent: open, snapshot, click @ref, type, key, screenshot",
-		Description:          description,
-		Writer:               o.Stdout,
-		ErrWriter:            o.Stderr,
-		HideVersion:          true,
-		Suggest:              true,
-		EnableBashCompletion: false,
-		ExitErrHandler:       func(*cli.Context, error) {}, // never os.Exit inside Run
-		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return usage("%v (see: vibespace-window help %s)", err, c.Command.Name)
-		},
+	return daemoncall.NewApp(o, daemoncall.AppSpec{
+		Name:        "vibespace-window",
+		Usage:       "drive native Linux windows for an agent: open, snapshot, click @ref, type, key, screenshot",
+		Description: description,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the daemon's answer as one JSON object"},
 		},
 		Commands: commands(o),
-		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return usage("unknown command %q (see: vibespace-window help)", c.Args().First())
-			}
-			return cli.ShowAppHelp(c)
-		},
-	}
-	return a
+	})
 }
 
 const description = `vibespace-window gives an agent the windows of GTK/Qt/X11 applications that it
@@ -155,14 +97,15 @@ SESSIONS AND LEASES
 
 TAKEOVER
    A person can take a window over (takeover win:1, what the live view's button
-   calls). Until the handback every agent verb on it is refused window_paused
-   (who, since), its input in flight is cut and every key and button held on the
-   display is released (X has one keyboard; another window's typing in flight at
-   that moment is left alone, and nothing is held for this window then). Only the
-   person who took over hands back (handback win:1 --as <them>), never the paused
-   agent's own session; --force is the operator's override. Your first answer
-   after the handback says, once, that control came back: the window may have
-   changed, so snapshot again. An idle takeover hands back by itself.
+   calls; watch win:1 prints that view's address). Until the handback every
+   agent verb on it is refused window_paused (who, since), its input in flight
+   is cut and every key and button held on the display is released (X has one
+   keyboard; another window's typing in flight at that moment is left alone, and
+   nothing is held for this window then). Only the person who took over hands
+   back (handback win:1 --as <them>), never the paused agent's own session;
+   --force is the operator's override. Your first answer after the handback says,
+   once, that control came back: the window may have changed, so snapshot again.
+   An idle takeover hands back by itself.
 
 ANSWERS AND EXIT CODES
    Every answer names the target, its title and the lease state. --json prints the

@@ -1,10 +1,12 @@
 package app
 
-// Commands of the operator words: takeover and handback.
+// Commands of the operator words: takeover and handback, and watch, which
+// gives a person the live view.
 
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
 	"github.com/vibespace/vibespace/daemon"
 )
 
@@ -54,6 +56,25 @@ the operator's override of both rules.`,
 				return usage("handback takes one handle")
 			}
 			return ask(c, o, daemon.Request{Verb: "handback", Target: h, User: c.String("as"), Force: c.Bool("force")}, callTimeout, nil)
+		},
+	}
+}
+
+func watchCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "watch", Description: `Prints the live view's address for a person to open: the overview of every
+target when none is named, or that window's pane. The address carries a viewer
+token (never an agent's).
+
+   vibespace-window watch
+   vibespace-window watch win:1`,
+		Usage:     "print the live view's address: the overview, or one window's pane",
+		ArgsUsage: "[handle]", Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 1 {
+				return usage("watch takes at most one handle")
+			}
+			return ask(c, o, daemon.Request{Verb: "watch", Target: c.Args().First()}, callTimeout, daemoncall.PrintURL)
 		},
 	}
 }

@@ -1,8 +1,7 @@
-package app
+package daemoncall
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,20 +15,20 @@ import (
 // startWait bounds how long a command waits for a daemon it started.
 const startWait = 20 * time.Second
 
-// session is the caller's session name.
-func session(env Env) string {
+// Session is the caller's session name: $VIBESPACE_SESSION, or "default".
+func Session(env Env) string {
 	if s := env("VIBESPACE_SESSION"); s != "" {
 		return s
 	}
 	return "default"
 }
 
-// connect dials the daemon, starting it (detached, in its own session,
+// Connect dials the daemon, starting it (detached, in its own session,
 // output to daemon.log in the state directory) when none answers.
-func connect(ctx context.Context, o Options) (*daemon.Client, error) {
+func Connect(ctx context.Context, o Options) (*daemon.Client, error) {
 	stateDir, sock, err := daemon.Paths(o.Getenv)
 	if err != nil {
-		return nil, usage("%v", err)
+		return nil, Usage("%v", err)
 	}
 	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	c, err := daemon.Dial(dctx, sock)
@@ -49,8 +48,8 @@ func connect(ctx context.Context, o Options) (*daemon.Client, error) {
 			return c, nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return nil, &exitError{code: ExitUsage, err: fmt.Errorf("started the daemon but it did not answer on %s within %v; see %s",
-				sock, startWait, filepath.Join(stateDir, "daemon.log"))}
+			return nil, Internal(fmt.Errorf("started the daemon but it did not answer on %s within %v; see %s",
+				sock, startWait, filepath.Join(stateDir, "daemon.log")))
 		}
 		select {
 		case <-time.After(20 * time.Millisecond):
@@ -59,18 +58,18 @@ func connect(ctx context.Context, o Options) (*daemon.Client, error) {
 	}
 }
 
-// startDaemon forks "vibespace-window serve" detached from us.
+// startDaemon forks "<executable> serve" detached from us.
 func startDaemon(o Options, stateDir string) error {
 	exe := o.Executable
 	if exe == "" {
-		return usage("cannot start the daemon: unknown executable path")
+		return Usage("cannot start the daemon: unknown executable path")
 	}
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
-		return usage("state dir: %v", err)
+		return Usage("state dir: %v", err)
 	}
 	logf, err := os.OpenFile(filepath.Join(stateDir, "daemon.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
-		return usage("daemon log: %v", err)
+		return Usage("daemon log: %v", err)
 	}
 	defer logf.Close()
 	cmd := exec.Command(exe, "serve")
@@ -78,14 +77,31 @@ func startDaemon(o Options, stateDir string) error {
 	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return usage("start the daemon: %v", err)
+		return Usage("start the daemon: %v", err)
 	}
 	// Reap it if it exits while we are still here (another daemon won the
 	// race, or it failed); otherwise it outlives us and init reaps it.
-	go func() {
-		if err := cmd.Wait(); err != nil && !errors.Is(err, os.ErrProcessDone) {
-			_ = err
-		}
-	}()
+	go func() { _ = cmd.Wait() }()
 	return nil
+}
+
+// Call connects (starting the daemon when needed) and sends one request as
+// the caller's session, bounded by timeout. A failure to reach the daemon
+// or to read its answer is an exit-2 error; a refusal is a normal answer.
+func Call(ctx context.Context, o Options, req daemon.Request, timeout time.Duration) (daemon.Response, error) {
+	if req.Session == "" {
+		req.Session = Session(o.Getenv)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cl, err := Connect(ctx, o)
+	if err != nil {
+		return daemon.Response{}, err
+	}
+	defer cl.Close()
+	resp, err := cl.Call(ctx, req)
+	if err != nil {
+		return daemon.Response{}, Internal(err)
+	}
+	return resp, nil
 }

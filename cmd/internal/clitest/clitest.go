@@ -1,0 +1,312 @@
+// Package clitest runs the vibespace command lines as an agent does in the
+// integration tests: a binary built once per test run (with -race when the
+// tests run under -race), an isolated state directory per test, the
+// daemon in the foreground as the test's child or started by the CLI
+// itself, and every daemon stopped and checked for data races at the end.
+package clitest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/vibespace/vibespace/daemon"
+)
+
+// Race is true when this binary was built with -race (race.go); the
+// command under test is then built with -race too, so the daemon the
+// integration tests drive is checked for data races as well.
+var Race bool
+
+// Build builds the command in the current directory (a cmd/ main) into a
+// temporary directory, with -race when this test binary has it. remove
+// deletes it.
+func Build(name string) (bin string, remove func(), err error) {
+	dir, err := os.MkdirTemp("", name+"-bin-")
+	if err != nil {
+		return "", nil, err
+	}
+	bin = filepath.Join(dir, name)
+	args := []string{"build"}
+	if Race {
+		args = append(args, "-race")
+	}
+	if out, err := exec.Command("go", append(args, "-o", bin, ".")...).CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("build %s: %v\n%s", name, err, out)
+	}
+	return bin, func() { os.RemoveAll(dir) }, nil
+}
+
+// Env is one isolated vibespace: its own VIBESPACE_HOME and runtime dir.
+type Env struct {
+	T         testing.TB
+	Bin       string // the command under test
+	Home, Run string // VIBESPACE_HOME, XDG_RUNTIME_DIR
+	Dir       string // the test's scratch directory
+	// Extra is added to every command's environment ("K=V").
+	Extra []string
+
+	Serve     *exec.Cmd // the foreground daemon, when the test started one
+	ServeDone chan struct{}
+}
+
+// New makes an Env for bin under t.TempDir and stops every daemon of it
+// when the test ends.
+func New(t testing.TB, bin string) *Env {
+	t.Helper()
+	dir := t.TempDir()
+	e := &Env{T: t, Bin: bin, Dir: dir, Home: filepath.Join(dir, "home"), Run: filepath.Join(dir, "run")}
+	if err := os.MkdirAll(e.Run, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Stop)
+	return e
+}
+
+// Environ is a clean environment for the CLI as session s: nothing of the
+// caller's vibespace, display or bus.
+func (e *Env) Environ(s string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(k, "VIBESPACE_"), strings.HasPrefix(k, "XDG_"), k == "DISPLAY", k == "DBUS_SESSION_BUS_ADDRESS":
+			continue
+		}
+		out = append(out, kv)
+	}
+	out = append(out, "VIBESPACE_HOME="+e.Home, "XDG_RUNTIME_DIR="+e.Run, "VIBESPACE_SESSION="+s)
+	return append(out, e.Extra...)
+}
+
+// Result is one run of the CLI.
+type Result struct {
+	Code        int
+	Out, Errout string
+}
+
+// CLI runs the binary as session s.
+func (e *Env) CLI(s string, args ...string) Result {
+	e.T.Helper()
+	return e.CLIEnv(s, nil, args...)
+}
+
+// CLIEnv runs the binary as session s with extra environment ("K=V").
+func (e *Env) CLIEnv(s string, extra []string, args ...string) Result {
+	e.T.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.Bin, args...)
+	cmd.Env = append(e.Environ(s), extra...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := Result{Out: out.String(), Errout: errb.String()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.Code = ee.ExitCode()
+	} else if err != nil {
+		e.T.Fatalf("run %v: %v", args, err)
+	}
+	return r
+}
+
+// OK runs the CLI and fails the test unless it exits 0.
+func (e *Env) OK(s string, args ...string) string {
+	e.T.Helper()
+	r := e.CLI(s, args...)
+	if r.Code != 0 {
+		e.T.Fatalf("%v: exit %d\nstdout: %s\nstderr: %s", args, r.Code, r.Out, r.Errout)
+	}
+	return r.Out
+}
+
+// Refused runs the CLI and fails unless it exits 1 with code on stderr.
+func (e *Env) Refused(code, s string, args ...string) Result {
+	e.T.Helper()
+	r := e.CLI(s, args...)
+	if r.Code != 1 || !strings.Contains(r.Errout, "refused: ") || !strings.Contains(r.Errout, "["+code+"]") {
+		e.T.Fatalf("%v: want refused [%s], got exit %d\nstdout: %s\nstderr: %s", args, code, r.Code, r.Out, r.Errout)
+	}
+	return r
+}
+
+// Answer runs the CLI with --json and decodes the daemon's answer.
+func (e *Env) Answer(s string, args ...string) daemon.Response {
+	e.T.Helper()
+	r := e.CLI(s, append([]string{"--json"}, args...)...)
+	var resp daemon.Response
+	if err := json.Unmarshal([]byte(r.Out), &resp); err != nil {
+		e.T.Fatalf("%v: not a JSON answer (exit %d): %v\n%s\n%s", args, r.Code, err, r.Out, r.Errout)
+	}
+	return resp
+}
+
+// StartServe runs "serve" in the foreground as our child and waits until
+// it answers.
+func (e *Env) StartServe(flags ...string) {
+	e.T.Helper()
+	cmd := exec.Command(e.Bin, append([]string{"serve"}, flags...)...)
+	cmd.Env = e.Environ("serve")
+	logf, err := os.OpenFile(filepath.Join(e.Dir, "serve.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	defer logf.Close()
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		e.T.Fatal(err)
+	}
+	e.Serve, e.ServeDone = cmd, make(chan struct{})
+	done := e.ServeDone
+	go func() { cmd.Wait(); close(done) }()
+	e.waitUp()
+}
+
+// Socket is the daemon's socket for this Env.
+func (e *Env) Socket() string {
+	e.T.Helper()
+	_, sock, err := daemon.Paths(func(k string) string {
+		return map[string]string{"VIBESPACE_HOME": e.Home, "XDG_RUNTIME_DIR": e.Run}[k]
+	})
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	return sock
+}
+
+// waitUp polls the daemon's socket (directly, not through the CLI, which
+// would start a second daemon racing ours) until ours answers.
+func (e *Env) waitUp() {
+	e.T.Helper()
+	sock := e.Socket()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if c, err := daemon.Dial(ctx, sock); err == nil {
+			st, err := c.Call(ctx, daemon.Request{Verb: "status", Session: "probe"})
+			c.Close()
+			if err == nil && st.OK && st.Status.PID == e.Serve.Process.Pid {
+				cancel()
+				return
+			}
+		}
+		cancel()
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(filepath.Join(e.Dir, "serve.log"))
+			e.T.Fatalf("the daemon did not come up:\n%s", b)
+		}
+		select {
+		case <-e.ServeDone:
+			b, _ := os.ReadFile(filepath.Join(e.Dir, "serve.log"))
+			e.T.Fatalf("serve exited:\n%s", b)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// Kill9 kills the foreground daemon as a crash would.
+func (e *Env) Kill9() {
+	e.T.Helper()
+	e.Serve.Process.Signal(syscall.SIGKILL)
+	<-e.ServeDone
+	e.Serve = nil
+}
+
+// Stop ends the daemons of this Env with SIGTERM (the foreground one, and
+// one the CLI started by itself), then fails the test if a daemon log
+// reported a data race.
+func (e *Env) Stop() {
+	if e.Serve != nil {
+		e.Serve.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-e.ServeDone:
+		case <-time.After(30 * time.Second):
+			e.T.Errorf("the daemon did not stop on SIGTERM; killing it")
+			e.Serve.Process.Kill()
+			<-e.ServeDone
+		}
+		e.Serve = nil
+	}
+	e.StopAutostarted()
+	for _, f := range []string{filepath.Join(e.Dir, "serve.log"), filepath.Join(e.Home, "daemon.log")} {
+		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), "DATA RACE") {
+			e.T.Errorf("the daemon reported a data race (%s):\n%s", filepath.Base(f), b)
+		}
+	}
+}
+
+// DaemonPID is the PID in the daemon's lock file, if that process is a live
+// one of our binary; 0 otherwise.
+func (e *Env) DaemonPID() int {
+	b, err := os.ReadFile(filepath.Join(e.Home, "daemon.lock"))
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 || !e.ours(pid) {
+		return 0
+	}
+	return pid
+}
+
+// ours reports whether pid is a live (not zombie) process of our binary.
+func (e *Env) ours(pid int) bool {
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return err == nil && strings.Contains(string(cmdline), filepath.Base(e.Bin)) && !Exited(pid)
+}
+
+// StopAutostarted ends a daemon the CLI started by itself (not our child):
+// the PID in its lock file, if that process is one of our binary.
+func (e *Env) StopAutostarted() {
+	pid := e.DaemonPID()
+	if pid == 0 {
+		return
+	}
+	syscall.Kill(pid, syscall.SIGTERM)
+	if !e.WaitGone(pid, 30*time.Second) {
+		e.T.Errorf("the autostarted daemon %d did not stop on SIGTERM; killing it", pid)
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// WaitGone waits until pid has exited (or is a zombie), bounded.
+func (e *Env) WaitGone(pid int, bound time.Duration) bool {
+	deadline := time.Now().Add(bound)
+	for syscall.Kill(pid, 0) == nil && !Exited(pid) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
+}
+
+// Exited reports whether pid is gone or a zombie waiting for its parent.
+func Exited(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] == 'Z'
+	}
+	return false
+}
+
+// LastLine is the last line of a command's output: the body after the
+// profile and target lines.
+func LastLine(out string) string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	return lines[len(lines)-1]
+}

@@ -1,0 +1,88 @@
+package daemoncall
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/vibespace/vibespace/daemon"
+)
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitRefused = 1 // the daemon refused the verb (a typed refusal)
+	ExitUsage   = 2 // bad usage or an internal error
+)
+
+// Env is what a command reads from its environment; main passes
+// os.Getenv, tests a map.
+type Env func(string) string
+
+// Options wire a command line: its name, where it writes, its environment,
+// and the backend `serve` runs the daemon with.
+type Options struct {
+	// Name is the program's name in messages ("vibespace-window").
+	Name           string
+	Stdout, Stderr io.Writer
+	Getenv         Env
+	// Backend builds the daemon's backend for `serve`.
+	Backend func(ServeOptions) daemon.Backend
+	// Browser builds the daemon's browser backend for `serve`; nil: none
+	// (browser verbs are refused no_browser).
+	Browser func(ServeOptions) daemon.BrowserBackend
+	// Executable is this program's path, to start the daemon.
+	Executable string
+}
+
+// ServeOptions are serve's flags that concern the backend.
+type ServeOptions struct {
+	WalkTimeout float64 // seconds; 0 = the backend's default
+	Logf        func(string, ...any)
+	Logger      *slog.Logger
+	Chromium    string // the Chromium program
+	MaxBrowsers int    // 0 = the browser backend's default
+}
+
+// ExitError carries an exit code and its message up to ExitCode.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Usage is a bad-usage error (exit 2).
+func Usage(format string, args ...any) error {
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
+}
+
+// Internal is an error of ours or of reaching the daemon (exit 2).
+func Internal(err error) error { return &ExitError{Code: ExitUsage, Err: err} }
+
+// Printed is an error whose words were already printed; only its exit code
+// remains.
+type Printed struct{ Code int }
+
+func (e Printed) Error() string { return fmt.Sprintf("exit %d", e.Code) }
+
+// ExitCode maps the error of a command to its exit code, printing what was
+// not printed yet as "<name>: <message>" on stderr.
+func ExitCode(err error, name string, stderr io.Writer) int {
+	if err == nil {
+		return ExitOK
+	}
+	var p Printed
+	if errors.As(err, &p) {
+		return p.Code
+	}
+	var e *ExitError
+	if errors.As(err, &e) {
+		fmt.Fprintf(stderr, "%s: %v\n", name, e.Err)
+		return e.Code
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", name, err)
+	return ExitUsage
+}

@@ -1,0 +1,168 @@
+package daemoncall
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/vibespace/vibespace/daemon"
+)
+
+// Printer prints answers as text or JSON.
+type Printer struct {
+	Out, Err io.Writer
+	JSON     bool
+}
+
+// Answer prints resp and returns the error whose code the command exits
+// with; body writes the verb-specific part of a successful text answer.
+func (p Printer) Answer(resp daemon.Response, body func(w io.Writer)) error {
+	failed := Printed{ExitRefused}
+	if resp.Code == "internal" {
+		failed = Printed{ExitUsage} // not a refusal: something of ours broke
+	}
+	if p.JSON {
+		b, _ := json.Marshal(resp)
+		fmt.Fprintln(p.Out, string(b))
+		if !resp.OK {
+			return failed
+		}
+		return nil
+	}
+	if !resp.OK {
+		fmt.Fprintf(p.Err, "refused: %s [%s]\n", resp.Message, resp.Code)
+		if f := Facts(resp.Facts); f != "" {
+			fmt.Fprintf(p.Err, "  facts: %s\n", f)
+		}
+		def, _ := resp.Facts["default"].(string)
+		for _, h := range Handles(resp.Facts) {
+			mark := ""
+			if h == def {
+				mark = " (default)"
+			}
+			fmt.Fprintf(p.Err, "  --profile %s%s\n", h, mark)
+		}
+		if resp.Profile != nil {
+			fmt.Fprintf(p.Err, "  %s\n", ProfileLine(resp.Profile))
+		}
+		if resp.Target != nil {
+			fmt.Fprintf(p.Err, "  %s\n", TargetLine(resp.Target))
+		}
+		if resp.Note != "" {
+			fmt.Fprintf(p.Err, "note: %s\n", resp.Note)
+		}
+		return failed
+	}
+	if resp.Note != "" {
+		fmt.Fprintf(p.Out, "note: %s\n", resp.Note)
+	}
+	if resp.Profile != nil {
+		fmt.Fprintln(p.Out, ProfileLine(resp.Profile))
+	}
+	if resp.Target != nil {
+		fmt.Fprintln(p.Out, TargetLine(resp.Target))
+	}
+	if resp.Did != "" {
+		by := ""
+		if resp.By != "" {
+			by = " [by " + string(resp.By) + "]"
+		}
+		fmt.Fprintf(p.Out, "%s%s\n", resp.Did, by)
+	}
+	if body != nil {
+		body(p.Out)
+	}
+	return nil
+}
+
+// TargetLine names a target, its title and its lease state.
+func TargetLine(t *daemon.TargetInfo) string {
+	return fmt.Sprintf("%s %q · lease: %s", t.ID, t.Title, t.Lease)
+}
+
+// ProfileLine names the browser profile an answer acted on:
+// "profile: work (bp-3f9a1c02) · default · 2 attachments", or
+// "profile: own ephemeral context".
+func ProfileLine(p *daemon.ProfileInfo) string {
+	if p.Ephemeral || p.ID == "" {
+		return "profile: own ephemeral context"
+	}
+	return "profile: " + ProfileWords(p)
+}
+
+// ProfileWords names a profile without the "profile:" prefix.
+func ProfileWords(p *daemon.ProfileInfo) string {
+	name := p.Handle
+	if name == "" {
+		name = p.Label
+	}
+	var b strings.Builder
+	if name != "" && name != p.ID {
+		fmt.Fprintf(&b, "%s (%s)", name, p.ID)
+	} else {
+		b.WriteString(p.ID)
+	}
+	if p.Label != "" && p.Label != name {
+		fmt.Fprintf(&b, " %q", p.Label)
+	}
+	if p.Parent != "" {
+		fmt.Fprintf(&b, " · child of %s", p.Parent)
+	}
+	if p.Default {
+		b.WriteString(" · default")
+	}
+	if p.Pinned {
+		b.WriteString(" · pinned")
+	}
+	if p.Running {
+		b.WriteString(" · running")
+	}
+	switch p.Attachments {
+	case 0:
+	case 1:
+		b.WriteString(" · 1 attachment")
+	default:
+		fmt.Fprintf(&b, " · %d attachments", p.Attachments)
+	}
+	return b.String()
+}
+
+// Facts prints a refusal's facts as sorted key=value pairs.
+func Facts(m map[string]any) string {
+	if len(m) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, m[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+// Handles are the profile handles a refusal lists (profile_required,
+// profile_changed): facts "handles", as strings or as profile objects.
+func Handles(m map[string]any) []string {
+	list, _ := m["handles"].([]any)
+	var out []string
+	for _, h := range list {
+		switch v := h.(type) {
+		case string:
+			out = append(out, v)
+		case map[string]any:
+			for _, k := range []string{"handle", "alias", "label", "id"} {
+				if s, ok := v[k].(string); ok && s != "" {
+					out = append(out, s)
+					break
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,297 @@
+package main_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/vibespace/vibespace/cmd/internal/clitest"
+	"github.com/vibespace/vibespace/target"
+)
+
+// chromiumFlags are the flags our daemon starts Chromium with (cdp's
+// launch flags); agent-browser gets the same through --args, on every call
+// (a call with other launch options restarts its daemon).
+var chromiumFlags = []string{"--disable-gpu", "--no-first-run", "--no-default-browser-check",
+	"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic",
+	"--disable-breakpad", "--disable-crash-reporter", "--password-store=basic"}
+
+// peer is agent-browser 0.41.2 run as an agent runs it: one process per
+// command, its own HOME and socket directory, one --session.
+type peer struct {
+	b       *testing.B
+	bin     string
+	home    string
+	sockDir string
+	launch  []string
+	session string
+}
+
+// peerBinary finds agent-browser under the module root's .bench (make
+// bench-deps). The npm shim is a node wrapper; a global install's shim is
+// patched to the native binary next to it, so that is what runs here.
+func peerBinary(b *testing.B) string {
+	b.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			b.Fatal("no go.mod above the test's directory")
+		}
+		dir = up
+	}
+	shim := filepath.Join(dir, ".bench", "node_modules", ".bin", "agent-browser")
+	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
+	native := filepath.Join(dir, ".bench", "node_modules", "agent-browser", "bin", "agent-browser-"+runtime.GOOS+"-"+arch)
+	_, errShim := os.Stat(shim)
+	_, errNative := os.Stat(native)
+	if errShim != nil || errNative != nil {
+		msg := fmt.Sprintf("agent-browser is not installed under %s: run make bench-deps", filepath.Join(dir, ".bench"))
+		if os.Getenv("VIBESPACE_INTEGRATION") == "1" {
+			b.Fatal(msg)
+		}
+		b.Skip("SKIP: " + msg)
+	}
+	return native
+}
+
+func newPeer(b *testing.B) *peer {
+	// A short socket directory: a Unix socket path has ~108 bytes.
+	sock, err := os.MkdirTemp("", "ab")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := &peer{b: b, bin: peerBinary(b), home: b.TempDir(), sockDir: sock, session: "bench"}
+	args := append([]string(nil), chromiumFlags...)
+	if os.Geteuid() == 0 {
+		args = append(args, "--no-sandbox")
+	}
+	p.launch = []string{"--executable-path", chromium, "--args", strings.Join(args, ","), "--session", p.session}
+	b.Cleanup(p.stop)
+	return p
+}
+
+// run runs one agent-browser command; it fails the benchmark unless the
+// command succeeded.
+func (p *peer) run(args ...string) string {
+	p.b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, p.bin, append(append([]string(nil), p.launch...), args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+p.home, "AGENT_BROWSER_SOCKET_DIR="+p.sockDir, "XDG_RUNTIME_DIR="+p.sockDir)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		p.b.Fatalf("agent-browser %v: %v\n%s%s", args, err, out.String(), errb.String())
+	}
+	return out.String()
+}
+
+// daemonPID is the PID agent-browser recorded for the session's daemon.
+func (p *peer) daemonPID() int {
+	b, err := os.ReadFile(filepath.Join(p.sockDir, p.session+".pid"))
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return pid
+}
+
+// stop closes the peer's browser (its own close), then ends its daemon by
+// the PID it recorded, and any process still running under the peer's
+// HOME (crash handlers that left the group) by PID.
+func (p *peer) stop() {
+	pid := p.daemonPID()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	cmd := exec.CommandContext(ctx, p.bin, append(append([]string(nil), p.launch...), "close")...)
+	cmd.Env = append(os.Environ(), "HOME="+p.home, "AGENT_BROWSER_SOCKET_DIR="+p.sockDir, "XDG_RUNTIME_DIR="+p.sockDir)
+	_ = cmd.Run()
+	cancel()
+	if pid > 0 && !clitest.Exited(pid) {
+		syscall.Kill(pid, syscall.SIGTERM)
+		deadline := time.Now().Add(10 * time.Second)
+		for !clitest.Exited(pid) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if !clitest.Exited(pid) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	for _, left := range processesMentioning(p.home) {
+		syscall.Kill(left, syscall.SIGKILL)
+	}
+	os.RemoveAll(p.sockDir)
+}
+
+// processesMentioning lists live processes whose command line contains s.
+func processesMentioning(s string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, en := range ents {
+		pid, err := strconv.Atoi(en.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", en.Name(), "cmdline"))
+		if err == nil && bytes.Contains(b, []byte(s)) && !clitest.Exited(pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// peerRef is one ref line of agent-browser's snapshot: - role "name" [… ref=eN].
+var peerRef = regexp.MustCompile(`(?m)^\s*- (\S+)(?: "((?:[^"\\]|\\.)*)")?.*\bref=(e\d+)`)
+
+// ariaRole maps our snapshot's AT-SPI role names (cdp's mapping) back to
+// the ARIA roles agent-browser prints, for the roles a page's refs carry.
+var ariaRole = map[string]string{
+	"push button": "button", "entry": "textbox", "check box": "checkbox", "radio button": "radio",
+	"combo box": "combobox", "link": "link", "heading": "heading", "spin button": "spinbutton",
+	"slider": "slider", "list box": "listbox", "menu item": "menuitem", "page tab": "tab",
+	"switch": "switch", "toggle button": "button",
+}
+
+// missingRefs counts the nodes agent-browser gave a ref that our -i
+// snapshot has no ref for (by role and name).
+func missingRefs(theirs string, ours *target.Snapshot) (missing []string, total int) {
+	have := map[string]bool{}
+	ours.Root.Walk(func(n *target.Node, _ int) bool {
+		if n.Ref == "" {
+			return true
+		}
+		role := n.Role
+		if r, ok := ariaRole[role]; ok {
+			role = r
+		}
+		have[role+"\x00"+n.Name] = true
+		return true
+	})
+	for _, m := range peerRef.FindAllStringSubmatch(theirs, -1) {
+		total++
+		name, _ := strconv.Unquote(`"` + m[2] + `"`)
+		if !have[m[1]+"\x00"+name] {
+			missing = append(missing, fmt.Sprintf("%s %q", m[1], name))
+		}
+	}
+	return missing, total
+}
+
+// BenchmarkVersusAgentBrowser runs each verb, whole process each, ours and
+// agent-browser's alternately on the same page in the same run, and reports
+// both and the ratio (goal: ≤ 0.5 on every verb).
+func BenchmarkVersusAgentBrowser(b *testing.B) {
+	e := newEnv(b)
+	e.serve()
+	p := newPeer(b)
+	site := newSite(b)
+	page := site.URL + "/big"
+
+	// Cold starts, outside the measurement.
+	e.OK("bench", "open", page)
+	p.run("open", page)
+
+	type verb struct {
+		name         string
+		ours, theirs func() []string
+	}
+	var ourName, ourInc, theirName, theirInc string
+	refs := func() {
+		snap := e.snapshot("bench", "-i")
+		ourName, ourInc = ref(b, snap, "entry", "Name"), ref(b, snap, "push button", "Increment")
+		theirs := p.run("snapshot", "-i")
+		for _, m := range peerRef.FindAllStringSubmatch(theirs, -1) {
+			switch {
+			case m[1] == "textbox" && m[2] == "Name":
+				theirName = "@" + m[3]
+			case m[1] == "button" && m[2] == "Increment":
+				theirInc = "@" + m[3]
+			}
+		}
+		if theirName == "" || theirInc == "" {
+			b.Fatalf("agent-browser's snapshot has no Name / Increment ref:\n%s", theirs)
+		}
+	}
+	shot := filepath.Join(b.TempDir(), "shot.png")
+	fixed := func(args ...string) func() []string { return func() []string { return args } }
+	verbs := []verb{
+		{"open_warm", fixed("open", page), fixed("open", page)},
+		{"snapshot", fixed("snapshot"), fixed("snapshot")},
+		{"snapshot_i", fixed("snapshot", "-i"), fixed("snapshot", "-i")},
+		{"click", func() []string { return []string{"click", ourInc} }, func() []string { return []string{"click", theirInc} }},
+		{"fill", func() []string { return []string{"fill", ourName, "hello"} }, func() []string { return []string{"fill", theirName, "hello"} }},
+		{"screenshot", fixed("screenshot", "--out", shot), fixed("screenshot", shot)},
+		{"get_title", fixed("get", "title"), fixed("get", "title")},
+	}
+	for _, v := range verbs {
+		b.Run(v.name, func(b *testing.B) {
+			if v.name == "click" {
+				refs()
+			}
+			var tOurs, tTheirs, tStatus time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				e.OK("bench", v.ours()...)
+				tOurs += time.Since(t0)
+				t0 = time.Now()
+				p.run(v.theirs()...)
+				tTheirs += time.Since(t0)
+				if v.name == "get_title" {
+					t0 = time.Now()
+					e.OK("bench", "status")
+					tStatus += time.Since(t0)
+				}
+			}
+			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(b.N) }
+			b.ReportMetric(ms(tOurs), "ours-ms/op")
+			b.ReportMetric(ms(tTheirs), "theirs-ms/op")
+			b.ReportMetric(ms(tOurs)/ms(tTheirs), "ratio")
+			if v.name == "get_title" {
+				b.ReportMetric(ms(tStatus), "ours-status-ms/op")
+			}
+		})
+	}
+
+	// The -i snapshot: bytes an agent reads, and whether ours carries
+	// every ref theirs has.
+	b.Run("snapshot_i_size", func(b *testing.B) {
+		var ours, theirs string
+		for b.Loop() {
+			ours = e.OK("bench", "snapshot", "-i")
+			theirs = p.run("snapshot", "-i")
+		}
+		missing, total := missingRefs(theirs, e.snapshot("bench", "-i"))
+		b.ReportMetric(float64(len(ours)), "ours-B")
+		b.ReportMetric(float64(len(theirs)), "theirs-B")
+		b.ReportMetric(float64(len(ours))/float64(len(theirs)), "ratio")
+		b.ReportMetric(float64(total), "their-refs")
+		b.ReportMetric(float64(e.snapshot("bench").Census.Nodes), "page-nodes")
+		full := p.run("snapshot")
+		b.ReportMetric(float64(strings.Count(full, "\n")), "theirs-full-lines")
+		b.ReportMetric(float64(len(e.OK("bench", "snapshot"))), "ours-full-B")
+		b.ReportMetric(float64(len(full)), "theirs-full-B")
+		b.ReportMetric(float64(len(missing)), "missing-refs")
+		if len(missing) > 0 {
+			b.Logf("refs agent-browser has and our -i snapshot lacks: %s", strings.Join(missing, ", "))
+		}
+	})
+	if pid := p.daemonPID(); pid <= 0 {
+		b.Error("agent-browser recorded no daemon pid: its cleanup cannot find it")
+	}
+}

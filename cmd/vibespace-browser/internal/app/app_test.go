@@ -1,0 +1,190 @@
+package app
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vibespace/vibespace/daemon"
+)
+
+func run(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Run(context.Background(), append([]string{name}, args...), Options{
+		Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] },
+	})
+	return code, out.String(), errb.String()
+}
+
+// listener answers on the socket env's daemon would use: it records each
+// request and answers with answer(req). It checks what this command line
+// puts on the wire, not what a daemon does with it.
+func listener(t *testing.T, env map[string]string, answer func(daemon.Request) daemon.Response) <-chan daemon.Request {
+	t.Helper()
+	_, sock, err := daemon.Paths(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	got := make(chan daemon.Request, 16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			r := bufio.NewReader(c)
+			for {
+				req, err := daemon.ReadRequest(r, 1<<20)
+				if err != nil {
+					break
+				}
+				got <- req
+				resp := answer(req)
+				resp.V = daemon.ProtocolVersion
+				b, _ := json.Marshal(resp)
+				c.Write(append(b, '\n'))
+			}
+			c.Close()
+		}
+	}()
+	return got
+}
+
+func testEnv(t *testing.T) map[string]string {
+	dir := t.TempDir()
+	return map[string]string{"VIBESPACE_HOME": filepath.Join(dir, "home"), "XDG_RUNTIME_DIR": filepath.Join(dir, "run")}
+}
+
+func TestWireVerbAndProfile(t *testing.T) {
+	env := testEnv(t)
+	got := listener(t, env, func(req daemon.Request) daemon.Response {
+		return daemon.Response{OK: true, Profile: &daemon.ProfileInfo{ID: "bp-3f9a1c02", Label: "work", Handle: "work", Default: true, Attachments: 2},
+			Target: &daemon.TargetInfo{ID: "tab:AB12", Title: "Form", Lease: "held by s1"}, Text: "- button \"Go\" @e1\n"}
+	})
+	for _, tc := range []struct {
+		args       []string
+		envProfile string
+		want       daemon.Request
+	}{
+		{[]string{"snapshot", "-i"}, "", daemon.Request{Verb: "browser.snapshot", Interactive: true}},
+		{[]string{"snapshot", "-i", "--profile", "w"}, "env", daemon.Request{Verb: "browser.snapshot", Interactive: true, Profile: "w"}},
+		{[]string{"--profile", "w", "click", "@e3"}, "env", daemon.Request{Verb: "browser.click", Ref: "@e3", Profile: "w"}},
+		{[]string{"click", "@e3"}, "env", daemon.Request{Verb: "browser.click", Ref: "@e3", Profile: "env"}},
+		{[]string{"fill", "@e3", "-x-"}, "", daemon.Request{Verb: "browser.fill", Ref: "@e3", Text: "-x-"}},
+		{[]string{"type", "hello"}, "", daemon.Request{Verb: "browser.type", Text: "hello"}},
+		{[]string{"scroll", "down", "--by", "5", "--at", "3,4"}, "", daemon.Request{Verb: "browser.scroll", Dir: "down", By: 5, At: &daemon.Point{X: 3, Y: 4}}},
+		{[]string{"get", "title"}, "", daemon.Request{Verb: "browser.get", Action: "title"}},
+		{[]string{"tab", "close", "AB12"}, "", daemon.Request{Verb: "browser.tab", Action: "close", Target: "tab:AB12"}},
+		{[]string{"tab", "tab:AB12"}, "", daemon.Request{Verb: "browser.tab", Action: "select", Target: "tab:AB12"}},
+		{[]string{"tab"}, "", daemon.Request{Verb: "browser.tab", Action: "list"}},
+		{[]string{"pin", "--none"}, "", daemon.Request{Verb: "browser.pin", None: true}},
+		{[]string{"pin", "w"}, "env", daemon.Request{Verb: "browser.pin", Profile: "w"}},
+		{[]string{"use", "bp-3f9a1c02", "--alias", "w"}, "", daemon.Request{Verb: "browser.use", Label: "bp-3f9a1c02", Alias: "w"}},
+		{[]string{"--profile", "./dir", "open", "http://127.0.0.1:1/"}, "", daemon.Request{Verb: "browser.open", URL: "http://127.0.0.1:1/", Profile: "./dir"}},
+		{[]string{"wait", "--text", "Saved"}, "", daemon.Request{Verb: "browser.wait", Text: "Saved"}},
+	} {
+		env["VIBESPACE_BROWSER"] = tc.envProfile
+		env["VIBESPACE_SESSION"] = "s1"
+		code, out, errs := run(t, env, tc.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, errs)
+		}
+		req := <-got
+		tc.want.Session = "s1"
+		a, _ := json.Marshal(req)
+		b, _ := json.Marshal(tc.want)
+		if string(a) != string(b) {
+			t.Errorf("%v sent %s, want %s", tc.args, a, b)
+		}
+		if !strings.Contains(out, "profile: work (bp-3f9a1c02) · default · 2 attachments\n") || !strings.Contains(out, `tab:AB12 "Form" · lease: held by s1`) {
+			t.Errorf("%v: the answer does not name the profile and the tab:\n%s", tc.args, out)
+		}
+	}
+}
+
+func TestRefusalListsHandles(t *testing.T) {
+	env := testEnv(t)
+	listener(t, env, func(req daemon.Request) daemon.Response {
+		return daemon.Response{Code: "profile_required", Message: "this session has 2 attachments: name one",
+			Facts: map[string]any{"handles": []string{"work", "bp-00aa11bb"}, "default": "work"}}
+	})
+	code, _, errs := run(t, env, "snapshot")
+	if code != 1 || !strings.Contains(errs, "refused: this session has 2 attachments: name one [profile_required]") ||
+		!strings.Contains(errs, "--profile work (default)\n") || !strings.Contains(errs, "--profile bp-00aa11bb\n") {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	code, out, _ := run(t, env, "--json", "snapshot")
+	var resp daemon.Response
+	if code != 1 || json.Unmarshal([]byte(out), &resp) != nil || resp.Code != "profile_required" {
+		t.Fatalf("--json: exit %d %s", code, out)
+	}
+}
+
+func TestNewChildPrintsTheEnvLine(t *testing.T) {
+	env := testEnv(t)
+	listener(t, env, func(req daemon.Request) daemon.Response {
+		return daemon.Response{OK: true, Profile: &daemon.ProfileInfo{ID: "bp-3f9a1c02", Handle: "bk-work.1", Parent: "work", Attachments: 1}}
+	})
+	code, out, errs := run(t, env, "new-child")
+	if code != 0 || !strings.HasSuffix(out, "\nVIBESPACE_BROWSER=bk-work.1\n") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+}
+
+func TestHelpNamesEveryVerbAndTheRules(t *testing.T) {
+	code, out, _ := run(t, nil, "help")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	for _, w := range []string{"open", "snapshot", "click", "fill", "type", "key", "scroll", "screenshot", "get", "eval",
+		"back", "forward", "reload", "wait", "tab", "profiles", "new", "use", "attachments", "detach", "pin", "new-child",
+		"status", "watch", "takeover", "handback", "serve", "VIBESPACE_SESSION", "VIBESPACE_BROWSER", "--profile",
+		"profile_required", "profile_changed", "path_not_handle", "not_your_tab", "stale_ref", "browser_paused",
+		"refused: <sentence> [<code>]", "--json", "NOT A SECURITY"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("help does not mention %q", w)
+		}
+	}
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	env := testEnv(t)
+	for _, args := range [][]string{
+		{"open"},
+		{"click"},
+		{"click", "@e1", "--at", "1,2"},
+		{"click", "--at", "nope"},
+		{"fill", "@e1"},
+		{"type"},
+		{"key"},
+		{"scroll"},
+		{"get", "colour"},
+		{"wait"},
+		{"wait", "--text", "a", "--url", "b"},
+		{"tab", "new", "a", "b"},
+		{"pin"},
+		{"pin", "w", "--none"},
+		{"new"},
+		{"frobnicate"},
+	} {
+		code, _, errs := run(t, env, args...)
+		if code != 2 || errs == "" {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
+		}
+	}
+}

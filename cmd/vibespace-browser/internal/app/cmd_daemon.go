@@ -1,0 +1,144 @@
+package app
+
+// Commands about the tab rather than the page: status, watch, and the
+// operator's takeover and handback.
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
+	"github.com/vibespace/vibespace/daemon"
+)
+
+func statusCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "status", Usage: "your attachments, your tabs, and the daemon (its pid, state dir, audit log)", Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			req := browserRequest(c, o, daemon.Request{Verb: "status"})
+			r, err := daemoncall.Call(c.Context, o, req, callTimeout)
+			if err != nil {
+				return err
+			}
+			if r.OK && r.Status == nil {
+				// The daemon's own part: the same daemon answers "status".
+				if st, err := daemoncall.Call(c.Context, o, daemon.Request{Verb: "status"}, callTimeout); err == nil && st.OK {
+					r.Status = st.Status
+				}
+			}
+			return daemoncall.Print(c, o, req, r, func(r daemon.Response, w io.Writer) error {
+				fmt.Fprintf(w, "session: %s\n", daemoncall.Session(o.Getenv))
+				for i := range r.Attachments {
+					fmt.Fprintf(w, "attachment: %s\n", daemoncall.ProfileWords(&r.Attachments[i]))
+				}
+				for i := range r.Targets {
+					fmt.Fprintf(w, "tab: %s\n", daemoncall.TargetLine(&r.Targets[i]))
+				}
+				if s := r.Status; s != nil {
+					fmt.Fprintf(w, "daemon pid %d since %s\nstate: %s\nsocket: %s\naudit: %s\n", s.PID, s.Started, s.StateDir, s.Socket, s.AuditPath)
+				}
+				return nil
+			})
+		},
+	}
+}
+
+// currentTab is the tab a command without one acts on: the session's
+// current tab in the chosen profile ("" when there is none), as
+// browser.tab list marks it. A refusal is printed and returned.
+func currentTab(c *cli.Context, o Options) (string, error) {
+	req := browserRequest(c, o, daemon.Request{Verb: "tab", Action: "list"})
+	r, err := daemoncall.Call(c.Context, o, req, callTimeout)
+	if err != nil {
+		return "", err
+	}
+	if !r.OK {
+		return "", daemoncall.Print(c, o, req, r, nil)
+	}
+	if r.Target != nil {
+		return string(r.Target.ID), nil
+	}
+	for _, line := range strings.Split(r.Text, "\n") {
+		if rest, ok := strings.CutPrefix(line, "* "); ok {
+			if id, _, _ := strings.Cut(rest, " "); strings.HasPrefix(id, "tab:") {
+				return id, nil
+			}
+		}
+	}
+	if len(r.Targets) == 1 {
+		return string(r.Targets[0].ID), nil
+	}
+	return "", nil
+}
+
+// tabArg is the tab named as the first argument, else the current one.
+func tabArg(c *cli.Context, o Options) (string, error) {
+	if c.NArg() > 1 {
+		return "", usage("%s takes at most one tab", c.Command.Name)
+	}
+	if c.NArg() == 1 {
+		return tabID(c.Args().First()), nil
+	}
+	return currentTab(c, o)
+}
+
+func watchCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "watch", Usage: "print the live view's address for a person: your current tab, or the overview when you have none",
+		ArgsUsage: "[tab]", Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			id, err := tabArg(c, o)
+			if err != nil {
+				return err
+			}
+			return daemoncall.Ask(c, o, daemon.Request{Verb: "watch", Target: id}, callTimeout, printURL)
+		},
+	}
+}
+
+func takeoverCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "takeover", Description: `For the person watching (the live view's "Take over" button): the tab's input goes
+to the user. Agent verbs on it are refused browser_paused (who, since) and input
+in flight is cut. handback returns it.`,
+		Usage:     "(operator) a person drives the tab (your current one by default): agents are refused browser_paused",
+		ArgsUsage: "[tab]",
+		Flags:     []cli.Flag{jsonFlag, &cli.StringFlag{Name: "as", Value: "user", Usage: "who takes over, as agents will read it"}},
+		Action: func(c *cli.Context) error {
+			return operator(c, o, daemon.Request{Verb: "takeover", User: c.String("as")})
+		},
+	}
+}
+
+func handbackCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "handback", Description: `For the person who took the tab over (the live view's "Hand back" button): input
+goes back to the agents, and the session holding the tab is told once, on its next
+answer. Only the user who took over hands back (--as), never the paused session
+itself; --force is the operator's override.`,
+		Usage:     "(operator) give the tab back to the agents; its holder is told once",
+		ArgsUsage: "[tab]",
+		Flags: []cli.Flag{jsonFlag,
+			&cli.StringFlag{Name: "as", Value: "user", Usage: "who hands back: the user who took over"},
+			&cli.BoolFlag{Name: "force", Usage: "the operator's override"}},
+		Action: func(c *cli.Context) error {
+			return operator(c, o, daemon.Request{Verb: "handback", User: c.String("as"), Force: c.Bool("force")})
+		},
+	}
+}
+
+// operator sends a kind-agnostic lease verb for the tab.
+func operator(c *cli.Context, o Options, req daemon.Request) error {
+	id, err := tabArg(c, o)
+	if err != nil {
+		return err
+	}
+	if id == "" {
+		return usage("%s: no current tab; name one (vibespace-browser tab lists yours)", req.Verb)
+	}
+	req.Target = id
+	return daemoncall.Ask(c, o, req, callTimeout, nil)
+}

@@ -1,0 +1,112 @@
+package app
+
+// Commands of acting on the page: click, fill, type, key, scroll. Input
+// goes through CDP Input events, after a check that the node is visible,
+// enabled and not covered.
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
+	"github.com/vibespace/vibespace/daemon"
+)
+
+var atFlag = &cli.StringFlag{Name: "at", Usage: "x,y in pixels of the tab's screenshot"}
+
+// at reads --at into req.At when given.
+func at(c *cli.Context, req *daemon.Request) error {
+	s := c.String("at")
+	if s == "" {
+		return nil
+	}
+	p, err := daemoncall.ParsePoint(s)
+	req.At = p
+	return err
+}
+
+func clickCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "click", Description: `With @ref: clicks the centre of that node, after checking it is visible, enabled
+and not covered by another element (refused not_visible, not_sensitive, covered).
+With --at x,y: a click at that pixel of the tab's screenshot.
+
+   vibespace-browser click @e7
+   vibespace-browser click --at 120,40`,
+		Usage:     "click a node (@ref) or a pixel of the tab's screenshot (--at x,y)",
+		ArgsUsage: "@ref | --at x,y", Flags: []cli.Flag{jsonFlag, atFlag},
+		Action: func(c *cli.Context) error {
+			req := daemon.Request{Verb: "click", Ref: c.Args().First()}
+			if err := at(c, &req); err != nil {
+				return err
+			}
+			if (req.Ref == "") == (req.At == nil) || c.NArg() > 1 {
+				return usage("click needs exactly one of @ref or --at x,y: click @e3, or click --at 120,40")
+			}
+			return ask(c, o, req, nil)
+		},
+	}
+}
+
+func fillCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "fill", Usage: "replace the value of a field (@ref) with text; the text is never audited",
+		ArgsUsage: "@ref \"text\"", Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 2 {
+				return usage(`fill needs a ref and the text: fill @e3 "hello" (quote it as one argument)`)
+			}
+			return ask(c, o, daemon.Request{Verb: "fill", Ref: c.Args().Get(0), Text: c.Args().Get(1)}, nil)
+		},
+	}
+}
+
+func typeCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "type", Usage: "type text as keys into a node (@ref, focused first) or the focused node; never audited",
+		ArgsUsage: "[@ref] \"text\"", Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			req := daemon.Request{Verb: "type"}
+			switch c.NArg() {
+			case 1:
+				req.Text = c.Args().Get(0)
+			case 2:
+				req.Ref, req.Text = c.Args().Get(0), c.Args().Get(1)
+			default:
+				return usage(`type needs the text: type "hello", or type @e7 "hello" (quote it as one argument)`)
+			}
+			return ask(c, o, req, nil)
+		},
+	}
+}
+
+func keyCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "key", Usage: "press a chord in the page: Enter, Tab, ctrl+a, shift+Tab, Escape",
+		ArgsUsage: "<chord>", Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usage("key needs one chord: key ctrl+a")
+			}
+			return ask(c, o, daemon.Request{Verb: "key", Chord: c.Args().First()}, nil)
+		},
+	}
+}
+
+func scrollCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "scroll", Usage: "scroll the page with the wheel at a pixel (the viewport's centre by default)",
+		ArgsUsage: "up|down|left|right",
+		Flags: []cli.Flag{jsonFlag, atFlag,
+			&cli.IntFlag{Name: "by", Value: 3, Usage: "wheel steps (1–100)"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usage("scroll needs a direction: scroll down [--by 5] [--at x,y]")
+			}
+			req := daemon.Request{Verb: "scroll", Dir: c.Args().First(), By: c.Int("by")}
+			if err := at(c, &req); err != nil {
+				return err
+			}
+			return ask(c, o, req, nil)
+		},
+	}
+}

@@ -1,0 +1,146 @@
+package app
+
+// Commands of the page: open, snapshot, screenshot, get, eval, wait.
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
+	"github.com/vibespace/vibespace/daemon"
+)
+
+func openCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "open", Description: `Loads <url> in your current tab (a new one when you have none) and waits for the
+load. The answer names the tab (tab:<id>) and the profile it opened in.
+
+   vibespace-browser open http://127.0.0.1:8080/form`,
+		Usage: "load a URL in your current tab (a new tab when you have none)", ArgsUsage: "<url>", Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usage("open needs one URL: open https://example.org/")
+			}
+			return ask(c, o, daemon.Request{Verb: "open", URL: c.Args().First()}, printURL)
+		},
+	}
+}
+
+func snapshotCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "snapshot", Description: `Prints the page's accessibility tree, one node a line: role, "name", @ref and
+states, in the same shape as vibespace-window's. -i keeps what you can act on.
+--json gives the whole tree as JSON.
+
+   vibespace-browser snapshot -i`,
+		Usage: "the page's accessibility tree, with @refs for click, fill and type",
+		Flags: []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "interactive", Aliases: []string{"i"}, Usage: "only nodes you can act on"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usage("snapshot takes no arguments (it reads your current tab; tab <id> switches)")
+			}
+			return ask(c, o, daemon.Request{Verb: "snapshot", Interactive: c.Bool("interactive"), JSON: daemoncall.WantJSON(c)}, printText)
+		},
+	}
+}
+
+func screenshotCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "screenshot", Usage: "the tab's viewport as PNG; --at x,y of click and scroll take pixels of it",
+		Flags: []cli.Flag{jsonFlag, &cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "the PNG file to write (default: tab-<id>.png here)"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usage("screenshot takes no arguments; --out names the file")
+			}
+			return ask(c, o, daemon.Request{Verb: "screenshot"}, func(r daemon.Response, w io.Writer) error {
+				out := c.String("out")
+				if out == "" {
+					id := "tab"
+					if r.Target != nil {
+						id = strings.ReplaceAll(string(r.Target.ID), ":", "-")
+					}
+					out = id + ".png"
+				}
+				if err := os.WriteFile(out, r.PNG, 0o600); err != nil {
+					return usage("write %s: %v", out, err)
+				}
+				abs, _ := filepath.Abs(out)
+				fmt.Fprintf(w, "wrote %s (%d bytes)\n", abs, len(r.PNG))
+				return nil
+			})
+		},
+	}
+}
+
+func getCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "get", Usage: "read the page back: its text (or a node's: get text @ref), URL or title",
+		ArgsUsage: "text [@ref] | url | title", Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			what := c.Args().First()
+			req := daemon.Request{Verb: "get", Action: what, Ref: c.Args().Get(1)}
+			switch {
+			case what == "text" && c.NArg() <= 2, (what == "url" || what == "title") && c.NArg() == 1:
+			default:
+				return usage("get needs one of: get text [@ref], get url, get title")
+			}
+			return ask(c, o, req, func(r daemon.Response, w io.Writer) error {
+				switch {
+				case r.Text != "":
+					return printText(r, w)
+				case what == "url" && r.URL != "":
+					return printURL(r, w)
+				case what == "title" && r.Target != nil:
+					fmt.Fprintln(w, r.Target.Title)
+				case len(r.Value) > 0:
+					fmt.Fprintln(w, string(r.Value))
+				}
+				return nil
+			})
+		},
+	}
+}
+
+func evalCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "eval", Usage: "evaluate a JavaScript expression in the page; prints its result as JSON",
+		ArgsUsage: "<expression>", Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usage(`eval needs one expression (quote it): eval "document.title"`)
+			}
+			return ask(c, o, daemon.Request{Verb: "eval", Expr: c.Args().First()}, func(r daemon.Response, w io.Writer) error {
+				fmt.Fprintln(w, string(r.Value))
+				return nil
+			})
+		},
+	}
+}
+
+func waitCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "wait", Usage: "wait until a selector matches, a text shows, or the URL contains a string",
+		Flags: []cli.Flag{jsonFlag,
+			&cli.StringFlag{Name: "selector", Usage: "a CSS selector that must match a node"},
+			&cli.StringFlag{Name: "text", Usage: "text that must appear in the page"},
+			&cli.StringFlag{Name: "url", Usage: "a string the tab's URL must contain"}},
+		Action: func(c *cli.Context) error {
+			req := daemon.Request{Verb: "wait", Selector: c.String("selector"), Text: c.String("text"), URL: c.String("url")}
+			n := 0
+			for _, s := range []string{req.Selector, req.Text, req.URL} {
+				if s != "" {
+					n++
+				}
+			}
+			if n != 1 || c.NArg() > 0 {
+				return usage("wait needs exactly one of --selector s, --text t, --url u")
+			}
+			return ask(c, o, req, nil)
+		},
+	}
+}

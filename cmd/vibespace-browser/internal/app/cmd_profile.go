@@ -1,0 +1,125 @@
+package app
+
+// Commands of profiles and the session's attachment set.
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
+	"github.com/vibespace/vibespace/daemon"
+)
+
+// printProfiles lists profiles one a line.
+func printProfiles(list []daemon.ProfileInfo, none string, w io.Writer) {
+	if len(list) == 0 {
+		fmt.Fprintln(w, none)
+	}
+	for i := range list {
+		fmt.Fprintln(w, daemoncall.ProfileWords(&list[i]))
+	}
+}
+
+func profilesCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "profiles", Usage: "the profiles that exist (id, label, whether running)", Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			return ask(c, o, daemon.Request{Verb: "profiles"}, func(r daemon.Response, w io.Writer) error {
+				printProfiles(r.Profiles, "no profiles (register one: vibespace-browser new <label>)", w)
+				return nil
+			})
+		},
+	}
+}
+
+func attachmentsCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "attachments", Usage: "your session's attachment set: every handle, and which is the default", Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			return ask(c, o, daemon.Request{Verb: "attachments"}, func(r daemon.Response, w io.Writer) error {
+				printProfiles(r.Attachments, "no attachments: commands act in your own ephemeral context", w)
+				return nil
+			})
+		},
+	}
+}
+
+func newCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "new", Usage: "register a persistent profile under a label (free text, never a path) and attach it",
+		ArgsUsage: "<label>", Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usage(`new needs one label: new work (quote a label with spaces: new "my work")`)
+			}
+			return ask(c, o, daemon.Request{Verb: "new", Label: c.Args().First()}, nil)
+		},
+	}
+}
+
+func useCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "use", Usage: "attach this session to a profile by label or id, optionally under an alias",
+		ArgsUsage: "<label|id> [--alias a]",
+		Flags:     []cli.Flag{jsonFlag, &cli.StringFlag{Name: "alias", Usage: "the handle this session names it by"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usage("use needs one profile: use work, or use bp-3f9a1c02 --alias w")
+			}
+			return ask(c, o, daemon.Request{Verb: "use", Label: c.Args().First(), Alias: c.String("alias")}, nil)
+		},
+	}
+}
+
+func detachCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "detach", Usage: "drop an attachment (the one --profile names, else the default) and close your tabs in it",
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usage("detach takes no arguments: detach --profile <handle>")
+			}
+			return ask(c, o, daemon.Request{Verb: "detach"}, nil)
+		},
+	}
+}
+
+func pinCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "pin", Usage: "make one of your handles the default, or unpin (--none)",
+		ArgsUsage: "<handle> | --none",
+		Flags:     []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "none", Usage: "unpin: no default handle"}},
+		Action: func(c *cli.Context) error {
+			none := c.Bool("none")
+			if (c.NArg() == 1) == none || c.NArg() > 1 {
+				return usage("pin needs one handle, or --none: pin work")
+			}
+			return ask(c, o, daemon.Request{Verb: "pin", Profile: c.Args().First(), None: none}, nil)
+		},
+	}
+}
+
+func newChildCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "new-child", Usage: "mint a child handle of your profile for a sub-agent; it is reaped with your session",
+		Description: `Prints the line the sub-agent exports. The child acts in the parent's profile
+under its own key; when the parent session's attachment goes, so does the child.
+
+   export $(vibespace-browser new-child | tail -1)`,
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usage("new-child takes no arguments (--profile chooses the parent)")
+			}
+			return ask(c, o, daemon.Request{Verb: "new-child"}, func(r daemon.Response, w io.Writer) error {
+				if r.Profile == nil || r.Profile.Handle == "" {
+					return daemoncall.Internal(fmt.Errorf("the daemon answered new-child without a handle"))
+				}
+				fmt.Fprintf(w, "VIBESPACE_BROWSER=%s\n", r.Profile.Handle)
+				return nil
+			})
+		},
+	}
+}

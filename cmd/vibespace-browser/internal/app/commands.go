@@ -1,0 +1,81 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
+	"github.com/vibespace/vibespace/daemon"
+)
+
+var (
+	usage    = daemoncall.Usage
+	jsonFlag = daemoncall.JSONFlag
+	printURL = daemoncall.PrintURL
+)
+
+// commands lists every command, in the order help shows them.
+func commands(o Options) []*cli.Command {
+	return []*cli.Command{
+		openCommand(o),
+		snapshotCommand(o),
+		clickCommand(o),
+		fillCommand(o),
+		typeCommand(o),
+		keyCommand(o),
+		scrollCommand(o),
+		screenshotCommand(o),
+		getCommand(o),
+		evalCommand(o),
+		bare(o, "back", "go back in the tab's history"),
+		bare(o, "forward", "go forward in the tab's history"),
+		bare(o, "reload", "reload the page"),
+		waitCommand(o),
+		tabCommand(o),
+		profilesCommand(o),
+		newCommand(o),
+		useCommand(o),
+		attachmentsCommand(o),
+		detachCommand(o),
+		pinCommand(o),
+		newChildCommand(o),
+		statusCommand(o),
+		watchCommand(o),
+		takeoverCommand(o),
+		handbackCommand(o),
+		daemoncall.ServeCommand(o),
+	}
+}
+
+// bare is a verb without arguments.
+func bare(o Options, word, usageLine string) *cli.Command {
+	return &cli.Command{
+		Name: word, Usage: usageLine, Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usage("%s takes no arguments", word)
+			}
+			return ask(c, o, daemon.Request{Verb: word}, nil)
+		},
+	}
+}
+
+// printText prints the answer's text, ending it with a newline.
+func printText(r daemon.Response, w io.Writer) error {
+	fmt.Fprint(w, r.Text)
+	if r.Text != "" && !strings.HasSuffix(r.Text, "\n") {
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+// tabID is a tab handle as the daemon names it: "tab:<id>".
+func tabID(s string) string {
+	if s == "" || strings.HasPrefix(s, "tab:") {
+		return s
+	}
+	return "tab:" + s
+}

@@ -1,0 +1,64 @@
+package app
+
+const description = `vibespace-browser gives an agent Chromium tabs. A session that asks for nothing
+gets its own browser context in one shared headless Chromium: its own cookies,
+storage and tabs, which no other session sees or reaches. Named profiles keep
+their cookies across runs.
+
+THE LOOP
+   vibespace-browser open http://127.0.0.1:8080/    # → tab:<id>, your current tab
+   vibespace-browser snapshot -i                    # the page's accessibility tree, with @refs
+   vibespace-browser fill @e3 "ada@example.org"     # replace a field's value
+   vibespace-browser click @e7                      # act on a NODE (checked visible, enabled, not covered)
+   vibespace-browser type @e3 " more"               # keys into a node (or, without a ref, the focused one)
+   vibespace-browser key Enter                      # a chord: ctrl+a, shift+Tab, Enter
+   vibespace-browser get text | url | title         # read the page back
+   vibespace-browser wait --text "Saved"            # until a selector, text or URL appears
+   vibespace-browser screenshot --out page.png      # pixels, when the tree is not enough
+   vibespace-browser click --at 120,40              # a pixel of that screenshot
+
+TABS AND REFS
+   Verbs act on your current tab (open, tab new and tab <id> set it). tab list
+   shows only your tabs; another session's tab is refused not_your_tab, a tab
+   closed under you tab_gone. snapshot mints refs @e1, @e2, … — the same shape as
+   vibespace-window's; a ref keeps naming the same node while it exists, and one
+   whose node is gone is refused stale_ref: take a new snapshot.
+
+PROFILES AND HANDLES
+   vibespace-browser profiles                      # what exists
+   vibespace-browser new work                      # register a profile (bp-<8 hex>) and attach it
+   vibespace-browser use work --alias w            # attach an existing one to THIS session
+   vibespace-browser attachments                   # your set: every handle, and the default
+   vibespace-browser pin w | --none                # which handle is the default
+   vibespace-browser detach --profile w            # drop one attachment
+   vibespace-browser new-child                     # a handle for a sub-agent, reaped with you
+   --profile <id|label|alias> on any command, or VIBESPACE_BROWSER=<handle> for a
+   shell (the flag wins), chooses the profile. With two or more attachments a
+   command without one is refused profile_required, listing every handle and the
+   default. A handle is never a filesystem path: a path is refused path_not_handle
+   with the command that registers it. After your set changed (another session, or
+   the operator), the next command is refused profile_changed once, naming what
+   was and what is; then commands run. Every answer names the profile it acted on
+   ("profile: work (bp-3f9a1c02) · default · 2 attachments", or "profile: own
+   ephemeral context") and the tab.
+
+SESSIONS, LEASES, TAKEOVER
+   Your session is $VIBESPACE_SESSION ("default" when unset). A person watching
+   (watch prints the live view's address) can take your tab over: until the
+   handback every verb on it is refused browser_paused, input in flight is cut,
+   and your first answer after it says, once, that control came back — snapshot
+   again. Sessions of one uid are COOPERATIVE, NOT A SECURITY BOUNDARY.
+
+ANSWERS AND EXIT CODES
+   --json prints the daemon's answer as one JSON object. Exit 0: done. Exit 1:
+   refused — stderr says "refused: <sentence> [<code>]" with a stable code
+   (profile_required, profile_changed, path_not_handle, unknown_profile,
+   not_your_tab, tab_gone, no_tab, stale_ref, bad_ref, not_visible, covered,
+   not_sensitive, browser_paused, navigation_failed, script_error, timeout, …).
+   Exit 2: bad usage, or the daemon could not be reached.
+
+THE DAEMON
+   The same daemon as vibespace-window, one per user and state directory
+   ($VIBESPACE_HOME). The first command starts it; serve runs it in the
+   foreground. audit.jsonl records who did which verb — never the text of fill
+   or type. Text after -- is never read as a flag: type -- "-5 degrees".`
