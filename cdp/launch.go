@@ -40,6 +40,12 @@ type Options struct {
 	// CallTimeout bounds each CDP call whose context has no deadline; 0
 	// means DefaultCallTimeout.
 	CallTimeout time.Duration
+	// Outlive keeps the browser running when the process that launched it
+	// dies without closing it (by default the kernel kills it then). A
+	// persistent profile's browser wants that: Chromium writes cookies to
+	// disk only every ~30 s and on a clean close, so a daemon killed with
+	// -9 must leave it for the next daemon to close cleanly.
+	Outlive bool
 	// Logger receives the browser's stderr (at debug level, minus the
 	// DevTools URL) and lifecycle lines; nil discards them.
 	Logger *slog.Logger
@@ -134,6 +140,9 @@ func Launch(ctx context.Context, o Options) (*Browser, error) {
 	cmd.Stdout = nil
 	cmd.Stderr = pw // a file, not a copier goroutine: renderers inherit it, Wait must not wait for them
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if o.Outlive {
+		cmd.SysProcAttr.Pdeathsig = 0
+	}
 	if err := cmd.Start(); err != nil {
 		pw.Close()
 		pr.Close()

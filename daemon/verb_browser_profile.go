@@ -315,6 +315,7 @@ func (d *Daemon) browserStatus(ctx context.Context, req Request) Response {
 			shared = "running"
 		}
 		resp.Did = fmt.Sprintf("%d tab(s) of yours; %d attachment(s); the shared browser is %s", len(resp.Targets), len(resp.Attachments), shared)
+		resp.Status = d.status(ctx, req).Status // the daemon's own (its PID among them): one call, not two
 		return resp, nil
 	})
 }

@@ -129,7 +129,7 @@ func (d *demo) browserPart(ctx context.Context) error {
 		return err
 	}
 	name := refOf(snap, `"Name"`)
-	agree := refOf(snap, `checkbox`)
+	agree := refOf(snap, `check box`)
 	greet := refOf(snap, `button "Greet me"`)
 	if name == "" || agree == "" || greet == "" {
 		return fmt.Errorf("the page's snapshot lacks the Name field, the check box or the button:\n%s", snap)
@@ -176,6 +176,51 @@ func (d *demo) livePart(ctx context.Context) (string, error) {
 	}
 	if addr == "" {
 		return "", fmt.Errorf("watch printed no loopback address:\n%s", out)
+	}
+	// Ask the viewer's own API, with the token the address carries, what a
+	// person opening it would see listed.
+	base, frag, _ := strings.Cut(addr, "#")
+	token := ""
+	for _, kv := range strings.Split(frag, "&") {
+		if v, ok := strings.CutPrefix(kv, "token="); ok {
+			token = v
+		}
+	}
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodGet, strings.TrimSuffix(base, "/")+"/api/targets", nil)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("the live view does not answer: %w", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("the live view's target list answered %s: %s", resp.Status, body)
+	}
+	var listed struct {
+		Targets []struct {
+			ID    string `json:"id"`
+			Title string `json:"title"`
+			Kind  string `json:"kind"`
+		} `json:"targets"`
+	}
+	if err := json.Unmarshal(body, &listed); err != nil {
+		return "", fmt.Errorf("the live view's target list: %w: %s", err, body)
+	}
+	kinds := map[string]bool{}
+	fmt.Fprintln(d.out, "# the viewer page lists (its own API, with that token):")
+	for _, t := range listed.Targets {
+		kinds[t.Kind] = true
+		fmt.Fprintf(d.out, "  %-6s %s %q\n", t.Kind, t.ID, t.Title)
+	}
+	fmt.Fprintln(d.out)
+	if !kinds["window"] || !kinds["tab"] {
+		return "", fmt.Errorf("the live view does not list both a window and a tab: %s", body)
 	}
 	return addr, nil
 }

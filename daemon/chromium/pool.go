@@ -268,6 +268,10 @@ func (p *Pool) launch(ctx context.Context, key daemon.BrowserKey) (*browser, err
 			return nil, fmt.Errorf("chromium: profile %s has no directory", key.Profile)
 		}
 		br.dir = key.Dir
+		// A profile is a live credential whose cookies Chromium flushes
+		// only now and then: if the daemon dies, the browser lives on
+		// until the next daemon closes it cleanly (Reap).
+		o.Outlive = true
 		if key.Headed && key.Display != "" {
 			o.Headless, o.Display, br.headed = false, key.Display, true
 		}
