@@ -2,6 +2,7 @@ package cdp
 
 import (
 	"context"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/chromedp/cdproto/accessibility"
@@ -77,6 +78,16 @@ func (t *Tab) Snapshot(ctx context.Context, interactive bool) (*target.Snapshot,
 	}
 	s := buildSnapshot(res.Nodes, gen)
 	s.Target = "tab:" + t.ID()
+	// What the interactive view shows gets its refs first, so an agent
+	// reading a fresh page sees short refs (@e1…) on the nodes it acts on.
+	if s.Root != nil {
+		s.Root.Walk(func(n *target.Node, _ int) bool {
+			if n.Key != "" && (n.Actionable() || n.Role == "heading") {
+				t.refs.Ref(n.Key)
+			}
+			return true
+		})
+	}
 	t.refs.Assign(s)
 	if interactive {
 		return s.InteractiveView(), nil
@@ -87,9 +98,10 @@ func (t *Tab) Snapshot(ctx context.Context, interactive bool) (*target.Snapshot,
 // buildSnapshot turns the flat AX node list into the snapshot tree: ignored
 // and layout-only nodes are dropped (their children move up), roles and
 // states are mapped to the AT-SPI vocabulary, and every element node gets
-// its document generation and backend node id as Key.
+// its document generation and backend node id as Key. The snapshot is
+// Compact: every ref of a tab is acted on through its DOM node.
 func buildSnapshot(nodes []*axNode, gen int64) *target.Snapshot {
-	s := &target.Snapshot{}
+	s := &target.Snapshot{Compact: true}
 	if len(nodes) == 0 {
 		return s
 	}
@@ -155,6 +167,9 @@ func (b *builder) convert(n *axNode) []*target.Node {
 		props[p.Name] = p.Value.str()
 	}
 	node.States, node.Interfaces, node.Actions = traits(role, props)
+	if role == "heading" {
+		node.Level, _ = strconv.Atoi(props["level"])
+	}
 	if v := n.Value.str(); v != "" && v != name {
 		node.TextLen = utf8.RuneCountInString(v)
 		node.Text = capRunes(v, textCap)

@@ -1,6 +1,7 @@
 package cdp_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -87,11 +88,65 @@ func TestSnapshotShape(t *testing.T) {
 	if !iv.Interactive {
 		t.Error("interactive view not marked")
 	}
-	if iv.Root.Find(func(n *target.Node) bool { return n.Role == "heading" }) != nil {
-		t.Error("the interactive view keeps the heading")
+	// Headings stay in a tab's interactive view, with their refs and level.
+	h := find(t, iv, "heading", "Anchor test page")
+	if h.Ref != find(t, s, "heading", "Anchor test page").Ref || h.Level != 1 {
+		t.Errorf("heading in the interactive view: ref %q level %d", h.Ref, h.Level)
+	}
+	if !strings.Contains(iv.Text(), "\nheading \"Anchor test page\" "+h.Ref+" h1\n") {
+		t.Errorf("the heading's line is not role, name, ref, level:\n%s", iv.Text())
 	}
 	find(t, iv, "push button", "Increment")
 	find(t, iv, "entry", "Name")
+	find(t, iv, "link", "Other page")
+}
+
+// A heading's ref is clicked like any other: through its DOM node (scrolled
+// into view, checked, clicked at its centre); the page's own listener sees
+// the click.
+func TestClickHeading(t *testing.T) {
+	t.Parallel()
+	tab := openPage(t)
+	ctx := ctxT(t)
+	ref := find(t, snapshot(t, tab, true), "heading", "Anchor test page").Ref
+	if _, err := tab.Eval(ctx, `document.querySelector('h1').addEventListener('click', e => { window.headingClicks = (window.headingClicks || 0) + 1; window.headingTarget = e.target.tagName })`); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Click(ctx, ref); err != nil {
+		t.Fatalf("click %s: %v", ref, err)
+	}
+	var got struct {
+		N   int    `json:"n"`
+		Tag string `json:"tag"`
+	}
+	if err := tab.EvalInto(ctx, `({n: window.headingClicks || 0, tag: window.headingTarget || ''})`, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.N != 1 || got.Tag != "H1" {
+		t.Fatalf("the heading saw %d clicks (target %q), want 1 on H1", got.N, got.Tag)
+	}
+}
+
+// On a fresh page the nodes the interactive view shows get the first refs,
+// in document order, so an agent reads short refs.
+func TestInteractiveRefsFirst(t *testing.T) {
+	t.Parallel()
+	tab := openPage(t)
+	iv := snapshot(t, tab, true)
+	n := 0
+	iv.Root.Walk(func(x *target.Node, _ int) bool {
+		if x.Ref == "" {
+			return true
+		}
+		n++
+		if want := "@e" + strconv.Itoa(n); x.Ref != want {
+			t.Errorf("%s %q has %s, want %s (interactive nodes first, in order)", x.Role, x.Name, x.Ref, want)
+		}
+		return true
+	})
+	if n == 0 {
+		t.Fatalf("no refs in the interactive view:\n%s", iv.Text())
+	}
 }
 
 // Refs are stable across two snapshots of an unchanged page, and a ref whose

@@ -32,17 +32,13 @@ func (d *Daemon) browserSnapshot(ctx context.Context, req Request) Response {
 		if req.Interactive {
 			view = snap.InteractiveView()
 		}
-		resp := Response{Did: fmt.Sprintf("%d nodes, %d actionable, %d unreadable", snap.Census.Nodes, snap.Census.Action, snap.Census.Unreadable)}
 		if req.JSON {
-			resp.Snapshot = view
-		} else {
-			line := tc.sel.line
-			if line == "" {
-				line = profileLine(&tc.sel.prof)
-			}
-			resp.Text = "# " + line + "\n" + view.Text()
+			return Response{Snapshot: view, Did: fmt.Sprintf("%d nodes, %d actionable, %d unreadable", snap.Census.Nodes, snap.Census.Action, snap.Census.Unreadable)}, nil
 		}
-		return resp, nil
+		// The text carries its own census header, and every answer names
+		// the profile already (Response.Profile, printed first by the CLI):
+		// an agent reads each fact once.
+		return Response{Text: view.Text()}, nil
 	})
 }
 

@@ -25,9 +25,17 @@ type Snapshot struct {
 	// Interactive is set on the view InteractiveView returns; Hidden counts
 	// the actionable nodes that view left out because they are not on
 	// screen (a closed menu's items).
-	Interactive bool  `json:"interactive,omitempty"`
-	Hidden      int   `json:"hidden,omitempty"`
-	Root        *Node `json:"root"`
+	Interactive bool `json:"interactive,omitempty"`
+	Hidden      int  `json:"hidden,omitempty"`
+	// Compact is set by a backend whose refs all work one way (a tab: every
+	// node is acted on through its DOM node, and --at takes pixels of the
+	// tab's screenshot, not of the screen). Its text form leaves out what
+	// the role already says ("[click]" as the only action, "editable" on an
+	// entry) and shortens the header, and its interactive view also keeps
+	// the headings, the landmarks an agent reads a page by, with their refs.
+	// Window snapshots leave it unset: their lines keep every field.
+	Compact bool  `json:"compact,omitempty"`
+	Root    *Node `json:"root"`
 }
 
 // Census counts a tree's nodes, so a reader can check the figures of one
@@ -56,6 +64,8 @@ type Node struct {
 	States      []string `json:"states,omitempty"`
 	Interfaces  []string `json:"interfaces,omitempty"`
 	Actions     []string `json:"actions,omitempty"` // in the backend's index order; "" for an unnamed action
+	// Level is a heading's level (1 for <h1>), 0 when the backend gave none.
+	Level int `json:"level,omitempty"`
 	// Text is the first characters of the node's text value; TextLen is its
 	// full length in characters, so a reader knows when Text is cut short.
 	Text    string `json:"text,omitempty"`
@@ -170,9 +180,23 @@ func (n *Node) Find(match func(*Node) bool) *Node {
 //
 // Only the states an agent acts on are shown (hidden — known states without
 // "showing" —, focused, checked/unchecked, selected, expanded/collapsed,
-// pressed, editable, disabled, modal…), the
+// pressed, editable, disabled, modal…), a heading's level as "h2", the
 // geometry only when it has an area ("offscreen" when the toolkit places
 // it nowhere), the text value only when it says more than the name.
+//
+// A Compact snapshot (a tab's) is written shorter:
+//
+//	# tab:3 "Sign up": 41 nodes, 3 action, 1 editable; interactive
+//	heading "Sign up" @e1 h1
+//	entry "Name" @e2
+//	check box "I agree" @e3 unchecked
+//	push button "Save" @e4
+//
+// the header leaves out zero counts of unreadable and hidden nodes; a root
+// without a ref (the document, named in the header) has no line of its own
+// and its children start at the margin; a line leaves out "[click]" when
+// click is the node's only action and "editable" on an entry (both say
+// what the role says).
 func (s *Snapshot) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString("# ")
@@ -184,18 +208,43 @@ func (s *Snapshot) WriteText(w io.Writer) error {
 		bw.WriteString(strconv.Quote(s.Title))
 	}
 	c := s.Census
-	fmt.Fprintf(bw, ": %d nodes, %d action, %d editable, %d unreadable", c.Nodes, c.Action, c.Editable, c.Unreadable)
-	if s.Truncated {
-		bw.WriteString(", truncated at budget")
-	}
-	if s.Interactive {
-		fmt.Fprintf(bw, " (interactive view; %d hidden not shown)", s.Hidden)
+	if s.Compact {
+		fmt.Fprintf(bw, ": %d nodes, %d action, %d editable", c.Nodes, c.Action, c.Editable)
+		if c.Unreadable > 0 {
+			fmt.Fprintf(bw, ", %d unreadable", c.Unreadable)
+		}
+		if s.Truncated {
+			bw.WriteString(", truncated at budget")
+		}
+		if s.Interactive {
+			bw.WriteString("; interactive")
+			if s.Hidden > 0 {
+				fmt.Fprintf(bw, ", %d hidden not shown", s.Hidden)
+			}
+		}
+	} else {
+		fmt.Fprintf(bw, ": %d nodes, %d action, %d editable, %d unreadable", c.Nodes, c.Action, c.Editable, c.Unreadable)
+		if s.Truncated {
+			bw.WriteString(", truncated at budget")
+		}
+		if s.Interactive {
+			fmt.Fprintf(bw, " (interactive view; %d hidden not shown)", s.Hidden)
+		}
 	}
 	bw.WriteString("\n")
 	if s.Root != nil {
 		var line []byte
+		// A compact root without a ref (a tab's document) says nothing the
+		// header does not: its children are written in its place.
+		skipRoot := s.Compact && s.Root.Ref == "" && s.Root.Unreadable == ""
 		s.Root.Walk(func(n *Node, depth int) bool {
-			line = appendLine(line[:0], n, depth)
+			if skipRoot {
+				if depth == 0 {
+					return true
+				}
+				depth--
+			}
+			line = appendLine(line[:0], n, depth, s.Compact)
 			bw.Write(line)
 			return true
 		})
@@ -210,7 +259,7 @@ func (s *Snapshot) Text() string {
 	return b.String()
 }
 
-func appendLine(b []byte, n *Node, depth int) []byte {
+func appendLine(b []byte, n *Node, depth int, compact bool) []byte {
 	for range depth {
 		b = append(b, "  "...)
 	}
@@ -235,11 +284,22 @@ func appendLine(b []byte, n *Node, depth int) []byte {
 			b = append(b, r.String()...)
 		}
 	}
+	if n.Level > 0 {
+		if n.Role == "heading" {
+			b = append(b, " h"...)
+		} else {
+			b = append(b, " level="...)
+		}
+		b = strconv.AppendInt(b, int64(n.Level), 10)
+	}
 	for _, st := range shownStates(n) {
+		if compact && st == "editable" && n.Role == "entry" {
+			continue
+		}
 		b = append(b, ' ')
 		b = append(b, st...)
 	}
-	if n.Implements("Action") && len(n.Actions) > 0 {
+	if n.Implements("Action") && len(n.Actions) > 0 && !(compact && len(n.Actions) == 1 && n.Actions[0] == "click") {
 		b = append(b, " ["...)
 		for i, a := range n.Actions {
 			if i > 0 {
@@ -332,7 +392,8 @@ func isCheckable(n *Node) bool {
 // InteractiveView returns a copy of the snapshot that keeps only what an
 // agent can act on: the root, every actionable node on screen, every
 // unreadable marker, and the text that labels an unnamed actionable sibling
-// (a label next to an entry that has no name of its own). A node with
+// (a label next to an entry that has no name of its own); a Compact
+// snapshot's view also keeps every heading on screen that has a ref. A node with
 // states but without "showing" (a closed menu's item) is left out and
 // counted in Hidden. Nodes in between are dropped and their kept
 // descendants move up, so nesting is kept among the nodes shown. The census
@@ -343,7 +404,7 @@ func (s *Snapshot) InteractiveView() *Snapshot {
 	out.Hidden = 0
 	if s.Root != nil {
 		root := *s.Root
-		root.Children = keptBelow(s.Root, &out.Hidden)
+		root.Children = keptBelow(s.Root, &out.Hidden, s.Compact)
 		out.Root = &root
 	}
 	return &out
@@ -353,7 +414,7 @@ func (s *Snapshot) InteractiveView() *Snapshot {
 // not on screen.
 func offScreen(n *Node) bool { return len(n.States) > 0 && !n.Has("showing") }
 
-func keptBelow(n *Node, hidden *int) []*Node {
+func keptBelow(n *Node, hidden *int, headings bool) []*Node {
 	var kept []*Node
 	unnamedAct := false
 	for _, c := range n.Children {
@@ -362,13 +423,14 @@ func keptBelow(n *Node, hidden *int) []*Node {
 		}
 	}
 	for _, c := range n.Children {
-		below := keptBelow(c, hidden)
+		below := keptBelow(c, hidden, headings)
 		if c.Actionable() && offScreen(c) && c.Unreadable == "" {
 			*hidden++
 			kept = append(kept, below...)
 			continue
 		}
-		if c.Actionable() || c.Unreadable != "" || (unnamedAct && isLabel(c) && !offScreen(c)) {
+		heading := headings && c.Role == "heading" && c.Ref != "" && !offScreen(c)
+		if c.Actionable() || c.Unreadable != "" || heading || (unnamedAct && isLabel(c) && !offScreen(c)) {
 			cc := *c
 			cc.Children = below
 			kept = append(kept, &cc)

@@ -125,3 +125,71 @@ func TestDisabled(t *testing.T) {
 		}
 	}
 }
+
+// tabSample is a small page as the CDP backend hands it over: Compact.
+func tabSample() *Snapshot {
+	on := []string{"sensitive", "showing"}
+	root := &Node{Role: "document web", Name: "Sign up", States: []string{"sensitive", "showing", "focused"}, Children: []*Node{
+		{Key: "h1", Role: "heading", Name: "Sign up", Level: 1, States: on},
+		{Key: "f", Role: "form", States: on, Children: []*Node{
+			{Key: "e", Role: "entry", Name: "Name", States: []string{"sensitive", "showing", "focusable", "editable"}, Interfaces: []string{"EditableText", "Text"}},
+			{Key: "ro", Role: "entry", Name: "Code", States: []string{"sensitive", "showing", "read-only"}, Interfaces: []string{"Action"}, Actions: []string{"click"}},
+			{Key: "c", Role: "check box", Name: "I agree", States: []string{"sensitive", "showing", "checkable"}, Interfaces: []string{"Action"}, Actions: []string{"click"}},
+			{Key: "b", Role: "push button", Name: "Save", States: on, Interfaces: []string{"Action"}, Actions: []string{"click", "press"}},
+			{Key: "d", Role: "push button", Name: "Off", States: []string{"showing"}, Interfaces: []string{"Action"}, Actions: []string{"click"}},
+		}},
+		{Key: "h2", Role: "heading", Name: "Folded", Level: 2, States: []string{"sensitive"}},
+		{Role: "heading", Name: "No key", Level: 2, States: on},
+		{Key: "p", Role: "paragraph", States: on, Children: []*Node{{Role: "static", Name: "Some text"}}},
+	}}
+	s := &Snapshot{Target: "tab:3", Title: "Sign up", Root: root, Compact: true}
+	s.Census = root.Count()
+	return s
+}
+
+// A Compact snapshot leaves out what the role says, zero counts and the
+// document's own line; its interactive view keeps the headings on screen
+// that have a ref, with their level.
+func TestCompactText(t *testing.T) {
+	s := tabSample()
+	NewRefTable().Assign(s)
+	const wantFull = `# tab:3 "Sign up": 12 nodes, 4 action, 1 editable
+heading "Sign up" @e1 h1
+form @e2
+  entry "Name" @e3
+  entry "Code" @e4 readonly
+  check box "I agree" @e5 unchecked
+  push button "Save" @e6 [click press]
+  push button "Off" @e7 disabled
+heading "Folded" @e8 h2 hidden
+heading "No key" h2
+paragraph @e9
+  static "Some text"
+`
+	if got := s.Text(); got != wantFull {
+		t.Errorf("compact text:\n%s\nwant:\n%s", got, wantFull)
+	}
+	const wantView = `# tab:3 "Sign up": 12 nodes, 4 action, 1 editable; interactive
+heading "Sign up" @e1 h1
+entry "Name" @e3
+entry "Code" @e4 readonly
+check box "I agree" @e5 unchecked
+push button "Save" @e6 [click press]
+push button "Off" @e7 disabled
+`
+	if got := s.InteractiveView().Text(); got != wantView {
+		t.Errorf("compact interactive view:\n%s\nwant:\n%s", got, wantView)
+	}
+	// The same tree, not Compact (a window's), keeps every field and no
+	// heading in its interactive view.
+	s.Compact = false
+	v := s.InteractiveView().Text()
+	for _, w := range []string{"(interactive view; 0 hidden not shown)\ndocument web \"Sign up\" focused\n", `  entry "Name" @e3 editable`, `  check box "I agree" @e5 unchecked [click]`} {
+		if !strings.Contains(v, w) {
+			t.Errorf("window interactive view lacks %q:\n%s", w, v)
+		}
+	}
+	if strings.Contains(v, "heading") {
+		t.Errorf("a window's interactive view keeps a heading:\n%s", v)
+	}
+}

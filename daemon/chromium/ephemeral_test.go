@@ -39,8 +39,8 @@ func TestBrowserEphemeralEndToEnd(t *testing.T) {
 	tabID := open.Target.ID
 
 	snap := h.ok(t, a("browser.snapshot"))
-	if !strings.HasPrefix(snap.Text, "# profile: own ephemeral context") || !strings.Contains(snap.Text, "# "+string(tabID)+` "Daemon test page"`) {
-		t.Fatalf("snapshot header does not name the profile and the tab:\n%s", head(snap.Text))
+	if snap.Profile == nil || !snap.Profile.Ephemeral || !strings.HasPrefix(snap.Text, "# "+string(tabID)+` "Daemon test page"`) {
+		t.Fatalf("snapshot answer does not name the profile (%+v) and its header the tab:\n%s", snap.Profile, head(snap.Text))
 	}
 	inc := findRef(t, snap.Text, "push button", "Increment")
 	doomed := findRef(t, snap.Text, "push button", "Remove me")
