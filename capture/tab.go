@@ -73,11 +73,6 @@ type Tab struct {
 // NewTab starts a screencast of t and returns its Source. Starting is
 // bounded by o.CallTimeout; a tab that is gone is tab_gone.
 func NewTab(t TabScreencaster, o TabOptions) (*Tab, error) {
-	fps := o.FPS
-	if fps == 0 {
-		fps = 15
-	}
-	fps = min(max(fps, 1), 60)
 	to := o.CallTimeout
 	if to <= 0 {
 		to = 5 * time.Second
@@ -98,7 +93,7 @@ func NewTab(t TabScreencaster, o TabOptions) (*Tab, error) {
 	return &Tab{
 		id:      t.ID(),
 		sc:      sc,
-		period:  time.Second / time.Duration(fps),
+		period:  framePeriod(o.FPS),
 		timeout: to,
 		seed:    maphash.MakeSeed(),
 		kick:    make(chan struct{}, 1),

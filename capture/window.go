@@ -52,14 +52,18 @@ type Window struct {
 	unreadable atomic.Uint64
 }
 
-// NewWindow returns a Source of window id read through r. The first Next
-// delivers a frame at once.
-func NewWindow(r WindowReader, id x11.WindowID, o WindowOptions) *Window {
-	fps := o.FPS
+// framePeriod is the time between frames at fps frames a second: 0 means
+// 15, and the rate is kept within 1 to 60.
+func framePeriod(fps int) time.Duration {
 	if fps == 0 {
 		fps = 15
 	}
-	fps = min(max(fps, 1), 60)
+	return time.Second / time.Duration(min(max(fps, 1), 60))
+}
+
+// NewWindow returns a Source of window id read through r. The first Next
+// delivers a frame at once.
+func NewWindow(r WindowReader, id x11.WindowID, o WindowOptions) *Window {
 	to := o.CaptureTimeout
 	if to <= 0 {
 		to = time.Second
@@ -67,7 +71,7 @@ func NewWindow(r WindowReader, id x11.WindowID, o WindowOptions) *Window {
 	w := &Window{
 		r:       r,
 		id:      id,
-		period:  time.Second / time.Duration(fps),
+		period:  framePeriod(o.FPS),
 		timeout: to,
 		seed:    maphash.MakeSeed(),
 		closed:  make(chan struct{}),

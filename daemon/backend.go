@@ -22,13 +22,6 @@ type Backend interface {
 	Doctor(ctx context.Context) []Check
 }
 
-// Check is one row of doctor's matrix.
-type Check struct {
-	Name   string `json:"name"`
-	OK     bool   `json:"ok"`
-	Detail string `json:"detail"` // what was found, or why not
-}
-
 // Window is a top-level window of our display.
 type Window struct {
 	XID      uint32      `json:"xid"`

@@ -148,7 +148,7 @@ func TestExposureAndLease(t *testing.T) {
 	if resp.Target.Holder != "b" || resp.By != target.RoadKeys {
 		t.Fatalf("%+v", resp)
 	}
-	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: string(id), At: &Point{1, 1}}), target.CodeHeld)
+	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: string(id), At: &Point{X: 1, Y: 1}}), target.CodeHeld)
 }
 
 func TestCapabilityLawThroughTheDaemon(t *testing.T) {
@@ -172,9 +172,9 @@ func TestCapabilityLawThroughTheDaemon(t *testing.T) {
 	wantCode(t, td.call(t, Request{Verb: "type", Session: "a", Target: id, Ref: "@e4", Text: "hi"}), "")
 	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: id, Ref: "@e99"}), target.CodeBadRef)
 	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: id, Ref: "e-x"}), target.CodeBadRef)
-	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: id, At: &Point{300, 5}}), target.CodeOutsideWindow)
-	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: id, At: &Point{-1, 5}}), target.CodeOutsideWindow)
-	resp = td.call(t, Request{Verb: "click", Session: "a", Target: id, At: &Point{5, 6}})
+	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: id, At: &Point{X: 300, Y: 5}}), target.CodeOutsideWindow)
+	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: id, At: &Point{X: -1, Y: 5}}), target.CodeOutsideWindow)
+	resp = td.call(t, Request{Verb: "click", Session: "a", Target: id, At: &Point{X: 5, Y: 6}})
 	wantCode(t, resp, "")
 	if resp.By != target.RoadPoint {
 		t.Fatal(resp.By)
@@ -201,7 +201,7 @@ func TestNoInjectionBackend(t *testing.T) {
 	td := startDaemon(t, &fakeBackend{noInject: true}, "")
 	id := string(td.open(t, "a"))
 	for _, req := range []Request{
-		{Verb: "key", Chord: "ctrl+s"}, {Verb: "click", At: &Point{1, 1}}, {Verb: "type", Text: "x"}, {Verb: "scroll", Dir: "up"},
+		{Verb: "key", Chord: "ctrl+s"}, {Verb: "click", At: &Point{X: 1, Y: 1}}, {Verb: "type", Text: "x"}, {Verb: "scroll", Dir: "up"},
 	} {
 		req.Session, req.Target = "a", id
 		resp := td.call(t, req)

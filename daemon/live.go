@@ -490,9 +490,7 @@ func (d *Daemon) apiControl(w http.ResponseWriter, r *http.Request, verb string)
 	switch verb {
 	case "takeover":
 		if l.Input == lease.InputUser && l.User != user && d.driverLive(hub, id, l.User) {
-			since := l.UserSince.UTC().Format(time.RFC3339)
-			writeAnswer(w, refusal(target.Refuse(pausedCode(id), "%s is driven by %s since %s; one user drives a target at a time: wait for their handback",
-				id, l.User, since).With("user", l.User).With("user_since", since).With("target", string(id))))
+			writeAnswer(w, userRefusal(id, l, "%s is driven by %s since %s; one user drives a target at a time: wait for their handback"))
 			return
 		}
 		resp := d.takeover(ctx, req)
@@ -510,9 +508,7 @@ func (d *Daemon) apiControl(w http.ResponseWriter, r *http.Request, verb string)
 		drv := lv.drivers[id]
 		lv.mu.Unlock()
 		if l.Input == lease.InputUser && (drv != vid || l.User != user) {
-			since := l.UserSince.UTC().Format(time.RFC3339)
-			writeAnswer(w, refusal(target.Refuse(pausedCode(id), "%s was taken over by %s at %s, not by this viewer; only they hand it back",
-				id, l.User, since).With("user", l.User).With("user_since", since).With("target", string(id))))
+			writeAnswer(w, userRefusal(id, l, "%s was taken over by %s at %s, not by this viewer; only they hand it back"))
 			return
 		}
 		resp := d.handback(ctx, req)
@@ -756,22 +752,13 @@ func (d *Daemon) windowInput(ctx context.Context, viewerID string, id target.ID,
 		if canPress {
 			return pi.ButtonDown(ctx, x, y, ev.Button)
 		}
-		d.live.mu.Lock()
-		if d.live.pending == nil {
-			d.live.pending = make(map[string]pendingPress)
-		}
-		d.live.pending[viewerID] = pendingPress{button: ev.Button, target: id}
-		d.live.mu.Unlock()
+		d.livePress(viewerID, ev.Button, id)
 		return nil
 	case rtc.InputUp:
 		if canPress {
 			return pi.ButtonUp(ctx, x, y, ev.Button)
 		}
-		d.live.mu.Lock()
-		p, ok := d.live.pending[viewerID]
-		delete(d.live.pending, viewerID)
-		d.live.mu.Unlock()
-		if !ok || p.button != ev.Button || p.target != id {
+		if !d.liveRelease(viewerID, ev.Button, id) {
 			return nil
 		}
 		return inj.Click(ctx, x, y, ev.Button, 1)
@@ -809,6 +796,35 @@ func steps(f float64) int {
 		f = -f
 	}
 	return min(max(int(f+0.5), 1), 10)
+}
+
+// userRefusal refuses a viewer's takeover or handback of id while user
+// l.User drives it; format takes the target, the user and since when.
+func userRefusal(id target.ID, l lease.Lease, format string) Response {
+	since := l.UserSince.UTC().Format(time.RFC3339)
+	return refusal(target.Refuse(pausedCode(id), format, id, l.User, since).
+		With("user", l.User).With("user_since", since).With("target", string(id)))
+}
+
+// livePress notes a button down a viewer sent on target id that was not
+// injected (see pointerInjector): its up becomes the click.
+func (d *Daemon) livePress(viewerID string, button int, id target.ID) {
+	d.live.mu.Lock()
+	defer d.live.mu.Unlock()
+	if d.live.pending == nil {
+		d.live.pending = make(map[string]pendingPress)
+	}
+	d.live.pending[viewerID] = pendingPress{button: button, target: id}
+}
+
+// liveRelease forgets the viewer's noted press and reports whether it was
+// button on target id, so that this up completes it.
+func (d *Daemon) liveRelease(viewerID string, button int, id target.ID) bool {
+	d.live.mu.Lock()
+	defer d.live.mu.Unlock()
+	p, ok := d.live.pending[viewerID]
+	delete(d.live.pending, viewerID)
+	return ok && p.button == button && p.target == id
 }
 
 // liveReleasePending forgets a button a viewer pressed and never released

@@ -42,19 +42,10 @@ func (d *Daemon) tabInput(ctx context.Context, viewerID string, id target.ID, ev
 	case rtc.InputMove:
 		return nil
 	case rtc.InputDown:
-		d.live.mu.Lock()
-		if d.live.pending == nil {
-			d.live.pending = make(map[string]pendingPress)
-		}
-		d.live.pending[viewerID] = pendingPress{button: ev.Button, target: id}
-		d.live.mu.Unlock()
+		d.livePress(viewerID, ev.Button, id)
 		return nil
 	case rtc.InputUp:
-		d.live.mu.Lock()
-		p, ok := d.live.pending[viewerID]
-		delete(d.live.pending, viewerID)
-		d.live.mu.Unlock()
-		if !ok || p.button != ev.Button || p.target != id || ev.Button != 1 {
+		if !d.liveRelease(viewerID, ev.Button, id) || ev.Button != 1 {
 			return nil
 		}
 		return tab.ClickAt(ctx, at)

@@ -23,7 +23,7 @@ func TestLiveServerOverFake(t *testing.T) {
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: id}), "")
 	const marker = "hunter2-MARKER"
 	wantCode(t, td.call(t, Request{Verb: "type", Session: "a", Target: id, Ref: "@e4", Text: marker}), "")
-	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: id, At: &Point{5, 6}}), "")
+	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: id, At: &Point{X: 5, Y: 6}}), "")
 
 	resp := td.call(t, Request{Verb: "watch", Session: "a"})
 	if !resp.OK {
@@ -74,7 +74,7 @@ func TestLiveServerOverFake(t *testing.T) {
 	if string(got.ID) != id || got.Mode != "agent" || got.Holder != "a" || got.Kind != "window" {
 		t.Fatalf("target %+v", got)
 	}
-	if got.Agent == nil || got.Agent.Verb != "click" || got.Agent.Point == nil || *got.Agent.Point != (Point{5, 6}) {
+	if got.Agent == nil || got.Agent.Verb != "click" || got.Agent.Point == nil || *got.Agent.Point != (Point{X: 5, Y: 6}) {
 		t.Fatalf("the agent's last act %+v", got.Agent)
 	}
 	if st := td.call(t, Request{Verb: "status", Session: "a"}).Status; !strings.Contains(st.Live, "serving on "+u.Host) || strings.Contains(st.Live, token) {

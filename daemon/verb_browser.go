@@ -124,26 +124,7 @@ func (d *Daemon) onTab(ctx context.Context, req Request, road target.Road, f fun
 	if err != nil {
 		return d.bfinish(req, &sel, nil, lease.Grant{}, "", Response{}, err)
 	}
-	tc.g, err = d.leases.Use(tc.e.t.ID, req.Session)
-	if err != nil {
-		return d.bfinish(req, &sel, tc.e, tc.g, "", Response{}, err)
-	}
-	if tc.g.Acquired {
-		d.persist()
-	}
-	ctx, end, err := d.begin(ctx, tc.e)
-	if err != nil {
-		return d.bfinish(req, &sel, tc.e, tc.g, road, Response{}, err)
-	}
-	defer end()
-	resp, err := f(ctx, tc)
-	if _, refused := target.AsRefusal(err); !refused {
-		err = d.cut(ctx, tc.e, req.Session, err)
-	}
-	if target.CodeOf(err) == target.CodeTabGone {
-		d.dropTab(tc.e.t.ID)
-	}
-	return d.bfinish(req, &sel, tc.e, tc.g, road, resp, err)
+	return d.onTabReached(ctx, req, tc, road, f)
 }
 
 // selOrNil names the profile in a refusal only when one was chosen.
@@ -259,7 +240,7 @@ func (d *Daemon) browserOpen(ctx context.Context, req Request) Response {
 	d.br.mu.Unlock()
 	if has {
 		if tc, err := d.currentTab(ctx, req, sel, cctx); err == nil {
-			return d.onTabReached(ctx, req, tc, func(ctx context.Context, tc *tabCall) (Response, error) {
+			return d.onTabReached(ctx, req, tc, "", func(ctx context.Context, tc *tabCall) (Response, error) {
 				if err := tc.tab.Navigate(ctx, req.URL); err != nil {
 					return Response{}, err
 				}
@@ -270,13 +251,7 @@ func (d *Daemon) browserOpen(ctx context.Context, req Request) Response {
 			return d.bfinish(req, &sel, nil, lease.Grant{}, "", Response{}, err)
 		}
 	}
-	tab, err := d.newTab(ctx, cctx)
-	if err != nil {
-		return d.bfinish(req, &sel, nil, lease.Grant{}, "", Response{}, err)
-	}
-	e := d.registerTab(req, sel, tab, "about:blank")
-	tc := &tabCall{sel: sel, e: e, tab: tab}
-	return d.onTabReached(ctx, req, tc, func(ctx context.Context, tc *tabCall) (Response, error) {
+	return d.onNewTab(ctx, req, sel, cctx, func(ctx context.Context, tc *tabCall) (Response, error) {
 		if err := tc.tab.Navigate(ctx, req.URL); err != nil {
 			return Response{}, err
 		}
@@ -296,8 +271,20 @@ func (d *Daemon) newTab(ctx context.Context, cctx *cdp.Context) (*cdp.Tab, error
 	return tab, err
 }
 
-// onTabReached is the second half of onTab, for a tab already reached.
-func (d *Daemon) onTabReached(ctx context.Context, req Request, tc *tabCall, f func(ctx context.Context, tc *tabCall) (Response, error)) Response {
+// onNewTab opens a blank tab in cctx, the session's current one from now
+// on, and runs f on it as onTabReached does.
+func (d *Daemon) onNewTab(ctx context.Context, req Request, sel selection, cctx *cdp.Context, f func(ctx context.Context, tc *tabCall) (Response, error)) Response {
+	tab, err := d.newTab(ctx, cctx)
+	if err != nil {
+		return d.bfinish(req, &sel, nil, lease.Grant{}, "", Response{}, err)
+	}
+	tc := &tabCall{sel: sel, e: d.registerTab(req, sel, tab, "about:blank"), tab: tab}
+	return d.onTabReached(ctx, req, tc, "", f)
+}
+
+// onTabReached is the second half of onTab, for a tab already reached;
+// road goes into the answer once the lease is held ("" for none).
+func (d *Daemon) onTabReached(ctx context.Context, req Request, tc *tabCall, road target.Road, f func(ctx context.Context, tc *tabCall) (Response, error)) Response {
 	var err error
 	tc.g, err = d.leases.Use(tc.e.t.ID, req.Session)
 	if err != nil {
@@ -308,7 +295,7 @@ func (d *Daemon) onTabReached(ctx context.Context, req Request, tc *tabCall, f f
 	}
 	ctx, end, err := d.begin(ctx, tc.e)
 	if err != nil {
-		return d.bfinish(req, &tc.sel, tc.e, tc.g, "", Response{}, err)
+		return d.bfinish(req, &tc.sel, tc.e, tc.g, road, Response{}, err)
 	}
 	defer end()
 	resp, err := f(ctx, tc)
@@ -318,7 +305,7 @@ func (d *Daemon) onTabReached(ctx context.Context, req Request, tc *tabCall, f f
 	if target.CodeOf(err) == target.CodeTabGone {
 		d.dropTab(tc.e.t.ID)
 	}
-	return d.bfinish(req, &tc.sel, tc.e, tc.g, "", resp, err)
+	return d.bfinish(req, &tc.sel, tc.e, tc.g, road, resp, err)
 }
 
 // browserTab lists, opens, closes or selects the session's tabs in the
@@ -338,13 +325,7 @@ func (d *Daemon) browserTab(ctx context.Context, req Request) Response {
 	case "list":
 		return d.tabList(ctx, req, sel)
 	case "new":
-		tab, err := d.newTab(ctx, cctx)
-		if err != nil {
-			return d.bfinish(req, &sel, nil, lease.Grant{}, "", Response{}, err)
-		}
-		e := d.registerTab(req, sel, tab, "about:blank")
-		tc := &tabCall{sel: sel, e: e, tab: tab}
-		return d.onTabReached(ctx, req, tc, func(ctx context.Context, tc *tabCall) (Response, error) {
+		return d.onNewTab(ctx, req, sel, cctx, func(ctx context.Context, tc *tabCall) (Response, error) {
 			if req.URL != "" {
 				if err := tc.tab.Navigate(ctx, req.URL); err != nil {
 					return Response{}, err
@@ -369,7 +350,7 @@ func (d *Daemon) browserTab(ctx context.Context, req Request) Response {
 			d.br.mu.Lock()
 			d.br.current[currentKey(req.Session, sel.key)] = id
 			d.br.mu.Unlock()
-			return d.onTabReached(ctx, req, tc, func(ctx context.Context, tc *tabCall) (Response, error) {
+			return d.onTabReached(ctx, req, tc, "", func(ctx context.Context, tc *tabCall) (Response, error) {
 				title, u := d.noteTab(ctx, tc.e, tc.tab)
 				return Response{URL: u, Did: fmt.Sprintf("tab %s (%q) is your current tab", id, title)}, nil
 			})

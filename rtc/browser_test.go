@@ -1,12 +1,8 @@
 package rtc_test
 
 import (
-	"context"
 	_ "embed"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -36,86 +32,39 @@ type report struct {
 // viewerServer serves the page, the WHEP endpoint and the report sink on
 // 127.0.0.1.
 type viewerServer struct {
-	URL     string
-	mu      sync.Mutex
-	reports map[string]report // by page/index
-	cmds    map[string]string // by page: a command for the page to run
-	changed chan struct{}
+	URL string
+	*reportSink[report]
+	cmdMu sync.Mutex
+	cmds  map[string]string // by page: a command for the page to run
 }
 
 func newViewerServer(t *testing.T, whep http.Handler) *viewerServer {
 	t.Helper()
-	vs := &viewerServer{reports: map[string]report{}, cmds: map[string]string{}, changed: make(chan struct{}, 1)}
+	vs := &viewerServer{reportSink: newReportSink[report](), cmds: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.Handle("/whep/", whep)
 	mux.HandleFunc("/viewer", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = w.Write(viewerPage)
 	})
-	mux.HandleFunc("/report", func(w http.ResponseWriter, r *http.Request) {
-		var rp report
-		if err := json.NewDecoder(r.Body).Decode(&rp); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		vs.mu.Lock()
-		vs.reports[fmt.Sprintf("%s/%d", rp.Page, rp.Index)] = rp
-		vs.mu.Unlock()
-		select {
-		case vs.changed <- struct{}{}:
-		default:
-		}
-	})
+	mux.Handle("/report", vs.reportSink)
 	mux.HandleFunc("/cmd", func(w http.ResponseWriter, r *http.Request) {
 		page := r.URL.Query().Get("page")
-		vs.mu.Lock()
+		vs.cmdMu.Lock()
 		c := vs.cmds[page]
 		delete(vs.cmds, page)
-		vs.mu.Unlock()
+		vs.cmdMu.Unlock()
 		_, _ = w.Write([]byte(c))
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-	})
-	vs.URL = "http://" + ln.Addr().String()
+	vs.URL = serveLoopback(t, mux)
 	return vs
 }
 
 // command queues cmd ("close 0") for page to run.
 func (vs *viewerServer) command(page, cmd string) {
-	vs.mu.Lock()
+	vs.cmdMu.Lock()
 	vs.cmds[page] = cmd
-	vs.mu.Unlock()
-}
-
-// waitReport waits until the report of page/index satisfies ok.
-func (vs *viewerServer) waitReport(ctx context.Context, page string, index int, ok func(report) bool) (report, error) {
-	key := fmt.Sprintf("%s/%d", page, index)
-	for {
-		vs.mu.Lock()
-		rp, have := vs.reports[key]
-		vs.mu.Unlock()
-		if have && rp.Error != "" {
-			return rp, fmt.Errorf("viewer %s: %s", key, rp.Error)
-		}
-		if have && ok(rp) {
-			return rp, nil
-		}
-		select {
-		case <-ctx.Done():
-			return rp, fmt.Errorf("viewer %s: last report %+v: %w", key, rp, ctx.Err())
-		case <-vs.changed:
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	vs.cmdMu.Unlock()
 }
 
 // browser is a headless Chromium we started, in its own process group.

@@ -2,9 +2,6 @@ package rtc_test
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -84,64 +81,22 @@ type codecReport struct {
 // codecServer serves codecPage, a WHEP endpoint and the report sink on
 // 127.0.0.1.
 type codecServer struct {
-	URL     string
-	mu      sync.Mutex
-	reports map[string]codecReport
+	URL string
+	*reportSink[codecReport]
 }
 
 func newCodecServer(t *testing.T, whep http.Handler) *codecServer {
 	t.Helper()
-	cs := &codecServer{reports: map[string]codecReport{}}
+	cs := &codecServer{reportSink: newReportSink[codecReport]()}
 	mux := http.NewServeMux()
 	mux.Handle("/whep/", whep)
 	mux.HandleFunc("/viewer", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = w.Write([]byte(codecPage))
 	})
-	mux.HandleFunc("/report", func(w http.ResponseWriter, r *http.Request) {
-		var rp codecReport
-		if err := json.NewDecoder(r.Body).Decode(&rp); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		cs.mu.Lock()
-		cs.reports[fmt.Sprintf("%s/%d", rp.Page, rp.Index)] = rp
-		cs.mu.Unlock()
-	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-	})
-	cs.URL = "http://" + ln.Addr().String()
+	mux.Handle("/report", cs.reportSink)
+	cs.URL = serveLoopback(t, mux)
 	return cs
-}
-
-// wait waits until the report of page/index satisfies ok.
-func (cs *codecServer) wait(ctx context.Context, page string, index int, ok func(codecReport) bool) (codecReport, error) {
-	key := fmt.Sprintf("%s/%d", page, index)
-	for {
-		cs.mu.Lock()
-		rp, have := cs.reports[key]
-		cs.mu.Unlock()
-		if have && rp.Error != "" {
-			return rp, fmt.Errorf("viewer %s: %s", key, rp.Error)
-		}
-		if have && ok(rp) {
-			return rp, nil
-		}
-		select {
-		case <-ctx.Done():
-			return rp, fmt.Errorf("viewer %s: last report %+v: %w", key, rp, ctx.Err())
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
 }
 
 // TestH264InChromium: a real headless Chromium that offers H.264 gets it —
@@ -299,15 +254,7 @@ func TestCodecChoice(t *testing.T) {
 		}, webrtc.RTPCodecTypeVideo); err != nil {
 			t.Fatal(err)
 		}
-		pc, err := webrtc.NewAPI(webrtc.WithMediaEngine(m)).NewPeerConnection(webrtc.Configuration{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = pc.Close() })
-		if _, err := pc.AddTransceiverFromKind(webrtc.RTPCodecTypeVideo, webrtc.RTPTransceiverInit{Direction: webrtc.RTPTransceiverDirectionRecvonly}); err != nil {
-			t.Fatal(err)
-		}
-		return pc
+		return recvVideo(t, webrtc.NewAPI(webrtc.WithMediaEngine(m)), webrtc.Configuration{})
 	}
 	want := rtc.CodecVP8
 	if rtc.H264Available() {

@@ -19,15 +19,10 @@ import (
 // range like Convert): about 0.3 ms for 1280×720 where Convert takes 7.
 // Formats libyuv is not given fall back to Convert.
 func convertFrame(p *I420, f capture.Frame) error {
-	w, h := f.Width, f.Height
-	if w <= 0 || h <= 0 || f.Stride < 4*w || len(f.Pix) < f.Stride*(h-1)+4*w {
-		return fmt.Errorf("rtc: bad frame %dx%d, stride %d, %d bytes", w, h, f.Stride, len(f.Pix))
+	if err := p.fit(f); err != nil {
+		return err
 	}
-	cw, ch := (w+1)/2, (h+1)/2
-	p.Width, p.Height, p.StrideY, p.StrideC = w, h, w, cw
-	p.Y = grow(p.Y, w*h)
-	p.U = grow(p.U, cw*ch)
-	p.V = grow(p.V, cw*ch)
+	w, h, cw := p.Width, p.Height, p.StrideC
 	src := (*C.uint8_t)(&f.Pix[0])
 	y, u, v := (*C.uint8_t)(&p.Y[0]), (*C.uint8_t)(&p.U[0]), (*C.uint8_t)(&p.V[0])
 	var rv C.int

@@ -101,7 +101,7 @@ func TestLiveViewOfFixture(t *testing.T) {
 	b := launchViewer(t, vs.URL+"/viewer?page=a&n=2")
 
 	for i := range 2 {
-		rp, err := vs.waitReport(ctx, "a", i, func(r report) bool { return r.Frames >= 1 && r.Width > 0 })
+		rp, err := vs.wait(ctx, "a", i, func(r report) bool { return r.Frames >= 1 && r.Width > 0 })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +127,7 @@ func TestLiveViewOfFixture(t *testing.T) {
 	if ps := hub.Pipelines(); len(ps) != 1 || ps[0].ID != id || ps[0].Viewers != 1 {
 		t.Fatalf("after one viewer left: %+v", ps)
 	}
-	if _, err := vs.waitReport(ctx, "a", 1, func(r report) bool { return r.State == "connected" }); err != nil {
+	if _, err := vs.wait(ctx, "a", 1, func(r report) bool { return r.State == "connected" }); err != nil {
 		t.Fatal(err)
 	}
 

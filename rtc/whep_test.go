@@ -37,8 +37,16 @@ func pionViewer(t testing.TB) *webrtc.PeerConnection {
 	s.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
 	s.SetIncludeLoopbackCandidate(true)
 	s.SetIPFilter(func(ip net.IP) bool { return ip.IsLoopback() })
-	pc, err := webrtc.NewAPI(webrtc.WithMediaEngine(m), webrtc.WithSettingEngine(s)).NewPeerConnection(webrtc.Configuration{RTPHeaderEncryptionPolicy: webrtc.RTPHeaderEncryptionPolicyDisable})
+	pc := recvVideo(t, webrtc.NewAPI(webrtc.WithMediaEngine(m), webrtc.WithSettingEngine(s)), webrtc.Configuration{RTPHeaderEncryptionPolicy: webrtc.RTPHeaderEncryptionPolicyDisable})
 	pc.OnConnectionStateChange(func(st webrtc.PeerConnectionState) { t.Logf("pion viewer: %s", st) })
+	return pc
+}
+
+// recvVideo is a peer connection of api with one receive-only video
+// transceiver, closed when the test ends.
+func recvVideo(t testing.TB, api *webrtc.API, cfg webrtc.Configuration) *webrtc.PeerConnection {
+	t.Helper()
+	pc, err := api.NewPeerConnection(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -166,6 +166,7 @@ var ariaRole = map[string]string{
 	"combo box": "combobox", "link": "link", "heading": "heading", "spin button": "spinbutton",
 	"slider": "slider", "list box": "listbox", "menu item": "menuitem", "page tab": "tab",
 	"switch": "switch", "toggle button": "button",
+	"list item": "option", // a select's option: AT-SPI (and our tree) call it a list item
 }
 
 // missingRefs counts the nodes agent-browser gave a ref that our -i

@@ -23,7 +23,7 @@ func TestDemo(t *testing.T) {
 	bin := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin+string(filepath.Separator), "../...")
+	build := exec.CommandContext(ctx, "go", "build", "-tags", "urfave_cli_no_docs", "-o", bin+string(filepath.Separator), "../...")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -17,12 +17,7 @@ func TestBrowserHeadedProfile(t *testing.T) {
 	s := newSite(t)
 	h := startHarness(t, "", Options{}, nil)
 	req := func(verb string) daemon.Request { return daemon.Request{Verb: verb, Session: "kim"} }
-	nw := req("browser.new")
-	nw.Label = "Seen"
-	id := h.ok(t, nw).Profile.ID
-	use := req("browser.use")
-	use.Label = id
-	h.ok(t, use)
+	id := h.useNewProfile(t, "kim", "Seen")
 	open := req("browser.open")
 	open.URL, open.Headed = s.URL+"/page", true
 	h.ok(t, open)

@@ -115,6 +115,15 @@ func (h *harness) ok(t *testing.T, req daemon.Request) daemon.Response {
 	return resp
 }
 
+// useNewProfile makes a profile labelled label for session and makes it
+// the session's choice; it returns the profile's id.
+func (h *harness) useNewProfile(t *testing.T, session, label string) string {
+	t.Helper()
+	id := h.ok(t, daemon.Request{Verb: "browser.new", Session: session, Label: label}).Profile.ID
+	h.ok(t, daemon.Request{Verb: "browser.use", Session: session, Label: id})
+	return id
+}
+
 func wantCode(t *testing.T, resp daemon.Response, code target.Code) {
 	t.Helper()
 	if resp.OK || resp.Code != code {

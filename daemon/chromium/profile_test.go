@@ -118,12 +118,7 @@ func TestBrowserKilledDaemonLeavesNoBrowser(t *testing.T) {
 	s := newSite(t)
 	h := startHarness(t, dir, Options{}, nil)
 	req := func(verb string) daemon.Request { return daemon.Request{Verb: verb, Session: "dave"} }
-	nw := req("browser.new")
-	nw.Label = "kept"
-	id := h.ok(t, nw).Profile.ID
-	use := req("browser.use")
-	use.Label = id
-	h.ok(t, use)
+	id := h.useNewProfile(t, "dave", "kept")
 	open := req("browser.open")
 	open.URL = s.URL + "/login?who=dave"
 	h.ok(t, open)

@@ -355,7 +355,7 @@ func BenchmarkLiveView(b *testing.B) {
 		err := contentTab.EvalInto(ctx, "window.inputs", &n)
 		return n, err
 	}
-	browUsage := func() usage { return procsUsage(groupProcs(content.PID())) }
+	browUsage := func() usage { return procsUsage(cdp.GroupProcesses(content.PID())) }
 	// The window rows' input: a click event from the viewer (over our
 	// DataChannel, or the naive server's WebSocket) injected with XTEST at
 	// the picture's coordinates, which are the window's.
@@ -391,14 +391,8 @@ func BenchmarkLiveView(b *testing.B) {
 			addr := strings.TrimPrefix(srv.URL, "http://")
 			_, portText, _ := net.SplitHostPort(addr)
 			port, _ := strconv.Atoi(portText)
-			if poor {
-				px, err := newShapedProxy(addr)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer px.Close()
-				addr = px.Addr()
-			}
+			addr, stop := throughLink(b, addr, poor)
+			defer stop()
 			r := measure(b, ctx, vctx, spec{
 				name: "jpegws-window-" + suffix, codec: "jpeg q80", poor: poor,
 				viewerURL: srv.URL + "/viewer.html?mode=ws&src=" + url.QueryEscape("ws://"+addr+p),
@@ -458,15 +452,8 @@ func BenchmarkLiveView(b *testing.B) {
 			suffix = "poor-link"
 		}
 		run("agent-browser-tab-"+suffix, func(b *testing.B) *row {
-			addr := fmt.Sprintf("127.0.0.1:%d", ab.port)
-			if poor {
-				px, err := newShapedProxy(addr)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer px.Close()
-				addr = px.Addr()
-			}
+			addr, stop := throughLink(b, fmt.Sprintf("127.0.0.1:%d", ab.port), poor)
+			defer stop()
 			r := measure(b, ctx, vctx, spec{
 				name: "agent-browser-tab-" + suffix, codec: "jpeg q80", poor: poor,
 				viewerURL: srv.URL + "/viewer.html?mode=ab&src=" + url.QueryEscape("ws://"+addr+"/"),
@@ -612,4 +599,18 @@ func table(rows map[string]*row, order []string) string {
 		"mem MB = growth of the serving processes' PSS from before the viewer joined to the end of the window (agent-browser: daemon only).\n" +
 		"The machine is shared and noisy (2 cores): rerun quiet for figures to quote.\n")
 	return sb.String()
+}
+
+// throughLink is addr itself on loopback or, on a poor link, the address
+// of a shaped proxy in front of it; stop closes that proxy.
+func throughLink(b *testing.B, addr string, poor bool) (string, func()) {
+	b.Helper()
+	if !poor {
+		return addr, func() {}
+	}
+	px, err := newShapedProxy(addr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return px.Addr(), func() { _ = px.Close() }
 }

@@ -82,14 +82,6 @@ func sessionProcs(sid int) []int {
 	})
 }
 
-// groupProcs lists the live processes of process group pgid.
-func groupProcs(pgid int) []int {
-	return procsWhere(func(pid int, f []string) bool {
-		g, _ := strconv.Atoi(f[2])
-		return g == pgid
-	})
-}
-
 // procsWhere lists the live (not zombie) processes whose stat fields match.
 func procsWhere(match func(pid int, f []string) bool) []int {
 	ents, err := os.ReadDir("/proc")

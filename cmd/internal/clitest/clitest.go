@@ -19,7 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
+	"github.com/vibespace/vibespace/daemon/wire"
 )
 
 // Race is true when this binary was built with -race (race.go); the
@@ -28,24 +29,38 @@ import (
 var Race bool
 
 // Build builds the command in the current directory (a cmd/ main) into a
-// temporary directory, with -race when this test binary has it. remove
-// deletes it.
+// temporary directory, and vibespace-daemon beside it (the command starts
+// the daemon from there), with -race when this test binary has it. remove
+// deletes them.
 func Build(name string) (bin string, remove func(), err error) {
 	dir, err := os.MkdirTemp("", name+"-bin-")
 	if err != nil {
 		return "", nil, err
 	}
 	bin = filepath.Join(dir, name)
-	args := []string{"build"}
+	args := []string{"build", "-tags", BuildTags}
 	if Race {
 		args = append(args, "-race")
 	}
-	if out, err := exec.Command("go", append(args, "-o", bin, ".")...).CombinedOutput(); err != nil {
-		os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("build %s: %v\n%s", name, err, out)
+	for _, b := range []struct{ out, pkg string }{
+		{bin, "."},
+		{filepath.Join(dir, daemoncall.DaemonName), daemonPkg},
+	} {
+		if out, err := exec.Command("go", append(args, "-o", b.out, b.pkg)...).CombinedOutput(); err != nil {
+			os.RemoveAll(dir)
+			return "", nil, fmt.Errorf("build %s: %v\n%s", filepath.Base(b.out), err, out)
+		}
 	}
 	return bin, func() { os.RemoveAll(dir) }, nil
 }
+
+// BuildTags are the tags the commands are built with, as make build does:
+// urfave_cli_no_docs leaves out urfave/cli's man and markdown writers
+// (and their markdown parser's start-up work on every call).
+const BuildTags = "urfave_cli_no_docs"
+
+// daemonPkg is the daemon's program.
+const daemonPkg = "github.com/vibespace/vibespace/cmd/vibespace-daemon"
 
 // Env is one isolated vibespace: its own VIBESPACE_HOME and runtime dir.
 type Env struct {
@@ -141,10 +156,10 @@ func (e *Env) Refused(code, s string, args ...string) Result {
 }
 
 // Answer runs the CLI with --json and decodes the daemon's answer.
-func (e *Env) Answer(s string, args ...string) daemon.Response {
+func (e *Env) Answer(s string, args ...string) wire.Response {
 	e.T.Helper()
 	r := e.CLI(s, append([]string{"--json"}, args...)...)
-	var resp daemon.Response
+	var resp wire.Response
 	if err := json.Unmarshal([]byte(r.Out), &resp); err != nil {
 		e.T.Fatalf("%v: not a JSON answer (exit %d): %v\n%s\n%s", args, r.Code, err, r.Out, r.Errout)
 	}
@@ -175,7 +190,7 @@ func (e *Env) StartServe(flags ...string) {
 // Socket is the daemon's socket for this Env.
 func (e *Env) Socket() string {
 	e.T.Helper()
-	_, sock, err := daemon.Paths(func(k string) string {
+	_, sock, err := wire.Paths(func(k string) string {
 		return map[string]string{"VIBESPACE_HOME": e.Home, "XDG_RUNTIME_DIR": e.Run}[k]
 	})
 	if err != nil {
@@ -192,8 +207,8 @@ func (e *Env) waitUp() {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		if c, err := daemon.Dial(ctx, sock); err == nil {
-			st, err := c.Call(ctx, daemon.Request{Verb: "status", Session: "probe"})
+		if c, err := wire.Dial(ctx, sock); err == nil {
+			st, err := c.Call(ctx, wire.Request{Verb: "status", Session: "probe"})
 			c.Close()
 			if err == nil && st.OK && st.Status.PID == e.Serve.Process.Pid {
 				cancel()
@@ -246,7 +261,7 @@ func (e *Env) Stop() {
 }
 
 // DaemonPID is the PID in the daemon's lock file, if that process is a live
-// one of our binary; 0 otherwise.
+// one of our daemon binary; 0 otherwise.
 func (e *Env) DaemonPID() int {
 	b, err := os.ReadFile(filepath.Join(e.Home, "daemon.lock"))
 	if err != nil {
@@ -259,14 +274,15 @@ func (e *Env) DaemonPID() int {
 	return pid
 }
 
-// ours reports whether pid is a live (not zombie) process of our binary.
+// ours reports whether pid is a live (not zombie) process of our daemon,
+// the vibespace-daemon built beside the command under test.
 func (e *Env) ours(pid int) bool {
 	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	return err == nil && strings.Contains(string(cmdline), filepath.Base(e.Bin)) && !Exited(pid)
+	return err == nil && strings.Contains(string(cmdline), filepath.Join(filepath.Base(filepath.Dir(e.Bin)), daemoncall.DaemonName)) && !Exited(pid)
 }
 
 // StopAutostarted ends a daemon the CLI started by itself (not our child):
-// the PID in its lock file, if that process is one of our binary.
+// the PID in its lock file, if that process is one of our daemon binary.
 func (e *Env) StopAutostarted() {
 	pid := e.DaemonPID()
 	if pid == 0 {

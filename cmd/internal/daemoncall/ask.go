@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/wire"
 )
 
 // Per-call bounds on the client side (the daemon bounds each verb itself).
@@ -21,14 +21,14 @@ const (
 var JSONFlag = &cli.BoolFlag{Name: "json", Usage: "print the answer as one JSON object"}
 
 // Body prints the verb-specific part of a successful answer.
-type Body func(daemon.Response, io.Writer) error
+type Body func(wire.Response, io.Writer) error
 
 // writesFile are the verbs whose body writes a file: it runs under --json
 // too, with its words discarded.
 var writesFile = map[string]bool{"screenshot": true, "browser.screenshot": true}
 
 // Ask sends req to the daemon and prints the answer.
-func Ask(c *cli.Context, o Options, req daemon.Request, timeout time.Duration, body Body) error {
+func Ask(c *cli.Context, o Options, req wire.Request, timeout time.Duration, body Body) error {
 	resp, err := Call(c.Context, o, req, timeout)
 	if err != nil {
 		return err
@@ -37,7 +37,7 @@ func Ask(c *cli.Context, o Options, req daemon.Request, timeout time.Duration, b
 }
 
 // Print prints an answer to req as Ask does.
-func Print(c *cli.Context, o Options, req daemon.Request, resp daemon.Response, body Body) error {
+func Print(c *cli.Context, o Options, req wire.Request, resp wire.Response, body Body) error {
 	p := Printer{Out: o.Stdout, Err: o.Stderr, JSON: WantJSON(c)}
 	var bodyErr error
 	perr := p.Answer(resp, func(w io.Writer) {
@@ -65,18 +65,18 @@ func WantJSON(c *cli.Context) bool {
 }
 
 // ParsePoint reads "x,y".
-func ParsePoint(s string) (*daemon.Point, error) {
+func ParsePoint(s string) (*wire.Point, error) {
 	xs, ys, ok := strings.Cut(s, ",")
 	x, errx := strconv.Atoi(strings.TrimSpace(xs))
 	y, erry := strconv.Atoi(strings.TrimSpace(ys))
 	if !ok || errx != nil || erry != nil {
 		return nil, Usage("--at %q: expected x,y in pixels of the target's screenshot, e.g. --at 120,40", s)
 	}
-	return &daemon.Point{X: x, Y: y}, nil
+	return &wire.Point{X: x, Y: y}, nil
 }
 
 // PrintURL prints the answer's address (watch, open, get url).
-func PrintURL(r daemon.Response, w io.Writer) error {
+func PrintURL(r wire.Response, w io.Writer) error {
 	if r.URL != "" {
 		_, err := io.WriteString(w, r.URL+"\n")
 		return err

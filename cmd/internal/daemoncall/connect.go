@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/wire"
 )
 
 // startWait bounds how long a command waits for a daemon it started.
@@ -25,13 +25,13 @@ func Session(env Env) string {
 
 // Connect dials the daemon, starting it (detached, in its own session,
 // output to daemon.log in the state directory) when none answers.
-func Connect(ctx context.Context, o Options) (*daemon.Client, error) {
-	stateDir, sock, err := daemon.Paths(o.Getenv)
+func Connect(ctx context.Context, o Options) (*wire.Client, error) {
+	stateDir, sock, err := wire.Paths(o.Getenv)
 	if err != nil {
 		return nil, Usage("%v", err)
 	}
 	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	c, err := daemon.Dial(dctx, sock)
+	c, err := wire.Dial(dctx, sock)
 	cancel()
 	if err == nil {
 		return c, nil
@@ -42,7 +42,7 @@ func Connect(ctx context.Context, o Options) (*daemon.Client, error) {
 	deadline := time.Now().Add(startWait)
 	for {
 		dctx, cancel := context.WithTimeout(ctx, time.Second)
-		c, err := daemon.Dial(dctx, sock)
+		c, err := wire.Dial(dctx, sock)
 		cancel()
 		if err == nil {
 			return c, nil
@@ -58,11 +58,11 @@ func Connect(ctx context.Context, o Options) (*daemon.Client, error) {
 	}
 }
 
-// startDaemon forks "<executable> serve" detached from us.
+// startDaemon starts vibespace-daemon detached from us.
 func startDaemon(o Options, stateDir string) error {
-	exe := o.Executable
-	if exe == "" {
-		return Usage("cannot start the daemon: unknown executable path")
+	exe, err := DaemonPath(o)
+	if err != nil {
+		return err
 	}
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return Usage("state dir: %v", err)
@@ -72,7 +72,7 @@ func startDaemon(o Options, stateDir string) error {
 		return Usage("daemon log: %v", err)
 	}
 	defer logf.Close()
-	cmd := exec.Command(exe, "serve")
+	cmd := exec.Command(exe)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -88,7 +88,7 @@ func startDaemon(o Options, stateDir string) error {
 // Call connects (starting the daemon when needed) and sends one request as
 // the caller's session, bounded by timeout. A failure to reach the daemon
 // or to read its answer is an exit-2 error; a refusal is a normal answer.
-func Call(ctx context.Context, o Options, req daemon.Request, timeout time.Duration) (daemon.Response, error) {
+func Call(ctx context.Context, o Options, req wire.Request, timeout time.Duration) (wire.Response, error) {
 	if req.Session == "" {
 		req.Session = Session(o.Getenv)
 	}
@@ -96,12 +96,12 @@ func Call(ctx context.Context, o Options, req daemon.Request, timeout time.Durat
 	defer cancel()
 	cl, err := Connect(ctx, o)
 	if err != nil {
-		return daemon.Response{}, err
+		return wire.Response{}, err
 	}
 	defer cl.Close()
 	resp, err := cl.Call(ctx, req)
 	if err != nil {
-		return daemon.Response{}, Internal(err)
+		return wire.Response{}, Internal(err)
 	}
 	return resp, nil
 }

@@ -4,9 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-
-	"github.com/vibespace/vibespace/daemon"
 )
 
 // Exit codes.
@@ -21,28 +18,16 @@ const (
 type Env func(string) string
 
 // Options wire a command line: its name, where it writes, its environment,
-// and the backend `serve` runs the daemon with.
+// and where it runs from (the daemon, vibespace-daemon, is looked for
+// beside it).
 type Options struct {
 	// Name is the program's name in messages ("vibespace-window").
 	Name           string
 	Stdout, Stderr io.Writer
 	Getenv         Env
-	// Backend builds the daemon's backend for `serve`.
-	Backend func(ServeOptions) daemon.Backend
-	// Browser builds the daemon's browser backend for `serve`; nil: none
-	// (browser verbs are refused no_browser).
-	Browser func(ServeOptions) daemon.BrowserBackend
-	// Executable is this program's path, to start the daemon.
+	// Executable is this program's path: vibespace-daemon is looked for in
+	// its directory first, then on PATH.
 	Executable string
-}
-
-// ServeOptions are serve's flags that concern the backend.
-type ServeOptions struct {
-	WalkTimeout float64 // seconds; 0 = the backend's default
-	Logf        func(string, ...any)
-	Logger      *slog.Logger
-	Chromium    string // the Chromium program
-	MaxBrowsers int    // 0 = the browser backend's default
 }
 
 // ExitError carries an exit code and its message up to ExitCode.

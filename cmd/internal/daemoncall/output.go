@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/wire"
 )
 
 // Printer prints answers as text or JSON.
@@ -18,7 +18,7 @@ type Printer struct {
 
 // Answer prints resp and returns the error whose code the command exits
 // with; body writes the verb-specific part of a successful text answer.
-func (p Printer) Answer(resp daemon.Response, body func(w io.Writer)) error {
+func (p Printer) Answer(resp wire.Response, body func(w io.Writer)) error {
 	failed := Printed{ExitRefused}
 	if resp.Code == "internal" {
 		failed = Printed{ExitUsage} // not a refusal: something of ours broke
@@ -78,14 +78,14 @@ func (p Printer) Answer(resp daemon.Response, body func(w io.Writer)) error {
 }
 
 // TargetLine names a target, its title and its lease state.
-func TargetLine(t *daemon.TargetInfo) string {
+func TargetLine(t *wire.TargetInfo) string {
 	return fmt.Sprintf("%s %q · lease: %s", t.ID, t.Title, t.Lease)
 }
 
 // ProfileLine names the browser profile an answer acted on:
 // "profile: work (bp-3f9a1c02) · default · 2 attachments", or
 // "profile: own ephemeral context".
-func ProfileLine(p *daemon.ProfileInfo) string {
+func ProfileLine(p *wire.ProfileInfo) string {
 	if p.Ephemeral || p.ID == "" {
 		return "profile: own ephemeral context"
 	}
@@ -93,7 +93,7 @@ func ProfileLine(p *daemon.ProfileInfo) string {
 }
 
 // ProfileWords names a profile without the "profile:" prefix.
-func ProfileWords(p *daemon.ProfileInfo) string {
+func ProfileWords(p *wire.ProfileInfo) string {
 	name := p.Handle
 	if name == "" {
 		name = p.Label

@@ -1,89 +1,86 @@
 package daemoncall
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"log/slog"
-	"os/signal"
-	"runtime/debug"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
-
-	"github.com/vibespace/vibespace/daemon"
 )
 
-// newTimeout bounds starting the daemon: reading its state and re-attaching
-// to the display an earlier one left running.
-const newTimeout = time.Minute
+// DaemonName is the daemon's program: one daemon serves windows and tabs,
+// whichever command line started it.
+const DaemonName = "vibespace-daemon"
 
-// ServeCommand runs the daemon in the foreground until SIGTERM or SIGINT.
-// On that signal it stops the display and the applications it started; a
-// daemon killed with -9 leaves them running, and the next one re-attaches.
+// The daemon's defaults that serve's help shows (package daemon's
+// DefaultIdleHandback and DefaultVerbTimeout; a test holds them equal).
+const (
+	DefaultIdleHandback = 10 * time.Minute
+	DefaultVerbTimeout  = 30 * time.Second
+	DefaultWalkTimeout  = 8 * time.Second
+)
+
+// ServeFlags are the daemon's flags: vibespace-daemon's own, and those of
+// the command lines' serve, which hands them on.
+func ServeFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.DurationFlag{Name: "idle-handback", Value: DefaultIdleHandback, Usage: "hand a takeover back after this long without user input (0: never)"},
+		&cli.DurationFlag{Name: "verb-timeout", Value: DefaultVerbTimeout, Usage: "bound on one verb"},
+		&cli.DurationFlag{Name: "walk-timeout", Value: DefaultWalkTimeout, Usage: "bound on one snapshot's walk; what is not read by then is marked unreadable"},
+		&cli.StringFlag{Name: "chromium", Value: "chromium", Usage: "the Chromium program the browser verbs start (a name in PATH, or a path)"},
+		&cli.IntFlag{Name: "max-browsers", Usage: "the ceiling on browsers running at once (0: the default)"},
+	}
+}
+
+// DaemonPath finds vibespace-daemon: beside this program first (bin/ holds
+// the three commands side by side), then on PATH.
+func DaemonPath(o Options) (string, error) {
+	if o.Executable != "" {
+		p := filepath.Join(filepath.Dir(o.Executable), DaemonName)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath(DaemonName); err == nil {
+		return p, nil
+	}
+	where := "on PATH"
+	if o.Executable != "" {
+		where = "in " + filepath.Dir(o.Executable) + " nor on PATH"
+	}
+	return "", Usage("the daemon program %s is not %s: build it with `make build` (it puts %s beside the command lines in bin/)", DaemonName, where, DaemonName)
+}
+
+// ServeCommand runs the daemon in the foreground: it becomes
+// vibespace-daemon (same process, same PID) with the flags given. On
+// SIGTERM or SIGINT the daemon stops the display and the applications it
+// started; one killed with -9 leaves them running, and the next one
+// re-attaches.
 func ServeCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name:  "serve",
-		Usage: "run the daemon in the foreground (other commands start it when none answers)",
-		Flags: []cli.Flag{
-			&cli.DurationFlag{Name: "idle-handback", Value: daemon.DefaultIdleHandback, Usage: "hand a takeover back after this long without user input (0: never)"},
-			&cli.DurationFlag{Name: "verb-timeout", Value: daemon.DefaultVerbTimeout, Usage: "bound on one verb"},
-			&cli.DurationFlag{Name: "walk-timeout", Value: 8 * time.Second, Usage: "bound on one snapshot's walk; what is not read by then is marked unreadable"},
-			&cli.StringFlag{Name: "chromium", Value: "chromium", Usage: "the Chromium program the browser verbs start (a name in PATH, or a path)"},
-			&cli.IntFlag{Name: "max-browsers", Usage: "the ceiling on browsers running at once (0: the default)"},
-		},
+		Usage: "run the daemon (" + DaemonName + ") in the foreground (other commands start it when none answers)",
+		Flags: ServeFlags(),
 		Action: func(c *cli.Context) error {
-			stateDir, sock, err := daemon.Paths(o.Getenv)
+			if c.NArg() > 0 {
+				return Usage("serve takes no arguments, got %q", c.Args().First())
+			}
+			path, err := DaemonPath(o)
 			if err != nil {
-				return Usage("%v", err)
+				return err
 			}
-			if o.Backend == nil {
-				return Usage("this build has no display backend")
+			argv := []string{path}
+			for _, f := range ServeFlags() {
+				name := f.Names()[0]
+				if c.IsSet(name) {
+					argv = append(argv, fmt.Sprintf("--%s=%v", name, c.Value(name)))
+				}
 			}
-			if o.Getenv("GOGC") == "" {
-				// A long-lived daemon with a small live heap: trade a little
-				// GC work for a smaller resident set (the goal is agent-browser's
-				// daemon, 18 MB, or less).
-				debug.SetGCPercent(50)
-			}
-			ctx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM, syscall.SIGINT)
-			defer stop()
-			log := slog.New(slog.NewTextHandler(o.Stderr, nil))
-			idle := c.Duration("idle-handback")
-			if idle == 0 {
-				idle = -1
-			}
-			so := ServeOptions{WalkTimeout: c.Duration("walk-timeout").Seconds(), Logf: func(f string, a ...any) { log.Info(fmt.Sprintf(f, a...)) },
-				Logger: log, Chromium: c.String("chromium"), MaxBrowsers: c.Int("max-browsers")}
-			b := o.Backend(so)
-			var br daemon.BrowserBackend
-			if o.Browser != nil {
-				br = o.Browser(so)
-			}
-			// Re-attaching to an earlier daemon's display talks to its X
-			// server and buses: bounded, so a wedged one cannot hang serve.
-			nctx, ncancel := context.WithTimeout(ctx, newTimeout)
-			d, err := daemon.New(nctx, daemon.Config{
-				StateDir: stateDir, SocketPath: sock, Backend: b, Browser: br, Logger: log,
-				IdleHandback: idle, VerbTimeout: c.Duration("verb-timeout"),
-			})
-			ncancel()
-			if err != nil { // daemon.ErrRunning among others
-				return Internal(err)
-			}
-			if err := d.Listen(); err != nil {
-				d.Close()
-				return Internal(err)
-			}
-			log.Info("serving", "socket", sock, "state", stateDir)
-			err = d.Serve(ctx)
-			cerr := d.Close()
-			log.Info("stopped", "err", err, "close", cerr)
-			if err != nil && !errors.Is(err, context.Canceled) {
-				return Internal(err)
-			}
-			return nil
+			err = syscall.Exec(path, argv, os.Environ())
+			return Internal(fmt.Errorf("run %s: %w", path, err))
 		},
 	}
 }

@@ -10,14 +10,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
-	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/wire"
 )
 
 // Options wire the command (see daemoncall.Options).
 type Options = daemoncall.Options
-
-// ServeOptions are serve's flags that concern the backend.
-type ServeOptions = daemoncall.ServeOptions
 
 const name = "vibespace-browser"
 
@@ -58,13 +55,13 @@ func profile(c *cli.Context, o Options) string {
 
 // ask sends the verb "browser.<word>" with the caller's profile and prints
 // the answer.
-func ask(c *cli.Context, o Options, req daemon.Request, body daemoncall.Body) error {
+func ask(c *cli.Context, o Options, req wire.Request, body daemoncall.Body) error {
 	return daemoncall.Ask(c, o, browserRequest(c, o, req), callTimeout, body)
 }
 
 // browserRequest prefixes the verb and fills the profile (unless the verb
 // names one itself, as pin and detach do).
-func browserRequest(c *cli.Context, o Options, req daemon.Request) daemon.Request {
+func browserRequest(c *cli.Context, o Options, req wire.Request) wire.Request {
 	if !strings.Contains(req.Verb, ".") {
 		req.Verb = "browser." + req.Verb
 	}

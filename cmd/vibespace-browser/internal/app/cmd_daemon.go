@@ -11,25 +11,25 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
-	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/wire"
 )
 
 func statusCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "status", Usage: "your attachments, your tabs, and the daemon (its pid, state dir, audit log)", Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			req := browserRequest(c, o, daemon.Request{Verb: "status"})
+			req := browserRequest(c, o, wire.Request{Verb: "status"})
 			r, err := daemoncall.Call(c.Context, o, req, callTimeout)
 			if err != nil {
 				return err
 			}
 			if r.OK && r.Status == nil {
 				// The daemon's own part: the same daemon answers "status".
-				if st, err := daemoncall.Call(c.Context, o, daemon.Request{Verb: "status"}, callTimeout); err == nil && st.OK {
+				if st, err := daemoncall.Call(c.Context, o, wire.Request{Verb: "status"}, callTimeout); err == nil && st.OK {
 					r.Status = st.Status
 				}
 			}
-			return daemoncall.Print(c, o, req, r, func(r daemon.Response, w io.Writer) error {
+			return daemoncall.Print(c, o, req, r, func(r wire.Response, w io.Writer) error {
 				fmt.Fprintf(w, "session: %s\n", daemoncall.Session(o.Getenv))
 				for i := range r.Attachments {
 					fmt.Fprintf(w, "attachment: %s\n", daemoncall.ProfileWords(&r.Attachments[i]))
@@ -50,7 +50,7 @@ func statusCommand(o Options) *cli.Command {
 // current tab in the chosen profile ("" when there is none), as
 // browser.tab list marks it. A refusal is printed and returned.
 func currentTab(c *cli.Context, o Options) (string, error) {
-	req := browserRequest(c, o, daemon.Request{Verb: "tab", Action: "list"})
+	req := browserRequest(c, o, wire.Request{Verb: "tab", Action: "list"})
 	r, err := daemoncall.Call(c.Context, o, req, callTimeout)
 	if err != nil {
 		return "", err
@@ -94,7 +94,7 @@ func watchCommand(o Options) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return daemoncall.Ask(c, o, daemon.Request{Verb: "watch", Target: id}, callTimeout, printURL)
+			return daemoncall.Ask(c, o, wire.Request{Verb: "watch", Target: id}, callTimeout, printURL)
 		},
 	}
 }
@@ -108,7 +108,7 @@ in flight is cut. handback returns it.`,
 		ArgsUsage: "[tab]",
 		Flags:     []cli.Flag{jsonFlag, &cli.StringFlag{Name: "as", Value: "user", Usage: "who takes over, as agents will read it"}},
 		Action: func(c *cli.Context) error {
-			return operator(c, o, daemon.Request{Verb: "takeover", User: c.String("as")})
+			return operator(c, o, wire.Request{Verb: "takeover", User: c.String("as")})
 		},
 	}
 }
@@ -125,13 +125,13 @@ itself; --force is the operator's override.`,
 			&cli.StringFlag{Name: "as", Value: "user", Usage: "who hands back: the user who took over"},
 			&cli.BoolFlag{Name: "force", Usage: "the operator's override"}},
 		Action: func(c *cli.Context) error {
-			return operator(c, o, daemon.Request{Verb: "handback", User: c.String("as"), Force: c.Bool("force")})
+			return operator(c, o, wire.Request{Verb: "handback", User: c.String("as"), Force: c.Bool("force")})
 		},
 	}
 }
 
 // operator sends a kind-agnostic lease verb for the tab.
-func operator(c *cli.Context, o Options, req daemon.Request) error {
+func operator(c *cli.Context, o Options, req wire.Request) error {
 	id, err := tabArg(c, o)
 	if err != nil {
 		return err

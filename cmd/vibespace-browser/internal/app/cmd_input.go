@@ -8,13 +8,13 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
-	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/wire"
 )
 
 var atFlag = &cli.StringFlag{Name: "at", Usage: "x,y in pixels of the tab's screenshot"}
 
 // at reads --at into req.At when given.
-func at(c *cli.Context, req *daemon.Request) error {
+func at(c *cli.Context, req *wire.Request) error {
 	s := c.String("at")
 	if s == "" {
 		return nil
@@ -35,7 +35,7 @@ With --at x,y: a click at that pixel of the tab's screenshot.
 		Usage:     "click a node (@ref) or a pixel of the tab's screenshot (--at x,y)",
 		ArgsUsage: "@ref | --at x,y", Flags: []cli.Flag{jsonFlag, atFlag},
 		Action: func(c *cli.Context) error {
-			req := daemon.Request{Verb: "click", Ref: c.Args().First()}
+			req := wire.Request{Verb: "click", Ref: c.Args().First()}
 			if err := at(c, &req); err != nil {
 				return err
 			}
@@ -55,7 +55,7 @@ func fillCommand(o Options) *cli.Command {
 			if c.NArg() != 2 {
 				return usage(`fill needs a ref and the text: fill @e3 "hello" (quote it as one argument)`)
 			}
-			return ask(c, o, daemon.Request{Verb: "fill", Ref: c.Args().Get(0), Text: c.Args().Get(1)}, nil)
+			return ask(c, o, wire.Request{Verb: "fill", Ref: c.Args().Get(0), Text: c.Args().Get(1)}, nil)
 		},
 	}
 }
@@ -65,7 +65,7 @@ func typeCommand(o Options) *cli.Command {
 		Name: "type", Usage: "type text as keys into a node (@ref, focused first) or the focused node; never audited",
 		ArgsUsage: "[@ref] \"text\"", Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			req := daemon.Request{Verb: "type"}
+			req := wire.Request{Verb: "type"}
 			switch c.NArg() {
 			case 1:
 				req.Text = c.Args().Get(0)
@@ -87,7 +87,7 @@ func keyCommand(o Options) *cli.Command {
 			if c.NArg() != 1 {
 				return usage("key needs one chord: key ctrl+a")
 			}
-			return ask(c, o, daemon.Request{Verb: "key", Chord: c.Args().First()}, nil)
+			return ask(c, o, wire.Request{Verb: "key", Chord: c.Args().First()}, nil)
 		},
 	}
 }
@@ -102,7 +102,7 @@ func scrollCommand(o Options) *cli.Command {
 			if c.NArg() != 1 {
 				return usage("scroll needs a direction: scroll down [--by 5] [--at x,y]")
 			}
-			req := daemon.Request{Verb: "scroll", Dir: c.Args().First(), By: c.Int("by")}
+			req := wire.Request{Verb: "scroll", Dir: c.Args().First(), By: c.Int("by")}
 			if err := at(c, &req); err != nil {
 				return err
 			}

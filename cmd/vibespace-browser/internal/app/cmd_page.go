@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
-	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/wire"
 )
 
 func openCommand(o Options) *cli.Command {
@@ -26,7 +26,7 @@ load. The answer names the tab (tab:<id>) and the profile it opened in.
 			if c.NArg() != 1 {
 				return usage("open needs one URL: open https://example.org/")
 			}
-			return ask(c, o, daemon.Request{Verb: "open", URL: c.Args().First()}, printURL)
+			return ask(c, o, wire.Request{Verb: "open", URL: c.Args().First()}, printURL)
 		},
 	}
 }
@@ -44,7 +44,7 @@ states, in the same shape as vibespace-window's. -i keeps what you can act on.
 			if c.NArg() > 0 {
 				return usage("snapshot takes no arguments (it reads your current tab; tab <id> switches)")
 			}
-			return ask(c, o, daemon.Request{Verb: "snapshot", Interactive: c.Bool("interactive"), JSON: daemoncall.WantJSON(c)}, printText)
+			return ask(c, o, wire.Request{Verb: "snapshot", Interactive: c.Bool("interactive"), JSON: daemoncall.WantJSON(c)}, printText)
 		},
 	}
 }
@@ -57,7 +57,7 @@ func screenshotCommand(o Options) *cli.Command {
 			if c.NArg() > 0 {
 				return usage("screenshot takes no arguments; --out names the file")
 			}
-			return ask(c, o, daemon.Request{Verb: "screenshot"}, func(r daemon.Response, w io.Writer) error {
+			return ask(c, o, wire.Request{Verb: "screenshot"}, func(r wire.Response, w io.Writer) error {
 				out := c.String("out")
 				if out == "" {
 					id := "tab"
@@ -83,13 +83,13 @@ func getCommand(o Options) *cli.Command {
 		ArgsUsage: "text [@ref] | url | title", Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			what := c.Args().First()
-			req := daemon.Request{Verb: "get", Action: what, Ref: c.Args().Get(1)}
+			req := wire.Request{Verb: "get", Action: what, Ref: c.Args().Get(1)}
 			switch {
 			case what == "text" && c.NArg() <= 2, (what == "url" || what == "title") && c.NArg() == 1:
 			default:
 				return usage("get needs one of: get text [@ref], get url, get title")
 			}
-			return ask(c, o, req, func(r daemon.Response, w io.Writer) error {
+			return ask(c, o, req, func(r wire.Response, w io.Writer) error {
 				switch {
 				case r.Text != "":
 					return printText(r, w)
@@ -114,7 +114,7 @@ func evalCommand(o Options) *cli.Command {
 			if c.NArg() != 1 {
 				return usage(`eval needs one expression (quote it): eval "document.title"`)
 			}
-			return ask(c, o, daemon.Request{Verb: "eval", Expr: c.Args().First()}, func(r daemon.Response, w io.Writer) error {
+			return ask(c, o, wire.Request{Verb: "eval", Expr: c.Args().First()}, func(r wire.Response, w io.Writer) error {
 				fmt.Fprintln(w, string(r.Value))
 				return nil
 			})
@@ -130,7 +130,7 @@ func waitCommand(o Options) *cli.Command {
 			&cli.StringFlag{Name: "text", Usage: "text that must appear in the page"},
 			&cli.StringFlag{Name: "url", Usage: "a string the tab's URL must contain"}},
 		Action: func(c *cli.Context) error {
-			req := daemon.Request{Verb: "wait", Selector: c.String("selector"), Text: c.String("text"), URL: c.String("url")}
+			req := wire.Request{Verb: "wait", Selector: c.String("selector"), Text: c.String("text"), URL: c.String("url")}
 			n := 0
 			for _, s := range []string{req.Selector, req.Text, req.URL} {
 				if s != "" {

@@ -9,11 +9,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
-	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/wire"
 )
 
 // printProfiles lists profiles one a line.
-func printProfiles(list []daemon.ProfileInfo, none string, w io.Writer) {
+func printProfiles(list []wire.ProfileInfo, none string, w io.Writer) {
 	if len(list) == 0 {
 		fmt.Fprintln(w, none)
 	}
@@ -26,7 +26,7 @@ func profilesCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "profiles", Usage: "the profiles that exist (id, label, whether running)", Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			return ask(c, o, daemon.Request{Verb: "profiles"}, func(r daemon.Response, w io.Writer) error {
+			return ask(c, o, wire.Request{Verb: "profiles"}, func(r wire.Response, w io.Writer) error {
 				printProfiles(r.Profiles, "no profiles (register one: vibespace-browser new <label>)", w)
 				return nil
 			})
@@ -38,7 +38,7 @@ func attachmentsCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "attachments", Usage: "your session's attachment set: every handle, and which is the default", Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			return ask(c, o, daemon.Request{Verb: "attachments"}, func(r daemon.Response, w io.Writer) error {
+			return ask(c, o, wire.Request{Verb: "attachments"}, func(r wire.Response, w io.Writer) error {
 				printProfiles(r.Attachments, "no attachments: commands act in your own ephemeral context", w)
 				return nil
 			})
@@ -54,7 +54,7 @@ func newCommand(o Options) *cli.Command {
 			if c.NArg() != 1 {
 				return usage(`new needs one label: new work (quote a label with spaces: new "my work")`)
 			}
-			return ask(c, o, daemon.Request{Verb: "new", Label: c.Args().First()}, nil)
+			return ask(c, o, wire.Request{Verb: "new", Label: c.Args().First()}, nil)
 		},
 	}
 }
@@ -68,7 +68,7 @@ func useCommand(o Options) *cli.Command {
 			if c.NArg() != 1 {
 				return usage("use needs one profile: use work, or use bp-3f9a1c02 --alias w")
 			}
-			return ask(c, o, daemon.Request{Verb: "use", Label: c.Args().First(), Alias: c.String("alias")}, nil)
+			return ask(c, o, wire.Request{Verb: "use", Label: c.Args().First(), Alias: c.String("alias")}, nil)
 		},
 	}
 }
@@ -81,7 +81,7 @@ func detachCommand(o Options) *cli.Command {
 			if c.NArg() > 0 {
 				return usage("detach takes no arguments: detach --profile <handle>")
 			}
-			return ask(c, o, daemon.Request{Verb: "detach"}, nil)
+			return ask(c, o, wire.Request{Verb: "detach"}, nil)
 		},
 	}
 }
@@ -96,7 +96,7 @@ func pinCommand(o Options) *cli.Command {
 			if (c.NArg() == 1) == none || c.NArg() > 1 {
 				return usage("pin needs one handle, or --none: pin work")
 			}
-			return ask(c, o, daemon.Request{Verb: "pin", Profile: c.Args().First(), None: none}, nil)
+			return ask(c, o, wire.Request{Verb: "pin", Profile: c.Args().First(), None: none}, nil)
 		},
 	}
 }
@@ -113,7 +113,7 @@ under its own key; when the parent session's attachment goes, so does the child.
 			if c.NArg() > 0 {
 				return usage("new-child takes no arguments (--profile chooses the parent)")
 			}
-			return ask(c, o, daemon.Request{Verb: "new-child"}, func(r daemon.Response, w io.Writer) error {
+			return ask(c, o, wire.Request{Verb: "new-child"}, func(r wire.Response, w io.Writer) error {
 				if r.Profile == nil || r.Profile.Handle == "" {
 					return daemoncall.Internal(fmt.Errorf("the daemon answered new-child without a handle"))
 				}

@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
-	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/wire"
 )
 
 func tabCommand(o Options) *cli.Command {
@@ -26,7 +26,7 @@ Another session's tab is refused not_your_tab.
 		ArgsUsage: "[list | new [url] | close [id] | <id>]", Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			args := c.Args().Slice()
-			req := daemon.Request{Verb: "tab", Action: "list"}
+			req := wire.Request{Verb: "tab", Action: "list"}
 			switch {
 			case len(args) == 0 || (args[0] == "list" && len(args) == 1):
 			case args[0] == "new" && len(args) <= 2:
@@ -38,7 +38,7 @@ Another session's tab is refused not_your_tab.
 			default:
 				return usage("tab takes: tab [list], tab new [url], tab close [id], or tab <id>")
 			}
-			return ask(c, o, req, func(r daemon.Response, w io.Writer) error {
+			return ask(c, o, req, func(r wire.Response, w io.Writer) error {
 				if req.Action != "list" {
 					return printURL(r, w)
 				}

@@ -8,7 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
-	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/wire"
 )
 
 var (
@@ -58,13 +58,13 @@ func bare(o Options, word, usageLine string) *cli.Command {
 			if c.NArg() > 0 {
 				return usage("%s takes no arguments", word)
 			}
-			return ask(c, o, daemon.Request{Verb: word}, nil)
+			return ask(c, o, wire.Request{Verb: word}, nil)
 		},
 	}
 }
 
 // printText prints the answer's text, ending it with a newline.
-func printText(r daemon.Response, w io.Writer) error {
+func printText(r wire.Response, w io.Writer) error {
 	fmt.Fprint(w, r.Text)
 	if r.Text != "" && !strings.HasSuffix(r.Text, "\n") {
 		fmt.Fprintln(w)

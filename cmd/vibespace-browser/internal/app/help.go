@@ -59,6 +59,6 @@ ANSWERS AND EXIT CODES
 
 THE DAEMON
    The same daemon as vibespace-window, one per user and state directory
-   ($VIBESPACE_HOME). The first command starts it; serve runs it in the
-   foreground. audit.jsonl records who did which verb — never the text of fill
+   ($VIBESPACE_HOME): the program vibespace-daemon, beside this one or on PATH.
+   The first command starts it; serve runs it in the foreground. audit.jsonl records who did which verb — never the text of fill
    or type. Text after -- is never read as a flag: type -- "-5 degrees".`

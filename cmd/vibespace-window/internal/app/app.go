@@ -26,9 +26,6 @@ type Env = daemoncall.Env
 // backend `serve` runs the daemon with.
 type Options = daemoncall.Options
 
-// ServeOptions are serve's flags that concern the backend.
-type ServeOptions = daemoncall.ServeOptions
-
 var (
 	usage      = daemoncall.Usage
 	reorder    = daemoncall.Reorder
@@ -118,7 +115,8 @@ ANSWERS AND EXIT CODES
 
 THE DAEMON
    One per user and state directory ($VIBESPACE_HOME, default
-   $XDG_STATE_HOME/vibespace). The first command starts it (vibespace-window serve
-   runs it in the foreground); its log is daemon.log there, and audit.jsonl records
+   $XDG_STATE_HOME/vibespace). The first command starts it: the program
+   vibespace-daemon, beside this one or on PATH (vibespace-window serve runs it in
+   the foreground); its log is daemon.log there, and audit.jsonl records
    who did which verb on which target, by tree / point / keys — never the text typed.
    Text after -- is never read as a flag: type win:1 -- "-not-a-flag".`

@@ -8,14 +8,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/wire"
 )
 
 func statusCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "status", Usage: "the daemon, its display, and how many windows are yours", Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			return ask(c, o, daemon.Request{Verb: "status"}, callTimeout, func(r daemon.Response, w io.Writer) error {
+			return ask(c, o, wire.Request{Verb: "status"}, callTimeout, func(r wire.Response, w io.Writer) error {
 				s := r.Status
 				disp := s.Display
 				if disp == "" {
@@ -34,7 +34,7 @@ func doctorCommand(o Options) *cli.Command {
 		Name: "doctor", Usage: "what this machine offers (display, XTEST, MIT-SHM, AT-SPI, portal, xpra, chromium) and why not",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			return ask(c, o, daemon.Request{Verb: "doctor"}, openTimeout, func(r daemon.Response, w io.Writer) error {
+			return ask(c, o, wire.Request{Verb: "doctor"}, openTimeout, func(r wire.Response, w io.Writer) error {
 				for _, ch := range r.Checks {
 					mark := "yes"
 					if !ch.OK {

@@ -5,7 +5,7 @@ package app
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/wire"
 )
 
 func clickCommand(o Options) *cli.Command {
@@ -26,7 +26,7 @@ top gets the pointer); one that stays covered there is refused window_not_visibl
 			if err != nil {
 				return err
 			}
-			req := daemon.Request{Verb: "click", Target: h, Ref: c.Args().Get(1)}
+			req := wire.Request{Verb: "click", Target: h, Ref: c.Args().Get(1)}
 			if at := c.String("at"); at != "" {
 				if req.At, err = parsePoint(at); err != nil {
 					return err
@@ -57,7 +57,7 @@ At most 1500 characters as keys, 65536 through EditableText. Text starting with
 			if err != nil {
 				return err
 			}
-			req := daemon.Request{Verb: "type", Target: h}
+			req := wire.Request{Verb: "type", Target: h}
 			switch c.NArg() {
 			case 2:
 				req.Text = c.Args().Get(1)
@@ -88,7 +88,7 @@ joined by +, then one key by its X keysym name or a single character.
 			if c.NArg() != 2 {
 				return usage("key needs one chord: key win:1 ctrl+s")
 			}
-			return ask(c, o, daemon.Request{Verb: "key", Target: h, Chord: c.Args().Get(1)}, callTimeout, nil)
+			return ask(c, o, wire.Request{Verb: "key", Target: h, Chord: c.Args().Get(1)}, callTimeout, nil)
 		},
 	}
 }
@@ -113,7 +113,7 @@ first and refuses window_not_visible if another window stays on top at that pixe
 			if c.NArg() != 2 {
 				return usage("scroll needs a direction: scroll win:1 down [--by 5] [--at x,y]")
 			}
-			req := daemon.Request{Verb: "scroll", Target: h, Dir: c.Args().Get(1), By: c.Int("by")}
+			req := wire.Request{Verb: "scroll", Target: h, Dir: c.Args().Get(1), By: c.Int("by")}
 			if at := c.String("at"); at != "" {
 				if req.At, err = parsePoint(at); err != nil {
 					return err

@@ -7,7 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
-	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/wire"
 )
 
 func takeoverCommand(o Options) *cli.Command {
@@ -28,7 +28,7 @@ or --force); an idle takeover hands back by itself.`,
 			if err != nil {
 				return err
 			}
-			return ask(c, o, daemon.Request{Verb: "takeover", Target: h, User: c.String("as")}, callTimeout, nil)
+			return ask(c, o, wire.Request{Verb: "takeover", Target: h, User: c.String("as")}, callTimeout, nil)
 		},
 	}
 }
@@ -55,7 +55,7 @@ the operator's override of both rules.`,
 			if c.NArg() > 1 {
 				return usage("handback takes one handle")
 			}
-			return ask(c, o, daemon.Request{Verb: "handback", Target: h, User: c.String("as"), Force: c.Bool("force")}, callTimeout, nil)
+			return ask(c, o, wire.Request{Verb: "handback", Target: h, User: c.String("as"), Force: c.Bool("force")}, callTimeout, nil)
 		},
 	}
 }
@@ -74,7 +74,7 @@ token (never an agent's).
 			if c.NArg() > 1 {
 				return usage("watch takes at most one handle")
 			}
-			return ask(c, o, daemon.Request{Verb: "watch", Target: c.Args().First()}, callTimeout, daemoncall.PrintURL)
+			return ask(c, o, wire.Request{Verb: "watch", Target: c.Args().First()}, callTimeout, daemoncall.PrintURL)
 		},
 	}
 }

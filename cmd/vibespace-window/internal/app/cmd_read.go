@@ -11,7 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/wire"
 )
 
 func snapshotCommand(o Options) *cli.Command {
@@ -31,8 +31,8 @@ can act on. --json gives the whole tree as JSON.
 			if err != nil {
 				return err
 			}
-			return ask(c, o, daemon.Request{Verb: "snapshot", Target: h, Interactive: c.Bool("interactive"), JSON: wantJSON(c)}, callTimeout,
-				func(r daemon.Response, w io.Writer) error {
+			return ask(c, o, wire.Request{Verb: "snapshot", Target: h, Interactive: c.Bool("interactive"), JSON: wantJSON(c)}, callTimeout,
+				func(r wire.Response, w io.Writer) error {
 					fmt.Fprint(w, r.Text)
 					if r.Text != "" && !strings.HasSuffix(r.Text, "\n") {
 						fmt.Fprintln(w)
@@ -61,7 +61,7 @@ window_not_visible.`,
 			if out == "" {
 				out = strings.ReplaceAll(h, ":", "-") + ".png"
 			}
-			return ask(c, o, daemon.Request{Verb: "screenshot", Target: h}, callTimeout, func(r daemon.Response, w io.Writer) error {
+			return ask(c, o, wire.Request{Verb: "screenshot", Target: h}, callTimeout, func(r wire.Response, w io.Writer) error {
 				if err := os.WriteFile(out, r.PNG, 0o600); err != nil {
 					return usage("write %s: %v", out, err)
 				}

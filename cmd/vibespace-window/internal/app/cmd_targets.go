@@ -10,14 +10,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/wire"
 )
 
 func listCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "list", Usage: "the windows your session may address", Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			return ask(c, o, daemon.Request{Verb: "list"}, callTimeout, func(r daemon.Response, w io.Writer) error {
+			return ask(c, o, wire.Request{Verb: "list"}, callTimeout, func(r wire.Response, w io.Writer) error {
 				if len(r.Targets) == 0 {
 					fmt.Fprintln(w, "no windows (open one: vibespace-window open <app>)")
 				}
@@ -54,7 +54,7 @@ session holds its lease and is the only one that sees it until you share it.
 				}
 				argv[0] = abs
 			}
-			return ask(c, o, daemon.Request{Verb: "open", Argv: argv}, openTimeout, nil)
+			return ask(c, o, wire.Request{Verb: "open", Argv: argv}, openTimeout, nil)
 		},
 	}
 }
@@ -85,7 +85,7 @@ drives it: the other session is refused held until the holder detaches.
 			if err != nil {
 				return err
 			}
-			return ask(c, o, daemon.Request{Verb: "share", Target: h, With: c.String("with")}, callTimeout, nil)
+			return ask(c, o, wire.Request{Verb: "share", Target: h, With: c.String("with")}, callTimeout, nil)
 		},
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
-	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/wire"
 )
 
 // Per-call bounds on the client side (the daemon bounds each verb itself).
@@ -17,7 +17,7 @@ const (
 )
 
 // ask sends req to the daemon and prints the answer.
-func ask(c *cli.Context, o Options, req daemon.Request, timeout time.Duration, body func(daemon.Response, io.Writer) error) error {
+func ask(c *cli.Context, o Options, req wire.Request, timeout time.Duration, body func(wire.Response, io.Writer) error) error {
 	return daemoncall.Ask(c, o, req, timeout, body)
 }
 
@@ -41,7 +41,7 @@ func simpleCommand(o Options, name, usageLine, verb string) *cli.Command {
 			if c.NArg() > 1 {
 				return usage("%s takes one handle", name)
 			}
-			return ask(c, o, daemon.Request{Verb: verb, Target: h}, callTimeout, nil)
+			return ask(c, o, wire.Request{Verb: verb, Target: h}, callTimeout, nil)
 		},
 	}
 }

@@ -1,0 +1,102 @@
+// Package serve is the vibespace daemon's program: it runs the daemon with
+// the native (X11/AT-SPI) and Chromium backends in the foreground until
+// SIGTERM or SIGINT. The command lines start it (they link only the wire
+// protocol); their serve runs it in the foreground.
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
+	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/chromium"
+	"github.com/vibespace/vibespace/daemon/native"
+)
+
+// newTimeout bounds starting the daemon: reading its state and re-attaching
+// to the display an earlier one left running.
+const newTimeout = time.Minute
+
+// Run runs the daemon program with args (args[0] is the program) and
+// returns its exit code. Its log goes to stderr.
+func Run(ctx context.Context, args []string, stderr io.Writer, getenv daemoncall.Env) int {
+	a := &cli.App{
+		Name:  daemoncall.DaemonName,
+		Usage: "the vibespace daemon, in the foreground (vibespace-window and vibespace-browser start it when none answers)",
+		Description: `One daemon per user and state directory ($VIBESPACE_HOME, else
+$XDG_STATE_HOME/vibespace): it owns the private display, the browsers, the
+leases and the socket the command lines talk to. SIGTERM or SIGINT stops it with
+the display and the applications it started; one killed with -9 leaves them
+running, and the next one re-attaches.`,
+		Writer:         stderr,
+		ErrWriter:      stderr,
+		HideVersion:    true,
+		ExitErrHandler: func(*cli.Context, error) {}, // never os.Exit inside Run
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return daemoncall.Usage("%v (see: %s --help)", err, daemoncall.DaemonName)
+		},
+		Flags: daemoncall.ServeFlags(),
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return daemoncall.Usage("%s takes no arguments, got %q (see: %s --help)", daemoncall.DaemonName, c.Args().First(), daemoncall.DaemonName)
+			}
+			return serve(c, stderr, getenv)
+		},
+	}
+	return daemoncall.ExitCode(a.RunContext(ctx, args), daemoncall.DaemonName, stderr)
+}
+
+func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
+	stateDir, sock, err := daemon.Paths(getenv)
+	if err != nil {
+		return daemoncall.Usage("%v", err)
+	}
+	if getenv("GOGC") == "" {
+		// A long-lived daemon with a small live heap: trade a little GC
+		// work for a smaller resident set (the goal is agent-browser's
+		// daemon, 18 MB, or less).
+		debug.SetGCPercent(50)
+	}
+	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	idle := c.Duration("idle-handback")
+	if idle == 0 {
+		idle = -1
+	}
+	b := native.New(native.Options{WalkTimeout: c.Duration("walk-timeout"), Logf: func(f string, a ...any) { log.Info(fmt.Sprintf(f, a...)) }})
+	br := chromium.New(chromium.Options{Binary: c.String("chromium"), MaxBrowsers: c.Int("max-browsers"), Logger: log})
+	// Re-attaching to an earlier daemon's display talks to its X server
+	// and buses: bounded, so a wedged one cannot hang the start.
+	nctx, ncancel := context.WithTimeout(ctx, newTimeout)
+	d, err := daemon.New(nctx, daemon.Config{
+		StateDir: stateDir, SocketPath: sock, Backend: b, Browser: br, Logger: log,
+		IdleHandback: idle, VerbTimeout: c.Duration("verb-timeout"),
+	})
+	ncancel()
+	if err != nil { // daemon.ErrRunning among others
+		return daemoncall.Internal(err)
+	}
+	if err := d.Listen(); err != nil {
+		d.Close()
+		return daemoncall.Internal(err)
+	}
+	log.Info("serving", "socket", sock, "state", stateDir)
+	err = d.Serve(ctx)
+	cerr := d.Close()
+	log.Info("stopped", "err", err, "close", cerr)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return daemoncall.Internal(err)
+	}
+	return nil
+}

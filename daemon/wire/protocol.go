@@ -1,0 +1,216 @@
+// Package wire is the daemon's wire protocol: the request and answer
+// lines, their limits and decoding, the socket and state paths, and a
+// client connection. It is what a client links instead of the daemon: it
+// imports only the standard library and target.
+package wire
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/vibespace/vibespace/target"
+)
+
+// ProtocolVersion is sent in every answer; a CLI that sees another version
+// talks to a daemon of another build.
+const ProtocolVersion = 1
+
+// Request is one line from a client. Which fields matter depends on Verb.
+type Request struct {
+	Verb        string   `json:"verb"`
+	Session     string   `json:"session"`
+	Target      string   `json:"target,omitempty"`
+	Ref         string   `json:"ref,omitempty"`
+	Text        string   `json:"text,omitempty"`  // type
+	Chord       string   `json:"chord,omitempty"` // key
+	At          *Point   `json:"at,omitempty"`    // click --at, scroll --at: pixels of the window's screenshot
+	Dir         string   `json:"dir,omitempty"`   // scroll
+	By          int      `json:"by,omitempty"`    // scroll steps
+	With        string   `json:"with,omitempty"`  // share
+	Argv        []string `json:"argv,omitempty"`  // open
+	Interactive bool     `json:"interactive,omitempty"`
+	JSON        bool     `json:"json,omitempty"`  // snapshot: the tree as JSON instead of text
+	User        string   `json:"user,omitempty"`  // takeover: who takes over; handback: who hands back
+	Force       bool     `json:"force,omitempty"` // handback: the operator's override
+
+	// The browser's words (vibespace-browser).
+	URL      string `json:"url,omitempty"`      // open <url>; wait --url
+	Profile  string `json:"profile,omitempty"`  // --profile <id|alias> or VIBESPACE_BROWSER: which attachment
+	Label    string `json:"label,omitempty"`    // new <label>; use <label|id>
+	Alias    string `json:"alias,omitempty"`    // use --alias
+	None     bool   `json:"none,omitempty"`     // pin --none
+	Action   string `json:"action,omitempty"`   // tab list|new|close|select; get text|url|title
+	Expr     string `json:"expr,omitempty"`     // eval
+	Selector string `json:"selector,omitempty"` // wait --selector
+	Headed   bool   `json:"headed,omitempty"`   // a profile's browser on our display instead of headless
+}
+
+// Point is a pixel of a window's own screenshot: (0,0) is its top left.
+type Point struct {
+	X int `json:"x"`
+	Y int `json:"y"`
+}
+
+// TargetInfo is how an answer names a target.
+type TargetInfo struct {
+	ID        target.ID `json:"id"`
+	Title     string    `json:"title"`
+	App       string    `json:"app,omitempty"`
+	PID       int       `json:"pid,omitempty"`
+	Origin    string    `json:"origin,omitempty"`
+	Exposure  []string  `json:"exposure,omitempty"`
+	Lease     string    `json:"lease"` // the lease state in words
+	Input     string    `json:"input"` // agent | user
+	Holder    string    `json:"holder,omitempty"`
+	Since     string    `json:"since,omitempty"`      // when the holder took it (RFC 3339)
+	User      string    `json:"user,omitempty"`       // who took over, while input is user
+	UserSince string    `json:"user_since,omitempty"` // since when
+	// Capabilities are the roads each verb has on this window, probed now
+	// (list only). Verbs on a node (click @ref, type @ref) are decided
+	// again per node at use.
+	Capabilities []target.Capability `json:"capabilities,omitempty"`
+}
+
+// Response is one line back. OK false carries Code and Message (a typed
+// refusal); everything else is verb-specific.
+type Response struct {
+	V       int            `json:"v"`
+	OK      bool           `json:"ok"`
+	Code    target.Code    `json:"code,omitempty"`
+	Message string         `json:"message,omitempty"`
+	Facts   map[string]any `json:"facts,omitempty"`
+
+	Target *TargetInfo `json:"target,omitempty"`
+	// Note is told once: control came back after a takeover.
+	Note string      `json:"note,omitempty"`
+	Did  string      `json:"did,omitempty"` // what was done, in words
+	By   target.Road `json:"by,omitempty"`  // the road it took
+
+	Targets  []TargetInfo     `json:"targets,omitempty"`  // list
+	Snapshot *target.Snapshot `json:"snapshot,omitempty"` // snapshot
+	Text     string           `json:"text,omitempty"`     // snapshot, as text
+	PNG      []byte           `json:"png,omitempty"`      // screenshot
+	Bounds   *target.Rect     `json:"bounds,omitempty"`   // screenshot: where the window is
+	Status   *Status          `json:"status,omitempty"`
+	Checks   []Check          `json:"checks,omitempty"` // doctor
+
+	// URL is an address: the viewer page (watch) or the tab's URL (open,
+	// get url).
+	URL string `json:"url,omitempty"`
+	// Profile names the browser profile a browser verb acted on, with the
+	// attachment set around it.
+	Profile     *ProfileInfo    `json:"profile,omitempty"`
+	Profiles    []ProfileInfo   `json:"profiles,omitempty"`    // profiles
+	Attachments []ProfileInfo   `json:"attachments,omitempty"` // attachments
+	Value       json.RawMessage `json:"value,omitempty"`       // eval: the result as JSON
+}
+
+// ProfileInfo names a browser profile as an answer shows it:
+// "profile: work (bp-3f9a1c02) · default · 2 attachments". A session that
+// attached no profile acts in its own ephemeral context: ID "" and
+// Ephemeral true.
+type ProfileInfo struct {
+	ID          string `json:"id,omitempty"`     // bp-<8 hex>
+	Label       string `json:"label,omitempty"`  // free text, never a path
+	Handle      string `json:"handle,omitempty"` // how this session names it (alias, label or id)
+	Parent      string `json:"parent,omitempty"` // new-child: the parent's handle
+	Default     bool   `json:"default,omitempty"`
+	Pinned      bool   `json:"pinned,omitempty"`
+	Ephemeral   bool   `json:"ephemeral,omitempty"`
+	Attachments int    `json:"attachments"`       // how many the session holds
+	Running     bool   `json:"running,omitempty"` // its browser is up
+}
+
+// Status is what status answers about the daemon.
+type Status struct {
+	PID        int    `json:"pid"`
+	Socket     string `json:"socket"`
+	StateDir   string `json:"state_dir"`
+	Display    string `json:"display,omitempty"` // "" until the first open
+	Targets    int    `json:"targets"`           // all targets
+	Yours      int    `json:"yours"`             // exposed to the caller
+	Started    string `json:"started"`
+	AuditPath  string `json:"audit"`
+	MaxRequest int    `json:"max_request"`
+	Live       string `json:"live,omitempty"` // the live view: where it serves and to how many, or why it is off (never its token)
+}
+
+// errTooLarge is a request line over the limit.
+var errTooLarge = errors.New("request too large")
+
+// ReadRequest reads and decodes one request line of at most max bytes (the
+// newline excluded). io.EOF means the client closed cleanly between
+// requests. A line over the limit or one that is not a valid request is a
+// bad_request refusal; after it the stream cannot be trusted and the caller
+// closes the connection.
+func ReadRequest(r *bufio.Reader, max int) (Request, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > max+1 {
+			return Request{}, target.Refuse(target.CodeBadRequest, "request over the limit of %d bytes", max).With("limit", max).Wrap(errTooLarge)
+		}
+		if err == nil {
+			break
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if errors.Is(err, io.EOF) && len(line) == 0 {
+			return Request{}, io.EOF
+		}
+		if errors.Is(err, io.EOF) {
+			return Request{}, target.Refuse(target.CodeBadRequest, "request not terminated by a newline").Wrap(err)
+		}
+		return Request{}, err
+	}
+	return DecodeRequest(line)
+}
+
+// DecodeRequest decodes one request line. Unknown fields, trailing data and
+// a missing verb are refused bad_request.
+func DecodeRequest(line []byte) (Request, error) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	var req Request
+	if err := dec.Decode(&req); err != nil {
+		return Request{}, target.Refuse(target.CodeBadRequest, "malformed request: %s", clip(err.Error(), 200)).Wrap(err)
+	}
+	if dec.More() {
+		return Request{}, target.Refuse(target.CodeBadRequest, "malformed request: more than one JSON value on the line")
+	}
+	if req.Verb == "" {
+		return Request{}, target.Refuse(target.CodeBadRequest, "malformed request: no verb")
+	}
+	return req, nil
+}
+
+// WriteResponse writes one answer line.
+func WriteResponse(w io.Writer, resp Response) error {
+	resp.V = ProtocolVersion
+	b, err := json.Marshal(resp)
+	if err != nil {
+		return fmt.Errorf("daemon: encode answer: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// Check is one row of doctor's matrix.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"` // what was found, or why not
+}
