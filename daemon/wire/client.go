@@ -85,8 +85,14 @@ func (cl *Client) Call(ctx context.Context, req Request) (Response, error) {
 	}
 	line, err := cl.r.ReadBytes('\n')
 	if err != nil {
-		if ctx.Err() != nil {
-			return Response{}, fmt.Errorf("the daemon did not answer %s in time: %w", req.Verb, ctx.Err())
+		// The socket's deadline is ctx's: it can fire a moment before
+		// ctx's own timer does, so either means "in time" ran out.
+		if ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) {
+			cause := ctx.Err()
+			if cause == nil {
+				cause = context.DeadlineExceeded
+			}
+			return Response{}, fmt.Errorf("the daemon did not answer %s in time: %w", req.Verb, cause)
 		}
 		return Response{}, fmt.Errorf("read from daemon: %w", err)
 	}
