@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/vibespace/vibespace/cdp"
@@ -189,34 +188,6 @@ func (d *Daemon) refreshTab(ctx context.Context, e *entry) error {
 		d.mu.Unlock()
 	}
 	return nil
-}
-
-// profileLine is how an answer's text names the profile acted on.
-func profileLine(p *ProfileInfo) string {
-	if p == nil {
-		return ""
-	}
-	var parts []string
-	if p.Ephemeral {
-		parts = append(parts, "profile: none (this session's own ephemeral context)")
-	} else {
-		name := p.Label
-		if name == "" {
-			name = p.ID
-		}
-		parts = append(parts, fmt.Sprintf("profile: %s (%s)", name, p.ID))
-		if p.Handle != "" && p.Handle != p.Label && p.Handle != p.ID {
-			parts = append(parts, "handle "+p.Handle)
-		}
-	}
-	if p.Default {
-		parts = append(parts, "default")
-	}
-	if p.Pinned {
-		parts = append(parts, "pinned")
-	}
-	parts = append(parts, fmt.Sprintf("%d attachment(s)", p.Attachments))
-	return strings.Join(parts, " · ")
 }
 
 // closeTab is close on a tab: target (the kind-agnostic verb): the caller
