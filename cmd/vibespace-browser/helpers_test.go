@@ -3,7 +3,6 @@ package main_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -20,17 +19,7 @@ import (
 // -race).
 var bin string
 
-func TestMain(m *testing.M) {
-	b, remove, err := clitest.Build("vibespace-browser")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	bin = b
-	code := m.Run()
-	remove()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clitest.Main(m, "vibespace-browser", &bin) }
 
 // chromium is the browser the daemon under test starts.
 const chromium = "/usr/bin/chromium"

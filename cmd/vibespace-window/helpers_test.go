@@ -3,7 +3,6 @@ package main_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -20,17 +19,7 @@ import (
 // -race).
 var bin string
 
-func TestMain(m *testing.M) {
-	b, remove, err := clitest.Build("vibespace-window")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	bin = b
-	code := m.Run()
-	remove()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clitest.Main(m, "vibespace-window", &bin) }
 
 // env is one isolated vibespace (clitest.Env) with the fixture app.
 type env struct {

@@ -28,6 +28,20 @@ import (
 // integration tests drive is checked for data races as well.
 var Race bool
 
+// Main is a CLI test package's TestMain: it builds name (see Build) into
+// *bin, runs the tests and removes the build.
+func Main(m *testing.M, name string, bin *string) {
+	b, remove, err := Build(name)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	*bin = b
+	code := m.Run()
+	remove()
+	os.Exit(code)
+}
+
 // Build builds the command in the current directory (a cmd/ main) into a
 // temporary directory, and vibespace-daemon beside it (the command starts
 // the daemon from there), with -race when this test binary has it. remove
