@@ -48,7 +48,7 @@ func attachmentsCommand(o Options) *cli.Command {
 
 func newCommand(o Options) *cli.Command {
 	return &cli.Command{
-		Name: "new", Usage: "register a persistent profile under a label (free text, never a path) and attach it",
+		Name: "new", Usage: "register a persistent profile under a label (free text, never a path); attach it with use",
 		ArgsUsage: "<label>", Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {

@@ -22,8 +22,7 @@ const (
 // os.Getenv, tests a map.
 type Env = daemoncall.Env
 
-// Options wire the command: where it writes, its environment, and the
-// backend `serve` runs the daemon with.
+// Options wire the command (see daemoncall.Options).
 type Options = daemoncall.Options
 
 var (
