@@ -26,7 +26,7 @@ TABS AND REFS
 
 PROFILES AND HANDLES
    vibespace-browser profiles                      # what exists
-   vibespace-browser new work                      # register a profile (bp-<8 hex>) and attach it
+   vibespace-browser new work                      # register a profile (bp-<8 hex>); use attaches it
    vibespace-browser use work --alias w            # attach an existing one to THIS session
    vibespace-browser attachments                   # your set: every handle, and the default
    vibespace-browser pin w | --none                # which handle is the default
