@@ -61,7 +61,6 @@ func BrowserVerbs() []string {
 type selection struct {
 	key  BrowserKey
 	prof ProfileInfo
-	line string // the profile line answers print (profile.Choice.Line)
 }
 
 // tabCall is a page verb's hold on its tab: the target, the lease grant,

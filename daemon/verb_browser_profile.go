@@ -37,7 +37,7 @@ func (d *Daemon) choose(ctx context.Context, req Request) (selection, error) {
 
 // selectionOf turns a choice into the context key and the ProfileInfo.
 func (d *Daemon) selectionOf(reg *profile.Registry, req Request, ch profile.Choice) (selection, error) {
-	sel := selection{line: ch.Line(), prof: ProfileInfo{Handle: ch.Handle(), Attachments: ch.Count}}
+	sel := selection{prof: ProfileInfo{Handle: ch.Handle(), Attachments: ch.Count}}
 	a := ch.Attachment
 	if a != nil {
 		sel.prof.Default, sel.prof.Pinned = a.Default, a.Pinned

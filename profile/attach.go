@@ -1,7 +1,6 @@
 package profile
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -454,11 +453,4 @@ func requiredRefusal(atts []Attachment) *target.Refusal {
 		With("handles", hs).
 		With("default", d.Handle).
 		With("attachments", len(atts))
-}
-
-func plural(n int, one string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %ss", n, one)
 }

@@ -1,9 +1,6 @@
 package profile
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -27,40 +24,6 @@ func (c Choice) Handle() string {
 		return OwnHandle
 	}
 	return c.Attachment.Handle
-}
-
-// Line is the profile line every browser answer carries, e.g.
-//
-//	profile: work (bp-3f9a1c02) · default · 2 attachments
-//	profile: w "Vendor portal" (bp-3f9a1c02) · explicit · 2 attachments
-//	profile: child context bk-1a2b3c4d.1 · explicit · 2 attachments
-//	profile: own ephemeral context · 0 attachments
-func (c Choice) Line() string {
-	var b strings.Builder
-	b.WriteString("profile: ")
-	a := c.Attachment
-	switch {
-	case a == nil || a.Own:
-		b.WriteString("own ephemeral context")
-	case a.Child:
-		b.WriteString("child context " + a.Handle)
-	default:
-		b.WriteString(a.Handle)
-		if a.Label != "" && a.Label != a.Handle {
-			fmt.Fprintf(&b, " %q", a.Label)
-		}
-		fmt.Fprintf(&b, " (%s)", a.ProfileID)
-	}
-	switch {
-	case a != nil && a.Default && a.Pinned:
-		b.WriteString(" · pinned default")
-	case a != nil && a.Default:
-		b.WriteString(" · default")
-	case c.Explicit:
-		b.WriteString(" · explicit")
-	}
-	b.WriteString(" · " + plural(c.Count, "attachment"))
-	return b.String()
 }
 
 // Resolve decides what one browser command of session acts on. explicit is

@@ -240,24 +240,3 @@ func TestProfileChangedFromTheEphemeralStart(t *testing.T) {
 		}
 	}
 }
-
-func TestChoiceLine(t *testing.T) {
-	pinned := Attachment{Handle: "work", ProfileID: "bp-3f9a1c02", Label: "work", Default: true, Pinned: true}
-	rows := []struct {
-		c    Choice
-		want string
-	}{
-		{Choice{}, "profile: own ephemeral context · 0 attachments"},
-		{Choice{Attachment: &Attachment{Handle: "work", ProfileID: "bp-3f9a1c02", Label: "work", Default: true}, Count: 2}, "profile: work (bp-3f9a1c02) · default · 2 attachments"},
-		{Choice{Attachment: &pinned, Count: 1}, "profile: work (bp-3f9a1c02) · pinned default · 1 attachment"},
-		{Choice{Attachment: &Attachment{Handle: "v", ProfileID: "bp-00000001", Label: "Vendor portal"}, Count: 2, Explicit: true}, `profile: v "Vendor portal" (bp-00000001) · explicit · 2 attachments`},
-		{Choice{Attachment: &Attachment{Handle: "bk-1a2b3c4d.1", Child: true}, Count: 2, Explicit: true}, "profile: child context bk-1a2b3c4d.1 · explicit · 2 attachments"},
-		{Choice{Attachment: &Attachment{Handle: "own", Own: true, Default: true}, Count: 2}, "profile: own ephemeral context · default · 2 attachments"},
-		{Choice{Count: 2, Explicit: true}, "profile: own ephemeral context · explicit · 2 attachments"},
-	}
-	for _, row := range rows {
-		if got := row.c.Line(); got != row.want {
-			t.Errorf("Line() = %q, want %q", got, row.want)
-		}
-	}
-}
