@@ -19,6 +19,7 @@ import (
 	"github.com/vibespace/vibespace/cdp"
 	"github.com/vibespace/vibespace/daemon"
 	"github.com/vibespace/vibespace/daemon/chromium"
+	"github.com/vibespace/vibespace/daemon/daemontest"
 	"github.com/vibespace/vibespace/daemon/native"
 	"github.com/vibespace/vibespace/rtc"
 	"github.com/vibespace/vibespace/target"
@@ -28,10 +29,8 @@ import (
 // liveHarness is a daemon on the real backend (our own Xvfb, the GTK
 // fixture) served on a socket, for the live view's tests.
 type liveHarness struct {
-	d    *daemon.Daemon
-	sock string
-	done chan struct{}
-	once sync.Once
+	*daemontest.Served
+	d *daemon.Daemon
 }
 
 func startLiveDaemon(t *testing.T, tune func(*daemon.Config)) *liveHarness {
@@ -47,48 +46,12 @@ func startLiveDaemon(t *testing.T, tune func(*daemon.Config)) *liveHarness {
 	if tune != nil {
 		tune(&cfg)
 	}
-	d, err := daemon.New(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	h := &liveHarness{d: d, sock: sock, done: make(chan struct{})}
-	go func() {
-		defer close(h.done)
-		if err := d.Serve(context.WithoutCancel(t.Context())); err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	}()
-	t.Cleanup(func() { h.once.Do(func() { d.Close(); <-h.done }) })
-	return h
+	sv := daemontest.Start(t, cfg)
+	return &liveHarness{Served: sv, d: sv.D}
 }
 
-func (h *liveHarness) call(t *testing.T, req daemon.Request) daemon.Response {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
-	c, err := daemon.Dial(ctx, h.sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	resp, err := c.Call(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
-}
-
-func (h *liveHarness) ok(t *testing.T, req daemon.Request) daemon.Response {
-	t.Helper()
-	resp := h.call(t, req)
-	if !resp.OK {
-		t.Fatalf("%s: refused %s: %s %v", req.Verb, resp.Code, resp.Message, resp.Facts)
-	}
-	return resp
-}
+func (h *liveHarness) call(t *testing.T, req daemon.Request) daemon.Response { return h.Call(t, req) }
+func (h *liveHarness) ok(t *testing.T, req daemon.Request) daemon.Response   { return h.OK(t, req) }
 
 // openFixture opens the GTK fixture as session and waits for it.
 func (h *liveHarness) openFixture(t *testing.T, ctx context.Context, session string) (target.ID, *testenv.FixtureLog) {

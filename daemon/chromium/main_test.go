@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/daemontest"
 	"github.com/vibespace/vibespace/daemon/native"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
@@ -21,12 +22,11 @@ import (
 // harness is one daemon with a real browser pool, served on a socket in a
 // temporary state directory.
 type harness struct {
+	*daemontest.Served
 	dir  string
 	pool *Pool
 	d    *daemon.Daemon
 	sock string
-	done chan struct{}
-	once sync.Once
 }
 
 // needChromium skips (or, with VIBESPACE_INTEGRATION=1, fails) without
@@ -47,73 +47,28 @@ func startHarness(t *testing.T, dir string, o Options, tune func(*daemon.Config)
 		o.StartTimeout = 60 * time.Second
 	}
 	pool := New(o)
+	t.Cleanup(func() { pool.Close() }) // after the daemon's own Close: cleanups run last first
 	sock := filepath.Join(dir, "run", "w.sock")
 	cfg := daemon.Config{StateDir: dir, SocketPath: sock, Backend: native.New(native.Options{}), Browser: pool,
 		VerbTimeout: 30 * time.Second}
 	if tune != nil {
 		tune(&cfg)
 	}
-	d, err := daemon.New(t.Context(), cfg)
-	if err != nil {
-		pool.Close()
-		t.Fatal(err)
-	}
-	if err := d.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	h := &harness{dir: dir, pool: pool, d: d, sock: sock, done: make(chan struct{})}
-	go func() {
-		defer close(h.done)
-		if err := d.Serve(context.WithoutCancel(t.Context())); err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	}()
-	t.Cleanup(h.close)
-	return h
+	sv := daemontest.Start(t, cfg)
+	return &harness{Served: sv, dir: dir, pool: pool, d: sv.D, sock: sock}
 }
 
 // close stops the daemon (and its browsers) for good.
 func (h *harness) close() {
-	h.once.Do(func() {
-		h.d.Close()
-		<-h.done
-		h.pool.Close()
-	})
+	h.Close()
+	h.pool.Close()
 }
 
 // detach stops serving and leaves the browsers running, as kill -9 would.
-func (h *harness) detach() {
-	h.once.Do(func() {
-		h.d.Detach()
-		<-h.done
-	})
-}
+func (h *harness) detach() { h.Detach() }
 
-func (h *harness) call(t *testing.T, req daemon.Request) daemon.Response {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
-	c, err := daemon.Dial(ctx, h.sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	resp, err := c.Call(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
-}
-
-// ok calls and fails the test on a refusal.
-func (h *harness) ok(t *testing.T, req daemon.Request) daemon.Response {
-	t.Helper()
-	resp := h.call(t, req)
-	if !resp.OK {
-		t.Fatalf("%s: refused %s: %s %v", req.Verb, resp.Code, resp.Message, resp.Facts)
-	}
-	return resp
-}
+func (h *harness) call(t *testing.T, req daemon.Request) daemon.Response { return h.Call(t, req) }
+func (h *harness) ok(t *testing.T, req daemon.Request) daemon.Response   { return h.OK(t, req) }
 
 // useNewProfile makes a profile labelled label for session and makes it
 // the session's choice; it returns the profile's id.
