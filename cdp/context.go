@@ -140,14 +140,18 @@ func (c *Context) Tabs(ctx context.Context) ([]TabInfo, error) {
 // of another context is refused not_your_tab, a tab that closed tab_gone, an
 // id no context has unknown_target.
 func (c *Context) Tab(ctx context.Context, id string) (*Tab, error) {
-	if err := c.own(ctx, id); err != nil {
-		return nil, err
-	}
+	// A tab this context attached to is its own (a tab never changes
+	// context), and its session says when it goes: no Target.getTargets
+	// round trip on every verb. A tab that closes before the session hears
+	// of it fails its next call with tab_gone (Tab.fail).
 	c.mu.Lock()
 	t := c.tabs[id]
 	c.mu.Unlock()
 	if t != nil && !t.closed() {
 		return t, nil
+	}
+	if err := c.own(ctx, id); err != nil {
+		return nil, err
 	}
 	return c.attach(ctx, id)
 }
