@@ -83,6 +83,10 @@ type Injector interface {
 	Type(ctx context.Context, text string) error
 	// ReleaseAll releases every key and button we hold.
 	ReleaseAll(ctx context.Context) error
+	// Settle waits until the application with the keyboard focus has read
+	// the input sent so far; false when it cannot tell (the input is still
+	// on its way). Only a cancelled ctx or a lost display is an error.
+	Settle(ctx context.Context) (bool, error)
 }
 
 // Capturer reads a window's pixels as PNG.

@@ -326,6 +326,9 @@ func (i fakeInput) ReleaseAll(ctx context.Context) error {
 	return nil
 }
 
+// Settle: the fake application has read everything the moment it is sent.
+func (i fakeInput) Settle(ctx context.Context) (bool, error) { return true, ctx.Err() }
+
 type fakeCapture struct{ f *fakeDisplay }
 
 // PNG answers what is "on screen": it names the window on top.

@@ -164,7 +164,24 @@ func (d *Daemon) key(ctx context.Context, req Request) Response {
 	if err != nil {
 		return d.finish(req, e, g, c.Road, Response{}, err)
 	}
-	return d.finish(req, e, g, c.Road, Response{Did: "pressed " + chord.String()}, nil)
+	return d.finish(req, e, g, c.Road, Response{Did: "pressed " + chord.String() + keysRead(ctx, inj)}, nil)
+}
+
+// keysRead waits (bounded) until the application with the keyboard focus has
+// read the keys just sent, so a snapshot taken after the verb answers sees
+// their effect, and says which it was. Keys reach an application
+// asynchronously: without this an agent could read the tree a moment
+// before its own keys were handled.
+func keysRead(ctx context.Context, inj Injector) string {
+	ok, err := inj.Settle(ctx)
+	switch {
+	case err != nil:
+		return " (not yet confirmed read by the application: " + err.Error() + ")"
+	case !ok:
+		return " (the application cannot confirm it has read them yet)"
+	default:
+		return ""
+	}
 }
 
 // inject runs f with e's lock and the injection slot held, e's window
@@ -289,7 +306,7 @@ func (d *Daemon) typeText(ctx context.Context, req Request) Response {
 		}
 		return d.finish(req, e, g, c.Road, Response{}, err)
 	}
-	return d.finish(req, e, g, c.Road, Response{Did: fmt.Sprintf("typed %d characters as keys into %s", n, where)}, nil)
+	return d.finish(req, e, g, c.Road, Response{Did: fmt.Sprintf("typed %d characters as keys into %s", n, where) + keysRead(ctx, inj)}, nil)
 }
 
 // byteIndexOfRune is the byte offset of the n-th rune of s, or -1.

@@ -193,3 +193,27 @@ func (d *Display) closeSync() {
 		d.ext.pong = nil
 	}
 }
+
+// Settle waits until the client owning the keyboard focus has read every
+// event sent before the call, so what a verb typed has reached the
+// application before the verb answers. A GTK client answers _NET_WM_PING
+// only once it has handled the events queued before it (GDK reads one event
+// at a time and handles it before it reads the next), so for GTK the answer
+// also means the keys were handled. It reports false, with no error, when
+// the client cannot tell: it does not speak _NET_WM_PING, there is no
+// focused client, or it did not answer within clientSyncTimeout (a busy
+// application; the events are still queued for it). Only a cancelled ctx
+// or a closed Display is an error.
+func (d *Display) Settle(ctx context.Context) (bool, error) {
+	err := d.syncClient(ctx)
+	switch {
+	case err == nil:
+		return true, nil
+	case ctx.Err() != nil:
+		return false, timeoutRefusal("wait for the focused client", ctx.Err())
+	case errors.Is(err, ErrClosed):
+		return false, err
+	default:
+		return false, nil
+	}
+}

@@ -44,6 +44,7 @@ func (i injector) ButtonUp(ctx context.Context, x, y, button int) error {
 func (i injector) Key(ctx context.Context, c target.Chord) error { return i.x.Key(ctx, c) }
 func (i injector) Type(ctx context.Context, text string) error   { return i.x.Type(ctx, text) }
 func (i injector) ReleaseAll(ctx context.Context) error          { return i.x.ReleaseAll(ctx) }
+func (i injector) Settle(ctx context.Context) (bool, error)      { return i.x.Settle(ctx) }
 
 // capturer grabs a window's pixels as PNG.
 type capturer struct{ x *x11.Display }
