@@ -18,8 +18,13 @@ import (
 	"time"
 )
 
-// pageState is what the page posts to /state after every change.
+// pageState is what the page posts to /state after every change. Seq
+// orders the reports of one page load (Load): two fetches in flight may
+// arrive in either order, and an older report must never overwrite a newer
+// one.
 type pageState struct {
+	Load    string `json:"load"`
+	Seq     int    `json:"seq"`
 	Name    string `json:"name"`
 	Agreed  bool   `json:"agreed"`
 	Greeted string `json:"greeted"`
@@ -46,7 +51,10 @@ const demoPage = `<!doctype html>
 <button id="greet">Greet me</button>
 <p id="out" role="status"></p>
 <script>
+const load = String(performance.timeOrigin) + Math.random();
+let seq = 0;
 const report = () => fetch('/state', {method: 'POST', body: JSON.stringify({
+  load, seq: ++seq,
   name: document.getElementById('name').value,
   agreed: document.getElementById('agree').checked,
   greeted: document.getElementById('out').textContent})});
@@ -80,10 +88,13 @@ func startPageServer() (*pageServer, error) {
 			return
 		}
 		p.mu.Lock()
+		defer p.mu.Unlock()
+		if s.Load == p.last.Load && s.Seq <= p.last.Seq {
+			return // a report older than the one kept, delivered late
+		}
 		p.last = s
 		close(p.changed)
 		p.changed = make(chan struct{})
-		p.mu.Unlock()
 	})
 	p.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go p.srv.Serve(ln)
