@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vibespace/vibespace/cdp"
 	"github.com/vibespace/vibespace/target"
@@ -54,6 +56,22 @@ func refOf(b *testing.B, tab *cdp.Tab, role, name string) string {
 	return n.Ref
 }
 
+// loopP50 runs f in b.Loop and also reports the median iteration in ms: on
+// this shared machine the mean swings with the load, the median less.
+func loopP50(b *testing.B, f func() error) {
+	b.Helper()
+	var ds []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if err := f(); err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(start))
+	}
+	slices.Sort(ds)
+	b.ReportMetric(float64(ds[len(ds)/2])/1e6, "p50-ms")
+}
+
 // The verbs' in-process cost on a warm tab (no CLI, no daemon): the floor
 // the whole-process figures of issue 5 are built on. agent-browser is not
 // installed here, so there is no peer column; the quiet peer figures are in
@@ -64,11 +82,7 @@ func BenchmarkVerbs(b *testing.B) {
 	inc := refOf(b, tab, "push button", "Increment")
 	name := refOf(b, tab, "entry", "Name")
 	b.Run("title", func(b *testing.B) { // the round-trip floor
-		for b.Loop() {
-			if _, err := tab.Title(ctx); err != nil {
-				b.Fatal(err)
-			}
-		}
+		loopP50(b, func() error { _, err := tab.Title(ctx); return err })
 	})
 	for _, interactive := range []bool{false, true} {
 		b.Run(fmt.Sprintf("snapshot/i=%v", interactive), func(b *testing.B) {
@@ -84,25 +98,13 @@ func BenchmarkVerbs(b *testing.B) {
 		})
 	}
 	b.Run("click", func(b *testing.B) {
-		for b.Loop() {
-			if err := tab.Click(ctx, inc); err != nil {
-				b.Fatal(err)
-			}
-		}
+		loopP50(b, func() error { return tab.Click(ctx, inc) })
 	})
 	b.Run("fill", func(b *testing.B) {
-		for b.Loop() {
-			if err := tab.Fill(ctx, name, "hello"); err != nil {
-				b.Fatal(err)
-			}
-		}
+		loopP50(b, func() error { return tab.Fill(ctx, name, "hello") })
 	})
 	b.Run("type5", func(b *testing.B) {
-		for b.Loop() {
-			if err := tab.Type(ctx, name, "hello"); err != nil {
-				b.Fatal(err)
-			}
-		}
+		loopP50(b, func() error { return tab.Type(ctx, name, "hello") })
 	})
 	b.Run("screenshot", func(b *testing.B) {
 		for b.Loop() {

@@ -275,25 +275,46 @@ func (c *Conn) call(ctx context.Context, session string, gone <-chan struct{}, m
 		ctx, cancel = context.WithTimeout(ctx, c.timeout)
 		defer cancel()
 	}
+	p, err := c.send(ctx, session, gone, method, params)
+	if err != nil {
+		return err
+	}
+	return c.wait(ctx, gone, p, result)
+}
+
+// inflight is a command on the wire whose reply has not been read yet.
+type inflight struct {
+	method string
+	id     int64
+	ch     chan reply
+}
+
+// send writes one command and returns without waiting for its reply; wait
+// reads it. ctx is checked before the write only. The browser runs the
+// commands of one session in the order they arrive, and the frames of one
+// goroutine's sends go out in the order it sent them, so independent
+// commands can be pipelined: send each, then wait for each. A reply nobody
+// waits for is dropped when it comes.
+func (c *Conn) send(ctx context.Context, session string, gone <-chan struct{}, method string, params any) (*inflight, error) {
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("cdp: %s: %w", method, err)
+		return nil, fmt.Errorf("cdp: %s: %w", method, err)
 	}
 	select {
 	case <-gone:
-		return fmt.Errorf("cdp: %s: %w", method, ErrSessionGone)
+		return nil, fmt.Errorf("cdp: %s: %w", method, ErrSessionGone)
 	default:
 	}
 	m := wireMsg{ID: c.nextID.Add(1), SessionID: session, Method: method}
 	if params != nil {
 		p, err := jsonv2.Marshal(params)
 		if err != nil {
-			return fmt.Errorf("cdp: %s: encoding params: %w", method, err)
+			return nil, fmt.Errorf("cdp: %s: encoding params: %w", method, err)
 		}
 		m.Params = p
 	}
 	data, err := jsonv2.Marshal(&m)
 	if err != nil {
-		return fmt.Errorf("cdp: %s: encoding message: %w", method, err)
+		return nil, fmt.Errorf("cdp: %s: encoding message: %w", method, err)
 	}
 	ch := make(chan reply, 1) // buffered: the read loop never waits on a caller that left
 	c.mu.Lock()
@@ -301,17 +322,31 @@ func (c *Conn) call(ctx context.Context, session string, gone <-chan struct{}, m
 	case <-c.done:
 		err := c.err
 		c.mu.Unlock()
-		return fmt.Errorf("cdp: %s: %w", method, err)
+		return nil, fmt.Errorf("cdp: %s: %w", method, err)
 	default:
 	}
 	c.pending[m.ID] = ch
 	c.mu.Unlock()
 	if err := c.write(ctx, data); err != nil {
 		c.forget(m.ID)
-		return fmt.Errorf("cdp: %s: %w", method, err)
+		return nil, fmt.Errorf("cdp: %s: %w", method, err)
 	}
+	return &inflight{method: method, id: m.ID, ch: ch}, nil
+}
+
+// wait waits for the reply of a sent command and decodes its result into
+// result (a pointer, or nil to discard it). A ctx without a deadline gets
+// the connection's call timeout. When ctx or the session ends first, the
+// reply is dropped.
+func (c *Conn) wait(ctx context.Context, gone <-chan struct{}, p *inflight, result any) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
+	method := p.method
 	select {
-	case r := <-ch:
+	case r := <-p.ch:
 		if r.err != nil {
 			return &Error{Method: method, Code: r.err.Code, Message: r.err.Message, Data: r.err.Data}
 		}
@@ -323,10 +358,10 @@ func (c *Conn) call(ctx context.Context, session string, gone <-chan struct{}, m
 		}
 		return nil
 	case <-ctx.Done():
-		c.forget(m.ID)
+		c.forget(p.id)
 		return fmt.Errorf("cdp: %s: %w", method, ctx.Err())
 	case <-gone:
-		c.forget(m.ID)
+		c.forget(p.id)
 		return fmt.Errorf("cdp: %s: %w", method, ErrSessionGone)
 	case <-c.done:
 		return fmt.Errorf("cdp: %s: %w", method, c.Err())

@@ -22,7 +22,7 @@ type Point struct{ X, Y float64 }
 // covered by another element there. It refuses stale_ref, not_visible,
 // not_sensitive or covered instead of clicking something else.
 func (t *Tab) Click(ctx context.Context, ref string) error {
-	_, p, err := t.actionable(ctx, ref, true, false)
+	p, err := t.actionable(ctx, ref, true, noFocus)
 	if err != nil {
 		return err
 	}
@@ -30,65 +30,56 @@ func (t *Tab) Click(ctx context.Context, ref string) error {
 }
 
 // ClickAt clicks the left button at a viewport point (the point road).
+//
+// The move, press and release are pipelined: all three go out before any
+// reply is read (the browser runs them in order), so the click costs about
+// one round trip instead of three. ctx is checked before each is sent: a
+// click cancelled before its press goes out presses nothing. Once the press
+// is out the release always follows, even when ctx has ended, so a takeover
+// never finds the button held.
 func (t *Tab) ClickAt(ctx context.Context, at Point) error {
-	mouse := func(ctx context.Context, typ input.DispatchMouseEventType, buttons int64) error {
+	mouse := func(ctx context.Context, typ input.DispatchMouseEventType, buttons int64) (*inflight, error) {
 		p := &input.DispatchMouseEventParams{Type: typ, X: at.X, Y: at.Y, Buttons: buttons}
 		if typ != input.DispatchMouseEventTypeMouseMoved {
 			p.Button = input.MouseButtonLeft
 			p.ClickCount = 1
 		}
-		return t.sess.Call(ctx, input.CommandDispatchMouseEvent, p, nil)
+		return t.sess.send(ctx, input.CommandDispatchMouseEvent, p)
 	}
-	if err := mouse(ctx, input.DispatchMouseEventTypeMouseMoved, 0); err != nil {
+	moved, err := mouse(ctx, input.DispatchMouseEventTypeMouseMoved, 0)
+	if err != nil {
 		return t.fail(err)
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := mouse(ctx, input.DispatchMouseEventTypeMousePressed, 1); err != nil {
-		t.releaseButton(at, mouse)
+	pressed, err := mouse(ctx, input.DispatchMouseEventTypeMousePressed, 1)
+	if err != nil { // not sent: nothing is held
 		return t.fail(err)
 	}
-	// Once pressed, always release: a takeover must not find the button held.
-	if err := mouse(ctx, input.DispatchMouseEventTypeMouseReleased, 0); err != nil {
-		t.releaseButton(at, mouse)
-		return t.fail(err)
-	}
-	return nil
-}
-
-func (t *Tab) releaseButton(at Point, mouse func(context.Context, input.DispatchMouseEventType, int64) error) {
-	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 	defer cancel()
-	_ = mouse(ctx, input.DispatchMouseEventTypeMouseReleased, 0)
+	released, err := mouse(rctx, input.DispatchMouseEventTypeMouseReleased, 0)
+	if err != nil { // only a session or connection that ended fails here
+		return t.fail(err)
+	}
+	return t.fail(t.waitAll(ctx, moved, pressed, released))
 }
 
-// focusJS focuses a text field and selects all of its content (select: true)
-// or puts the caret at its end.
-const focusJS = `function(selectAll) {
-  const el = this;
-  el.focus();
-  const field = el.tagName === 'INPUT' || el.tagName === 'TEXTAREA';
-  if (selectAll) {
-    if (field) { el.select(); return; }
-    const r = document.createRange(); r.selectNodeContents(el);
-    const s = getSelection(); s.removeAllRanges(); s.addRange(r);
-    return;
-  }
-  if (field) { try { const n = el.value.length; el.setSelectionRange(n, n); } catch (e) {} return; }
-  const r = document.createRange(); r.selectNodeContents(el); r.collapse(false);
-  const s = getSelection(); s.removeAllRanges(); s.addRange(r);
-}`
+// waitAll reads the replies of pipelined commands and returns the first
+// error.
+func (t *Tab) waitAll(ctx context.Context, ps ...*inflight) error {
+	var first error
+	for _, p := range ps {
+		if err := t.sess.wait(ctx, p, nil); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
 
 // Fill replaces the content of the text field of ref with text, as a paste
 // would (Input.insertText: one input event, no key events). The field must
 // be visible, enabled and editable (not_editable otherwise).
 func (t *Tab) Fill(ctx context.Context, ref, text string) error {
-	n, _, err := t.actionable(ctx, ref, false, true)
-	if err != nil {
-		return err
-	}
-	if err := t.call(ctx, n, focusJS, nil, true); err != nil {
+	if _, err := t.actionable(ctx, ref, false, focusSelectAll); err != nil {
 		return err
 	}
 	if text == "" {
@@ -107,11 +98,7 @@ func (t *Tab) Fill(ctx context.Context, ref, text string) error {
 // where it is and holds no key.
 func (t *Tab) Type(ctx context.Context, ref, text string) error {
 	if ref != "" {
-		n, _, err := t.actionable(ctx, ref, false, true)
-		if err != nil {
-			return err
-		}
-		if err := t.call(ctx, n, focusJS, nil, false); err != nil {
+		if _, err := t.actionable(ctx, ref, false, focusCaretEnd); err != nil {
 			return err
 		}
 	}
@@ -171,31 +158,33 @@ func (t *Tab) Key(ctx context.Context, chord target.Chord) error {
 	return err
 }
 
-// press sends one key down and up with the modifiers held; the key up is
-// sent even when ctx ends between the two.
+// press sends one key down and up with the modifiers held, pipelined (both
+// go out before either reply is read). ctx is checked before the key down
+// is sent; once it is out the key up always follows, even when ctx has
+// ended, so no key is left held.
 func (t *Tab) press(ctx context.Context, mods int64, d keyDef) error {
 	down := input.DispatchKeyEventTypeRawKeyDown
 	if d.text != "" {
 		down = input.DispatchKeyEventTypeKeyDown
 	}
-	if err := t.keyEvent(ctx, down, mods, d); err != nil {
-		t.keyUpDetached(mods, d)
+	pd, err := t.sess.send(ctx, input.CommandDispatchKeyEvent, keyParams(down, mods, d))
+	if err != nil { // not sent: nothing is held
 		return t.fail(err)
 	}
-	if err := t.keyEvent(ctx, input.DispatchKeyEventTypeKeyUp, mods, d); err != nil {
-		t.keyUpDetached(mods, d)
-		return t.fail(err)
-	}
-	return nil
-}
-
-func (t *Tab) keyUpDetached(mods int64, d keyDef) {
-	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 	defer cancel()
-	_ = t.keyEvent(ctx, input.DispatchKeyEventTypeKeyUp, mods, d)
+	pu, err := t.sess.send(rctx, input.CommandDispatchKeyEvent, keyParams(input.DispatchKeyEventTypeKeyUp, mods, d))
+	if err != nil { // only a session or connection that ended fails here
+		return t.fail(err)
+	}
+	return t.fail(t.waitAll(ctx, pd, pu))
 }
 
 func (t *Tab) keyEvent(ctx context.Context, typ input.DispatchKeyEventType, mods int64, d keyDef) error {
+	return t.sess.Call(ctx, input.CommandDispatchKeyEvent, keyParams(typ, mods, d), nil)
+}
+
+func keyParams(typ input.DispatchKeyEventType, mods int64, d keyDef) *input.DispatchKeyEventParams {
 	p := &input.DispatchKeyEventParams{
 		Type:                  typ,
 		Modifiers:             mods,
@@ -208,7 +197,7 @@ func (t *Tab) keyEvent(ctx context.Context, typ input.DispatchKeyEventType, mods
 		p.Text = d.text
 		p.UnmodifiedText = d.text
 	}
-	return t.sess.Call(ctx, input.CommandDispatchKeyEvent, p, nil)
+	return p
 }
 
 // Scroll turns the mouse wheel by (dx, dy) CSS pixels (positive dy scrolls

@@ -2,6 +2,7 @@ package cdp
 
 import (
 	"context"
+	"fmt"
 
 	proto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -44,6 +45,15 @@ func (t *Tab) resolve(ctx context.Context, ref string) (*node, error) {
 		return nil, staleRef(ref)
 	}
 	return &node{ref: ref, objectID: res.Object.ObjectID}, nil
+}
+
+// releaseNode lets the page drop the handle resolve made for n, without
+// waiting for the answer (the reply is discarded when it comes): every
+// verb's handle would otherwise live as long as the document, keeping even
+// removed nodes in memory on a long-lived page. Nothing after the probe
+// uses the handle: the verbs act by point, by focus or by key.
+func (t *Tab) releaseNode(ctx context.Context, n *node) {
+	_, _ = t.sess.send(context.WithoutCancel(ctx), runtime.CommandReleaseObject, &runtime.ReleaseObjectParams{ObjectID: n.objectID})
 }
 
 func staleRef(ref string) *target.Refusal {
@@ -93,18 +103,32 @@ type probe struct {
 	Covered  bool    `json:"covered"`
 	By       string  `json:"by"`
 	Editable bool    `json:"editable"`
+	Focused  bool    `json:"focused"`
 	X        float64 `json:"x"`
 	Y        float64 `json:"y"`
 	Tag      string  `json:"tag"`
 }
+
+// focusMode is what the probe does to a text field that passes it; the
+// values are probeJS's focus argument.
+type focusMode int
+
+const (
+	noFocus        focusMode = 0
+	focusCaretEnd  focusMode = 1 // focus, caret at the end (type)
+	focusSelectAll focusMode = 2 // focus, all of the content selected (fill)
+)
 
 // probeJS scrolls the node into view when it is not wholly inside the
 // viewport (and scroll is set), then reports whether it is connected,
 // visible, in the viewport, disabled, editable, and whether another element
 // is on top of its centre (the element hit-testing finds there, asked in the
 // node's own tree scope so shadow DOM works; one round trip, where
-// DOM.getNodeForLocation would take two more).
-const probeJS = `function(scroll) {
+// DOM.getNodeForLocation would take two more). With a focus mode (fill,
+// type) it also focuses the node, in the same round trip, but only when it
+// passes every check actionable makes of a text field: visible, in view,
+// enabled and editable.
+const probeJS = `function(scroll, focus) {
   const el = this.nodeType === 1 ? this : this.parentElement;
   if (!el || !el.isConnected) return {gone: true};
   let r = el.getBoundingClientRect();
@@ -132,39 +156,60 @@ const probeJS = `function(scroll) {
       if (hit) by = hit.tagName.toLowerCase() + (hit.id ? '#' + hit.id : '') + (typeof hit.className === 'string' && hit.className ? '.' + hit.className.trim().split(/\s+/).join('.') : '');
     }
   }
-  return {visible, inView, disabled, covered, by, editable, x, y, tag};
+  let focused = false;
+  if (focus && visible && inView && !disabled && editable) {
+    el.focus();
+    const field = tag === 'input' || tag === 'textarea';
+    if (focus === 2) {
+      if (field) el.select();
+      else { const r = document.createRange(); r.selectNodeContents(el); const s = getSelection(); s.removeAllRanges(); s.addRange(r); }
+    } else if (field) {
+      try { const n = el.value.length; el.setSelectionRange(n, n); } catch (e) {}
+    } else {
+      const r = document.createRange(); r.selectNodeContents(el); r.collapse(false);
+      const s = getSelection(); s.removeAllRanges(); s.addRange(r);
+    }
+    focused = true;
+  }
+  return {visible, inView, disabled, covered, by, editable, focused, x, y, tag};
 }`
 
 // actionable resolves ref and checks the node can be acted on: present,
 // visible, inside the viewport (after scrolling it into view), enabled and,
-// when pointer is set, not covered at its centre. editable additionally
-// requires a text field.
-func (t *Tab) actionable(ctx context.Context, ref string, pointer, editable bool) (*node, probe, error) {
+// when pointer is set, not covered at its centre. A focus mode (never with
+// pointer) requires a text field and focuses it once it passes, in the same
+// round trip as the checks.
+func (t *Tab) actionable(ctx context.Context, ref string, pointer bool, focus focusMode) (probe, error) {
 	n, err := t.resolve(ctx, ref)
 	if err != nil {
-		return nil, probe{}, err
+		return probe{}, err
 	}
 	var p probe
-	if err := t.call(ctx, n, probeJS, &p, true); err != nil {
-		return nil, p, err
+	err = t.call(ctx, n, probeJS, &p, true, int(focus))
+	t.releaseNode(ctx, n)
+	if err != nil {
+		return p, err
 	}
+	editable := focus != noFocus
 	switch {
 	case p.Gone:
-		return nil, p, staleRef(ref)
+		return p, staleRef(ref)
 	case !p.Visible:
-		return nil, p, target.Refuse(target.CodeNotVisible, "%s is not visible (no box, hidden, or transparent)", ref).With("ref", ref)
+		return p, target.Refuse(target.CodeNotVisible, "%s is not visible (no box, hidden, or transparent)", ref).With("ref", ref)
 	case !p.InView:
-		return nil, p, target.Refuse(target.CodeNotVisible, "%s cannot be scrolled into the viewport", ref).With("ref", ref)
+		return p, target.Refuse(target.CodeNotVisible, "%s cannot be scrolled into the viewport", ref).With("ref", ref)
 	case p.Disabled:
-		return nil, p, target.Refuse(target.CodeNotSensitive, "%s is disabled", ref).With("ref", ref)
+		return p, target.Refuse(target.CodeNotSensitive, "%s is disabled", ref).With("ref", ref)
 	case editable && !p.Editable:
-		return nil, p, target.Refuse(target.CodeNotEditable, "%s is not a text field (<%s>)", ref, p.Tag).With("ref", ref)
+		return p, target.Refuse(target.CodeNotEditable, "%s is not a text field (<%s>)", ref, p.Tag).With("ref", ref)
 	case pointer && p.Covered:
 		r := target.Refuse(target.CodeCovered, "%s is covered by another element at its centre", ref).With("ref", ref)
 		if p.By != "" {
 			r = r.With("by", p.By)
 		}
-		return nil, p, r
+		return p, r
+	case editable && !p.Focused: // the page's checks and these disagree
+		return p, fmt.Errorf("cdp: %s passed the checks but the page did not focus it", ref)
 	}
-	return n, p, nil
+	return p, nil
 }

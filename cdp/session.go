@@ -74,6 +74,19 @@ func (s *Session) Call(ctx context.Context, method string, params, result any) e
 	return s.conn.call(ctx, s.id, s.gone, method, params, result)
 }
 
+// send writes a command to the session's target without waiting for its
+// reply (Conn.send): commands sent one after another from one goroutine
+// run in that order, so a few can be pipelined and their replies read with
+// wait.
+func (s *Session) send(ctx context.Context, method string, params any) (*inflight, error) {
+	return s.conn.send(ctx, s.id, s.gone, method, params)
+}
+
+// wait reads the reply of a command sent with send (Conn.wait).
+func (s *Session) wait(ctx context.Context, p *inflight, result any) error {
+	return s.conn.wait(ctx, s.gone, p, result)
+}
+
 // Subscribe buffers the session's events of method until cancel is called
 // or the connection closes.
 func (s *Session) Subscribe(method string) (<-chan jsonv2.Value, func()) {
