@@ -3,10 +3,11 @@ package wire
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -16,10 +17,15 @@ import (
 //
 // It dials the Unix socket with the system calls themselves rather than
 // package net: net brings in the cgo resolver, and with it dynamic linking
-// into every command line's start.
+// into every command line's start. The socket is a blocking one, bounded
+// by its own send and receive timeouts, rather than an os.File in the
+// runtime's poller: a command line makes one call and waits for it, and
+// the poller's way (register the descriptor, read until EAGAIN, park,
+// wake through epoll, arm and disarm deadline timers) costs it system
+// calls and pages of code on every run.
 type Client struct {
-	f *os.File
-	r *bufio.Reader
+	fd int
+	r  *bufio.Reader
 }
 
 // ErrNoDaemon is returned by Dial when nothing answers on the socket.
@@ -61,32 +67,62 @@ func Dial(ctx context.Context, socket string) (*Client, error) {
 		}
 		return nil, fmt.Errorf("%w on %s: %w", ErrNoDaemon, socket, err)
 	}
-	// A non-blocking descriptor: os.File puts it in the runtime's poller,
-	// so deadlines bound reads and writes.
-	f := os.NewFile(uintptr(fd), socket)
-	return &Client{f: f, r: bufio.NewReaderSize(f, 64<<10)}, nil
+	if err := syscall.SetNonblock(fd, false); err != nil {
+		syscall.Close(fd)
+		return nil, fmt.Errorf("%w on %s: %w", ErrNoDaemon, socket, os.NewSyscallError("fcntl", err))
+	}
+	cl := &Client{fd: fd}
+	cl.r = bufio.NewReaderSize(fdReader{cl}, 64<<10)
+	return cl, nil
 }
 
 // Call sends one request and reads its answer, both bounded by ctx.
 func (cl *Client) Call(ctx context.Context, req Request) (Response, error) {
+	var timeout time.Duration // 0: unbounded
 	if dl, ok := ctx.Deadline(); ok {
-		cl.f.SetDeadline(dl)
-	} else {
-		cl.f.SetDeadline(time.Time{})
+		if timeout = time.Until(dl); timeout < time.Microsecond {
+			timeout = -1 // over already
+		}
 	}
-	stop := context.AfterFunc(ctx, func() { cl.f.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
-	b, err := json.Marshal(req)
+	// The timeouts end a call at ctx's deadline; a cancelled ctx shuts the
+	// socket down, which wakes a read or write blocked on it (never once
+	// Call has returned: the descriptor may be closed and reused by then).
+	var mu sync.Mutex
+	returned := false
+	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !returned && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			syscall.Shutdown(cl.fd, syscall.SHUT_RDWR)
+		}
+	})
+	defer func() {
+		stop()
+		mu.Lock()
+		returned = true
+		mu.Unlock()
+	}()
+	err := ctx.Err()
+	if err == nil && timeout < 0 {
+		err = os.ErrDeadlineExceeded
+	}
+	if err == nil {
+		if err = cl.setTimeout(timeout); err != nil {
+			return Response{}, err
+		}
+		err = cl.write(append(appendRequest(make([]byte, 0, 256), &req), '\n'))
+		if err != nil && ctx.Err() == nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			return Response{}, fmt.Errorf("send to daemon: %w", err)
+		}
+	}
+	var line []byte
+	if err == nil {
+		line, err = cl.r.ReadBytes('\n')
+	}
 	if err != nil {
-		return Response{}, err
-	}
-	if _, err := cl.f.Write(append(b, '\n')); err != nil {
-		return Response{}, fmt.Errorf("send to daemon: %w", err)
-	}
-	line, err := cl.r.ReadBytes('\n')
-	if err != nil {
-		// The socket's deadline is ctx's: it can fire a moment before
-		// ctx's own timer does, so either means "in time" ran out.
+		// The socket's timeout is ctx's deadline: it can end a read a
+		// moment before ctx's own timer does, so either means "in time"
+		// ran out.
 		if ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) {
 			cause := ctx.Err()
 			if cause == nil {
@@ -97,7 +133,7 @@ func (cl *Client) Call(ctx context.Context, req Request) (Response, error) {
 		return Response{}, fmt.Errorf("read from daemon: %w", err)
 	}
 	var resp Response
-	if err := json.Unmarshal(line, &resp); err != nil {
+	if err := decodeResponse(line, &resp); err != nil {
 		return Response{}, fmt.Errorf("daemon answered something that is not an answer: %w", err)
 	}
 	if resp.V != ProtocolVersion {
@@ -107,4 +143,53 @@ func (cl *Client) Call(ctx context.Context, req Request) (Response, error) {
 }
 
 // Close closes the connection.
-func (cl *Client) Close() error { return cl.f.Close() }
+func (cl *Client) Close() error { return syscall.Close(cl.fd) }
+
+// setTimeout bounds each send and receive by d (0: unbounded).
+func (cl *Client) setTimeout(d time.Duration) error {
+	tv := syscall.NsecToTimeval(d.Nanoseconds())
+	for _, opt := range []int{syscall.SO_RCVTIMEO, syscall.SO_SNDTIMEO} {
+		if err := syscall.SetsockoptTimeval(cl.fd, syscall.SOL_SOCKET, opt, &tv); err != nil {
+			return fmt.Errorf("set the socket's timeout: %w", os.NewSyscallError("setsockopt", err))
+		}
+	}
+	return nil
+}
+
+// write sends b whole.
+func (cl *Client) write(b []byte) error {
+	for len(b) > 0 {
+		n, err := syscall.Write(cl.fd, b)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			return os.ErrDeadlineExceeded
+		case err != nil:
+			return os.NewSyscallError("write", err)
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+// fdReader reads the socket for the client's bufio.Reader: EAGAIN is the
+// receive timeout, and 0 bytes the end.
+type fdReader struct{ cl *Client }
+
+func (r fdReader) Read(b []byte) (int, error) {
+	for {
+		n, err := syscall.Read(r.cl.fd, b)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			return 0, os.ErrDeadlineExceeded
+		case err != nil:
+			return 0, os.NewSyscallError("read", err)
+		case n == 0 && len(b) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"path/filepath"
 	"strings"
@@ -71,5 +72,54 @@ func TestClient(t *testing.T) {
 	_, err = Dial(ctx, filepath.Join(t.TempDir(), "none.sock"))
 	if !errors.Is(err, ErrNoDaemon) {
 		t.Fatalf("nothing listening: %v", err)
+	}
+}
+
+// TestClientCancel: a call whose ctx is cancelled (not timed out) while it
+// waits ends at once as not answered in time, and the daemon's side sees
+// the connection end, as it does when a command line is killed.
+func TestClientCancel(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "d.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	hungUp := make(chan error, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			hungUp <- err
+			return
+		}
+		defer c.Close()
+		r := bufio.NewReader(c)
+		if _, err := ReadRequest(r, 1<<20); err != nil {
+			hungUp <- err
+			return
+		}
+		_, err = r.ReadByte() // never answers; waits for the client's end
+		hungUp <- err
+	}()
+	cl, err := Dial(context.Background(), sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	bound, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	ctx, cancel := context.WithCancel(bound)
+	time.AfterFunc(100*time.Millisecond, cancel)
+	_, err = cl.Call(ctx, Request{Verb: "hang", Session: "s1"})
+	if err == nil || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "did not answer hang in time") {
+		t.Fatalf("a cancelled call: %v", err)
+	}
+	select {
+	case err := <-hungUp:
+		if !errors.Is(err, io.EOF) {
+			t.Fatalf("the daemon's side read %v, want the end of the connection", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the daemon's side never saw the connection end")
 	}
 }

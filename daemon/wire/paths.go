@@ -1,9 +1,9 @@
 package wire
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"hash/fnv"
 	"path/filepath"
 )
 
@@ -33,8 +33,13 @@ func Paths(getenv func(string) string) (stateDir, socket string, err error) {
 		return "", "", err
 	}
 	if rt := getenv("XDG_RUNTIME_DIR"); rt != "" {
-		sum := sha256.Sum256([]byte(stateDir))
-		socket = filepath.Join(rt, "vibespace", "window-"+hex.EncodeToString(sum[:4])+".sock")
+		// FNV-1a, not a cryptographic hash: the name only keeps two state
+		// directories' sockets apart (it is no secret and guards nothing),
+		// and crypto/sha256 would bring the FIPS module's initialisers into
+		// every command line's start.
+		h := fnv.New32a()
+		h.Write([]byte(stateDir))
+		socket = filepath.Join(rt, "vibespace", "window-"+hex.EncodeToString(h.Sum(nil))+".sock")
 	} else {
 		socket = filepath.Join(stateDir, "run", "window.sock")
 	}
