@@ -3,6 +3,8 @@
 // take screenshots — in its own browser context or a named profile, under a
 // lease, with typed refusals. It talks to the same daemon as
 // vibespace-window. Run "vibespace-browser help" for the whole manual.
+//
+//go:debug updatemaxprocs=0
 package main
 
 import (

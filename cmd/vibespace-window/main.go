@@ -2,6 +2,8 @@
 // application on a private display, read its accessibility tree, click,
 // type, press keys, take screenshots — under a lease, with typed refusals.
 // Run "vibespace-window help" for the whole manual.
+//
+//go:debug updatemaxprocs=0
 package main
 
 import (

@@ -2,6 +2,7 @@ package daemoncall
 
 import (
 	"context"
+	"time"
 
 	"github.com/urfave/cli/v2"
 )
@@ -27,6 +28,9 @@ func NewApp(o Options, s AppSpec) *cli.App {
 		Suggest:              true,
 		EnableBashCompletion: false,
 		ExitErrHandler:       func(*cli.Context, error) {}, // never os.Exit inside Run
+		// No help shows it; set, it spares urfave/cli's stat of the
+		// program on every run.
+		Compiled: time.Unix(0, 0),
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return Usage("%v (see: %s help %s)", err, s.Name, c.Command.Name)
 		},
@@ -44,5 +48,7 @@ func NewApp(o Options, s AppSpec) *cli.App {
 // Run runs the command line args (args[0] is the program) of a and
 // returns the exit code.
 func Run(ctx context.Context, a *cli.App, args []string, o Options) int {
-	return ExitCode(a.RunContext(ctx, Reorder(a, args)), o.Name, o.Stderr)
+	args = Reorder(a, args)
+	KeepOnlyCommand(a, args)
+	return ExitCode(a.RunContext(ctx, args), o.Name, o.Stderr)
 }

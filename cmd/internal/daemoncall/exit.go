@@ -28,6 +28,10 @@ type Options struct {
 	// Executable is this program's path: vibespace-daemon is looked for in
 	// its directory first, then on PATH.
 	Executable string
+	// FindExecutable gives Executable when it is empty (main passes
+	// os.Executable); it is called only to find the daemon, not on every
+	// call.
+	FindExecutable func() (string, error)
 }
 
 // ExitError carries an exit code and its message up to ExitCode.

@@ -8,11 +8,15 @@ import (
 // Main runs a command line with the process's arguments, streams and
 // environment, then exits with its code. The daemon is another program,
 // vibespace-daemon (see DaemonPath): a command line links only the wire
-// protocol.
+// protocol. Its own path is read only when it must start the daemon.
+//
+// Every call is a fresh process, so what a command does before main
+// counts: the command mains set //go:debug updatemaxprocs=0, which spares
+// the runtime's GOMAXPROCS-watching goroutine (a command line lives for
+// milliseconds, never long enough for a CPU limit to change).
 func Main(run func(context.Context, []string, Options) int) {
-	exe, _ := os.Executable()
 	os.Exit(run(context.Background(), os.Args, Options{
 		Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
-		Executable: exe,
+		FindExecutable: os.Executable,
 	}))
 }

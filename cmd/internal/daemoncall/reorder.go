@@ -12,19 +12,9 @@ import (
 // the command does not have itself, such as --profile) moves in front of
 // the command. Everything after "--" stays positional.
 func Reorder(a *cli.App, args []string) []string {
-	if len(args) < 2 {
-		return args
-	}
 	global := flagSet(a.Flags)
-	i := 1
-	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "--" {
-		name, _, hasEq := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
-		if global.takesValue[name] && !hasEq {
-			i++
-		}
-		i++
-	}
-	if i >= len(args) {
+	i := commandAt(global, args)
+	if i < 0 {
 		return args
 	}
 	cmd := a.Command(args[i])
@@ -73,6 +63,48 @@ func Reorder(a *cli.App, args []string) []string {
 		}
 	}
 	return append(out, pos...)
+}
+
+// commandAt is the index in args of the command's word: the first
+// argument after the global flags (and their values), or -1.
+func commandAt(global flags, args []string) int {
+	i := 1
+	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "--" {
+		name, _, hasEq := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if global.takesValue[name] && !hasEq {
+			i++
+		}
+		i++
+	}
+	if i >= len(args) {
+		return -1
+	}
+	return i
+}
+
+// KeepOnlyCommand leaves in a the one command args (as Reorder leaves
+// them) name: urfave/cli sets every command of an app up (its help name,
+// its flag categories) on every run, and one run runs one command. The
+// app's help and a misspelt command (which lists suggestions) keep them
+// all; so does any run that asks for help, as a precaution (urfave/cli
+// answers "--help open" with open's own help today).
+func KeepOnlyCommand(a *cli.App, args []string) {
+	if len(args) < 2 {
+		return
+	}
+	for _, s := range args[1:] {
+		switch s {
+		case "-h", "--help", "help", "--generate-bash-completion":
+			return
+		}
+	}
+	i := commandAt(flagSet(a.Flags), args)
+	if i < 0 {
+		return
+	}
+	if cmd := a.Command(args[i]); cmd != nil {
+		a.Commands = []*cli.Command{cmd}
+	}
 }
 
 type flags struct{ isFlag, takesValue map[string]bool }

@@ -38,6 +38,9 @@ func ServeFlags() []cli.Flag {
 // DaemonPath finds vibespace-daemon: beside this program first (bin/ holds
 // the three commands side by side), then on PATH.
 func DaemonPath(o Options) (string, error) {
+	if o.Executable == "" && o.FindExecutable != nil {
+		o.Executable, _ = o.FindExecutable()
+	}
 	if o.Executable != "" {
 		p := filepath.Join(filepath.Dir(o.Executable), DaemonName)
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {

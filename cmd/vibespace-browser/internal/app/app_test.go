@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
 	"github.com/vibespace/vibespace/daemon"
 )
 
@@ -185,6 +186,30 @@ func TestUsageErrorsExit2(t *testing.T) {
 		code, _, errs := run(t, env, args...)
 		if code != 2 || errs == "" {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
+		}
+	}
+}
+
+// TestOnlyTheCommandRunIsSetUp: a run sets up only the command it runs
+// (daemoncall.KeepOnlyCommand); what a command prints on bad usage, and
+// every help, read the same as with every command set up.
+func TestOnlyTheCommandRunIsSetUp(t *testing.T) {
+	env := testEnv(t)
+	for _, args := range [][]string{
+		{"get"}, {"get", "colour"}, {"open"}, {"click", "--at", "x"}, {"snapshot", "--bogus"}, {"snapshot", "extra"},
+		{"get", "--help"}, {"help", "get"}, {"--help"}, {"--help", "get"}, {"-h", "open"}, {"help"}, {}, {"gett", "title"}, {"--profile", "w", "eval"},
+	} {
+		var out, errb bytes.Buffer
+		o := Options{Name: name, Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] }}
+		a := New(o)
+		argv := append([]string{name}, args...)
+		wantCode := daemoncall.ExitCode(a.RunContext(context.Background(), daemoncall.Reorder(a, argv)), name, &errb)
+		code, stdout, stderr := run(t, env, args...)
+		if code != wantCode || stdout != out.String() || stderr != errb.String() {
+			t.Errorf("%q with one command set up: exit %d\n%s%s\nwith all: exit %d\n%s%s", args, code, stdout, stderr, wantCode, out.String(), errb.String())
+		}
+		if len(args) > 0 && args[0] == "get" && len(args) == 1 && !strings.Contains(stderr, "get needs one of") {
+			t.Errorf("get alone: %q", stderr)
 		}
 	}
 }
