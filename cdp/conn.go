@@ -30,7 +30,8 @@ const maxMessage = 256 << 20
 type Conn struct {
 	nc      net.Conn
 	rd      *wsutil.Reader
-	wmu     sync.Mutex // serialises frames on nc
+	wmu     sync.Mutex   // serialises frames on nc
+	wbuf    bytes.Buffer // one frame, header and masked payload (under wmu)
 	timeout time.Duration
 	log     *slog.Logger
 	nextID  atomic.Int64
@@ -386,7 +387,19 @@ func (c *Conn) write(ctx context.Context, data []byte) error {
 		return err
 	}
 	c.nc.SetWriteDeadline(time.Now().Add(c.timeout))
-	err := wsutil.WriteClientMessage(c.nc, ws.OpText, data)
+	// One write per frame: a header written on its own would cost the
+	// browser a second wake-up and read for every command. data is the
+	// caller's own freshly encoded message, so it is masked in place.
+	f := ws.MaskFrameInPlace(ws.NewFrame(ws.OpText, true, data))
+	c.wbuf.Reset()
+	err := ws.WriteHeader(&c.wbuf, f.Header)
+	if err == nil {
+		c.wbuf.Write(f.Payload)
+		_, err = c.nc.Write(c.wbuf.Bytes())
+	}
+	if c.wbuf.Cap() > 1<<20 {
+		c.wbuf = bytes.Buffer{} // a big one-off command keeps no big buffer
+	}
 	if err != nil {
 		c.shutdown(fmt.Errorf("%w: write: %v", ErrClosed, err))
 		return fmt.Errorf("%w: %v", ErrClosed, err)
