@@ -3,6 +3,7 @@ package target
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -155,7 +156,7 @@ func badChord(s, format string, args ...any) *Refusal {
 // key ("Return", "enter", "F5", "plus", "KP_Add", "XF86AudioMute"), "U+20AC"
 // or "U20AC", or a single printable character ("a", "+", "€").
 func LookupKey(name string) (canonical string, keysym uint32, ok bool) {
-	if k, ok := keyNames[strings.ToLower(name)]; ok {
+	if k, ok := keyNames()[strings.ToLower(name)]; ok {
 		return k.name, k.sym, true
 	}
 	if r, size := utf8.DecodeRuneInString(name); size == len(name) && r != utf8.RuneError {
@@ -219,8 +220,10 @@ var punctNames = map[rune]string{
 }
 
 // keyNames maps a lower-case key name (X keysym names and the aliases agents
-// use) to the canonical X name and keysym. Built once from keyTable.
-var keyNames = buildKeyNames()
+// use) to the canonical X name and keysym. Built from keyTable on first
+// use, not at init: every command line links this package, and most runs
+// parse no chord.
+var keyNames = sync.OnceValue(buildKeyNames)
 
 // keyTable lists the named keys: canonical X keysym name, keysym, aliases.
 var keyTable = []struct {
