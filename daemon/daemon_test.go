@@ -484,3 +484,31 @@ func TestDisplayDiedUnderUs(t *testing.T) {
 	}
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: string(old)}), target.CodeUnknownTarget)
 }
+
+// --for (the operator acting on another session's attachment set) is
+// refused on every verb but the set's own words, before the verb runs.
+func TestForOnlyOnTheSetsWords(t *testing.T) {
+	b := &fakeBackend{}
+	dir := t.TempDir()
+	d, err := New(t.Context(), Config{StateDir: dir, SocketPath: filepath.Join(dir, "s"), Backend: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, verb := range []string{"open", "list", "browser.open", "browser.snapshot", "browser.new", "takeover"} {
+		resp := d.Handle(t.Context(), Request{Verb: verb, Session: "op", For: "agent", Argv: []string{"fake-app"}})
+		wantCode(t, resp, target.CodeBadRequest)
+		if !strings.Contains(resp.Message, "--for") {
+			t.Errorf("%s --for: %q", verb, resp.Message)
+		}
+	}
+	if b.started != 0 {
+		t.Errorf("a refused --for started the display (open ran)")
+	}
+	// The set's words take it, and act on the other session's set.
+	resp := d.Handle(t.Context(), Request{Verb: "browser.attachments", Session: "op", For: "agent"})
+	wantCode(t, resp, "")
+	if !strings.Contains(resp.Did, "session agent") {
+		t.Errorf("attachments --for: %q", resp.Did)
+	}
+}

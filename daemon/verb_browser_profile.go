@@ -83,11 +83,32 @@ func (d *Daemon) profileVerb(req Request, f func(reg *profile.Registry) (Respons
 		resp, err = f(reg)
 		if err == nil {
 			resp.OK = true
-			d.record(lease.Entry{Session: req.Session, Verb: req.Verb, OK: true})
+			d.record(lease.Entry{Session: req.Session, For: forOther(req), Verb: req.Verb, OK: true})
 			return resp
 		}
 	}
 	return d.bfinish(req, nil, nil, lease.Grant{}, "", Response{}, err)
+}
+
+// forOther is the session whose attachment set req acts on when it is not
+// the caller's own: use, detach, pin and attachments with --for are the
+// operator's words for another session's set. That session's next command
+// is refused once with profile_changed (it did not make the change), which
+// is the point: an agent is never moved to another profile silently.
+func forOther(req Request) string {
+	if req.For == req.Session {
+		return ""
+	}
+	return req.For
+}
+
+// subject is the session whose set req reads or changes, and req as that
+// session would have sent it (for the context keys of its tabs).
+func subject(req Request) (string, Request) {
+	if s := forOther(req); s != "" {
+		req.Session = s
+	}
+	return req.Session, req
 }
 
 // browserProfiles lists every registered profile; the caller's own
@@ -136,17 +157,24 @@ func (d *Daemon) browserUse(ctx context.Context, req Request) Response {
 		if ref == "" {
 			ref = req.Profile
 		}
-		a, err := reg.Use(req.Session, ref, req.Alias)
+		who, _ := subject(req)
+		use := reg.Use
+		if forOther(req) != "" {
+			use = reg.UseFor
+		}
+		a, err := use(who, ref, req.Alias)
 		if err != nil {
 			return Response{}, err
 		}
-		atts := reg.Attachments(req.Session)
+		atts := reg.Attachments(who)
 		pi := d.attachmentInfo(a, len(atts))
 		did := fmt.Sprintf("attached profile %q (%s) as %s", a.Label, a.ProfileID, a.Handle)
-		if len(atts) > 1 {
+		if forOther(req) != "" {
+			did += " to session " + who + "; its next command is refused once with profile_changed"
+		} else if len(atts) > 1 {
 			did += fmt.Sprintf("; with %d attachments, name one with --profile <handle> on each command", len(atts))
 		}
-		return Response{Profile: &pi, Attachments: d.attachmentList(reg, req.Session), Did: did}, nil
+		return Response{Profile: &pi, Attachments: d.attachmentList(reg, who), Did: did}, nil
 	})
 }
 
@@ -162,7 +190,8 @@ func (d *Daemon) attachmentList(reg *profile.Registry, session string) []Profile
 // browserAttachments lists the session's attachment set.
 func (d *Daemon) browserAttachments(ctx context.Context, req Request) Response {
 	return d.profileVerb(req, func(reg *profile.Registry) (Response, error) {
-		list := d.attachmentList(reg, req.Session)
+		who, _ := subject(req)
+		list := d.attachmentList(reg, who)
 		var hs []string
 		for _, a := range list {
 			h := a.Handle
@@ -175,6 +204,9 @@ func (d *Daemon) browserAttachments(ctx context.Context, req Request) Response {
 		if len(hs) > 0 {
 			did = fmt.Sprintf("%d attachment(s): %s", len(hs), strings.Join(hs, ", "))
 		}
+		if forOther(req) != "" {
+			did = "session " + who + ": " + did
+		}
 		return Response{Attachments: list, Did: did}, nil
 	})
 }
@@ -184,13 +216,19 @@ func (d *Daemon) browserAttachments(ctx context.Context, req Request) Response {
 // child's or own ephemeral context is disposed.
 func (d *Daemon) browserDetach(ctx context.Context, req Request) Response {
 	return d.profileVerb(req, func(reg *profile.Registry) (Response, error) {
-		removed, err := reg.Detach(req.Session, req.Profile)
+		other := forOther(req) != ""
+		who, sreq := subject(req)
+		detach := reg.Detach
+		if other {
+			detach = reg.DetachFor
+		}
+		removed, err := detach(who, req.Profile)
 		if err != nil {
 			return Response{}, err
 		}
 		var names []string
 		for _, a := range removed {
-			sel, err := d.selectionOf(reg, req, profile.Choice{Attachment: &a})
+			sel, err := d.selectionOf(reg, sreq, profile.Choice{Attachment: &a})
 			if err != nil {
 				continue
 			}
@@ -199,17 +237,20 @@ func (d *Daemon) browserDetach(ctx context.Context, req Request) Response {
 				names = append(names, a.Handle)
 				continue
 			}
-			d.closeSessionTabs(ctx, req.Session, sel.key)
+			d.closeSessionTabs(ctx, who, sel.key)
 			if sel.key.Profile == "" && d.cfg.Browser != nil {
 				d.cfg.Browser.Release(ctx, sel.key)
 			}
 			names = append(names, a.Handle)
 		}
 		did := "nothing was attached; nothing changed"
-		if len(names) > 0 {
+		switch {
+		case len(names) > 0 && other:
+			did = "detached " + strings.Join(names, ", ") + " from session " + who + "; its tabs there were closed, and its next command is refused once with profile_changed"
+		case len(names) > 0:
 			did = "detached " + strings.Join(names, ", ") + "; your tabs there were closed"
 		}
-		return Response{Attachments: d.attachmentList(reg, req.Session), Did: did}, nil
+		return Response{Attachments: d.attachmentList(reg, who), Did: did}, nil
 	})
 }
 
@@ -259,14 +300,22 @@ func (d *Daemon) browserPin(ctx context.Context, req Request) Response {
 		} else if h == "" {
 			return Response{}, target.Refuse(target.CodeBadRequest, "pin needs a handle, or --none to unpin")
 		}
-		if err := reg.Pin(req.Session, h); err != nil {
+		who, _ := subject(req)
+		pin := reg.Pin
+		if forOther(req) != "" {
+			pin = reg.PinFor
+		}
+		if err := pin(who, h); err != nil {
 			return Response{}, err
 		}
 		did := "unpinned; the default stays where it is"
 		if h != "" {
 			did = "pinned " + h + " as the default"
 		}
-		return Response{Attachments: d.attachmentList(reg, req.Session), Did: did}, nil
+		if forOther(req) != "" {
+			did += " of session " + who
+		}
+		return Response{Attachments: d.attachmentList(reg, who), Did: did}, nil
 	})
 }
 

@@ -77,12 +77,18 @@ func (d *Daemon) Handle(ctx context.Context, req Request) Response {
 	if req.Session == "" {
 		return refusal(target.Refuse(target.CodeBadRequest, "no session: set VIBESPACE_SESSION"))
 	}
+	if req.For != "" && !forVerbs[req.Verb] {
+		return refusal(target.Refuse(target.CodeBadRequest, "--for is the operator's word for another session's browser attachments: only use, detach, pin and attachments take it, not %s", req.Verb))
+	}
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.VerbTimeout)
 	defer cancel()
 	resp := d.guarded(ctx, f, req)
 	resp.V = ProtocolVersion
 	return resp
 }
+
+// forVerbs take Request.For: they act on another session's attachment set.
+var forVerbs = map[string]bool{"browser.use": true, "browser.detach": true, "browser.pin": true, "browser.attachments": true}
 
 // guarded runs a verb; a panic in it (a bug of ours or of a backend)
 // becomes an internal answer to this caller only, and the daemon keeps

@@ -17,6 +17,7 @@ import (
 type Entry struct {
 	Time    time.Time   `json:"time"`
 	Session string      `json:"session"`
+	For     string      `json:"for,omitempty"` // the session whose state the verb changed, when not Session's own
 	Target  target.ID   `json:"target,omitempty"`
 	Verb    string      `json:"verb"`
 	By      target.Road `json:"by,omitempty"` // tree | point | keys | pixels

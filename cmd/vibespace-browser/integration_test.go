@@ -415,3 +415,64 @@ func dropAttachments(t *testing.T, e *env, session string) {
 		t.Fatal(err)
 	}
 }
+
+// The operator changes an agent's attachment set with --for: the agent's
+// next command is refused once with profile_changed (it did not run), the
+// same command then runs in the new profile, and the audit names both the
+// operator and the session it acted for.
+func TestOperatorChangesAnotherSessionsSet(t *testing.T) {
+	e := newEnv(t)
+	e.serve()
+	site := newSite(t)
+
+	e.OK("agent", "open", site.URL+"/whoami?tag=own")
+	work := e.okJSON("operator", "new", "work").Profile
+	if work == nil {
+		t.Fatal("new work: no profile in the answer")
+	}
+	out := e.OK("operator", "use", "work", "--for", "agent")
+	if !strings.Contains(out, "session agent") {
+		t.Errorf("use --for does not say whose set it changed:\n%s", out)
+	}
+	if att := e.okJSON("operator", "attachments").Attachments; len(att) != 0 {
+		t.Fatalf("use --for agent attached the operator itself: %+v", att)
+	}
+	if att := e.okJSON("operator", "attachments", "--for", "agent").Attachments; len(att) != 1 || att[0].ID != work.ID {
+		t.Fatalf("attachments --for agent: %+v", att)
+	}
+
+	r := e.refusedJSON("profile_changed", "agent", "open", site.URL+"/whoami?tag=moved")
+	if r.Facts["was"] == nil || r.Facts["now"] == nil {
+		t.Errorf("profile_changed facts: %v", r.Facts)
+	}
+	if n := site.visitsTagged("moved"); n != 0 {
+		t.Fatalf("the refused command reached the page %d time(s)", n)
+	}
+	out = e.OK("agent", "open", site.URL+"/whoami?tag=moved")
+	if line := profileLine(t, out); !strings.Contains(line, work.ID) {
+		t.Fatalf("after profile_changed the command ran in %q, not in %s", line, work.ID)
+	}
+	site.cookieOf(t, "moved") // the page itself saw the command
+
+	// Detach --for: told once again, then back to the agent's own context.
+	e.OK("operator", "detach", "--for", "agent", "--profile", "work")
+	e.Refused("profile_changed", "agent", "get", "url")
+	if line := profileLine(t, e.OK("agent", "get", "url")); !strings.Contains(line, "own") {
+		t.Errorf("after detach --for the agent acted in %q", line)
+	}
+
+	b, err := os.ReadFile(filepath.Join(e.Home, "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found int
+	for line := range strings.Lines(string(b)) {
+		var ent struct{ Session, For, Verb string }
+		if json.Unmarshal([]byte(line), &ent) == nil && ent.Session == "operator" && ent.For == "agent" {
+			found++
+		}
+	}
+	if found < 3 { // use, attachments, detach
+		t.Errorf("the audit names the operator acting for the agent %d time(s), want 3:\n%s", found, b)
+	}
+}

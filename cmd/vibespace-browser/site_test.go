@@ -111,6 +111,19 @@ func (s *site) nreports() int {
 	return len(s.reports)
 }
 
+// visitsTagged counts the visits of /whoami?tag=tag so far.
+func (s *site) visitsTagged(tag string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, v := range s.visits {
+		if v.tag == tag {
+			n++
+		}
+	}
+	return n
+}
+
 // cookieOf is the Cookie header /whoami?tag=tag was requested with.
 func (s *site) cookieOf(t testing.TB, tag string) string {
 	t.Helper()

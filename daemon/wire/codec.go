@@ -62,6 +62,7 @@ func appendRequest(b []byte, r *Request) []byte {
 	b = appendStr(b, "expr", r.Expr)
 	b = appendStr(b, "selector", r.Selector)
 	b = appendTrue(b, "headed", r.Headed)
+	b = appendStr(b, "for", r.For)
 	return append(b, '}')
 }
 

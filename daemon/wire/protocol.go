@@ -47,6 +47,7 @@ type Request struct {
 	Expr     string `json:"expr,omitempty"`     // eval
 	Selector string `json:"selector,omitempty"` // wait --selector
 	Headed   bool   `json:"headed,omitempty"`   // a profile's browser on our display instead of headless
+	For      string `json:"for,omitempty"`      // use/detach/pin/attachments --for <session>: the operator acting on another session's set
 }
 
 // Point is a pixel of a window's own screenshot: (0,0) is its top left.

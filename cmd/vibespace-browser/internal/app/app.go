@@ -45,12 +45,20 @@ func New(o Options) *cli.App {
 // too, which the daemon refuses path_not_handle with the command that
 // registers it.
 func profile(c *cli.Context, o Options) string {
-	for _, cc := range c.Lineage() {
-		if cc.IsSet("profile") {
-			return cc.String("profile")
-		}
+	if p, ok := explicitProfile(c); ok {
+		return p
 	}
 	return o.Getenv("VIBESPACE_BROWSER")
+}
+
+// explicitProfile is --profile as given on the command line.
+func explicitProfile(c *cli.Context) (string, bool) {
+	for _, cc := range c.Lineage() {
+		if cc.IsSet("profile") {
+			return cc.String("profile"), true
+		}
+	}
+	return "", false
 }
 
 // ask sends the verb "browser.<word>" with the caller's profile and prints
@@ -65,7 +73,13 @@ func browserRequest(c *cli.Context, o Options, req wire.Request) wire.Request {
 	if !strings.Contains(req.Verb, ".") {
 		req.Verb = "browser." + req.Verb
 	}
-	if req.Profile == "" {
+	switch {
+	case req.Profile != "":
+	case req.For != "":
+		// The handle names one of the other session's attachments: the
+		// caller's own $VIBESPACE_BROWSER means nothing there.
+		req.Profile, _ = explicitProfile(c)
+	default:
 		req.Profile = profile(c, o)
 	}
 	return req

@@ -12,6 +12,11 @@ import (
 	"github.com/vibespace/vibespace/daemon/wire"
 )
 
+// forFlag is the operator's --for: the command acts on another session's
+// attachment set, and that session's next command is refused once with
+// profile_changed.
+var forFlag = &cli.StringFlag{Name: "for", Usage: "act on this session's attachment set instead of your own (the operator's word; it is told once, by profile_changed)"}
+
 // printProfiles lists profiles one a line.
 func printProfiles(list []wire.ProfileInfo, none string, w io.Writer) {
 	if len(list) == 0 {
@@ -36,9 +41,9 @@ func profilesCommand(o Options) *cli.Command {
 
 func attachmentsCommand(o Options) *cli.Command {
 	return &cli.Command{
-		Name: "attachments", Usage: "your session's attachment set: every handle, and which is the default", Flags: []cli.Flag{jsonFlag},
+		Name: "attachments", Usage: "your session's attachment set: every handle, and which is the default", Flags: []cli.Flag{jsonFlag, forFlag},
 		Action: func(c *cli.Context) error {
-			return ask(c, o, wire.Request{Verb: "attachments"}, func(r wire.Response, w io.Writer) error {
+			return ask(c, o, wire.Request{Verb: "attachments", For: c.String("for")}, func(r wire.Response, w io.Writer) error {
 				printProfiles(r.Attachments, "no attachments: commands act in your own ephemeral context", w)
 				return nil
 			})
@@ -63,12 +68,12 @@ func useCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "use", Usage: "attach this session to a profile by label or id, optionally under an alias",
 		ArgsUsage: "<label|id> [--alias a]",
-		Flags:     []cli.Flag{jsonFlag, &cli.StringFlag{Name: "alias", Usage: "the handle this session names it by"}},
+		Flags:     []cli.Flag{jsonFlag, forFlag, &cli.StringFlag{Name: "alias", Usage: "the handle this session names it by"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usage("use needs one profile: use work, or use bp-3f9a1c02 --alias w")
 			}
-			return ask(c, o, wire.Request{Verb: "use", Label: c.Args().First(), Alias: c.String("alias")}, nil)
+			return ask(c, o, wire.Request{Verb: "use", Label: c.Args().First(), Alias: c.String("alias"), For: c.String("for")}, nil)
 		},
 	}
 }
@@ -76,12 +81,12 @@ func useCommand(o Options) *cli.Command {
 func detachCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "detach", Usage: "drop an attachment (the one --profile names, else the default) and close your tabs in it",
-		Flags: []cli.Flag{jsonFlag},
+		Flags: []cli.Flag{jsonFlag, forFlag},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usage("detach takes no arguments: detach --profile <handle>")
 			}
-			return ask(c, o, wire.Request{Verb: "detach"}, nil)
+			return ask(c, o, wire.Request{Verb: "detach", For: c.String("for")}, nil)
 		},
 	}
 }
@@ -90,13 +95,13 @@ func pinCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "pin", Usage: "make one of your handles the default, or unpin (--none)",
 		ArgsUsage: "<handle> | --none",
-		Flags:     []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "none", Usage: "unpin: no default handle"}},
+		Flags:     []cli.Flag{jsonFlag, forFlag, &cli.BoolFlag{Name: "none", Usage: "unpin: no default handle"}},
 		Action: func(c *cli.Context) error {
 			none := c.Bool("none")
 			if (c.NArg() == 1) == none || c.NArg() > 1 {
 				return usage("pin needs one handle, or --none: pin work")
 			}
-			return ask(c, o, wire.Request{Verb: "pin", Profile: c.Args().First(), None: none}, nil)
+			return ask(c, o, wire.Request{Verb: "pin", Profile: c.Args().First(), None: none, For: c.String("for")}, nil)
 		},
 	}
 }
