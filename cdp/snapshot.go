@@ -2,6 +2,7 @@ package cdp
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"unicode/utf8"
 
@@ -18,42 +19,94 @@ const SnapshotBudget = 20000
 // textCap is how many characters of a node's value a snapshot carries.
 const textCap = 200
 
-// axNode is the part of an Accessibility.AXNode a snapshot reads; decoding
-// only these members keeps a big tree cheap (names' "sources" are skipped).
+// axNode is the part of an Accessibility.AXNode a snapshot reads, its
+// values already strings (axScan.value). A reply is decoded by hand
+// (axTree): one pass over its bytes, without reflection, that skips what a
+// snapshot never reads (names' "sources", "chromeRole", ignored reasons):
+// the reply of a 650-node page is ~0.5 MB, mostly those.
 type axNode struct {
-	NodeID     string       `json:"nodeId"`
-	Ignored    bool         `json:"ignored"`
-	Role       *axValue     `json:"role"`
-	Name       *axValue     `json:"name"`
-	Desc       *axValue     `json:"description"`
-	Value      *axValue     `json:"value"`
-	Properties []axProperty `json:"properties"`
-	ChildIDs   []string     `json:"childIds"`
-	BackendID  int64        `json:"backendDOMNodeId"`
+	NodeID    string
+	Ignored   bool
+	Role      string
+	Name      string
+	Desc      string
+	Value     string
+	Props     axProps
+	ChildIDs  []string
+	BackendID int64
 }
 
-type axValue struct {
-	Value jsonv2.Value `json:"value"`
+// axProps are the AX properties a snapshot reads, by name, as the words it
+// tells apart; a property the node did not list is axNone. Of a name
+// listed twice the last value counts.
+type axProps struct {
+	disabled, focusable, focused, modal, required, multiline, multiselectable axWord
+	hidden, checked, pressed, selected, expanded, readonly, invalid, editable axWord
+	hasExpanded                                                               bool   // "expanded" was listed
+	level                                                                     string // a heading's
 }
 
-type axProperty struct {
-	Name  string   `json:"name"`
-	Value *axValue `json:"value"`
-}
+// axWord is a property's value as far as a snapshot reads it.
+type axWord uint8
 
-// str is the value as a string ("" for none); numbers and booleans keep
-// their JSON spelling.
-func (v *axValue) str() string {
-	if v == nil || len(v.Value) == 0 {
-		return ""
+const (
+	axNone  axWord = iota // not listed, or ""
+	axTrue                // "true"
+	axFalse               // "false"
+	axMixed               // "mixed"
+	axOther               // any other value
+)
+
+func word(v string) axWord {
+	switch v {
+	case "":
+		return axNone
+	case "true":
+		return axTrue
+	case "false":
+		return axFalse
+	case "mixed":
+		return axMixed
 	}
-	if v.Value[0] == '"' {
-		var s string
-		if jsonv2.Unmarshal(v.Value, &s) == nil {
-			return s
-		}
+	return axOther
+}
+
+// set records property name's value; other names are not read.
+func (p *axProps) set(name, v string) {
+	switch name {
+	case "disabled":
+		p.disabled = word(v)
+	case "focusable":
+		p.focusable = word(v)
+	case "focused":
+		p.focused = word(v)
+	case "modal":
+		p.modal = word(v)
+	case "required":
+		p.required = word(v)
+	case "multiline":
+		p.multiline = word(v)
+	case "multiselectable":
+		p.multiselectable = word(v)
+	case "hidden":
+		p.hidden = word(v)
+	case "checked":
+		p.checked = word(v)
+	case "pressed":
+		p.pressed = word(v)
+	case "selected":
+		p.selected = word(v)
+	case "expanded":
+		p.expanded, p.hasExpanded = word(v), true
+	case "readonly":
+		p.readonly = word(v)
+	case "invalid":
+		p.invalid = word(v)
+	case "editable":
+		p.editable = word(v)
+	case "level":
+		p.level = v
 	}
-	return string(v.Value)
 }
 
 // Snapshot reads the tab's accessibility tree (Accessibility.getFullAXTree)
@@ -61,9 +114,7 @@ func (v *axValue) str() string {
 // tab's ref table: a node keeps its ref as long as its DOM node lives. With
 // interactive, it returns the interactive view (what an agent can act on).
 func (t *Tab) Snapshot(ctx context.Context, interactive bool) (*target.Snapshot, error) {
-	var res struct {
-		Nodes []*axNode `json:"nodes"`
-	}
+	var res axTree
 	// A navigation while the tree was read leaves it unclear which document
 	// it is of: read it again.
 	var gen int64
@@ -76,10 +127,19 @@ func (t *Tab) Snapshot(ctx context.Context, interactive bool) (*target.Snapshot,
 			break
 		}
 	}
-	s := buildSnapshot(res.Nodes, gen)
+	s := buildSnapshot(res.nodes, gen)
 	s.Target = "tab:" + t.ID()
-	// What the interactive view shows gets its refs first, so an agent
-	// reading a fresh page sees short refs (@e1…) on the nodes it acts on.
+	t.assignRefs(s)
+	if interactive {
+		return s.InteractiveView(), nil
+	}
+	return s, nil
+}
+
+// assignRefs sets the refs of the snapshot's nodes from the tab's table.
+// What the interactive view shows gets its refs first, so an agent reading
+// a fresh page sees short refs (@e1…) on the nodes it acts on.
+func (t *Tab) assignRefs(s *target.Snapshot) {
 	if s.Root != nil {
 		s.Root.Walk(func(n *target.Node, _ int) bool {
 			if n.Key != "" && (n.Actionable() || n.Role == "heading") {
@@ -89,10 +149,6 @@ func (t *Tab) Snapshot(ctx context.Context, interactive bool) (*target.Snapshot,
 		})
 	}
 	t.refs.Assign(s)
-	if interactive {
-		return s.InteractiveView(), nil
-	}
-	return s, nil
 }
 
 // buildSnapshot turns the flat AX node list into the snapshot tree: ignored
@@ -105,13 +161,17 @@ func buildSnapshot(nodes []*axNode, gen int64) *target.Snapshot {
 	if len(nodes) == 0 {
 		return s
 	}
-	byID := make(map[string]*axNode, len(nodes))
-	for _, n := range nodes {
-		byID[n.NodeID] = n
+	// A node id names the last node listed with it; seen is by that index.
+	byID := make(map[string]int32, len(nodes))
+	for i, n := range nodes {
+		byID[n.NodeID] = int32(i)
 	}
 	root := nodes[0] // the RootWebArea comes first
-	b := builder{byID: byID, seen: make(map[string]bool, len(nodes)), gen: gen}
-	out := b.convert(root)
+	b := builder{nodes: nodes, byID: byID, seen: make([]bool, len(nodes)), gen: gen}
+	out := b.convert(root, byID[root.NodeID], nil)
+	if len(out) == 0 {
+		out = nil
+	}
 	if len(out) == 1 {
 		s.Root = out[0]
 	} else {
@@ -125,124 +185,140 @@ func buildSnapshot(nodes []*axNode, gen int64) *target.Snapshot {
 
 type builder struct {
 	gen       int64 // the document generation keys carry
-	byID      map[string]*axNode
-	seen      map[string]bool
+	nodes     []*axNode
+	byID      map[string]int32 // index in nodes
+	seen      []bool           // by index in nodes
 	count     int
 	truncated bool
 }
 
-// convert returns the snapshot nodes for n: one node, or n's children's
-// nodes when n itself is dropped.
-func (b *builder) convert(n *axNode) []*target.Node {
-	if n == nil || b.seen[n.NodeID] {
-		return nil
+// convert appends to out the snapshot nodes for n (at index i of the node
+// list): one node, or n's children's nodes when n itself is dropped.
+func (b *builder) convert(n *axNode, i int32, out []*target.Node) []*target.Node {
+	if b.seen[i] {
+		return out
 	}
-	b.seen[n.NodeID] = true
-	var kids []*target.Node
-	childrenOf := func(parentName string) {
-		for _, id := range n.ChildIDs {
-			if b.count >= SnapshotBudget {
-				b.truncated = true
-				return
-			}
-			for _, k := range b.convert(b.byID[id]) {
-				// A text child that only repeats its parent's name says nothing.
-				if k.Role == "static" && k.Name == parentName && parentName != "" && len(k.Children) == 0 {
-					continue
-				}
-				kids = append(kids, k)
-			}
-		}
-	}
-	role := n.Role.str()
-	name := n.Name.str()
+	b.seen[i] = true
+	role, name := n.Role, n.Name
 	if n.Ignored || role == "InlineTextBox" || (droppedRoles[role] && name == "") {
-		childrenOf("")
-		return kids
+		return b.children(n, "", out)
 	}
 	b.count++
-	node := &target.Node{Role: roleName(role), Name: name, Description: n.Desc.str()}
-	props := make(map[string]string, len(n.Properties))
-	for _, p := range n.Properties {
-		props[p.Name] = p.Value.str()
-	}
-	node.States, node.Interfaces, node.Actions = traits(role, props)
+	node := &target.Node{Role: roleName(role), Name: name, Description: n.Desc}
+	node.States, node.Interfaces, node.Actions = traits(role, &n.Props)
 	if role == "heading" {
-		node.Level, _ = strconv.Atoi(props["level"])
+		node.Level, _ = strconv.Atoi(n.Props.level)
 	}
-	if v := n.Value.str(); v != "" && v != name {
+	if v := n.Value; v != "" && v != name {
 		node.TextLen = utf8.RuneCountInString(v)
 		node.Text = capRunes(v, textCap)
 	}
 	if n.BackendID != 0 && role != "StaticText" && role != "RootWebArea" {
 		node.Key = nodeKey(b.gen, n.BackendID)
 	}
-	childrenOf(name)
-	node.Children = kids
-	return []*target.Node{node}
+	if kids := b.children(n, name, nil); len(kids) > 0 {
+		node.Children = kids
+	}
+	return append(out, node)
+}
+
+// children appends to kids the snapshot nodes of n's children, less a text
+// child that only repeats parentName.
+func (b *builder) children(n *axNode, parentName string, kids []*target.Node) []*target.Node {
+	for _, id := range n.ChildIDs {
+		if b.count >= SnapshotBudget {
+			b.truncated = true
+			return kids
+		}
+		i, ok := b.byID[id]
+		if !ok {
+			continue
+		}
+		from := len(kids)
+		kids = b.convert(b.nodes[i], i, kids)
+		if parentName == "" {
+			continue
+		}
+		// A text child that only repeats its parent's name says nothing.
+		keep := kids[:from]
+		for _, k := range kids[from:] {
+			if k.Role == "static" && k.Name == parentName && len(k.Children) == 0 {
+				continue
+			}
+			keep = append(keep, k)
+		}
+		kids = keep
+	}
+	return kids
 }
 
 // traits maps AX properties to AT-SPI states, interfaces and actions.
-func traits(role string, p map[string]string) (states, ifaces, actions []string) {
+func traits(role string, p *axProps) (states, ifaces, actions []string) {
+	states = make([]string, 0, 8)
 	add := func(s string) { states = append(states, s) }
-	_, disabled := p["disabled"]
-	if p["disabled"] != "true" {
-		disabled = false
-	}
-	if !disabled {
+	if p.disabled != axTrue {
 		add("sensitive")
 		add("enabled")
 	}
-	for _, k := range [...]string{"focusable", "focused", "modal", "required", "multiline", "multiselectable"} {
-		if p[k] == "true" {
-			add(k)
+	for _, v := range [...]struct {
+		name string
+		w    axWord
+	}{
+		{"focusable", p.focusable}, {"focused", p.focused}, {"modal", p.modal},
+		{"required", p.required}, {"multiline", p.multiline}, {"multiselectable", p.multiselectable},
+	} {
+		if v.w == axTrue {
+			add(v.name)
 		}
 	}
 	// The tree has no hidden node but one marked hidden; what is below the
 	// fold is still "showing": an action scrolls it into view.
-	if p["hidden"] != "true" {
+	if p.hidden != axTrue {
 		add("visible")
 		add("showing")
 	}
-	switch p["checked"] {
-	case "true":
+	switch p.checked {
+	case axTrue:
 		add("checkable")
 		add("checked")
-	case "false":
+	case axFalse:
 		add("checkable")
-	case "mixed":
+	case axMixed:
 		add("checkable")
 		add("indeterminate")
 	}
-	switch p["pressed"] {
-	case "true":
+	switch p.pressed {
+	case axTrue:
 		add("pressed")
-	case "mixed":
+	case axMixed:
 		add("indeterminate")
 	}
-	if p["selected"] == "true" {
+	if p.selected == axTrue {
 		add("selected")
 	}
-	if e, ok := p["expanded"]; ok {
+	if p.hasExpanded {
 		add("expandable")
-		if e == "true" {
+		if p.expanded == axTrue {
 			add("expanded")
 		}
 	}
-	if p["readonly"] == "true" {
+	if p.readonly == axTrue {
 		add("read-only")
 	}
-	if inv := p["invalid"]; inv != "" && inv != "false" {
+	if inv := p.invalid; inv != axNone && inv != axFalse {
 		add("invalid-entry")
 	}
-	editable := p["editable"] != "" && p["readonly"] != "true"
+	editable := p.editable != axNone && p.readonly != axTrue
 	if editable {
 		add("editable")
 		ifaces = append(ifaces, "EditableText", "Text")
 	}
-	if clickRoles[role] || (!editable && p["focusable"] == "true" && role != "RootWebArea" && role != "WebArea") {
+	if clickRoles[role] || (!editable && p.focusable == axTrue && role != "RootWebArea" && role != "WebArea") {
 		ifaces = append(ifaces, "Action")
 		actions = []string{"click"}
+	}
+	if len(states) == 0 {
+		states = nil
 	}
 	return states, ifaces, actions
 }
@@ -259,4 +335,328 @@ func capRunes(s string, n int) string {
 		i++
 	}
 	return s
+}
+
+// axTree is an Accessibility.getFullAXTree result.
+type axTree struct{ nodes []*axNode }
+
+// UnmarshalJSON decodes {"nodes": [AXNode…]} keeping what axNode holds.
+func (t *axTree) UnmarshalJSON(data []byte) error {
+	t.nodes = nil
+	s := axScan{b: data}
+	s.members(func(key []byte) {
+		if string(key) != "nodes" {
+			s.skip()
+			return
+		}
+		// Nodes are allocated a slab at a time: a node list that grew
+		// would be copied.
+		var slab []axNode
+		s.elements(func() {
+			if len(slab) == cap(slab) {
+				slab = make([]axNode, 0, 256)
+			}
+			slab = append(slab, axNode{})
+			n := &slab[len(slab)-1]
+			s.node(n)
+			t.nodes = append(t.nodes, n)
+		})
+	})
+	return s.end()
+}
+
+// decodeChecked is UnmarshalJSON on a reply the connection has already
+// checked (see checkedDecoder).
+func (t *axTree) decodeChecked(data []byte) error { return t.UnmarshalJSON(data) }
+
+// UnmarshalJSON decodes one AXNode.
+func (n *axNode) UnmarshalJSON(data []byte) error {
+	*n = axNode{}
+	s := axScan{b: data}
+	s.node(n)
+	return s.end()
+}
+
+// axScan reads the JSON of an AX tree. cdproto's JSON package hands an
+// UnmarshalJSON method only a whole value it has checked, so axScan does
+// not check it again: it reads what it needs, skips the rest, and stops at
+// the first thing it does not expect.
+type axScan struct {
+	b   []byte
+	i   int
+	err error
+}
+
+func (s *axScan) fail(what string) {
+	if s.err == nil {
+		s.err = fmt.Errorf("cdp: decoding the AX tree: %s at offset %d", what, s.i)
+	}
+	s.i = len(s.b)
+}
+
+// end reports the first error, or trailing bytes after the value.
+func (s *axScan) end() error {
+	if s.err == nil && s.peek() != 0 {
+		s.fail("unexpected data after the value")
+	}
+	return s.err
+}
+
+// peek skips white space and returns the next byte, 0 at the end.
+func (s *axScan) peek() byte {
+	for s.i < len(s.b) {
+		switch c := s.b[s.i]; c {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return c
+		}
+	}
+	return 0
+}
+
+// null consumes a null, reporting whether there was one.
+func (s *axScan) null() bool {
+	if s.peek() == 'n' && len(s.b)-s.i >= 4 && string(s.b[s.i:s.i+4]) == "null" {
+		s.i += 4
+		return true
+	}
+	return false
+}
+
+// rawString consumes a string and returns it with its quotes, and whether
+// it holds an escape.
+func (s *axScan) rawString() (raw []byte, escaped bool) {
+	if s.peek() != '"' {
+		s.fail("want a string")
+		return nil, false
+	}
+	start := s.i
+	for j := s.i + 1; j < len(s.b); j++ {
+		switch s.b[j] {
+		case '\\':
+			escaped = true
+			j++
+		case '"':
+			s.i = j + 1
+			return s.b[start:s.i], escaped
+		}
+	}
+	s.fail("unterminated string")
+	return nil, false
+}
+
+// unquote is the string a raw JSON string stands for; one that does not
+// decode stays as it was written.
+func unquote(raw []byte, escaped bool) string {
+	if len(raw) < 2 {
+		return ""
+	}
+	if !escaped && utf8.Valid(raw) {
+		return string(raw[1 : len(raw)-1])
+	}
+	var out string
+	if jsonv2.Unmarshal(raw, &out) == nil {
+		return out
+	}
+	return string(raw)
+}
+
+// str consumes a string (or null: "").
+func (s *axScan) str() string {
+	if s.null() {
+		return ""
+	}
+	return unquote(s.rawString())
+}
+
+// skip consumes one value of any kind and returns its bytes.
+func (s *axScan) skip() []byte {
+	c := s.peek()
+	start := s.i
+	switch c {
+	case '"':
+		s.rawString()
+	case '{', '[':
+		depth := 0
+		for s.i < len(s.b) {
+			switch s.b[s.i] {
+			case '"':
+				s.rawString()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					s.i++
+					return s.b[start:s.i]
+				}
+			}
+			s.i++
+		}
+		s.fail("unterminated value")
+	case 0, ',', ':', '}', ']':
+		s.fail("want a value")
+	default: // a number, true, false or null
+		for s.i < len(s.b) {
+			switch s.b[s.i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return s.b[start:s.i]
+			}
+			s.i++
+		}
+	}
+	if s.err != nil {
+		return nil
+	}
+	return s.b[start:s.i]
+}
+
+// members consumes an object (or null), calling f with each member's name
+// positioned at its value; f must consume the value.
+func (s *axScan) members(f func(key []byte)) {
+	if s.null() {
+		return
+	}
+	if s.peek() != '{' {
+		s.fail("want an object")
+		return
+	}
+	s.i++
+	if s.peek() == '}' {
+		s.i++
+		return
+	}
+	for s.err == nil {
+		raw, escaped := s.rawString()
+		if s.err != nil {
+			return
+		}
+		key := raw[1 : len(raw)-1]
+		if escaped {
+			key = []byte(unquote(raw, true))
+		}
+		if s.peek() != ':' {
+			s.fail("want ':'")
+			return
+		}
+		s.i++
+		f(key)
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return
+		default:
+			s.fail("want ',' or '}'")
+		}
+	}
+}
+
+// elements consumes an array (or null), calling f positioned at each
+// element; f must consume it.
+func (s *axScan) elements(f func()) {
+	if s.null() {
+		return
+	}
+	if s.peek() != '[' {
+		s.fail("want an array")
+		return
+	}
+	s.i++
+	if s.peek() == ']' {
+		s.i++
+		return
+	}
+	for s.err == nil {
+		f()
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return
+		default:
+			s.fail("want ',' or ']'")
+		}
+	}
+}
+
+// value consumes an AXValue and returns its "value" member as a string: a
+// string as itself, a number or boolean (or anything else) in its JSON
+// spelling, "" when there is none.
+func (s *axScan) value() string {
+	var v string
+	s.members(func(key []byte) {
+		if string(key) != "value" {
+			s.skip()
+			return
+		}
+		if s.peek() == '"' {
+			v = unquote(s.rawString())
+			return
+		}
+		v = string(s.skip())
+	})
+	return v
+}
+
+// node consumes one AXNode into n.
+func (s *axScan) node(n *axNode) {
+	s.members(func(key []byte) {
+		switch string(key) {
+		case "nodeId":
+			n.NodeID = s.str()
+		case "ignored":
+			switch v := s.skip(); string(v) {
+			case "true":
+				n.Ignored = true
+			case "false", "null":
+				n.Ignored = false
+			default:
+				s.fail("want a boolean")
+			}
+		case "role":
+			n.Role = s.value()
+		case "name":
+			n.Name = s.value()
+		case "description":
+			n.Desc = s.value()
+		case "value":
+			n.Value = s.value()
+		case "properties":
+			n.Props = axProps{}
+			s.elements(func() {
+				var name, v string
+				s.members(func(key []byte) {
+					switch string(key) {
+					case "name":
+						name = s.str()
+					case "value":
+						v = s.value()
+					default:
+						s.skip()
+					}
+				})
+				n.Props.set(name, v)
+			})
+		case "childIds":
+			n.ChildIDs = nil
+			s.elements(func() { n.ChildIDs = append(n.ChildIDs, s.str()) })
+		case "backendDOMNodeId":
+			if s.null() {
+				n.BackendID = 0
+				return
+			}
+			id, err := strconv.ParseInt(string(s.skip()), 10, 64)
+			if err != nil {
+				s.fail("want an integer")
+			}
+			n.BackendID = id
+		default:
+			s.skip()
+		}
+	})
 }
