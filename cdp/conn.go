@@ -283,6 +283,14 @@ func (c *Conn) call(ctx context.Context, session string, gone <-chan struct{}, m
 	return c.wait(ctx, gone, p, result)
 }
 
+// checkedDecoder is a result that decodes itself from bytes already known
+// to be one well-formed JSON value: dispatch checked the whole message as
+// it arrived, so a big result (an AX tree is half a megabyte) is not
+// checked a second time before it is read.
+type checkedDecoder interface {
+	decodeChecked(data []byte) error
+}
+
 // inflight is a command on the wire whose reply has not been read yet.
 type inflight struct {
 	method string
@@ -354,7 +362,13 @@ func (c *Conn) wait(ctx context.Context, gone <-chan struct{}, p *inflight, resu
 		if result == nil || len(r.result) == 0 {
 			return nil
 		}
-		if err := jsonv2.Unmarshal(r.result, result); err != nil {
+		var err error
+		if d, ok := result.(checkedDecoder); ok {
+			err = d.decodeChecked(r.result)
+		} else {
+			err = jsonv2.Unmarshal(r.result, result)
+		}
+		if err != nil {
 			return fmt.Errorf("cdp: %s: decoding result: %w", method, err)
 		}
 		return nil
