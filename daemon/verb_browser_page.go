@@ -23,7 +23,12 @@ func (d *Daemon) browserSnapshot(ctx context.Context, req Request) Response {
 		if err != nil {
 			return Response{}, err
 		}
-		title, _ := tc.tab.Title(ctx)
+		// The tree's root (the RootWebArea) is named by the document's
+		// title: no second round trip to the page to ask for it.
+		title := snap.Title
+		if title == "" {
+			title, _ = tc.tab.Title(ctx)
+		}
 		d.mu.Lock()
 		tc.e.t.Title = title
 		d.mu.Unlock()
