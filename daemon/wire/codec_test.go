@@ -132,7 +132,7 @@ func TestDecodeResponse(t *testing.T) {
 	}
 	for _, line := range []string{
 		`{"v":1,"ok":true,"target":{"id":"tab:5A7E","title":"Tiny Page","lease":"held by perf since 2026-11-30T04:32:41Z","input":"agent","holder":"perf","since":"2026-11-30T04:32:41Z"},"text":"Tiny Page","profile":{"ephemeral":true,"attachments":0}}`,
-		`{"v":1,"ok":true,"did":"1 tab(s) of yours; 0 attachment(s)","targets":[],"status":{"pid":9565,"socket":"/run/vibespace/window-25b039cd.sock","state_dir":"/home/x","targets":1,"yours":1,"started":"2026-11-30T04:32:34Z","audit":"/home/x/audit.jsonl","max_request":1048576}}`,
+		`{"v":1,"ok":true,"did":"1 tab(s) of yours; 0 attachment(s)","targets":[],"status":{"pid":9565,"socket":"/run/vibespace/window-25b039cd.sock","state_dir":"/srv/state","targets":1,"yours":1,"started":"2026-11-30T04:32:34Z","audit":"/srv/state/audit.jsonl","max_request":1048576}}`,
 		"  {\"v\" : 1 , \"ok\":false,\"code\":\"stale_ref\",\"message\":\"ref @e3 is gone\",\"facts\":{\"ref\":\"@e3\",\"n\":2}}\n",
 		`{"v":1,"ok":true,"value":  {"a" : [1, 2.5e3]} ,"attachments":[{"id":"bp-3f9a1c02","label":"work","default":true,"attachments":2}]}`,
 		`{}`,
