@@ -1,7 +1,6 @@
 package cdp
 
 import (
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -126,20 +125,6 @@ func TestDecodeAXTreeEdges(t *testing.T) {
 	if got.nodes[5].NodeID != "6" || got.nodes[5].Name != "escaped key" {
 		t.Fatalf("node 6: %+v", got.nodes[5])
 	}
-}
-
-// A recorded reply of a real page, when one is given (AXTREE=file, from
-// BenchmarkSnapshotSteps with AXDUMP=file).
-func TestDecodeAXTreeRecorded(t *testing.T) {
-	f := os.Getenv("AXTREE")
-	if f == "" {
-		t.Skip("AXTREE not set")
-	}
-	data, err := os.ReadFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkDecode(t, data)
 }
 
 func TestDecodeAXTreeBad(t *testing.T) {
