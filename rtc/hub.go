@@ -37,6 +37,7 @@ type Hub struct {
 
 	mu      sync.Mutex
 	pipes   map[pipeKey]*Pipeline
+	opening map[pipeKey]chan struct{} // a source being opened; closed when done
 	viewers map[string]*viewer
 	nextID  uint64
 	closed  bool
@@ -55,6 +56,7 @@ func New(o Options) *Hub {
 		o:           o,
 		logs:        pionLogs{o.Logger},
 		pipes:       make(map[pipeKey]*Pipeline),
+		opening:     make(map[pipeKey]chan struct{}),
 		viewers:     make(map[string]*viewer),
 	}
 	h.base, h.cancel = context.WithCancel(context.Background())
@@ -174,20 +176,42 @@ func (h *Hub) negotiate(ctx context.Context, v *viewer, offer string) (string, e
 }
 
 // pipeline returns the running pipeline of pk, starting one if none runs.
-// open runs without the hub's lock; if another viewer started the pipeline
-// meanwhile, the extra source is closed.
+// One caller at a time opens pk's source (open runs without the hub's
+// lock); viewers arriving meanwhile wait for it and share what it started,
+// so a target is captured once however many viewers come at once.
 func (h *Hub) pipeline(ctx context.Context, pk pipeKey, open OpenFunc) (*Pipeline, error) {
 	key := pk.key
 	h.mu.Lock()
-	if h.closed {
+	for {
+		if h.closed {
+			h.mu.Unlock()
+			return nil, errors.New("rtc: hub closed")
+		}
+		if p := h.pipes[pk]; p != nil {
+			h.mu.Unlock()
+			return p, nil
+		}
+		wait, busy := h.opening[pk]
+		if !busy {
+			break
+		}
 		h.mu.Unlock()
-		return nil, errors.New("rtc: hub closed")
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		h.mu.Lock()
 	}
-	if p := h.pipes[pk]; p != nil {
-		h.mu.Unlock()
-		return p, nil
-	}
+	done := make(chan struct{})
+	h.opening[pk] = done
 	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.opening, pk)
+		h.mu.Unlock()
+		close(done)
+	}()
 	src, err := open(ctx)
 	if err != nil {
 		return nil, err
