@@ -66,7 +66,7 @@ func TestShapedPacketConnDropsTail(t *testing.T) {
 	}
 	c := newShapedPacketConn(inner)
 	defer c.Close()
-	const n, size = 100, 1000 // 100 KB at once, three times the queue
+	const n, size = 200, 1000 // 200 KB at once, six times the queue (numbered in one byte: n ≤ 256)
 	for i := range n {
 		p := make([]byte, size)
 		p[0] = byte(i)
@@ -80,6 +80,7 @@ func TestShapedPacketConnDropsTail(t *testing.T) {
 	want := n - int(c.dropped())
 	last := -1
 	buf := make([]byte, 2000)
+	delivered := map[int]bool{}
 	for got := 0; got < want; got++ {
 		dl, _ := ctx.Deadline()
 		_ = rx.SetReadDeadline(dl)
@@ -91,8 +92,16 @@ func TestShapedPacketConnDropsTail(t *testing.T) {
 			t.Fatalf("packet %d: %d bytes, number %d after %d", got, m, buf[0], last)
 		}
 		last = int(buf[0])
+		delivered[last] = true
 	}
-	if last != want-1 {
-		t.Fatalf("the last packet delivered is %d; with tail drop it is %d", last, want-1)
+	// Tail drop: a packet is dropped only when it finds the queue full,
+	// never one already queued. The queue starts empty, so the first
+	// packets that fit in it are all delivered, however fast the burst
+	// was written (a slow writer lets the link drain meanwhile, so which
+	// later packets are dropped depends on timing; these never do).
+	for i := range linkQueue / size {
+		if !delivered[i] {
+			t.Fatalf("packet %d, queued into an empty queue, was dropped (delivered: %d of %d)", i, want, n)
+		}
 	}
 }
