@@ -102,13 +102,12 @@ func forOther(req Request) string {
 	return req.For
 }
 
-// subject is the session whose set req reads or changes, and req as that
-// session would have sent it (for the context keys of its tabs).
-func subject(req Request) (string, Request) {
+// subject is the session whose set req reads or changes.
+func subject(req Request) string {
 	if s := forOther(req); s != "" {
-		req.Session = s
+		return s
 	}
-	return req.Session, req
+	return req.Session
 }
 
 // browserProfiles lists every registered profile; the caller's own
@@ -157,7 +156,7 @@ func (d *Daemon) browserUse(ctx context.Context, req Request) Response {
 		if ref == "" {
 			ref = req.Profile
 		}
-		who, _ := subject(req)
+		who := subject(req)
 		use := reg.Use
 		if forOther(req) != "" {
 			use = reg.UseFor
@@ -190,7 +189,7 @@ func (d *Daemon) attachmentList(reg *profile.Registry, session string) []Profile
 // browserAttachments lists the session's attachment set.
 func (d *Daemon) browserAttachments(ctx context.Context, req Request) Response {
 	return d.profileVerb(req, func(reg *profile.Registry) (Response, error) {
-		who, _ := subject(req)
+		who := subject(req)
 		list := d.attachmentList(reg, who)
 		var hs []string
 		for _, a := range list {
@@ -217,7 +216,9 @@ func (d *Daemon) browserAttachments(ctx context.Context, req Request) Response {
 func (d *Daemon) browserDetach(ctx context.Context, req Request) Response {
 	return d.profileVerb(req, func(reg *profile.Registry) (Response, error) {
 		other := forOther(req) != ""
-		who, sreq := subject(req)
+		who := subject(req)
+		sreq := req // as the session itself would have sent it: its tabs' context keys
+		sreq.Session = who
 		detach := reg.Detach
 		if other {
 			detach = reg.DetachFor
@@ -300,7 +301,7 @@ func (d *Daemon) browserPin(ctx context.Context, req Request) Response {
 		} else if h == "" {
 			return Response{}, target.Refuse(target.CodeBadRequest, "pin needs a handle, or --none to unpin")
 		}
-		who, _ := subject(req)
+		who := subject(req)
 		pin := reg.Pin
 		if forOther(req) != "" {
 			pin = reg.PinFor
