@@ -227,10 +227,8 @@ func (h *Hub) pipeline(ctx context.Context, pk pipeKey, open OpenFunc) (*Pipelin
 		_ = src.Close()
 		return nil, errors.New("rtc: hub closed")
 	}
-	if p := h.pipes[pk]; p != nil {
-		_ = src.Close()
-		return p, nil
-	}
+	// No pipeline of pk can have started meanwhile: only the caller
+	// holding h.opening[pk] starts one.
 	h.nextID++
 	ctx, cancel := context.WithCancel(h.base)
 	p := &Pipeline{
