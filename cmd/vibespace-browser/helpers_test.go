@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -36,7 +37,16 @@ func newEnv(t testing.TB) *env {
 		}
 		t.Skipf("SKIP: %s is missing: %v", chromium, err)
 	}
-	return &env{clitest.New(t, bin)}
+	e := &env{clitest.New(t, bin)}
+	// A failed test shows what the daemons the CLI started logged.
+	t.Cleanup(func() {
+		if t.Failed() {
+			if b, err := os.ReadFile(filepath.Join(e.Home, "daemon.log")); err == nil {
+				t.Logf("daemon.log:\n%s", b)
+			}
+		}
+	})
+	return e
 }
 
 // serve starts the daemon as the test's child.

@@ -321,17 +321,27 @@ func (e *Env) WaitGone(pid int, bound time.Duration) bool {
 	return true
 }
 
-// Exited reports whether pid is gone or a zombie waiting for its parent.
+// Exited reports whether pid is gone or a zombie waiting for its parent —
+// all of it: a killed multi-threaded process shows its leader as a zombie
+// while its other threads still exit, and until the last one has, its
+// files (a daemon's listening socket among them) are still open. A client
+// that connected then is reset when they close.
 func Exited(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	if err != nil {
 		return true
 	}
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] == 'Z'
+	for _, t := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, t.Name()))
+		if err != nil {
+			continue // that thread is gone
+		}
+		s := string(b)
+		if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X' {
+			return false
+		}
 	}
-	return false
+	return true
 }
 
 // LastLine is the last line of a command's output: the body after the
