@@ -83,7 +83,13 @@ var forbidden = map[string][]string{
 	"cdp":     {module + "/x11", module + "/atspi", module + "/daemon", module + "/lease", "github.com/urfave/cli"},
 	"lease":   {module + "/x11", module + "/atspi", module + "/cdp", module + "/testenv", module + "/daemon", "github.com/urfave/cli"},
 	"testenv": {module + "/atspi", module + "/daemon", module + "/lease", module + "/cdp", "github.com/urfave/cli"},
+	"xvfb":    {module + "/atspi", module + "/daemon", module + "/lease", module + "/cdp", module + "/testenv", "github.com/urfave/cli"},
 	"daemon":  {"github.com/urfave/cli"},
+	// the seam between the core and its backends is a leaf: the shared
+	// model and the wire types, nothing else of ours
+	"daemon/kind": {module + "/x11", module + "/atspi", module + "/cdp", module + "/rtc", module + "/capture",
+		module + "/testenv", module + "/xvfb", module + "/lease", module + "/profile", module + "/daemon/native",
+		module + "/daemon/chromium", module + "/daemon/live"},
 	// the profile registry is a pure decision over files: no backend at all
 	"profile": {module + "/x11", module + "/atspi", module + "/cdp", module + "/daemon", module + "/lease",
 		module + "/testenv", module + "/rtc", module + "/capture", "github.com/urfave/cli"},
@@ -92,9 +98,23 @@ var forbidden = map[string][]string{
 	"capture": {module + "/daemon", module + "/lease", module + "/atspi", module + "/rtc", "github.com/urfave/cli"},
 }
 
-// allowed importers of testenv outside tests: the demo, and the daemon,
-// which owns a display built the same way.
-var testenvImporters = []string{"cmd/vibespace-demo", "daemon"}
+// allowed importers of testenv outside tests: none (the daemon's display is
+// package xvfb; testenv wraps it for tests).
+var testenvImporters = []string{}
+
+// core is the daemon's core (the package itself, not its subpackages): it
+// drives every kind of target through the seam (daemon/kind) alone, so it
+// imports no backend, no live view and no media.
+var core = struct {
+	dir string
+	bad []string
+}{"daemon", []string{module + "/x11", module + "/atspi", module + "/cdp", module + "/rtc", module + "/capture",
+	module + "/testenv", module + "/xvfb", module + "/daemon/native", module + "/daemon/chromium", module + "/daemon/live"}}
+
+// coreImporters may import the core: its composition root, the live view
+// (a client of the core, as the socket's clients are), and the served
+// daemon of other packages' tests. Backends import the seam, never the core.
+var coreImporters = []string{"cmd/vibespace-daemon", "daemon/live", "daemon/daemontest"}
 
 func TestDependencyRules(t *testing.T) {
 	pkgs := packages(t)
@@ -117,6 +137,18 @@ func TestDependencyRules(t *testing.T) {
 					}
 				}
 			}
+		}
+		if slash == core.dir {
+			for im := range p.imports {
+				for _, b := range core.bad {
+					if im == b || strings.HasPrefix(im, b+"/") {
+						t.Errorf("the daemon's core imports %s: it reaches backends through daemon/kind only", im)
+					}
+				}
+			}
+		}
+		if p.imports[module+"/daemon"] && !hasPrefixAny(slash, coreImporters) {
+			t.Errorf("%s imports the daemon's core (only %v may; a backend imports daemon/kind)", dir, coreImporters)
 		}
 		if p.imports[module+"/testenv"] && !hasPrefixAny(slash, testenvImporters) {
 			t.Errorf("%s imports testenv outside its tests (allowed only in %v)", dir, testenvImporters)

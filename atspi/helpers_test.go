@@ -94,7 +94,7 @@ func fixture(t testing.TB, d *testenv.Desktop) *testenv.Fixture {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	f, err := d.LaunchFixture(ctx)
+	f, err := testenv.LaunchFixture(ctx, d)
 	if err != nil {
 		t.Fatalf("fixture: %v", err)
 	}

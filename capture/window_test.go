@@ -19,7 +19,7 @@ func TestWindowOfFixture(t *testing.T) {
 	d := testenv.SharedDesktop(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	fx, err := d.LaunchFixture(ctx)
+	fx, err := testenv.LaunchFixture(ctx, d)
 	if err != nil {
 		t.Fatal(err)
 	}

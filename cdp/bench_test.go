@@ -45,7 +45,7 @@ func benchTab(b *testing.B) *cdp.Tab {
 
 func refOf(b *testing.B, tab *cdp.Tab, role, name string) string {
 	b.Helper()
-	s, err := tab.Snapshot(ctxT(b), true)
+	s, err := tab.Snapshot(ctxT(b), refsOf(tab), true)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func BenchmarkVerbs(b *testing.B) {
 		b.Run(fmt.Sprintf("snapshot/i=%v", interactive), func(b *testing.B) {
 			var size int
 			for b.Loop() {
-				s, err := tab.Snapshot(ctx, interactive)
+				s, err := tab.Snapshot(ctx, refsOf(tab), interactive)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -98,13 +98,13 @@ func BenchmarkVerbs(b *testing.B) {
 		})
 	}
 	b.Run("click", func(b *testing.B) {
-		loopP50(b, func() error { return tab.Click(ctx, inc) })
+		loopP50(b, func() error { return tab.Click(ctx, nr(tab, inc)) })
 	})
 	b.Run("fill", func(b *testing.B) {
-		loopP50(b, func() error { return tab.Fill(ctx, name, "hello") })
+		loopP50(b, func() error { return tab.Fill(ctx, nr(tab, name), "hello") })
 	})
 	b.Run("type5", func(b *testing.B) {
-		loopP50(b, func() error { return tab.Type(ctx, name, "hello") })
+		loopP50(b, func() error { return typeInto(ctx, tab, name, "hello") })
 	})
 	b.Run("screenshot", func(b *testing.B) {
 		for b.Loop() {

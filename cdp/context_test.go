@@ -156,7 +156,7 @@ func TestSlowTabDoesNotBlockOthers(t *testing.T) {
 		busy <- err
 	}()
 	for range 3 {
-		if _, err := tb.Snapshot(ctx, true); err != nil {
+		if _, err := tb.Snapshot(ctx, nil, true); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -26,9 +26,6 @@ func RefSnapshot(raw []byte) (*target.Snapshot, error) { return refSnapshot(raw,
 // BuildSnapshot is buildSnapshot.
 func BuildSnapshot(nodes []*axNode, gen int64) *target.Snapshot { return buildSnapshot(nodes, gen) }
 
-// AssignRefs is Snapshot's ref step on the tab's table.
-func (t *Tab) AssignRefs(s *target.Snapshot) { t.assignRefs(s) }
-
 // SameSnapshot builds the snapshot of a raw getFullAXTree reply the way it
 // is built and the way it was built before (snapshot_ref_test.go), and says
 // where they differ.
@@ -45,7 +42,7 @@ func ScanAXTree(raw []byte) ([]*axNode, error) {
 // RefTabSnapshot is Tab.Snapshot as it was before the decoder by hand: the
 // reply decoded by cdproto's JSON package into plain structs, and built
 // from those (snapshot_ref_test.go).
-func (t *Tab) RefTabSnapshot(ctx context.Context, interactive bool) (*target.Snapshot, error) {
+func (t *Tab) RefTabSnapshot(ctx context.Context, refs *target.RefTable, interactive bool) (*target.Snapshot, error) {
 	var res struct {
 		Nodes []*refAXNode `json:"nodes"`
 	}
@@ -55,7 +52,7 @@ func (t *Tab) RefTabSnapshot(ctx context.Context, interactive bool) (*target.Sna
 	}
 	s := refBuild(res.Nodes, gen)
 	s.Target = "tab:" + t.ID()
-	t.assignRefs(s)
+	AssignRefs(refs, s)
 	if interactive {
 		return s.InteractiveView(), nil
 	}

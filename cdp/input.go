@@ -17,12 +17,12 @@ const releaseTimeout = 2 * time.Second
 // Point is a position in the tab's viewport, in CSS pixels.
 type Point struct{ X, Y float64 }
 
-// Click clicks the node of ref with the left button at its centre, after
+// Click clicks the node nr with the left button at its centre, after
 // scrolling it into view and checking it is visible, enabled and not
 // covered by another element there. It refuses stale_ref, not_visible,
 // not_sensitive or covered instead of clicking something else.
-func (t *Tab) Click(ctx context.Context, ref string) error {
-	p, err := t.actionable(ctx, ref, true, noFocus)
+func (t *Tab) Click(ctx context.Context, nr NodeRef) error {
+	p, err := t.actionable(ctx, nr, true, noFocus)
 	if err != nil {
 		return err
 	}
@@ -75,33 +75,24 @@ func (t *Tab) waitAll(ctx context.Context, ps ...*inflight) error {
 	return first
 }
 
-// Fill replaces the content of the text field of ref with text, as a paste
+// Fill replaces the content of the text field nr with text, as a paste
 // would (Input.insertText: one input event, no key events). The field must
 // be visible, enabled and editable (not_editable otherwise).
-func (t *Tab) Fill(ctx context.Context, ref, text string) error {
-	if _, err := t.actionable(ctx, ref, false, focusSelectAll); err != nil {
+func (t *Tab) Fill(ctx context.Context, nr NodeRef, text string) error {
+	if _, err := t.actionable(ctx, nr, false, focusSelectAll); err != nil {
 		return err
 	}
 	if text == "" {
 		return t.press(ctx, 0, namedKeys["Delete"])
 	}
-	if err := t.sess.Call(ctx, input.CommandInsertText, &input.InsertTextParams{Text: text}, nil); err != nil {
-		return t.fail(err)
-	}
-	return nil
+	return t.InsertText(ctx, text)
 }
 
-// Type types text key by key into the focused element, or, with a ref,
-// into that text field (focused first, caret at its end). Every character
+// Type types text key by key into the focused element. Every character
 // is a key press (keydown, keypress, input, keyup); newline is Return and
 // tab is Tab. ctx is checked between characters: a cancelled Type stops
 // where it is and holds no key.
-func (t *Tab) Type(ctx context.Context, ref, text string) error {
-	if ref != "" {
-		if _, err := t.actionable(ctx, ref, false, focusCaretEnd); err != nil {
-			return err
-		}
-	}
+func (t *Tab) Type(ctx context.Context, text string) error {
 	for _, r := range text {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -111,6 +102,23 @@ func (t *Tab) Type(ctx context.Context, ref, text string) error {
 		}
 	}
 	return nil
+}
+
+// InsertText inserts text where the focused element's caret is, as a paste
+// would (Input.insertText: one input event, no key events).
+func (t *Tab) InsertText(ctx context.Context, text string) error {
+	if err := t.sess.Call(ctx, input.CommandInsertText, &input.InsertTextParams{Text: text}, nil); err != nil {
+		return t.fail(err)
+	}
+	return nil
+}
+
+// Focus focuses the text field nr, caret at the end of its content, once it
+// is visible, in the viewport, enabled and editable (Type then types into
+// it).
+func (t *Tab) Focus(ctx context.Context, nr NodeRef) error {
+	_, err := t.actionable(ctx, nr, false, focusCaretEnd)
+	return err
 }
 
 // Key presses a chord ("ctrl+a", "shift+Tab", "Return") in the focused

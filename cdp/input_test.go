@@ -37,7 +37,7 @@ func TestClickButton(t *testing.T) {
 	ctx := ctxT(t)
 	ref := find(t, snapshot(t, tab, true), "push button", "Increment").Ref
 	for range 2 {
-		if err := tab.Click(ctx, ref); err != nil {
+		if err := tab.Click(ctx, nr(tab, ref)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -45,7 +45,7 @@ func TestClickButton(t *testing.T) {
 		t.Fatalf("count = %d after two clicks", n)
 	}
 	// A checkbox toggles.
-	if err := tab.Click(ctx, find(t, snapshot(t, tab, true), "check box", "I agree").Ref); err != nil {
+	if err := tab.Click(ctx, nr(tab, find(t, snapshot(t, tab, true), "check box", "I agree").Ref)); err != nil {
 		t.Fatal(err)
 	}
 	var checked bool
@@ -61,7 +61,7 @@ func TestClickButton(t *testing.T) {
 func TestClickScrollsIntoView(t *testing.T) {
 	t.Parallel()
 	tab := openPage(t)
-	if err := tab.Click(ctxT(t), find(t, snapshot(t, tab, true), "push button", "Far below").Ref); err != nil {
+	if err := tab.Click(ctxT(t), nr(tab, find(t, snapshot(t, tab, true), "push button", "Far below").Ref)); err != nil {
 		t.Fatal(err)
 	}
 	if n := evalInt(t, tab, "window.farClicks || 0"); n != 1 {
@@ -76,7 +76,7 @@ func TestClickRefusals(t *testing.T) {
 	tab := openPage(t)
 	ctx := ctxT(t)
 	s := snapshot(t, tab, true)
-	err := tab.Click(ctx, find(t, s, "push button", "Under the overlay").Ref)
+	err := tab.Click(ctx, nr(tab, find(t, s, "push button", "Under the overlay").Ref))
 	wantCode(t, err, target.CodeCovered)
 	if r, _ := target.AsRefusal(err); r.Facts["by"] != "div#overlay" {
 		t.Errorf("covered by %v, want div#overlay", r.Facts["by"])
@@ -84,9 +84,9 @@ func TestClickRefusals(t *testing.T) {
 	if n := evalInt(t, tab, "window.underClicks || 0"); n != 0 {
 		t.Fatal("the covered button was clicked")
 	}
-	wantCode(t, tab.Click(ctx, find(t, s, "push button", "Disabled button").Ref), target.CodeNotSensitive)
-	wantCode(t, tab.Click(ctx, find(t, s, "push button", "Ghost").Ref), target.CodeNotVisible)
-	wantCode(t, tab.Fill(ctx, find(t, s, "push button", "Increment").Ref, "x"), target.CodeNotEditable)
+	wantCode(t, tab.Click(ctx, nr(tab, find(t, s, "push button", "Disabled button").Ref)), target.CodeNotSensitive)
+	wantCode(t, tab.Click(ctx, nr(tab, find(t, s, "push button", "Ghost").Ref)), target.CodeNotVisible)
+	wantCode(t, tab.Fill(ctx, nr(tab, find(t, s, "push button", "Increment").Ref), "x"), target.CodeNotEditable)
 }
 
 // Fill replaces a field's content; the page's DOM reads it back.
@@ -97,7 +97,7 @@ func TestFill(t *testing.T) {
 	s := snapshot(t, tab, true)
 	name := find(t, s, "entry", "Name").Ref
 	for _, v := range []string{"first", "Grüße, wörld ✓", ""} {
-		if err := tab.Fill(ctx, name, v); err != nil {
+		if err := tab.Fill(ctx, nr(tab, name), v); err != nil {
 			t.Fatal(err)
 		}
 		if got := evalString(t, tab, "document.getElementById('name').value"); got != v {
@@ -105,13 +105,13 @@ func TestFill(t *testing.T) {
 		}
 	}
 	notes := find(t, s, "entry", "Notes").Ref
-	if err := tab.Fill(ctx, notes, "line 1\nline 2"); err != nil {
+	if err := tab.Fill(ctx, nr(tab, notes), "line 1\nline 2"); err != nil {
 		t.Fatal(err)
 	}
 	if got := evalString(t, tab, "document.querySelector('textarea').value"); got != "line 1\nline 2" {
 		t.Fatalf("textarea holds %q", got)
 	}
-	if err := tab.Fill(ctx, name, "shown"); err != nil {
+	if err := tab.Fill(ctx, nr(tab, name), "shown"); err != nil {
 		t.Fatal(err)
 	}
 	if n := find(t, snapshot(t, tab, false), "entry", "Name"); n.Text != "shown" {
@@ -129,7 +129,7 @@ func TestTypeAndChord(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := find(t, snapshot(t, tab, true), "entry", "Keys").Ref
-	if err := tab.Type(ctx, keys, "Hello, W!"); err != nil {
+	if err := typeInto(ctx, tab, keys, "Hello, W!"); err != nil {
 		t.Fatal(err)
 	}
 	if got := evalString(t, tab, "document.getElementById('keys').value"); got != "Hello, W!" {
@@ -138,7 +138,7 @@ func TestTypeAndChord(t *testing.T) {
 	if n := evalInt(t, tab, "window.downs"); n != len("Hello, W!") {
 		t.Fatalf("%d keydowns for %d characters", n, len("Hello, W!"))
 	}
-	if err := tab.Type(ctx, keys, " more"); err != nil { // appends at the end
+	if err := typeInto(ctx, tab, keys, " more"); err != nil { // appends at the end
 		t.Fatal(err)
 	}
 	if got := evalString(t, tab, "document.getElementById('keys').value"); got != "Hello, W! more" {
@@ -173,7 +173,7 @@ func TestTypeCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(ctxT(t))
 	keys := find(t, snapshot(t, tab, true), "entry", "Keys").Ref
 	cancel()
-	err := tab.Type(ctx, keys, "never typed")
+	err := typeInto(ctx, tab, keys, "never typed")
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -193,7 +193,7 @@ func TestTypeCancelledMidway(t *testing.T) {
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- tab.Type(tctx, keys, long) }()
+	go func() { done <- typeInto(tctx, tab, keys, long) }()
 	// Wait (in the page, bounded by ctx) until some keys have arrived.
 	if _, err := tab.Eval(ctx, `new Promise(r => { const f = () => document.getElementById('keys').value.length >= 5 ? r() : setTimeout(f, 5); f(); })`); err != nil {
 		t.Fatal(err)

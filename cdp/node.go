@@ -12,21 +12,26 @@ import (
 	"github.com/vibespace/vibespace/target"
 )
 
+// NodeRef names a node of one of the tab's snapshots: its ref, which
+// messages name, and the key the ref was minted for (target.Node.Key:
+// "generation:backendNodeId"). Whoever keeps the tab's ref table maps one
+// to the other.
+type NodeRef struct {
+	Ref string
+	Key string
+}
+
 // node is a ref resolved to a live DOM node: its JS object in the page.
 type node struct {
 	ref      string
 	objectID runtime.RemoteObjectID
 }
 
-// resolve maps a ref to its DOM node. A malformed ref is bad_ref; a ref not
-// minted here, or whose node is gone (removed, or the page navigated), is
-// stale_ref.
-func (t *Tab) resolve(ctx context.Context, ref string) (*node, error) {
-	key, err := t.refs.Key(ref)
-	if err != nil {
-		return nil, err
-	}
-	gen, id, ok := parseKey(key)
+// resolve finds the DOM node of nr. A key that names no DOM node, or whose
+// node is gone (removed, or the page navigated), is stale_ref.
+func (t *Tab) resolve(ctx context.Context, nr NodeRef) (*node, error) {
+	ref := nr.Ref
+	gen, id, ok := parseKey(nr.Key)
 	if !ok {
 		return nil, target.Refuse(target.CodeStaleRef, "ref %s has no DOM node; take a new snapshot", ref).With("ref", ref)
 	}
@@ -34,7 +39,7 @@ func (t *Tab) resolve(ctx context.Context, ref string) (*node, error) {
 		return nil, target.Refuse(target.CodeStaleRef, "ref %s is of a page this tab has navigated away from; take a new snapshot", ref).With("ref", ref)
 	}
 	var res dom.ResolveNodeResult
-	err = t.sess.Call(ctx, dom.CommandResolveNode, &dom.ResolveNodeParams{BackendNodeID: proto.BackendNodeID(id)}, &res)
+	err := t.sess.Call(ctx, dom.CommandResolveNode, &dom.ResolveNodeParams{BackendNodeID: proto.BackendNodeID(id)}, &res)
 	if err != nil {
 		if e, ok := asError(err); ok && e.Code == codeServerError {
 			return nil, staleRef(ref).Wrap(err)
@@ -174,13 +179,43 @@ const probeJS = `function(scroll, focus) {
   return {visible, inView, disabled, covered, by, editable, focused, x, y, tag};
 }`
 
-// actionable resolves ref and checks the node can be acted on: present,
+// NodeState is what the page says of a node now.
+type NodeState struct {
+	Visible  bool   // it has a box, and is not hidden or transparent
+	InView   bool   // its centre is inside the viewport
+	Disabled bool   // :disabled, or inside aria-disabled="true"
+	Editable bool   // a text field (or contenteditable) that is not read-only
+	Covered  bool   // another element is on top of its centre
+	Tag      string // its element's tag name
+}
+
+// NodeState reads the state of the node nr without scrolling or focusing
+// it. A node that is gone is stale_ref.
+func (t *Tab) NodeState(ctx context.Context, nr NodeRef) (NodeState, error) {
+	n, err := t.resolve(ctx, nr)
+	if err != nil {
+		return NodeState{}, err
+	}
+	var p probe
+	err = t.call(ctx, n, probeJS, &p, false, int(noFocus))
+	t.releaseNode(ctx, n)
+	if err != nil {
+		return NodeState{}, err
+	}
+	if p.Gone {
+		return NodeState{}, staleRef(nr.Ref)
+	}
+	return NodeState{Visible: p.Visible, InView: p.InView, Disabled: p.Disabled, Editable: p.Editable, Covered: p.Covered, Tag: p.Tag}, nil
+}
+
+// actionable resolves nr and checks the node can be acted on: present,
 // visible, inside the viewport (after scrolling it into view), enabled and,
 // when pointer is set, not covered at its centre. A focus mode (never with
 // pointer) requires a text field and focuses it once it passes, in the same
 // round trip as the checks.
-func (t *Tab) actionable(ctx context.Context, ref string, pointer bool, focus focusMode) (probe, error) {
-	n, err := t.resolve(ctx, ref)
+func (t *Tab) actionable(ctx context.Context, nr NodeRef, pointer bool, focus focusMode) (probe, error) {
+	ref := nr.Ref
+	n, err := t.resolve(ctx, nr)
 	if err != nil {
 		return probe{}, err
 	}

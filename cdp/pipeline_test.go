@@ -29,7 +29,7 @@ func TestClickEventOrder(t *testing.T) {
 		}
 		return strings.Fields(s)
 	}
-	if err := tab.Click(ctx, ref); err != nil {
+	if err := tab.Click(ctx, nr(tab, ref)); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"mousemove:inc:0", "mousedown:inc:1", "mouseup:inc:0", "click:inc:0"}
@@ -37,7 +37,7 @@ func TestClickEventOrder(t *testing.T) {
 		t.Fatalf("the page saw %v, want %v", got, want)
 	}
 	// Again at the same point: the page may or may not see a move there.
-	if err := tab.Click(ctx, ref); err != nil {
+	if err := tab.Click(ctx, nr(tab, ref)); err != nil {
 		t.Fatal(err)
 	}
 	if got := readLog(); !slices.Equal(got, want) && !slices.Equal(got, want[1:]) {
@@ -67,7 +67,7 @@ func TestRefusedFillTypeKeepFocus(t *testing.T) {
 	tab := openPage(t)
 	ctx := ctxT(t)
 	s := snapshot(t, tab, true)
-	if err := tab.Type(ctx, find(t, s, "entry", "Keys").Ref, "abc"); err != nil {
+	if err := typeInto(ctx, tab, find(t, s, "entry", "Keys").Ref, "abc"); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -79,8 +79,8 @@ func TestRefusedFillTypeKeepFocus(t *testing.T) {
 		{"push button", "Ghost", target.CodeNotVisible},
 	} {
 		ref := find(t, s, c.role, c.name).Ref
-		wantCode(t, tab.Fill(ctx, ref, "x"), c.code)
-		wantCode(t, tab.Type(ctx, ref, "x"), c.code)
+		wantCode(t, tab.Fill(ctx, nr(tab, ref), "x"), c.code)
+		wantCode(t, typeInto(ctx, tab, ref, "x"), c.code)
 		if got := evalString(t, tab, "document.activeElement.id"); got != "keys" {
 			t.Fatalf("after a refused fill/type of %q the focus is on %q", c.name, got)
 		}
@@ -89,7 +89,7 @@ func TestRefusedFillTypeKeepFocus(t *testing.T) {
 		t.Fatalf("the focused field holds %q", got)
 	}
 	// A fill that passes moves the focus and replaces the content.
-	if err := tab.Fill(ctx, find(t, s, "entry", "Name").Ref, "new"); err != nil {
+	if err := tab.Fill(ctx, nr(tab, find(t, s, "entry", "Name").Ref), "new"); err != nil {
 		t.Fatal(err)
 	}
 	if got := evalString(t, tab, "document.activeElement.id + '=' + document.activeElement.value"); got != "name=new" {

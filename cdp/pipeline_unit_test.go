@@ -10,8 +10,6 @@ import (
 	"time"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
-
-	"github.com/vibespace/vibespace/target"
 )
 
 // Pipelined commands reach the browser in the order they were sent, and
@@ -106,7 +104,7 @@ func inputTab(t *testing.T) (*Tab, func() []string) {
 		send(wireMsg{ID: m.ID, Result: jsonv2.Value(`{}`)})
 	})
 	s := &Session{conn: c, id: "S1", targetID: "T1", gone: make(chan struct{})}
-	tab := &Tab{sess: s, refs: target.NewRefTable()}
+	tab := &Tab{sess: s}
 	// drain returns the events logged since the last drain, once the fake
 	// has answered everything sent (a final round trip flushes the log).
 	drain := func() []string {

@@ -110,10 +110,12 @@ func (p *axProps) set(name, v string) {
 }
 
 // Snapshot reads the tab's accessibility tree (Accessibility.getFullAXTree)
-// and returns it in the shared snapshot shape, with refs minted by the
-// tab's ref table: a node keeps its ref as long as its DOM node lives. With
-// interactive, it returns the interactive view (what an agent can act on).
-func (t *Tab) Snapshot(ctx context.Context, interactive bool) (*target.Snapshot, error) {
+// and returns it in the shared snapshot shape, every element node keyed by
+// its document generation and backend node id (a key names the node as
+// long as its DOM node lives). With refs, the refs are minted there
+// (AssignRefs); with interactive, it returns the interactive view (what an
+// agent can act on).
+func (t *Tab) Snapshot(ctx context.Context, refs *target.RefTable, interactive bool) (*target.Snapshot, error) {
 	var res axTree
 	// A navigation while the tree was read leaves it unclear which document
 	// it is of: read it again.
@@ -129,26 +131,28 @@ func (t *Tab) Snapshot(ctx context.Context, interactive bool) (*target.Snapshot,
 	}
 	s := buildSnapshot(res.nodes, gen)
 	s.Target = "tab:" + t.ID()
-	t.assignRefs(s)
+	if refs != nil {
+		AssignRefs(refs, s)
+	}
 	if interactive {
 		return s.InteractiveView(), nil
 	}
 	return s, nil
 }
 
-// assignRefs sets the refs of the snapshot's nodes from the tab's table.
-// What the interactive view shows gets its refs first, so an agent reading
-// a fresh page sees short refs (@e1…) on the nodes it acts on.
-func (t *Tab) assignRefs(s *target.Snapshot) {
+// AssignRefs sets the refs of a page snapshot's nodes from refs, the tab's
+// table. What the interactive view shows gets its refs first, so an agent
+// reading a fresh page sees short refs (@e1…) on the nodes it acts on.
+func AssignRefs(refs *target.RefTable, s *target.Snapshot) {
 	if s.Root != nil {
 		s.Root.Walk(func(n *target.Node, _ int) bool {
 			if n.Key != "" && (n.Actionable() || n.Role == "heading") {
-				t.refs.Ref(n.Key)
+				refs.Ref(n.Key)
 			}
 			return true
 		})
 	}
-	t.refs.Assign(s)
+	refs.Assign(s)
 }
 
 // buildSnapshot turns the flat AX node list into the snapshot tree: ignored

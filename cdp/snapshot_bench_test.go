@@ -84,8 +84,9 @@ func BenchmarkSnapshotSteps(b *testing.B) {
 		loopP50(b, func() error { cdp.BuildSnapshot(nodes, 1); return nil })
 	})
 	s := cdp.BuildSnapshot(nodes, 1)
+	refs := target.NewRefTable()
 	b.Run("refs", func(b *testing.B) {
-		loopP50(b, func() error { tab.AssignRefs(s); return nil })
+		loopP50(b, func() error { cdp.AssignRefs(refs, s); return nil })
 	})
 	b.Run("interactive", func(b *testing.B) {
 		loopP50(b, func() error { s.InteractiveView(); return nil })
@@ -103,7 +104,7 @@ func BenchmarkSnapshotSteps(b *testing.B) {
 			name += "-i"
 		}
 		b.Run(name, func(b *testing.B) {
-			loopP50(b, func() error { _, err := tab.Snapshot(ctx, interactive); return err })
+			loopP50(b, func() error { _, err := tab.Snapshot(ctx, refsOf(tab), interactive); return err })
 		})
 	}
 	// With the Accessibility domain enabled on the session.
@@ -116,7 +117,7 @@ func BenchmarkSnapshotSteps(b *testing.B) {
 		cpu.report(b)
 	})
 	b.Run("enabled/snapshot", func(b *testing.B) {
-		loopP50(b, func() error { _, err := tab.Snapshot(ctx, false); return err })
+		loopP50(b, func() error { _, err := tab.Snapshot(ctx, refsOf(tab), false); return err })
 	})
 	if err := sess.Call(ctx, accessibility.CommandDisable, nil, nil); err != nil {
 		b.Fatal(err)
@@ -262,8 +263,8 @@ func BenchmarkSnapshotOldNew(b *testing.B) {
 		b.Run(fmt.Sprintf("i=%v", interactive), func(b *testing.B) {
 			ctx := ctxT(b)
 			ways := []func() (*target.Snapshot, error){
-				func() (*target.Snapshot, error) { return tab.RefTabSnapshot(ctx, interactive) },
-				func() (*target.Snapshot, error) { return tab.Snapshot(ctx, interactive) },
+				func() (*target.Snapshot, error) { return tab.RefTabSnapshot(ctx, refsOf(tab), interactive) },
+				func() (*target.Snapshot, error) { return tab.Snapshot(ctx, refsOf(tab), interactive) },
 			}
 			names := []string{"old", "new"}
 			wall := make([][]time.Duration, 2)

@@ -63,7 +63,7 @@ func TestSnapshotSameAsReference(t *testing.T) {
 		if err := cdp.SameSnapshot(raw, 1); err != nil {
 			t.Errorf("%s: %v", path, err)
 		}
-		s, err := tab.Snapshot(ctx, false)
+		s, err := tab.Snapshot(ctx, refsOf(tab), false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,8 +1,10 @@
 package cdp_test
 
 import (
+	"context"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/vibespace/vibespace/cdp"
@@ -21,9 +23,36 @@ func openPage(t *testing.T) *cdp.Tab {
 	return tab
 }
 
+// refTables keeps each tab's ref table, as the daemon keeps a target's.
+var refTables sync.Map // *cdp.Tab → *target.RefTable
+
+func refsOf(tab *cdp.Tab) *target.RefTable {
+	r, _ := refTables.LoadOrStore(tab, target.NewRefTable())
+	return r.(*target.RefTable)
+}
+
+// nr is the node a ref of tab's table names, as the daemon hands it to the
+// tab; a ref the table never minted names no node (no key), which the tab
+// refuses stale_ref.
+func nr(tab *cdp.Tab, ref string) cdp.NodeRef {
+	key, _ := refsOf(tab).Key(ref)
+	return cdp.NodeRef{Ref: ref, Key: key}
+}
+
+// typeInto focuses the text field of ref (none: the focused element) and
+// types text into it, as the daemon's type @ref does.
+func typeInto(ctx context.Context, tab *cdp.Tab, ref, text string) error {
+	if ref != "" {
+		if err := tab.Focus(ctx, nr(tab, ref)); err != nil {
+			return err
+		}
+	}
+	return tab.Type(ctx, text)
+}
+
 func snapshot(t *testing.T, tab *cdp.Tab, interactive bool) *target.Snapshot {
 	t.Helper()
-	s, err := tab.Snapshot(ctxT(t), interactive)
+	s, err := tab.Snapshot(ctxT(t), refsOf(tab), interactive)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +141,7 @@ func TestClickHeading(t *testing.T) {
 	if _, err := tab.Eval(ctx, `document.querySelector('h1').addEventListener('click', e => { window.headingClicks = (window.headingClicks || 0) + 1; window.headingTarget = e.target.tagName })`); err != nil {
 		t.Fatal(err)
 	}
-	if err := tab.Click(ctx, ref); err != nil {
+	if err := tab.Click(ctx, nr(tab, ref)); err != nil {
 		t.Fatalf("click %s: %v", ref, err)
 	}
 	var got struct {
@@ -164,7 +193,7 @@ func TestRefsStableThenStale(t *testing.T) {
 	if _, err := tab.Eval(ctx, `document.getElementById('doomed').remove()`); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, tab.Click(ctx, ref), target.CodeStaleRef)
+	wantCode(t, tab.Click(ctx, nr(tab, ref)), target.CodeStaleRef)
 	// Even once the node is collected, and after another snapshot.
 	if _, err := tab.Eval(ctx, `new Promise(r => setTimeout(r, 0))`); err != nil {
 		t.Fatal(err)
@@ -173,13 +202,17 @@ func TestRefsStableThenStale(t *testing.T) {
 	if s3.Root.Find(func(n *target.Node) bool { return n.Ref == ref }) != nil {
 		t.Fatalf("%s still in the snapshot after its node was removed", ref)
 	}
-	wantCode(t, tab.Click(ctx, ref), target.CodeStaleRef)
+	wantCode(t, tab.Click(ctx, nr(tab, ref)), target.CodeStaleRef)
 	// Others keep theirs.
 	if got := find(t, s3, "push button", "Increment").Ref; got != find(t, s1, "push button", "Increment").Ref {
 		t.Fatalf("Increment's ref changed from %s to %s", find(t, s1, "push button", "Increment").Ref, got)
 	}
-	wantCode(t, tab.Click(ctx, "@e99999"), target.CodeBadRef) // never minted
-	wantCode(t, tab.Click(ctx, "e1x"), target.CodeBadRef)
+	// A ref the tab's table never minted, or no ref at all, names nothing
+	// (the table refuses it before the tab is asked).
+	for _, bad := range []string{"@e99999", "e1x"} {
+		_, err := refsOf(tab).Key(bad)
+		wantCode(t, err, target.CodeBadRef)
+	}
 
 	// A navigation makes every old ref stale.
 	url, err := tab.URL(ctx)
@@ -190,5 +223,5 @@ func TestRefsStableThenStale(t *testing.T) {
 	if err := tab.Navigate(ctx, strings.Replace(url, "/page", "/other", 1)); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, tab.Click(ctx, inc), target.CodeStaleRef)
+	wantCode(t, tab.Click(ctx, nr(tab, inc)), target.CodeStaleRef)
 }

@@ -9,23 +9,23 @@ import (
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	cdptarget "github.com/chromedp/cdproto/target"
 
 	"github.com/vibespace/vibespace/target"
 )
 
 // Tab is one page target of a Context, attached over a flat session. Its
-// verbs are the window verbs where they mean the same thing. Refs minted by
-// Snapshot belong to the tab and map to DOM backend node ids. Safe for
-// concurrent use.
+// verbs are the window verbs where they mean the same thing. Nodes are
+// named by the keys Snapshot gives them (NodeRef): whoever reads the
+// snapshot keeps the refs. Safe for concurrent use.
 type Tab struct {
 	c    *Context
 	sess *Session
-	refs *target.RefTable
 	gen  atomic.Int64 // main-frame navigations seen (document.go)
 }
 
 func newTab(c *Context, sess *Session) *Tab {
-	return &Tab{c: c, sess: sess, refs: target.NewRefTable()}
+	return &Tab{c: c, sess: sess}
 }
 
 // ID is the tab's CDP target id.
@@ -35,9 +35,6 @@ func (t *Tab) ID() string { return t.sess.targetID }
 // for — proto.Call(ctx, tab.Session(), page.BringToFront, proto.Empty{}) —
 // fenced to the tab: browser-wide domains are refused outside_context.
 func (t *Tab) Session() FencedSession { return FencedSession{t.sess} }
-
-// Refs is the tab's ref table (refs → "generation:backendNodeId" keys).
-func (t *Tab) Refs() *target.RefTable { return t.refs }
 
 // Gone is closed when the tab closed or its session ended.
 func (t *Tab) Gone() <-chan struct{} { return t.sess.Gone() }
@@ -138,6 +135,28 @@ func firstLine(s string) string {
 		}
 	}
 	return s
+}
+
+// Info reads the tab's title and URL as the browser shows them
+// (Target.getTargetInfo, answered by the browser process, not the page: a
+// busy page does not delay it). A tab that closed is tab_gone.
+func (t *Tab) Info(ctx context.Context) (TabInfo, error) {
+	if t.closed() {
+		return TabInfo{}, t.fail(errors.New("cdp: the tab's session ended"))
+	}
+	var res cdptarget.GetTargetInfoResult
+	err := t.c.b.conn.Call(ctx, cdptarget.CommandGetTargetInfo, &cdptarget.GetTargetInfoParams{TargetID: cdptarget.ID(t.ID())}, &res)
+	if err != nil {
+		if gone := t.c.tabErr(t.ID(), err); target.CodeOf(gone) != "" {
+			return TabInfo{}, gone
+		}
+		return TabInfo{}, t.fail(err)
+	}
+	if res.TargetInfo == nil {
+		return TabInfo{}, target.Refuse(target.CodeTabGone, "tab %s has closed", t.ID()).With("tab", t.ID())
+	}
+	ti := res.TargetInfo
+	return TabInfo{ID: t.ID(), Title: ti.Title, URL: ti.URL, Opener: string(ti.OpenerID)}, nil
 }
 
 // Title is document.title.

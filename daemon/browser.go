@@ -2,79 +2,24 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
-	"github.com/vibespace/vibespace/cdp"
+	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/profile"
 	"github.com/vibespace/vibespace/target"
 )
 
-// BrowserBackend runs the browsers behind the browser.* verbs. The real one
-// is package daemon/chromium: one shared headless Chromium holding an
-// ephemeral browser context per session, and one Chromium per persistent
-// profile. nil in Config.Browser means this daemon has no browser road:
-// every browser.* verb is refused no_browser.
-type BrowserBackend interface {
-	// Context returns the browser context key names, starting the browser
-	// it lives in when it is not running (lazily, and again after a crash).
-	// Starting one more browser than the ceiling allows is refused
-	// browser_limit. The browser counts as in use (never stopped as idle)
-	// until release is called.
-	Context(ctx context.Context, key BrowserKey) (c *cdp.Context, release func(), err error)
-	// Release disposes of an ephemeral context (its tabs close, its cookies
-	// are gone). A profile's context is left alone: its browser stops when
-	// idle.
-	Release(ctx context.Context, key BrowserKey) error
-	// Running reports whether the browser of profile id is up ("" is the
-	// shared browser).
-	Running(profile string) bool
-	// Observe registers f, called (outside the backend's locks) whenever a
-	// browser started or stopped, so the daemon persists Record.
-	Observe(f func())
-	// Record names the browsers running now, for a restarted daemon's Reap.
-	Record() json.RawMessage
-	// Reap stops the browsers an earlier daemon left running, from its
-	// Record.
-	Reap(ctx context.Context, record json.RawMessage)
-	// Doctor says what this machine offers for browsers.
-	Doctor(ctx context.Context) []Check
-	// Close stops every browser and reaps its processes.
-	Close() error
-}
+// The browser's words: a session's tabs live in browser contexts (its own
+// ephemeral one, or the profiles it attached); each command acts on the
+// session's current tab of the context its profile choice names.
 
-// BrowserKey names one browser context: an ephemeral one of a session (in
-// the shared browser), or a persistent profile's own.
-type BrowserKey struct {
-	Session string `json:"session"` // who asks (the ceiling's refusal names this session's own)
-	// Owner names an ephemeral context: the session, or session/handle for
-	// a child or own attachment. "" for a profile.
-	Owner   string `json:"owner,omitempty"`
-	Profile string `json:"profile,omitempty"` // a persistent profile's id (bp-…)
-	Label   string `json:"label,omitempty"`   // its label, for messages only
-	Dir     string `json:"dir,omitempty"`     // its user-data-dir
-	Headed  bool   `json:"headed,omitempty"`  // on our display instead of headless
-	Display string `json:"display,omitempty"` // our display (":N") when Headed
-}
-
-// String is the key's identity: "p:<id>" or "e:<owner>".
-func (k BrowserKey) String() string {
-	if k.Profile != "" {
-		return "p:" + k.Profile
-	}
-	return "e:" + k.Owner
-}
-
-// browserRecordKey is the key of lease.State.Backends holding the browser
-// backend's Record.
-const browserRecordKey = "browsers"
-
-// browserState is the daemon's side of tabs: which browser context each
-// tab target lives in, and each session's current tab per context.
+// browserState is the daemon's side of the browser words: each session's
+// current tab per context, and the profile registry.
 type browserState struct {
 	mu      sync.Mutex
-	tabs    map[target.ID]*tabState
 	current map[string]target.ID // session + "\x00" + context key → its current tab
 
 	regOnce sync.Once
@@ -82,60 +27,47 @@ type browserState struct {
 	regErr  error
 }
 
-// tabState is what the daemon keeps beside a tab target.
+// tabState is what the browser words keep beside a tab target: the
+// context it lives in and how answers name its profile. It does not change.
 type tabState struct {
-	key   BrowserKey
-	cdpID string
-	tab   *cdp.Tab // last reached; nil until then
-	prof  ProfileInfo
+	key  kind.BrowserKey
+	prof ProfileInfo
 }
 
-func (bs *browserState) init() {
+// selection is a resolved profile choice: which browser context, and how
+// answers name it.
+type selection struct {
+	key  kind.BrowserKey
+	prof ProfileInfo
+}
+
+func (bs *browserState) init() { bs.current = make(map[string]target.ID) }
+
+func currentKey(session string, k kind.BrowserKey) string { return session + "\x00" + k.String() }
+
+// currentTab is the session's current tab in key's context.
+func (bs *browserState) currentTab(session string, key kind.BrowserKey) (target.ID, bool) {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
-	if bs.tabs == nil {
-		bs.tabs = make(map[target.ID]*tabState)
-		bs.current = make(map[string]target.ID)
-	}
+	id, ok := bs.current[currentKey(session, key)]
+	return id, ok
 }
 
-func currentKey(session string, k BrowserKey) string { return session + "\x00" + k.String() }
-
-// tabProbe is what a tab offers: the accessibility tree through CDP,
-// input through CDP Input, pixels through Page.captureScreenshot.
-var tabProbe = target.Probe{Tree: true, Injection: "cdp", Capture: true}
-
-// TabID is the target ID of the tab with CDP target id cdpID.
-func TabID(cdpID string) target.ID { return target.ID("tab:" + cdpID) }
-
-// liveTab is the seam for the live view: the tab of a tab: target, as last
-// reached by a verb. A tab that closed is tab_gone; an id that is no tab
-// the daemon knows is unknown_target.
-func (d *Daemon) liveTab(id target.ID) (*cdp.Tab, error) {
-	d.br.init()
-	d.br.mu.Lock()
-	ts := d.br.tabs[id]
-	var tab *cdp.Tab
-	if ts != nil {
-		tab = ts.tab
-	}
-	d.br.mu.Unlock()
-	if ts == nil {
-		return nil, target.Refuse(target.CodeUnknownTarget, "there is no tab %s", id).With("target", string(id))
-	}
-	if tab == nil || isGone(tab) {
-		return nil, target.Refuse(target.CodeTabGone, "tab %s has closed", id).With("target", string(id))
-	}
-	return tab, nil
+func (bs *browserState) setCurrent(session string, key kind.BrowserKey, id target.ID) {
+	bs.mu.Lock()
+	bs.current[currentKey(session, key)] = id
+	bs.mu.Unlock()
 }
 
-func isGone(t *cdp.Tab) bool {
-	select {
-	case <-t.Gone():
-		return true
-	default:
-		return false
+// forget drops a target from every session's current tabs.
+func (bs *browserState) forget(id target.ID) {
+	bs.mu.Lock()
+	for k, v := range bs.current {
+		if v == id {
+			delete(bs.current, k)
+		}
 	}
+	bs.mu.Unlock()
 }
 
 // noBrowser is the refusal of every browser verb on a daemon without a
@@ -144,106 +76,371 @@ func noBrowser() error {
 	return target.Refuse(target.CodeNoBrowser, "this daemon has no browser backend (Chromium was not configured or not found; see doctor)")
 }
 
-// dropTab forgets a tab target (closed, crashed, or its context went).
-func (d *Daemon) dropTab(id target.ID) {
-	d.br.init()
-	d.br.mu.Lock()
-	delete(d.br.tabs, id)
-	for k, v := range d.br.current {
-		if v == id {
-			delete(d.br.current, k)
-		}
+// browserContext resolves req's profile and reaches its browser context,
+// which counts as in use until c.done runs. The answer names the profile
+// once one was chosen.
+func (d *Daemon) browserContext(ctx context.Context, c *call) (kind.BrowserContext, error) {
+	if d.cfg.Browser == nil {
+		return nil, noBrowser()
 	}
-	d.br.mu.Unlock()
-	d.drop(id)
+	sel, err := d.choose(ctx, c.req)
+	if err != nil {
+		return nil, err
+	}
+	c.sel = &sel
+	if sel.key.Headed {
+		p, err := d.providerFor("")
+		if err != nil {
+			return nil, err
+		}
+		disp, err := d.ensureDisplay(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		sel.key.Display = disp.d.Name()
+		c.sel = &sel
+	}
+	bc, release, err := d.cfg.Browser.Context(ctx, sel.key)
+	if release != nil {
+		c.done = release
+	}
+	return bc, err
 }
 
-// refreshTab re-reads a tab target's title and URL; a tab that closed is
-// dropped and refused tab_gone.
-func (d *Daemon) refreshTab(ctx context.Context, e *entry) error {
-	d.br.init()
-	d.br.mu.Lock()
-	ts := d.br.tabs[e.t.ID]
-	var tab *cdp.Tab
-	if ts != nil {
-		tab = ts.tab
-	}
-	d.br.mu.Unlock()
-	if ts == nil || (tab != nil && isGone(tab)) {
-		d.dropTab(e.t.ID)
-		return target.Refuse(target.CodeTabGone, "tab %s has closed", e.t.ID).With("target", string(e.t.ID))
-	}
-	if tab == nil {
-		return nil
-	}
-	title, err := tab.Title(ctx)
-	if target.CodeOf(err) == target.CodeTabGone {
-		d.dropTab(e.t.ID)
+// reachTab reaches the session's current tab in the chosen context for a
+// verb of vibespace-browser's, under its lease (reads take it too;
+// browser_paused while the user drives).
+func (d *Daemon) reachTab(ctx context.Context, c *call) error {
+	if _, err := d.browserContext(ctx, c); err != nil {
 		return err
 	}
-	u, _ := tab.URL(ctx)
-	if err == nil {
-		d.mu.Lock()
-		e.t.Title, e.t.App = title, u
-		d.mu.Unlock()
+	id, ok := d.br.currentTab(c.req.Session, c.sel.key)
+	if !ok {
+		return target.Refuse(target.CodeNoTab, "no current tab in %s: run open <url> first (or tab select <id>, from tab list)", where(*c.sel)).With("profile", c.sel.prof.ID)
+	}
+	return d.reachTabID(ctx, c, id)
+}
+
+// reachTabID reaches tab id of the chosen context for the session, under its
+// lease.
+func (d *Daemon) reachTabID(ctx context.Context, c *call, id target.ID) error {
+	e := d.entryOf(id)
+	if e == nil || e.tab == nil {
+		d.br.forget(id)
+		return target.Refuse(target.CodeTabGone, "tab %s has closed (run open <url> for a new one)", id).With("target", string(id))
+	}
+	if !d.exposedTo(e, c.req.Session) || e.tab.key.String() != c.sel.key.String() {
+		return target.Refuse(target.CodeNotYourTab, "tab %s belongs to another session or profile", id).With("target", string(id))
+	}
+	if _, err := d.refresh(ctx, e); err != nil {
+		return err
+	}
+	c.e = e
+	return d.take(c)
+}
+
+// where names a selection's context in words.
+func where(sel selection) string {
+	if sel.key.Profile != "" {
+		return fmt.Sprintf("profile %s (%s)", sel.prof.Label, sel.key.Profile)
+	}
+	return "this session's own browser context"
+}
+
+// newTab opens a blank tab in bc and makes it a target of the session,
+// leased to it and its current tab in the context.
+func (d *Daemon) newTab(ctx context.Context, c *call, bc kind.BrowserContext) error {
+	kt, err := bc.NewTab(ctx)
+	if err != nil {
+		return err
+	}
+	info, err := kt.Info(ctx)
+	if err != nil {
+		kt.Close(context.WithoutCancel(ctx))
+		return err
+	}
+	rec := target.Target{
+		ID: target.TabID(info.Key), Kind: target.KindTab, Title: info.Title, App: info.App, Origin: c.req.Session,
+		Opened: d.cfg.Now().UTC(), Key: info.Key, Exposure: []string{c.req.Session},
+	}
+	c.e = d.add(rec, kt, nil, &tabState{key: c.sel.key, prof: c.sel.prof}, info)
+	d.br.setCurrent(c.req.Session, c.sel.key, rec.ID)
+	return d.take(c)
+}
+
+// page runs f on c's tab under its lock and the flight map a takeover
+// cancels, and answers.
+func (d *Daemon) page(ctx context.Context, c *call, f func(ctx context.Context) (Response, error)) Response {
+	ctx, end, err := d.begin(ctx, c.e)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	defer end()
+	resp, err := f(ctx)
+	if err != nil {
+		return d.fail(c, d.cut(ctx, c.e, c.req.Session, err))
+	}
+	return d.finish(c, resp, nil)
+}
+
+// navigated re-reads a tab's title and URL after it navigated.
+func (d *Daemon) navigated(ctx context.Context, e *entry) (title, url string) {
+	info, err := d.refresh(ctx, e)
+	if err != nil {
+		return "", ""
+	}
+	return info.Title, info.App
+}
+
+// browserOpen navigates the session's current tab to URL, or opens a tab
+// when it has none.
+func (d *Daemon) browserOpen(ctx context.Context, c *call) Response {
+	req := c.req
+	if strings.TrimSpace(req.URL) == "" {
+		return d.fail(c, target.Refuse(target.CodeBadRequest, "open needs a URL"))
+	}
+	bc, err := d.browserContext(ctx, c)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	verb := "opened %s (%q) in tab %s"
+	if id, ok := d.br.currentTab(req.Session, c.sel.key); ok {
+		err = d.reachTabID(ctx, c, id)
+		if target.CodeOf(err) == target.CodeTabGone {
+			err, c.e = nil, nil
+		}
+		if err != nil {
+			return d.fail(c, err)
+		}
+	}
+	if c.e == nil {
+		if err := d.newTab(ctx, c, bc); err != nil {
+			return d.fail(c, err)
+		}
+		verb = "opened %s (%q) in a new tab %s; you hold its lease"
+	}
+	nav, ok := c.e.t.(kind.Navigator)
+	if !ok {
+		return d.fail(c, target.Refuse(target.CodeBadRequest, "%s loads no addresses", c.e.id))
+	}
+	return d.page(ctx, c, func(ctx context.Context) (Response, error) {
+		if err := nav.Navigate(ctx, req.URL); err != nil {
+			return Response{}, err
+		}
+		title, u := d.navigated(ctx, c.e)
+		return Response{URL: u, Did: fmt.Sprintf(verb, u, title, c.e.id)}, nil
+	})
+}
+
+// browserTab lists, opens, closes or selects the session's tabs in the
+// chosen context. Only the session's own tabs are shown; others are
+// counted.
+func (d *Daemon) browserTab(ctx context.Context, c *call) Response {
+	req := c.req
+	action := req.Action
+	if action == "" {
+		action = "list"
+	}
+	switch action {
+	case "list", "new", "close", "select":
+	default:
+		return d.fail(c, target.Refuse(target.CodeBadRequest, "tab %q: use list, new, close or select", action))
+	}
+	var id target.ID
+	if action == "close" || action == "select" {
+		var err error
+		if id, err = target.ParseID(req.Target); err != nil {
+			return d.fail(c, err)
+		}
+		if id.Kind() != target.KindTab {
+			return d.fail(c, target.WrongKind(id, target.KindTab.Words().CLI))
+		}
+	}
+	bc, err := d.browserContext(ctx, c)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	switch action {
+	case "list":
+		return d.tabList(ctx, c)
+	case "new":
+		if err := d.newTab(ctx, c, bc); err != nil {
+			return d.fail(c, err)
+		}
+		return d.page(ctx, c, func(ctx context.Context) (Response, error) {
+			if req.URL != "" {
+				nav, ok := c.e.t.(kind.Navigator)
+				if !ok {
+					return Response{}, target.Refuse(target.CodeBadRequest, "%s loads no addresses", c.e.id)
+				}
+				if err := nav.Navigate(ctx, req.URL); err != nil {
+					return Response{}, err
+				}
+			}
+			_, u := d.navigated(ctx, c.e)
+			return Response{URL: u, Did: fmt.Sprintf("opened tab %s; it is your current tab", c.e.id)}, nil
+		})
+	case "select":
+		if err := d.reachTabID(ctx, c, id); err != nil {
+			return d.fail(c, err)
+		}
+		d.br.setCurrent(req.Session, c.sel.key, id)
+		return d.page(ctx, c, func(ctx context.Context) (Response, error) {
+			info := d.seen(c.e)
+			return Response{URL: info.App, Did: fmt.Sprintf("tab %s (%q) is your current tab", id, info.Title)}, nil
+		})
+	}
+	// close
+	if err := d.reachTabID(ctx, c, id); err != nil {
+		return d.fail(c, err)
+	}
+	info := d.info(c.e)
+	if err := c.e.t.Close(ctx); err != nil {
+		return d.fail(c, err)
+	}
+	d.drop(id)
+	c.e = nil
+	return d.finish(c, Response{Target: d.gone(info), Did: fmt.Sprintf("closed tab %s", id)}, nil)
+}
+
+// tabList answers the session's own tabs in the context, and how many other
+// tabs there are, never what they are.
+func (d *Daemon) tabList(ctx context.Context, c *call) Response {
+	req, sel := c.req, c.sel
+	cur, _ := d.br.currentTab(req.Session, sel.key)
+	tabs := d.entries(func(e *entry) bool { return e.tab != nil && e.tab.key.String() == sel.key.String() })
+	slices.SortFunc(tabs, func(a, b *entry) int { return strings.Compare(string(a.id), string(b.id)) })
+	resp := Response{Targets: []TargetInfo{}}
+	others := 0
+	var lines []string
+	for _, e := range tabs {
+		if !d.exposedTo(e, req.Session) {
+			others++
+			continue
+		}
+		if _, err := d.refresh(ctx, e); target.CodeOf(err) == target.CodeTabGone {
+			continue
+		}
+		ti := *d.info(e)
+		resp.Targets = append(resp.Targets, ti)
+		mark := " "
+		if e.id == cur {
+			mark = "*"
+		}
+		lines = append(lines, fmt.Sprintf("%s %s %q %s", mark, e.id, ti.Title, ti.App))
+	}
+	resp.Text = strings.Join(lines, "\n")
+	resp.Did = fmt.Sprintf("%d tab(s) of yours in %s", len(resp.Targets), where(*sel))
+	if others > 0 {
+		resp.Did += fmt.Sprintf("; %d other session(s)' tab(s) there are not shown", others)
+	}
+	return d.finish(c, resp, nil)
+}
+
+// closeSessionTabs closes and forgets the session's tabs in key's context.
+func (d *Daemon) closeSessionTabs(ctx context.Context, session string, key kind.BrowserKey) {
+	tabs := d.entries(func(e *entry) bool {
+		return e.tab != nil && e.tab.key.String() == key.String() && e.rec.ExposedTo(session)
+	})
+	if len(tabs) > 0 && d.cfg.Browser != nil && d.cfg.Browser.Running(key.Profile) {
+		for _, e := range tabs {
+			e.t.Close(ctx)
+		}
+	}
+	for _, e := range tabs {
+		d.drop(e.id)
+	}
+}
+
+// browserGet answers the page's text, URL or title.
+func checkGet(d *Daemon, req Request) error {
+	switch req.Action {
+	case "text", "url", "title":
+		return nil
+	}
+	return target.Refuse(target.CodeBadRequest, "get %q: use text, url or title", req.Action)
+}
+
+func (d *Daemon) browserGet(ctx context.Context, c *call) Response {
+	return d.page(ctx, c, func(ctx context.Context) (Response, error) {
+		info := d.seen(c.e)
+		switch c.req.Action {
+		case "url":
+			return Response{URL: info.App, Text: info.App}, nil
+		case "title":
+			return Response{Text: info.Title}, nil
+		}
+		pr, ok := c.e.t.(kind.PageReader)
+		if !ok {
+			return Response{}, target.Refuse(target.CodeNoText, "%s has no page text to read", c.e.id)
+		}
+		s, err := pr.Text(ctx)
+		return Response{Text: s}, err
+	})
+}
+
+func checkEval(d *Daemon, req Request) error {
+	if strings.TrimSpace(req.Expr) == "" {
+		return target.Refuse(target.CodeBadRequest, "eval needs an expression")
 	}
 	return nil
 }
 
-// closeTab is close on a tab: target (the kind-agnostic verb): the caller
-// must be exposed to it and get its lease, as for a window.
-func (d *Daemon) closeTab(ctx context.Context, req Request, id target.ID) Response {
-	e, g, err := d.use(ctx, req)
-	if err != nil {
-		return d.finish(req, e, g, "", Response{}, err)
+// browserEval evaluates an expression in the page and answers its value as
+// JSON; a thrown error is script_error.
+func (d *Daemon) browserEval(ctx context.Context, c *call) Response {
+	ev, ok := c.e.t.(kind.Evaluator)
+	if !ok {
+		return d.fail(c, target.Refuse(target.CodeBadRequest, "%s evaluates no script", c.e.id))
 	}
-	if d.cfg.Browser == nil {
-		return d.finish(req, e, g, "", Response{}, noBrowser())
-	}
-	d.br.init()
-	d.br.mu.Lock()
-	ts := d.br.tabs[id]
-	d.br.mu.Unlock()
-	info := d.info(e)
-	if ts != nil {
-		cctx, release, err := d.cfg.Browser.Context(ctx, ts.key)
-		if err == nil {
-			err = cctx.CloseTab(ctx, ts.cdpID)
-			release()
+	return d.page(ctx, c, func(ctx context.Context) (Response, error) {
+		v, err := ev.Eval(ctx, c.req.Expr)
+		if err != nil {
+			return Response{}, err
 		}
-		if err != nil && target.CodeOf(err) != target.CodeTabGone && target.CodeOf(err) != target.CodeUnknownTarget {
-			return d.finish(req, e, g, "", Response{}, err)
-		}
-	}
-	d.dropTab(id)
-	resp := d.finish(req, nil, g, "", Response{Did: fmt.Sprintf("closed tab %s", id)}, nil)
-	info.Lease, info.Holder = "gone", ""
-	resp.Target = info
-	return resp
+		return Response{Value: v}, nil
+	})
 }
 
-// tabCapabilities is the capability law's answer for a tab, per verb: the
-// tree through CDP's accessibility domain, input through CDP Input.
-func tabCapabilities() []target.Capability {
-	out := capabilities(tabProbe)
-	why := map[target.Verb]string{
-		target.VerbSnapshot:   "the page's accessibility tree, through CDP",
-		target.VerbScreenshot: "the page's viewport, through Page.captureScreenshot",
-		target.VerbClickRef:   "per node: CDP Input at the node's centre, once it is visible, enabled and uncovered",
-		target.VerbTypeRef:    "per node: focus the field, then CDP key events (fill: Input.insertText)",
+func (d *Daemon) browserBack(ctx context.Context, c *call) Response {
+	return d.navVerb(ctx, c, "went back", kind.Navigator.Back)
+}
+
+func (d *Daemon) browserForward(ctx context.Context, c *call) Response {
+	return d.navVerb(ctx, c, "went forward", kind.Navigator.Forward)
+}
+
+func (d *Daemon) browserReload(ctx context.Context, c *call) Response {
+	return d.navVerb(ctx, c, "reloaded", kind.Navigator.Reload)
+}
+
+// navVerb runs a navigation and answers where the tab is now.
+func (d *Daemon) navVerb(ctx context.Context, c *call, did string, nav func(kind.Navigator, context.Context) error) Response {
+	n, ok := c.e.t.(kind.Navigator)
+	if !ok {
+		return d.fail(c, target.Refuse(target.CodeBadRequest, "%s has no history", c.e.id))
 	}
-	for i := range out {
-		if w, ok := why[out[i].Verb]; ok {
-			out[i].Why = w
+	return d.page(ctx, c, func(ctx context.Context) (Response, error) {
+		if err := nav(n, ctx); err != nil {
+			return Response{}, err
 		}
-		switch out[i].Verb {
-		case target.VerbClickRef:
-			out[i].Road = target.RoadPoint
-		case target.VerbTypeRef:
-			out[i].Road = target.RoadKeys
-		}
+		title, u := d.navigated(ctx, c.e)
+		return Response{URL: u, Did: fmt.Sprintf("%s: %s (%q)", did, u, title)}, nil
+	})
+}
+
+// browserWait waits for a selector, a text or a URL, within the verb's time.
+func (d *Daemon) browserWait(ctx context.Context, c *call) Response {
+	w, ok := c.e.t.(kind.Waiter)
+	if !ok {
+		return d.fail(c, target.Refuse(target.CodeBadRequest, "%s cannot be waited on", c.e.id))
 	}
-	return out
+	return d.page(ctx, c, func(ctx context.Context) (Response, error) {
+		if err := w.Wait(ctx, kind.Wait{Selector: c.req.Selector, Text: c.req.Text, URL: c.req.URL}); err != nil {
+			return Response{}, err
+		}
+		return Response{Did: "the page shows what was awaited"}, nil
+	})
 }
 
 // browsersChanged persists the browser backend's record after a browser

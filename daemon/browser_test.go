@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vibespace/vibespace/daemon/kind/kindtest"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -11,7 +12,7 @@ import (
 // every browser verb with no_browser, says why in doctor, and still
 // answers the profile words (they need no browser).
 func TestNoBrowserBackend(t *testing.T) {
-	td := startDaemon(t, &fakeBackend{}, "")
+	td := startDaemon(t, &kindtest.Provider{}, "")
 	for _, v := range []string{"browser.open", "browser.snapshot", "browser.tab", "browser.status"} {
 		resp := td.call(t, Request{Verb: v, Session: "s", URL: "http://127.0.0.1:1/"})
 		wantCode(t, resp, target.CodeNoBrowser)
@@ -32,7 +33,7 @@ func TestNoBrowserBackend(t *testing.T) {
 	}
 	// Every browser verb is known to the dispatcher.
 	for _, v := range BrowserVerbs() {
-		if verb(v) == nil {
+		if verbs[v].run == nil {
 			t.Fatalf("%s has no method", v)
 		}
 	}

@@ -2,8 +2,11 @@ package daemon
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/vibespace/vibespace/daemon/kind"
 )
 
 // Defaults of Config's zero fields.
@@ -17,17 +20,26 @@ const (
 	DefaultMaxConns     = 64               // connections served at once
 )
 
-// Config configures a Daemon. StateDir, SocketPath and Backend are
-// required; the rest have defaults. Nothing in this package reads the
-// environment: the command's main derives the paths (see Paths).
+// Config configures a Daemon. StateDir, SocketPath and at least one display
+// or a browser are required; the rest have defaults. Nothing in this package
+// reads the environment: the command's main derives the paths (see Paths)
+// and registers the kinds.
 type Config struct {
 	StateDir   string // VIBESPACE_HOME: state.json, audit.jsonl, daemon.lock, daemon.log
 	SocketPath string // the Unix socket to listen on
-	Backend    Backend
+
+	// Displays are the sorts of display windows can live on, each started
+	// on its first use; the first is the default of open. Their names
+	// (kind.DisplayProvider.Name) must differ. None means no window road:
+	// window verbs are refused no_display.
+	Displays []kind.DisplayProvider
 	// Browser runs the browsers of the browser.* verbs (package
 	// daemon/chromium); nil means no browser road: those verbs are refused
 	// no_browser.
-	Browser BrowserBackend
+	Browser kind.Browser
+	// Live makes the live view (package daemon/live) once the daemon is
+	// made; nil means none: watch is refused live_view_unavailable.
+	Live func(*Daemon) LiveView
 
 	// IdleHandback hands a takeover back after this long without user
 	// input; negative means never, zero the default.
@@ -39,8 +51,6 @@ type Config struct {
 	IdleTimeout  time.Duration // bound on reading one request; default DefaultIdleTimeout
 	MaxConns     int           // connections served at once; default DefaultMaxConns
 	Logger       *slog.Logger  // nil discards
-	LivePort     int           // the live view's port on 127.0.0.1; 0 picks a free one
-	LiveFPS      int           // the live view's capture rate of a window; 0 means capture's default
 	Now          func() time.Time
 }
 
@@ -48,8 +58,15 @@ func (c *Config) fill() error {
 	if c.StateDir == "" || c.SocketPath == "" {
 		return errors.New("daemon: StateDir and SocketPath are required")
 	}
-	if c.Backend == nil {
-		return errors.New("daemon: no Backend")
+	if len(c.Displays) == 0 && c.Browser == nil {
+		return errors.New("daemon: no display and no browser: nothing to drive")
+	}
+	seen := map[string]bool{}
+	for _, p := range c.Displays {
+		if p == nil || p.Name() == "" || seen[p.Name()] {
+			return fmt.Errorf("daemon: every display provider needs a name of its own (%v)", c.Displays)
+		}
+		seen[p.Name()] = true
 	}
 	if c.IdleHandback == 0 {
 		c.IdleHandback = DefaultIdleHandback

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
 )
@@ -22,11 +23,15 @@ const (
 	lockName  = "daemon.lock"
 )
 
-// Keys of lease.State.Backends: the display's record, and the highest
-// target number ever used (so a restart never reuses one).
+// Keys of lease.State.Backends: the running displays' records (by display
+// name), the browsers', and the highest target number ever used (so a
+// restart never reuses one). legacyDisplayKey is where a daemon of an
+// earlier version kept its one display's record.
 const (
-	backendKey = "display"
-	counterKey = "daemon"
+	displaysKey      = "displays"
+	browserRecordKey = "browsers"
+	counterKey       = "daemon"
+	legacyDisplayKey = "display"
 )
 
 // Daemon is one running daemon. Create it with New, run it with Serve, stop
@@ -38,43 +43,31 @@ type Daemon struct {
 	audit   *lease.Audit
 	leases  *lease.Table
 	started time.Time
+	live    LiveView // nil: no live view
 
-	mu      sync.Mutex // guards the fields below; never held across a backend call
-	targets map[target.ID]*entry
-	next    int
-	display Display
-	closed  bool
+	mu       sync.Mutex // guards the fields below and every entry's mutable fields; never held across a backend call
+	targets  map[target.ID]*entry
+	next     int
+	displays map[string]*display // by name: the running ones
+	closed   bool
+	conns    map[net.Conn]struct{}
+	markSeq  uint64 // numbers the agents' marks across targets
 
-	dispGate    chan struct{} // one slot: bringing the display up
-	injectGate  chan struct{} // one slot: one injected input sequence at a time
-	injectOwner *entry        // the target whose input holds injectGate; guarded by mu
-	stackGate   chan struct{} // one slot: raising a window and acting on what is on screen
-	connSlots   chan struct{} // one slot per connection served (Config.MaxConns)
-	persistMu   sync.Mutex
-	br          browserState // tabs and their browser contexts (browser.go)
+	displaySlots map[string]chan struct{} // per provider: one slot, bringing its display up
+	connSlots    chan struct{}            // one slot per connection served (Config.MaxConns)
+	persistMu    sync.Mutex
+	br           browserState // the browser words' state (browser.go)
 
-	ln    net.Listener
-	wg    sync.WaitGroup
-	conns map[net.Conn]struct{} // guarded by mu
-	stop  chan struct{}
-
-	live liveView // the live view (live.go), started on the first watch
-}
-
-// entry is one target and what the daemon keeps beside it.
-type entry struct {
-	t      target.Target // guarded by Daemon.mu
-	win    Window        // last read, guarded by Daemon.mu
-	gate   chan struct{} // one slot: backend calls on this target
-	refs   *target.RefTable
-	flight map[*int]context.CancelFunc // verbs in flight; guarded by Daemon.mu
+	ln   net.Listener
+	wg   sync.WaitGroup
+	stop chan struct{}
 }
 
 // New prepares a daemon: it takes the state directory's lock (failing with
 // ErrRunning if another daemon has it), reads the persisted state,
-// re-attaches to the display an earlier daemon left running and reconciles
-// targets and leases against the windows and processes that really exist.
-// It does not listen yet.
+// re-attaches to the displays an earlier daemon left running and
+// reconciles targets and leases against the windows and processes that
+// really exist. It does not listen yet.
 func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	if err := cfg.fill(); err != nil {
 		return nil, err
@@ -87,18 +80,21 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		return nil, err
 	}
 	d := &Daemon{
-		cfg:        cfg,
-		lock:       lk,
-		leases:     lease.NewTable(lease.Options{Now: cfg.Now, IdleHandback: cfg.IdleHandback}),
-		started:    cfg.Now(),
-		targets:    make(map[target.ID]*entry),
-		dispGate:   make(chan struct{}, 1),
-		injectGate: make(chan struct{}, 1),
-		stackGate:  make(chan struct{}, 1),
-		connSlots:  make(chan struct{}, cfg.MaxConns),
-		conns:      make(map[net.Conn]struct{}),
-		stop:       make(chan struct{}),
+		cfg:          cfg,
+		lock:         lk,
+		leases:       lease.NewTable(lease.Options{Now: cfg.Now, IdleHandback: cfg.IdleHandback}),
+		started:      cfg.Now(),
+		targets:      make(map[target.ID]*entry),
+		displays:     make(map[string]*display),
+		displaySlots: make(map[string]chan struct{}),
+		connSlots:    make(chan struct{}, cfg.MaxConns),
+		conns:        make(map[net.Conn]struct{}),
+		stop:         make(chan struct{}),
 	}
+	for _, p := range cfg.Displays {
+		d.displaySlots[p.Name()] = make(chan struct{}, 1)
+	}
+	d.br.init()
 	fail := func(err error) (*Daemon, error) {
 		if d.audit != nil {
 			d.audit.Close()
@@ -125,20 +121,36 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	if err := d.reconcile(ctx, st); err != nil {
 		return fail(err)
 	}
+	if cfg.Live != nil {
+		d.live = cfg.Live(d)
+	}
 	return d, nil
 }
 
-// reconcile rebuilds targets and leases from st, keeping only what is alive.
+// reconcile rebuilds displays, targets and leases from st, keeping only what
+// is alive.
 func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
-	rec := st.Backends[backendKey]
-	if len(rec) > 0 {
-		disp, err := d.cfg.Backend.Reattach(ctx, rec)
-		if err != nil {
-			d.cfg.Logger.Info("the display of the earlier daemon is gone; dropping its targets", "err", err)
-			st.Targets, st.Leases = nil, nil
-		} else {
-			d.display = disp
+	recs := map[string]json.RawMessage{}
+	if b := st.Backends[displaysKey]; len(b) > 0 {
+		if err := json.Unmarshal(b, &recs); err != nil {
+			d.cfg.Logger.Warn("the displays' record is unreadable; starting without them", "err", err)
 		}
+	} else if b := st.Backends[legacyDisplayKey]; len(b) > 0 && len(d.cfg.Displays) > 0 {
+		// An earlier version kept one display, of the first provider.
+		recs[d.cfg.Displays[0].Name()] = b
+	}
+	for name, rec := range recs {
+		p := d.provider(name)
+		if p == nil {
+			d.cfg.Logger.Warn("a display of a provider this daemon does not have is left alone", "display", name)
+			continue
+		}
+		disp, err := p.Reattach(ctx, rec)
+		if err != nil {
+			d.cfg.Logger.Info("the display of the earlier daemon is gone; dropping its targets", "display", name, "err", err)
+			continue
+		}
+		d.displays[name] = newDisplay(p, disp)
 	}
 	var counter struct{ Next int }
 	if b := st.Backends[counterKey]; len(b) > 0 {
@@ -150,19 +162,27 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 		if n := t.ID.Number(); n > d.next {
 			d.next = n // never reuse a number, even of a dropped target
 		}
-		if t.ID.Kind() == target.KindTab {
+		if t.ID.Kind() != target.KindWindow {
 			continue // tabs die with the daemon's browser contexts
 		}
-		if d.display == nil {
+		disp := d.displays[t.Display]
+		if disp == nil || t.Key == "" {
+			d.cfg.Logger.Info("dropping a target whose display is gone", "target", t.ID, "display", t.Display)
 			continue
 		}
-		w, err := d.display.Window(ctx, t.XID)
-		if err != nil || !d.display.Alive(t.PID) {
+		kt, err := disp.d.Window(ctx, t.Key, t.PID)
+		var info kind.Info
+		if err == nil {
+			info, err = kt.Info(ctx)
+		}
+		if err != nil {
 			d.cfg.Logger.Info("dropping a target that is gone", "target", t.ID, "pid", t.PID, "err", err)
 			continue
 		}
-		t.Title = w.Title
-		d.targets[t.ID] = newEntry(t, w)
+		t.Title = info.Title
+		e := newEntry(t, kt, disp)
+		e.info = info
+		d.targets[t.ID] = e
 		alive[t.ID] = true
 	}
 	var keep []lease.Lease
@@ -175,11 +195,8 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 	return d.persist()
 }
 
-func newEntry(t target.Target, w Window) *entry {
-	return &entry{t: t, win: w, gate: make(chan struct{}, 1), refs: target.NewRefTable(), flight: make(map[*int]context.CancelFunc)}
-}
-
-// persist writes targets, leases and the display record atomically.
+// persist writes targets, leases and the displays' and browsers' records
+// atomically.
 func (d *Daemon) persist() error {
 	d.persistMu.Lock()
 	defer d.persistMu.Unlock()
@@ -190,16 +207,24 @@ func (d *Daemon) persist() error {
 	}
 	d.mu.Lock()
 	for _, e := range d.targets {
-		st.Targets = append(st.Targets, e.t)
+		st.Targets = append(st.Targets, e.rec)
 	}
 	st.Backends = map[string]json.RawMessage{counterKey: json.RawMessage(fmt.Sprintf(`{"next":%d}`, d.next))}
-	if d.display != nil {
-		st.Backends[backendKey] = d.display.Record()
+	recs := map[string]json.RawMessage{}
+	for name, disp := range d.displays {
+		recs[name] = disp.d.Record()
+	}
+	d.mu.Unlock()
+	if len(recs) > 0 {
+		b, err := json.Marshal(recs)
+		if err != nil {
+			return fmt.Errorf("daemon: the displays' record: %w", err)
+		}
+		st.Backends[displaysKey] = b
 	}
 	if len(browsers) > 0 {
 		st.Backends[browserRecordKey] = browsers
 	}
-	d.mu.Unlock()
 	live := make(map[target.ID]bool, len(st.Targets))
 	for _, t := range st.Targets {
 		live[t.ID] = true
@@ -322,67 +347,65 @@ func (d *Daemon) tick(ctx context.Context) {
 	}
 }
 
-// Close stops serving, stops the display and every application on it (the
-// daemon is being shut down on purpose), forgets the targets, and releases
-// the lock. It is safe to call more than once.
-func (d *Daemon) Close() error {
+// shutdown stops serving: no new connection, every connection closed, the
+// live view stopped. It reports false when the daemon was closed already.
+func (d *Daemon) shutdown() bool {
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
-		return nil
+		return false
 	}
 	d.closed = true
 	close(d.stop)
 	for c := range d.conns {
 		c.Close()
 	}
-	disp := d.display
-	d.display = nil
-	d.targets = make(map[target.ID]*entry)
 	d.mu.Unlock()
 	if d.ln != nil {
 		d.ln.Close()
 		os.Remove(d.cfg.SocketPath)
 	}
 	d.wg.Wait()
-	d.closeLive()
-	var err error
-	if d.cfg.Browser != nil {
-		err = d.cfg.Browser.Close()
+	if d.live != nil {
+		d.live.Close()
 	}
-	if disp != nil {
-		if derr := disp.Close(); err == nil {
-			err = derr
-		}
+	return true
+}
+
+// Close stops serving, stops every display and every application on it
+// (the daemon is being shut down on purpose) and every browser, forgets the
+// targets, and releases the lock. It is safe to call more than once.
+func (d *Daemon) Close() error {
+	if !d.shutdown() {
+		return nil
+	}
+	d.mu.Lock()
+	disps := d.displays
+	d.displays = make(map[string]*display)
+	d.targets = make(map[target.ID]*entry)
+	d.mu.Unlock()
+	var errs []error
+	if d.cfg.Browser != nil {
+		errs = append(errs, d.cfg.Browser.Close())
+	}
+	for _, disp := range disps {
+		errs = append(errs, disp.d.Close())
 	}
 	d.leases.Restore(nil)
 	d.persist()
 	d.audit.Close()
 	d.lock.release()
-	return err
+	return errors.Join(errs...)
 }
 
-// Detach stops serving but leaves the display and its applications running
-// and the state on disk, as a crash would: the next daemon re-attaches.
-// Tests use it to play a daemon killed with -9 inside one process.
+// Detach stops serving but leaves the displays and their applications
+// running and the state on disk, as a crash would: the next daemon
+// re-attaches. Tests use it to play a daemon killed with -9 inside one
+// process.
 func (d *Daemon) Detach() {
-	d.mu.Lock()
-	if d.closed {
-		d.mu.Unlock()
+	if !d.shutdown() {
 		return
 	}
-	d.closed = true
-	close(d.stop)
-	for c := range d.conns {
-		c.Close()
-	}
-	d.mu.Unlock()
-	if d.ln != nil {
-		d.ln.Close()
-		os.Remove(d.cfg.SocketPath)
-	}
-	d.wg.Wait()
-	d.closeLive()
 	d.audit.Close()
 	d.lock.release()
 }

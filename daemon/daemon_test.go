@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/kind/kindtest"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -21,19 +23,19 @@ type testDaemon struct {
 }
 
 // startDaemon runs a daemon on b with state in dir (a fresh one if "").
-func startDaemon(t *testing.T, b *fakeBackend, dir string) *testDaemon {
+func startDaemon(t *testing.T, b *kindtest.Provider, dir string) *testDaemon {
 	t.Helper()
 	return startDaemonWith(t, b, dir, nil)
 }
 
 // startDaemonWith is startDaemon with the config adjusted by tune.
-func startDaemonWith(t *testing.T, b *fakeBackend, dir string, tune func(*Config)) *testDaemon {
+func startDaemonWith(t *testing.T, b *kindtest.Provider, dir string, tune func(*Config)) *testDaemon {
 	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
 	}
 	sock := filepath.Join(dir, "run", "w.sock")
-	cfg := Config{StateDir: dir, SocketPath: sock, Backend: b, VerbTimeout: 5 * time.Second}
+	cfg := Config{StateDir: dir, SocketPath: sock, Displays: []kind.DisplayProvider{b}, VerbTimeout: 5 * time.Second}
 	if tune != nil {
 		tune(&cfg)
 	}
@@ -90,15 +92,15 @@ func (td *testDaemon) open(t *testing.T, session string) target.ID {
 
 func TestSecondDaemonRefuses(t *testing.T) {
 	dir := t.TempDir()
-	startDaemon(t, &fakeBackend{}, dir)
-	_, err := New(t.Context(), Config{StateDir: dir, SocketPath: filepath.Join(dir, "x.sock"), Backend: &fakeBackend{}})
+	startDaemon(t, &kindtest.Provider{}, dir)
+	_, err := New(t.Context(), Config{StateDir: dir, SocketPath: filepath.Join(dir, "x.sock"), Displays: []kind.DisplayProvider{&kindtest.Provider{}}})
 	if !errors.Is(err, ErrRunning) {
 		t.Fatalf("second daemon: %v", err)
 	}
 }
 
 func TestSocketAndFilesArePrivate(t *testing.T) {
-	td := startDaemon(t, &fakeBackend{}, "")
+	td := startDaemon(t, &kindtest.Provider{}, "")
 	td.open(t, "a")
 	for _, p := range []string{td.sock, filepath.Join(td.cfg.StateDir, stateFile), filepath.Join(td.cfg.StateDir, auditFile)} {
 		fi, err := os.Stat(p)
@@ -109,22 +111,22 @@ func TestSocketAndFilesArePrivate(t *testing.T) {
 }
 
 func TestDisplayStartsLazily(t *testing.T) {
-	b := &fakeBackend{}
+	b := &kindtest.Provider{}
 	td := startDaemon(t, b, "")
 	wantCode(t, td.call(t, Request{Verb: "status", Session: "a"}), "")
 	wantCode(t, td.call(t, Request{Verb: "list", Session: "a"}), "")
-	if b.started != 0 {
+	if b.Started() != 0 {
 		t.Fatal("status/list must not start the display")
 	}
 	td.open(t, "a")
 	td.open(t, "a")
-	if b.started != 1 {
-		t.Fatalf("display started %d times", b.started)
+	if b.Started() != 1 {
+		t.Fatalf("display started %d times", b.Started())
 	}
 }
 
 func TestExposureAndLease(t *testing.T) {
-	td := startDaemon(t, &fakeBackend{}, "")
+	td := startDaemon(t, &kindtest.Provider{}, "")
 	id := td.open(t, "a")
 	if got := td.call(t, Request{Verb: "list", Session: "b"}); len(got.Targets) != 0 {
 		t.Fatalf("b sees %+v", got.Targets)
@@ -152,7 +154,7 @@ func TestExposureAndLease(t *testing.T) {
 }
 
 func TestCapabilityLawThroughTheDaemon(t *testing.T) {
-	b := &fakeBackend{}
+	b := &kindtest.Provider{}
 	td := startDaemon(t, b, "")
 	id := string(td.open(t, "a"))
 	snap := td.call(t, Request{Verb: "snapshot", Session: "a", Target: id})
@@ -164,7 +166,7 @@ func TestCapabilityLawThroughTheDaemon(t *testing.T) {
 	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: id, Ref: "@e2"}), "")
 	resp := td.call(t, Request{Verb: "click", Session: "a", Target: id, Ref: "@e3"})
 	wantCode(t, resp, target.CodeNoAction)
-	for _, ev := range b.disp.Events() {
+	for _, ev := range b.Display().Events() {
 		if ev.Kind == "click" {
 			t.Fatal("a no_action click must never become a coordinate click")
 		}
@@ -183,7 +185,7 @@ func TestCapabilityLawThroughTheDaemon(t *testing.T) {
 	wantCode(t, td.call(t, Request{Verb: "scroll", Session: "a", Target: id, Dir: "down", By: 2}), "")
 	wantCode(t, td.call(t, Request{Verb: "scroll", Session: "a", Target: id, Dir: "sideways"}), target.CodeBadRequest)
 	var kinds []string
-	for _, ev := range b.disp.Events() {
+	for _, ev := range b.Display().Events() {
 		if ev.Kind == "raise" {
 			continue
 		}
@@ -198,7 +200,7 @@ func TestCapabilityLawThroughTheDaemon(t *testing.T) {
 }
 
 func TestNoInjectionBackend(t *testing.T) {
-	td := startDaemon(t, &fakeBackend{noInject: true}, "")
+	td := startDaemon(t, &kindtest.Provider{NoInject: true}, "")
 	id := string(td.open(t, "a"))
 	for _, req := range []Request{
 		{Verb: "key", Chord: "ctrl+s"}, {Verb: "click", At: &Point{X: 1, Y: 1}}, {Verb: "type", Text: "x"}, {Verb: "scroll", Dir: "up"},
@@ -215,7 +217,7 @@ func TestNoInjectionBackend(t *testing.T) {
 }
 
 func TestTextLimits(t *testing.T) {
-	td := startDaemon(t, &fakeBackend{}, "")
+	td := startDaemon(t, &kindtest.Provider{}, "")
 	id := string(td.open(t, "a"))
 	resp := td.call(t, Request{Verb: "type", Session: "a", Target: id, Text: strings.Repeat("x", DefaultMaxKeysText+1)})
 	wantCode(t, resp, target.CodeTextTooLong)
@@ -227,10 +229,10 @@ func TestTextLimits(t *testing.T) {
 }
 
 func TestTakeoverCutsTypingAndHandbackToldOnce(t *testing.T) {
-	b := &fakeBackend{}
+	b := &kindtest.Provider{}
 	td := startDaemon(t, b, "")
 	id := string(td.open(t, "a"))
-	gate := b.gateTyping()
+	gate := b.Display().GateTyping()
 	typed := make(chan Response, 1)
 	go func() {
 		typed <- td.call(t, Request{Verb: "type", Session: "a", Target: id, Text: strings.Repeat("secret-", 20)})
@@ -243,7 +245,7 @@ func TestTakeoverCutsTypingAndHandbackToldOnce(t *testing.T) {
 	if got.Facts["partial"] != true || got.Facts["user"] != "alice" {
 		t.Fatalf("cut type answer %+v", got)
 	}
-	ev := b.disp.Events()
+	ev := b.Display().Events()
 	if ev[len(ev)-1].Kind != "release" {
 		t.Fatalf("takeover must release every key: %+v", ev)
 	}
@@ -268,17 +270,11 @@ func TestTakeoverCutsTypingAndHandbackToldOnce(t *testing.T) {
 }
 
 func TestFrozenTargetDoesNotBlockAnother(t *testing.T) {
-	b := &fakeBackend{}
+	b := &kindtest.Provider{}
 	td := startDaemon(t, b, "")
 	frozen := string(td.open(t, "a"))
 	other := string(td.open(t, "a"))
-	b.disp.mu.Lock()
-	for _, w := range b.disp.windows {
-		if w.XID == 0x400001 {
-			b.disp.freeze[w.PID] = true
-		}
-	}
-	b.disp.mu.Unlock()
+	b.Display().Freeze(b.Display().PID("0x400001"))
 	snap := make(chan Response, 1)
 	go func() { snap <- td.call(t, Request{Verb: "snapshot", Session: "a", Target: frozen}) }()
 	// The frozen snapshot holds its target until the verb timeout; verbs on
@@ -300,7 +296,7 @@ func TestFrozenTargetDoesNotBlockAnother(t *testing.T) {
 }
 
 func TestRestartReconciles(t *testing.T) {
-	b := &fakeBackend{}
+	b := &kindtest.Provider{}
 	dir := t.TempDir()
 	td := startDaemon(t, b, dir)
 	live := td.open(t, "a")
@@ -308,13 +304,7 @@ func TestRestartReconciles(t *testing.T) {
 	td.call(t, Request{Verb: "share", Session: "a", Target: string(live), With: "b"})
 	td.Detach() // as if killed: display and apps keep running
 	<-td.done
-	var deadPID int
-	for _, w := range b.disp.windows {
-		if w.XID == 0x400002 {
-			deadPID = w.PID
-		}
-	}
-	b.disp.kill(deadPID)
+	b.Display().Kill(b.Display().PID("0x400002"))
 
 	td2 := startDaemon(t, b, dir)
 	list := td2.call(t, Request{Verb: "list", Session: "a"})
@@ -325,7 +315,7 @@ func TestRestartReconciles(t *testing.T) {
 		t.Fatal("the share must survive a restart")
 	}
 	wantCode(t, td2.call(t, Request{Verb: "key", Session: "a", Target: string(dead), Chord: "a"}), target.CodeUnknownTarget)
-	if b.started != 1 {
+	if b.Started() != 1 {
 		t.Fatal("the restarted daemon must re-attach, not start a second display")
 	}
 	if id := td2.open(t, "a"); id != "win:3" {
@@ -334,13 +324,13 @@ func TestRestartReconciles(t *testing.T) {
 }
 
 func TestRestartAfterDisplayDied(t *testing.T) {
-	b := &fakeBackend{}
+	b := &kindtest.Provider{}
 	dir := t.TempDir()
 	td := startDaemon(t, b, dir)
 	td.open(t, "a")
 	td.Detach()
 	<-td.done
-	b.disp.Close()
+	b.Display().Close()
 	td2 := startDaemon(t, b, dir)
 	if got := td2.call(t, Request{Verb: "list", Session: "a"}); len(got.Targets) != 0 {
 		t.Fatalf("%+v", got.Targets)
@@ -348,22 +338,22 @@ func TestRestartAfterDisplayDied(t *testing.T) {
 }
 
 func TestWindowGone(t *testing.T) {
-	b := &fakeBackend{}
+	b := &kindtest.Provider{}
 	td := startDaemon(t, b, "")
 	id := string(td.open(t, "a"))
-	b.disp.kill(1001)
+	b.Display().Kill(1001)
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: id}), target.CodeWindowGone)
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: id}), target.CodeUnknownTarget)
 }
 
 func TestOpenUnknownApp(t *testing.T) {
-	td := startDaemon(t, &fakeBackend{}, "")
+	td := startDaemon(t, &kindtest.Provider{}, "")
 	wantCode(t, td.call(t, Request{Verb: "open", Session: "a", Argv: []string{"no-such-app-xyz"}}), target.CodeAppNotFound)
 	wantCode(t, td.call(t, Request{Verb: "open", Session: "a"}), target.CodeBadRequest)
 }
 
 func TestBadRequestsKeepServingOthers(t *testing.T) {
-	td := startDaemon(t, &fakeBackend{}, "")
+	td := startDaemon(t, &kindtest.Provider{}, "")
 	ctx := t.Context()
 	// A client that stays connected and keeps asking.
 	good, err := Dial(ctx, td.sock)
@@ -404,12 +394,12 @@ func TestBadRequestsKeepServingOthers(t *testing.T) {
 }
 
 func TestIdleHandbackInDaemon(t *testing.T) {
-	b := &fakeBackend{}
+	b := &kindtest.Provider{}
 	dir := t.TempDir()
 	now := time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)
 	var mu = make(chan struct{}, 1)
 	clock := func() time.Time { mu <- struct{}{}; defer func() { <-mu }(); return now }
-	d, err := New(t.Context(), Config{StateDir: dir, SocketPath: filepath.Join(dir, "s"), Backend: b, IdleHandback: time.Minute, Now: clock})
+	d, err := New(t.Context(), Config{StateDir: dir, SocketPath: filepath.Join(dir, "s"), Displays: []kind.DisplayProvider{b}, IdleHandback: time.Minute, Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,10 +441,10 @@ func TestPaths(t *testing.T) {
 }
 
 func TestHangupCancelsVerb(t *testing.T) {
-	b := &fakeBackend{}
+	b := &kindtest.Provider{}
 	td := startDaemon(t, b, "")
 	id := string(td.open(t, "a"))
-	gate := b.gateTyping()
+	gate := b.Display().GateTyping()
 	c, err := net.Dial("unix", td.sock)
 	if err != nil {
 		t.Fatal(err)
@@ -466,7 +456,7 @@ func TestHangupCancelsVerb(t *testing.T) {
 	// second chunk never arrives.
 	resp := td.call(t, Request{Verb: "key", Session: "a", Target: id, Chord: "Return"})
 	wantCode(t, resp, "")
-	for _, ev := range b.disp.Events() {
+	for _, ev := range b.Display().Events() {
 		if ev.Kind == "type" && ev.Text == "ijklmnop" {
 			t.Fatal("the rest of the text was typed after the client hung up")
 		}
@@ -474,13 +464,13 @@ func TestHangupCancelsVerb(t *testing.T) {
 }
 
 func TestDisplayDiedUnderUs(t *testing.T) {
-	b := &fakeBackend{}
+	b := &kindtest.Provider{}
 	td := startDaemon(t, b, "")
 	old := td.open(t, "a")
-	b.disp.Close() // Xvfb died
+	b.Display().Close() // Xvfb died
 	id := td.open(t, "a")
-	if b.started != 2 || id == old {
-		t.Fatalf("started %d displays, new id %s", b.started, id)
+	if b.Started() != 2 || id == old {
+		t.Fatalf("started %d displays, new id %s", b.Started(), id)
 	}
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: string(old)}), target.CodeUnknownTarget)
 }
@@ -488,9 +478,9 @@ func TestDisplayDiedUnderUs(t *testing.T) {
 // --for (the operator acting on another session's attachment set) is
 // refused on every verb but the set's own words, before the verb runs.
 func TestForOnlyOnTheSetsWords(t *testing.T) {
-	b := &fakeBackend{}
+	b := &kindtest.Provider{}
 	dir := t.TempDir()
-	d, err := New(t.Context(), Config{StateDir: dir, SocketPath: filepath.Join(dir, "s"), Backend: b})
+	d, err := New(t.Context(), Config{StateDir: dir, SocketPath: filepath.Join(dir, "s"), Displays: []kind.DisplayProvider{b}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -502,7 +492,7 @@ func TestForOnlyOnTheSetsWords(t *testing.T) {
 			t.Errorf("%s --for: %q", verb, resp.Message)
 		}
 	}
-	if b.started != 0 {
+	if b.Started() != 0 {
 		t.Errorf("a refused --for started the display (open ran)")
 	}
 	// The set's words take it, and act on the other session's set.

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/vibespace/vibespace/daemon/wire"
-	"github.com/vibespace/vibespace/target"
 )
 
 // The wire protocol lives in package daemon/wire, which clients link
@@ -47,13 +46,4 @@ func WriteResponse(w io.Writer, resp Response) error { return wire.WriteResponse
 // values (wire.Paths).
 func Paths(getenv func(string) string) (stateDir, socket string, err error) {
 	return wire.Paths(getenv)
-}
-
-// refusal turns err into a failed answer.
-func refusal(err error) Response {
-	r, ok := target.AsRefusal(err)
-	if !ok {
-		r = target.Refuse("internal", "%v", err)
-	}
-	return Response{V: ProtocolVersion, Code: r.Code, Message: r.Message, Facts: r.Facts}
 }

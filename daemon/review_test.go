@@ -12,13 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/kind/kindtest"
 	"github.com/vibespace/vibespace/target"
 )
 
 // Tests of the gaps a review found (issue 4), on the fake backend.
 
-// xidOf reads a target's window id through the daemon's own table.
-func (td *testDaemon) xidOf(t *testing.T, id target.ID) uint32 {
+// keyOf reads a target's backend key through the daemon's own table.
+func (td *testDaemon) keyOf(t *testing.T, id target.ID) string {
 	t.Helper()
 	td.mu.Lock()
 	defer td.mu.Unlock()
@@ -26,19 +27,19 @@ func (td *testDaemon) xidOf(t *testing.T, id target.ID) uint32 {
 	if !ok {
 		t.Fatalf("no target %s", id)
 	}
-	return e.t.XID
+	return e.rec.Key
 }
 
 func TestPointInjectionRaisesItsWindow(t *testing.T) {
-	b := &fakeBackend{}
+	b := &kindtest.Provider{}
 	td := startDaemon(t, b, "")
 	below := td.open(t, "a")
 	td.open(t, "a") // on top, over the same rectangle
-	want := fmt.Sprint(td.xidOf(t, below))
+	want := td.keyOf(t, below)
 	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: string(below), At: &Point{X: 5, Y: 6}}), "")
 	wantCode(t, td.call(t, Request{Verb: "scroll", Session: "a", Target: string(below), Dir: "down"}), "")
 	n := 0
-	for _, ev := range b.disp.Events() {
+	for _, ev := range b.Display().Events() {
 		if ev.Kind == "click" {
 			n++
 			if ev.Key != want {
@@ -52,15 +53,15 @@ func TestPointInjectionRaisesItsWindow(t *testing.T) {
 }
 
 func TestPointInjectionRefusedWhenCovered(t *testing.T) {
-	b := &fakeBackend{}
+	b := &kindtest.Provider{}
 	td := startDaemon(t, b, "")
 	below := td.open(t, "a")
 	over := td.open(t, "a")
-	b.disp.pin(td.xidOf(t, over))
+	b.Display().Pin(td.keyOf(t, over))
 	resp := td.call(t, Request{Verb: "click", Session: "a", Target: string(below), At: &Point{X: 5, Y: 6}})
 	wantCode(t, resp, target.CodeWindowNotVisible)
 	wantCode(t, td.call(t, Request{Verb: "scroll", Session: "a", Target: string(below), Dir: "up"}), target.CodeWindowNotVisible)
-	for _, ev := range b.disp.Events() {
+	for _, ev := range b.Display().Events() {
 		if ev.Kind == "click" || ev.Kind == "scroll" {
 			t.Fatalf("input was injected into a covered window: %+v", ev)
 		}
@@ -70,16 +71,16 @@ func TestPointInjectionRefusedWhenCovered(t *testing.T) {
 }
 
 func TestScreenshotRaisesOrRefuses(t *testing.T) {
-	b := &fakeBackend{}
+	b := &kindtest.Provider{}
 	td := startDaemon(t, b, "")
 	below := td.open(t, "a")
 	over := td.open(t, "a")
 	resp := td.call(t, Request{Verb: "screenshot", Session: "a", Target: string(below)})
 	wantCode(t, resp, "")
-	if got, want := string(resp.PNG), fmt.Sprintf("top=%d", td.xidOf(t, below)); !strings.HasSuffix(got, want) {
+	if got, want := string(resp.PNG), "top="+td.keyOf(t, below); !strings.HasSuffix(got, want) {
 		t.Fatalf("screenshot of %s was taken with another window on top: %q, want %q", below, got, want)
 	}
-	b.disp.pin(td.xidOf(t, over))
+	b.Display().Pin(td.keyOf(t, over))
 	resp = td.call(t, Request{Verb: "screenshot", Session: "a", Target: string(below)})
 	wantCode(t, resp, target.CodeWindowNotVisible)
 	if len(resp.PNG) != 0 {
@@ -88,25 +89,23 @@ func TestScreenshotRaisesOrRefuses(t *testing.T) {
 }
 
 func TestPanicAnswersInternalAndKeepsServing(t *testing.T) {
-	b := &fakeBackend{}
+	b := &kindtest.Provider{}
 	td := startDaemon(t, b, "")
 	id := string(td.open(t, "a"))
-	b.disp.mu.Lock()
-	b.disp.panicOn = "snapshot"
-	b.disp.mu.Unlock()
+	b.Display().PanicOn("snapshot")
 	resp := td.call(t, Request{Verb: "snapshot", Session: "a", Target: id})
 	wantCode(t, resp, target.CodeInternal)
-	b.disp.mu.Lock()
-	b.disp.panicOn = ""
-	b.disp.mu.Unlock()
+	b.Display().PanicOn("")
 	wantCode(t, td.call(t, Request{Verb: "status", Session: "b"}), "")
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: id}), "")
 }
 
 func TestDisplayGoneUnderEveryVerb(t *testing.T) {
-	b := &fakeBackend{}
+	b := &kindtest.Provider{}
 	td := startDaemon(t, b, "")
 	id := string(td.open(t, "a"))
+	kept := td.entryOf(target.ID(id))
+	disp := td.runningDisplay("fake")
 	for _, req := range []Request{
 		{Verb: "click", At: &Point{X: 1, Y: 1}},
 		{Verb: "click", Ref: "@e1"},
@@ -118,18 +117,15 @@ func TestDisplayGoneUnderEveryVerb(t *testing.T) {
 		{Verb: "close"},
 	} {
 		req.Session, req.Target = "a", id
-		disp := b.disp
+		// Each verb starts with the display and the target there.
 		td.mu.Lock()
-		td.display = disp
+		td.displays["fake"] = disp
+		td.targets[target.ID(id)] = kept
 		td.mu.Unlock()
 		// The display goes away between the lookup and the verb's use of it.
-		disp.mu.Lock()
-		disp.onWindow = func() { td.mu.Lock(); td.display = nil; td.mu.Unlock() }
-		disp.mu.Unlock()
+		b.Display().OnInfo(func() { td.mu.Lock(); delete(td.displays, "fake"); td.mu.Unlock() })
 		resp := td.call(t, req)
-		disp.mu.Lock()
-		disp.onWindow = nil
-		disp.mu.Unlock()
+		b.Display().OnInfo(nil)
 		if resp.Code != target.CodeWindowGone && !(req.Verb == "close" && resp.OK) {
 			t.Errorf("%s %s with the display gone: %+v", req.Verb, req.Ref, resp)
 		}
@@ -140,7 +136,7 @@ func TestDisplayGoneUnderEveryVerb(t *testing.T) {
 }
 
 func TestIdleConnectionIsClosed(t *testing.T) {
-	td := startDaemonWith(t, &fakeBackend{}, "", func(c *Config) { c.IdleTimeout = 50 * time.Millisecond })
+	td := startDaemonWith(t, &kindtest.Provider{}, "", func(c *Config) { c.IdleTimeout = 50 * time.Millisecond })
 	c, err := net.Dial("unix", td.sock)
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +163,7 @@ func TestIdleConnectionIsClosed(t *testing.T) {
 }
 
 func TestConnectionCap(t *testing.T) {
-	td := startDaemonWith(t, &fakeBackend{}, "", func(c *Config) { c.MaxConns = 2 })
+	td := startDaemonWith(t, &kindtest.Provider{}, "", func(c *Config) { c.MaxConns = 2 })
 	var held []net.Conn
 	for range 2 {
 		c, err := net.Dial("unix", td.sock)
@@ -223,11 +219,11 @@ func TestConnectionCap(t *testing.T) {
 }
 
 func TestTakeoverLeavesAnotherTargetsTypingAlone(t *testing.T) {
-	b := &fakeBackend{}
+	b := &kindtest.Provider{}
 	td := startDaemon(t, b, "")
 	a := string(td.open(t, "a"))
 	other := string(td.open(t, "b"))
-	gate := b.gateTyping()
+	gate := b.Display().GateTyping()
 	typed := make(chan Response, 1)
 	go func() {
 		typed <- td.call(t, Request{Verb: "type", Session: "a", Target: a, Text: strings.Repeat("abcdefgh", 3)})
@@ -242,7 +238,7 @@ func TestTakeoverLeavesAnotherTargetsTypingAlone(t *testing.T) {
 	got := <-typed
 	wantCode(t, got, "")
 	var text string
-	for _, ev := range b.disp.Events() {
+	for _, ev := range b.Display().Events() {
 		if ev.Kind == "type" {
 			text += ev.Text
 		}
@@ -262,7 +258,7 @@ func TestTakeoverLeavesAnotherTargetsTypingAlone(t *testing.T) {
 }
 
 func TestHandbackOnlyByWhoTookOver(t *testing.T) {
-	td := startDaemon(t, &fakeBackend{}, "")
+	td := startDaemon(t, &kindtest.Provider{}, "")
 	id := string(td.open(t, "agent"))
 	wantCode(t, td.call(t, Request{Verb: "takeover", Session: "operator", Target: id, User: "alice"}), "")
 	// The paused agent cannot hand itself back, even naming the user.
@@ -280,7 +276,7 @@ func TestHandbackOnlyByWhoTookOver(t *testing.T) {
 }
 
 func TestListCarriesCapabilities(t *testing.T) {
-	td := startDaemon(t, &fakeBackend{noInject: true}, "")
+	td := startDaemon(t, &kindtest.Provider{NoInject: true}, "")
 	td.open(t, "a")
 	resp := td.call(t, Request{Verb: "list", Session: "a"})
 	wantCode(t, resp, "")

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/vibespace/vibespace/lease"
+	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/profile"
 	"github.com/vibespace/vibespace/target"
 )
@@ -44,10 +44,10 @@ func (d *Daemon) selectionOf(reg *profile.Registry, req Request, ch profile.Choi
 	}
 	switch {
 	case ch.OwnContext():
-		sel.key = BrowserKey{Session: req.Session, Owner: req.Session}
+		sel.key = kind.BrowserKey{Session: req.Session, Owner: req.Session}
 		sel.prof.Ephemeral = true
 	case a.Child:
-		sel.key = BrowserKey{Session: req.Session, Owner: req.Session + "/" + a.Handle}
+		sel.key = kind.BrowserKey{Session: req.Session, Owner: req.Session + "/" + a.Handle}
 		sel.prof.Ephemeral = true
 		sel.prof.Parent = profile.OwnHandle
 	default:
@@ -55,7 +55,7 @@ func (d *Daemon) selectionOf(reg *profile.Registry, req Request, ch profile.Choi
 		if err != nil {
 			return sel, err
 		}
-		sel.key = BrowserKey{Session: req.Session, Profile: a.ProfileID, Label: a.Label, Dir: dir, Headed: req.Headed}
+		sel.key = kind.BrowserKey{Session: req.Session, Profile: a.ProfileID, Label: a.Label, Dir: dir, Headed: req.Headed}
 		sel.prof.ID, sel.prof.Label = a.ProfileID, a.Label
 	}
 	return sel, nil
@@ -76,18 +76,13 @@ func (d *Daemon) attachmentInfo(a profile.Attachment, count int) ProfileInfo {
 
 // profileVerb is the common start of the profile words: the registry, or
 // its failure as the answer.
-func (d *Daemon) profileVerb(req Request, f func(reg *profile.Registry) (Response, error)) Response {
+func (d *Daemon) profileVerb(c *call, f func(reg *profile.Registry) (Response, error)) Response {
 	reg, err := d.registry()
-	if err == nil {
-		var resp Response
-		resp, err = f(reg)
-		if err == nil {
-			resp.OK = true
-			d.record(lease.Entry{Session: req.Session, For: forOther(req), Verb: req.Verb, OK: true})
-			return resp
-		}
+	if err != nil {
+		return d.fail(c, err)
 	}
-	return d.bfinish(req, nil, nil, lease.Grant{}, "", Response{}, err)
+	resp, err := f(reg)
+	return d.finish(c, resp, err)
 }
 
 // forOther is the session whose attachment set req acts on when it is not
@@ -112,8 +107,9 @@ func subject(req Request) string {
 
 // browserProfiles lists every registered profile; the caller's own
 // attachments carry their handle.
-func (d *Daemon) browserProfiles(ctx context.Context, req Request) Response {
-	return d.profileVerb(req, func(reg *profile.Registry) (Response, error) {
+func (d *Daemon) browserProfiles(ctx context.Context, c *call) Response {
+	req := c.req
+	return d.profileVerb(c, func(reg *profile.Registry) (Response, error) {
 		atts := reg.Attachments(req.Session)
 		handle := map[string]profile.Attachment{}
 		for _, a := range atts {
@@ -138,8 +134,9 @@ func (d *Daemon) browserProfiles(ctx context.Context, req Request) Response {
 
 // browserNew registers a profile (its directory is minted under the state
 // directory; the label never reaches a path). It does not attach it.
-func (d *Daemon) browserNew(ctx context.Context, req Request) Response {
-	return d.profileVerb(req, func(reg *profile.Registry) (Response, error) {
+func (d *Daemon) browserNew(ctx context.Context, c *call) Response {
+	req := c.req
+	return d.profileVerb(c, func(reg *profile.Registry) (Response, error) {
 		p, err := reg.New(req.Label)
 		if err != nil {
 			return Response{}, err
@@ -150,8 +147,9 @@ func (d *Daemon) browserNew(ctx context.Context, req Request) Response {
 }
 
 // browserUse attaches a profile to the session, under an alias if given.
-func (d *Daemon) browserUse(ctx context.Context, req Request) Response {
-	return d.profileVerb(req, func(reg *profile.Registry) (Response, error) {
+func (d *Daemon) browserUse(ctx context.Context, c *call) Response {
+	req := c.req
+	return d.profileVerb(c, func(reg *profile.Registry) (Response, error) {
 		ref := req.Label
 		if ref == "" {
 			ref = req.Profile
@@ -187,8 +185,9 @@ func (d *Daemon) attachmentList(reg *profile.Registry, session string) []Profile
 }
 
 // browserAttachments lists the session's attachment set.
-func (d *Daemon) browserAttachments(ctx context.Context, req Request) Response {
-	return d.profileVerb(req, func(reg *profile.Registry) (Response, error) {
+func (d *Daemon) browserAttachments(ctx context.Context, c *call) Response {
+	req := c.req
+	return d.profileVerb(c, func(reg *profile.Registry) (Response, error) {
 		who := subject(req)
 		list := d.attachmentList(reg, who)
 		var hs []string
@@ -213,8 +212,9 @@ func (d *Daemon) browserAttachments(ctx context.Context, req Request) Response {
 // browserDetach removes an attachment (Request.Profile names its handle;
 // "" the only one). The session's tabs in what it removed are closed; a
 // child's or own ephemeral context is disposed.
-func (d *Daemon) browserDetach(ctx context.Context, req Request) Response {
-	return d.profileVerb(req, func(reg *profile.Registry) (Response, error) {
+func (d *Daemon) browserDetach(ctx context.Context, c *call) Response {
+	req := c.req
+	return d.profileVerb(c, func(reg *profile.Registry) (Response, error) {
 		other := forOther(req) != ""
 		who := subject(req)
 		sreq := req // as the session itself would have sent it: its tabs' context keys
@@ -255,43 +255,11 @@ func (d *Daemon) browserDetach(ctx context.Context, req Request) Response {
 	})
 }
 
-// closeSessionTabs closes and forgets the session's tabs in key's context.
-func (d *Daemon) closeSessionTabs(ctx context.Context, session string, key BrowserKey) {
-	d.br.init()
-	d.br.mu.Lock()
-	var ids []target.ID
-	var cdpIDs []string
-	for id, ts := range d.br.tabs {
-		if ts.key.String() != key.String() {
-			continue
-		}
-		d.mu.Lock()
-		e := d.targets[id]
-		mine := e != nil && e.t.ExposedTo(session)
-		d.mu.Unlock()
-		if mine {
-			ids = append(ids, id)
-			cdpIDs = append(cdpIDs, ts.cdpID)
-		}
-	}
-	d.br.mu.Unlock()
-	if len(ids) > 0 && d.cfg.Browser != nil && d.cfg.Browser.Running(key.Profile) {
-		if cctx, release, err := d.cfg.Browser.Context(ctx, key); err == nil {
-			for _, id := range cdpIDs {
-				cctx.CloseTab(ctx, id)
-			}
-			release()
-		}
-	}
-	for _, id := range ids {
-		d.dropTab(id)
-	}
-}
-
 // browserPin makes a handle the session's pinned default (Request.Profile),
 // or unpins (Request.None).
-func (d *Daemon) browserPin(ctx context.Context, req Request) Response {
-	return d.profileVerb(req, func(reg *profile.Registry) (Response, error) {
+func (d *Daemon) browserPin(ctx context.Context, c *call) Response {
+	req := c.req
+	return d.profileVerb(c, func(reg *profile.Registry) (Response, error) {
 		h := req.Profile
 		if h == "" {
 			h = req.Label
@@ -322,8 +290,9 @@ func (d *Daemon) browserPin(ctx context.Context, req Request) Response {
 
 // browserNewChild mints a child handle: an ephemeral context of its own,
 // reaped with the parent's attachments.
-func (d *Daemon) browserNewChild(ctx context.Context, req Request) Response {
-	return d.profileVerb(req, func(reg *profile.Registry) (Response, error) {
+func (d *Daemon) browserNewChild(ctx context.Context, c *call) Response {
+	req := c.req
+	return d.profileVerb(c, func(reg *profile.Registry) (Response, error) {
 		a, err := reg.NewChild(req.Session)
 		if err != nil {
 			return Response{}, err
@@ -338,34 +307,22 @@ func (d *Daemon) browserNewChild(ctx context.Context, req Request) Response {
 // browserStatus answers what the session's browser side is: the profile
 // a bare command would act on (or why there is none), its attachments,
 // its tabs.
-func (d *Daemon) browserStatus(ctx context.Context, req Request) Response {
+func (d *Daemon) browserStatus(ctx context.Context, c *call) Response {
+	req := c.req
 	if d.cfg.Browser == nil {
-		return d.bfinish(req, nil, nil, lease.Grant{}, "", Response{}, noBrowser())
+		return d.fail(c, noBrowser())
 	}
-	return d.profileVerb(req, func(reg *profile.Registry) (Response, error) {
+	return d.profileVerb(c, func(reg *profile.Registry) (Response, error) {
 		resp := Response{Attachments: d.attachmentList(reg, req.Session), Targets: []TargetInfo{}}
-		d.br.init()
-		d.br.mu.Lock()
-		var ids []target.ID
-		for id := range d.br.tabs {
-			ids = append(ids, id)
-		}
-		d.br.mu.Unlock()
-		for _, id := range ids {
-			d.mu.Lock()
-			e := d.targets[id]
-			mine := e != nil && e.t.ExposedTo(req.Session)
-			d.mu.Unlock()
-			if mine {
-				resp.Targets = append(resp.Targets, *d.info(e))
-			}
+		for _, e := range d.entries(func(e *entry) bool { return e.tab != nil && e.rec.ExposedTo(req.Session) }) {
+			resp.Targets = append(resp.Targets, *d.info(e))
 		}
 		shared := "not running"
 		if d.cfg.Browser.Running("") {
 			shared = "running"
 		}
 		resp.Did = fmt.Sprintf("%d tab(s) of yours; %d attachment(s); the shared browser is %s", len(resp.Targets), len(resp.Attachments), shared)
-		resp.Status = d.status(ctx, req).Status // the daemon's own (its PID among them): one call, not two
+		resp.Status = d.status(ctx, c).Status // the daemon's own (its PID among them): one call, not two
 		return resp, nil
 	})
 }

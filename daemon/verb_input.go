@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/vibespace/vibespace/lease"
+	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -13,182 +13,229 @@ import (
 // the lease, so a takeover cuts a long type within one chunk.
 const typeChunk = 8
 
-// click acts on a node (@ref, through its Action only) or on a pixel of the
-// window's screenshot (--at, through injection). A node without Action is
-// refused no_action: never a silent coordinate click.
-func (d *Daemon) click(ctx context.Context, req Request) Response {
+func checkClick(d *Daemon, req Request) error {
 	if (req.Ref == "") == (req.At == nil) {
-		return d.finish(req, nil, lease.Grant{}, "", Response{}, target.Refuse(target.CodeBadRequest, "click needs exactly one of @ref or --at x,y"))
+		return target.Refuse(target.CodeBadRequest, "click needs exactly one of @ref or --at x,y")
 	}
-	e, g, disp, err := d.useDisplay(ctx, req)
-	if err != nil {
-		return d.finish(req, e, g, "", Response{}, err)
+	return nil
+}
+
+func checkType(d *Daemon, req Request) error {
+	return d.checkText(req.Text, d.cfg.MaxText, "typed at once")
+}
+
+func checkFill(d *Daemon, req Request) error {
+	if req.Ref == "" {
+		return target.Refuse(target.CodeBadRequest, "fill needs @ref and a text")
 	}
-	probe := disp.Probe(ctx, e.t.PID)
+	return d.checkText(req.Text, d.cfg.MaxText, "filled at once")
+}
+
+func checkKey(d *Daemon, req Request) error {
+	_, err := target.ParseChord(req.Chord)
+	return err
+}
+
+func checkScroll(d *Daemon, req Request) error {
+	switch req.Dir {
+	case "", "up", "down", "left", "right":
+	default:
+		return target.Refuse(target.CodeBadRequest, "scroll direction %q: use up, down, left or right", req.Dir)
+	}
+	if req.By < 0 || req.By > 100 {
+		return target.Refuse(target.CodeBadRequest, "--by %d: use 1 to 100 steps", req.By)
+	}
+	return nil
+}
+
+func (d *Daemon) checkText(text string, limit int, how string) error {
+	if !utf8.ValidString(text) {
+		return target.Refuse(target.CodeBadRequest, "the text is not valid UTF-8")
+	}
+	if n := utf8.RuneCountInString(text); n > limit {
+		return tooLong(n, limit, how)
+	}
+	return nil
+}
+
+func tooLong(n, limit int, how string) error {
+	return target.Refuse(target.CodeTextTooLong, "the text is %d characters; at most %d can be %s (split it)", n, limit, how).
+		With("limit", limit).With("length", n)
+}
+
+// click acts on a node (@ref) or on a pixel of the target's screenshot
+// (--at, through injection). On the tree road a node without Action is
+// refused no_action: never a silent coordinate click. Where the probe says
+// the target's nodes are reached by input (a tab), the backend checks the
+// node visible, enabled and uncovered and clicks its centre.
+func (d *Daemon) click(ctx context.Context, c *call) Response {
+	e, req := c.e, c.req
+	probe := e.t.Probe(ctx)
 	if req.At != nil {
-		return d.point(ctx, req, e, g, disp, probe, target.VerbClickAt)
+		return d.point(ctx, c, probe, target.VerbClickAt)
 	}
-	key, err := e.refs.Key(req.Ref)
-	if err != nil {
-		return d.finish(req, e, g, target.RoadTree, Response{}, err)
-	}
-	tree := disp.Tree()
-	if tree == nil {
-		return d.finish(req, e, g, "", Response{}, target.Decide(target.VerbSnapshot, probe, nil).Err())
+	if !probe.NodeInput && !probe.Tree {
+		return d.fail(c, target.Decide(target.VerbSnapshot, probe, nil).Err())
 	}
 	ctx, end, err := d.begin(ctx, e)
 	if err != nil {
-		return d.finish(req, e, g, target.RoadTree, Response{}, err)
+		return d.fail(c, err)
 	}
 	defer end()
-	win := d.window(e)
-	traits, err := tree.Node(ctx, win, key)
+	n, err := e.node(req.Ref)
 	if err != nil {
-		return d.finish(req, e, g, target.RoadTree, Response{}, err)
+		c.road = target.RoadTree
+		return d.fail(c, err)
 	}
-	c := target.Decide(target.VerbClickRef, probe, &traits)
-	if !c.OK() {
-		return d.finish(req, e, g, "", Response{}, c.Err())
+	var traits *target.NodeTraits
+	if !probe.NodeInput {
+		c.road = target.RoadTree
+		tr, err := e.t.Node(ctx, n)
+		if err != nil {
+			return d.fail(c, err)
+		}
+		traits = &tr
 	}
-	if err := d.leases.Check(e.t.ID, req.Session); err != nil {
-		return d.finish(req, e, g, c.Road, Response{}, err)
+	cap := target.Decide(target.VerbClickRef, probe, traits)
+	if !cap.OK() {
+		c.road = ""
+		return d.fail(c, cap.Err())
 	}
-	if err := tree.DoAction(ctx, win, key); err != nil {
-		return d.finish(req, e, g, c.Road, Response{}, d.cut(ctx, e, req.Session, err))
+	c.road = cap.Road
+	if err := d.leases.Check(e.id, req.Session); err != nil {
+		return d.fail(c, err)
 	}
-	return d.finish(req, e, g, c.Road, Response{Did: fmt.Sprintf("clicked %s %s through its Action", req.Ref, describe(traits))}, nil)
+	if err := e.t.Act(ctx, n); err != nil {
+		return d.fail(c, d.cut(ctx, e, req.Session, err))
+	}
+	did := "clicked " + req.Ref
+	if traits != nil {
+		did = fmt.Sprintf("clicked %s %s through its Action", req.Ref, describe(*traits))
+	}
+	return d.finish(c, Response{Did: did}, nil)
 }
 
 // point runs click --at and scroll: injected pointer input at a pixel of the
-// window's own screenshot.
-func (d *Daemon) point(ctx context.Context, req Request, e *entry, g lease.Grant, disp Display, probe target.Probe, verb target.Verb) Response {
-	c := target.Decide(verb, probe, nil)
-	inj := disp.Input()
-	if !c.OK() || inj == nil {
-		return d.finish(req, e, g, "", Response{}, c.Err())
+// target's own screenshot (scroll: its centre by default).
+func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb target.Verb) Response {
+	e, req := c.e, c.req
+	cap := target.Decide(verb, probe, nil)
+	if !cap.OK() {
+		return d.fail(c, cap.Err())
 	}
-	win := d.window(e)
-	if !win.Viewable {
-		return d.finish(req, e, g, c.Road, Response{}, notVisible(e))
+	c.road = cap.Road
+	info := d.seen(e)
+	if !info.Viewable {
+		return d.fail(c, notVisible(e))
 	}
-	p := Point{X: win.Bounds.W / 2, Y: win.Bounds.H / 2}
-	if req.At != nil {
-		p = *req.At
+	b := info.Bounds
+	at := req.At
+	if at != nil && b.W > 0 && b.H > 0 && (at.X < 0 || at.Y < 0 || at.X >= b.W || at.Y >= b.H) {
+		return d.fail(c, target.Refuse(target.CodeOutsideWindow,
+			"%d,%d is outside %s, whose screenshot is %dx%d pixels", at.X, at.Y, e.id, b.W, b.H).
+			With("x", at.X).With("y", at.Y).With("width", b.W).With("height", b.H))
 	}
-	if p.X < 0 || p.Y < 0 || p.X >= win.Bounds.W || p.Y >= win.Bounds.H {
-		return d.finish(req, e, g, c.Road, Response{}, target.Refuse(target.CodeOutsideWindow,
-			"%d,%d is outside %s, whose screenshot is %dx%d pixels", p.X, p.Y, e.t.ID, win.Bounds.W, win.Bounds.H).
-			With("x", p.X).With("y", p.Y).With("width", win.Bounds.W).With("height", win.Bounds.H))
+	dir, steps := req.Dir, req.By
+	if dir == "" {
+		dir = "down"
 	}
-	steps := req.By
-	if verb == target.VerbScroll {
-		switch req.Dir {
-		case "up", "down", "left", "right":
-		default:
-			return d.finish(req, e, g, c.Road, Response{}, target.Refuse(target.CodeBadRequest, "scroll direction %q: use up, down, left or right", req.Dir))
-		}
-		if steps == 0 {
-			steps = 3
-		}
-		if steps < 1 || steps > 100 {
-			return d.finish(req, e, g, c.Road, Response{}, target.Refuse(target.CodeBadRequest, "--by %d: use 1 to 100 steps", req.By))
-		}
+	if steps == 0 {
+		steps = 3
 	}
 	ctx, end, err := d.begin(ctx, e)
 	if err != nil {
-		return d.finish(req, e, g, c.Road, Response{}, err)
+		return d.fail(c, err)
 	}
 	defer end()
 	release, err := d.injecting(ctx, e)
 	if err != nil {
-		return d.finish(req, e, g, c.Road, Response{}, err)
+		return d.fail(c, err)
 	}
 	defer release()
-	unstack, err := d.stacking(ctx)
+	unstack, err := d.stacking(ctx, e)
 	if err != nil {
-		return d.finish(req, e, g, c.Road, Response{}, err)
+		return d.fail(c, err)
 	}
 	defer unstack()
-	if err := d.leases.Check(e.t.ID, req.Session); err != nil {
-		return d.finish(req, e, g, c.Road, Response{}, err)
+	if err := d.leases.Check(e.id, req.Session); err != nil {
+		return d.fail(c, err)
 	}
-	x, y := win.Bounds.X+p.X, win.Bounds.Y+p.Y
-	// Raise it first: the event goes to whichever window is on top there.
-	if err := disp.Raise(ctx, win); err != nil {
-		return d.finish(req, e, g, c.Road, Response{}, d.cut(ctx, e, req.Session, err))
+	// The event goes to whichever window is on top there: raise it first.
+	p := kind.Point{X: b.W / 2, Y: b.H / 2}
+	if at != nil {
+		p = *at
 	}
-	if err := d.topAt(ctx, disp, e, win, x, y); err != nil {
-		return d.finish(req, e, g, c.Road, Response{}, d.cut(ctx, e, req.Session, err))
+	if err := d.raiseTopAt(ctx, e, info, b.X+p.X, b.Y+p.Y); err != nil {
+		return d.fail(c, d.cut(ctx, e, req.Session, err))
 	}
+	noun := e.words().Noun
 	var did string
 	if verb == target.VerbScroll {
-		err = inj.Scroll(ctx, x, y, req.Dir, steps)
-		did = fmt.Sprintf("scrolled %s by %d at %d,%d of the window", req.Dir, steps, p.X, p.Y)
+		err = e.t.Scroll(ctx, at, dir, steps)
+		did = fmt.Sprintf("scrolled %s by %d", dir, steps)
+		if at != nil || b.W > 0 {
+			did += fmt.Sprintf(" at %d,%d of the %s", p.X, p.Y, noun)
+		}
 	} else {
-		err = inj.Click(ctx, x, y, 1, 1)
-		did = fmt.Sprintf("clicked at %d,%d of the window", p.X, p.Y)
+		err = e.t.ClickAt(ctx, p)
+		did = fmt.Sprintf("clicked at %d,%d of the %s", p.X, p.Y, noun)
 	}
 	if err != nil {
-		return d.finish(req, e, g, c.Road, Response{}, d.cut(ctx, e, req.Session, err))
+		return d.fail(c, d.cut(ctx, e, req.Session, err))
 	}
-	return d.finish(req, e, g, c.Road, Response{Did: did}, nil)
+	return d.finish(c, Response{Did: did}, nil)
 }
 
-// scroll scrolls at a pixel of the window (its centre by default).
-func (d *Daemon) scroll(ctx context.Context, req Request) Response {
-	e, g, disp, err := d.useDisplay(ctx, req)
-	if err != nil {
-		return d.finish(req, e, g, "", Response{}, err)
-	}
-	return d.point(ctx, req, e, g, disp, disp.Probe(ctx, e.t.PID), target.VerbScroll)
+// scroll turns the wheel at a pixel of the target (its centre by default).
+func (d *Daemon) scroll(ctx context.Context, c *call) Response {
+	return d.point(ctx, c, c.e.t.Probe(ctx), target.VerbScroll)
 }
 
-// key sends one chord to the window (focused first).
-func (d *Daemon) key(ctx context.Context, req Request) Response {
-	chord, err := target.ParseChord(req.Chord)
+// key presses one chord in the target's focused node (a window is raised
+// and focused first).
+func (d *Daemon) key(ctx context.Context, c *call) Response {
+	chord, err := target.ParseChord(c.req.Chord)
 	if err != nil {
-		return d.finish(req, nil, lease.Grant{}, "", Response{}, err)
+		return d.fail(c, err)
 	}
-	e, g, disp, err := d.useDisplay(ctx, req)
+	cap := target.Decide(target.VerbKey, c.e.t.Probe(ctx), nil)
+	if !cap.OK() {
+		return d.fail(c, cap.Err())
+	}
+	c.road = cap.Road
+	err = d.inject(ctx, c, func(ctx context.Context) error { return c.e.t.Key(ctx, chord) })
 	if err != nil {
-		return d.finish(req, e, g, "", Response{}, err)
+		return d.fail(c, err)
 	}
-	c := target.Decide(target.VerbKey, disp.Probe(ctx, e.t.PID), nil)
-	inj := disp.Input()
-	if !c.OK() || inj == nil {
-		return d.finish(req, e, g, "", Response{}, c.Err())
-	}
-	err = d.inject(ctx, req, e, disp, func(ctx context.Context, win Window) error {
-		return inj.Key(ctx, chord)
-	})
-	if err != nil {
-		return d.finish(req, e, g, c.Road, Response{}, err)
-	}
-	return d.finish(req, e, g, c.Road, Response{Did: "pressed " + chord.String() + keysRead(ctx, inj)}, nil)
+	return d.finish(c, Response{Did: "pressed " + chord.String() + keysRead(ctx, c.e)}, nil)
 }
 
 // keysRead waits (bounded) until the application with the keyboard focus has
-// read the keys just sent, so a snapshot taken after the verb answers sees
-// their effect, and says which it was. Keys reach an application
-// asynchronously: without this an agent could read the tree a moment
-// before its own keys were handled.
-func keysRead(ctx context.Context, inj Injector) string {
-	ok, err := inj.Settle(ctx)
+// read the keys just sent, where it reads them later than they are sent (a
+// kind.Settler), so a snapshot taken after the verb answers sees their
+// effect, and says which it was.
+func keysRead(ctx context.Context, e *entry) string {
+	s, ok := e.t.(kind.Settler)
+	if !ok {
+		return ""
+	}
+	read, err := s.Settle(ctx)
 	switch {
 	case err != nil:
 		return " (not yet confirmed read by the application: " + err.Error() + ")"
-	case !ok:
+	case !read:
 		return " (the application cannot confirm it has read them yet)"
 	default:
 		return ""
 	}
 }
 
-// inject runs f with e's lock and the injection slot held, e's window
-// focused, and the lease re-checked just before.
-func (d *Daemon) inject(ctx context.Context, req Request, e *entry, disp Display, f func(context.Context, Window) error) error {
-	win := d.window(e)
-	if !win.Viewable {
+// inject runs f with c's target's lock and its display's injection slot
+// held, the target raised and focused, and the lease re-checked just
+// before.
+func (d *Daemon) inject(ctx context.Context, c *call, f func(context.Context) error) error {
+	e := c.e
+	if !d.seen(e).Viewable {
 		return notVisible(e)
 	}
 	ctx, end, err := d.begin(ctx, e)
@@ -201,85 +248,87 @@ func (d *Daemon) inject(ctx context.Context, req Request, e *entry, disp Display
 		return err
 	}
 	defer release()
-	if err := d.leases.Check(e.t.ID, req.Session); err != nil {
+	if err := d.leases.Check(e.id, c.req.Session); err != nil {
 		return err
 	}
-	unstack, err := d.stacking(ctx)
+	unstack, err := d.stacking(ctx, e)
 	if err != nil {
 		return err
 	}
-	err = disp.Raise(ctx, win)
+	err = raise(ctx, e)
 	unstack()
 	if err != nil {
-		return d.cut(ctx, e, req.Session, err)
+		return d.cut(ctx, e, c.req.Session, err)
 	}
-	return d.cut(ctx, e, req.Session, f(ctx, win))
+	return d.cut(ctx, e, c.req.Session, f(ctx))
 }
 
-// typeText types text into a node (@ref: EditableText, or focus + keys where
-// the node takes focus) or into the focused node of the window (keys).
-func (d *Daemon) typeText(ctx context.Context, req Request) Response {
+// typeText types text into a node (@ref: EditableText on the tree road, or
+// focus and keys where the node takes focus) or into the focused node
+// (keys). Keys go in chunks with the lease re-checked between them, so a
+// takeover cuts a long type and the answer says how far it got. The text
+// is never audited.
+func (d *Daemon) typeText(ctx context.Context, c *call) Response {
+	e, req := c.e, c.req
 	n := utf8.RuneCountInString(req.Text)
-	if n > d.cfg.MaxText {
-		return d.finish(req, nil, lease.Grant{}, "", Response{}, tooLong(n, d.cfg.MaxText, "typed at once"))
-	}
-	if !utf8.ValidString(req.Text) {
-		return d.finish(req, nil, lease.Grant{}, "", Response{}, target.Refuse(target.CodeBadRequest, "the text is not valid UTF-8"))
-	}
-	e, g, disp, err := d.useDisplay(ctx, req)
-	if err != nil {
-		return d.finish(req, e, g, "", Response{}, err)
-	}
-	probe := disp.Probe(ctx, e.t.PID)
+	probe := e.t.Probe(ctx)
 	var (
-		c      target.Capability
-		key    string
-		traits target.NodeTraits
+		cap    target.Capability
+		node   kind.Node
+		traits *target.NodeTraits
 	)
 	if req.Ref != "" {
-		if key, err = e.refs.Key(req.Ref); err != nil {
-			return d.finish(req, e, g, "", Response{}, err)
+		var err error
+		if node, err = e.node(req.Ref); err != nil {
+			return d.fail(c, err)
 		}
-		tree := disp.Tree()
-		if tree == nil {
-			return d.finish(req, e, g, "", Response{}, target.Decide(target.VerbSnapshot, probe, nil).Err())
+		if !probe.NodeInput {
+			if !probe.Tree {
+				return d.fail(c, target.Decide(target.VerbSnapshot, probe, nil).Err())
+			}
+			tr, err := e.t.Node(ctx, node)
+			if err != nil {
+				c.road = target.RoadTree
+				return d.fail(c, err)
+			}
+			traits = &tr
 		}
-		if traits, err = tree.Node(ctx, d.window(e), key); err != nil {
-			return d.finish(req, e, g, target.RoadTree, Response{}, err)
-		}
-		c = target.Decide(target.VerbTypeRef, probe, &traits)
+		cap = target.Decide(target.VerbTypeRef, probe, traits)
 	} else {
-		c = target.Decide(target.VerbTypeFocus, probe, nil)
+		cap = target.Decide(target.VerbTypeFocus, probe, nil)
 	}
-	if !c.OK() {
-		return d.finish(req, e, g, "", Response{}, c.Err())
+	if !cap.OK() {
+		return d.fail(c, cap.Err())
 	}
-	if c.Road == target.RoadKeys && n > d.cfg.MaxKeysText {
-		return d.finish(req, e, g, c.Road, Response{}, tooLong(n, d.cfg.MaxKeysText, "typed as keys"))
+	c.road = cap.Road
+	if cap.Road == target.RoadKeys && n > d.cfg.MaxKeysText {
+		return d.fail(c, tooLong(n, d.cfg.MaxKeysText, "typed as keys"))
 	}
 	where := "the focused node"
 	if req.Ref != "" {
-		where = req.Ref + " " + describe(traits)
+		where = req.Ref
+		if traits != nil {
+			where += " " + describe(*traits)
+		}
 	}
-	if c.Road == target.RoadTree {
+	if cap.Road == target.RoadTree {
 		ctx, end, err := d.begin(ctx, e)
 		if err != nil {
-			return d.finish(req, e, g, c.Road, Response{}, err)
+			return d.fail(c, err)
 		}
 		defer end()
-		if err := d.leases.Check(e.t.ID, req.Session); err != nil {
-			return d.finish(req, e, g, c.Road, Response{}, err)
+		if err := d.leases.Check(e.id, req.Session); err != nil {
+			return d.fail(c, err)
 		}
-		if err := disp.Tree().InsertText(ctx, d.window(e), key, req.Text); err != nil {
-			return d.finish(req, e, g, c.Road, Response{}, d.cut(ctx, e, req.Session, err))
+		if err := e.t.InsertText(ctx, node, req.Text); err != nil {
+			return d.fail(c, d.cut(ctx, e, req.Session, err))
 		}
-		return d.finish(req, e, g, c.Road, Response{Did: fmt.Sprintf("inserted %d characters into %s through EditableText", n, where)}, nil)
+		return d.finish(c, Response{Did: fmt.Sprintf("inserted %d characters into %s through EditableText", n, where)}, nil)
 	}
-	inj := disp.Input()
 	typed := 0
-	err = d.inject(ctx, req, e, disp, func(ctx context.Context, win Window) error {
+	err := d.inject(ctx, c, func(ctx context.Context) error {
 		if req.Ref != "" {
-			if err := disp.Tree().GrabFocus(ctx, win, key); err != nil {
+			if err := e.t.Focus(ctx, node); err != nil {
 				return err
 			}
 		}
@@ -289,10 +338,13 @@ func (d *Daemon) typeText(ctx context.Context, req Request) Response {
 			if i := byteIndexOfRune(rest, typeChunk); i > 0 {
 				chunk = rest[:i]
 			}
-			if err := d.leases.Check(e.t.ID, req.Session); err != nil {
+			if err := d.leases.Check(e.id, req.Session); err != nil {
 				return err
 			}
-			if err := inj.Type(ctx, chunk); err != nil {
+			if err := e.t.Type(ctx, chunk); err != nil {
+				if lerr := d.leases.Check(e.id, req.Session); lerr != nil {
+					return lerr
+				}
 				return err
 			}
 			typed += utf8.RuneCountInString(chunk)
@@ -304,9 +356,9 @@ func (d *Daemon) typeText(ctx context.Context, req Request) Response {
 		if r, ok := target.AsRefusal(err); ok && typed < n {
 			r.With("typed", typed).With("of", n).With("partial", true)
 		}
-		return d.finish(req, e, g, c.Road, Response{}, err)
+		return d.fail(c, err)
 	}
-	return d.finish(req, e, g, c.Road, Response{Did: fmt.Sprintf("typed %d characters as keys into %s", n, where) + keysRead(ctx, inj)}, nil)
+	return d.finish(c, Response{Did: fmt.Sprintf("typed %d characters as keys into %s", n, where) + keysRead(ctx, e)}, nil)
 }
 
 // byteIndexOfRune is the byte offset of the n-th rune of s, or -1.
@@ -321,17 +373,33 @@ func byteIndexOfRune(s string, n int) int {
 	return -1
 }
 
-func tooLong(n, limit int, how string) error {
-	return target.Refuse(target.CodeTextTooLong, "the text is %d characters; at most %d can be %s (split it)", n, limit, how).
-		With("limit", limit).With("length", n)
-}
-
-func describe(n target.NodeTraits) string {
-	switch {
-	case n.Role != "" && n.Name != "":
-		return fmt.Sprintf("(%s %q)", n.Role, n.Name)
-	case n.Role != "":
-		return "(" + n.Role + ")"
+// fill replaces a text field's content, as a paste would (a target that
+// can: a tab). The text is never audited.
+func (d *Daemon) fill(ctx context.Context, c *call) Response {
+	e, req := c.e, c.req
+	f, ok := e.t.(kind.Filler)
+	if !ok {
+		return d.fail(c, target.Refuse(target.CodeBadRequest, "%s has no fields to fill; type into it instead", e.id))
 	}
-	return ""
+	cap := target.Decide(target.VerbTypeFocus, e.t.Probe(ctx), nil)
+	if !cap.OK() {
+		return d.fail(c, cap.Err())
+	}
+	c.road = cap.Road
+	node, err := e.node(req.Ref)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	ctx, end, err := d.begin(ctx, e)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	defer end()
+	if err := d.leases.Check(e.id, req.Session); err != nil {
+		return d.fail(c, err)
+	}
+	if err := f.Fill(ctx, node, req.Text); err != nil {
+		return d.fail(c, d.cut(ctx, e, req.Session, err))
+	}
+	return d.finish(c, Response{Did: fmt.Sprintf("filled %s with %d characters", req.Ref, utf8.RuneCountInString(req.Text))}, nil)
 }

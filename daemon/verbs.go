@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"time"
+	"slices"
+	"strings"
 
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
@@ -14,64 +15,121 @@ import (
 // codeInternal marks an answer that is not a refusal but a failure of ours.
 const codeInternal = target.CodeInternal
 
-// verbFunc answers one verb.
-type verbFunc func(d *Daemon, ctx context.Context, req Request) Response
+// reach is how a verb reaches its target.
+type reach int
 
-// verb returns the method answering name, or nil. One line per verb.
-func verb(name string) verbFunc {
-	if f := browserVerb(name); f != nil {
-		return f
-	}
-	switch name {
-	case "status":
-		return (*Daemon).status
-	case "doctor":
-		return (*Daemon).doctor
-	case "list":
-		return (*Daemon).list
-	case "open":
-		return (*Daemon).open
-	case "close":
-		return (*Daemon).closeTarget
-	case "attach":
-		return (*Daemon).attach
-	case "detach":
-		return (*Daemon).detach
-	case "share":
-		return (*Daemon).share
-	case "takeover":
-		return (*Daemon).takeover
-	case "handback":
-		return (*Daemon).handback
-	case "snapshot":
-		return (*Daemon).snapshot
-	case "screenshot":
-		return (*Daemon).screenshot
-	case "click":
-		return (*Daemon).click
-	case "type":
-		return (*Daemon).typeText
-	case "key":
-		return (*Daemon).key
-	case "scroll":
-		return (*Daemon).scroll
-	case "watch":
-		return (*Daemon).watch
-	}
-	return nil
+const (
+	// reachNone: the verb names no target (or finds its own).
+	reachNone reach = iota
+	// reachHandle: Request.Target names a window (vibespace-window's
+	// words); a tab's handle is refused wrong_kind. The caller must be
+	// exposed to it, and gets its lease.
+	reachHandle
+	// reachTab: the session's current tab in the chosen profile
+	// (vibespace-browser's words), under its lease.
+	reachTab
+)
+
+// verbDef is one verb: what it runs, how it reaches its target, and what it
+// checks of the request before it reaches anything (so a malformed request
+// takes no lease).
+type verbDef struct {
+	run   func(d *Daemon, ctx context.Context, c *call) Response
+	reach reach
+	check func(d *Daemon, req Request) error
 }
 
-// Verbs lists the verbs the daemon answers.
+// call is one verb being answered: the request, and the target, lease and
+// profile it reached.
+type call struct {
+	req  Request
+	e    *entry      // nil for a verb on no target
+	g    lease.Grant // the lease grant, with the handback note owed
+	sel  *selection  // the profile chosen (vibespace-browser's words)
+	road target.Road // the road taken, for the answer and the audit
+	done func()      // releases what reaching took (the browser's hold)
+}
+
+// verbs is every verb the daemon answers. The shared verbs of both command
+// lines (snapshot, screenshot, click, type, key, scroll) are one function
+// each, reached as vibespace-window reaches (a window's handle) or as
+// vibespace-browser does ("browser.<word>": the current tab).
+var verbs = map[string]verbDef{
+	// vibespace-window
+	"status":     {run: (*Daemon).status},
+	"doctor":     {run: (*Daemon).doctor},
+	"list":       {run: (*Daemon).list},
+	"open":       {run: (*Daemon).open},
+	"close":      {run: (*Daemon).closeTarget, reach: reachHandle},
+	"attach":     {run: (*Daemon).attach},
+	"detach":     {run: (*Daemon).detach},
+	"share":      {run: (*Daemon).share},
+	"takeover":   {run: (*Daemon).takeover},
+	"handback":   {run: (*Daemon).handback},
+	"watch":      {run: (*Daemon).watch},
+	"snapshot":   {run: (*Daemon).snapshot, reach: reachHandle},
+	"screenshot": {run: (*Daemon).screenshot, reach: reachHandle},
+	"click":      {run: (*Daemon).click, reach: reachHandle, check: checkClick},
+	"type":       {run: (*Daemon).typeText, reach: reachHandle, check: checkType},
+	"key":        {run: (*Daemon).key, reach: reachHandle, check: checkKey},
+	"scroll":     {run: (*Daemon).scroll, reach: reachHandle, check: checkScroll},
+
+	// vibespace-browser: the same verbs on the current tab…
+	"browser.snapshot":   {run: (*Daemon).snapshot, reach: reachTab},
+	"browser.screenshot": {run: (*Daemon).screenshot, reach: reachTab},
+	"browser.click":      {run: (*Daemon).click, reach: reachTab, check: checkClick},
+	"browser.type":       {run: (*Daemon).typeText, reach: reachTab, check: checkType},
+	"browser.key":        {run: (*Daemon).key, reach: reachTab, check: checkKey},
+	"browser.scroll":     {run: (*Daemon).scroll, reach: reachTab, check: checkScroll},
+	// …and the browser's own words.
+	"browser.fill":        {run: (*Daemon).fill, reach: reachTab, check: checkFill},
+	"browser.get":         {run: (*Daemon).browserGet, reach: reachTab, check: checkGet},
+	"browser.eval":        {run: (*Daemon).browserEval, reach: reachTab, check: checkEval},
+	"browser.back":        {run: (*Daemon).browserBack, reach: reachTab},
+	"browser.forward":     {run: (*Daemon).browserForward, reach: reachTab},
+	"browser.reload":      {run: (*Daemon).browserReload, reach: reachTab},
+	"browser.wait":        {run: (*Daemon).browserWait, reach: reachTab},
+	"browser.open":        {run: (*Daemon).browserOpen},
+	"browser.tab":         {run: (*Daemon).browserTab},
+	"browser.profiles":    {run: (*Daemon).browserProfiles},
+	"browser.new":         {run: (*Daemon).browserNew},
+	"browser.use":         {run: (*Daemon).browserUse},
+	"browser.attachments": {run: (*Daemon).browserAttachments},
+	"browser.detach":      {run: (*Daemon).browserDetach},
+	"browser.pin":         {run: (*Daemon).browserPin},
+	"browser.new-child":   {run: (*Daemon).browserNewChild},
+	"browser.status":      {run: (*Daemon).browserStatus},
+}
+
+// Verbs lists the verbs the daemon answers, sorted.
 func Verbs() []string {
-	return append([]string{"attach", "click", "close", "detach", "doctor", "handback", "key", "list", "open",
-		"screenshot", "scroll", "share", "snapshot", "status", "takeover", "type", "watch"}, BrowserVerbs()...)
+	out := make([]string, 0, len(verbs))
+	for v := range verbs {
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return out
 }
+
+// BrowserVerbs lists the browser.* verbs the daemon answers, sorted.
+func BrowserVerbs() []string {
+	var out []string
+	for _, v := range Verbs() {
+		if strings.HasPrefix(v, "browser.") {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// forVerbs take Request.For: they act on another session's attachment set.
+var forVerbs = map[string]bool{"browser.use": true, "browser.detach": true, "browser.pin": true, "browser.attachments": true}
 
 // Handle answers one request. It never panics on bad input and always
 // answers within the verb timeout.
 func (d *Daemon) Handle(ctx context.Context, req Request) Response {
-	f := verb(req.Verb)
-	if f == nil {
+	def, ok := verbs[req.Verb]
+	if !ok {
 		return refusal(target.Refuse(target.CodeBadRequest, "unknown verb %q", req.Verb).With("verbs", Verbs()))
 	}
 	if req.Session == "" {
@@ -82,19 +140,25 @@ func (d *Daemon) Handle(ctx context.Context, req Request) Response {
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.VerbTimeout)
 	defer cancel()
-	resp := d.guarded(ctx, f, req)
+	resp := d.guarded(ctx, def, req)
 	resp.V = ProtocolVersion
 	return resp
 }
 
-// forVerbs take Request.For: they act on another session's attachment set.
-var forVerbs = map[string]bool{"browser.use": true, "browser.detach": true, "browser.pin": true, "browser.attachments": true}
-
-// guarded runs a verb; a panic in it (a bug of ours or of a backend)
-// becomes an internal answer to this caller only, and the daemon keeps
-// serving everyone else.
-func (d *Daemon) guarded(ctx context.Context, f verbFunc, req Request) (resp Response) {
+// guarded reaches the verb's target and runs it; a panic in it (a bug of
+// ours or of a backend) becomes an internal answer to this caller only,
+// and the daemon keeps serving everyone else.
+func (d *Daemon) guarded(ctx context.Context, def verbDef, req Request) (resp Response) {
+	c := &call{req: req}
+	if def.check != nil {
+		if err := def.check(d, req); err != nil {
+			return d.fail(c, err)
+		}
+	}
 	defer func() {
+		if c.done != nil {
+			c.done()
+		}
 		if p := recover(); p != nil {
 			d.cfg.Logger.Error("a verb panicked", "verb", req.Verb, "panic", p, "stack", string(debug.Stack()))
 			resp = refusal(target.Refuse(codeInternal, "the daemon failed on %s (a bug; see its log): %v", req.Verb, p).With("verb", req.Verb))
@@ -105,108 +169,95 @@ func (d *Daemon) guarded(ctx context.Context, f verbFunc, req Request) (resp Res
 			d.record(ent)
 		}
 	}()
-	return f(d, ctx, req)
+	switch def.reach {
+	case reachHandle:
+		if err := d.reachHandle(ctx, c); err != nil {
+			return d.finish(c, Response{}, err)
+		}
+	case reachTab:
+		if err := d.reachTab(ctx, c); err != nil {
+			return d.finish(c, Response{}, err)
+		}
+	}
+	return def.run(d, ctx, c)
 }
 
-// lookup finds the target named by req, refreshed from the display. A
-// target whose window is gone is dropped and refused window_gone.
-func (d *Daemon) lookup(ctx context.Context, req Request) (*entry, error) {
-	if req.Target == "" {
-		return nil, target.Refuse(target.CodeBadRequest, "%s needs a target handle (win:N)", req.Verb)
+// reachHandle reaches the window of the request's handle for an agent verb:
+// its kind, the caller's exposure, a fresh read of it, then its lease
+// (window_paused while the user drives, held while another session does).
+func (d *Daemon) reachHandle(ctx context.Context, c *call) error {
+	if id, err := target.ParseID(c.req.Target); err == nil && id.Kind() != target.KindWindow {
+		return target.WrongKind(id, target.KindWindow.Words().CLI)
 	}
-	id, err := target.ParseID(req.Target)
-	if err != nil {
-		return nil, err
-	}
-	d.mu.Lock()
-	e, ok := d.targets[id]
-	disp := d.display
-	var t target.Target
-	if ok {
-		t = e.t
-	}
-	d.mu.Unlock()
-	if !ok {
-		return nil, target.Refuse(target.CodeUnknownTarget, "there is no target %s (list shows yours)", id).With("target", string(id))
-	}
-	if err := t.CheckExposed(req.Session); err != nil {
-		return nil, err
-	}
-	if err := d.refresh(ctx, disp, e); err != nil {
-		return nil, err
-	}
-	return e, nil
-}
-
-// refresh re-reads e's window (title, bounds). A window that is gone, or
-// whose process is gone, drops the target.
-func (d *Daemon) refresh(ctx context.Context, disp Display, e *entry) error {
-	if e.t.ID.Kind() == target.KindTab {
-		return d.refreshTab(ctx, e)
-	}
-	if disp == nil {
-		return target.Refuse(target.CodeWindowGone, "the display of %s is gone", e.t.ID)
-	}
-	d.mu.Lock()
-	t := e.t
-	d.mu.Unlock()
-	w, err := disp.Window(ctx, t.XID)
-	if err == nil && !disp.Alive(t.PID) {
-		err = target.Refuse(target.CodeWindowGone, "the application of %s (pid %d) has exited", t.ID, t.PID)
-	}
-	if target.CodeOf(err) == target.CodeWindowGone {
-		d.drop(t.ID)
-		r, _ := target.AsRefusal(err)
-		return target.Refuse(target.CodeWindowGone, "%s %q is gone: %s", t.ID, t.Title, r.Message).With("target", string(t.ID)).Wrap(err)
-	}
+	e, err := d.lookup(ctx, c.req)
 	if err != nil {
 		return err
 	}
-	d.mu.Lock()
-	e.win = w
-	e.t.Title = w.Title
-	d.mu.Unlock()
-	return nil
+	c.e = e
+	return d.take(c)
 }
 
-// drop forgets a target and its lease.
-func (d *Daemon) drop(id target.ID) {
-	d.mu.Lock()
-	delete(d.targets, id)
-	d.mu.Unlock()
-	d.leases.Drop(id)
-	d.persist()
-}
-
-// useDisplay is use, then the display the target lives on: the common start
-// of every verb that reaches the application.
-func (d *Daemon) useDisplay(ctx context.Context, req Request) (*entry, lease.Grant, Display, error) {
-	e, g, err := d.use(ctx, req)
-	if err != nil {
-		return e, g, nil, err
-	}
-	disp, err := d.displayFor(e)
-	return e, g, disp, err
-}
-
-// use is the gate of every agent verb on a target: exposure, then the lease
-// (window_paused while the user drives, held while another session does).
-// The grant carries the handback note owed to the caller.
-func (d *Daemon) use(ctx context.Context, req Request) (*entry, lease.Grant, error) {
-	e, err := d.lookup(ctx, req)
-	if err != nil {
-		return nil, lease.Grant{}, err
-	}
-	g, err := d.leases.Use(e.t.ID, req.Session)
+// take takes the lease of c's target for an agent verb, persisting a lease
+// it acquired.
+func (d *Daemon) take(c *call) error {
+	g, err := d.leases.Use(c.e.id, c.req.Session)
+	c.g = g
 	if err == nil && g.Acquired {
 		d.persist()
 	}
-	return e, g, err
+	return err
 }
+
+// finish builds the answer of a verb: the target named (and the profile,
+// for the browser's words), the note told, the audit line written, the
+// agent's mark left for the live view.
+func (d *Daemon) finish(c *call, resp Response, err error) Response {
+	road := c.road
+	if err != nil {
+		resp = refusal(err)
+		if by, ok := resp.Facts["by"]; ok && road == "" {
+			road = target.Road(fmt.Sprint(by))
+		}
+	} else {
+		resp.OK = true
+	}
+	if c.e != nil && resp.Target == nil {
+		resp.Target = d.info(c.e)
+	}
+	if c.g.Told != nil {
+		resp.Note = c.g.Told.Message()
+	}
+	resp.By = road
+	if c.sel != nil && resp.Profile == nil {
+		p := c.sel.prof
+		if c.sel.key.Profile != "" && d.cfg.Browser != nil {
+			p.Running = d.cfg.Browser.Running(c.sel.key.Profile)
+		}
+		resp.Profile = &p
+	}
+	if err == nil && c.e != nil {
+		d.markAgent(c)
+	}
+	ent := lease.Entry{Session: c.req.Session, For: forOther(c.req), Verb: c.req.Verb, By: road, OK: err == nil, Code: resp.Code}
+	if c.e != nil {
+		ent.Target = c.e.id
+	} else if id, perr := target.ParseID(c.req.Target); perr == nil {
+		ent.Target = id
+	}
+	d.record(ent)
+	return resp
+}
+
+// fail is finish for a verb refused before it reached anything.
+func (d *Daemon) fail(c *call, err error) Response { return d.finish(c, Response{}, err) }
 
 // begin registers a verb in flight on e (a takeover cancels it) and takes
 // e's lock. end undoes both.
 func (d *Daemon) begin(ctx context.Context, e *entry) (context.Context, func(), error) {
+	if d.displayGone(e) {
+		d.drop(e.id)
+		return nil, nil, target.Refuse(e.words().Gone, "the display of %s is gone", e.id).With("target", string(e.id))
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	key := new(int)
 	d.mu.Lock()
@@ -222,94 +273,60 @@ func (d *Daemon) begin(ctx context.Context, e *entry) (context.Context, func(), 
 	case e.gate <- struct{}{}:
 	case <-ctx.Done():
 		unregister()
-		return nil, nil, target.Refuse(target.CodeTimeout, "%s is busy with an earlier verb that has not finished", e.t.ID).Wrap(ctx.Err())
+		return nil, nil, target.Refuse(target.CodeTimeout, "%s is busy with an earlier verb that has not finished", e.id).Wrap(ctx.Err())
 	}
 	return ctx, func() { <-e.gate; unregister() }, nil
 }
 
-// injecting takes the display's injection slot: one keyboard and one
-// pointer, so injected sequences never interleave.
+// injecting takes the injection slot of e's display: one keyboard and one
+// pointer, so injected sequences never interleave. A tab has no display:
+// its input goes to it alone.
 func (d *Daemon) injecting(ctx context.Context, e *entry) (func(), error) {
+	disp := e.disp
+	if disp == nil {
+		return func() {}, nil
+	}
 	select {
-	case d.injectGate <- struct{}{}:
+	case disp.inject <- struct{}{}:
 		d.mu.Lock()
-		d.injectOwner = e
+		disp.injectOwner = e
 		d.mu.Unlock()
 		return func() {
 			d.mu.Lock()
-			d.injectOwner = nil
+			disp.injectOwner = nil
 			d.mu.Unlock()
-			<-d.injectGate
+			<-disp.inject
 		}, nil
 	case <-ctx.Done():
 		return nil, target.Refuse(target.CodeTimeout, "another window's input was still being injected").Wrap(ctx.Err())
 	}
 }
 
-// info names a target in an answer, with its lease state.
-func (d *Daemon) info(e *entry) *TargetInfo {
-	d.mu.Lock()
-	t := e.t
-	d.mu.Unlock()
-	l := d.leases.Get(t.ID)
-	ti := &TargetInfo{
-		ID: t.ID, Title: t.Title, App: t.App, PID: t.PID, Origin: t.Origin, Exposure: t.Exposure,
-		Lease: l.State(), Input: string(l.Input), Holder: l.Holder, User: l.User,
-	}
-	if !l.Since.IsZero() {
-		ti.Since = l.Since.UTC().Format(time.RFC3339)
-	}
-	if !l.UserSince.IsZero() {
-		ti.UserSince = l.UserSince.UTC().Format(time.RFC3339)
-	}
-	return ti
-}
-
-// finish builds the answer of a target verb: the target named, the note
-// told, the audit line written.
-func (d *Daemon) finish(req Request, e *entry, g lease.Grant, road target.Road, resp Response, err error) Response {
-	if err != nil {
-		resp = refusal(err)
-		if road == "" {
-			road = target.Road(fmt.Sprint(resp.Facts["by"]))
-			if resp.Facts["by"] == nil {
-				road = ""
-			}
-		}
-	} else {
-		resp.OK = true
-	}
-	if e != nil {
-		resp.Target = d.info(e)
-	}
-	if g.Told != nil {
-		resp.Note = g.Told.Message()
-	}
-	resp.By = road
-	d.markAgent(req, e, resp)
-	ent := lease.Entry{Session: req.Session, Verb: req.Verb, By: road, OK: err == nil, Code: resp.Code}
-	if e != nil {
-		ent.Target = e.t.ID
-	} else if id, perr := target.ParseID(req.Target); perr == nil {
-		ent.Target = id
-	}
-	d.record(ent)
-	return resp
-}
-
 // cut turns an error of a verb that was acting into what the agent should
 // read: when the lease changed under it (a takeover, a release), that is
-// the answer, with partial=true.
+// the answer, with partial=true. A target that went meanwhile is dropped.
 func (d *Daemon) cut(ctx context.Context, e *entry, session string, err error) error {
 	if err == nil {
 		return nil
 	}
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
-		if lerr := d.leases.Check(e.t.ID, session); lerr != nil {
+		if lerr := d.leases.Check(e.id, session); lerr != nil {
 			if r, ok := target.AsRefusal(lerr); ok {
 				return r.With("partial", true)
 			}
 		}
 	}
+	if target.CodeOf(err) == e.words().Gone {
+		d.drop(e.id)
+	}
 	return err
+}
+
+// refusal turns err into a failed answer.
+func refusal(err error) Response {
+	r, ok := target.AsRefusal(err)
+	if !ok {
+		r = target.Refuse(codeInternal, "%v", err)
+	}
+	return Response{V: ProtocolVersion, Code: r.Code, Message: r.Message, Facts: r.Facts}
 }

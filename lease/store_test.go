@@ -24,7 +24,7 @@ func TestStoreRoundTrip(t *testing.T) {
 		t.Fatalf("empty load: %+v %v", st, err)
 	}
 	in := State{
-		Targets:  []target.Target{{ID: "win:1", Kind: target.KindWindow, Title: "T", Origin: "a", Exposure: []string{"a"}, PID: 42, XID: 0x400007}},
+		Targets:  []target.Target{{ID: "win:1", Kind: target.KindWindow, Title: "T", Origin: "a", Exposure: []string{"a"}, PID: 42, Key: "0x400007", Display: "xvfb"}},
 		Leases:   []Lease{{Target: "win:1", Holder: "a", Since: time.Unix(100, 0).UTC(), Input: InputAgent}},
 		Backends: map[string]json.RawMessage{"display": json.RawMessage(`{"name":":5"}`)},
 	}
@@ -42,7 +42,7 @@ func TestStoreRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Targets[0].XID != 0x400007 || out.Leases[0].Holder != "a" || !strings.Contains(string(out.Backends["display"]), `":5"`) {
+	if out.Targets[0].Key != "0x400007" || out.Targets[0].Display != "xvfb" || out.Leases[0].Holder != "a" || !strings.Contains(string(out.Backends["display"]), `":5"`) {
 		t.Fatalf("%+v", out)
 	}
 	ents, _ := os.ReadDir(dir)

@@ -36,7 +36,7 @@ func BenchmarkLiveView(b *testing.B) {
 		launch func(ctx context.Context) (*testenv.App, error)
 	}{
 		{"still-fixture", func(ctx context.Context) (*testenv.App, error) {
-			fx, err := d.LaunchFixture(ctx)
+			fx, err := testenv.LaunchFixture(ctx, d)
 			if err != nil {
 				return nil, err
 			}

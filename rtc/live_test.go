@@ -60,7 +60,7 @@ func TestLiveViewOfFixture(t *testing.T) {
 	d := testenv.SharedDesktop(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Second)
 	defer cancel()
-	fx, err := d.LaunchFixture(ctx)
+	fx, err := testenv.LaunchFixture(ctx, d)
 	if err != nil {
 		t.Fatal(err)
 	}

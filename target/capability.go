@@ -32,15 +32,24 @@ const (
 	RoadPixels Road = "pixels" // a capture of the window's pixels
 )
 
-// Probe is what the daemon found on a display at run time. A false field
-// carries the reason in its Why, which doctor and refusals print verbatim.
+// Probe is what a target's backend found at run time: which roads exist
+// for this target now. A false field carries the reason in its Why, which
+// doctor and refusals print verbatim.
 type Probe struct {
-	Tree         bool   `json:"tree"`                    // an accessibility bus with this app on it
+	Tree         bool   `json:"tree"`                    // an accessibility tree to read (a window's app on the bus, a tab's AX tree)
 	TreeWhy      string `json:"tree_why,omitempty"`      // why not
-	Injection    string `json:"injection,omitempty"`     // the injection backend found ("xtest"), "" for none
+	TreeVia      string `json:"tree_via,omitempty"`      // what the tree road reads, in words ("the AT-SPI tree")
+	Injection    string `json:"injection,omitempty"`     // the injection backend found ("xtest", "cdp"), "" for none
 	InjectionWhy string `json:"injection_why,omitempty"` // why none
-	Capture      bool   `json:"capture"`                 // window pixels can be read
+	Capture      bool   `json:"capture"`                 // the target's pixels can be read
 	CaptureWhy   string `json:"capture_why,omitempty"`   // why not
+	CaptureVia   string `json:"capture_via,omitempty"`   // what a screenshot reads, in words
+	// NodeInput is set where verbs on a node (click @ref, type @ref) reach
+	// it by injected input at the node — the backend finds the node by its
+	// own identity and checks it is visible, enabled and uncovered first —
+	// rather than through an accessibility action or text call on the node
+	// itself (a CDP tab's nodes, which have no AT-SPI Action).
+	NodeInput bool `json:"node_input,omitempty"`
 }
 
 // NodeTraits is what the tree says about one node, for the verbs that take a
@@ -109,16 +118,23 @@ func Decide(verb Verb, p Probe, node *NodeTraits) Capability {
 			why := orDefault(p.TreeWhy, "the application is not on the accessibility bus")
 			return refuse(Refuse(CodeNoTree, "no accessibility tree for this window (%s); ask for a screenshot instead", why).With("reason", why))
 		}
-		c.Road, c.Why = RoadTree, "the AT-SPI tree"
+		c.Road, c.Why = RoadTree, orDefault(p.TreeVia, "the accessibility tree")
 		return c
 	case VerbScreenshot:
 		if !p.Capture {
 			why := orDefault(p.CaptureWhy, "window pixels cannot be read on this display")
 			return refuse(Refuse(CodeNoCapture, "no screenshot: %s", why).With("reason", why))
 		}
-		c.Road, c.Why = RoadPixels, "a grab of the window's pixels"
+		c.Road, c.Why = RoadPixels, orDefault(p.CaptureVia, "a grab of the window's pixels")
 		return c
 	case VerbClickRef:
+		if p.NodeInput {
+			if p.Injection == "" {
+				return noInjection()
+			}
+			c.Road, c.Why = RoadPoint, "input through "+p.Injection+" at the node's centre, once it is visible, enabled and uncovered"
+			return c
+		}
 		if node == nil {
 			return refuse(Refuse(CodeBadRef, "click @ref needs a node"))
 		}
@@ -132,6 +148,13 @@ func Decide(verb Verb, p Probe, node *NodeTraits) Capability {
 		c.Road, c.Why = RoadTree, "Action.DoAction on the node"
 		return c
 	case VerbTypeRef:
+		if p.NodeInput {
+			if p.Injection == "" {
+				return noInjection()
+			}
+			c.Road, c.Why = RoadKeys, "focus the field, then key events through "+p.Injection
+			return c
+		}
 		if node == nil {
 			return refuse(Refuse(CodeBadRef, "type @ref needs a node"))
 		}
@@ -169,6 +192,39 @@ func Decide(verb Verb, p Probe, node *NodeTraits) Capability {
 		return c
 	}
 	return refuse(Refuse(CodeBadRequest, "unknown verb %q", verb))
+}
+
+// Capabilities applies the law to every verb on a target probed as p, for
+// list. For the verbs on a node (click @ref, type @ref) the answer is the
+// road the nodes will take; each node is decided again at use.
+func Capabilities(p Probe) []Capability {
+	out := []Capability{Decide(VerbSnapshot, p, nil), Decide(VerbScreenshot, p, nil)}
+	tree := out[0]
+	for _, v := range []struct {
+		verb Verb
+		why  string
+	}{
+		{VerbClickRef, "Action.DoAction where the node has an Action; no_action where it has none"},
+		{VerbTypeRef, "EditableText, or focus and keys where the node takes focus and injection exists"},
+	} {
+		var c Capability
+		switch {
+		case p.NodeInput:
+			c = Decide(v.verb, p, nil)
+		case tree.OK():
+			c = Capability{Verb: v.verb, Road: RoadTree, Why: v.why}
+		default:
+			c = Capability{Verb: v.verb, Road: RoadNone, Why: tree.Why, Refusal: tree.Refusal}
+		}
+		if c.OK() {
+			c.Why = "per node: " + c.Why
+		}
+		out = append(out, c)
+	}
+	for _, v := range []Verb{VerbClickAt, VerbTypeFocus, VerbKey, VerbScroll} {
+		out = append(out, Decide(v, p, nil))
+	}
+	return out
 }
 
 func verbWords(v Verb) string {

@@ -45,6 +45,8 @@ const (
 	CodeAppExited          Code = "app_exited" // the application exited before it showed a window
 	CodeInternal           Code = "internal"   // a failure of ours (a bug), not a refusal
 	CodeBusy               Code = "busy"       // the daemon is at its connection limit; try again
+	CodeWrongKind          Code = "wrong_kind" // a handle of the other command line's kind (a tab to vibespace-window, a window to vibespace-browser)
+	CodeNoDisplay          Code = "no_display" // no display of that name is registered with this daemon
 
 	// Browser tabs (cdp/).
 	CodeNotYourTab       Code = "not_your_tab"      // a tab of another session's browser context

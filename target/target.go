@@ -17,6 +17,35 @@ const (
 	KindTab    Kind = "tab"
 )
 
+// KindWords are how handles, answers and refusals name the targets of one
+// kind. Every kind has one row in the kinds table below; code elsewhere
+// reads the row instead of switching on the kind.
+type KindWords struct {
+	Kind   Kind
+	Prefix string // of its handles: "win" in win:3
+	Noun   string // what --at's pixels are of, in answers: "window", "page"
+	CLI    string // the command line whose words address it
+	Paused Code   // the refusal of an agent verb while a person drives it
+	Gone   Code   // the refusal of a verb on it once it is gone
+	// Handles says what a handle of the kind looks like, for refusals.
+	Handles string
+}
+
+var kinds = []KindWords{
+	{Kind: KindWindow, Prefix: "win", Noun: "window", CLI: "vibespace-window", Paused: CodeWindowPaused, Gone: CodeWindowGone, Handles: "win:N, as list or open prints"},
+	{Kind: KindTab, Prefix: "tab", Noun: "page", CLI: "vibespace-browser", Paused: CodeBrowserPaused, Gone: CodeTabGone, Handles: "tab:<id>, as tab list prints"},
+}
+
+// Words is the row of kind k; an unknown kind has an empty row.
+func (k Kind) Words() KindWords {
+	for _, w := range kinds {
+		if w.Kind == k {
+			return w
+		}
+	}
+	return KindWords{Kind: k}
+}
+
 // ID names a target: "win:3" or "tab:<id>". It is stable for the target's
 // life and is what agents pass as the handle of every verb.
 type ID string
@@ -24,30 +53,37 @@ type ID string
 // WindowID is the ID of the n-th window target.
 func WindowID(n int) ID { return ID("win:" + strconv.Itoa(n)) }
 
+// TabID is the ID of the tab whose backend key (its CDP target id) is key.
+func TabID(key string) ID { return ID("tab:" + key) }
+
 // ParseID checks that s is a target handle ("win:N" with N ≥ 1, or
-// "tab:<something>"). A handle that is not one is an unknown_target refusal
-// naming what was given.
+// "tab:<something>" without spaces and without a second kind prefix). A
+// handle that is not one is an unknown_target refusal naming what was
+// given.
 func ParseID(s string) (ID, error) {
-	kind, rest, ok := strings.Cut(s, ":")
+	prefix, rest, ok := strings.Cut(s, ":")
 	switch {
-	case ok && kind == "win":
+	case ok && prefix == "win":
 		n, err := strconv.Atoi(rest)
 		if err == nil && n >= 1 && strconv.Itoa(n) == rest {
 			return ID(s), nil
 		}
-	case ok && kind == "tab" && rest != "" && !strings.ContainsAny(rest, " \t\r\n"):
+	case ok && prefix == "tab" && rest != "" && !strings.ContainsAny(rest, " \t\r\n") && ID(rest).Kind() == "":
 		return ID(s), nil
 	}
-	return "", Refuse(CodeUnknownTarget, "%q is not a target handle (expected win:N, as printed by list or open)", s).With("handle", s)
+	return "", Refuse(CodeUnknownTarget, "%q is not a target handle (expected win:N, as list or open prints, or tab:<id>, as tab list prints)", s).With("handle", s)
 }
 
 // Kind is the kind the ID names, or "" for an ID that is neither.
 func (id ID) Kind() Kind {
-	switch {
-	case strings.HasPrefix(string(id), "win:"):
-		return KindWindow
-	case strings.HasPrefix(string(id), "tab:"):
-		return KindTab
+	prefix, _, ok := strings.Cut(string(id), ":")
+	if !ok {
+		return ""
+	}
+	for _, w := range kinds {
+		if w.Prefix == prefix {
+			return w.Kind
+		}
 	}
 	return ""
 }
@@ -67,19 +103,32 @@ func (id ID) Number() int {
 
 func (id ID) String() string { return string(id) }
 
+// WrongKind refuses a handle of another kind than the command line's own
+// (cli names it): the refusal names the command line whose words address
+// id, so an agent knows where to go.
+func WrongKind(id ID, cli string) *Refusal {
+	w := id.Kind().Words()
+	return Refuse(CodeWrongKind, "%s is a %s target: %s does not address it; use %s (its handles: %s)", id, w.Kind, cli, w.CLI, w.Handles).
+		With("target", string(id)).With("kind", string(w.Kind)).With("use", w.CLI)
+}
+
 // Target is one thing an agent can address. Windows we started are
 // addressable by the session that opened them (Origin) and by the sessions it
 // was shared with; Exposure holds them all, the opener first.
 type Target struct {
-	ID      ID        `json:"id"`
-	Kind    Kind      `json:"kind"`
-	Title   string    `json:"title"`
-	App     string    `json:"app,omitempty"`     // what was opened (argv[0])
-	Origin  string    `json:"origin"`            // the session that opened it
-	Opened  time.Time `json:"opened,omitzero"`   // when it was opened
-	PID     int       `json:"pid,omitempty"`     // the process that owns the window
-	XID     uint32    `json:"xid,omitempty"`     // the X window id of a window target
-	Display string    `json:"display,omitempty"` // the X display it lives on (":N")
+	ID     ID        `json:"id"`
+	Kind   Kind      `json:"kind"`
+	Title  string    `json:"title"`
+	App    string    `json:"app,omitempty"`   // what was opened (argv[0])
+	Origin string    `json:"origin"`          // the session that opened it
+	Opened time.Time `json:"opened,omitzero"` // when it was opened
+	PID    int       `json:"pid,omitempty"`   // the process that owns the window
+	// Key is the backend's own name of the target, opaque here: a window's
+	// on its display, a tab's CDP target id.
+	Key string `json:"key,omitempty"`
+	// Display names the display a window lives on (the daemon's name of
+	// it); "" for a tab.
+	Display string `json:"display,omitempty"`
 	// Exposure is the set of sessions that may address the target: the
 	// opener and everyone it was shared with. Sessions of one uid are
 	// cooperative; this is bookkeeping, not a security boundary.

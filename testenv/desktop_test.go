@@ -142,7 +142,7 @@ func TestFixtureReady(t *testing.T) {
 	d := testenv.SharedDesktop(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	f, err := d.LaunchFixture(ctx)
+	f, err := testenv.LaunchFixture(ctx, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestAdoptDetachedDesktop(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
-	f, err := d.LaunchFixture(ctx)
+	f, err := testenv.LaunchFixture(ctx, d)
 	if err != nil {
 		t.Fatal(err)
 	}

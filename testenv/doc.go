@@ -1,26 +1,10 @@
-// Package testenv starts real desktops for tests, the demo and the daemon: a
-// private Xvfb, a private D-Bus session bus, the AT-SPI bus and registry, and
-// applications launched into them with the right environment — and it tears
-// all of it down again, by PID, leaving no process and no temp dir behind.
+// Package testenv gives tests real desktops — package xvfb's private Xvfb
+// with its own session bus and AT-SPI, torn down by PID — and the project's
+// fixture application, which logs every event it receives so a test can
+// check an effect without trusting the tool under test.
 //
-// # What a Desktop is
-//
-//	Xvfb        -displayfd readiness (never a sleep), a free display chosen by Xvfb
-//	session bus dbus-daemon with a config of our own: only the services we list
-//	            (the AT-SPI bus launcher) can be activated, so no portal or
-//	            document FUSE mount is started behind our back
-//	AT-SPI      org.a11y.Bus.GetAddress activates at-spi-bus-launcher; the
-//	            registry is started by name on the accessibility bus
-//	dirs        XDG_RUNTIME_DIR, XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_DATA_HOME
-//	            and HOME under one temp dir (0700)
-//
-// Every process started for a Desktop carries VIBESPACE_TESTENV=<id> in its
-// environment, and bus-activated services inherit it from the bus daemon.
-// Close stops the applications, then every peer of both buses (asking each
-// bus for its connections' PIDs: activated services are re-parented to PID 1
-// and would outlive the bus), then the buses and Xvfb, and finally sweeps
-// /proc for any process that still carries the marker. Main uses the same
-// marker to fail a test binary that leaves anything behind.
+// Main uses the desktops' marker (VIBESPACE_TESTENV) to fail a test binary
+// that leaves a process or a temp dir behind.
 //
 // # In tests
 //

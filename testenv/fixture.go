@@ -29,7 +29,7 @@ var fixtureSeq atomic.Int64
 
 // FixtureScript writes the fixture app's source into the desktop's dir (once)
 // and returns its path.
-func (d *Desktop) FixtureScript() (string, error) {
+func FixtureScript(d *Desktop) (string, error) {
 	path := filepath.Join(d.Dir, "fixture.py")
 	if _, err := os.Stat(path); err == nil {
 		return path, nil
@@ -40,10 +40,10 @@ func (d *Desktop) FixtureScript() (string, error) {
 	return path, nil
 }
 
-// LaunchFixture starts a fixture app logging to a fresh file under the
+// LaunchFixture starts a fixture app on d logging to a fresh file under the
 // desktop's dir, and waits for its window and its "ready" line.
-func (d *Desktop) LaunchFixture(ctx context.Context, args ...string) (*Fixture, error) {
-	script, err := d.FixtureScript()
+func LaunchFixture(ctx context.Context, d *Desktop, args ...string) (*Fixture, error) {
+	script, err := FixtureScript(d)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"github.com/vibespace/vibespace/xvfb"
 	"os"
 	"os/exec"
 	"sort"
@@ -16,19 +17,12 @@ import (
 // rather than a skip. make test and CI set it.
 const IntegrationEnv = "VIBESPACE_INTEGRATION"
 
-// required are the programs a Desktop and the fixture need.
-var required = []string{"Xvfb", "xhost", "dbus-daemon", FixturePython}
-
-// Missing lists what this machine lacks to run a Desktop, with a reason each.
+// Missing lists what this machine lacks to run a Desktop and the fixture,
+// with a reason each.
 func Missing() []string {
-	var out []string
-	for _, b := range required {
-		if _, err := exec.LookPath(b); err != nil {
-			out = append(out, fmt.Sprintf("%s not found", b))
-		}
-	}
-	if _, err := serviceExec("org.a11y.Bus"); err != nil {
-		out = append(out, err.Error())
+	out := xvfb.Missing()
+	if _, err := exec.LookPath(FixturePython); err != nil {
+		out = append(out, fmt.Sprintf("%s not found", FixturePython))
 	}
 	if _, err := os.Stat(FixturePython); err == nil {
 		cmd := exec.Command(FixturePython, "-c", "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk")
@@ -144,8 +138,8 @@ func Main(m *testing.M) {
 func Leaks(ds []*Desktop) []string {
 	var out []string
 	for _, d := range ds {
-		for _, p := range markedPIDs(d.ID) {
-			out = append(out, fmt.Sprintf("process %d (%s) of desktop %s", p, procName(p), d.ID))
+		for _, p := range xvfb.MarkedPIDs(d.ID) {
+			out = append(out, fmt.Sprintf("process %d (%s) of desktop %s", p, xvfb.ProcName(p), d.ID))
 		}
 		if _, err := os.Stat(d.Dir); err == nil {
 			out = append(out, fmt.Sprintf("directory %s of desktop %s", d.Dir, d.ID))

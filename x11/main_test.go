@@ -50,7 +50,7 @@ func newFixture(t testing.TB) *fixture {
 			t.Errorf("close display: %v", err)
 		}
 	})
-	f, err := d.LaunchFixture(ctx)
+	f, err := testenv.LaunchFixture(ctx, d)
 	if err != nil {
 		t.Fatalf("launch fixture: %v", err)
 	}

@@ -65,8 +65,10 @@ func (e *env) readDesk() *testenv.State {
 	if err := json.Unmarshal(b, &st); err != nil {
 		e.T.Fatal(err)
 	}
-	var d testenv.State
-	if err := json.Unmarshal(st.Backends["display"], &d); err != nil || d.ID == "" {
+	var displays map[string]testenv.State
+	json.Unmarshal(st.Backends["displays"], &displays)
+	d := displays["xvfb"]
+	if d.ID == "" {
 		e.T.Fatalf("no display record in state: %s", b)
 	}
 	e.desk = &d

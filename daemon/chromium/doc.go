@@ -5,5 +5,6 @@
 // lazily, stopped when idle, under a ceiling of browsers running at once.
 // A browser that crashed is started again on its next use.
 //
-// It plugs into the daemon as daemon.Config{Browser: chromium.New(…)}.
+// It is the daemon's tab kind: its tabs are kind.Target values (tab.go),
+// and it plugs into the daemon as daemon.Config{Browser: chromium.New(…)}.
 package chromium

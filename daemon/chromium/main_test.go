@@ -14,6 +14,7 @@ import (
 
 	"github.com/vibespace/vibespace/daemon"
 	"github.com/vibespace/vibespace/daemon/daemontest"
+	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/native"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
@@ -49,7 +50,7 @@ func startHarness(t *testing.T, dir string, o Options, tune func(*daemon.Config)
 	pool := New(o)
 	t.Cleanup(func() { pool.Close() }) // after the daemon's own Close: cleanups run last first
 	sock := filepath.Join(dir, "run", "w.sock")
-	cfg := daemon.Config{StateDir: dir, SocketPath: sock, Backend: native.New(native.Options{}), Browser: pool,
+	cfg := daemon.Config{StateDir: dir, SocketPath: sock, Displays: []kind.DisplayProvider{native.Xvfb(native.Options{})}, Browser: pool,
 		VerbTimeout: 30 * time.Second}
 	if tune != nil {
 		tune(&cfg)

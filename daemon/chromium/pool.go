@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/cdp"
-	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -82,7 +82,7 @@ func (b *browser) alive() bool {
 	}
 }
 
-var _ daemon.BrowserBackend = (*Pool)(nil)
+var _ kind.Browser = (*Pool)(nil)
 
 // New returns a pool; no browser starts until the first use.
 func New(o Options) *Pool {
@@ -124,7 +124,15 @@ func (p *Pool) changed() {
 }
 
 // Context returns key's browser context, starting its browser if needed.
-func (p *Pool) Context(ctx context.Context, key daemon.BrowserKey) (*cdp.Context, func(), error) {
+func (p *Pool) Context(ctx context.Context, key kind.BrowserKey) (kind.BrowserContext, func(), error) {
+	c, release, err := p.context(ctx, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return browserContext{c}, release, nil
+}
+
+func (p *Pool) context(ctx context.Context, key kind.BrowserKey) (*cdp.Context, func(), error) {
 	if c, release := p.existing(key); c != nil {
 		return c, release, nil
 	}
@@ -203,7 +211,7 @@ func (p *Pool) holdLocked(br *browser) func() {
 }
 
 // existing is key's context, held, when its browser runs.
-func (p *Pool) existing(key daemon.BrowserKey) (*cdp.Context, func()) {
+func (p *Pool) existing(key kind.BrowserKey) (*cdp.Context, func()) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	br := p.browsers[key.Profile]
@@ -225,7 +233,7 @@ func (p *Pool) existing(key daemon.BrowserKey) (*cdp.Context, func()) {
 
 // ceilingLocked refuses one browser more than the ceiling. It names the
 // asking session's own browsers and counts the others'.
-func (p *Pool) ceilingLocked(key daemon.BrowserKey) error {
+func (p *Pool) ceilingLocked(key kind.BrowserKey) error {
 	running := 0
 	var yours []string
 	for _, br := range p.browsers {
@@ -260,7 +268,7 @@ func (p *Pool) ceilingLocked(key daemon.BrowserKey) error {
 }
 
 // launch starts the browser of key.
-func (p *Pool) launch(ctx context.Context, key daemon.BrowserKey) (*browser, error) {
+func (p *Pool) launch(ctx context.Context, key kind.BrowserKey) (*browser, error) {
 	br := &browser{profile: key.Profile, label: key.Label, users: map[string]bool{key.Session: true}}
 	o := cdp.Options{Binary: p.o.Binary, Headless: true, ExtraFlags: p.o.ExtraFlags, StartTimeout: p.o.StartTimeout, Logger: p.o.Logger}
 	if key.Profile != "" {
@@ -332,7 +340,7 @@ func (p *Pool) stopBrowser(br *browser) error {
 }
 
 // Release disposes of an ephemeral context.
-func (p *Pool) Release(ctx context.Context, key daemon.BrowserKey) error {
+func (p *Pool) Release(ctx context.Context, key kind.BrowserKey) error {
 	if key.Profile != "" {
 		return nil
 	}
@@ -500,8 +508,8 @@ func (p *Pool) Doctor(ctx context.Context) []Check {
 	return []Check{{Name: "browser", OK: true, Detail: fmt.Sprintf("%s; %d of at most %d browsers running", path, n, p.o.MaxBrowsers)}}
 }
 
-// Check is daemon.Check.
-type Check = daemon.Check
+// Check is one row of doctor's matrix.
+type Check = kind.Check
 
 // idleLoop stops profile browsers nobody used for IdleStop, and forgets
 // browsers that crashed.

@@ -8,21 +8,22 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/vibespace/vibespace/atspi"
-	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
-	"github.com/vibespace/vibespace/testenv"
 	"github.com/vibespace/vibespace/x11"
+	"github.com/vibespace/vibespace/xvfb"
 )
 
-// display is our testenv desktop with its X and AT-SPI connections.
+// display is our xvfb desktop with its X and AT-SPI connections.
 type display struct {
-	desk        *testenv.Desktop
+	desk        *xvfb.Desktop
 	x           *x11.Display
 	bus         *atspi.Bus // nil when the accessibility bus did not answer
 	busErr      error
@@ -32,10 +33,15 @@ type display struct {
 	shm         bool   // the server offers MIT-SHM
 
 	mu     sync.Mutex
-	apps   map[int]*testenv.App    // launched by this daemon, by PID
-	frames map[uint32]atspi.Object // the AT-SPI frame of each X window, once found
-	onBus  map[int]bool            // PIDs seen registered on the accessibility bus
+	apps   map[int]*xvfb.App             // launched by this daemon, by PID
+	frames map[x11.WindowID]atspi.Object // the AT-SPI frame of each X window, once found
+	onBus  map[int]bool                  // PIDs seen registered on the accessibility bus
 }
+
+var (
+	_ kind.Display = (*display)(nil)
+	_ kind.Stacker = (*display)(nil)
+)
 
 func (d *display) Record() json.RawMessage {
 	b, _ := json.Marshal(d.desk.State())
@@ -44,11 +50,11 @@ func (d *display) Record() json.RawMessage {
 
 func (d *display) Name() string { return d.desk.Display }
 
-// Probe says which roads exist for the app of pid. The tree road needs the
+// probe says which roads exist for the app of pid. The tree road needs the
 // accessibility bus and the app registered on it (pid 0 asks about the
 // display only).
-func (d *display) Probe(ctx context.Context, pid int) target.Probe {
-	p := target.Probe{Tree: d.bus != nil, Capture: true}
+func (d *display) probe(ctx context.Context, pid int) target.Probe {
+	p := target.Probe{Tree: d.bus != nil, TreeVia: "the AT-SPI tree", Capture: true, CaptureVia: "a grab of the window's pixels"}
 	if d.xtest {
 		p.Injection = "xtest"
 	} else {
@@ -96,72 +102,64 @@ func (d *display) registered(ctx context.Context, pid int) bool {
 	return false
 }
 
-func (d *display) Launch(ctx context.Context, argv []string) (daemon.Window, error) {
+// Launch starts argv and answers its first mapped window, once the window
+// is on the accessibility bus (bounded: an application without
+// accessibility support is not an error, its snapshot says so).
+func (d *display) Launch(ctx context.Context, argv []string) (kind.Target, error) {
 	app, err := d.desk.Launch(ctx, argv...)
 	switch {
 	case errors.Is(err, exec.ErrNotFound):
-		return daemon.Window{}, target.Refuse(target.CodeAppNotFound, "no application %q on this machine (not in PATH); nothing was started", argv[0]).With("app", argv[0])
+		return nil, target.Refuse(target.CodeAppNotFound, "no application %q on this machine (not in PATH); nothing was started", argv[0]).With("app", argv[0])
 	case errors.Is(err, fs.ErrNotExist):
-		return daemon.Window{}, target.Refuse(target.CodeAppNotFound, "no file %s; nothing was started", argv[0]).With("app", argv[0])
+		return nil, target.Refuse(target.CodeAppNotFound, "no file %s; nothing was started", argv[0]).With("app", argv[0])
 	case errors.Is(err, fs.ErrPermission):
-		return daemon.Window{}, target.Refuse(target.CodeAppNotFound, "%s is not an executable program (permission denied); nothing was started", argv[0]).With("app", argv[0])
-	case errors.Is(err, testenv.ErrExited):
-		return daemon.Window{}, target.Refuse(target.CodeAppExited, "%s exited before it showed a window: %v", argv[0], err).With("app", argv[0])
+		return nil, target.Refuse(target.CodeAppNotFound, "%s is not an executable program (permission denied); nothing was started", argv[0]).With("app", argv[0])
+	case errors.Is(err, xvfb.ErrExited):
+		return nil, target.Refuse(target.CodeAppExited, "%s exited before it showed a window: %v", argv[0], err).With("app", argv[0])
 	case errors.Is(err, context.DeadlineExceeded):
-		return daemon.Window{}, target.Refuse(target.CodeTimeout, "%s showed no window in time; it was stopped", argv[0]).Wrap(err)
+		return nil, target.Refuse(target.CodeTimeout, "%s showed no window in time; it was stopped", argv[0]).Wrap(err)
 	case err != nil:
-		return daemon.Window{}, err
+		return nil, err
 	}
 	d.mu.Lock()
 	d.apps[app.PID] = app
 	d.mu.Unlock()
-	w := window(app.Window)
-	d.waitFrame(ctx, w)
+	w := d.window(app.Window.ID, app.PID)
+	w.set(app.Window)
+	w.waitFrame(ctx)
 	return w, nil
 }
 
-// frameWait bounds how long Launch waits for an application's window to
-// appear on the accessibility bus.
-const frameWait = 10 * time.Second
-
-// waitFrame waits (bounded) until the window's frame is on the
-// accessibility bus, so that the first snapshot after open reads a whole
-// tree. An application that never registers (no accessibility support) is
-// not an error: its snapshot will say so.
-func (d *display) waitFrame(ctx context.Context, w daemon.Window) {
-	if d.bus == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, frameWait)
-	defer cancel()
-	t := tree{d}
-	for {
-		if _, err := t.frame(ctx, w); err == nil {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-}
-
-func window(w x11.Window) daemon.Window {
-	g := w.Geometry
-	return daemon.Window{XID: uint32(w.ID), PID: w.PID, Title: w.Title, Bounds: target.Rect{X: g.X, Y: g.Y, W: g.Width, H: g.Height}, Viewable: w.Viewable}
-}
-
-func (d *display) Window(ctx context.Context, xid uint32) (daemon.Window, error) {
-	w, err := d.x.Window(ctx, x11.WindowID(xid))
+// Window finds a window again by its key, as a restarted daemon does.
+func (d *display) Window(ctx context.Context, key string, pid int) (kind.Target, error) {
+	id, err := parseKey(key)
 	if err != nil {
-		return daemon.Window{}, err
+		return nil, err
 	}
-	return window(w), nil
+	w := d.window(id, pid)
+	if _, err := w.Info(ctx); err != nil {
+		return nil, err
+	}
+	return w, nil
 }
 
-// Alive reports whether pid runs (a zombie does not).
-func (d *display) Alive(pid int) bool {
+func (d *display) window(id x11.WindowID, pid int) *window {
+	return &window{d: d, id: id, pid: pid}
+}
+
+// keyOf is a window's key: its X id in hex ("0x600003").
+func keyOf(id x11.WindowID) string { return fmt.Sprintf("0x%x", uint32(id)) }
+
+func parseKey(key string) (x11.WindowID, error) {
+	n, err := strconv.ParseUint(strings.TrimPrefix(key, "0x"), 16, 32)
+	if err != nil || !strings.HasPrefix(key, "0x") {
+		return 0, target.Refuse(target.CodeWindowGone, "%q names no window of an X display", key)
+	}
+	return x11.WindowID(n), nil
+}
+
+// alive reports whether pid runs (a zombie does not).
+func alive(pid int) bool {
 	if pid <= 0 || syscall.Kill(pid, 0) != nil {
 		return false
 	}
@@ -177,9 +175,9 @@ func (d *display) Alive(pid int) bool {
 	return true
 }
 
-// Stop ends an application: through its App when this daemon launched it,
+// stop ends an application: through its App when this daemon launched it,
 // else by PID (an app an earlier daemon launched): SIGTERM, then SIGKILL.
-func (d *display) Stop(ctx context.Context, pid int) error {
+func (d *display) stop(ctx context.Context, pid int) error {
 	d.mu.Lock()
 	app := d.apps[pid]
 	delete(d.apps, pid)
@@ -196,7 +194,7 @@ func (d *display) Stop(ctx context.Context, pid int) error {
 		return nil // already gone
 	}
 	deadline := time.Now().Add(3 * time.Second)
-	for d.Alive(pid) {
+	for alive(pid) {
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			if d.desk.Owns(pid) {
 				syscall.Kill(pid, syscall.SIGKILL)
@@ -211,60 +209,44 @@ func (d *display) Stop(ctx context.Context, pid int) error {
 	return nil
 }
 
-// Raise raises the window and gives it the focus (x11's Focus does both).
-func (d *display) Raise(ctx context.Context, w daemon.Window) error {
-	return d.x.Focus(ctx, x11.WindowID(w.XID))
-}
-
 // Stack lists the top-level windows, bottom first.
-func (d *display) Stack(ctx context.Context) ([]daemon.Window, error) {
+func (d *display) Stack(ctx context.Context) ([]kind.Info, error) {
 	ws, err := d.x.Windows(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]daemon.Window, len(ws))
+	out := make([]kind.Info, len(ws))
 	for i, w := range ws {
-		out[i] = window(w)
+		out[i] = info(w)
 	}
 	return out, nil
 }
 
-func (d *display) Tree() daemon.TreeReader {
-	if d.bus == nil {
-		return nil
-	}
-	return tree{d}
+func info(w x11.Window) kind.Info {
+	g := w.Geometry
+	return kind.Info{Key: keyOf(w.ID), PID: w.PID, Title: w.Title, Bounds: target.Rect{X: g.X, Y: g.Y, W: g.Width, H: g.Height}, Viewable: w.Viewable}
 }
-
-func (d *display) Input() daemon.Injector {
-	if !d.xtest {
-		return nil
-	}
-	return injector{d.x}
-}
-
-func (d *display) Capture() daemon.Capturer { return capturer{d.x} }
 
 // Doctor probes our display: its X server, XTEST, MIT-SHM and AT-SPI.
-func (d *display) Doctor(ctx context.Context) []daemon.Check {
+func (d *display) Doctor(ctx context.Context) []kind.Check {
 	w, h := d.x.ScreenSize()
-	out := []daemon.Check{{Name: "display", OK: true, Detail: fmt.Sprintf("our Xvfb %s, %dx%d", d.desk.Display, w, h)}}
+	out := []kind.Check{{Name: "display", OK: true, Detail: fmt.Sprintf("our Xvfb %s, %dx%d", d.desk.Display, w, h)}}
 	if d.xtest {
-		out = append(out, daemon.Check{Name: "XTEST", OK: true, Detail: "the server offers it: key and pointer injection (the keys and point roads)"})
+		out = append(out, kind.Check{Name: "XTEST", OK: true, Detail: "the server offers it: key and pointer injection (the keys and point roads)"})
 	} else {
-		out = append(out, daemon.Check{Name: "XTEST", Detail: d.injectWhy + "; key, type without a tree road, click --at and scroll are refused no_injection_backend"})
+		out = append(out, kind.Check{Name: "XTEST", Detail: d.injectWhy + "; key, type without a tree road, click --at and scroll are refused no_injection_backend"})
 	}
 	if d.shm {
-		out = append(out, daemon.Check{Name: "MIT-SHM", OK: true, Detail: "the server offers it: window grabs through shared memory"})
+		out = append(out, kind.Check{Name: "MIT-SHM", OK: true, Detail: "the server offers it: window grabs through shared memory"})
 	} else {
-		out = append(out, daemon.Check{Name: "MIT-SHM", Detail: "the server does not offer it: window grabs go through GetImage (slower)"})
+		out = append(out, kind.Check{Name: "MIT-SHM", Detail: "the server does not offer it: window grabs go through GetImage (slower)"})
 	}
 	if d.bus == nil {
-		out = append(out, daemon.Check{Name: "AT-SPI", Detail: fmt.Sprintf("the accessibility bus did not answer: %v", d.busErr)})
+		out = append(out, kind.Check{Name: "AT-SPI", Detail: fmt.Sprintf("the accessibility bus did not answer: %v", d.busErr)})
 	} else if apps, err := d.bus.Applications(ctx); err != nil {
-		out = append(out, daemon.Check{Name: "AT-SPI", Detail: "the registry did not answer: " + err.Error()})
+		out = append(out, kind.Check{Name: "AT-SPI", Detail: "the registry did not answer: " + err.Error()})
 	} else {
-		out = append(out, daemon.Check{Name: "AT-SPI", OK: true, Detail: fmt.Sprintf("bus %s, %d applications registered", d.desk.A11yAddress, len(apps))})
+		out = append(out, kind.Check{Name: "AT-SPI", OK: true, Detail: fmt.Sprintf("bus %s, %d applications registered", d.desk.A11yAddress, len(apps))})
 	}
 	return out
 }

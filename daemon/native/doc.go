@@ -1,8 +1,10 @@
-// Package native is the daemon's real backend: our display is a testenv
-// desktop (Xvfb + a private session bus + AT-SPI) started detached so that it
-// outlives a daemon killed with -9; windows and input go through package
-// x11 (XTEST), trees and node actions through package atspi.
+// Package native is the daemon's window kind on X displays: windows are read
+// through package atspi (the accessibility tree, node actions, text) and
+// driven and grabbed through package x11 (XTEST input, focus, pixels), and
+// each window is a kind.Target.
 //
-// It is the one registration that plugs the real roads into the daemon:
-// daemon.Config{Backend: native.New(native.Options{…})}.
+// Xvfb is the provider of our own display (package xvfb: a private Xvfb
+// with its own session bus and AT-SPI, started detached so that it outlives
+// a daemon killed with -9). It is registered with the daemon in one line:
+// daemon.Config{Displays: []kind.DisplayProvider{native.Xvfb(native.Options{…})}}.
 package native

@@ -10,9 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
+	"github.com/vibespace/vibespace/xvfb"
 )
 
 // TestDisplayLifecycle drives the real backend without the daemon: start,
@@ -22,7 +23,7 @@ func TestDisplayLifecycle(t *testing.T) {
 	testenv.NeedIntegration(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	b := New(Options{WalkTimeout: 10 * time.Second, Logf: t.Logf})
+	b := Xvfb(Options{WalkTimeout: 10 * time.Second, Logf: t.Logf})
 	disp, err := b.Start(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +36,7 @@ func TestDisplayLifecycle(t *testing.T) {
 			disp.Close()
 		}
 	}()
-	if p := disp.Probe(ctx, 0); !p.Tree || p.Injection != "xtest" || !p.Capture {
+	if p := disp.(*display).probe(ctx, 0); !p.Tree || p.Injection != "xtest" || !p.Capture {
 		t.Fatalf("probe %+v", p)
 	}
 	script, _ := filepath.Abs(filepath.Join("..", "..", "testenv", "fixture", "fixture.py"))
@@ -64,16 +65,26 @@ func TestDisplayLifecycle(t *testing.T) {
 		}
 	}
 
-	// A second backend re-attaches from the record, as after kill -9.
-	disp2, err := New(Options{}).Reattach(ctx, rec)
+	wi, err := w.Info(ctx)
+	if err != nil || wi.PID == 0 || wi.Key == "" {
+		t.Fatalf("window info %+v %v", wi, err)
+	}
+	// A second provider re-attaches from the record, as after kill -9.
+	disp2, err := Xvfb(Options{}).Reattach(ctx, rec)
 	if err != nil {
 		t.Fatalf("reattach: %v", err)
 	}
-	w2, err := disp2.Window(ctx, w.XID)
-	if err != nil || w2.PID != w.PID || !disp2.Alive(w.PID) {
-		t.Fatalf("window after reattach: %+v %v", w2, err)
+	w2, err := disp2.Window(ctx, wi.Key, wi.PID)
+	if err != nil {
+		t.Fatalf("window after reattach: %v", err)
 	}
-	snap, err := disp2.Tree().Snapshot(ctx, w2)
+	if i2, err := w2.Info(ctx); err != nil || i2.PID != wi.PID || i2.Key != wi.Key {
+		t.Fatalf("window after reattach: %+v %v", i2, err)
+	}
+	if p := w2.Probe(ctx); !p.Tree || p.Injection != "xtest" || !p.Capture || p.NodeInput {
+		t.Fatalf("the window's probe %+v", p)
+	}
+	snap, err := w2.Snapshot(ctx, target.NewRefTable())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,22 +92,22 @@ func TestDisplayLifecycle(t *testing.T) {
 	if alpha == nil {
 		t.Fatalf("no Alpha in:\n%s", snap.Text())
 	}
-	tr, err := disp2.Tree().Node(ctx, w2, alpha.Key)
+	tr, err := w2.Node(ctx, kind.Node{Ref: "@e1", Key: alpha.Key})
 	if err != nil || !tr.Has("Action") || !tr.Sensitive {
 		t.Fatalf("traits %+v %v", tr, err)
 	}
 	from := log.Len()
-	if err := disp2.Tree().DoAction(ctx, w2, alpha.Key); err != nil {
+	if err := w2.Act(ctx, kind.Node{Ref: "@e1", Key: alpha.Key}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := log.WaitFrom(ctx, from, func(e testenv.Event) bool { return e.Type == "click" && e.Widget == "alpha" }); err != nil {
 		t.Fatal(err)
 	}
-	png, err := disp2.Capture().PNG(ctx, w2)
+	png, err := w2.Screenshot(ctx)
 	if err != nil || !strings.HasPrefix(string(png), "\x89PNG") {
 		t.Fatalf("capture: %d bytes, %v", len(png), err)
 	}
-	var checks []daemon.Check
+	var checks []kind.Check
 	checks = append(checks, b.Doctor(ctx)...)
 	checks = append(checks, disp2.Doctor(ctx)...)
 	for _, c := range checks {
@@ -105,11 +116,14 @@ func TestDisplayLifecycle(t *testing.T) {
 		}
 	}
 	// Stop by PID (disp2 did not launch it), then close everything.
-	if err := disp2.Stop(ctx, w.PID); err != nil {
+	if err := w2.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if disp2.Alive(w.PID) {
-		t.Fatal("the app outlived Stop")
+	if alive(wi.PID) {
+		t.Fatal("the app outlived Close")
+	}
+	if _, err := w2.Info(ctx); target.CodeOf(err) != target.CodeWindowGone {
+		t.Fatalf("a closed window's info: %v, want window_gone", err)
 	}
 	if err := jsonState(rec, &st); err != nil {
 		t.Fatal(err)
@@ -120,7 +134,7 @@ func TestDisplayLifecycle(t *testing.T) {
 	if leaks := testenv.Leaks([]*testenv.Desktop{{ID: st.ID, Dir: st.Dir}}); len(leaks) > 0 {
 		t.Fatalf("left behind:\n%s", strings.Join(leaks, "\n"))
 	}
-	if _, err := New(Options{}).Reattach(ctx, rec); err == nil {
+	if _, err := Xvfb(Options{}).Reattach(ctx, rec); err == nil {
 		t.Fatal("re-attaching to a closed display must fail")
 	}
 }
@@ -136,7 +150,7 @@ func TestStopSparesUnmarkedProcess(t *testing.T) {
 		t.Fatalf("no sleep binary (coreutils): %v", err)
 	}
 	const id = "vs-native-stop-test"
-	d := &display{desk: &testenv.Desktop{ID: id}, apps: map[int]*testenv.App{}, onBus: map[int]bool{}}
+	d := &display{desk: &xvfb.Desktop{ID: id}, apps: map[int]*xvfb.App{}, onBus: map[int]bool{}}
 	start := func(env ...string) *exec.Cmd {
 		cmd := exec.Command(sleep, "60")
 		cmd.Env = env
@@ -152,17 +166,17 @@ func TestStopSparesUnmarkedProcess(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	for _, c := range []*exec.Cmd{stranger, other} {
-		if err := d.Stop(ctx, c.Process.Pid); err != nil {
+		if err := d.stop(ctx, c.Process.Pid); err != nil {
 			t.Fatal(err)
 		}
-		if !d.Alive(c.Process.Pid) {
+		if !alive(c.Process.Pid) {
 			t.Fatalf("Stop killed pid %d, which does not carry the marker", c.Process.Pid)
 		}
 	}
-	if err := d.Stop(ctx, ours.Process.Pid); err != nil {
+	if err := d.stop(ctx, ours.Process.Pid); err != nil {
 		t.Fatal(err)
 	}
-	if d.Alive(ours.Process.Pid) {
+	if alive(ours.Process.Pid) {
 		t.Fatal("Stop spared a process of our desktop")
 	}
 }

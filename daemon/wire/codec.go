@@ -49,6 +49,7 @@ func appendRequest(b []byte, r *Request) []byte {
 		}
 		b = append(b, ']')
 	}
+	b = appendStr(b, "display", r.Display)
 	b = appendTrue(b, "interactive", r.Interactive)
 	b = appendTrue(b, "json", r.JSON)
 	b = appendStr(b, "user", r.User)

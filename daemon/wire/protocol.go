@@ -25,13 +25,14 @@ type Request struct {
 	Session     string   `json:"session"`
 	Target      string   `json:"target,omitempty"`
 	Ref         string   `json:"ref,omitempty"`
-	Text        string   `json:"text,omitempty"`  // type
-	Chord       string   `json:"chord,omitempty"` // key
-	At          *Point   `json:"at,omitempty"`    // click --at, scroll --at: pixels of the window's screenshot
-	Dir         string   `json:"dir,omitempty"`   // scroll
-	By          int      `json:"by,omitempty"`    // scroll steps
-	With        string   `json:"with,omitempty"`  // share
-	Argv        []string `json:"argv,omitempty"`  // open
+	Text        string   `json:"text,omitempty"`    // type
+	Chord       string   `json:"chord,omitempty"`   // key
+	At          *Point   `json:"at,omitempty"`      // click --at, scroll --at: pixels of the window's screenshot
+	Dir         string   `json:"dir,omitempty"`     // scroll
+	By          int      `json:"by,omitempty"`      // scroll steps
+	With        string   `json:"with,omitempty"`    // share
+	Argv        []string `json:"argv,omitempty"`    // open
+	Display     string   `json:"display,omitempty"` // open: which display (its provider's name); "" the default
 	Interactive bool     `json:"interactive,omitempty"`
 	JSON        bool     `json:"json,omitempty"`  // snapshot: the tree as JSON instead of text
 	User        string   `json:"user,omitempty"`  // takeover: who takes over; handback: who hands back

@@ -72,9 +72,10 @@ func printText(r wire.Response, w io.Writer) error {
 	return nil
 }
 
-// tabID is a tab handle as the daemon names it: "tab:<id>".
+// tabID is a tab handle as the daemon names it: "tab:<id>". A handle of
+// another kind (win:N) is sent as it is, for the daemon to refuse by name.
 func tabID(s string) string {
-	if s == "" || strings.HasPrefix(s, "tab:") {
+	if s == "" || strings.Contains(s, ":") {
 		return s
 	}
 	return "tab:" + s

@@ -20,7 +20,8 @@ THE LOOP
 TABS AND REFS
    Verbs act on your current tab (open, tab new and tab <id> set it). tab list
    shows only your tabs; another session's tab is refused not_your_tab, a tab
-   closed under you tab_gone. snapshot mints refs @e1, @e2, … — the same shape as
+   closed under you tab_gone, a window's handle (win:N) wrong_kind: windows are
+   vibespace-window's. snapshot mints refs @e1, @e2, … — the same shape as
    vibespace-window's; a ref keeps naming the same node while it exists, and one
    whose node is gone is refused stale_ref: take a new snapshot.
 
@@ -54,7 +55,8 @@ ANSWERS AND EXIT CODES
    refused — stderr says "refused: <sentence> [<code>]" with a stable code
    (profile_required, profile_changed, path_not_handle, unknown_profile,
    not_your_tab, tab_gone, no_tab, stale_ref, bad_ref, not_visible, covered,
-   not_sensitive, browser_paused, navigation_failed, script_error, timeout, …).
+   not_sensitive, browser_paused, navigation_failed, script_error, wrong_kind,
+   timeout, …).
    Exit 2: bad usage, or the daemon could not be reached.
 
 THE DAEMON

@@ -20,6 +20,8 @@ import (
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
 	"github.com/vibespace/vibespace/daemon"
 	"github.com/vibespace/vibespace/daemon/chromium"
+	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/live"
 	"github.com/vibespace/vibespace/daemon/native"
 )
 
@@ -74,14 +76,20 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 	if idle == 0 {
 		idle = -1
 	}
-	b := native.New(native.Options{WalkTimeout: c.Duration("walk-timeout"), Logf: func(f string, a ...any) { log.Info(fmt.Sprintf(f, a...)) }})
+	logf := func(f string, a ...any) { log.Info(fmt.Sprintf(f, a...)) }
+	// The one place kinds and displays are registered: a new display is one
+	// package and one line here.
+	displays := []kind.DisplayProvider{
+		native.Xvfb(native.Options{WalkTimeout: c.Duration("walk-timeout"), Logf: logf}),
+	}
 	br := chromium.New(chromium.Options{Binary: c.String("chromium"), MaxBrowsers: c.Int("max-browsers"), Logger: log})
 	// Re-attaching to an earlier daemon's display talks to its X server
 	// and buses: bounded, so a wedged one cannot hang the start.
 	nctx, ncancel := context.WithTimeout(ctx, newTimeout)
 	d, err := daemon.New(nctx, daemon.Config{
-		StateDir: stateDir, SocketPath: sock, Backend: b, Browser: br, Logger: log,
-		IdleHandback: idle, VerbTimeout: c.Duration("verb-timeout"),
+		StateDir: stateDir, SocketPath: sock, Displays: displays, Browser: br,
+		Live:   live.For(live.Options{Logger: log, VerbTimeout: c.Duration("verb-timeout")}),
+		Logger: log, IdleHandback: idle, VerbTimeout: c.Duration("verb-timeout"),
 	})
 	ncancel()
 	if err != nil { // daemon.ErrRunning among others

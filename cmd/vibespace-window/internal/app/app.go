@@ -68,7 +68,9 @@ THE LOOP
    vibespace-window click win:1 --at 120,40       # a pixel of that screenshot
 
 TARGETS AND REFS
-   A target is win:N (from open or list). snapshot mints refs @e1, @e2, … for one
+   A target is win:N (from open or list). A tab's handle (tab:…) is refused
+   wrong_kind here: tabs are vibespace-browser's (takeover, handback and watch,
+   a person's words, take either). snapshot mints refs @e1, @e2, … for one
    target; a ref keeps naming the same node while it exists. A ref whose node is
    gone is refused stale_ref: take a new snapshot. --at x,y is a pixel of that
    window's own screenshot (0,0 = its top-left corner).
@@ -109,7 +111,8 @@ ANSWERS AND EXIT CODES
    list). Exit 0: done. Exit 1: refused — stderr says "refused: <sentence> [<code>]"
    and the code is stable (not_exposed, held, window_paused, no_action,
    no_editable_text, no_injection_backend, stale_ref, bad_ref, bad_chord,
-   outside_window, window_gone, app_not_found, text_too_long, timeout, …).
+   outside_window, window_gone, app_not_found, text_too_long, wrong_kind,
+   no_display, timeout, …).
    Exit 2: bad usage, or the daemon could not be reached.
 
 THE DAEMON

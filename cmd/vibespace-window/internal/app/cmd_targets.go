@@ -37,10 +37,14 @@ waits until its first window is mapped and on the accessibility bus. Arguments
 after -- go to the application. The answer is the window's handle (win:N); your
 session holds its lease and is the only one that sees it until you share it.
 
+--display names the display to open it on (doctor lists them); the first, our own
+Xvfb, by default.
+
    vibespace-window open gtk3-widget-factory
    vibespace-window open gedit -- --new-window notes.txt`,
 		Usage:     "start an application on our display; answers its handle, and you hold its lease",
-		ArgsUsage: "<app> [-- args…]", Flags: []cli.Flag{jsonFlag},
+		ArgsUsage: "<app> [-- args…]",
+		Flags:     []cli.Flag{jsonFlag, &cli.StringFlag{Name: "display", Usage: "the display to open it on (default: the first, our own Xvfb)"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 1 {
 				return usage("open needs an application, e.g. open gtk3-widget-factory")
@@ -54,7 +58,7 @@ session holds its lease and is the only one that sees it until you share it.
 				}
 				argv[0] = abs
 			}
-			return ask(c, o, wire.Request{Verb: "open", Argv: argv}, openTimeout, nil)
+			return ask(c, o, wire.Request{Verb: "open", Argv: argv, Display: c.String("display")}, openTimeout, nil)
 		},
 	}
 }

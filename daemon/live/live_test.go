@@ -1,4 +1,4 @@
-package daemon_test
+package live_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -20,6 +21,8 @@ import (
 	"github.com/vibespace/vibespace/daemon"
 	"github.com/vibespace/vibespace/daemon/chromium"
 	"github.com/vibespace/vibespace/daemon/daemontest"
+	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/live"
 	"github.com/vibespace/vibespace/daemon/native"
 	"github.com/vibespace/vibespace/rtc"
 	"github.com/vibespace/vibespace/target"
@@ -27,10 +30,11 @@ import (
 )
 
 // liveHarness is a daemon on the real backend (our own Xvfb, the GTK
-// fixture) served on a socket, for the live view's tests.
+// fixture) with its live view, served on a socket, for the live view's
+// tests.
 type liveHarness struct {
 	*daemontest.Served
-	d *daemon.Daemon
+	view *live.View
 }
 
 func startLiveDaemon(t *testing.T, tune func(*daemon.Config)) *liveHarness {
@@ -41,13 +45,20 @@ func startLiveDaemon(t *testing.T, tune func(*daemon.Config)) *liveHarness {
 	}
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "run", "w.sock")
+	h := &liveHarness{}
 	cfg := daemon.Config{StateDir: dir, SocketPath: sock,
-		Backend: native.New(native.Options{Logf: t.Logf}), VerbTimeout: 30 * time.Second}
+		Displays:    []kind.DisplayProvider{native.Xvfb(native.Options{Logf: t.Logf})},
+		VerbTimeout: 30 * time.Second,
+		Live: func(d *daemon.Daemon) daemon.LiveView {
+			h.view = live.New(d, live.Options{Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))})
+			return h.view
+		},
+	}
 	if tune != nil {
 		tune(&cfg)
 	}
-	sv := daemontest.Start(t, cfg)
-	return &liveHarness{Served: sv, d: sv.D}
+	h.Served = daemontest.Start(t, cfg)
+	return h
 }
 
 func (h *liveHarness) call(t *testing.T, req daemon.Request) daemon.Response { return h.Call(t, req) }
@@ -56,7 +67,7 @@ func (h *liveHarness) ok(t *testing.T, req daemon.Request) daemon.Response   { r
 // openFixture opens the GTK fixture as session and waits for it.
 func (h *liveHarness) openFixture(t *testing.T, ctx context.Context, session string) (target.ID, *testenv.FixtureLog) {
 	t.Helper()
-	script, err := filepath.Abs(filepath.Join("..", "testenv", "fixture", "fixture.py"))
+	script, err := filepath.Abs(filepath.Join("..", "..", "testenv", "fixture", "fixture.py"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +346,7 @@ func TestLiveViewWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitPane(t, ctx, v2, id, "live with frames", live)
-	hub := h.d.LiveHub()
+	hub := h.view.Hub()
 	ps := hub.Pipelines()
 	if len(ps) != 1 || ps[0].Viewers != 2 || ps[0].Key != string(id) {
 		t.Fatalf("pipelines %+v, want one of %s with two viewers", ps, id)
@@ -399,12 +410,12 @@ func TestLiveViewWindow(t *testing.T) {
 		t.Fatalf("a second viewer's handback: %+v", s)
 	}
 	waitPane(t, ctx, v1, id, "still driven by us", func(s paneState) bool { return s.Driving })
-	_, dropped0 := h.d.LiveInputCounts()
+	_, dropped0 := h.view.Counts()
 	if _, err := v2.Eval(ctx, fmt.Sprintf(`window.vibespace.panes.get(%q).input.send(JSON.stringify({t: 'click', x: %d, y: %d, button: 1})) || true`, string(id), ax, ay)); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the second viewer's click to be dropped", func() (bool, string) {
-		_, d := h.d.LiveInputCounts()
+		_, d := h.view.Counts()
 		return d > dropped0, fmt.Sprintf("dropped %d", d)
 	})
 
@@ -417,7 +428,7 @@ func TestLiveViewWindow(t *testing.T) {
 	if _, err := flog.WaitFrom(ctx, from, func(e testenv.Event) bool { return e.Type == "click" && e.Widget == "alpha" }); err != nil {
 		t.Fatalf("the page's click did not land in the app: %v", err)
 	}
-	if acc, _ := h.d.LiveInputCounts(); acc == 0 {
+	if acc, _ := h.view.Counts(); acc == 0 {
 		t.Fatal("no viewer input was counted as acted on")
 	}
 
@@ -446,12 +457,12 @@ func TestLiveViewWindow(t *testing.T) {
 		t.Fatalf("the agent was told twice: %q", again.Note)
 	}
 	// Input after the handback is dropped.
-	acc0, dropped0 := h.d.LiveInputCounts()
+	acc0, dropped0 := h.view.Counts()
 	if _, err := v1.Eval(ctx, fmt.Sprintf(`window.vibespace.panes.get(%q).input.send(JSON.stringify({t: 'click', x: %d, y: %d, button: 1})) || true`, string(id), ax, ay)); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "input after the handback to be dropped", func() (bool, string) {
-		a, d := h.d.LiveInputCounts()
+		a, d := h.view.Counts()
 		return d > dropped0 && a == acc0, fmt.Sprintf("acted %d, dropped %d", a, d)
 	})
 
@@ -493,7 +504,7 @@ func TestLiveViewDriverLeaves(t *testing.T) {
 
 	clickSelector(t, ctx, v1, ".pane .takeover")
 	waitPane(t, ctx, v1, id, "driven by us", func(s paneState) bool { return s.Driving })
-	hub := h.d.LiveHub()
+	hub := h.view.Hub()
 	// The first viewer goes away while it drives: the target stays the
 	// user's (the agent is still paused) until a handback or the idle time.
 	if err := c1.Close(ctx); err != nil {
@@ -636,7 +647,7 @@ func TestLiveViewTab(t *testing.T) {
 	waitPane(t, ctx, v, id, "live with frames", func(s paneState) bool {
 		return s.State == "live" && s.W > 0 && s.H > 0 && s.Frames >= 2 && s.Decoded >= 2
 	})
-	if ps := h.d.LiveHub().Pipelines(); len(ps) != 1 || ps[0].Key != string(id) {
+	if ps := h.view.Hub().Pipelines(); len(ps) != 1 || ps[0].Key != string(id) {
 		t.Fatalf("pipelines %+v", ps)
 	}
 

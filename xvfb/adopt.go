@@ -1,4 +1,4 @@
-package testenv
+package xvfb
 
 import (
 	"context"
@@ -33,7 +33,7 @@ func (d *Desktop) State() State {
 // still ends them (they carry the desktop's marker).
 func Adopt(ctx context.Context, s State, o Options) (*Desktop, error) {
 	if s.ID == "" || s.Dir == "" || filepath.Base(s.Dir) == "/" {
-		return nil, fmt.Errorf("testenv: adopt: incomplete state %+v", s)
+		return nil, fmt.Errorf("xvfb: adopt: incomplete state %+v", s)
 	}
 	d := &Desktop{
 		Display: s.Display, BusAddress: s.BusAddress, A11yAddress: s.A11yAddress,
@@ -42,7 +42,7 @@ func Adopt(ctx context.Context, s State, o Options) (*Desktop, error) {
 	}
 	if err := d.Alive(ctx); err != nil {
 		d.Close()
-		return nil, fmt.Errorf("testenv: adopt desktop %s: %w", s.ID, err)
+		return nil, fmt.Errorf("xvfb: adopt desktop %s: %w", s.ID, err)
 	}
 	return d, nil
 }

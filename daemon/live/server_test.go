@@ -1,16 +1,22 @@
-package daemon
+package live_test
 
 import (
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
-	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/vibespace/vibespace/testenv"
+	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/daemontest"
+	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/kind/kindtest"
+	"github.com/vibespace/vibespace/daemon/live"
+	"github.com/vibespace/vibespace/rtc"
+	"github.com/vibespace/vibespace/target"
 )
 
 // TestLiveServerOverFake: watch starts one server on 127.0.0.1 whose API
@@ -18,27 +24,28 @@ import (
 // none of its text, and stops with the daemon. (The fake display has no
 // pixels: the real stream is TestLiveViewWindow's.)
 func TestLiveServerOverFake(t *testing.T) {
-	td := startDaemon(t, &fakeBackend{}, "")
-	id := string(td.open(t, "a"))
-	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: id}), "")
-	const marker = "hunter2-MARKER"
-	wantCode(t, td.call(t, Request{Verb: "type", Session: "a", Target: id, Ref: "@e4", Text: marker}), "")
-	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: id, At: &Point{X: 5, Y: 6}}), "")
-
-	resp := td.call(t, Request{Verb: "watch", Session: "a"})
-	if !resp.OK {
-		if os.Getenv(testenv.IntegrationEnv) == "1" {
-			t.Fatalf("the live view is unavailable in this build: %s", resp.Message)
-		}
-		t.Skipf("SKIP: the live view is unavailable in this build: %s", resp.Message)
+	if !rtc.VP8Available() {
+		t.Fatal("this build has no VP8 encoder (cgo + libvpx): the live view cannot run")
 	}
+	dir := t.TempDir()
+	sv := daemontest.Start(t, daemon.Config{StateDir: dir, SocketPath: filepath.Join(dir, "run", "w.sock"),
+		Displays: []kind.DisplayProvider{&kindtest.Provider{}}, Live: live.For(live.Options{})})
+	id := string(sv.OK(t, daemon.Request{Verb: "open", Session: "a", Argv: []string{"fake-app"}}).Target.ID)
+	sv.OK(t, daemon.Request{Verb: "snapshot", Session: "a", Target: id})
+	const marker = "hunter2-MARKER"
+	sv.OK(t, daemon.Request{Verb: "type", Session: "a", Target: id, Ref: "@e4", Text: marker})
+	sv.OK(t, daemon.Request{Verb: "click", Session: "a", Target: id, At: &daemon.Point{X: 5, Y: 6}})
+
+	resp := sv.OK(t, daemon.Request{Verb: "watch", Session: "a"})
 	u, err := url.Parse(resp.URL)
 	if err != nil || !strings.HasPrefix(u.Host, "127.0.0.1:") || !strings.HasPrefix(u.Fragment, "token=") {
 		t.Fatalf("watch: %q", resp.URL)
 	}
 	q, _ := url.ParseQuery(u.Fragment)
 	token := q.Get("token")
-	wantCode(t, td.call(t, Request{Verb: "watch", Session: "a", Target: "win:99"}), "unknown_target")
+	if r := sv.Call(t, daemon.Request{Verb: "watch", Session: "a", Target: "win:99"}); r.Code != target.CodeUnknownTarget {
+		t.Fatalf("watch win:99: %+v", r)
+	}
 	base := "http://" + u.Host
 	get := func(auth string) (int, string) {
 		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, base+"/api/targets", nil)
@@ -66,7 +73,7 @@ func TestLiveServerOverFake(t *testing.T) {
 	if code != http.StatusOK || strings.Contains(body, marker) || strings.Contains(body, token) {
 		t.Fatalf("targets: %d %s", code, body)
 	}
-	var lt liveTargets
+	var lt live.Targets
 	if err := json.Unmarshal([]byte(body), &lt); err != nil || len(lt.Targets) != 1 {
 		t.Fatalf("targets %s: %v", body, err)
 	}
@@ -74,13 +81,13 @@ func TestLiveServerOverFake(t *testing.T) {
 	if string(got.ID) != id || got.Mode != "agent" || got.Holder != "a" || got.Kind != "window" {
 		t.Fatalf("target %+v", got)
 	}
-	if got.Agent == nil || got.Agent.Verb != "click" || got.Agent.Point == nil || *got.Agent.Point != (Point{X: 5, Y: 6}) {
+	if got.Agent == nil || got.Agent.Verb != "click" || got.Agent.Point == nil || *got.Agent.Point != (daemon.Point{X: 5, Y: 6}) {
 		t.Fatalf("the agent's last act %+v", got.Agent)
 	}
-	if st := td.call(t, Request{Verb: "status", Session: "a"}).Status; !strings.Contains(st.Live, "serving on "+u.Host) || strings.Contains(st.Live, token) {
+	if st := sv.OK(t, daemon.Request{Verb: "status", Session: "a"}).Status; !strings.Contains(st.Live, "serving on "+u.Host) || strings.Contains(st.Live, token) {
 		t.Fatalf("status: %q", st.Live)
 	}
-	td.Close()
+	sv.Close()
 	if _, err := (&http.Client{Timeout: 2 * time.Second}).Get(base + "/"); err == nil {
 		t.Fatal("the live view still serves after Close")
 	}

@@ -1,4 +1,4 @@
-package testenv
+package xvfb
 
 import (
 	"bufio"
@@ -40,7 +40,7 @@ var systemServiceDirs = []string{"/usr/share/dbus-1/services", "/usr/local/share
 func (d *Desktop) startBus(ctx context.Context) error {
 	bin, err := exec.LookPath("dbus-daemon")
 	if err != nil {
-		return fmt.Errorf("testenv: dbus-daemon: %w", err)
+		return fmt.Errorf("xvfb: dbus-daemon: %w", err)
 	}
 	svcDir := filepath.Join(d.Dir, "dbus-services")
 	if err := os.MkdirAll(svcDir, 0o700); err != nil {
@@ -81,13 +81,28 @@ func (d *Desktop) startBus(ctx context.Context) error {
 	select {
 	case addr := <-ch:
 		if addr == "" {
-			return fmt.Errorf("testenv: dbus-daemon printed no address; its log: %s", d.logTail("dbus-daemon"))
+			return fmt.Errorf("xvfb: dbus-daemon printed no address; its log: %s", d.logTail("dbus-daemon"))
 		}
 		d.BusAddress = addr
 	case <-ctx.Done():
-		return fmt.Errorf("testenv: dbus-daemon not ready: %w", ctx.Err())
+		return fmt.Errorf("xvfb: dbus-daemon not ready: %w", ctx.Err())
 	}
 	return nil
+}
+
+// Missing lists what this machine lacks to run a Desktop, with a reason
+// each: the programs it starts and the AT-SPI bus's service file.
+func Missing() []string {
+	var out []string
+	for _, b := range []string{"Xvfb", "xhost", "dbus-daemon"} {
+		if _, err := exec.LookPath(b); err != nil {
+			out = append(out, fmt.Sprintf("%s not found", b))
+		}
+	}
+	if _, err := serviceExec("org.a11y.Bus"); err != nil {
+		out = append(out, err.Error())
+	}
+	return out
 }
 
 // serviceExec finds the Exec line of a system D-Bus service file.
@@ -103,7 +118,7 @@ func serviceExec(name string) (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("testenv: no D-Bus service file for %s (is at-spi2-core installed?)", name)
+	return "", fmt.Errorf("xvfb: no D-Bus service file for %s (is at-spi2-core installed?)", name)
 }
 
 // startA11y activates the AT-SPI bus launcher through the session bus and the
@@ -111,24 +126,24 @@ func serviceExec(name string) (string, error) {
 func (d *Desktop) startA11y(ctx context.Context) error {
 	conn, err := dbus.Connect(d.BusAddress, dbus.WithContext(ctx))
 	if err != nil {
-		return fmt.Errorf("testenv: connect session bus: %w", err)
+		return fmt.Errorf("xvfb: connect session bus: %w", err)
 	}
 	defer conn.Close()
 	var addr string
 	err = conn.Object("org.a11y.Bus", "/org/a11y/bus").CallWithContext(ctx, "org.a11y.Bus.GetAddress", 0).Store(&addr)
 	if err != nil {
-		return fmt.Errorf("testenv: org.a11y.Bus.GetAddress: %w", err)
+		return fmt.Errorf("xvfb: org.a11y.Bus.GetAddress: %w", err)
 	}
 	d.A11yAddress = addr
 	a11y, err := dbus.Connect(addr, dbus.WithContext(ctx))
 	if err != nil {
-		return fmt.Errorf("testenv: connect accessibility bus %s: %w", addr, err)
+		return fmt.Errorf("xvfb: connect accessibility bus %s: %w", addr, err)
 	}
 	defer a11y.Close()
 	var ret uint32
 	err = a11y.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.StartServiceByName", 0, "org.a11y.atspi.Registry", uint32(0)).Store(&ret)
 	if err != nil {
-		return fmt.Errorf("testenv: start org.a11y.atspi.Registry: %w", err)
+		return fmt.Errorf("xvfb: start org.a11y.atspi.Registry: %w", err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package testenv
+package xvfb
 
 import (
 	"bytes"
@@ -47,13 +47,13 @@ func (d *Desktop) allowOwnUser(ctx context.Context) error {
 	}
 	bin, err := exec.LookPath("xhost")
 	if err != nil {
-		return fmt.Errorf("testenv: xhost (x11-xserver-utils): %w", err)
+		return fmt.Errorf("xvfb: xhost (x11-xserver-utils): %w", err)
 	}
 	cmd := exec.CommandContext(ctx, bin, "+si:localuser:"+u.Username)
 	cmd.Env = d.Env()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("testenv: xhost +si:localuser:%s: %v: %s", u.Username, err, strings.TrimSpace(string(out)))
+		return fmt.Errorf("xvfb: xhost +si:localuser:%s: %v: %s", u.Username, err, strings.TrimSpace(string(out)))
 	}
 	return nil
 }

@@ -8,38 +8,43 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/atspi"
-	"github.com/vibespace/vibespace/daemon"
-	"github.com/vibespace/vibespace/testenv"
+	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/x11"
+	"github.com/vibespace/vibespace/xvfb"
 )
 
-// Options configure the backend.
+// Options configure the provider.
 type Options struct {
 	// WalkTimeout bounds one snapshot's walk; what is not read by then is
 	// marked unreadable. Zero means atspi's default.
 	WalkTimeout time.Duration
-	// Width and Height of the screen (testenv's default when zero).
+	// Width and Height of the screen (xvfb's default when zero).
 	Width, Height int
 	// Logf receives progress lines; nil discards them.
 	Logf func(format string, args ...any)
 }
 
-type backend struct{ o Options }
+// ProviderName is the word that picks our own Xvfb display.
+const ProviderName = "xvfb"
 
-// New returns the real backend.
-func New(o Options) daemon.Backend { return &backend{o: o} }
+type provider struct{ o Options }
 
-func (b *backend) envOptions() testenv.Options {
-	return testenv.Options{Width: b.o.Width, Height: b.o.Height, Logf: b.o.Logf, Detach: true}
+// Xvfb returns the provider of our own Xvfb displays.
+func Xvfb(o Options) kind.DisplayProvider { return &provider{o: o} }
+
+func (p *provider) Name() string { return ProviderName }
+
+func (p *provider) desktopOptions() xvfb.Options {
+	return xvfb.Options{Width: p.o.Width, Height: p.o.Height, Logf: p.o.Logf, Detach: true}
 }
 
 // Start brings up a new desktop, detached from the daemon's life.
-func (b *backend) Start(ctx context.Context) (daemon.Display, error) {
-	desk, err := testenv.Start(ctx, b.envOptions())
+func (p *provider) Start(ctx context.Context) (kind.Display, error) {
+	desk, err := xvfb.Start(ctx, p.desktopOptions())
 	if err != nil {
 		return nil, fmt.Errorf("start our display: %w", err)
 	}
-	d, err := b.attach(ctx, desk)
+	d, err := p.attach(ctx, desk)
 	if err != nil {
 		desk.Close()
 		return nil, err
@@ -48,16 +53,16 @@ func (b *backend) Start(ctx context.Context) (daemon.Display, error) {
 }
 
 // Reattach adopts the desktop an earlier daemon started.
-func (b *backend) Reattach(ctx context.Context, rec json.RawMessage) (daemon.Display, error) {
-	var st testenv.State
+func (p *provider) Reattach(ctx context.Context, rec json.RawMessage) (kind.Display, error) {
+	var st xvfb.State
 	if err := json.Unmarshal(rec, &st); err != nil {
 		return nil, fmt.Errorf("display record: %w", err)
 	}
-	desk, err := testenv.Adopt(ctx, st, b.envOptions())
+	desk, err := xvfb.Adopt(ctx, st, p.desktopOptions())
 	if err != nil {
 		return nil, err
 	}
-	d, err := b.attach(ctx, desk)
+	d, err := p.attach(ctx, desk)
 	if err != nil {
 		desk.Close()
 		return nil, err
@@ -65,12 +70,12 @@ func (b *backend) Reattach(ctx context.Context, rec json.RawMessage) (daemon.Dis
 	return d, nil
 }
 
-func (b *backend) attach(ctx context.Context, desk *testenv.Desktop) (*display, error) {
+func (p *provider) attach(ctx context.Context, desk *xvfb.Desktop) (*display, error) {
 	x, err := x11.Open(ctx, desk.Display)
 	if err != nil {
 		return nil, fmt.Errorf("connect to our display %s: %w", desk.Display, err)
 	}
-	d := &display{desk: desk, x: x, walkTimeout: b.o.WalkTimeout, apps: make(map[int]*testenv.App), frames: make(map[uint32]atspi.Object), onBus: make(map[int]bool)}
+	d := &display{desk: desk, x: x, walkTimeout: p.o.WalkTimeout, apps: make(map[int]*xvfb.App), frames: make(map[x11.WindowID]atspi.Object), onBus: make(map[int]bool)}
 	ext, err := extensions(ctx, desk.Display, "XTEST", "MIT-SHM")
 	switch {
 	case err != nil:
@@ -90,9 +95,9 @@ func (b *backend) attach(ctx context.Context, desk *testenv.Desktop) (*display, 
 	return d, nil
 }
 
-// Doctor probes the binaries this machine offers.
-func (b *backend) Doctor(ctx context.Context) []daemon.Check {
-	var out []daemon.Check
+// Doctor probes the binaries our display needs.
+func (p *provider) Doctor(ctx context.Context) []kind.Check {
+	var out []kind.Check
 	for _, c := range []struct{ name, bin, what string }{
 		{"Xvfb", "Xvfb", "our private display"},
 		{"dbus-daemon", "dbus-daemon", "the private session bus"},
@@ -100,14 +105,13 @@ func (b *backend) Doctor(ctx context.Context) []daemon.Check {
 		{"at-spi2-registryd", "/usr/libexec/at-spi2-registryd", "the accessibility registry"},
 		{"portal", "/usr/libexec/xdg-desktop-portal", "RemoteDesktop portal (the Wayland input road; not used on our Xvfb)"},
 		{"xpra", "xpra", "seamless per-window forwarding (not used yet)"},
-		{"chromium", "chromium", "the browser target (vibespace-browser)"},
 	} {
-		p, err := exec.LookPath(c.bin)
+		path, err := exec.LookPath(c.bin)
 		if err != nil {
-			out = append(out, daemon.Check{Name: c.name, Detail: c.what + ": " + c.bin + " not found"})
+			out = append(out, kind.Check{Name: c.name, Detail: c.what + ": " + c.bin + " not found"})
 			continue
 		}
-		out = append(out, daemon.Check{Name: c.name, OK: true, Detail: c.what + ": " + p})
+		out = append(out, kind.Check{Name: c.name, OK: true, Detail: c.what + ": " + path})
 	}
 	return out
 }

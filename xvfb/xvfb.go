@@ -1,4 +1,4 @@
-package testenv
+package xvfb
 
 import (
 	"bufio"
@@ -16,7 +16,7 @@ import (
 func (d *Desktop) startXvfb(ctx context.Context, width, height int) error {
 	bin, err := exec.LookPath("Xvfb")
 	if err != nil {
-		return fmt.Errorf("testenv: Xvfb: %w", err)
+		return fmt.Errorf("xvfb: Xvfb: %w", err)
 	}
 	if err := writeXauth(d.xauthPath()); err != nil {
 		return err
@@ -53,12 +53,12 @@ func (d *Desktop) startXvfb(ctx context.Context, width, height int) error {
 	case got := <-ch:
 		n, err := strconv.Atoi(strings.TrimSpace(got.line))
 		if err != nil {
-			return fmt.Errorf("testenv: Xvfb did not report a display (%q, %v); its log: %s", got.line, got.err, d.logTail("Xvfb"))
+			return fmt.Errorf("xvfb: Xvfb did not report a display (%q, %v); its log: %s", got.line, got.err, d.logTail("Xvfb"))
 		}
 		d.Display = ":" + strconv.Itoa(n)
 		return d.allowOwnUser(ctx)
 	case <-ctx.Done():
 		r.Close()
-		return fmt.Errorf("testenv: Xvfb not ready: %w", ctx.Err())
+		return fmt.Errorf("xvfb: Xvfb not ready: %w", ctx.Err())
 	}
 }

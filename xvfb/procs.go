@@ -1,4 +1,4 @@
-package testenv
+package xvfb
 
 import (
 	"bytes"
@@ -18,10 +18,10 @@ const MarkerVar = "VIBESPACE_TESTENV"
 // markerVar is MarkerVar, as this package's files spell it.
 const markerVar = MarkerVar
 
-// markedPIDs returns the PIDs of live processes whose environment holds
+// MarkedPIDs returns the PIDs of live processes whose environment holds
 // VIBESPACE_TESTENV=id (id "" matches any testenv marker). Zombies are
 // skipped: they are dead, merely not yet reaped by their (adoptive) parent.
-func markedPIDs(id string) []int {
+func MarkedPIDs(id string) []int {
 	want := []byte(markerVar + "=" + id)
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -76,8 +76,8 @@ func alive(pid int) bool {
 	return state != 'Z' && state != 'X'
 }
 
-// procName is the command name of pid, for messages.
-func procName(pid int) string {
+// ProcName is the command name of pid, for messages.
+func ProcName(pid int) string {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
 	if err != nil {
 		return "?"
@@ -121,7 +121,7 @@ func waitDead(pids []int, d time.Duration) []int {
 	}
 }
 
-var errLeft = errors.New("testenv: processes left behind")
+var errLeft = errors.New("xvfb: processes left behind")
 
 // Owns reports whether process pid belongs to this desktop: it carries the
 // desktop's marker. A PID that was reused by an unrelated process does not,

@@ -1,4 +1,4 @@
-package testenv
+package xvfb
 
 import (
 	"context"
@@ -25,18 +25,18 @@ type App struct {
 
 // ErrExited is returned by Launch when the application exits before it maps
 // a window.
-var ErrExited = errors.New("testenv: application exited before mapping a window")
+var ErrExited = errors.New("xvfb: application exited before mapping a window")
 
 // Launch starts argv on the desktop and returns once a mapped top-level
 // window with _NET_WM_PID equal to its PID exists. A program that is not
 // found is an error wrapping exec.ErrNotFound, with nothing left running.
 func (d *Desktop) Launch(ctx context.Context, argv ...string) (*App, error) {
 	if len(argv) == 0 {
-		return nil, errors.New("testenv: Launch needs a program")
+		return nil, errors.New("xvfb: Launch needs a program")
 	}
 	bin, err := exec.LookPath(argv[0])
 	if err != nil {
-		return nil, fmt.Errorf("testenv: %s: %w", argv[0], err)
+		return nil, fmt.Errorf("xvfb: %s: %w", argv[0], err)
 	}
 	cmd := exec.Command(bin, argv[1:]...)
 	p, err := d.start(cmd, filepath.Base(argv[0]))
@@ -81,7 +81,7 @@ func (d *Desktop) waitWindow(ctx context.Context, a *App) (x11.Window, error) {
 		case <-a.p.done:
 			return x11.Window{}, fmt.Errorf("%w: %s: %v; its output: %s", ErrExited, a.Argv[0], a.p.err, d.logTail(a.p.name))
 		case <-ctx.Done():
-			return x11.Window{}, fmt.Errorf("testenv: %s (pid %d) mapped no window: %w", a.Argv[0], a.PID, ctx.Err())
+			return x11.Window{}, fmt.Errorf("xvfb: %s (pid %d) mapped no window: %w", a.Argv[0], a.PID, ctx.Err())
 		case <-tick.C:
 		}
 	}
@@ -95,7 +95,7 @@ func (a *App) Stop() error {
 	case <-a.p.done:
 		return nil
 	default:
-		return fmt.Errorf("testenv: pid %d did not exit", a.PID)
+		return fmt.Errorf("xvfb: pid %d did not exit", a.PID)
 	}
 }
 
@@ -103,7 +103,7 @@ func (a *App) Stop() error {
 func (a *App) Signal(sig os.Signal) error {
 	s, ok := sig.(syscall.Signal)
 	if !ok {
-		return fmt.Errorf("testenv: unsupported signal %v", sig)
+		return fmt.Errorf("xvfb: unsupported signal %v", sig)
 	}
 	return syscall.Kill(a.PID, s)
 }

@@ -1,0 +1,252 @@
+package chromium
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/vibespace/vibespace/capture"
+	"github.com/vibespace/vibespace/cdp"
+	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/target"
+)
+
+// scrollStep is how many CSS pixels one scroll step turns the wheel.
+const scrollStep = 100
+
+// tab is a browser tab as a target of the tab kind: a cdp.Tab of one of the
+// pool's browser contexts.
+type tab struct {
+	t *cdp.Tab
+	c *cdp.Context
+
+	mu      sync.Mutex
+	pressed int // a button a person pressed from the live view, waiting for its release (0: none)
+}
+
+var (
+	_ kind.Target     = (*tab)(nil)
+	_ kind.Filler     = (*tab)(nil)
+	_ kind.Navigator  = (*tab)(nil)
+	_ kind.Evaluator  = (*tab)(nil)
+	_ kind.Waiter     = (*tab)(nil)
+	_ kind.PageReader = (*tab)(nil)
+)
+
+func newTab(t *cdp.Tab, c *cdp.Context) *tab { return &tab{t: t, c: c} }
+
+func (t *tab) node(n kind.Node) cdp.NodeRef { return cdp.NodeRef{Ref: n.Ref, Key: n.Key} }
+
+// Info reads the tab's title and URL from the browser (not the page).
+func (t *tab) Info(ctx context.Context) (kind.Info, error) {
+	ti, err := t.t.Info(ctx)
+	if err != nil {
+		return kind.Info{}, err
+	}
+	return kind.Info{Key: t.t.ID(), Title: ti.Title, App: ti.URL, Viewable: true}, nil
+}
+
+// Probe: a tab attached over CDP has the page's accessibility tree, CDP
+// Input, and its viewport's pixels; its nodes are acted on through their
+// DOM node, by input at their centre. A tab whose session ended has none.
+func (t *tab) Probe(ctx context.Context) target.Probe {
+	p := target.Probe{
+		Tree: true, TreeVia: "the page's accessibility tree, through CDP",
+		Injection: "cdp",
+		Capture:   true, CaptureVia: "the page's viewport, through Page.captureScreenshot",
+		NodeInput: true,
+	}
+	select {
+	case <-t.t.Gone():
+		why := "the tab has closed"
+		p = target.Probe{TreeWhy: why, InjectionWhy: why, CaptureWhy: why, NodeInput: true}
+	default:
+	}
+	return p
+}
+
+// Snapshot reads the page's tree. Its root (the RootWebArea) is named by the
+// document's title; a page without one is asked for it.
+func (t *tab) Snapshot(ctx context.Context, refs *target.RefTable) (*target.Snapshot, error) {
+	s, err := t.t.Snapshot(ctx, refs, false)
+	if err != nil {
+		return nil, err
+	}
+	if s.Title == "" {
+		s.Title, _ = t.t.Title(ctx)
+	}
+	return s, nil
+}
+
+// Node reads what the page says of a node now, without scrolling it.
+func (t *tab) Node(ctx context.Context, n kind.Node) (target.NodeTraits, error) {
+	st, err := t.t.NodeState(ctx, t.node(n))
+	if err != nil {
+		return target.NodeTraits{}, err
+	}
+	return target.NodeTraits{Sensitive: !st.Disabled, Editable: st.Editable, Focusable: st.Visible}, nil
+}
+
+func (t *tab) Act(ctx context.Context, n kind.Node) error   { return t.t.Click(ctx, t.node(n)) }
+func (t *tab) Focus(ctx context.Context, n kind.Node) error { return t.t.Focus(ctx, t.node(n)) }
+
+// InsertText inserts text at the end of a text field, as a paste would.
+func (t *tab) InsertText(ctx context.Context, n kind.Node, text string) error {
+	if err := t.t.Focus(ctx, t.node(n)); err != nil {
+		return err
+	}
+	return t.t.InsertText(ctx, text)
+}
+
+func (t *tab) Fill(ctx context.Context, n kind.Node, text string) error {
+	return t.t.Fill(ctx, t.node(n), text)
+}
+
+func (t *tab) ClickAt(ctx context.Context, p kind.Point) error {
+	return t.t.ClickAt(ctx, cdp.Point{X: float64(p.X), Y: float64(p.Y)})
+}
+
+func (t *tab) Scroll(ctx context.Context, at *kind.Point, dir string, steps int) error {
+	var dx, dy float64
+	switch dir {
+	case "up":
+		dy = -scrollStep * float64(steps)
+	case "down":
+		dy = scrollStep * float64(steps)
+	case "left":
+		dx = -scrollStep * float64(steps)
+	case "right":
+		dx = scrollStep * float64(steps)
+	default:
+		return target.Refuse(target.CodeBadRequest, "scroll direction %q: use up, down, left or right", dir)
+	}
+	var p *cdp.Point
+	if at != nil {
+		p = &cdp.Point{X: float64(at.X), Y: float64(at.Y)}
+	}
+	return t.t.Scroll(ctx, dx, dy, p)
+}
+
+func (t *tab) Key(ctx context.Context, c target.Chord) error { return t.t.Key(ctx, c) }
+func (t *tab) Type(ctx context.Context, text string) error   { return t.t.Type(ctx, text) }
+
+// ReleaseAll: CDP input holds nothing between calls (a click's release and a
+// key's up always follow its press); a press a person made from the live
+// view is forgotten.
+func (t *tab) ReleaseAll(ctx context.Context) error {
+	t.mu.Lock()
+	t.pressed = 0
+	t.mu.Unlock()
+	return nil
+}
+
+func (t *tab) Screenshot(ctx context.Context) ([]byte, error) { return t.t.Screenshot(ctx) }
+
+// Frames is a CDP screencast of the tab (capture.Tab).
+func (t *tab) Frames(ctx context.Context, o kind.FrameOptions) (target.FrameSource, error) {
+	return capture.NewTab(t.t, capture.TabOptions{FPS: o.FPS})
+}
+
+// Input delivers a person's event from the live view through CDP Input. The
+// picture's pixels are mapped to the viewport's CSS pixels (the picture is
+// the viewport scaled by the device pixel ratio, or down to the
+// screencast's bounds). A button's press and release become one click at
+// the release.
+func (t *tab) Input(ctx context.Context, ev kind.Input) error {
+	switch ev.Type {
+	case kind.InputMove:
+		return nil
+	case kind.InputKey:
+		return t.t.Key(ctx, ev.Chord)
+	case kind.InputText:
+		return t.t.InsertText(ctx, ev.Text)
+	}
+	at, err := t.point(ctx, ev)
+	if err != nil {
+		return err
+	}
+	switch ev.Type {
+	case kind.InputDown:
+		t.mu.Lock()
+		t.pressed = ev.Button
+		t.mu.Unlock()
+		return nil
+	case kind.InputUp:
+		t.mu.Lock()
+		pressed := t.pressed
+		t.pressed = 0
+		t.mu.Unlock()
+		if pressed != ev.Button || ev.Button != 1 {
+			return nil
+		}
+		return t.t.ClickAt(ctx, at)
+	case kind.InputClick:
+		if ev.Button != 1 {
+			return target.Refuse(target.CodeBadRequest, "only the left button clicks in a tab from the live view")
+		}
+		return t.t.ClickAt(ctx, at)
+	case kind.InputWheel:
+		return t.t.Scroll(ctx, ev.DX*scrollStep, ev.DY*scrollStep, &at)
+	}
+	return target.Refuse(target.CodeBadRequest, "unknown input event %q", ev.Type)
+}
+
+// point maps an event's point of the picture to the viewport's CSS pixels.
+func (t *tab) point(ctx context.Context, ev kind.Input) (cdp.Point, error) {
+	at := cdp.Point{X: ev.X, Y: ev.Y}
+	if ev.PictureW <= 0 || ev.PictureH <= 0 {
+		return at, nil
+	}
+	if ev.X < 0 || ev.Y < 0 || ev.X >= float64(ev.PictureW) || ev.Y >= float64(ev.PictureH) {
+		return at, target.Refuse(target.CodeOutsideWindow, "%g,%g is outside the picture of the tab (%dx%d)", ev.X, ev.Y, ev.PictureW, ev.PictureH)
+	}
+	var vp struct{ W, H float64 }
+	if err := t.t.EvalInto(ctx, "({W: window.innerWidth, H: window.innerHeight})", &vp); err != nil {
+		return at, err
+	}
+	if vp.W <= 0 || vp.H <= 0 {
+		return at, nil
+	}
+	return cdp.Point{X: (ev.X + 0.5) * vp.W / float64(ev.PictureW), Y: (ev.Y + 0.5) * vp.H / float64(ev.PictureH)}, nil
+}
+
+// Close closes the tab.
+func (t *tab) Close(ctx context.Context) error {
+	err := t.c.CloseTab(ctx, t.t.ID())
+	if c := target.CodeOf(err); c == target.CodeTabGone || c == target.CodeUnknownTarget {
+		return nil
+	}
+	return err
+}
+
+func (t *tab) Navigate(ctx context.Context, url string) error { return t.t.Navigate(ctx, url) }
+func (t *tab) Back(ctx context.Context) error                 { return t.t.Back(ctx) }
+func (t *tab) Forward(ctx context.Context) error              { return t.t.Forward(ctx) }
+func (t *tab) Reload(ctx context.Context) error               { return t.t.Reload(ctx) }
+
+func (t *tab) Eval(ctx context.Context, expr string) (json.RawMessage, error) {
+	v, err := t.t.Eval(ctx, expr)
+	return json.RawMessage(v), err
+}
+
+func (t *tab) Wait(ctx context.Context, w kind.Wait) error {
+	return t.t.Wait(ctx, cdp.WaitFor{Selector: w.Selector, Text: w.Text, URL: w.URL})
+}
+
+func (t *tab) Text(ctx context.Context) (string, error) { return t.t.Text(ctx) }
+
+// browserContext is one of the pool's browser contexts as the tab kind's.
+type browserContext struct{ c *cdp.Context }
+
+// NewTab opens a blank tab. A tab that is gone before it was ever used
+// (seen once on a heavily loaded machine) is replaced once.
+func (b browserContext) NewTab(ctx context.Context) (kind.Target, error) {
+	t, err := b.c.NewTab(ctx, "")
+	if target.CodeOf(err) == target.CodeTabGone {
+		t, err = b.c.NewTab(ctx, "")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return newTab(t, b.c), nil
+}

@@ -1,0 +1,66 @@
+package kind
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Browser runs the browsers that tabs live in (package daemon/chromium): one
+// shared browser holding an ephemeral browser context per session, and one
+// browser per persistent profile.
+type Browser interface {
+	// Context returns the browser context key names, starting the browser
+	// it lives in when it is not running (lazily, and again after a
+	// crash). Starting one more browser than the ceiling allows is refused
+	// browser_limit. The browser counts as in use (never stopped as idle)
+	// until release is called.
+	Context(ctx context.Context, key BrowserKey) (c BrowserContext, release func(), err error)
+	// Release disposes of an ephemeral context (its tabs close, its
+	// cookies are gone). A profile's context is left alone: its browser
+	// stops when idle.
+	Release(ctx context.Context, key BrowserKey) error
+	// Running reports whether the browser of profile id is up ("" is the
+	// shared browser).
+	Running(profile string) bool
+	// Observe registers f, called (outside the backend's locks) whenever a
+	// browser started or stopped, so the daemon persists Record.
+	Observe(f func())
+	// Record names the browsers running now, for a restarted daemon's
+	// Reap.
+	Record() json.RawMessage
+	// Reap stops the browsers an earlier daemon left running, from its
+	// Record.
+	Reap(ctx context.Context, record json.RawMessage)
+	// Doctor says what this machine offers for browsers.
+	Doctor(ctx context.Context) []Check
+	// Close stops every browser and reaps its processes.
+	Close() error
+}
+
+// BrowserContext is one browser context: its own cookies, storage and tabs.
+type BrowserContext interface {
+	// NewTab opens a blank tab.
+	NewTab(ctx context.Context) (Target, error)
+}
+
+// BrowserKey names one browser context: an ephemeral one of a session (in
+// the shared browser), or a persistent profile's own.
+type BrowserKey struct {
+	Session string `json:"session"` // who asks (the ceiling's refusal names this session's own)
+	// Owner names an ephemeral context: the session, or session/handle for
+	// a child or own attachment. "" for a profile.
+	Owner   string `json:"owner,omitempty"`
+	Profile string `json:"profile,omitempty"` // a persistent profile's id (bp-…)
+	Label   string `json:"label,omitempty"`   // its label, for messages only
+	Dir     string `json:"dir,omitempty"`     // its user-data-dir
+	Headed  bool   `json:"headed,omitempty"`  // on one of our displays instead of headless
+	Display string `json:"display,omitempty"` // that display (":N") when Headed
+}
+
+// String is the key's identity: "p:<id>" or "e:<owner>".
+func (k BrowserKey) String() string {
+	if k.Profile != "" {
+		return "p:" + k.Profile
+	}
+	return "e:" + k.Owner
+}

@@ -1,0 +1,59 @@
+package kind
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// DisplayProvider is one sort of display where windows live (our own Xvfb;
+// later an Xpra display, the user's desktop), registered with the daemon
+// once. A new sort of display is a package that implements it and one line
+// where the daemon is put together.
+type DisplayProvider interface {
+	// Name is the word that picks it (open --display <name>) and names it
+	// in doctor and in answers ("xvfb").
+	Name() string
+	// Start brings up a new display. Its processes must outlive the
+	// daemon (a daemon killed with -9 finds them again through Reattach).
+	Start(ctx context.Context) (Display, error)
+	// Reattach finds a display an earlier daemon started, from the record
+	// it persisted. An error means the display is gone (and whatever was
+	// left of it has been stopped).
+	Reattach(ctx context.Context, record json.RawMessage) (Display, error)
+	// Doctor probes what this machine offers for such displays, started
+	// or not.
+	Doctor(ctx context.Context) []Check
+}
+
+// Display is one running display.
+type Display interface {
+	// Name is the display's name for people (":7").
+	Name() string
+	// Record is what the daemon persists to Reattach it and to stop it
+	// later.
+	Record() json.RawMessage
+	// Launch starts argv and returns its first mapped window. A program
+	// that does not exist is an app_not_found refusal with nothing left
+	// running.
+	Launch(ctx context.Context, argv []string) (Target, error)
+	// Window finds a window of this display again by its key (Info.Key),
+	// after a restart. A window that is gone, or whose application is, is
+	// window_gone.
+	Window(ctx context.Context, key string, pid int) (Target, error)
+	// Doctor probes the display: its server, its input and accessibility
+	// roads.
+	Doctor(ctx context.Context) []Check
+	// Healthy checks that the display's server and buses still answer.
+	Healthy(ctx context.Context) error
+	// Close stops the display and everything started on it.
+	Close() error
+}
+
+// Stacker is a display whose windows overlap with nobody to manage them: a
+// pointer event lands in the window on top at its point, and a grab shows
+// what is on screen, whoever drew it. The core raises a window (Raiser)
+// and checks it is on top before it acts there.
+type Stacker interface {
+	// Stack lists the top-level windows, bottom first.
+	Stack(ctx context.Context) ([]Info, error)
+}

@@ -1,0 +1,332 @@
+package native
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/vibespace/vibespace/atspi"
+	"github.com/vibespace/vibespace/capture"
+	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/target"
+	"github.com/vibespace/vibespace/x11"
+)
+
+// window is one top-level window of our display as a target: its tree
+// through AT-SPI, its input through XTEST (the display's one keyboard and
+// pointer), its pixels through x11.
+type window struct {
+	d   *display
+	id  x11.WindowID
+	pid int // the process that owns it
+
+	mu   sync.Mutex
+	last x11.Window // as Info last read it
+}
+
+var (
+	_ kind.Target  = (*window)(nil)
+	_ kind.Raiser  = (*window)(nil)
+	_ kind.Settler = (*window)(nil)
+)
+
+func (w *window) set(xw x11.Window) {
+	w.mu.Lock()
+	w.last = xw
+	w.mu.Unlock()
+}
+
+// seen is the window as Info last read it.
+func (w *window) seen() x11.Window {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.last
+}
+
+// Info reads the window from the X server; a window that is gone, or whose
+// application exited, is window_gone.
+func (w *window) Info(ctx context.Context) (kind.Info, error) {
+	xw, err := w.d.x.Window(ctx, w.id)
+	if err != nil {
+		return kind.Info{}, err
+	}
+	if !alive(w.pid) {
+		return kind.Info{}, target.Refuse(target.CodeWindowGone, "its application (pid %d) has exited", w.pid)
+	}
+	if xw.PID == 0 {
+		xw.PID = w.pid
+	}
+	w.set(xw)
+	return info(xw), nil
+}
+
+func (w *window) Probe(ctx context.Context) target.Probe { return w.d.probe(ctx, w.pid) }
+
+// hint is what finds the window's frame on the accessibility bus.
+func (w *window) hint() atspi.WindowHint {
+	i := info(w.seen())
+	return atspi.WindowHint{PID: w.pid, Title: i.Title, Bounds: i.Bounds}
+}
+
+// frame finds (once) the AT-SPI frame of the window.
+func (w *window) frame(ctx context.Context) (atspi.Object, error) {
+	d := w.d
+	d.mu.Lock()
+	o, ok := d.frames[w.id]
+	d.mu.Unlock()
+	if ok {
+		return o, nil
+	}
+	f, err := d.bus.FindFrame(ctx, w.hint())
+	if err != nil {
+		return atspi.Object{}, err
+	}
+	d.mu.Lock()
+	d.frames[w.id] = f.Object
+	d.onBus[w.pid] = true
+	d.mu.Unlock()
+	return f.Object, nil
+}
+
+// frameWait bounds how long Launch waits for an application's window to
+// appear on the accessibility bus.
+const frameWait = 10 * time.Second
+
+// waitFrame waits (bounded) until the window's frame is on the
+// accessibility bus, so that the first snapshot after open reads a whole
+// tree. An application that never registers (no accessibility support) is
+// not an error: its snapshot will say so.
+func (w *window) waitFrame(ctx context.Context) {
+	if w.d.bus == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, frameWait)
+	defer cancel()
+	for {
+		if _, err := w.frame(ctx); err == nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Snapshot walks the window's tree. An application that does not answer
+// gives a snapshot whose root is marked unreadable, not an error.
+func (w *window) Snapshot(ctx context.Context, refs *target.RefTable) (*target.Snapshot, error) {
+	d := w.d
+	if d.bus == nil {
+		return nil, target.Refuse(target.CodeNoTree, "the accessibility bus did not answer: %v", d.busErr)
+	}
+	title := w.seen().Title
+	wctx := ctx
+	if d.walkTimeout > 0 {
+		var cancel context.CancelFunc
+		wctx, cancel = context.WithTimeout(ctx, d.walkTimeout)
+		defer cancel()
+	}
+	root, err := w.frame(wctx)
+	if err != nil {
+		code := target.CodeOf(err)
+		if code == target.CodeTimeout || errors.Is(err, context.DeadlineExceeded) || code == target.CodeAppNotFound || code == target.CodeNoFrame {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			why := "the application did not answer in time"
+			switch code {
+			case target.CodeAppNotFound:
+				why = "the application is not on the accessibility bus (yet)"
+			case target.CodeNoFrame:
+				why = "the window has no accessible frame (yet)"
+			}
+			n := &target.Node{Role: "frame", Name: title, Unreadable: why}
+			return &target.Snapshot{Title: title, Root: n, Census: n.Count()}, nil
+		}
+		return nil, err
+	}
+	// The walk uses Cache.GetItems where the bridge has it: it is tested to
+	// give the same tree as asking every object, also right after launch
+	// (atspi TestFirstWalkAfterLaunch).
+	snap, err := d.bus.Walk(wctx, root, atspi.WalkOptions{Timeout: d.walkTimeout})
+	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
+		n := &target.Node{Role: "frame", Name: title, Unreadable: "the application did not answer in time"}
+		return &target.Snapshot{Title: title, Root: n, Census: n.Count()}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	snap.Title = title
+	return snap, nil
+}
+
+func (w *window) object(n kind.Node) (atspi.Object, error) {
+	if w.d.bus == nil {
+		return atspi.Object{}, target.Refuse(target.CodeNoTree, "the accessibility bus did not answer: %v", w.d.busErr)
+	}
+	return atspi.ParseKey(n.Key)
+}
+
+// Node reads one node's traits, fresh from the application.
+func (w *window) Node(ctx context.Context, n kind.Node) (target.NodeTraits, error) {
+	o, err := w.object(n)
+	if err != nil {
+		return target.NodeTraits{}, err
+	}
+	node, err := w.d.bus.Node(ctx, o)
+	if err != nil {
+		return target.NodeTraits{}, err
+	}
+	return target.TraitsOf(node), nil
+}
+
+// Act does the node's click-like action (never a coordinate click).
+func (w *window) Act(ctx context.Context, n kind.Node) error {
+	o, err := w.object(n)
+	if err != nil {
+		return err
+	}
+	_, err = w.d.bus.DoAction(ctx, o, "")
+	return err
+}
+
+// InsertText appends text at the end of the node's text (EditableText).
+func (w *window) InsertText(ctx context.Context, n kind.Node, text string) error {
+	o, err := w.object(n)
+	if err != nil {
+		return err
+	}
+	return w.d.bus.InsertText(ctx, o, -1, text)
+}
+
+// Focus focuses the node (Component.GrabFocus).
+func (w *window) Focus(ctx context.Context, n kind.Node) error {
+	o, err := w.object(n)
+	if err != nil {
+		return err
+	}
+	return w.d.bus.GrabFocus(ctx, o)
+}
+
+// root is a pixel of the window's picture in root coordinates, from where
+// Info last saw the window.
+func (w *window) root(p kind.Point) (int, int) {
+	g := w.seen().Geometry
+	return g.X + p.X, g.Y + p.Y
+}
+
+func (w *window) ClickAt(ctx context.Context, p kind.Point) error {
+	x, y := w.root(p)
+	return w.d.x.Click(ctx, x, y, x11.ButtonLeft, 1)
+}
+
+func (w *window) Scroll(ctx context.Context, at *kind.Point, dir string, steps int) error {
+	p := kind.Point{}
+	if at != nil {
+		p = *at
+	} else {
+		g := w.seen().Geometry
+		p = kind.Point{X: g.Width / 2, Y: g.Height / 2}
+	}
+	dx, dy := 0, 0
+	switch dir {
+	case "up":
+		dy = -steps
+	case "down":
+		dy = steps
+	case "left":
+		dx = -steps
+	case "right":
+		dx = steps
+	default:
+		return target.Refuse(target.CodeBadRequest, "scroll direction %q: use up, down, left or right", dir)
+	}
+	x, y := w.root(p)
+	return w.d.x.Scroll(ctx, x, y, dx, dy)
+}
+
+func (w *window) Key(ctx context.Context, c target.Chord) error { return w.d.x.Key(ctx, c) }
+func (w *window) Type(ctx context.Context, text string) error   { return w.d.x.Type(ctx, text) }
+
+// ReleaseAll releases every key and button held on the display.
+func (w *window) ReleaseAll(ctx context.Context) error { return w.d.x.ReleaseAll(ctx) }
+
+// Settle waits until the focused client has read the input sent so far.
+func (w *window) Settle(ctx context.Context) (bool, error) { return w.d.x.Settle(ctx) }
+
+// Raise raises the window and gives it the focus (x11's Focus does both).
+func (w *window) Raise(ctx context.Context) error { return w.d.x.Focus(ctx, w.id) }
+
+// Screenshot grabs the window's pixels as PNG (what is on screen there).
+func (w *window) Screenshot(ctx context.Context) ([]byte, error) {
+	cp, err := w.d.x.Capture(ctx, w.id)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := x11.EncodePNG(&buf, cp.Image); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Frames is a capture of the window at a fixed rate (capture.Window).
+func (w *window) Frames(ctx context.Context, o kind.FrameOptions) (target.FrameSource, error) {
+	return capture.NewWindow(w.d.x, w.id, capture.WindowOptions{FPS: o.FPS}), nil
+}
+
+// Input injects a person's event: the picture's point is the window's
+// origin plus the point (the picture is the window's own pixels); the core
+// raised the window first where the event needs it.
+func (w *window) Input(ctx context.Context, ev kind.Input) error {
+	x, y := w.root(kind.Point{X: int(ev.X), Y: int(ev.Y)})
+	xd := w.d.x
+	switch ev.Type {
+	case kind.InputMove:
+		return xd.Move(ctx, x, y)
+	case kind.InputDown:
+		return xd.ButtonDown(ctx, x, y, x11.Button(ev.Button))
+	case kind.InputUp:
+		return xd.ButtonUp(ctx, x, y, x11.Button(ev.Button))
+	case kind.InputClick:
+		return xd.Click(ctx, x, y, x11.Button(ev.Button), ev.Count)
+	case kind.InputWheel:
+		if ev.DY != 0 {
+			if err := xd.Scroll(ctx, x, y, 0, wheelSteps(ev.DY)); err != nil {
+				return err
+			}
+		}
+		if ev.DX != 0 {
+			return xd.Scroll(ctx, x, y, wheelSteps(ev.DX), 0)
+		}
+		return nil
+	case kind.InputKey:
+		return xd.Key(ctx, ev.Chord)
+	case kind.InputText:
+		return xd.Type(ctx, ev.Text)
+	}
+	return target.Refuse(target.CodeBadRequest, "unknown input event %q", ev.Type)
+}
+
+// wheelSteps turns a wheel delta into 1..10 scroll steps, keeping its sign.
+func wheelSteps(f float64) int {
+	n := min(max(int(abs(f)+0.5), 1), 10)
+	if f < 0 {
+		return -n
+	}
+	return n
+}
+
+func abs(f float64) float64 {
+	if f < 0 {
+		return -f
+	}
+	return f
+}
+
+// Close stops the window's application.
+func (w *window) Close(ctx context.Context) error { return w.d.stop(ctx, w.pid) }

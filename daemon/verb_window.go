@@ -1,0 +1,140 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/vibespace/vibespace/target"
+)
+
+// open starts an application on a display (Request.Display; the first
+// registered by default) and makes its first window a target, opened by
+// and leased to the caller.
+func (d *Daemon) open(ctx context.Context, c *call) Response {
+	req := c.req
+	if len(req.Argv) == 0 || strings.TrimSpace(req.Argv[0]) == "" {
+		return d.fail(c, target.Refuse(target.CodeBadRequest, "open needs an application, e.g. open gtk3-widget-factory"))
+	}
+	p, err := d.providerFor(req.Display)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	disp, err := d.ensureDisplay(ctx, p)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	kt, err := disp.d.Launch(ctx, req.Argv)
+	if _, refused := target.AsRefusal(err); err != nil && !refused && d.resetIfDead(ctx, disp) {
+		if disp, err = d.ensureDisplay(ctx, p); err == nil {
+			kt, err = disp.d.Launch(ctx, req.Argv)
+		}
+	}
+	if err != nil {
+		return d.fail(c, err)
+	}
+	info, err := kt.Info(ctx)
+	if err != nil {
+		kt.Close(context.WithoutCancel(ctx))
+		return d.fail(c, err)
+	}
+	d.mu.Lock()
+	d.next++
+	id := target.WindowID(d.next)
+	d.mu.Unlock()
+	rec := target.Target{
+		ID: id, Kind: target.KindWindow, Title: info.Title, App: filepath.Base(req.Argv[0]),
+		Origin: req.Session, Opened: d.cfg.Now().UTC(), PID: info.PID, Key: info.Key,
+		Display: disp.name, Exposure: []string{req.Session},
+	}
+	c.e = d.add(rec, kt, disp, nil, info)
+	did := fmt.Sprintf("opened %s (pid %d) on display %s (%s); you hold its lease", rec.App, info.PID, disp.d.Name(), disp.name)
+	return d.finish(c, Response{Did: did}, nil)
+}
+
+// closeTarget ends the target the caller holds: stops a window's
+// application (vibespace-browser closes tabs with tab close).
+func (d *Daemon) closeTarget(ctx context.Context, c *call) Response {
+	e := c.e
+	info := d.info(e)
+	if err := e.t.Close(ctx); err != nil {
+		return d.fail(c, err)
+	}
+	d.drop(e.id)
+	c.e = nil
+	resp := Response{Target: d.gone(info), Did: fmt.Sprintf("stopped %s (pid %d)", info.App, info.PID)}
+	return d.finish(c, resp, nil)
+}
+
+// handleOf looks up a window's handle for vibespace-window's lease words: a
+// tab's handle is refused wrong_kind, naming vibespace-browser.
+func (d *Daemon) handleOf(ctx context.Context, c *call) error {
+	if id, err := target.ParseID(c.req.Target); err == nil && id.Kind() != target.KindWindow {
+		return target.WrongKind(id, target.KindWindow.Words().CLI)
+	}
+	e, err := d.lookup(ctx, c.req)
+	c.e = e
+	return err
+}
+
+// attach takes the lease.
+func (d *Daemon) attach(ctx context.Context, c *call) Response {
+	if err := d.handleOf(ctx, c); err != nil {
+		return d.fail(c, err)
+	}
+	_, acquired, err := d.leases.Acquire(c.e.id, c.req.Session)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	did := "you already held its lease"
+	if acquired {
+		did = "took its lease"
+		d.persist()
+	}
+	return d.finish(c, Response{Did: did}, nil)
+}
+
+// detach drops the lease; the application keeps running.
+func (d *Daemon) detach(ctx context.Context, c *call) Response {
+	if err := d.handleOf(ctx, c); err != nil {
+		return d.fail(c, err)
+	}
+	_, released, err := d.leases.Release(c.e.id, c.req.Session)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	did := "you did not hold its lease; nothing changed"
+	if released {
+		did = "released its lease; the application keeps running"
+		d.persist()
+	}
+	return d.finish(c, Response{Did: did}, nil)
+}
+
+// share exposes a target to another session. Its opener or its holder may
+// share it.
+func (d *Daemon) share(ctx context.Context, c *call) Response {
+	if err := d.handleOf(ctx, c); err != nil {
+		return d.fail(c, err)
+	}
+	e, req := c.e, c.req
+	if req.With == "" {
+		return d.fail(c, target.Refuse(target.CodeBadRequest, "share needs --with <session>"))
+	}
+	l := d.leases.Get(e.id)
+	d.mu.Lock()
+	origin := e.rec.Origin
+	if req.Session != origin && req.Session != l.Holder {
+		d.mu.Unlock()
+		return d.fail(c, target.Refuse(target.CodeHeld, "only its opener (%s) or its holder may share %s", origin, e.id).With("origin", origin).With("holder", l.Holder))
+	}
+	changed := e.rec.Share(req.With)
+	d.mu.Unlock()
+	did := fmt.Sprintf("%s was already shared with %s", e.id, req.With)
+	if changed {
+		d.persist()
+		did = fmt.Sprintf("shared %s with session %s", e.id, req.With)
+	}
+	return d.finish(c, Response{Did: did}, nil)
+}
