@@ -283,6 +283,65 @@ func report(b *testing.B, r *row) {
 	b.ReportMetric(r.MemMB, "mem-MB")
 }
 
+// ours is what one of our rows is measured with, besides its codec and
+// link: the hub key of the target, how to open its source, where the
+// viewer's input goes, the page's own input count, and the rendering
+// browser's usage.
+type ours struct {
+	key        string
+	open       rtc.OpenFunc
+	input      func(hub *rtc.Hub, ev rtc.InputEvent)
+	inputsSeen func(context.Context) (int, error)
+	brow       func() usage
+	// sourceRate notes in the row the rate the pipeline encoded and sent
+	// at over its life: at most what the source delivered, whatever the
+	// link then let through.
+	sourceRate bool
+}
+
+// measureOurs measures one of our rows: an rtc.Hub of its own (its UDP
+// through the emulated link when poor) serves the target over WHEP at p on
+// srv, and the viewer page watches it over WebRTC and clicks over its input
+// DataChannel. The serving process is this one.
+func measureOurs(b *testing.B, ctx context.Context, vctx *cdp.Context, srv *server, p, name, codec string, poor bool, o ours) *row {
+	b.Helper()
+	ro := rtc.Options{NoH264: codec == "vp8"}
+	var shaped *shapedPacketConn
+	if poor {
+		inner, err := net.ListenPacket("udp4", "127.0.0.1:0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		shaped = newShapedPacketConn(inner)
+		mux := webrtc.NewICEUDPMux(logging.NewDefaultLoggerFactory().NewLogger("livebench"), shaped)
+		defer shaped.Close()
+		defer mux.Close()
+		ro.ICEUDPMux = mux
+	}
+	hub := rtc.New(ro)
+	defer hub.Close()
+	hub.OnInput(func(_, _ string, ev rtc.InputEvent) { o.input(hub, ev) })
+	srv.mux.Handle(p, hub.WHEP(func(*http.Request) (string, rtc.OpenFunc, error) {
+		return o.key, o.open, nil
+	}))
+	r := measure(b, ctx, vctx, spec{
+		name: name, codec: codec, poor: poor,
+		viewerURL: srv.URL + "/viewer.html?mode=rtc&codec=" + codec + "&src=" + url.QueryEscape(srv.URL+p),
+		click:     viewerClick, inputsSeen: o.inputsSeen, serve: selfUsage, brow: o.brow,
+	})
+	if shaped != nil {
+		r.Note = fmt.Sprintf("%d packets dropped by the link", shaped.dropped())
+	}
+	if st, ok := hub.Stats(o.key); ok {
+		if o.sourceRate {
+			rate := fmt.Sprintf("pipeline sent %.1f frames/s", float64(st.Frames)/time.Since(st.Started).Seconds())
+			r.Note = strings.Join(slices.DeleteFunc([]string{r.Note, rate}, func(s string) bool { return s == "" }), "; ")
+		}
+		b.Logf("%s: pipeline %dx%d, %d frames encoded, %d keyframes, encoder target %d bit/s", r.Name, st.Width, st.Height, st.Frames, st.Keyframes, st.Bitrate)
+	}
+	return r
+}
+
 // BenchmarkLiveView is the live view against its baselines, side by side
 // in one run on the same animated content (content.html: scrolling text, a
 // bouncing ball, a counter, and the measuring cells):
@@ -292,6 +351,9 @@ func report(b *testing.B, r *row) {
 //     watched by a headless Chromium over WebRTC;
 //   - jpegws: the same window, each capture encoded as a JPEG (quality 80)
 //     and sent as a binary WebSocket message, latest-wins;
+//   - vp8-tab and h264-tab: our rtc.Hub over capture.NewTab (a CDP
+//     screencast, the source of the daemon's tab kind) of the same page in
+//     a headless Chromium tab of ours, with agent-browser's viewport;
 //   - agent-browser: agent-browser's own JPEG stream of the same page in
 //     its headless tab.
 //
@@ -300,12 +362,16 @@ func report(b *testing.B, r *row) {
 // decodes the cells of every frame the moment it is decoded
 // (requestVideoFrameCallback for WebRTC, createImageBitmap for JPEG);
 // glass-to-glass is the viewer's clock minus the painted one (one machine,
-// one clock). Input → changed frame: for the window rows a click injected
-// with XTEST by the test at the block; for agent-browser its viewer's
-// input_mouse message. Server CPU is our process for ours and jpegws, the
-// daemon for agent-browser; the rendering browser's CPU is given apart
-// (agent-browser's Chromium also captures and encodes its JPEGs). Memory is
-// the serving processes' PSS growth while watched.
+// one clock). Input → changed frame: for the window rows the viewer's
+// click at the block injected with XTEST; for our tab rows that click
+// delivered to the tab as a CDP click, mapped from picture to CSS pixels
+// as the daemon maps it; for agent-browser its viewer's input_mouse
+// message. Server CPU is our process for ours and jpegws, the daemon for
+// agent-browser; the rendering browser's CPU is given apart (agent-browser's
+// Chromium, and ours for the tab rows, also captures and encodes the
+// screencast's JPEGs). Memory is the serving processes' PSS growth while
+// watched. One content browser runs at a time: the window's, then our
+// tab's, then agent-browser's.
 func BenchmarkLiveView(b *testing.B) {
 	testenv.NeedIntegration(b, "chromium")
 	if !rtc.VP8Available() {
@@ -403,43 +469,57 @@ func BenchmarkLiveView(b *testing.B) {
 		})
 		for _, codec := range codecs {
 			run(codec+"-window-"+suffix, func(b *testing.B) *row {
-				o := rtc.Options{NoH264: codec == "vp8"}
-				var shaped *shapedPacketConn
-				if poor {
-					inner, err := net.ListenPacket("udp4", "127.0.0.1:0")
-					if err != nil {
-						b.Fatal(err)
-					}
-					shaped = newShapedPacketConn(inner)
-					mux := webrtc.NewICEUDPMux(logging.NewDefaultLoggerFactory().NewLogger("livebench"), shaped)
-					defer shaped.Close()
-					defer mux.Close()
-					o.ICEUDPMux = mux
-				}
-				hub := rtc.New(o)
-				defer hub.Close()
-				hub.OnInput(func(_, _ string, ev rtc.InputEvent) { winInput(ev) })
-				p := path("whep")
-				srv.mux.Handle(p, hub.WHEP(func(*http.Request) (string, rtc.OpenFunc, error) {
-					return "win", func(context.Context) (capture.Source, error) { return openWin(), nil }, nil
-				}))
-				r := measure(b, ctx, vctx, spec{
-					name: codec + "-window-" + suffix, codec: codec, poor: poor,
-					viewerURL: srv.URL + "/viewer.html?mode=rtc&codec=" + codec + "&src=" + url.QueryEscape(srv.URL+p),
-					click:     viewerClick, inputsSeen: winSeen, serve: selfUsage, brow: browUsage,
+				return measureOurs(b, ctx, vctx, srv, path("whep"), codec+"-window-"+suffix, codec, poor, ours{
+					key:        "win",
+					open:       func(context.Context) (capture.Source, error) { return openWin(), nil },
+					input:      func(_ *rtc.Hub, ev rtc.InputEvent) { winInput(ev) },
+					inputsSeen: winSeen, brow: browUsage,
 				})
-				if shaped != nil {
-					r.Note = fmt.Sprintf("%d packets dropped by the link", shaped.dropped())
-				}
-				if st, ok := hub.Stats("win"); ok {
-					b.Logf("%s: pipeline %dx%d, %d frames encoded, %d keyframes, encoder target %d bit/s", r.Name, st.Width, st.Height, st.Frames, st.Keyframes, st.Bitrate)
-				}
-				return r
 			})
 		}
 	}
 	if err := content.Close(); err != nil {
 		b.Errorf("content browser: %v", err)
+	}
+
+	// Our tab rows: the same page in a headless tab of our own, its pixels
+	// from the screencast the daemon's tab kind uses (capture.Tab), into
+	// our hub as the window rows. Its browser is closed before
+	// agent-browser's starts, as the window's was: one content browser
+	// renders at a time.
+	tabBrowser, tab := openContentTab(b, ctx, srv.URL+"/content.html")
+	tabSeen := func(ctx context.Context) (int, error) {
+		var n int
+		err := tab.EvalInto(ctx, "window.inputs", &n)
+		return n, err
+	}
+	tabBrowUsage := func() usage { return procsUsage(cdp.GroupProcesses(tabBrowser.PID())) }
+	// As for the window: logged to the whole benchmark, which outlives a
+	// click still being delivered when its row ends.
+	tabInput := tabClicker(b, ctx, tab, "tab")
+	openTab := func(context.Context) (capture.Source, error) {
+		src, err := capture.NewTab(tab, capture.TabOptions{FPS: captureFPS})
+		if err != nil {
+			return nil, err
+		}
+		return src, nil
+	}
+	for _, poor := range []bool{false, true} {
+		suffix := "loopback"
+		if poor {
+			suffix = "poor-link"
+		}
+		for _, codec := range codecs {
+			run(codec+"-tab-"+suffix, func(b *testing.B) *row {
+				return measureOurs(b, ctx, vctx, srv, path("whep"), codec+"-tab-"+suffix, codec, poor, ours{
+					key: "tab", open: openTab, input: tabInput,
+					inputsSeen: tabSeen, brow: tabBrowUsage, sourceRate: true,
+				})
+			})
+		}
+	}
+	if err := tabBrowser.Close(); err != nil {
+		b.Errorf("content tab browser: %v", err)
 	}
 
 	// The tab rows: agent-browser's own stream of the same page.
@@ -475,6 +555,17 @@ func BenchmarkLiveView(b *testing.B) {
 			b.ReportMetric(r.Bytes/base.Bytes, n+"-bytes/jpegws")
 			if base.FPS > 0 {
 				b.ReportMetric(r.FPS/base.FPS, n+"-fps/jpegws")
+			}
+		}
+		// Our tab rows against agent-browser's tab of the same page on
+		// the same link.
+		for _, n := range order {
+			r, base := rows[n], abBaseline(rows, n)
+			if base == nil {
+				continue
+			}
+			for _, q := range tabRatios(r, base) {
+				b.ReportMetric(q.v, n+"-"+q.what+"/agent-browser")
 			}
 		}
 		// A benchmark's log is cut to a few lines unless -v: the table
@@ -544,6 +635,39 @@ func openContentWindow(b *testing.B, ctx context.Context, d *testenv.Desktop, di
 	}
 }
 
+// abBaseline is the agent-browser row on the same link as our tab row n
+// ("<codec>-tab-<link>"); nil if n is not one of our tab rows or that row
+// was not measured.
+func abBaseline(rows map[string]*row, n string) *row {
+	codec, link, ok := strings.Cut(n, "-tab-")
+	if !ok || codec == "agent-browser" || rows[n] == nil {
+		return nil
+	}
+	return rows["agent-browser-tab-"+link]
+}
+
+// ratio is one figure of ours over the baseline's.
+type ratio struct {
+	what string
+	v    float64
+}
+
+// tabRatios are r's bytes/s, frames/s and glass-to-glass p50 over base's,
+// those that base has a figure for.
+func tabRatios(r, base *row) []ratio {
+	var out []ratio
+	if base.Bytes > 0 {
+		out = append(out, ratio{"bytes", r.Bytes / base.Bytes})
+	}
+	if base.FPS > 0 {
+		out = append(out, ratio{"fps", r.FPS / base.FPS})
+	}
+	if ours, theirs := pct(r.G2G, 50), pct(base.G2G, 50); !math.IsNaN(ours) && theirs > 0 {
+		out = append(out, ratio{"g2g-p50", ours / theirs})
+	}
+	return out
+}
+
 // table lays the rows out and checks the goals (reported, not asserted).
 func table(rows map[string]*row, order []string) string {
 	var sb strings.Builder
@@ -575,7 +699,9 @@ func table(rows map[string]*row, order []string) string {
 			continue
 		}
 		if strings.HasSuffix(n, "-loopback") {
-			if jl != nil && jl.Bytes > 0 {
+			// A tab row's baseline is agent-browser's tab, not the
+			// window's JPEG stream.
+			if jl != nil && jl.Bytes > 0 && abBaseline(rows, n) == nil {
 				goal(r.Bytes <= jl.Bytes/10 && r.FPS >= jl.FPS, "%s: %.3f× jpegws's bytes/s (≤ 0.1) at %.1f fps vs its %.1f (≥)", n, r.Bytes/jl.Bytes, r.FPS, jl.FPS)
 			}
 			if ab := rows["agent-browser-tab-loopback"]; ab != nil && ab.Bytes > 0 {
@@ -591,10 +717,28 @@ func table(rows map[string]*row, order []string) string {
 			goal(r.FPS >= 15 && pct(r.G2G, 95) <= 400, "%s (baseline): %.1f fps (≥ 15), p95 %.0f ms (≤ 400 ms)", r.Name, r.FPS, pct(r.G2G, 95))
 		}
 	}
+	var ratios []string
+	for _, n := range order {
+		base := abBaseline(rows, n)
+		if base == nil {
+			continue
+		}
+		var parts []string
+		for _, q := range tabRatios(rows[n], base) {
+			parts = append(parts, fmt.Sprintf("%s %.3f×", q.what, q.v))
+		}
+		ratios = append(ratios, fmt.Sprintf("  %s / %s: %s\n", n, base.Name, strings.Join(parts, ", ")))
+	}
+	if len(ratios) > 0 {
+		sb.WriteString("ours-tab / agent-browser-tab (same page, same picture size, same link):\n")
+		sb.WriteString(strings.Join(ratios, ""))
+	}
 	sb.WriteString("input p50 = ms from the viewer page sending a click at the block to the first frame showing it; then seen-in-video/counted-by-page/sent;\n" +
-		"  ours: over the viewer's \"input\" DataChannel to XTEST; jpegws: a WebSocket text message to XTEST; agent-browser: its input_mouse messages;\n" +
-		"serve% = CPU of the serving process (ours: this test process, which also runs the JPEG server; agent-browser: its daemon), % of one core;\n" +
-		"brow% = CPU of the Chromium rendering the content (for agent-browser it also captures and JPEG-encodes the stream);\n" +
+		"  ours (window): over the viewer's \"input\" DataChannel to XTEST; ours (tab): over that DataChannel to a CDP click (Input.dispatchMouseEvent) at the\n" +
+		"  picture point scaled to CSS pixels by innerWidth/picture width; jpegws: a WebSocket text message to XTEST; agent-browser: its input_mouse messages;\n" +
+		"serve% = CPU of the serving process (ours: this test process, which also runs the JPEG server, and for a tab decodes the screencast's JPEGs;\n" +
+		"  agent-browser: its daemon), % of one core;\n" +
+		"brow% = CPU of the Chromium rendering the content (for agent-browser, and for our tab rows, it also captures and JPEG-encodes the screencast);\n" +
 		"total% = serve% + brow%, the like-for-like figure (capture of a window also costs the X server, not counted);\n" +
 		"mem MB = growth of the serving processes' PSS from before the viewer joined to the end of the window (agent-browser: daemon only).\n" +
 		"The machine is shared and noisy (2 cores): rerun quiet for figures to quote.\n")
