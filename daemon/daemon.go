@@ -162,8 +162,8 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 		if n := t.ID.Number(); n > d.next {
 			d.next = n // never reuse a number, even of a dropped target
 		}
-		if t.ID.Kind() != target.KindWindow {
-			continue // tabs die with the daemon's browser contexts
+		if t.Display == "" {
+			continue // a target on no display (a tab) dies with the daemon's browser contexts
 		}
 		disp := d.displays[t.Display]
 		if disp == nil || t.Key == "" {

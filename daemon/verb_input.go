@@ -102,7 +102,7 @@ func (d *Daemon) click(ctx context.Context, c *call) Response {
 		return d.fail(c, cap.Err())
 	}
 	c.road = cap.Road
-	if err := d.leases.Check(e.id, req.Session); err != nil {
+	if err := d.still(e, req.Session); err != nil {
 		return d.fail(c, err)
 	}
 	if err := e.t.Act(ctx, n); err != nil {
@@ -157,7 +157,7 @@ func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb ta
 		return d.fail(c, err)
 	}
 	defer unstack()
-	if err := d.leases.Check(e.id, req.Session); err != nil {
+	if err := d.still(e, req.Session); err != nil {
 		return d.fail(c, err)
 	}
 	// The event goes to whichever window is on top there: raise it first.
@@ -248,7 +248,7 @@ func (d *Daemon) inject(ctx context.Context, c *call, f func(context.Context) er
 		return err
 	}
 	defer release()
-	if err := d.leases.Check(e.id, c.req.Session); err != nil {
+	if err := d.still(e, c.req.Session); err != nil {
 		return err
 	}
 	unstack, err := d.stacking(ctx, e)
@@ -317,7 +317,7 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 			return d.fail(c, err)
 		}
 		defer end()
-		if err := d.leases.Check(e.id, req.Session); err != nil {
+		if err := d.still(e, req.Session); err != nil {
 			return d.fail(c, err)
 		}
 		if err := e.t.InsertText(ctx, node, req.Text); err != nil {
@@ -338,11 +338,18 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 			if i := byteIndexOfRune(rest, typeChunk); i > 0 {
 				chunk = rest[:i]
 			}
-			if err := d.leases.Check(e.id, req.Session); err != nil {
+			if err := d.still(e, req.Session); err != nil {
 				return err
 			}
+			// Keys sent to a window that went go to whatever has the
+			// focus then: the target must still be there for each chunk.
+			if typed > 0 {
+				if _, err := d.refresh(ctx, e); err != nil {
+					return err
+				}
+			}
 			if err := e.t.Type(ctx, chunk); err != nil {
-				if lerr := d.leases.Check(e.id, req.Session); lerr != nil {
+				if lerr := d.still(e, req.Session); lerr != nil {
 					return lerr
 				}
 				return err
@@ -395,7 +402,7 @@ func (d *Daemon) fill(ctx context.Context, c *call) Response {
 		return d.fail(c, err)
 	}
 	defer end()
-	if err := d.leases.Check(e.id, req.Session); err != nil {
+	if err := d.still(e, req.Session); err != nil {
 		return d.fail(c, err)
 	}
 	if err := f.Fill(ctx, node, req.Text); err != nil {

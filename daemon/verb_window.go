@@ -67,17 +67,6 @@ func (d *Daemon) closeTarget(ctx context.Context, c *call) Response {
 	return d.finish(c, resp, nil)
 }
 
-// handleOf looks up a window's handle for vibespace-window's lease words: a
-// tab's handle is refused wrong_kind, naming vibespace-browser.
-func (d *Daemon) handleOf(ctx context.Context, c *call) error {
-	if id, err := target.ParseID(c.req.Target); err == nil && id.Kind() != target.KindWindow {
-		return target.WrongKind(id, target.KindWindow.Words().CLI)
-	}
-	e, err := d.lookup(ctx, c.req)
-	c.e = e
-	return err
-}
-
 // attach takes the lease.
 func (d *Daemon) attach(ctx context.Context, c *call) Response {
 	if err := d.handleOf(ctx, c); err != nil {

@@ -183,18 +183,25 @@ func (d *Daemon) guarded(ctx context.Context, def verbDef, req Request) (resp Re
 }
 
 // reachHandle reaches the window of the request's handle for an agent verb:
-// its kind, the caller's exposure, a fresh read of it, then its lease
-// (window_paused while the user drives, held while another session does).
+// its kind, the caller's exposure, a fresh read of it (handleOf), then its
+// lease (window_paused while the user drives, held while another session
+// does).
 func (d *Daemon) reachHandle(ctx context.Context, c *call) error {
+	if err := d.handleOf(ctx, c); err != nil {
+		return err
+	}
+	return d.take(c)
+}
+
+// handleOf looks up the window of the request's handle, as vibespace-window
+// names it: a tab's handle is refused wrong_kind, naming vibespace-browser.
+func (d *Daemon) handleOf(ctx context.Context, c *call) error {
 	if id, err := target.ParseID(c.req.Target); err == nil && id.Kind() != target.KindWindow {
 		return target.WrongKind(id, target.KindWindow.Words().CLI)
 	}
 	e, err := d.lookup(ctx, c.req)
-	if err != nil {
-		return err
-	}
 	c.e = e
-	return d.take(c)
+	return err
 }
 
 // take takes the lease of c's target for an agent verb, persisting a lease
@@ -310,7 +317,7 @@ func (d *Daemon) cut(ctx context.Context, e *entry, session string, err error) e
 		return nil
 	}
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
-		if lerr := d.leases.Check(e.id, session); lerr != nil {
+		if lerr := d.still(e, session); lerr != nil {
 			if r, ok := target.AsRefusal(lerr); ok {
 				return r.With("partial", true)
 			}
@@ -320,6 +327,17 @@ func (d *Daemon) cut(ctx context.Context, e *entry, session string, err error) e
 		d.drop(e.id)
 	}
 	return err
+}
+
+// still checks, between the steps of a verb, that e is still there and
+// still the session's to drive: a target dropped meanwhile (it closed, its
+// application exited) is refused by its kind's gone code; a lease that
+// changed (a takeover, a release) by the lease's refusal.
+func (d *Daemon) still(e *entry, session string) error {
+	if d.entryOf(e.id) != e {
+		return target.Refuse(e.words().Gone, "%s went away while this verb ran", e.id).With("target", string(e.id))
+	}
+	return d.leases.Check(e.id, session)
 }
 
 // refusal turns err into a failed answer.

@@ -11,6 +11,7 @@ func TestDecide(t *testing.T) {
 	disabled := &NodeTraits{Role: "text", Name: "Disabled", Interfaces: []string{"EditableText"}, Editable: true}
 	readonly := &NodeTraits{Role: "text", Interfaces: []string{"EditableText"}, Sensitive: true}
 	focusOnly := &NodeTraits{Role: "terminal", Interfaces: []string{"Component"}, Sensitive: true, Focusable: true}
+	page := Probe{Tree: true, TreeVia: "the page's tree", Injection: "cdp", Capture: true, NodeInput: true}
 	tests := []struct {
 		name string
 		verb Verb
@@ -46,6 +47,13 @@ func TestDecide(t *testing.T) {
 		{"scroll", VerbScroll, full, nil, RoadPoint, ""},
 		{"scroll, no injection", VerbScroll, none, nil, "", CodeNoInjectionBackend},
 		{"unknown verb", Verb("dance"), full, nil, "", CodeBadRequest},
+		// A target whose nodes are reached by input at the node (a tab):
+		// the backend checks each node itself; no traits are needed, and
+		// without injection there is no road.
+		{"click @ref by input at the node", VerbClickRef, page, nil, RoadPoint, ""},
+		{"click @ref by input, no injection", VerbClickRef, Probe{Tree: true, NodeInput: true, InjectionWhy: "the tab has closed"}, nil, "", CodeNoInjectionBackend},
+		{"type @ref by input at the node", VerbTypeRef, page, nil, RoadKeys, ""},
+		{"type @ref by input, traits ignored", VerbTypeRef, page, label, RoadKeys, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -60,6 +68,42 @@ func TestDecide(t *testing.T) {
 				t.Fatal("every answer carries a reason")
 			}
 		})
+	}
+}
+
+// Capabilities answers every verb once, in words the probe gives, for a
+// window (the tree road per node) and a page (input at the node).
+func TestCapabilities(t *testing.T) {
+	window := Capabilities(Probe{Tree: true, TreeVia: "the AT-SPI tree", Injection: "xtest", Capture: true})
+	page := Capabilities(Probe{Tree: true, TreeVia: "the page's tree", Injection: "cdp", Capture: true, CaptureVia: "the viewport", NodeInput: true})
+	noTree := Capabilities(Probe{TreeWhy: "not on the bus", Injection: "xtest", Capture: true})
+	road := func(cs []Capability) map[Verb]Road {
+		m := map[Verb]Road{}
+		for _, c := range cs {
+			if c.Why == "" {
+				t.Errorf("%s: no reason", c.Verb)
+			}
+			m[c.Verb] = c.Road
+		}
+		return m
+	}
+	w, p, n := road(window), road(page), road(noTree)
+	if len(w) != 8 || len(p) != 8 || len(n) != 8 {
+		t.Fatalf("verbs: %d %d %d", len(w), len(p), len(n))
+	}
+	if w[VerbClickRef] != RoadTree || w[VerbTypeRef] != RoadTree || w[VerbSnapshot] != RoadTree {
+		t.Errorf("window %v", w)
+	}
+	if p[VerbClickRef] != RoadPoint || p[VerbTypeRef] != RoadKeys || p[VerbSnapshot] != RoadTree {
+		t.Errorf("page %v", p)
+	}
+	if n[VerbClickRef] != RoadNone || n[VerbSnapshot] != RoadNone || n[VerbKey] != RoadKeys {
+		t.Errorf("no tree %v", n)
+	}
+	for _, c := range page {
+		if c.Verb == VerbScreenshot && c.Why != "the viewport" {
+			t.Errorf("the probe's words are not used: %q", c.Why)
+		}
 	}
 }
 

@@ -1,6 +1,9 @@
 package target
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParseID(t *testing.T) {
 	for _, s := range []string{"win:1", "win:42", "tab:ABC123"} {
@@ -8,13 +11,47 @@ func TestParseID(t *testing.T) {
 			t.Errorf("ParseID(%q) = %q, %v", s, id, err)
 		}
 	}
-	for _, s := range []string{"", "win:", "win:0", "win:-1", "win:01", "win:x", "1", "tab:", "tab:a b", "door:1"} {
+	for _, s := range []string{"", "win:", "win:0", "win:-1", "win:01", "win:x", "1", "tab:", "tab:a b", "door:1", "tab:win:1", "tab:tab:X"} {
 		if _, err := ParseID(s); CodeOf(err) != CodeUnknownTarget {
 			t.Errorf("ParseID(%q) err = %v, want unknown_target", s, err)
 		}
 	}
 	if WindowID(7).Number() != 7 || WindowID(7).Kind() != KindWindow || ID("tab:x").Kind() != KindTab {
 		t.Fatal("ID accessors")
+	}
+}
+
+// Every kind has one row of words, and a handle of one kind given to the
+// other's command line is refused wrong_kind naming the command line that
+// addresses it.
+func TestKindWordsAndWrongKind(t *testing.T) {
+	for _, k := range []Kind{KindWindow, KindTab} {
+		w := k.Words()
+		if w.Kind != k || w.Prefix == "" || w.CLI == "" || w.Noun == "" || w.Paused == "" || w.Gone == "" || w.Handles == "" {
+			t.Errorf("%s: incomplete words %+v", k, w)
+		}
+	}
+	if KindWindow.Words().Gone != CodeWindowGone || KindTab.Words().Paused != CodeBrowserPaused {
+		t.Fatal("the kinds' codes")
+	}
+	if (Kind("door")).Words().CLI != "" {
+		t.Fatal("an unknown kind has no words")
+	}
+	for _, tc := range []struct {
+		id       ID
+		from, to string
+	}{
+		{"tab:AB12", "vibespace-window", "vibespace-browser"},
+		{"win:3", "vibespace-browser", "vibespace-window"},
+	} {
+		r := WrongKind(tc.id, tc.from)
+		if r.Code != CodeWrongKind || r.Facts["use"] != tc.to || r.Facts["target"] != string(tc.id) ||
+			!strings.Contains(r.Message, tc.to) || !strings.Contains(r.Message, tc.from) {
+			t.Errorf("WrongKind(%s, %s) = %v", tc.id, tc.from, r)
+		}
+	}
+	if TabID("AB12") != "tab:AB12" || TabID("AB12").Kind() != KindTab {
+		t.Fatal("TabID")
 	}
 }
 

@@ -17,7 +17,8 @@ import (
 // Which fields are set depends on Type:
 //
 //	ready      XID (the main window), PID
-//	click      Widget (a push button: "alpha", "beta", "open-dialog", "slow", "dialog-close")
+//	click      Widget (a push button: "alpha", "beta", "open-dialog", "slow", "doomed", "dialog-close")
+//	removed    Widget "doomed": the button removed itself after its click
 //	slow-done  Widget "slow", 3 s after its click, when the main loop runs again
 //	toggled    Widget "check", Active
 //	key        Widget (focused, "" if none), Keysym (GDK's name: "a", "Return", "U+20AC"),

@@ -1,0 +1,355 @@
+package conformance_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"sort"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/chromium"
+	"github.com/vibespace/vibespace/daemon/daemontest"
+	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/native"
+	"github.com/vibespace/vibespace/target"
+	"github.com/vibespace/vibespace/testenv"
+)
+
+// event is one thing the application itself says it received, the same
+// shape for every kind: the fixture's log line, the page's report.
+type event struct {
+	Type   string `json:"type"`   // click, text, key, scroll, removed, ready
+	Widget string `json:"widget"` // alpha, entry, doomed, …
+	// Text is a field's whole value after a change, a key's name, a
+	// scroll's direction.
+	Text string `json:"text"`
+}
+
+// oracle is the application's own record of what it received.
+type oracle interface {
+	// events is everything received so far, in order.
+	events() []event
+}
+
+// subject is one target of one kind, driven as its own command line drives
+// it, with the application's own oracle.
+type subject struct {
+	name    string
+	kind    target.Kind
+	sv      *daemontest.Served
+	session string
+	id      target.ID
+	app     oracle
+	// ask fills a request as the kind's command line sends it: a window's
+	// handle (vibespace-window), or "browser.<word>" on the current tab.
+	ask func(daemon.Request) daemon.Request
+	// wrongKind is the other command line's word naming this target's
+	// handle; wrongCLI the command line its refusal must name.
+	wrongKind daemon.Request
+	wrongCLI  string
+	// alphaAt is the centre of the Alpha button in the target's own
+	// pixels (what --at takes).
+	alphaAt func(t *testing.T) daemon.Point
+	// alive says whether the application still runs and answers.
+	alive func(t *testing.T) bool
+	// vanish makes the target go away as it would by itself: the
+	// application is killed, the tab is closed.
+	vanish func(t *testing.T)
+	// afterGone is the refusal of the kind's next verb once the target
+	// went (its handle names nothing; the browser has no current tab).
+	afterGone target.Code
+}
+
+func (s *subject) call(t *testing.T, r daemon.Request) daemon.Response {
+	t.Helper()
+	r.Session = s.session
+	return s.sv.Call(t, s.ask(r))
+}
+
+func (s *subject) ok(t *testing.T, r daemon.Request) daemon.Response {
+	t.Helper()
+	resp := s.call(t, r)
+	if !resp.OK {
+		t.Fatalf("%s: %s [%s] %v", r.Verb, resp.Message, resp.Code, resp.Facts)
+	}
+	return resp
+}
+
+func (s *subject) refused(t *testing.T, r daemon.Request, code target.Code) daemon.Response {
+	t.Helper()
+	resp := s.call(t, r)
+	if resp.OK || resp.Code != code {
+		t.Fatalf("%s: ok=%v %s [%s] %v, want %s", r.Verb, resp.OK, resp.Message, resp.Code, resp.Facts, code)
+	}
+	return resp
+}
+
+// mark is where the application's record is now.
+func (s *subject) mark() int { return len(s.app.events()) }
+
+// wait waits until the application records an event matching from index
+// from on, and returns it.
+func (s *subject) wait(t *testing.T, from int, what string, match func(event) bool) event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	for {
+		evs := s.app.events()
+		for _, e := range evs[min(from, len(evs)):] {
+			if match(e) {
+				return e
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: the application never reported %s (it reported %+v)", s.name, what, evs[min(from, len(evs)):])
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// none checks that the application recorded nothing of type from from on,
+// after giving it a moment.
+func (s *subject) none(t *testing.T, from int, types ...string) {
+	t.Helper()
+	time.Sleep(300 * time.Millisecond)
+	evs := s.app.events()
+	for _, e := range evs[min(from, len(evs)):] {
+		if slices.Contains(types, e.Type) {
+			t.Fatalf("%s: the application received %+v", s.name, e)
+		}
+	}
+}
+
+// keys counts the key events the application received from index from on.
+func (s *subject) keys(from int) int {
+	n := 0
+	evs := s.app.events()
+	for _, e := range evs[min(from, len(evs)):] {
+		if e.Type == "key" {
+			n++
+		}
+	}
+	return n
+}
+
+// ref finds the ref of the first node of one of roles named name in the
+// target's JSON snapshot.
+func (s *subject) ref(t *testing.T, name string, roles ...string) string {
+	t.Helper()
+	snap := s.ok(t, daemon.Request{Verb: "snapshot", JSON: true}).Snapshot
+	n := snap.Root.Find(func(n *target.Node) bool { return n.Name == name && slices.Contains(roles, n.Role) && n.Ref != "" })
+	if n == nil {
+		t.Fatalf("%s: no %v %q with a ref in:\n%s", s.name, roles, name, snap.Text())
+	}
+	return n.Ref
+}
+
+// ---- the daemon ------------------------------------------------------------
+
+// suite is one daemon with every kind registered, as the daemon command
+// registers them.
+type suite struct {
+	sv   *daemontest.Served
+	pool *chromium.Pool
+}
+
+func newSuite(t *testing.T) *suite {
+	t.Helper()
+	testenv.NeedIntegration(t, "chromium")
+	dir := t.TempDir()
+	pool := chromium.New(chromium.Options{StartTimeout: 60 * time.Second})
+	t.Cleanup(func() { pool.Close() })
+	sv := daemontest.Start(t, daemon.Config{
+		StateDir: dir, SocketPath: filepath.Join(dir, "run", "d.sock"),
+		Displays: []kind.DisplayProvider{native.Xvfb(native.Options{Logf: t.Logf})},
+		Browser:  pool, VerbTimeout: 30 * time.Second, IdleHandback: -1,
+	})
+	return &suite{sv: sv, pool: pool}
+}
+
+// ---- a window on our Xvfb --------------------------------------------------
+
+type fixtureOracle struct{ log *testenv.FixtureLog }
+
+func (o fixtureOracle) events() []event {
+	evs, _ := o.log.Events()
+	out := make([]event, 0, len(evs))
+	for _, e := range evs {
+		ev := event{Type: e.Type, Widget: e.Widget, Text: e.Text}
+		switch e.Type {
+		case "key":
+			ev.Text = e.Keysym
+		case "scroll":
+			ev.Text = e.Direction
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// windowSubject opens the GTK fixture on our Xvfb as session.
+func (st *suite) windowSubject(t *testing.T, session string) *subject {
+	t.Helper()
+	script, err := filepath.Abs(filepath.Join("..", "..", "testenv", "fixture", "fixture.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(t.TempDir(), "fixture.jsonl")
+	resp := st.sv.OK(t, daemon.Request{Verb: "open", Session: session, Argv: []string{testenv.FixturePython, script, "--log", logPath}})
+	flog := testenv.OpenFixtureLog(logPath)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if _, err := flog.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "ready" }); err != nil {
+		t.Fatal(err)
+	}
+	id, pid := resp.Target.ID, resp.Target.PID
+	s := &subject{
+		name: "window", kind: target.KindWindow, sv: st.sv, session: session, id: id, app: fixtureOracle{flog},
+		ask:       func(r daemon.Request) daemon.Request { r.Target = string(id); return r },
+		wrongKind: daemon.Request{Verb: "browser.tab", Action: "select", Target: string(id)},
+		wrongCLI:  "vibespace-window",
+		alive: func(t *testing.T) bool {
+			return syscall.Kill(pid, 0) == nil && st.sv.Call(t, daemon.Request{Verb: "list", Session: session}).OK
+		},
+		vanish:    func(t *testing.T) { syscall.Kill(pid, syscall.SIGKILL) },
+		afterGone: target.CodeUnknownTarget,
+	}
+	s.alphaAt = func(t *testing.T) daemon.Point {
+		snap := s.ok(t, daemon.Request{Verb: "snapshot", JSON: true}).Snapshot
+		n := snap.Root.Find(func(n *target.Node) bool { return n.Role == "push button" && n.Name == "Alpha" })
+		shot := s.ok(t, daemon.Request{Verb: "screenshot"})
+		if n == nil || n.Bounds == nil || shot.Bounds == nil {
+			t.Fatalf("no bounds of Alpha or of the window")
+		}
+		return daemon.Point{X: n.Bounds.X - shot.Bounds.X + n.Bounds.W/2, Y: n.Bounds.Y - shot.Bounds.Y + n.Bounds.H/2}
+	}
+	return s
+}
+
+// ---- a tab of the shared browser --------------------------------------------
+
+// page serves the suite's page and keeps what it reports, in its own order.
+type page struct {
+	*httptest.Server
+	mu      sync.Mutex
+	reports map[int]event // by the page's own sequence number
+	alpha   daemon.Point  // Alpha's centre, as the page measured it
+}
+
+func (p *page) events() []event {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	seqs := make([]int, 0, len(p.reports))
+	for s := range p.reports {
+		seqs = append(seqs, s)
+	}
+	sort.Ints(seqs)
+	out := make([]event, 0, len(seqs))
+	for _, s := range seqs {
+		out = append(out, p.reports[s])
+	}
+	return out
+}
+
+const pageHTML = `<!doctype html>
+<html><head><title>Conformance page</title>
+<style>body{margin:8px;font:16px sans-serif} #area{width:240px;height:60px;background:#ddd}</style></head>
+<body>
+<h1>Conformance page</h1>
+<button id="alpha">Alpha</button>
+<button id="doomed">Remove me</button>
+<p><input id="entry" aria-label="Name" type="text"></p>
+<div id="area">Press area</div>
+<div style="height:3000px"></div>
+<script>
+let seq = 0;
+function report(e) { e.seq = ++seq; fetch('/report', {method: 'POST', body: JSON.stringify(e), keepalive: true}); }
+document.getElementById('alpha').onclick = () => report({type: 'click', widget: 'alpha'});
+document.getElementById('doomed').onclick = (ev) => { report({type: 'click', widget: 'doomed'}); ev.target.remove(); report({type: 'removed', widget: 'doomed'}); };
+const entry = document.getElementById('entry');
+entry.oninput = () => report({type: 'text', widget: 'entry', text: entry.value});
+document.addEventListener('keydown', (e) => report({type: 'key', widget: document.activeElement && document.activeElement.id || '', text: e.key}));
+let lastY = 0, pending = false;
+window.addEventListener('scroll', () => {
+  if (pending) return;
+  pending = true;
+  requestAnimationFrame(() => {
+    pending = false;
+    const y = window.scrollY;
+    if (y !== lastY) { report({type: 'scroll', widget: 'window', text: y > lastY ? 'down' : 'up'}); lastY = y; }
+  });
+});
+const r = document.getElementById('alpha').getBoundingClientRect();
+report({type: 'ready', widget: 'page', text: Math.round(r.left + r.width / 2) + ',' + Math.round(r.top + r.height / 2)});
+</script>
+</body></html>`
+
+func newPage(t *testing.T) *page {
+	t.Helper()
+	p := &page{reports: map[int]event{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, pageHTML)
+	})
+	mux.HandleFunc("POST /report", func(w http.ResponseWriter, r *http.Request) {
+		var e struct {
+			event
+			Seq int `json:"seq"`
+		}
+		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<16)).Decode(&e); err == nil {
+			p.mu.Lock()
+			p.reports[e.Seq] = e.event
+			if e.Type == "ready" {
+				fmt.Sscanf(e.Text, "%d,%d", &p.alpha.X, &p.alpha.Y)
+			}
+			p.mu.Unlock()
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	p.Server = httptest.NewServer(mux)
+	t.Cleanup(p.Close)
+	return p
+}
+
+// tabSubject opens the suite's page in session's own browser context.
+func (st *suite) tabSubject(t *testing.T, session string) *subject {
+	t.Helper()
+	pg := newPage(t)
+	resp := st.sv.OK(t, daemon.Request{Verb: "browser.open", Session: session, URL: pg.URL + "/page"})
+	id := resp.Target.ID
+	s := &subject{
+		name: "tab", kind: target.KindTab, sv: st.sv, session: session, id: id, app: pg,
+		ask:       func(r daemon.Request) daemon.Request { r.Verb = "browser." + r.Verb; return r },
+		wrongKind: daemon.Request{Verb: "snapshot", Target: string(id)},
+		wrongCLI:  "vibespace-browser",
+		alive: func(t *testing.T) bool {
+			r := st.sv.Call(t, daemon.Request{Verb: "browser.get", Session: session, Action: "title"})
+			return r.OK && r.Text == "Conformance page"
+		},
+		vanish: func(t *testing.T) {
+			// The tab is closed from outside while the verb runs (as a
+			// person closing it would): the agent's verb holds the
+			// target, a close does not wait for it.
+			st.sv.OK(t, daemon.Request{Verb: "browser.tab", Session: session, Action: "close", Target: string(id)})
+		},
+		afterGone: target.CodeNoTab,
+	}
+	s.wait(t, 0, "the page loading", func(e event) bool { return e.Type == "ready" })
+	s.alphaAt = func(t *testing.T) daemon.Point {
+		pg.mu.Lock()
+		defer pg.mu.Unlock()
+		return pg.alpha
+	}
+	return s
+}
