@@ -142,6 +142,14 @@ func (t *Tab) Snapshot(ctx context.Context, refs *target.RefTable) (*target.Snap
 	}
 	s := snapshot("Fake page", "", false, ctx)
 	s.Compact = true
+	// As a real tab does: what the interactive view shows gets its ref
+	// first.
+	s.Root.Walk(func(n *target.Node, _ int) bool {
+		if n.Key != "" && n.Actionable() {
+			refs.Ref(n.Key)
+		}
+		return true
+	})
 	return s, nil
 }
 
