@@ -1,5 +1,5 @@
 // Package vibespace_test holds repository-wide checks: every package has one
-// package comment, and the dependency rules of DESIGN.md's layout hold.
+// package comment, and the dependency rules of the layout (README.md) hold.
 package vibespace_test
 
 import (

@@ -8,7 +8,7 @@ import (
 // Verb is an agent verb whose capability the law decides.
 type Verb string
 
-// The verbs the capability law covers (DESIGN.md, "The capability law").
+// The verbs the capability law covers (README.md, "How it is built").
 const (
 	VerbSnapshot   Verb = "snapshot"
 	VerbScreenshot Verb = "screenshot"

@@ -8,7 +8,7 @@ import (
 )
 
 // Code is a stable, snake_case name for why a verb did not run. Agents branch
-// on it; its meaning never changes once published (DESIGN.md, "Typed refusals").
+// on it; its meaning never changes once published (README.md, "How it is built").
 type Code string
 
 // The refusal codes. Add new ones here; never reuse one for a different fact.
