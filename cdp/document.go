@@ -32,6 +32,7 @@ func (t *Tab) watchDocument() {
 				}
 				if jsonv2.Unmarshal(v, &e) == nil && e.Frame.ParentID == "" {
 					t.gen.Add(1)
+					t.infoStale.Store(true)
 				}
 			case <-t.sess.gone:
 				return

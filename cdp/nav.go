@@ -14,6 +14,7 @@ import (
 // event (a same-document navigation returns at once). A URL that does not
 // load (network error, refused connection) is navigation_failed.
 func (t *Tab) Navigate(ctx context.Context, url string) error {
+	defer t.infoStale.Store(true) // its title and URL are the new page's
 	events, cancel := t.sess.Subscribe("Page.lifecycleEvent")
 	defer cancel()
 	var res page.NavigateResult
@@ -34,6 +35,7 @@ func (t *Tab) Navigate(ctx context.Context, url string) error {
 
 // Reload reloads the page and waits for its load event.
 func (t *Tab) Reload(ctx context.Context) error {
+	defer t.infoStale.Store(true)
 	events, cancel := t.sess.Subscribe("Page.loadEventFired")
 	defer cancel()
 	if err := t.sess.Call(ctx, page.CommandReload, &page.ReloadParams{}, nil); err != nil {
@@ -50,6 +52,7 @@ func (t *Tab) Back(ctx context.Context) error { return t.history(ctx, -1) }
 func (t *Tab) Forward(ctx context.Context) error { return t.history(ctx, +1) }
 
 func (t *Tab) history(ctx context.Context, delta int) error {
+	defer t.infoStale.Store(true)
 	var h page.GetNavigationHistoryResult
 	if err := t.sess.Call(ctx, page.CommandGetNavigationHistory, nil, &h); err != nil {
 		return t.fail(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -22,10 +23,16 @@ type Tab struct {
 	c    *Context
 	sess *Session
 	gen  atomic.Int64 // main-frame navigations seen (document.go)
+
+	infoStale atomic.Bool // the tab navigated since info was read
+	infoMu    sync.Mutex
+	info      TabInfo // as Info last read it
 }
 
 func newTab(c *Context, sess *Session) *Tab {
-	return &Tab{c: c, sess: sess}
+	t := &Tab{c: c, sess: sess}
+	t.infoStale.Store(true)
+	return t
 }
 
 // ID is the tab's CDP target id.
@@ -137,26 +144,56 @@ func firstLine(s string) string {
 	return s
 }
 
-// Info reads the tab's title and URL as the browser shows them
-// (Target.getTargetInfo, answered by the browser process, not the page: a
-// busy page does not delay it). A tab that closed is tab_gone.
+// Info is the tab's title and URL as the browser showed them when last
+// asked (ReadInfo), or asks again when the tab navigated since (its main
+// frame committed another document, or a navigation of ours ran): the
+// cheap read of a verb. A title the page changes by script shows in the
+// next ReadInfo (the browser reports no event for it). A tab that closed is
+// tab_gone.
 func (t *Tab) Info(ctx context.Context) (TabInfo, error) {
 	if t.closed() {
 		return TabInfo{}, t.fail(errors.New("cdp: the tab's session ended"))
 	}
+	t.infoMu.Lock()
+	ti, ok := t.info, !t.infoStale.Load() && t.info.ID != ""
+	t.infoMu.Unlock()
+	if ok {
+		return ti, nil
+	}
+	return t.ReadInfo(ctx)
+}
+
+// ReadInfo asks the browser for the tab's title and URL
+// (Target.getTargetInfo, answered by the browser process, not the page: a
+// busy page does not delay it). A tab that closed is tab_gone.
+func (t *Tab) ReadInfo(ctx context.Context) (TabInfo, error) {
+	if t.closed() {
+		return TabInfo{}, t.fail(errors.New("cdp: the tab's session ended"))
+	}
+	// Cleared before asking: a navigation seen while the answer is on its
+	// way marks it stale again.
+	t.infoStale.Store(false)
 	var res cdptarget.GetTargetInfoResult
 	err := t.c.b.conn.Call(ctx, cdptarget.CommandGetTargetInfo, &cdptarget.GetTargetInfoParams{TargetID: cdptarget.ID(t.ID())}, &res)
+	if err == nil && res.TargetInfo == nil {
+		err = target.Refuse(target.CodeTabGone, "tab %s has closed", t.ID()).With("tab", t.ID())
+	}
 	if err != nil {
+		t.infoStale.Store(true)
+		if _, ok := target.AsRefusal(err); ok {
+			return TabInfo{}, err
+		}
 		if gone := t.c.tabErr(t.ID(), err); target.CodeOf(gone) != "" {
 			return TabInfo{}, gone
 		}
 		return TabInfo{}, t.fail(err)
 	}
-	if res.TargetInfo == nil {
-		return TabInfo{}, target.Refuse(target.CodeTabGone, "tab %s has closed", t.ID()).With("tab", t.ID())
-	}
 	ti := res.TargetInfo
-	return TabInfo{ID: t.ID(), Title: ti.Title, URL: ti.URL, Opener: string(ti.OpenerID)}, nil
+	info := TabInfo{ID: t.ID(), Title: ti.Title, URL: ti.URL, Opener: string(ti.OpenerID)}
+	t.infoMu.Lock()
+	t.info = info
+	t.infoMu.Unlock()
+	return info, nil
 }
 
 // Title is document.title.

@@ -318,7 +318,7 @@ func (d *Daemon) tabList(ctx context.Context, c *call) Response {
 			others++
 			continue
 		}
-		if _, err := d.refresh(ctx, e); target.CodeOf(err) == target.CodeTabGone {
+		if _, err := d.relist(ctx, e); target.CodeOf(err) == target.CodeTabGone {
 			continue
 		}
 		ti := *d.info(e)
@@ -363,11 +363,16 @@ func checkGet(d *Daemon, req Request) error {
 
 func (d *Daemon) browserGet(ctx context.Context, c *call) Response {
 	return d.page(ctx, c, func(ctx context.Context) (Response, error) {
-		info := d.seen(c.e)
 		switch c.req.Action {
-		case "url":
-			return Response{URL: info.App, Text: info.App}, nil
-		case "title":
+		case "url", "title":
+			// As the page has them now (a page may retitle itself).
+			info, err := d.relist(ctx, c.e)
+			if err != nil {
+				return Response{}, err
+			}
+			if c.req.Action == "url" {
+				return Response{URL: info.App, Text: info.App}, nil
+			}
 			return Response{Text: info.Title}, nil
 		}
 		pr, ok := c.e.t.(kind.PageReader)

@@ -127,6 +127,15 @@ func TestSharedVerbsOnATab(t *testing.T) {
 	if got := strings.Join(kinds, ","); got != "action:button,focus:entry,type:,type:,type:,fill:entry" {
 		t.Fatalf("what the tab received: %s", got)
 	}
+	// A page that retitles itself: the listings read it afresh.
+	br.Tabs()[0].Retitle("Retitled")
+	tabs := td.call(t, Request{Verb: "browser.tab", Session: "a"})
+	if len(tabs.Targets) != 1 || tabs.Targets[0].Title != "Retitled" {
+		t.Fatalf("tab list after the page retitled itself: %+v", tabs.Targets)
+	}
+	if got := td.call(t, Request{Verb: "browser.get", Session: "a", Action: "title"}); got.Text != "Retitled" {
+		t.Fatalf("get title: %q", got.Text)
+	}
 	// Another session sees neither the tab nor its refs.
 	list := td.call(t, Request{Verb: "browser.tab", Session: "b"})
 	wantCode(t, list, "")

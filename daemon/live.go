@@ -92,7 +92,7 @@ type LiveTarget struct {
 func (d *Daemon) LiveTargets(ctx context.Context) []LiveTarget {
 	var out []LiveTarget
 	for _, e := range d.entries(nil) {
-		info, err := d.refresh(ctx, e)
+		info, err := d.relist(ctx, e)
 		if target.CodeOf(err) == e.words().Gone {
 			continue
 		}

@@ -143,17 +143,31 @@ func (d *Daemon) lookup(ctx context.Context, req Request) (*entry, error) {
 	return e, nil
 }
 
-// refresh re-reads e's facts from its backend (a window's title and bounds,
-// a tab's title and URL). A target that is gone, or whose display is, is
-// dropped and refused by its kind's gone code, naming it.
+// refresh re-reads e's facts from its backend, cheaply (a window's title
+// and bounds; a tab's title and URL as of its last navigation), for a verb.
+// A target that is gone, or whose display is, is dropped and refused by its
+// kind's gone code, naming it.
 func (d *Daemon) refresh(ctx context.Context, e *entry) (kind.Info, error) {
+	return d.reread(ctx, e, e.t.Info)
+}
+
+// relist re-reads e's facts afresh (a tab's title as the page has it now),
+// for the listings.
+func (d *Daemon) relist(ctx context.Context, e *entry) (kind.Info, error) {
+	if r, ok := e.t.(kind.Refresher); ok {
+		return d.reread(ctx, e, r.Refresh)
+	}
+	return d.refresh(ctx, e)
+}
+
+func (d *Daemon) reread(ctx context.Context, e *entry, read func(context.Context) (kind.Info, error)) (kind.Info, error) {
 	w := e.words()
 	var info kind.Info
 	var err error
 	if d.displayGone(e) {
 		err = target.Refuse(w.Gone, "its display is gone")
 	} else {
-		info, err = e.t.Info(ctx)
+		info, err = read(ctx)
 	}
 	if target.CodeOf(err) == w.Gone {
 		d.mu.Lock()

@@ -71,7 +71,7 @@ func (d *Daemon) doctor(ctx context.Context, c *call) Response {
 func (d *Daemon) list(ctx context.Context, c *call) Response {
 	resp := Response{OK: true, Targets: []TargetInfo{}}
 	for _, e := range d.entries(func(e *entry) bool { return e.rec.ExposedTo(c.req.Session) }) {
-		if _, err := d.refresh(ctx, e); target.CodeOf(err) == e.words().Gone {
+		if _, err := d.relist(ctx, e); target.CodeOf(err) == e.words().Gone {
 			continue
 		}
 		ti := *d.info(e)

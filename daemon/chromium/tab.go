@@ -26,6 +26,7 @@ type tab struct {
 
 var (
 	_ kind.Target     = (*tab)(nil)
+	_ kind.Refresher  = (*tab)(nil)
 	_ kind.Filler     = (*tab)(nil)
 	_ kind.Navigator  = (*tab)(nil)
 	_ kind.Evaluator  = (*tab)(nil)
@@ -37,9 +38,16 @@ func newTab(t *cdp.Tab, c *cdp.Context) *tab { return &tab{t: t, c: c} }
 
 func (t *tab) node(n kind.Node) cdp.NodeRef { return cdp.NodeRef{Ref: n.Ref, Key: n.Key} }
 
-// Info reads the tab's title and URL from the browser (not the page).
-func (t *tab) Info(ctx context.Context) (kind.Info, error) {
-	ti, err := t.t.Info(ctx)
+// Info is the tab's title and URL as the browser showed them at its last
+// navigation (read then from the browser, not the page), and whether it
+// is still there.
+func (t *tab) Info(ctx context.Context) (kind.Info, error) { return t.info(t.t.Info(ctx)) }
+
+// Refresh asks the browser for the tab's title and URL now (a page may
+// retitle itself).
+func (t *tab) Refresh(ctx context.Context) (kind.Info, error) { return t.info(t.t.ReadInfo(ctx)) }
+
+func (t *tab) info(ti cdp.TabInfo, err error) (kind.Info, error) {
 	if err != nil {
 		return kind.Info{}, err
 	}

@@ -10,7 +10,7 @@
 // Input) and ends it (Close). What only some kinds have is a small
 // interface of its own, found by a type assertion: Raiser and Stacker
 // (windows that overlap on a display nobody manages), Settler (input an
-// application reads later), Filler, Navigator, Evaluator, Waiter and
+// application reads later), Refresher (facts kept between reads), Filler, Navigator, Evaluator, Waiter and
 // PageReader (pages).
 //
 // The capability law (target.Decide) is the core's: a backend says which
@@ -70,8 +70,9 @@ type Target interface {
 // Reader reads a target.
 type Reader interface {
 	// Info reads the target's facts, cheaply (no round trip to an
-	// application that may be slow). A target that is gone is refused by
-	// its kind's gone code (window_gone, tab_gone).
+	// application that may be slow; where a fact is kept from an earlier
+	// read, the target is a Refresher). A target that is gone is refused
+	// by its kind's gone code (window_gone, tab_gone).
 	Info(ctx context.Context) (Info, error)
 	// Probe says which roads exist for this target now.
 	Probe(ctx context.Context) target.Probe
@@ -158,6 +159,13 @@ type Input struct {
 	DX, DY             float64 // wheel steps; positive is down and right
 	Chord              target.Chord
 	Text               string
+}
+
+// Refresher is a target whose Info answers what it last read where that is
+// cheaper than asking (a tab: its title and URL as of its last
+// navigation). Refresh asks afresh; listings use it.
+type Refresher interface {
+	Refresh(ctx context.Context) (Info, error)
 }
 
 // Raiser is a target that must be on top of its display to be acted on by

@@ -77,7 +77,7 @@ type browserContext struct {
 func (c *browserContext) NewTab(ctx context.Context) (kind.Target, error) {
 	c.b.mu.Lock()
 	c.b.next++
-	t := &Tab{b: c.b, key: fmt.Sprintf("FAKE%04d", c.b.next), url: "about:blank"}
+	t := &Tab{b: c.b, key: fmt.Sprintf("FAKE%04d", c.b.next), url: "about:blank", title: "Fake page", seen: "Fake page"}
 	c.b.mu.Unlock()
 	c.mu.Lock()
 	c.tabs = append(c.tabs, t)
@@ -93,18 +93,46 @@ func (c *browserContext) closeAll() {
 	}
 }
 
-// Tab is a fake tab.
+// Tabs lists every tab opened so far, in order.
+func (b *Browser) Tabs() []*Tab {
+	b.mu.Lock()
+	cs := make([]*browserContext, 0, len(b.contexts))
+	for _, c := range b.contexts {
+		cs = append(cs, c)
+	}
+	b.mu.Unlock()
+	var out []*Tab
+	for _, c := range cs {
+		c.mu.Lock()
+		out = append(out, c.tabs...)
+		c.mu.Unlock()
+	}
+	return out
+}
+
+// Tab is a fake tab. Its Info keeps the title of its last navigation;
+// Refresh reads the one the page has now (Retitle).
 type Tab struct {
 	b   *Browser
 	key string
 
 	mu     sync.Mutex
 	url    string
+	title  string // the page's title now
+	seen   string // the title as of the last navigation
 	closed bool
+}
+
+// Retitle plays the page changing its own title by script.
+func (t *Tab) Retitle(title string) {
+	t.mu.Lock()
+	t.title = title
+	t.mu.Unlock()
 }
 
 var (
 	_ kind.Target    = (*Tab)(nil)
+	_ kind.Refresher = (*Tab)(nil)
 	_ kind.Filler    = (*Tab)(nil)
 	_ kind.Navigator = (*Tab)(nil)
 )
@@ -129,7 +157,17 @@ func (t *Tab) Info(ctx context.Context) (kind.Info, error) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return kind.Info{Key: t.key, Title: "Fake page", App: t.url, Viewable: true}, nil
+	return kind.Info{Key: t.key, Title: t.seen, App: t.url, Viewable: true}, nil
+}
+
+func (t *Tab) Refresh(ctx context.Context) (kind.Info, error) {
+	if err := t.gone(); err != nil {
+		return kind.Info{}, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.seen = t.title
+	return kind.Info{Key: t.key, Title: t.title, App: t.url, Viewable: true}, nil
 }
 
 func (t *Tab) Probe(ctx context.Context) target.Probe {
@@ -239,7 +277,7 @@ func (t *Tab) Navigate(ctx context.Context, url string) error {
 		return err
 	}
 	t.mu.Lock()
-	t.url = url
+	t.url, t.seen = url, t.title
 	t.mu.Unlock()
 	t.event(Event{Kind: "navigate", Text: url})
 	return nil
