@@ -170,6 +170,7 @@ func (d *Daemon) guarded(ctx context.Context, def verbDef, req Request) (resp Re
 		}
 	}()
 	switch def.reach {
+	case reachNone: // the verb finds its own target, or names none
 	case reachHandle:
 		if err := d.reachHandle(ctx, c); err != nil {
 			return d.finish(c, Response{}, err)
