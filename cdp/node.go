@@ -192,13 +192,7 @@ type NodeState struct {
 // NodeState reads the state of the node nr without scrolling or focusing
 // it. A node that is gone is stale_ref.
 func (t *Tab) NodeState(ctx context.Context, nr NodeRef) (NodeState, error) {
-	n, err := t.resolve(ctx, nr)
-	if err != nil {
-		return NodeState{}, err
-	}
-	var p probe
-	err = t.call(ctx, n, probeJS, &p, false, int(noFocus))
-	t.releaseNode(ctx, n)
+	p, err := t.probeNode(ctx, nr, false, noFocus)
 	if err != nil {
 		return NodeState{}, err
 	}
@@ -208,6 +202,19 @@ func (t *Tab) NodeState(ctx context.Context, nr NodeRef) (NodeState, error) {
 	return NodeState{Visible: p.Visible, InView: p.InView, Disabled: p.Disabled, Editable: p.Editable, Covered: p.Covered, Tag: p.Tag}, nil
 }
 
+// probeNode resolves nr and runs probeJS on it (scrolling it into view with
+// scroll, focusing it with a focus mode), in one round trip.
+func (t *Tab) probeNode(ctx context.Context, nr NodeRef, scroll bool, focus focusMode) (probe, error) {
+	n, err := t.resolve(ctx, nr)
+	if err != nil {
+		return probe{}, err
+	}
+	var p probe
+	err = t.call(ctx, n, probeJS, &p, scroll, int(focus))
+	t.releaseNode(ctx, n)
+	return p, err
+}
+
 // actionable resolves nr and checks the node can be acted on: present,
 // visible, inside the viewport (after scrolling it into view), enabled and,
 // when pointer is set, not covered at its centre. A focus mode (never with
@@ -215,13 +222,7 @@ func (t *Tab) NodeState(ctx context.Context, nr NodeRef) (NodeState, error) {
 // round trip as the checks.
 func (t *Tab) actionable(ctx context.Context, nr NodeRef, pointer bool, focus focusMode) (probe, error) {
 	ref := nr.Ref
-	n, err := t.resolve(ctx, nr)
-	if err != nil {
-		return probe{}, err
-	}
-	var p probe
-	err = t.call(ctx, n, probeJS, &p, true, int(focus))
-	t.releaseNode(ctx, n)
+	p, err := t.probeNode(ctx, nr, true, focus)
 	if err != nil {
 		return p, err
 	}

@@ -168,9 +168,9 @@ func (d *Daemon) newTab(ctx context.Context, c *call, bc kind.BrowserContext) er
 	return d.take(c)
 }
 
-// page runs f on c's tab under its lock and the flight map a takeover
+// locked runs f on c's target under its lock and the flight map a takeover
 // cancels, and answers.
-func (d *Daemon) page(ctx context.Context, c *call, f func(ctx context.Context) (Response, error)) Response {
+func (d *Daemon) locked(ctx context.Context, c *call, f func(ctx context.Context) (Response, error)) Response {
 	ctx, end, err := d.begin(ctx, c.e)
 	if err != nil {
 		return d.fail(c, err)
@@ -223,7 +223,7 @@ func (d *Daemon) browserOpen(ctx context.Context, c *call) Response {
 	if !ok {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "%s loads no addresses", c.e.id))
 	}
-	return d.page(ctx, c, func(ctx context.Context) (Response, error) {
+	return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
 		if err := nav.Navigate(ctx, req.URL); err != nil {
 			return Response{}, err
 		}
@@ -267,7 +267,7 @@ func (d *Daemon) browserTab(ctx context.Context, c *call) Response {
 		if err := d.newTab(ctx, c, bc); err != nil {
 			return d.fail(c, err)
 		}
-		return d.page(ctx, c, func(ctx context.Context) (Response, error) {
+		return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
 			if req.URL != "" {
 				nav, ok := c.e.t.(kind.Navigator)
 				if !ok {
@@ -285,7 +285,7 @@ func (d *Daemon) browserTab(ctx context.Context, c *call) Response {
 			return d.fail(c, err)
 		}
 		d.br.setCurrent(req.Session, c.sel.key, id)
-		return d.page(ctx, c, func(ctx context.Context) (Response, error) {
+		return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
 			info := d.seen(c.e)
 			return Response{URL: info.App, Did: fmt.Sprintf("tab %s (%q) is your current tab", id, info.Title)}, nil
 		})
@@ -362,7 +362,7 @@ func checkGet(d *Daemon, req Request) error {
 }
 
 func (d *Daemon) browserGet(ctx context.Context, c *call) Response {
-	return d.page(ctx, c, func(ctx context.Context) (Response, error) {
+	return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
 		switch c.req.Action {
 		case "url", "title":
 			// As the page has them now (a page may retitle itself).
@@ -398,7 +398,7 @@ func (d *Daemon) browserEval(ctx context.Context, c *call) Response {
 	if !ok {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "%s evaluates no script", c.e.id))
 	}
-	return d.page(ctx, c, func(ctx context.Context) (Response, error) {
+	return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
 		v, err := ev.Eval(ctx, c.req.Expr)
 		if err != nil {
 			return Response{}, err
@@ -425,7 +425,7 @@ func (d *Daemon) navVerb(ctx context.Context, c *call, did string, nav func(kind
 	if !ok {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "%s has no history", c.e.id))
 	}
-	return d.page(ctx, c, func(ctx context.Context) (Response, error) {
+	return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
 		if err := nav(n, ctx); err != nil {
 			return Response{}, err
 		}
@@ -440,7 +440,7 @@ func (d *Daemon) browserWait(ctx context.Context, c *call) Response {
 	if !ok {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "%s cannot be waited on", c.e.id))
 	}
-	return d.page(ctx, c, func(ctx context.Context) (Response, error) {
+	return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
 		if err := w.Wait(ctx, kind.Wait{Selector: c.req.Selector, Text: c.req.Text, URL: c.req.URL}); err != nil {
 			return Response{}, err
 		}

@@ -312,18 +312,15 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 		}
 	}
 	if cap.Road == target.RoadTree {
-		ctx, end, err := d.begin(ctx, e)
-		if err != nil {
-			return d.fail(c, err)
-		}
-		defer end()
-		if err := d.still(e, req.Session); err != nil {
-			return d.fail(c, err)
-		}
-		if err := e.t.InsertText(ctx, node, req.Text); err != nil {
-			return d.fail(c, d.cut(ctx, e, req.Session, err))
-		}
-		return d.finish(c, Response{Did: fmt.Sprintf("inserted %d characters into %s through EditableText", n, where)}, nil)
+		return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
+			if err := d.still(e, req.Session); err != nil {
+				return Response{}, err
+			}
+			if err := e.t.InsertText(ctx, node, req.Text); err != nil {
+				return Response{}, err
+			}
+			return Response{Did: fmt.Sprintf("inserted %d characters into %s through EditableText", n, where)}, nil
+		})
 	}
 	typed := 0
 	err := d.inject(ctx, c, func(ctx context.Context) error {
@@ -397,16 +394,13 @@ func (d *Daemon) fill(ctx context.Context, c *call) Response {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	ctx, end, err := d.begin(ctx, e)
-	if err != nil {
-		return d.fail(c, err)
-	}
-	defer end()
-	if err := d.still(e, req.Session); err != nil {
-		return d.fail(c, err)
-	}
-	if err := f.Fill(ctx, node, req.Text); err != nil {
-		return d.fail(c, d.cut(ctx, e, req.Session, err))
-	}
-	return d.finish(c, Response{Did: fmt.Sprintf("filled %s with %d characters", req.Ref, utf8.RuneCountInString(req.Text))}, nil)
+	return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
+		if err := d.still(e, req.Session); err != nil {
+			return Response{}, err
+		}
+		if err := f.Fill(ctx, node, req.Text); err != nil {
+			return Response{}, err
+		}
+		return Response{Did: fmt.Sprintf("filled %s with %d characters", req.Ref, utf8.RuneCountInString(req.Text))}, nil
+	})
 }
