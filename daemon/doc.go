@@ -1,16 +1,27 @@
-// Package daemon is the long-lived per-user process behind vibespace-window:
-// it owns our display (started lazily on the first open), the window
-// targets, their leases and the audit log, and answers one JSON request per
-// line on a Unix socket (mode 0600) in the runtime directory.
+// Package daemon is the core of the long-lived per-user process behind
+// vibespace-window and vibespace-browser: it owns the registry of displays
+// (each started lazily on its first open) and the browser, the table of
+// targets, their leases, in-flight verbs and the audit log, and answers one
+// JSON request per line on a Unix socket (mode 0600) in the runtime
+// directory.
 //
-// Backends plug in through the small interfaces of backend.go (Backend,
-// Display, TreeReader, Injector, Capturer), defined here by their consumer,
-// so that the daemon's lease and protocol logic is tested without X.
+// Every kind of target is reached through the seam of package daemon/kind
+// and nothing else: a window and a tab are both a kind.Target, and one verb
+// set drives both (verbs.go). vibespace-window's words reach a window by
+// its handle; vibespace-browser's ("browser.<word>") reach the session's
+// current tab of the profile it chose; a handle of the other kind is
+// refused wrong_kind, naming the command line that addresses it. The
+// capability law (target.Decide) is applied here, once, on each target's
+// own probe. The browser's own words (profiles, tabs, navigation, eval)
+// are in browser.go and verb_browser_profile.go.
 //
-// Concurrency: there is no lock around backend calls that spans targets.
-// Each target has its own lock, taken with the verb's context, so a frozen
-// application blocks only verbs on its own window; injected input (one
-// keyboard and one pointer per display) is serialised per display. A
-// takeover never waits for either: it cancels the verbs in flight on the
-// target and releases every key and button.
+// Concurrency: Daemon.mu guards the maps and every entry's mutable fields
+// and is never held across a backend call. Each target has its own lock
+// (entry.gate), taken with the verb's context, so a frozen application
+// blocks only verbs on its own window; the input of one display (one
+// keyboard and one pointer) goes one sequence at a time (display.inject),
+// and raising a window and acting on what is on screen is one step per
+// display (display.stack). A takeover never waits for any of them: it
+// cancels the verbs in flight on the target and releases every key and
+// button.
 package daemon
