@@ -21,7 +21,15 @@ func TestInfoFollowsThePage(t *testing.T) {
 	if ti, err = tab.ReadInfo(ctx); err != nil || ti.Title != "Retitled" {
 		t.Fatalf("ReadInfo after the page retitled itself: %+v %v", ti, err)
 	}
-	if err := tab.Navigate(ctx, strings.Replace(ti.URL, "/page", "/other", 1)); err != nil {
+	// A page with no title of its own has none: not its address, which
+	// the browser shows in its stead (and which may carry a secret).
+	if err := tab.Navigate(ctx, strings.Replace(ti.URL, "/page", "/untitled?token=s3cret", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if ti, err = tab.Info(ctx); err != nil || ti.Title != "" || !strings.HasSuffix(ti.URL, "token=s3cret") {
+		t.Fatalf("Info of an untitled page: %+v %v", ti, err)
+	}
+	if err := tab.Navigate(ctx, strings.Replace(ti.URL, "/untitled?token=s3cret", "/other", 1)); err != nil {
 		t.Fatal(err)
 	}
 	ti, err = tab.Info(ctx)

@@ -98,6 +98,10 @@ func server(t testing.TB) *httptest.Server {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<!doctype html><title>Other page</title><h1>Other</h1><p>the other page</p>`)
 	})
+	mux.HandleFunc("/untitled", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><p>a page with no title</p>`)
+	})
 	mux.HandleFunc("/set", func(w http.ResponseWriter, r *http.Request) {
 		http.SetCookie(w, &http.Cookie{Name: "who", Value: r.URL.Query().Get("v"), Path: "/"})
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -1,6 +1,7 @@
 package cdp
 
 import (
+	"strings"
 	"context"
 	"errors"
 	"fmt"
@@ -189,11 +190,28 @@ func (t *Tab) ReadInfo(ctx context.Context) (TabInfo, error) {
 		return TabInfo{}, t.fail(err)
 	}
 	ti := res.TargetInfo
-	info := TabInfo{ID: t.ID(), Title: ti.Title, URL: ti.URL, Opener: string(ti.OpenerID)}
+	info := TabInfo{ID: t.ID(), Title: pageTitle(ti.Title, ti.URL), URL: ti.URL, Opener: string(ti.OpenerID)}
 	t.infoMu.Lock()
 	t.info = info
 	t.infoMu.Unlock()
 	return info, nil
+}
+
+// pageTitle is the page's own title from the one the browser shows: for a
+// page with no title of its own the browser shows its address (without the
+// scheme, its query and all), which is no title — and may carry a secret
+// where a title is shown to people.
+func pageTitle(title, url string) string {
+	bare := func(s string) string {
+		for _, p := range []string{"https://", "http://", "file://"} {
+			s = strings.TrimPrefix(s, p)
+		}
+		return strings.TrimSuffix(strings.TrimPrefix(s, "www."), "/")
+	}
+	if title == url || bare(title) == bare(url) {
+		return ""
+	}
+	return title
 }
 
 // Title is document.title.

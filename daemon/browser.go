@@ -183,13 +183,11 @@ func (d *Daemon) locked(ctx context.Context, c *call, f func(ctx context.Context
 	return d.finish(c, resp, nil)
 }
 
-// navigated re-reads a tab's title and URL after it navigated.
-func (d *Daemon) navigated(ctx context.Context, e *entry) (title, url string) {
+// navigated re-reads a tab's title and URL after it navigated; a tab that
+// went meanwhile is its gone refusal.
+func (d *Daemon) navigated(ctx context.Context, e *entry) (title, url string, err error) {
 	info, err := d.refresh(ctx, e)
-	if err != nil {
-		return "", ""
-	}
-	return info.Title, info.App
+	return info.Title, info.App, err
 }
 
 // browserOpen navigates the session's current tab to URL, or opens a tab
@@ -227,8 +225,8 @@ func (d *Daemon) browserOpen(ctx context.Context, c *call) Response {
 		if err := nav.Navigate(ctx, req.URL); err != nil {
 			return Response{}, err
 		}
-		title, u := d.navigated(ctx, c.e)
-		return Response{URL: u, Did: fmt.Sprintf(verb, u, title, c.e.id)}, nil
+		title, u, err := d.navigated(ctx, c.e)
+		return Response{URL: u, Did: fmt.Sprintf(verb, u, title, c.e.id)}, err
 	})
 }
 
@@ -277,8 +275,8 @@ func (d *Daemon) browserTab(ctx context.Context, c *call) Response {
 					return Response{}, err
 				}
 			}
-			_, u := d.navigated(ctx, c.e)
-			return Response{URL: u, Did: fmt.Sprintf("opened tab %s; it is your current tab", c.e.id)}, nil
+			_, u, err := d.navigated(ctx, c.e)
+			return Response{URL: u, Did: fmt.Sprintf("opened tab %s; it is your current tab", c.e.id)}, err
 		})
 	case "select":
 		if err := d.reachTabID(ctx, c, id); err != nil {
@@ -429,8 +427,8 @@ func (d *Daemon) navVerb(ctx context.Context, c *call, did string, nav func(kind
 		if err := nav(n, ctx); err != nil {
 			return Response{}, err
 		}
-		title, u := d.navigated(ctx, c.e)
-		return Response{URL: u, Did: fmt.Sprintf("%s: %s (%q)", did, u, title)}, nil
+		title, u, err := d.navigated(ctx, c.e)
+		return Response{URL: u, Did: fmt.Sprintf("%s: %s (%q)", did, u, title)}, err
 	})
 }
 

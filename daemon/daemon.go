@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -136,8 +137,16 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 			d.cfg.Logger.Warn("the displays' record is unreadable; starting without them", "err", err)
 		}
 	} else if b := st.Backends[legacyDisplayKey]; len(b) > 0 && len(d.cfg.Displays) > 0 {
-		// An earlier version kept one display, of the first provider.
-		recs[d.cfg.Displays[0].Name()] = b
+		// An earlier version kept one display, of the first provider, and
+		// its windows by X id (legacy.go).
+		first := d.cfg.Displays[0].Name()
+		recs[first] = b
+		keys := legacyKeys(d.store.Path())
+		for i := range st.Targets {
+			if t := &st.Targets[i]; t.Key == "" && keys[t.ID] != "" {
+				t.Key, t.Display = keys[t.ID], first
+			}
+		}
 	}
 	for name, rec := range recs {
 		p := d.provider(name)
@@ -210,11 +219,13 @@ func (d *Daemon) persist() error {
 		st.Targets = append(st.Targets, e.rec)
 	}
 	st.Backends = map[string]json.RawMessage{counterKey: json.RawMessage(fmt.Sprintf(`{"next":%d}`, d.next))}
+	disps := make(map[string]*display, len(d.displays))
+	maps.Copy(disps, d.displays)
+	d.mu.Unlock()
 	recs := map[string]json.RawMessage{}
-	for name, disp := range d.displays {
+	for name, disp := range disps {
 		recs[name] = disp.d.Record()
 	}
-	d.mu.Unlock()
 	if len(recs) > 0 {
 		b, err := json.Marshal(recs)
 		if err != nil {

@@ -232,12 +232,14 @@ func TestSeveralDisplays(t *testing.T) {
 }
 
 // A daemon of an earlier version kept one display under "display" and its
-// windows by X id: the display is re-attached as the first provider's.
+// windows by X id: a daemon of this version finds the display and its
+// windows again, leases and shares included.
 func TestLegacyDisplayRecord(t *testing.T) {
 	p := &kindtest.Provider{}
 	dir := t.TempDir()
 	td := startDaemon(t, p, dir)
-	td.open(t, "s")
+	id := td.open(t, "s")
+	wantCode(t, td.call(t, Request{Verb: "share", Session: "s", Target: string(id), With: "other"}), "")
 	td.Detach()
 	<-td.done
 	// Rewrite the state as the earlier version wrote it.
@@ -251,8 +253,8 @@ func TestLegacyDisplayRecord(t *testing.T) {
 	for _, tg := range st["targets"].([]any) {
 		m := tg.(map[string]any)
 		delete(m, "key")
-		delete(m, "display")
-		m["xid"] = 4194305
+		m["display"] = ":91"
+		m["xid"] = 0x400001
 	}
 	b, _ = json.Marshal(st)
 	os.WriteFile(path, b, 0o600)
@@ -261,11 +263,11 @@ func TestLegacyDisplayRecord(t *testing.T) {
 	if p.Started() != 1 {
 		t.Fatal("the earlier version's display was not re-attached")
 	}
-	// Its window had no key the seam can find it by: dropped, and said so
-	// by its absence; the display is used for the next open.
-	if l := td2.call(t, Request{Verb: "list", Session: "s"}); len(l.Targets) != 0 {
-		t.Fatalf("list %+v", l.Targets)
+	l := td2.call(t, Request{Verb: "list", Session: "other"})
+	if len(l.Targets) != 1 || l.Targets[0].ID != id || l.Targets[0].Holder != "s" {
+		t.Fatalf("the earlier version's window: %+v", l.Targets)
 	}
+	wantCode(t, td2.call(t, Request{Verb: "snapshot", Session: "s", Target: string(id)}), "")
 	td2.open(t, "s")
 	if p.Started() != 1 {
 		t.Fatal("open started a second display")
@@ -309,6 +311,25 @@ func TestLiveInputPassesTheGate(t *testing.T) {
 	if got := strings.Join(kinds, ","); got != "raise:,input:click" {
 		t.Fatalf("what the window received: %s", got)
 	}
+	// A handback while an event waits for the lock: the event is refused
+	// when its turn comes, not delivered to the agents' target.
+	e.gate <- struct{}{}
+	waited := make(chan error, 1)
+	go func() { waited <- td.LiveInput(ctx, id, "viewer-1", ev) }()
+	time.Sleep(100 * time.Millisecond)
+	d2 := td.Handle(ctx, Request{Verb: "handback", Session: "op", Target: string(id), User: "viewer-1"})
+	wantCode(t, d2, "")
+	from = len(p.Display().Events())
+	<-e.gate
+	if err := <-waited; target.CodeOf(err) != target.CodeHeld {
+		t.Fatalf("an event that waited past a handback: %v", err)
+	}
+	for _, ev := range p.Display().Events()[from:] {
+		if ev.Kind == "input" {
+			t.Fatalf("it was delivered: %+v", ev)
+		}
+	}
+	wantCode(t, td.LiveTakeover(ctx, id, "viewer-1"), "")
 	// Outside the window: refused, nothing delivered.
 	if err := td.LiveInput(ctx, id, "viewer-1", kind.Input{Type: kind.InputClick, X: 900, Y: 6, Button: 1}); target.CodeOf(err) != target.CodeOutsideWindow {
 		t.Fatalf("input outside the window: %v", err)
@@ -316,5 +337,24 @@ func TestLiveInputPassesTheGate(t *testing.T) {
 	wantCode(t, td.LiveHandback(ctx, id, "viewer-1"), "")
 	if err := td.LiveInput(ctx, id, "viewer-1", ev); target.CodeOf(err) != target.CodeHeld {
 		t.Fatalf("input after the handback: %v", err)
+	}
+}
+
+// A window's answers keep naming the program it was opened with after its
+// backend re-reads it (which knows its title and bounds, not its program).
+func TestWindowKeepsItsApp(t *testing.T) {
+	td := startDaemon(t, &kindtest.Provider{}, "")
+	id := string(td.open(t, "a"))
+	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: id}), "")
+	resp := td.call(t, Request{Verb: "key", Session: "a", Target: id, Chord: "a"})
+	if resp.Target == nil || resp.Target.App != "fake-app" {
+		t.Fatalf("the answer names %+v", resp.Target)
+	}
+	if l := td.call(t, Request{Verb: "list", Session: "a"}); len(l.Targets) != 1 || l.Targets[0].App != "fake-app" {
+		t.Fatalf("list %+v", l.Targets)
+	}
+	closed := td.call(t, Request{Verb: "close", Session: "a", Target: id})
+	if !strings.Contains(closed.Did, "stopped fake-app") {
+		t.Fatalf("close: %q", closed.Did)
 	}
 }

@@ -183,6 +183,14 @@ func (d *Daemon) LiveInput(ctx context.Context, id target.ID, user string, ev ki
 		return err
 	}
 	defer release()
+	// Still this person's after the wait: a handback meanwhile released
+	// what was held, and a press let through now would stay held.
+	if d.entryOf(id) != e {
+		return target.Refuse(e.words().Gone, "%s went away while this input waited", id).With("target", string(id))
+	}
+	if l := d.leases.Get(id); l.Input != lease.InputUser || l.User != user {
+		return target.Refuse(target.CodeHeld, "%s was handed back while this input waited", id).With("target", string(id))
+	}
 	if ev.Type != kind.InputMove && ev.Type != kind.InputUp {
 		unstack, err := d.stacking(ctx, e)
 		if err != nil {

@@ -182,7 +182,10 @@ func (d *Daemon) reread(ctx context.Context, e *entry, read func(context.Context
 	}
 	d.mu.Lock()
 	e.info = info
-	e.rec.Title, e.rec.App = info.Title, info.App
+	e.rec.Title = info.Title
+	if info.App != "" { // a tab's URL; a window keeps the program it was opened with
+		e.rec.App = info.App
+	}
 	d.mu.Unlock()
 	return info, nil
 }

@@ -18,9 +18,9 @@ func (d *Daemon) status(ctx context.Context, c *call) Response {
 		Targets: len(d.targets), Started: d.started.UTC().Format(time.RFC3339),
 		AuditPath: d.audit.Path(), MaxRequest: d.cfg.MaxRequest,
 	}
-	var names []string
+	var disps []*display
 	for _, disp := range d.displays {
-		names = append(names, disp.d.Name())
+		disps = append(disps, disp)
 	}
 	for _, e := range d.targets {
 		if e.rec.ExposedTo(c.req.Session) {
@@ -28,6 +28,10 @@ func (d *Daemon) status(ctx context.Context, c *call) Response {
 		}
 	}
 	d.mu.Unlock()
+	var names []string
+	for _, disp := range disps {
+		names = append(names, disp.d.Name())
+	}
 	sort.Strings(names)
 	st.Display = strings.Join(names, ", ")
 	st.Live, _ = d.liveState()

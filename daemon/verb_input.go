@@ -24,6 +24,11 @@ func checkType(d *Daemon, req Request) error {
 	return d.checkText(req.Text, d.cfg.MaxText, "typed at once")
 }
 
+// checkTypeKeys is checkType where every type is keys (a tab's).
+func checkTypeKeys(d *Daemon, req Request) error {
+	return d.checkText(req.Text, d.cfg.MaxKeysText, "typed as keys")
+}
+
 func checkFill(d *Daemon, req Request) error {
 	if req.Ref == "" {
 		return target.Refuse(target.CodeBadRequest, "fill needs @ref and a text")
@@ -84,7 +89,9 @@ func (d *Daemon) click(ctx context.Context, c *call) Response {
 	defer end()
 	n, err := e.node(req.Ref)
 	if err != nil {
-		c.road = target.RoadTree
+		if !probe.NodeInput {
+			c.road = target.RoadTree
+		}
 		return d.fail(c, err)
 	}
 	var traits *target.NodeTraits

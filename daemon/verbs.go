@@ -78,7 +78,7 @@ var verbs = map[string]verbDef{
 	"browser.snapshot":   {run: (*Daemon).snapshot, reach: reachTab},
 	"browser.screenshot": {run: (*Daemon).screenshot, reach: reachTab},
 	"browser.click":      {run: (*Daemon).click, reach: reachTab, check: checkClick},
-	"browser.type":       {run: (*Daemon).typeText, reach: reachTab, check: checkType},
+	"browser.type":       {run: (*Daemon).typeText, reach: reachTab, check: checkTypeKeys},
 	"browser.key":        {run: (*Daemon).key, reach: reachTab, check: checkKey},
 	"browser.scroll":     {run: (*Daemon).scroll, reach: reachTab, check: checkScroll},
 	// …and the browser's own words.
@@ -150,11 +150,6 @@ func (d *Daemon) Handle(ctx context.Context, req Request) Response {
 // and the daemon keeps serving everyone else.
 func (d *Daemon) guarded(ctx context.Context, def verbDef, req Request) (resp Response) {
 	c := &call{req: req}
-	if def.check != nil {
-		if err := def.check(d, req); err != nil {
-			return d.fail(c, err)
-		}
-	}
 	defer func() {
 		if c.done != nil {
 			c.done()
@@ -169,6 +164,11 @@ func (d *Daemon) guarded(ctx context.Context, def verbDef, req Request) (resp Re
 			d.record(ent)
 		}
 	}()
+	if def.check != nil {
+		if err := def.check(d, req); err != nil {
+			return d.fail(c, err)
+		}
+	}
 	switch def.reach {
 	case reachNone: // the verb finds its own target, or names none
 	case reachHandle:

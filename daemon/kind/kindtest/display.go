@@ -277,7 +277,7 @@ var (
 )
 
 func (w *window) infoLocked() kind.Info {
-	return kind.Info{Key: w.key, Title: w.title, App: "fake", PID: w.pid, Bounds: w.bounds, Viewable: true}
+	return kind.Info{Key: w.key, Title: w.title, PID: w.pid, Bounds: w.bounds, Viewable: true}
 }
 
 func (w *window) Info(ctx context.Context) (kind.Info, error) {
