@@ -358,3 +358,18 @@ func TestWindowKeepsItsApp(t *testing.T) {
 		t.Fatalf("close: %q", closed.Did)
 	}
 }
+
+// A verb that runs out of time mid-way says timeout, with how far it got —
+// not an internal failure.
+func TestVerbTimeoutIsTimeout(t *testing.T) {
+	p := &kindtest.Provider{}
+	td := startDaemonWith(t, p, "", func(c *Config) { c.VerbTimeout = 300 * time.Millisecond })
+	id := string(td.open(t, "a"))
+	gate := p.Display().GateTyping()
+	go func() { gate <- struct{}{} }() // the first chunk goes in, the next waits past the deadline
+	resp := td.call(t, Request{Verb: "type", Session: "a", Target: id, Text: strings.Repeat("x", 20)})
+	wantCode(t, resp, target.CodeTimeout)
+	if resp.Facts["partial"] != true || resp.Facts["typed"] != float64(8) {
+		t.Fatalf("a timed-out type: %+v", resp)
+	}
+}

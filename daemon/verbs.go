@@ -327,6 +327,9 @@ func (d *Daemon) cut(ctx context.Context, e *entry, session string, err error) e
 	if target.CodeOf(err) == e.words().Gone {
 		d.drop(e.id)
 	}
+	if _, refused := target.AsRefusal(err); !refused && errors.Is(err, context.DeadlineExceeded) {
+		return target.Refuse(target.CodeTimeout, "%s did not finish in time", e.id).With("target", string(e.id)).Wrap(err)
+	}
 	return err
 }
 
