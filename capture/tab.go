@@ -141,6 +141,9 @@ func (t *Tab) Close() error {
 // Period after the last delivered frame, and returns it. The first Next
 // waits for the browser's first picture.
 func (t *Tab) Next(ctx context.Context) (Frame, error) {
+	if err := t.stopped(ctx); err != nil {
+		return Frame{}, err
+	}
 	if t.started {
 		// Pace: at most one frame per period.
 		if wait := t.period - time.Since(t.lastAt); wait > 0 {
@@ -157,6 +160,12 @@ func (t *Tab) Next(ctx context.Context) (Frame, error) {
 		}
 	}
 	for {
+		// A page that keeps changing always has a picture waiting, and a
+		// decode can take longer than a period: the end of ctx is checked
+		// on every turn, not only when Next waits.
+		if err := t.stopped(ctx); err != nil {
+			return Frame{}, err
+		}
 		// A picture that is already waiting wins over a re-delivery.
 		var (
 			sf     cdp.ScreencastFrame
@@ -217,6 +226,16 @@ func (t *Tab) Next(ctx context.Context) (Frame, error) {
 		t.lastHash = h
 		return t.deliver(f, !changed, taken), nil
 	}
+}
+
+// stopped is why Next must not go on: the source closed, or ctx ended.
+func (t *Tab) stopped(ctx context.Context) error {
+	select {
+	case <-t.closed:
+		return ErrClosed
+	default:
+	}
+	return ctx.Err()
 }
 
 // deliver numbers f, remembers it as the last frame and returns it; the

@@ -217,3 +217,43 @@ func TestTabClose(t *testing.T) {
 		t.Fatalf("the tab after Close: %q, %v", title, err)
 	}
 }
+
+// TestTabNextEndsWithItsContext: a page that changes on every frame has a
+// picture waiting whenever its reader is slower than its period (an encoder
+// under load), so Next never has to wait; it still returns as soon as its
+// context ends (a pipeline stopping its source spun on this under load).
+func TestTabNextEndsWithItsContext(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	c := launchBrowser(t, ctx)
+	tab, err := c.NewTab(ctx, pageServer(t).URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := capture.NewTab(tab, capture.TabOptions{FPS: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	nctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		for {
+			if _, err := src.Next(nctx); err != nil {
+				done <- err
+				return
+			}
+			time.Sleep(50 * time.Millisecond) // three periods: a slow encoder
+		}
+	}()
+	time.Sleep(500 * time.Millisecond)
+	stop()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Next ended with %v, want its context's end", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Next went on after its context ended")
+	}
+}

@@ -118,6 +118,9 @@ func (p *Pipeline) run(ctx context.Context) {
 		p.hub.pipelineEnded(p)
 	}()
 	for {
+		if ctx.Err() != nil { // stopped: whatever the source does
+			return
+		}
 		var f capture.Frame
 		f, err = p.src.Next(ctx)
 		if err != nil {

@@ -33,6 +33,7 @@ type display struct {
 	shm         bool   // the server offers MIT-SHM
 
 	mu     sync.Mutex
+	pixels *x11.Display                  // the live view's own connection, opened on its first frames
 	apps   map[int]*xvfb.App             // launched by this daemon, by PID
 	frames map[x11.WindowID]atspi.Object // the AT-SPI frame of each X window, once found
 	onBus  map[int]bool                  // PIDs seen registered on the accessibility bus
@@ -254,12 +255,36 @@ func (d *display) Doctor(ctx context.Context) []kind.Check {
 // Healthy checks that our X server and session bus answer.
 func (d *display) Healthy(ctx context.Context) error { return d.desk.Alive(ctx) }
 
+// pixelsConn is the connection the live view's frames are read on: one of
+// their own, so that a pane's steady captures and the agents' verbs do not
+// queue behind each other on one connection.
+func (d *display) pixelsConn(ctx context.Context) (*x11.Display, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.pixels != nil {
+		return d.pixels, nil
+	}
+	x, err := x11.Open(ctx, d.desk.Display)
+	if err != nil {
+		return nil, target.Refuse(target.CodeNoCapture, "the live view cannot read the pixels of display %s: %v", d.desk.Display, err).Wrap(err)
+	}
+	d.pixels = x
+	return x, nil
+}
+
 // Close stops the desktop and everything on it (including applications an
 // earlier daemon launched: they carry the desktop's marker).
 func (d *display) Close() error {
 	var errs []error
 	if d.bus != nil {
 		errs = append(errs, d.bus.Close())
+	}
+	d.mu.Lock()
+	px := d.pixels
+	d.pixels = nil
+	d.mu.Unlock()
+	if px != nil {
+		errs = append(errs, px.Close())
 	}
 	errs = append(errs, d.x.Close(), d.desk.Close())
 	return errors.Join(errs...)

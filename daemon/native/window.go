@@ -274,9 +274,14 @@ func (w *window) Screenshot(ctx context.Context) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Frames is a capture of the window at a fixed rate (capture.Window).
+// Frames is a capture of the window at a fixed rate (capture.Window), on
+// the display's pixels connection.
 func (w *window) Frames(ctx context.Context, o kind.FrameOptions) (target.FrameSource, error) {
-	return capture.NewWindow(w.d.x, w.id, capture.WindowOptions{FPS: o.FPS}), nil
+	x, err := w.d.pixelsConn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return capture.NewWindow(x, w.id, capture.WindowOptions{FPS: o.FPS}), nil
 }
 
 // Input injects a person's event: the picture's point is the window's
