@@ -103,12 +103,9 @@ func (d *Daemon) click(ctx context.Context, c *call) Response {
 		}
 		traits = &tr
 	}
-	cap := target.Decide(target.VerbClickRef, probe, traits)
-	if !cap.OK() {
-		c.road = ""
-		return d.fail(c, cap.Err())
+	if err := d.decide(c, target.VerbClickRef, probe, traits); err != nil {
+		return d.fail(c, err)
 	}
-	c.road = cap.Road
 	if err := d.still(e, req.Session); err != nil {
 		return d.fail(c, err)
 	}
@@ -126,11 +123,9 @@ func (d *Daemon) click(ctx context.Context, c *call) Response {
 // target's own screenshot (scroll: its centre by default).
 func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb target.Verb) Response {
 	e, req := c.e, c.req
-	cap := target.Decide(verb, probe, nil)
-	if !cap.OK() {
-		return d.fail(c, cap.Err())
+	if err := d.decide(c, verb, probe, nil); err != nil {
+		return d.fail(c, err)
 	}
-	c.road = cap.Road
 	info := d.seen(e)
 	if !info.Viewable {
 		return d.fail(c, notVisible(e))
@@ -205,11 +200,9 @@ func (d *Daemon) key(ctx context.Context, c *call) Response {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	cap := target.Decide(target.VerbKey, c.e.t.Probe(ctx), nil)
-	if !cap.OK() {
-		return d.fail(c, cap.Err())
+	if err := d.decide(c, target.VerbKey, c.e.t.Probe(ctx), nil); err != nil {
+		return d.fail(c, err)
 	}
-	c.road = cap.Road
 	err = d.inject(ctx, c, func(ctx context.Context) error { return c.e.t.Key(ctx, chord) })
 	if err != nil {
 		return d.fail(c, err)
@@ -280,7 +273,7 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 	n := utf8.RuneCountInString(req.Text)
 	probe := e.t.Probe(ctx)
 	var (
-		cap    target.Capability
+		verb   = target.VerbTypeFocus
 		node   kind.Node
 		traits *target.NodeTraits
 	)
@@ -300,15 +293,12 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 			}
 			traits = &tr
 		}
-		cap = target.Decide(target.VerbTypeRef, probe, traits)
-	} else {
-		cap = target.Decide(target.VerbTypeFocus, probe, nil)
+		verb = target.VerbTypeRef
 	}
-	if !cap.OK() {
-		return d.fail(c, cap.Err())
+	if err := d.decide(c, verb, probe, traits); err != nil {
+		return d.fail(c, err)
 	}
-	c.road = cap.Road
-	if cap.Road == target.RoadKeys && n > d.cfg.MaxKeysText {
+	if c.road == target.RoadKeys && n > d.cfg.MaxKeysText {
 		return d.fail(c, tooLong(n, d.cfg.MaxKeysText, "typed as keys"))
 	}
 	where := "the focused node"
@@ -318,7 +308,7 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 			where += " " + describe(*traits)
 		}
 	}
-	if cap.Road == target.RoadTree {
+	if c.road == target.RoadTree {
 		return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
 			if err := d.still(e, req.Session); err != nil {
 				return Response{}, err
@@ -392,11 +382,9 @@ func (d *Daemon) fill(ctx context.Context, c *call) Response {
 	if !ok {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "%s has no fields to fill; type into it instead", e.id))
 	}
-	cap := target.Decide(target.VerbTypeFocus, e.t.Probe(ctx), nil)
-	if !cap.OK() {
-		return d.fail(c, cap.Err())
+	if err := d.decide(c, target.VerbTypeFocus, e.t.Probe(ctx), nil); err != nil {
+		return d.fail(c, err)
 	}
-	c.road = cap.Road
 	node, err := e.node(req.Ref)
 	if err != nil {
 		return d.fail(c, err)

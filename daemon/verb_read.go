@@ -15,11 +15,9 @@ import (
 // its header, so the answer says it once.
 func (d *Daemon) snapshot(ctx context.Context, c *call) Response {
 	e := c.e
-	cap := target.Decide(target.VerbSnapshot, e.t.Probe(ctx), nil)
-	if !cap.OK() {
-		return d.fail(c, cap.Err())
+	if err := d.decide(c, target.VerbSnapshot, e.t.Probe(ctx), nil); err != nil {
+		return d.fail(c, err)
 	}
-	c.road = cap.Road
 	ctx, end, err := d.begin(ctx, e)
 	if err != nil {
 		return d.fail(c, err)
@@ -73,11 +71,9 @@ func (d *Daemon) noteSnapshot(e *entry, snap *target.Snapshot) {
 // Pixels of this image are what --at takes.
 func (d *Daemon) screenshot(ctx context.Context, c *call) Response {
 	e := c.e
-	cap := target.Decide(target.VerbScreenshot, e.t.Probe(ctx), nil)
-	if !cap.OK() {
-		return d.fail(c, cap.Err())
+	if err := d.decide(c, target.VerbScreenshot, e.t.Probe(ctx), nil); err != nil {
+		return d.fail(c, err)
 	}
-	c.road = cap.Road
 	info := d.seen(e)
 	if !info.Viewable {
 		return d.fail(c, notVisible(e))

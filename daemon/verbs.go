@@ -256,6 +256,20 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 	return resp
 }
 
+// decide applies the capability law to verb on c's target, probed as p
+// (node: the traits of the node a verb on a ref acts on): the road the
+// verb takes is noted for the answer and the audit, or the refusal that
+// stands for no road is returned.
+func (d *Daemon) decide(c *call, verb target.Verb, p target.Probe, node *target.NodeTraits) error {
+	cap := target.Decide(verb, p, node)
+	if !cap.OK() {
+		c.road = ""
+		return cap.Err()
+	}
+	c.road = cap.Road
+	return nil
+}
+
 // fail is finish for a verb refused before it reached anything.
 func (d *Daemon) fail(c *call, err error) Response { return d.finish(c, Response{}, err) }
 
