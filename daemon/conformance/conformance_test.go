@@ -161,13 +161,7 @@ var table = []row{
 		s.none(t, from, "click", "text", "key")
 	}},
 	{name: "takeover mid-verb: the verb is cut, the agent paused, the handback told once", run: func(t *testing.T, s *subject) {
-		from := s.mark()
-		done := make(chan daemon.Response, 1)
-		go func() {
-			done <- s.sv.Call(t, s.ask(daemon.Request{Verb: "type", Session: s.session, Text: longText}))
-		}()
-		// Some keys are in, so the verb is in flight.
-		s.wait(t, from, "the first typed key", func(e event) bool { return e.Type == "key" && e.Text == "o" })
+		from, done := s.typeInFlight(t)
 		to := s.sv.Call(t, daemon.Request{Verb: "takeover", Session: "operator", Target: string(s.id), User: "alice"})
 		if !to.OK {
 			t.Fatalf("takeover: %+v", to)
@@ -206,12 +200,7 @@ var table = []row{
 		}
 	}},
 	{name: "the target vanishes mid-verb: its gone code, partial, and then nothing to address", run: func(t *testing.T, s *subject) {
-		from := s.mark()
-		done := make(chan daemon.Response, 1)
-		go func() {
-			done <- s.sv.Call(t, s.ask(daemon.Request{Verb: "type", Session: s.session, Text: longText}))
-		}()
-		s.wait(t, from, "the first typed key", func(e event) bool { return e.Type == "key" && e.Text == "o" })
+		_, done := s.typeInFlight(t)
 		s.vanish(t)
 		got := <-done
 		gone := s.kind.Words().Gone

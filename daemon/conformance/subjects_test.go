@@ -130,6 +130,20 @@ func (s *subject) none(t *testing.T, from int, types ...string) {
 	}
 }
 
+// typeInFlight starts typing longText as keys into the focused node and
+// returns once some keys are in, so the verb is in flight: where the
+// application's record was before, and where the verb's answer comes.
+func (s *subject) typeInFlight(t *testing.T) (int, <-chan daemon.Response) {
+	t.Helper()
+	from := s.mark()
+	done := make(chan daemon.Response, 1)
+	go func() {
+		done <- s.sv.Call(t, s.ask(daemon.Request{Verb: "type", Session: s.session, Text: longText}))
+	}()
+	s.wait(t, from, "the first typed key", func(e event) bool { return e.Type == "key" && e.Text == "o" })
+	return from, done
+}
+
 // keys counts the key events the application received from index from on.
 func (s *subject) keys(from int) int {
 	n := 0

@@ -285,7 +285,3 @@ func (t *Tab) Navigate(ctx context.Context, url string) error {
 func (t *Tab) Back(ctx context.Context) error    { return t.Navigate(ctx, "about:back") }
 func (t *Tab) Forward(ctx context.Context) error { return t.Navigate(ctx, "about:forward") }
 func (t *Tab) Reload(ctx context.Context) error  { return t.gone() }
-
-// CloseFromPage plays the tab closing by itself (the page closed it, or its
-// browser crashed).
-func (t *Tab) CloseFromPage() { t.Close(context.Background()) }

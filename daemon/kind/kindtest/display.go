@@ -166,19 +166,6 @@ func (d *Display) Stack(ctx context.Context) ([]kind.Info, error) {
 	return out, nil
 }
 
-// Keys lists the windows' keys in launch order.
-func (d *Display) Keys() []string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	var out []string
-	for _, k := range d.order {
-		if _, ok := d.windows[k]; ok {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
 // PID is the process of the window key.
 func (d *Display) PID(key string) int {
 	d.mu.Lock()
