@@ -21,6 +21,8 @@ import (
 type browserState struct {
 	mu      sync.Mutex
 	current map[string]target.ID // session + "\x00" + context key → its current tab
+	closed  map[target.ID]bool   // tabs that existed and closed, so a handle that never named a tab is told apart
+	order   []target.ID          // closed, oldest first (the memory is bounded by maxClosed)
 
 	regOnce sync.Once
 	reg     *profile.Registry // the profile registry, opened on first use
@@ -41,7 +43,14 @@ type selection struct {
 	prof ProfileInfo
 }
 
-func (bs *browserState) init() { bs.current = make(map[string]target.ID) }
+func (bs *browserState) init() {
+	bs.current = make(map[string]target.ID)
+	bs.closed = make(map[target.ID]bool)
+}
+
+// maxClosed bounds how many closed tabs are remembered: older ones answer
+// unknown_target, as a handle that never named a tab does.
+const maxClosed = 1024
 
 func currentKey(session string, k kind.BrowserKey) string { return session + "\x00" + k.String() }
 
@@ -59,15 +68,32 @@ func (bs *browserState) setCurrent(session string, key kind.BrowserKey, id targe
 	bs.mu.Unlock()
 }
 
-// forget drops a target from every session's current tabs.
+// forget drops a target from every session's current tabs; a tab is
+// remembered as closed.
 func (bs *browserState) forget(id target.ID) {
 	bs.mu.Lock()
+	defer bs.mu.Unlock()
 	for k, v := range bs.current {
 		if v == id {
 			delete(bs.current, k)
 		}
 	}
-	bs.mu.Unlock()
+	if id.Kind() != target.KindTab || bs.closed[id] {
+		return
+	}
+	bs.closed[id] = true
+	bs.order = append(bs.order, id)
+	if len(bs.order) > maxClosed {
+		delete(bs.closed, bs.order[0])
+		bs.order = bs.order[1:]
+	}
+}
+
+// wasClosed reports whether id named a tab that has closed.
+func (bs *browserState) wasClosed(id target.ID) bool {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	return bs.closed[id]
 }
 
 // noBrowser is the refusal of every browser verb on a daemon without a
@@ -118,14 +144,19 @@ func (d *Daemon) reachTab(ctx context.Context, c *call) error {
 	if !ok {
 		return target.Refuse(target.CodeNoTab, "no current tab in %s: run open <url> first (or tab select <id>, from tab list)", where(*c.sel)).With("profile", c.sel.prof.ID)
 	}
-	return d.reachTabID(ctx, c, id)
+	return d.reachTabID(ctx, c, id, true)
 }
 
 // reachTabID reaches tab id of the chosen context for the session, under its
-// lease.
-func (d *Daemon) reachTabID(ctx context.Context, c *call, id target.ID) error {
+// lease. known says id came from the daemon (the session's current tab), so
+// a tab that is not there has closed; a handle the caller gave that names no
+// tab this daemon ever had is unknown_target, not tab_gone.
+func (d *Daemon) reachTabID(ctx context.Context, c *call, id target.ID, known bool) error {
 	e := d.entryOf(id)
 	if e == nil || e.tab == nil {
+		if !known && !d.br.wasClosed(id) {
+			return target.Refuse(target.CodeUnknownTarget, "there is no tab %s (tab list shows yours)", id).With("target", string(id))
+		}
 		d.br.forget(id)
 		return target.Refuse(target.CodeTabGone, "tab %s has closed (run open <url> for a new one)", id).With("target", string(id))
 	}
@@ -203,7 +234,7 @@ func (d *Daemon) browserOpen(ctx context.Context, c *call) Response {
 	}
 	verb := "opened %s (%q) in tab %s"
 	if id, ok := d.br.currentTab(req.Session, c.sel.key); ok {
-		err = d.reachTabID(ctx, c, id)
+		err = d.reachTabID(ctx, c, id, true)
 		if target.CodeOf(err) == target.CodeTabGone {
 			err, c.e = nil, nil
 		}
@@ -245,7 +276,7 @@ func (d *Daemon) browserTab(ctx context.Context, c *call) Response {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "tab %q: use list, new, close or select", action))
 	}
 	var id target.ID
-	if action == "close" || action == "select" {
+	if action == "select" || action == "close" && req.Target != "" {
 		var err error
 		if id, err = target.ParseID(req.Target); err != nil {
 			return d.fail(c, err)
@@ -279,7 +310,7 @@ func (d *Daemon) browserTab(ctx context.Context, c *call) Response {
 			return Response{URL: u, Did: fmt.Sprintf("opened tab %s; it is your current tab", c.e.id)}, err
 		})
 	case "select":
-		if err := d.reachTabID(ctx, c, id); err != nil {
+		if err := d.reachTabID(ctx, c, id, false); err != nil {
 			return d.fail(c, err)
 		}
 		d.br.setCurrent(req.Session, c.sel.key, id)
@@ -288,9 +319,18 @@ func (d *Daemon) browserTab(ctx context.Context, c *call) Response {
 			return Response{URL: info.App, Did: fmt.Sprintf("tab %s (%q) is your current tab", id, info.Title)}, nil
 		})
 	}
-	// close
-	if err := d.reachTabID(ctx, c, id); err != nil {
-		return d.fail(c, err)
+	// close: the tab named, else the current one
+	var reach error
+	if req.Target == "" {
+		reach = d.reachTab(ctx, c)
+		if c.e != nil {
+			id = c.e.id
+		}
+	} else {
+		reach = d.reachTabID(ctx, c, id, false)
+	}
+	if reach != nil {
+		return d.fail(c, reach)
 	}
 	info := d.info(c.e)
 	if err := c.e.t.Close(ctx); err != nil {

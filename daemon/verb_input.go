@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/vibespace/vibespace/daemon/kind"
@@ -56,6 +57,13 @@ func checkScroll(d *Daemon, req Request) error {
 func (d *Daemon) checkText(text string, limit int, how string) error {
 	if !utf8.ValidString(text) {
 		return target.Refuse(target.CodeBadRequest, "the text is not valid UTF-8")
+	}
+	if i := strings.IndexByte(text, 0); i >= 0 {
+		// No road delivers U+0000: keys have none, a page drops it, and an
+		// application's EditableText ends the text there. Refused, never
+		// a count of characters that did not arrive.
+		return target.Refuse(target.CodeBadRequest, "the text holds a NUL character (U+0000) at character %d, which no application receives as typed text: remove it", utf8.RuneCountInString(text[:i])+1).
+			With("at", utf8.RuneCountInString(text[:i])+1)
 	}
 	if n := utf8.RuneCountInString(text); n > limit {
 		return tooLong(n, limit, how)

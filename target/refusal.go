@@ -55,6 +55,7 @@ const (
 	CodeNavigationFailed Code = "navigation_failed" // the page did not load (network error, bad URL)
 	CodeScriptError      Code = "script_error"      // the page's JavaScript threw
 	CodeOutsideContext   Code = "outside_context"   // a CDP command that reaches past the session's own browser context
+	CodeOutsidePage      Code = "outside_page"      // a point (--at) outside the tab's viewport
 
 	CodeLiveViewUnavailable Code = "live_view_unavailable" // this build or machine has no video encoder (rtc/)
 	CodeNoText              Code = "no_text"               // the node has no Text interface: there is no text to read

@@ -111,7 +111,40 @@ func (t *tab) Fill(ctx context.Context, n kind.Node, text string) error {
 }
 
 func (t *tab) ClickAt(ctx context.Context, p kind.Point) error {
+	if err := t.inside(ctx, p); err != nil {
+		return err
+	}
 	return t.t.ClickAt(ctx, cdp.Point{X: float64(p.X), Y: float64(p.Y)})
+}
+
+// inside refuses a point outside the tab's viewport (CSS pixels, as the
+// screenshot's): an event there reaches no element, and answering "clicked"
+// would be a silent success. The viewport is read each time (one round
+// trip): a page can be resized between two verbs.
+func (t *tab) inside(ctx context.Context, p kind.Point) error {
+	vp, err := t.viewport(ctx)
+	if err != nil {
+		return err
+	}
+	if p.X < 0 || p.Y < 0 || (vp.W > 0 && float64(p.X) >= vp.W) || (vp.H > 0 && float64(p.Y) >= vp.H) {
+		return target.Refuse(target.CodeOutsidePage, "%d,%d is outside the page's viewport, which is %gx%g CSS pixels (its screenshot's size)", p.X, p.Y, vp.W, vp.H).
+			With("x", p.X).With("y", p.Y).With("width", vp.W).With("height", vp.H)
+	}
+	return nil
+}
+
+// viewportSize is a tab's viewport in CSS pixels, scrollbars included: the
+// area of its screenshot.
+type viewportSize struct{ W, H float64 }
+
+// viewport reads window.innerWidth and innerHeight: the screenshot's size
+// (Page.getLayoutMetrics' viewports leave a classic scrollbar out). A page
+// that redefines them misleads only its own agent: a zero size checks
+// nothing, and a point outside the real viewport reaches no element.
+func (t *tab) viewport(ctx context.Context) (viewportSize, error) {
+	var vp viewportSize
+	err := t.t.EvalInto(ctx, "({W: window.innerWidth, H: window.innerHeight})", &vp)
+	return vp, err
 }
 
 func (t *tab) Scroll(ctx context.Context, at *kind.Point, dir string, steps int) error {
@@ -130,6 +163,9 @@ func (t *tab) Scroll(ctx context.Context, at *kind.Point, dir string, steps int)
 	}
 	var p *cdp.Point
 	if at != nil {
+		if err := t.inside(ctx, *at); err != nil {
+			return err
+		}
 		p = &cdp.Point{X: float64(at.X), Y: float64(at.Y)}
 	}
 	return t.t.Scroll(ctx, dx, dy, p)
@@ -208,8 +244,8 @@ func (t *tab) point(ctx context.Context, ev kind.Input) (cdp.Point, error) {
 	if ev.X < 0 || ev.Y < 0 || ev.X >= float64(ev.PictureW) || ev.Y >= float64(ev.PictureH) {
 		return at, target.Refuse(target.CodeOutsideWindow, "%g,%g is outside the picture of the tab (%dx%d)", ev.X, ev.Y, ev.PictureW, ev.PictureH)
 	}
-	var vp struct{ W, H float64 }
-	if err := t.t.EvalInto(ctx, "({W: window.innerWidth, H: window.innerHeight})", &vp); err != nil {
+	vp, err := t.viewport(ctx)
+	if err != nil {
 		return at, err
 	}
 	if vp.W <= 0 || vp.H <= 0 {

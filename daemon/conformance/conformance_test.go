@@ -98,12 +98,25 @@ var table = []row{
 			t.Fatalf("click --at by %q", r.By)
 		}
 	}},
-	// A tab's pictures have no size the daemon knows yet: its --at is not
-	// checked against the page (issue 11 holds that silent success).
-	{name: "click --at outside the picture: outside_window", only: target.KindWindow, run: func(t *testing.T, s *subject) {
+	// Before issue 11 a tab answered "clicked at 99999,1 of the page".
+	{name: "click and scroll --at outside the picture: outside_window, outside_page", run: func(t *testing.T, s *subject) {
 		from := s.mark()
-		s.refused(t, daemon.Request{Verb: "click", At: &daemon.Point{X: 99999, Y: 1}}, target.CodeOutsideWindow)
-		s.none(t, from, "click")
+		for _, at := range []daemon.Point{{X: 99999, Y: 1}, {X: -1, Y: -1}, {X: 1, Y: 99999}} {
+			s.refused(t, daemon.Request{Verb: "click", At: &at}, s.outside)
+			s.refused(t, daemon.Request{Verb: "scroll", Dir: "down", At: &at}, s.outside)
+		}
+		s.none(t, from, "click", "scroll")
+	}},
+	{name: "a text holding U+0000: refused, nothing typed", run: func(t *testing.T, s *subject) {
+		ref := s.ref(t, "Name", "text", "entry")
+		from := s.mark()
+		for _, req := range []daemon.Request{{Verb: "type", Text: "ab\x00c"}, {Verb: "type", Ref: ref, Text: "\x00"}} {
+			r := s.refused(t, req, target.CodeBadRequest)
+			if !strings.Contains(r.Message, "NUL") {
+				t.Fatalf("%s: %q does not say why", req.Verb, r.Message)
+			}
+		}
+		s.none(t, from, "key", "text")
 	}},
 	{name: "a ref never minted: bad_ref", run: func(t *testing.T, s *subject) {
 		from := s.mark()

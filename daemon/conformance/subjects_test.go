@@ -67,6 +67,8 @@ type subject struct {
 	// afterGone is the refusal of the kind's next verb once the target
 	// went (its handle names nothing; the browser has no current tab).
 	afterGone target.Code
+	// outside is the refusal of a point outside the target's picture.
+	outside target.Code
 }
 
 func (s *subject) call(t *testing.T, r daemon.Request) daemon.Response {
@@ -237,6 +239,7 @@ func (st *suite) windowSubject(t *testing.T, session string) *subject {
 		},
 		vanish:    func(t *testing.T) { syscall.Kill(pid, syscall.SIGKILL) },
 		afterGone: target.CodeUnknownTarget,
+		outside:   target.CodeOutsideWindow,
 	}
 	s.alphaAt = func(t *testing.T) daemon.Point {
 		snap := s.ok(t, daemon.Request{Verb: "snapshot", JSON: true}).Snapshot
@@ -358,6 +361,7 @@ func (st *suite) tabSubject(t *testing.T, session string) *subject {
 			st.sv.OK(t, daemon.Request{Verb: "browser.tab", Session: session, Action: "close", Target: string(id)})
 		},
 		afterGone: target.CodeNoTab,
+		outside:   target.CodeOutsidePage,
 	}
 	s.wait(t, 0, "the page loading", func(e event) bool { return e.Type == "ready" })
 	s.alphaAt = func(t *testing.T) daemon.Point {

@@ -123,6 +123,13 @@ type Tab struct {
 	closed bool
 }
 
+// Closed reports whether the tab was closed.
+func (t *Tab) Closed() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.closed
+}
+
 // Retitle plays the page changing its own title by script.
 func (t *Tab) Retitle(title string) {
 	t.mu.Lock()

@@ -28,7 +28,8 @@ func clickCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "click", Description: `With @ref: clicks the centre of that node, after checking it is visible, enabled
 and not covered by another element (refused not_visible, not_sensitive, covered).
-With --at x,y: a click at that pixel of the tab's screenshot.
+With --at x,y: a click at that pixel of the tab's screenshot (its viewport, in CSS
+pixels); a point outside the viewport is refused outside_page.
 
    vibespace-browser click @e7
    vibespace-browser click --at 120,40`,

@@ -56,6 +56,7 @@ ANSWERS AND EXIT CODES
    (profile_required, profile_changed, path_not_handle, unknown_profile,
    not_your_tab, tab_gone, no_tab, stale_ref, bad_ref, not_visible, covered,
    not_sensitive, browser_paused, navigation_failed, script_error, wrong_kind,
+   outside_page, unknown_target,
    timeout, …).
    Exit 2: bad usage, or the daemon could not be reached.
 
