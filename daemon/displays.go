@@ -22,6 +22,9 @@ type display struct {
 	// stack is one slot: between raising a window and acting on what is on
 	// screen, no verb of ours raises another window of this display.
 	stack chan struct{}
+	// stalled (guarded by Daemon.mu) is when the display was found not
+	// answering; zero while it answers (stall.go).
+	stalled time.Time
 }
 
 func newDisplay(p kind.DisplayProvider, d kind.Display) *display {

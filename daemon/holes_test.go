@@ -75,3 +75,48 @@ func TestNULTextRefused(t *testing.T) {
 		t.Fatalf("the tab received %+v", got)
 	}
 }
+
+// A display whose server stopped answering holds neither list nor a verb
+// for the X calls' deadlines: list answers its windows as last read,
+// marked, and a verb is refused display_not_answering; once it answers
+// again both are as before. Before, list and every window verb waited 30 s
+// (here the call's own 10 s deadline would have cut them).
+func TestStoppedDisplay(t *testing.T) {
+	p := &kindtest.Provider{}
+	td := startKinds(t, "", nil, p)
+	a, b := td.open(t, "a"), td.open(t, "a")
+	disp := p.Display()
+	disp.Stop()
+	for range 2 { // the first list finds it out; the second asks it again
+		list := td.call(t, Request{Verb: "list", Session: "a"})
+		wantCode(t, list, "")
+		if len(list.Targets) != 2 {
+			t.Fatalf("list of a stopped display: %+v", list.Targets)
+		}
+		for _, ti := range list.Targets {
+			if ti.NotAnswering == "" || ti.Title == "" {
+				t.Fatalf("%s is not marked, or lost its facts: %+v", ti.ID, ti)
+			}
+		}
+	}
+	before := len(disp.Events())
+	for _, req := range []Request{{Verb: "snapshot", Target: string(a)}, {Verb: "key", Target: string(b), Chord: "a"}, {Verb: "screenshot", Target: string(a)}} {
+		req.Session = "a"
+		r := td.call(t, req)
+		wantCode(t, r, target.CodeDisplayNotAnswering)
+		if r.Facts["since"] == nil {
+			t.Fatalf("%s: %+v", req.Verb, r)
+		}
+	}
+	if got := disp.Events()[before:]; len(got) != 0 {
+		t.Fatalf("the stopped display received %+v", got)
+	}
+	disp.Cont()
+	list := td.call(t, Request{Verb: "list", Session: "a"})
+	for _, ti := range list.Targets {
+		if ti.NotAnswering != "" {
+			t.Fatalf("%s still marked after the display answers: %+v", ti.ID, ti)
+		}
+	}
+	wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: string(b), Chord: "a"}), "")
+}

@@ -154,20 +154,33 @@ func (d *Daemon) refresh(ctx context.Context, e *entry) (kind.Info, error) {
 // relist re-reads e's facts afresh (a tab's title as the page has it now),
 // for the listings.
 func (d *Daemon) relist(ctx context.Context, e *entry) (kind.Info, error) {
+	return d.relistWithin(ctx, e, readBudget)
+}
+
+func (d *Daemon) relistWithin(ctx context.Context, e *entry, budget time.Duration) (kind.Info, error) {
 	if r, ok := e.t.(kind.Refresher); ok {
-		return d.reread(ctx, e, r.Refresh)
+		return d.rereadWithin(ctx, e, budget, r.Refresh)
 	}
-	return d.refresh(ctx, e)
+	return d.rereadWithin(ctx, e, budget, e.t.Info)
 }
 
 func (d *Daemon) reread(ctx context.Context, e *entry, read func(context.Context) (kind.Info, error)) (kind.Info, error) {
+	return d.rereadWithin(ctx, e, readBudget, read)
+}
+
+// rereadWithin is reread with a window's read bounded by budget (stall.go).
+func (d *Daemon) rereadWithin(ctx context.Context, e *entry, budget time.Duration, read func(context.Context) (kind.Info, error)) (kind.Info, error) {
 	w := e.words()
 	var info kind.Info
 	var err error
 	if d.displayGone(e) {
 		err = target.Refuse(w.Gone, "its display is gone")
 	} else {
-		info, err = read(ctx)
+		err = d.budgeted(ctx, e, budget, func(ctx context.Context) error {
+			var err error
+			info, err = read(ctx)
+			return err
+		})
 	}
 	if target.CodeOf(err) == w.Gone {
 		d.mu.Lock()

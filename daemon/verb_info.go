@@ -74,11 +74,32 @@ func (d *Daemon) doctor(ctx context.Context, c *call) Response {
 // are gone.
 func (d *Daemon) list(ctx context.Context, c *call) Response {
 	resp := Response{OK: true, Targets: []TargetInfo{}}
+	// A display that does not answer costs one check per list, not one
+	// per window: its windows are listed as last read, marked.
+	answering := map[*display]bool{}
 	for _, e := range d.entries(func(e *entry) bool { return e.rec.ExposedTo(c.req.Session) }) {
-		if _, err := d.relist(ctx, e); target.CodeOf(err) == e.words().Gone {
-			continue
+		stale := false
+		if e.disp != nil {
+			ok, asked := answering[e.disp]
+			if !asked {
+				ok = d.answers(ctx, e.disp)
+				answering[e.disp] = ok
+			}
+			stale = !ok
+		}
+		if !stale {
+			_, err := d.relistWithin(ctx, e, listBudget)
+			switch target.CodeOf(err) {
+			case e.words().Gone:
+				continue
+			case target.CodeDisplayNotAnswering:
+				answering[e.disp], stale = false, true
+			}
 		}
 		ti := *d.info(e)
+		if stale {
+			ti.NotAnswering = d.stalledSince(e.disp).UTC().Format(time.RFC3339)
+		}
 		ti.Capabilities = target.Capabilities(e.t.Probe(ctx))
 		resp.Targets = append(resp.Targets, ti)
 	}

@@ -249,6 +249,8 @@ func (d *scan) target(t *TargetInfo) bool {
 			return d.str(&t.UserSince)
 		case "capabilities":
 			return d.reflect(&t.Capabilities)
+		case "not_answering":
+			return d.str(&t.NotAnswering)
 		}
 		return false
 	})

@@ -75,6 +75,9 @@ type TargetInfo struct {
 	// (list only). Verbs on a node (click @ref, type @ref) are decided
 	// again per node at use.
 	Capabilities []target.Capability `json:"capabilities,omitempty"`
+	// NotAnswering is set (list only) when the window's display did not
+	// answer: since when (RFC 3339). Its other facts are as last read.
+	NotAnswering string `json:"not_answering,omitempty"`
 }
 
 // Response is one line back. OK false carries Code and Message (a typed

@@ -90,6 +90,7 @@ type Display struct {
 	epoch    int           // bumped by ReleaseAll: a Type in flight is interrupted
 	panicOn  string        // a method that panics ("snapshot")
 	onInfo   func()        // called (without mu) at every Info of a window
+	stopped  chan struct{} // when set, the display's server is stopped: Info and Healthy block until it closes or their ctx ends
 	*log
 }
 
@@ -138,10 +139,49 @@ func (d *Display) Doctor(ctx context.Context) []kind.Check {
 }
 
 func (d *Display) Healthy(ctx context.Context) error {
+	if err := d.waitRunning(ctx); err != nil {
+		return err
+	}
 	if d.isClosed() {
 		return fmt.Errorf("display %s is gone", d.name)
 	}
 	return nil
+}
+
+// Stop plays the display's server stopped (SIGSTOP): reading a window's
+// facts and asking whether the display is healthy block until Cont, or
+// until the caller's context ends.
+func (d *Display) Stop() {
+	d.mu.Lock()
+	if d.stopped == nil {
+		d.stopped = make(chan struct{})
+	}
+	d.mu.Unlock()
+}
+
+// Cont resumes a display Stop stopped.
+func (d *Display) Cont() {
+	d.mu.Lock()
+	if d.stopped != nil {
+		close(d.stopped)
+		d.stopped = nil
+	}
+	d.mu.Unlock()
+}
+
+func (d *Display) waitRunning(ctx context.Context) error {
+	d.mu.Lock()
+	stopped := d.stopped
+	d.mu.Unlock()
+	if stopped == nil {
+		return nil
+	}
+	select {
+	case <-stopped:
+		return nil
+	case <-ctx.Done():
+		return target.Refuse(target.CodeTimeout, "display %s did not answer in time", d.name).Wrap(ctx.Err())
+	}
 }
 
 // Close plays the display dying (or being stopped): every window is gone.
@@ -268,6 +308,9 @@ func (w *window) infoLocked() kind.Info {
 }
 
 func (w *window) Info(ctx context.Context) (kind.Info, error) {
+	if err := w.d.waitRunning(ctx); err != nil {
+		return kind.Info{}, err
+	}
 	w.d.mu.Lock()
 	hook := w.d.onInfo
 	w.d.mu.Unlock()

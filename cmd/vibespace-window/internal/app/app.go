@@ -112,7 +112,7 @@ ANSWERS AND EXIT CODES
    and the code is stable (not_exposed, held, window_paused, no_action,
    no_editable_text, no_injection_backend, stale_ref, bad_ref, bad_chord,
    outside_window, window_gone, app_not_found, text_too_long, wrong_kind,
-   no_display, timeout, …).
+   no_display, display_not_answering, timeout, …).
    Exit 2: bad usage, or the daemon could not be reached.
 
 THE DAEMON

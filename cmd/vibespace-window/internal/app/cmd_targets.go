@@ -15,14 +15,21 @@ import (
 
 func listCommand(o Options) *cli.Command {
 	return &cli.Command{
-		Name: "list", Usage: "the windows your session may address", Flags: []cli.Flag{jsonFlag},
+		Name: "list", Usage: "the windows your session may address", Description: `Each window your session may address, with its lease. A window whose display
+does not answer (its X server stopped or starved) is listed as last read, marked
+"its display has not answered since …"; verbs on it are refused
+display_not_answering until it answers again.`, Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			return ask(c, o, wire.Request{Verb: "list"}, callTimeout, func(r wire.Response, w io.Writer) error {
 				if len(r.Targets) == 0 {
 					fmt.Fprintln(w, "no windows (open one: vibespace-window open <app>)")
 				}
 				for _, t := range r.Targets {
-					fmt.Fprintf(w, "%s %q  app=%s pid=%d · lease: %s\n", t.ID, t.Title, t.App, t.PID, t.Lease)
+					fmt.Fprintf(w, "%s %q  app=%s pid=%d · lease: %s", t.ID, t.Title, t.App, t.PID, t.Lease)
+					if t.NotAnswering != "" {
+						fmt.Fprintf(w, " · its display has not answered since %s (as last read)", t.NotAnswering)
+					}
+					fmt.Fprintln(w)
 				}
 				return nil
 			})
