@@ -9,7 +9,9 @@ STATICCHECK_VERSION := v0.8.2
 TEST_TIMEOUT ?= 25m
 BENCHTIME ?= 20x
 
-.PHONY: help deps bench-deps build test bench lint demo clean
+LOAD_SECONDS ?= 120
+
+.PHONY: help deps bench-deps build test bench load lint demo clean
 
 # agent-browser, the browser peer the benchmarks compare against, lives in a
 # bench-only folder; nothing else uses it.
@@ -40,6 +42,9 @@ test: deps ## run every test, integration included, with -race (nothing may skip
 
 bench: bench-deps ## benchmarks, side by side with the peers (xdotool, pyatspi, ...)
 	VIBESPACE_INTEGRATION=1 $(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 30m ./...
+
+load: build ## the load probe: 6 sessions drive 2 windows and 4 tabs at once (LOAD_SECONDS=120); p50/p95/max per verb, codes, RSS, fds
+	python3 bench/load.py --bin $(BIN) --seconds $(LOAD_SECONDS)
 
 lint: ## gofmt, go vet, staticcheck
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

@@ -42,6 +42,16 @@ func (d *Daemon) stacking(ctx context.Context, e *entry) (func(), error) {
 	}
 }
 
+// ownPixels reports whether a grab of e reads its own pixels, covered or
+// not.
+func ownPixels(e *entry) bool {
+	if e.disp == nil {
+		return false
+	}
+	o, ok := e.disp.d.(kind.OwnPixels)
+	return ok && o.KeepsOwnPixels()
+}
+
 // raise puts e on top of its display (a no-op for a target that needs no
 // raising).
 func raise(ctx context.Context, e *entry) error {
@@ -120,14 +130,16 @@ func overlaps(a, b target.Rect) bool {
 	return a.X < b.X+b.W && b.X < a.X+a.W && a.Y < b.Y+b.H && b.Y < a.Y+a.H
 }
 
-// grab reads c's target's pixels, under its lock. On a display that stacks
-// windows it takes the stacking slot: a window nothing covers is grabbed
+// grab reads c's target's pixels, under its lock. A display that keeps
+// each window's own pixels (Composite) is grabbed as it is, raising
+// nothing. On another display that stacks windows it takes the stacking
+// slot: a window nothing covers is grabbed
 // as it is; a covered one is raised, checked uncovered (else
 // window_not_visible), and grabbed once it has repainted.
 func (d *Daemon) grab(ctx context.Context, c *call) ([]byte, error) {
 	e := c.e
 	s := stacker(e)
-	if s == nil {
+	if s == nil || ownPixels(e) {
 		return e.t.Screenshot(ctx)
 	}
 	unstack, err := d.stacking(ctx, e)

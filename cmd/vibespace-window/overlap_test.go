@@ -19,9 +19,34 @@ import (
 	"github.com/vibespace/vibespace/testenv"
 )
 
-// With no window manager, windows of our display overlap at 0,0 and the
-// X server has no compositing: the window on top gets the pointer events
-// and its pixels are what a grab of the one below returns.
+// With no window manager, windows of our display overlap at 0,0: the
+// window on top gets the pointer events. The daemon has the X server keep
+// each window's own pixels (Composite), so a grab of the one below reads
+// its own picture without raising it.
+
+// topOf is the topmost of the windows xids in the root's stacking order, read
+// with the test's own X connection.
+func topOf(t *testing.T, display string, xids ...uint32) uint32 {
+	t.Helper()
+	c, err := xgb.NewConnDisplay(display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tree, err := xproto.QueryTree(c, xproto.Setup(c).DefaultScreen(c).Root).Reply()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := len(tree.Children) - 1; i >= 0; i-- {
+		for _, x := range xids {
+			if uint32(tree.Children[i]) == x {
+				return x
+			}
+		}
+	}
+	t.Fatalf("none of %v is a child of the root", xids)
+	return 0
+}
 
 // raiseBehindOurBack raises window xid with the test's own X connection (not
 // through the tool under test).
@@ -115,6 +140,12 @@ func TestOverlappingWindows(t *testing.T) {
 	belowB := &b
 	if got := region(img, b, check); !bytes.Equal(got, ref) {
 		t.Fatal("the screenshot of the covered window holds another window's pixels where its check box is")
+	}
+	// …and it was read without raising it: the stacking order is as the
+	// person left it (before Composite, the screenshot raised it, and with
+	// two windows that look alike waited 2 s for a repaint it could not see).
+	if top := topOf(t, e.desk.Display, belowXID, overXID); top != overXID {
+		t.Fatalf("the screenshot of %s raised it over %s", below, over)
 	}
 	// The oracle cannot pass by accident: the upper window's box differs.
 	overSnap := e.snapshot("s1", over)

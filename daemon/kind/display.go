@@ -57,3 +57,11 @@ type Stacker interface {
 	// Stack lists the top-level windows, bottom first.
 	Stack(ctx context.Context) ([]Info, error)
 }
+
+// OwnPixels is a Stacker display whose windows' grabs read each window's
+// own pixels even where another covers it (X Composite): a screenshot or
+// a frame needs no raise and takes no stacking slot. Pointer input still
+// goes to whatever is on top at its point.
+type OwnPixels interface {
+	KeepsOwnPixels() bool
+}

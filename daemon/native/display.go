@@ -31,6 +31,8 @@ type display struct {
 	xtest       bool   // the server offers XTEST (probed at attach)
 	injectWhy   string // why not
 	shm         bool   // the server offers MIT-SHM
+	ownPixels   bool   // each window's pixels are kept in its own pixmap (Composite, at attach)
+	ownWhy      string // why not
 
 	mu     sync.Mutex
 	pixels *x11.Display                  // the live view's own connection, opened on its first frames
@@ -40,9 +42,13 @@ type display struct {
 }
 
 var (
-	_ kind.Display = (*display)(nil)
-	_ kind.Stacker = (*display)(nil)
+	_ kind.Display   = (*display)(nil)
+	_ kind.Stacker   = (*display)(nil)
+	_ kind.OwnPixels = (*display)(nil)
 )
+
+// KeepsOwnPixels: a grab reads a window's own pixels, covered or not.
+func (d *display) KeepsOwnPixels() bool { return d.ownPixels }
 
 func (d *display) Record() json.RawMessage {
 	b, _ := json.Marshal(d.desk.State())
@@ -55,7 +61,10 @@ func (d *display) Name() string { return d.desk.Display }
 // accessibility bus and the app registered on it (pid 0 asks about the
 // display only).
 func (d *display) probe(ctx context.Context, pid int) target.Probe {
-	p := target.Probe{Tree: d.bus != nil, TreeVia: "the AT-SPI tree", Capture: true, CaptureVia: "a grab of the window's pixels"}
+	p := target.Probe{Tree: d.bus != nil, TreeVia: "the AT-SPI tree", Capture: true, CaptureVia: "a grab of the window's own pixels (Composite), covered or not"}
+	if !d.ownPixels {
+		p.CaptureVia = "a grab of the window's pixels, raised first where another covers it (" + d.ownWhy + ")"
+	}
 	if d.xtest {
 		p.Injection = "xtest"
 	} else {

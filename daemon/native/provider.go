@@ -86,6 +86,14 @@ func (p *provider) attach(ctx context.Context, desk *xvfb.Desktop) (*display, er
 		d.xtest = true
 	}
 	d.shm = ext["MIT-SHM"]
+	// Each window keeps its own pixels while this connection lives: a
+	// screenshot of a covered window raises nothing (the stacking order
+	// stays as the agents and the person left it).
+	if err := x.KeepOwnPixels(ctx); err != nil {
+		d.ownWhy = err.Error()
+	} else {
+		d.ownPixels = true
+	}
 	bus, err := atspi.ConnectA11y(ctx, desk.A11yAddress, atspi.Options{})
 	if err != nil {
 		d.busErr = err
