@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/vibespace/vibespace/target"
 )
@@ -24,6 +25,11 @@ func (d *Daemon) open(ctx context.Context, c *call) Response {
 	disp, err := d.ensureDisplay(ctx, p)
 	if err != nil {
 		return d.fail(c, err)
+	}
+	if !d.answers(ctx, disp) {
+		return d.fail(c, target.Refuse(target.CodeDisplayNotAnswering,
+			"display %s (%s) has not answered since %s (its X server is stopped or starved); nothing was started",
+			disp.d.Name(), disp.name, d.stalledSince(disp).UTC().Format(time.RFC3339)).With("display", disp.name))
 	}
 	kt, err := disp.d.Launch(ctx, req.Argv)
 	if _, refused := target.AsRefusal(err); err != nil && !refused && d.resetIfDead(ctx, disp) {

@@ -61,6 +61,7 @@ func TestStoppedXServer(t *testing.T) {
 	}
 	e.Refused("display_not_answering", "s1", "key", id, "Return")
 	e.Refused("display_not_answering", "s1", "snapshot", id)
+	e.Refused("display_not_answering", "s1", "open", "/bin/true") // nothing is started on it
 	syscall.Kill(x, syscall.SIGCONT)
 	stopped = false
 	if out := e.OK("s1", "list"); strings.Contains(out, "has not answered") {
