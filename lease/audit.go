@@ -23,6 +23,13 @@ type Entry struct {
 	By      target.Road `json:"by,omitempty"` // tree | point | keys | pixels
 	OK      bool        `json:"ok"`
 	Code    target.Code `json:"code,omitempty"`
+	// The operator's words (takeover, handback) and share: the user the
+	// verb was asked as (--as), whether it was forced, the user a forced
+	// takeover replaced, and whom share exposed the target to.
+	User     string `json:"user,omitempty"`
+	Force    bool   `json:"force,omitempty"`
+	Replaced string `json:"replaced,omitempty"`
+	With     string `json:"with,omitempty"`
 }
 
 // Audit is the append-only JSONL audit log. Each Record is one write(2) of

@@ -47,6 +47,7 @@ const (
 	CodeBusy               Code = "busy"       // the daemon is at its connection limit; try again
 	CodeWrongKind          Code = "wrong_kind" // a handle of the other command line's kind (a tab to vibespace-window, a window to vibespace-browser)
 	CodeNoDisplay          Code = "no_display" // no display of that name is registered with this daemon
+	CodeTakenOver          Code = "taken_over" // another user has taken the target over: a second takeover waits for their handback (or --force)
 
 	// Browser tabs (cdp/).
 	CodeNotYourTab       Code = "not_your_tab"      // a tab of another session's browser context
