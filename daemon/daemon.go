@@ -108,7 +108,8 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	if d.store, err = lease.OpenStore(cfg.StateDir, stateFile); err != nil {
 		return fail(err)
 	}
-	if d.audit, err = lease.OpenAudit(filepath.Join(cfg.StateDir, auditFile), cfg.Now); err != nil {
+	rot := lease.Rotation{MaxBytes: max(cfg.AuditMaxBytes, 0), Keep: cfg.AuditKeep}
+	if d.audit, err = lease.OpenAuditRotating(filepath.Join(cfg.StateDir, auditFile), cfg.Now, rot); err != nil {
 		return fail(err)
 	}
 	st, err := d.store.Load()

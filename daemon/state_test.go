@@ -55,3 +55,34 @@ func TestBareURL(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditRotatesAndStatusNamesTheFiles: audit.jsonl is bounded by
+// Config.AuditMaxBytes, AuditKeep old files are kept, no more, and status
+// names the files there are, relative to the state directory.
+func TestAuditRotatesAndStatusNamesTheFiles(t *testing.T) {
+	const bound = 2 << 10
+	td := startDaemonWith(t, &kindtest.Provider{}, "", func(c *Config) {
+		c.AuditMaxBytes, c.AuditKeep = bound, 2
+		c.LogFile, c.LogKeep = filepath.Join(c.StateDir, "daemon.log"), 1
+		c.Stderr = filepath.Join(c.StateDir, "daemon.stderr")
+	})
+	os.WriteFile(filepath.Join(td.cfg.StateDir, "daemon.log"), []byte("x\n"), 0o600)
+	id := string(td.open(t, "a"))
+	for range 60 {
+		wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: id}), "")
+	}
+	dir := td.cfg.StateDir
+	for _, f := range []string{auditFile, auditFile + ".1", auditFile + ".2"} {
+		st, err := os.Stat(filepath.Join(dir, f))
+		if err != nil || st.Size() > bound {
+			t.Fatalf("%s: %v (bound %d)", f, err, bound)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, auditFile+".3")); err == nil {
+		t.Fatal("a third old audit file was kept")
+	}
+	st := td.call(t, Request{Verb: "status", Session: "a"}).Status
+	if got := strings.Join(st.Kept, " "); got != "audit.jsonl audit.jsonl.1 audit.jsonl.2 daemon.log" || st.Stderr != "daemon.stderr" {
+		t.Fatalf("status names %q, stderr %q", got, st.Stderr)
+	}
+}

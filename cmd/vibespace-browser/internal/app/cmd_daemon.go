@@ -39,6 +39,7 @@ func statusCommand(o Options) *cli.Command {
 				}
 				if s := r.Status; s != nil {
 					fmt.Fprintf(w, "daemon pid %d since %s\nstate: %s\nsocket: %s\naudit: %s\n", s.PID, s.Started, s.StateDir, s.Socket, s.AuditPath)
+					fmt.Fprintf(w, "logs kept (in the state directory): %s; stderr (a crash's trace): %s\n", strings.Join(s.Kept, ", "), s.Stderr)
 				}
 				return nil
 			})
