@@ -41,14 +41,14 @@ func TestStateKeepsNoQueryOfATab(t *testing.T) {
 
 func TestBareURL(t *testing.T) {
 	for in, want := range map[string]string{
-		"https://example.com/a/b?q=1#f":     "https://example.com/a/b",
-		"https://u:p@example.com:8443/x":    "https://example.com:8443/x",
-		"about:blank":                       "about:blank",
-		"data:text/html,<p>secret</p>":      "data:",
-		"http://[::1]:80/?x":                "http://[::1]:80/",
-		"":                                  "",
-		"http://bad host/%zz?token=secret":  "http:",
-		"file:///home/someone/page.html?x=": "file:///home/someone/page.html",
+		"https://example.com/a/b?q=1#f":    "https://example.com/a/b",
+		"https://u:p@example.com:8443/x":   "https://example.com:8443/x",
+		"about:blank":                      "about:blank",
+		"data:text/html,<p>secret</p>":     "data:",
+		"http://[::1]:80/?x":               "http://[::1]:80/",
+		"":                                 "",
+		"http://bad host/%zz?token=secret": "http:",
+		"file:///srv/page.html?x=":         "file:///srv/page.html",
 	} {
 		if got := bareURL(in); got != want {
 			t.Errorf("bareURL(%q) = %q, want %q", in, got, want)
