@@ -31,7 +31,7 @@ const (
 // reads the environment: the command's main derives the paths (see Paths)
 // and registers the kinds.
 type Config struct {
-	StateDir   string // VIBESPACE_HOME: state.json, audit.jsonl, daemon.lock, daemon.log
+	StateDir   string // VIBESPACE_HOME: state.json, audit.jsonl (rotated), daemon.lock; the program's daemon.log, daemon.stderr
 	SocketPath string // the Unix socket to listen on
 
 	// Displays are the sorts of display windows can live on, each started

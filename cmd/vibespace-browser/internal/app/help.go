@@ -70,4 +70,6 @@ THE DAEMON
    The same daemon as vibespace-window, one per user and state directory
    ($VIBESPACE_HOME): the program vibespace-daemon, beside this one or on PATH.
    The first command starts it; serve runs it in the foreground. audit.jsonl records who did which verb — never the text of fill
-   or type. Text after -- is never read as a flag: type -- "-5 degrees".`
+   or type. It and daemon.log are rotated at 8 MiB (two old files kept); a crash's
+   trace is in daemon.stderr; status names them. state.json keeps a tab's address
+   without its query or fragment. Text after -- is never read as a flag: type -- "-5 degrees".`

@@ -131,4 +131,7 @@ THE DAEMON
    vibespace-daemon, beside this one or on PATH (vibespace-window serve runs it in
    the foreground); its log is daemon.log there, and audit.jsonl records
    who did which verb on which target, by tree / point / keys — never the text typed.
+   Both are rotated at 8 MiB, two old files kept (daemon.log.1, audit.jsonl.2, …);
+   a crash's trace is in daemon.stderr. status names the files kept. state.json
+   keeps a tab's address without its query or fragment.
    Text after -- is never read as a flag: type win:1 -- "-not-a-flag".`
