@@ -18,6 +18,12 @@ const (
 	DefaultIdleHandback = 10 * time.Minute
 	DefaultIdleTimeout  = 30 * time.Second // a connection with no whole request for this long is closed
 	DefaultMaxConns     = 64               // connections served at once
+
+	// The audit log's size bound, and how many old files are kept
+	// (audit.jsonl.1, audit.jsonl.2). The daemon's own log is bounded the
+	// same way by the program that writes it (cmd/vibespace-daemon).
+	DefaultLogMaxBytes = 8 << 20
+	DefaultLogKeep     = 2
 )
 
 // Config configures a Daemon. StateDir, SocketPath and at least one display
@@ -25,7 +31,7 @@ const (
 // reads the environment: the command's main derives the paths (see Paths)
 // and registers the kinds.
 type Config struct {
-	StateDir   string // VIBESPACE_HOME: state.json, audit.jsonl, daemon.lock, daemon.log
+	StateDir   string // VIBESPACE_HOME: state.json, audit.jsonl (rotated), daemon.lock; the program's daemon.log, daemon.stderr
 	SocketPath string // the Unix socket to listen on
 
 	// Displays are the sorts of display windows can live on, each started
@@ -50,8 +56,20 @@ type Config struct {
 	VerbTimeout  time.Duration // bound on one verb; default DefaultVerbTimeout
 	IdleTimeout  time.Duration // bound on reading one request; default DefaultIdleTimeout
 	MaxConns     int           // connections served at once; default DefaultMaxConns
-	Logger       *slog.Logger  // nil discards
-	Now          func() time.Time
+	// AuditMaxBytes bounds audit.jsonl: a line that would take it past
+	// this begins a new file, and AuditKeep old ones are kept
+	// (audit.jsonl.1 the newest). Zero means DefaultLogMaxBytes and
+	// DefaultLogKeep; a negative AuditMaxBytes, no bound.
+	AuditMaxBytes int64
+	AuditKeep     int
+	// LogFile is the file the program writes this daemon's Logger to,
+	// rotated with LogKeep old files kept; Stderr where its standard error
+	// (a panic's trace) goes. Status names them; "" means not told.
+	LogFile string
+	LogKeep int
+	Stderr  string
+	Logger  *slog.Logger // nil discards
+	Now     func() time.Time
 }
 
 func (c *Config) fill() error {
@@ -91,6 +109,12 @@ func (c *Config) fill() error {
 	}
 	if c.MaxConns <= 0 {
 		c.MaxConns = DefaultMaxConns
+	}
+	if c.AuditMaxBytes == 0 {
+		c.AuditMaxBytes = DefaultLogMaxBytes
+	}
+	if c.AuditKeep <= 0 {
+		c.AuditKeep = DefaultLogKeep
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

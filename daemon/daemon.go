@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"maps"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -106,7 +108,8 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	if d.store, err = lease.OpenStore(cfg.StateDir, stateFile); err != nil {
 		return fail(err)
 	}
-	if d.audit, err = lease.OpenAudit(filepath.Join(cfg.StateDir, auditFile), cfg.Now); err != nil {
+	rot := lease.Rotation{MaxBytes: max(cfg.AuditMaxBytes, 0), Keep: cfg.AuditKeep}
+	if d.audit, err = lease.OpenAuditRotating(filepath.Join(cfg.StateDir, auditFile), cfg.Now, rot); err != nil {
 		return fail(err)
 	}
 	st, err := d.store.Load()
@@ -216,7 +219,11 @@ func (d *Daemon) persist() error {
 	}
 	d.mu.Lock()
 	for _, e := range d.targets {
-		st.Targets = append(st.Targets, e.rec)
+		rec := e.rec
+		if e.tab != nil {
+			rec.App = bareURL(rec.App)
+		}
+		st.Targets = append(st.Targets, rec)
 	}
 	st.Backends = map[string]json.RawMessage{counterKey: json.RawMessage(fmt.Sprintf(`{"next":%d}`, d.next))}
 	disps := make(map[string]*display, len(d.displays))
@@ -252,6 +259,28 @@ func (d *Daemon) persist() error {
 		return err
 	}
 	return nil
+}
+
+// bareURL is what state.json keeps of a tab's address: its scheme, host
+// and path. A query or a fragment can hold a secret (a token, a session
+// id), and so can userinfo, or an opaque URL's body (data:…); none is
+// written to disk. What does not parse is kept as its scheme alone.
+func bareURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		if i := strings.IndexAny(raw, ":?#"); i > 0 && raw[i] == ':' {
+			return raw[:i+1]
+		}
+		return ""
+	}
+	if u.Opaque != "" { // data:…, javascript:… carry their content there
+		if u.Scheme == "about" {
+			return "about:" + u.Opaque
+		}
+		return u.Scheme + ":"
+	}
+	b := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}
+	return b.String()
 }
 
 // Listen opens the socket (mode 0600, in a 0700 directory). A socket file

@@ -237,6 +237,7 @@ func TestTakeoverCutsTypingAndHandbackToldOnce(t *testing.T) {
 	go func() {
 		typed <- td.call(t, Request{Verb: "type", Session: "a", Target: id, Text: strings.Repeat("secret-", 20)})
 	}()
+	wantCode(t, td.call(t, Request{Verb: "share", Session: "a", Target: id, With: "operator"}), "")
 	gate <- struct{}{} // the first chunk goes through: the type is in flight
 	resp := td.call(t, Request{Verb: "takeover", Session: "operator", Target: id, User: "alice"})
 	wantCode(t, resp, "")
@@ -405,6 +406,7 @@ func TestIdleHandbackInDaemon(t *testing.T) {
 	}
 	defer d.Close()
 	id := string(d.Handle(t.Context(), Request{Verb: "open", Session: "a", Argv: []string{"fake-app"}}).Target.ID)
+	d.Handle(t.Context(), Request{Verb: "share", Session: "a", Target: id, With: "op"})
 	d.Handle(t.Context(), Request{Verb: "takeover", Session: "op", Target: id})
 	wantCode(t, d.Handle(t.Context(), Request{Verb: "snapshot", Session: "a", Target: id}), target.CodeWindowPaused)
 	mu <- struct{}{}

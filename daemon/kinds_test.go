@@ -70,10 +70,11 @@ func TestWrongKindBothWays(t *testing.T) {
 	if got := disp.Events()[before:]; len(got) != 0 {
 		t.Fatalf("a refused verb reached the window: %+v", got)
 	}
-	// The person's words take either kind.
+	// The person's words take either kind (from a session that sees it:
+	// a tab is its opener's alone).
 	for _, id := range []string{win, tab} {
-		wantCode(t, td.call(t, Request{Verb: "takeover", Session: "op", Target: id, User: "alice"}), "")
-		wantCode(t, td.call(t, Request{Verb: "handback", Session: "op", Target: id, User: "alice"}), "")
+		wantCode(t, td.call(t, Request{Verb: "takeover", Session: "a", Target: id, User: "alice"}), "")
+		wantCode(t, td.call(t, Request{Verb: "handback", Session: "a", Target: id, User: "alice"}), "")
 	}
 	// Both kinds are listed, each with the roads its own probe gives.
 	list := td.call(t, Request{Verb: "list", Session: "a"})
@@ -317,7 +318,7 @@ func TestLiveInputPassesTheGate(t *testing.T) {
 	waited := make(chan error, 1)
 	go func() { waited <- td.LiveInput(ctx, id, "viewer-1", ev) }()
 	time.Sleep(100 * time.Millisecond)
-	d2 := td.Handle(ctx, Request{Verb: "handback", Session: "op", Target: string(id), User: "viewer-1"})
+	d2 := td.LiveHandback(ctx, id, "viewer-1")
 	wantCode(t, d2, "")
 	from = len(p.Display().Events())
 	<-e.gate

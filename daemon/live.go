@@ -205,16 +205,22 @@ func (d *Daemon) LiveInput(ctx context.Context, id target.ID, user string, ev ki
 	return e.t.Input(ctx, ev)
 }
 
-// LiveTakeover is the live view's Take over: the takeover verb, as user.
+// LiveTakeover is the live view's Take over: the takeover verb, as user,
+// from the page — the operator, who sees every target. The page refuses a
+// takeover while another person drives (a viewer still watching, or a user
+// of the command line); what reaches here over another user's takeover is a
+// viewer's that left, so it is replaced, forced, and that user is told.
 func (d *Daemon) LiveTakeover(ctx context.Context, id target.ID, user string) Response {
-	return d.guarded(ctx, verbs["takeover"], Request{Verb: "takeover", Session: user, Target: string(id), User: user})
+	l := d.leases.Get(id)
+	force := l.Input == lease.InputUser && l.User != user
+	return d.guarded(asOperator(ctx), verbs["takeover"], Request{Verb: "takeover", Session: liveViewSession, Target: string(id), User: user, Force: force})
 }
 
 // LiveHandback is the live view's Hand back: the handback verb, as user;
 // then whatever the person's input still holds (a drag's button) is
 // released before the agents act again.
 func (d *Daemon) LiveHandback(ctx context.Context, id target.ID, user string) Response {
-	resp := d.guarded(ctx, verbs["handback"], Request{Verb: "handback", Session: user, Target: string(id), User: user})
+	resp := d.guarded(asOperator(ctx), verbs["handback"], Request{Verb: "handback", Session: liveViewSession, Target: string(id), User: user})
 	if resp.OK {
 		if e, err := d.find(string(id)); err == nil {
 			d.releaseFor(ctx, e)

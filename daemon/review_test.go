@@ -223,6 +223,8 @@ func TestTakeoverLeavesAnotherTargetsTypingAlone(t *testing.T) {
 	td := startDaemon(t, b, "")
 	a := string(td.open(t, "a"))
 	other := string(td.open(t, "b"))
+	wantCode(t, td.call(t, Request{Verb: "share", Session: "a", Target: a, With: "operator"}), "")
+	wantCode(t, td.call(t, Request{Verb: "share", Session: "b", Target: other, With: "operator"}), "")
 	gate := b.Display().GateTyping()
 	typed := make(chan Response, 1)
 	go func() {
@@ -260,6 +262,7 @@ func TestTakeoverLeavesAnotherTargetsTypingAlone(t *testing.T) {
 func TestHandbackOnlyByWhoTookOver(t *testing.T) {
 	td := startDaemon(t, &kindtest.Provider{}, "")
 	id := string(td.open(t, "agent"))
+	wantCode(t, td.call(t, Request{Verb: "share", Session: "agent", Target: id, With: "operator"}), "")
 	wantCode(t, td.call(t, Request{Verb: "takeover", Session: "operator", Target: id, User: "alice"}), "")
 	// The paused agent cannot hand itself back, even naming the user.
 	r := td.call(t, Request{Verb: "handback", Session: "agent", Target: id, User: "alice"})
@@ -269,9 +272,11 @@ func TestHandbackOnlyByWhoTookOver(t *testing.T) {
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "agent", Target: id}), target.CodeWindowPaused)
 	wantCode(t, td.call(t, Request{Verb: "handback", Session: "operator", Target: id, User: "alice"}), "")
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "agent", Target: id}), "")
-	// The operator's override works from any session.
+	// --force hands back whoever took over, from a session that sees it —
+	// but never from the paused agent's own.
 	wantCode(t, td.call(t, Request{Verb: "takeover", Session: "operator", Target: id}), "")
-	wantCode(t, td.call(t, Request{Verb: "handback", Session: "agent", Target: id, Force: true}), "")
+	wantCode(t, td.call(t, Request{Verb: "handback", Session: "agent", Target: id, Force: true}), target.CodeWindowPaused)
+	wantCode(t, td.call(t, Request{Verb: "handback", Session: "operator", Target: id, User: "bob", Force: true}), "")
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "agent", Target: id}), "")
 }
 

@@ -3,10 +3,12 @@ package daemon
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -35,7 +37,33 @@ func (d *Daemon) status(ctx context.Context, c *call) Response {
 	sort.Strings(names)
 	st.Display = strings.Join(names, ", ")
 	st.Live, _ = d.liveState()
+	st.Kept = d.keptLogs()
+	st.Stderr = d.relState(d.cfg.Stderr)
 	return Response{OK: true, Status: st}
+}
+
+// keptLogs names the log files there are now, relative to the state
+// directory: the audit log's, then the daemon log's.
+func (d *Daemon) keptLogs() []string {
+	files := d.audit.Kept()
+	if d.cfg.LogFile != "" {
+		files = append(files, lease.Kept(d.cfg.LogFile, d.cfg.LogKeep)...)
+	}
+	for i, f := range files {
+		files[i] = d.relState(f)
+	}
+	return files
+}
+
+// relState is path relative to the state directory when it is under it.
+func (d *Daemon) relState(path string) string {
+	if path == "" || !filepath.IsAbs(path) {
+		return path
+	}
+	if rel, err := filepath.Rel(d.cfg.StateDir, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return path
 }
 
 // doctor probes the machine: each display provider's checks and, once it

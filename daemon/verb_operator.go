@@ -12,23 +12,94 @@ import (
 
 // The operator's words — takeover, handback, watch — are a person's, not an
 // agent's: they take any kind of target, from either command line or the
-// live view.
+// live view. Who may do what (the manual says the same):
+//
+//   - takeover: a session takes over only a target it sees (the one it
+//     opened, or one shared with it); the live view's page — the person
+//     holding the viewer token — takes over any target it shows. While
+//     another user drives, a takeover is refused taken_over; --force
+//     replaces them: the answer names whom, and they are told once, on
+//     their next takeover or handback of it. The session holding the
+//     target's lease never replaces a takeover made from another session.
+//   - handback: a session hands back only a target it sees, and only the
+//     user who took over does (--as names them); --force lifts that last
+//     rule. The session holding the lease — the paused agent — never hands
+//     back a takeover made from another session, even with --force.
+//
+// Every audit row of takeover and handback records the session, the user
+// (--as), force, and whom a forced takeover replaced.
+
+// liveViewSession is the session the live view's page acts as.
+const liveViewSession = "live view"
+
+// operatorKey marks the context of the live view's own takeover and
+// handback: the person at the page is the operator, who sees every target.
+// It is set only inside the daemon (never from the wire).
+type operatorKey struct{}
+
+func asOperator(ctx context.Context) context.Context {
+	return context.WithValue(ctx, operatorKey{}, true)
+}
+
+func isOperator(ctx context.Context) bool {
+	op, _ := ctx.Value(operatorKey{}).(bool)
+	return op
+}
+
+// seeable finds the target of the operator verb c for its session: a
+// target the session does not see is not_exposed, as for every other verb
+// (the live view sees every target). It reads nothing from the backend: a
+// takeover never waits on the application it stops.
+func (d *Daemon) seeable(ctx context.Context, c *call) (*entry, error) {
+	e, err := d.find(c.req.Target)
+	if err != nil || isOperator(ctx) {
+		return e, err
+	}
+	d.mu.Lock()
+	err = e.rec.CheckExposed(c.req.Session)
+	d.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// userOf is the user an operator verb is asked as: --as, "user" by default.
+func userOf(req Request) string {
+	if req.User == "" {
+		return "user"
+	}
+	return req.User
+}
 
 // takeover gives the target's input to the user: verbs in flight on it are
 // cancelled, the keys and buttons held are released, and agent verbs are
 // refused window_paused (browser_paused) until the handback. It does not
 // need the lease.
 func (d *Daemon) takeover(ctx context.Context, c *call) Response {
-	e, err := d.find(c.req.Target)
+	user := userOf(c.req)
+	c.fact.User, c.fact.Force = user, c.req.Force
+	if c.req.Target == "" {
+		return d.fail(c, target.Refuse(target.CodeBadRequest, "takeover needs a target handle"))
+	}
+	e, err := d.seeable(ctx, c)
 	if err != nil {
 		return d.fail(c, err)
 	}
 	c.e = e
-	user := c.req.User
-	if user == "" {
-		user = "user"
+	var note string
+	if r := d.leases.Tell(e.id, user); r != nil {
+		note = r.Message()
 	}
-	d.leases.Takeover(e.id, user)
+	if l := d.leases.Get(e.id); l.Input == lease.InputUser && l.User != user && !isOperator(ctx) &&
+		c.req.Session == l.Holder && l.UserSession != l.Holder {
+		return withNote(d.finish(c, Response{}, d.pausedHolder(e, l, "replace")), note)
+	}
+	l, replaced, err := d.leases.Takeover(e.id, user, c.req.Session, c.req.Force)
+	if err != nil {
+		return withNote(d.finish(c, Response{}, err), note)
+	}
+	c.fact.Replaced = replaced
 	d.mu.Lock()
 	n := len(e.flight)
 	for _, cancel := range e.flight {
@@ -38,7 +109,33 @@ func (d *Daemon) takeover(ctx context.Context, c *call) Response {
 	released := d.releaseFor(ctx, e)
 	d.persist()
 	did := fmt.Sprintf("%s drives %s now; %d agent verb(s) in flight on it were cancelled%s", user, e.id, n, released)
-	return d.finish(c, Response{Did: did}, nil)
+	if replaced != "" {
+		did = fmt.Sprintf("%s drives %s now, in place of %s (forced: %s is told on their next takeover or handback of it); %d agent verb(s) in flight on it were cancelled%s",
+			user, e.id, replaced, replaced, n, released)
+	}
+	resp := Response{Did: did, Note: note}
+	if replaced != "" {
+		resp.Facts = map[string]any{"replaced": replaced, "user_since": l.UserSince.UTC().Format(time.RFC3339)}
+	}
+	return d.finish(c, resp, nil)
+}
+
+// withNote tells, in resp, the note owed to the user who asked (a refusal
+// is the answer they read too).
+func withNote(resp Response, note string) Response {
+	if note != "" {
+		resp.Note = note
+	}
+	return resp
+}
+
+// pausedHolder refuses the session holding e's lease — the paused agent —
+// the handback or replacement of a takeover made from another session.
+func (d *Daemon) pausedHolder(e *entry, l lease.Lease, act string) error {
+	since := l.UserSince.UTC().Format(time.RFC3339)
+	return target.Refuse(e.words().Paused,
+		"%s took over %s at %s; the session holding its lease (%s) cannot %s that takeover, not even with --force: %s, or the live view, hands it back",
+		l.User, e.id, since, l.Holder, act, l.User).With("user", l.User).With("user_since", since).With("holder", l.Holder).With("target", string(e.id))
 }
 
 // releaseWait bounds how long a takeover waits for the cancelled input of
@@ -89,32 +186,37 @@ func (d *Daemon) releaseFor(ctx context.Context, e *entry) string {
 
 // handback returns input to the agents; the holder is told once. Only the
 // user who took over hands back (Request.User names them, "user" by
-// default), and never the session that holds the agent lease — the paused
-// agent itself — unless the operator forces it (Request.Force).
+// default), unless forced (Request.Force), and never the session that
+// holds the agent lease — the paused agent itself — when the takeover was
+// made from another session, forced or not. A user a forced takeover
+// replaced is told so here, once.
 func (d *Daemon) handback(ctx context.Context, c *call) Response {
-	e, err := d.find(c.req.Target)
+	req := c.req
+	user := userOf(req)
+	c.fact.User, c.fact.Force = user, req.Force
+	if req.Target == "" {
+		return d.fail(c, target.Refuse(target.CodeBadRequest, "handback needs a target handle"))
+	}
+	e, err := d.seeable(ctx, c)
 	if err != nil {
 		return d.fail(c, err)
 	}
 	c.e = e
-	req := c.req
+	var note string
+	if r := d.leases.Tell(e.id, user); r != nil {
+		note = r.Message()
+	}
 	l := d.leases.Get(e.id)
-	if l.Input == lease.InputUser && !req.Force {
-		user := req.User
-		if user == "" {
-			user = "user"
-		}
+	if l.Input == lease.InputUser {
 		since := l.UserSince.UTC().Format(time.RFC3339)
 		paused := e.words().Paused
 		switch {
-		case req.Session == l.Holder:
-			return d.fail(c, target.Refuse(paused,
-				"%s took over %s at %s; the session holding its lease (%s) cannot hand it back; %s, who took over, does (or the operator, with --force)",
-				l.User, e.id, since, l.Holder, l.User).With("user", l.User).With("user_since", since).With("holder", l.Holder))
-		case user != l.User:
-			return d.fail(c, target.Refuse(paused,
-				"%s was taken over by %s at %s, not by %s; only %s hands it back (or the operator, with --force)",
-				e.id, l.User, since, user, l.User).With("user", l.User).With("user_since", since))
+		case !isOperator(ctx) && req.Session == l.Holder && l.UserSession != l.Holder:
+			return withNote(d.finish(c, Response{}, d.pausedHolder(e, l, "hand back")), note)
+		case !req.Force && user != l.User:
+			return withNote(d.finish(c, Response{}, target.Refuse(paused,
+				"%s was taken over by %s at %s, not by %s; only %s hands it back (or, with --force, a session that sees it other than its holder's)",
+				e.id, l.User, since, user, l.User).With("user", l.User).With("user_since", since).With("target", string(e.id))), note)
 		}
 	}
 	_, ok := d.leases.Handback(e.id)
@@ -122,8 +224,11 @@ func (d *Daemon) handback(ctx context.Context, c *call) Response {
 	if ok {
 		d.persist()
 		did = "handed back to the agents; its holder will be told once"
+		if user != l.User {
+			did = fmt.Sprintf("handed back to the agents (forced: %s had taken over at %s); its holder will be told once", l.User, l.UserSince.UTC().Format(time.RFC3339))
+		}
 	}
-	return d.finish(c, Response{Did: did}, nil)
+	return d.finish(c, Response{Did: did, Note: note}, nil)
 }
 
 // watch answers the viewer page's address: the overview, or one target's

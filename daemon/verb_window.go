@@ -110,6 +110,7 @@ func (d *Daemon) detach(ctx context.Context, c *call) Response {
 // share exposes a target to another session. Its opener or its holder may
 // share it.
 func (d *Daemon) share(ctx context.Context, c *call) Response {
+	c.fact.With = c.req.With
 	if err := d.handleOf(ctx, c); err != nil {
 		return d.fail(c, err)
 	}

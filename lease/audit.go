@@ -2,10 +2,9 @@ package lease
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/vibespace/vibespace/target"
@@ -23,32 +22,42 @@ type Entry struct {
 	By      target.Road `json:"by,omitempty"` // tree | point | keys | pixels
 	OK      bool        `json:"ok"`
 	Code    target.Code `json:"code,omitempty"`
+	// The operator's words (takeover, handback) and share: the user the
+	// verb was asked as (--as), whether it was forced, the user a forced
+	// takeover replaced, and whom share exposed the target to.
+	User     string `json:"user,omitempty"`
+	Force    bool   `json:"force,omitempty"`
+	Replaced string `json:"replaced,omitempty"`
+	With     string `json:"with,omitempty"`
 }
 
 // Audit is the append-only JSONL audit log. Each Record is one write(2) of
-// one line to a file opened O_APPEND, so lines from concurrent writers (even
-// two processes) never interleave. Safe for concurrent use.
+// one line to a file opened O_APPEND, so lines from concurrent writers never
+// interleave. Under a Rotation the log is bounded: a line that would take
+// it past the bound begins a new file and the old ones are kept as
+// audit.jsonl.1, .2, …; a line is never split across two files. Safe for
+// concurrent use.
 type Audit struct {
-	mu   sync.Mutex
-	f    *os.File
-	path string
-	now  func() time.Time
+	f   *RotatingFile
+	now func() time.Time
 }
 
-// OpenAudit opens (creating, mode 0600) the audit log at path. now is the
-// clock for entries without a time; nil means time.Now.
+// OpenAudit opens (creating, mode 0600) the audit log at path, unbounded.
+// now is the clock for entries without a time; nil means time.Now.
 func OpenAudit(path string, now func() time.Time) (*Audit, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("lease: audit dir: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	return OpenAuditRotating(path, now, Rotation{})
+}
+
+// OpenAuditRotating is OpenAudit with the log bounded by r.
+func OpenAuditRotating(path string, now func() time.Time, r Rotation) (*Audit, error) {
+	f, err := OpenRotating(path, r)
 	if err != nil {
-		return nil, fmt.Errorf("lease: open audit: %w", err)
+		return nil, fmt.Errorf("lease: audit: %w", err)
 	}
 	if now == nil {
 		now = time.Now
 	}
-	return &Audit{f: f, path: path, now: now}, nil
+	return &Audit{f: f, now: now}, nil
 }
 
 // Record appends one line.
@@ -62,28 +71,21 @@ func (a *Audit) Record(e Entry) error {
 		return fmt.Errorf("lease: encode audit entry: %w", err)
 	}
 	b = append(b, '\n')
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.f == nil {
-		return os.ErrClosed
-	}
 	if _, err := a.f.Write(b); err != nil {
+		if errors.Is(err, os.ErrClosed) {
+			return os.ErrClosed
+		}
 		return fmt.Errorf("lease: write audit: %w", err)
 	}
 	return nil
 }
 
 // Close closes the log. Later Records fail with os.ErrClosed.
-func (a *Audit) Close() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.f == nil {
-		return nil
-	}
-	err := a.f.Close()
-	a.f = nil
-	return err
-}
+func (a *Audit) Close() error { return a.f.Close() }
 
 // Path is the log's file.
-func (a *Audit) Path() string { return a.path }
+func (a *Audit) Path() string { return a.f.Path() }
+
+// Kept lists the log's files there are now: the current one, then the old
+// ones from the newest.
+func (a *Audit) Kept() []string { return a.f.Kept() }

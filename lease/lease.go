@@ -24,9 +24,12 @@ type Lease struct {
 	Holder string    `json:"holder,omitempty"` // the session holding it, "" if free
 	Since  time.Time `json:"since,omitzero"`   // when Holder took it
 	Input  Input     `json:"input"`            // agent or user
-	// User and UserSince say who took over and when, while Input is user.
-	User      string    `json:"user,omitempty"`
-	UserSince time.Time `json:"user_since,omitzero"`
+	// User and UserSince say who took over and when, while Input is user;
+	// UserSession is the session they took over from ("live view" for the
+	// viewer page).
+	User        string    `json:"user,omitempty"`
+	UserSince   time.Time `json:"user_since,omitzero"`
+	UserSession string    `json:"user_session,omitempty"`
 	// UserActive is the user's last input during a takeover; idle handback
 	// counts from it.
 	UserActive time.Time `json:"user_active,omitzero"`
@@ -34,6 +37,25 @@ type Lease struct {
 	// Owed are the handbacks not yet told, per session: each is told once,
 	// on that session's next verb on the target.
 	Owed map[string]Handback `json:"owed,omitempty"`
+	// Replaced are the notes owed to users whose takeover a forced one
+	// replaced, per user: each is told once, on that user's next takeover
+	// or handback of the target.
+	Replaced map[string]Replacement `json:"replaced,omitempty"`
+}
+
+// Replacement is the note a user gets once after another user's forced
+// takeover replaced theirs.
+type Replacement struct {
+	Target    target.ID `json:"target"`
+	By        string    `json:"by"`         // who took over in their place
+	UserSince time.Time `json:"user_since"` // since when they had driven it
+	At        time.Time `json:"at"`         // when they were replaced
+}
+
+// Message is the one sentence the replaced user reads.
+func (r Replacement) Message() string {
+	return fmt.Sprintf("your takeover of %s (since %s) was replaced at %s by %s, who took it over with --force",
+		r.Target, r.UserSince.UTC().Format(time.RFC3339), r.At.UTC().Format(time.RFC3339), r.By)
 }
 
 // Handback is the note an agent gets once after the user hands a target back.
@@ -75,6 +97,13 @@ func (l Lease) clone() Lease {
 			m[k] = v
 		}
 		l.Owed = m
+	}
+	if l.Replaced != nil {
+		m := make(map[string]Replacement, len(l.Replaced))
+		for k, v := range l.Replaced {
+			m[k] = v
+		}
+		l.Replaced = m
 	}
 	return l
 }

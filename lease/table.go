@@ -78,7 +78,7 @@ func (t *Table) handback(l *Lease, now time.Time, idle bool) {
 		}
 		l.Owed[l.Holder] = Handback{User: l.User, UserSince: l.UserSince, At: now, Idle: idle}
 	}
-	l.Input, l.User, l.UserSince, l.UserActive = InputAgent, "", time.Time{}, time.Time{}
+	l.Input, l.User, l.UserSince, l.UserActive, l.UserSession = InputAgent, "", time.Time{}, time.Time{}, ""
 }
 
 // Get returns the lease of id (a free one if none was recorded).
@@ -206,18 +206,56 @@ func (t *Table) Check(id target.ID, session string) error {
 	return nil
 }
 
-// Takeover gives input to the user. Taking over a target already taken over
-// keeps the first takeover's time and records the new user.
-func (t *Table) Takeover(id target.ID, user string) Lease {
+// Takeover gives input to user, who asks from session. Taking over again
+// as the user who drives changes nothing but their last activity. While
+// another user drives, the takeover is refused taken_over (naming them and
+// since when) unless force: then it replaces theirs, answers whom it
+// replaced, and owes them the note (told once by Tell).
+func (t *Table) Takeover(id target.ID, user, session string, force bool) (l Lease, replaced string, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p := t.lease(id)
 	now := t.o.Now()
-	if p.Input != InputUser {
-		p.UserSince = now
+	switch {
+	case p.Input != InputUser:
+		p.UserSince, p.UserSession = now, session
+	case p.User != user:
+		if !force {
+			since := p.UserSince.UTC().Format(time.RFC3339)
+			return p.clone(), "", target.Refuse(target.CodeTakenOver,
+				"%s is taken over by %s since %s; one person drives at a time: wait for their handback, or take over with --force (%s is told)",
+				id, p.User, since, p.User).With("user", p.User).With("user_since", since).With("target", string(id))
+		}
+		if p.Replaced == nil {
+			p.Replaced = make(map[string]Replacement)
+		}
+		p.Replaced[p.User] = Replacement{Target: id, By: user, UserSince: p.UserSince, At: now}
+		replaced = p.User
+		p.UserSince, p.UserSession = now, session
+	}
+	delete(p.Replaced, user) // taking over again: they know
+	if len(p.Replaced) == 0 {
+		p.Replaced = nil
 	}
 	p.Input, p.User, p.UserActive = InputUser, user, now
-	return p.clone()
+	return p.clone(), replaced, nil
+}
+
+// Tell hands out, once, the note owed to user whose takeover of id a forced
+// one replaced, or nil.
+func (t *Table) Tell(id target.ID, user string) *Replacement {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.lease(id)
+	r, ok := p.Replaced[user]
+	if !ok {
+		return nil
+	}
+	delete(p.Replaced, user)
+	if len(p.Replaced) == 0 {
+		p.Replaced = nil
+	}
+	return &r
 }
 
 // Handback returns input to the agents. The holder is owed a note, told on

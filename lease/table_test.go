@@ -80,7 +80,7 @@ func TestTakeoverPausesAndHandbackToldOnce(t *testing.T) {
 	tb, clk := newTable(0)
 	tb.Use(w1, "a")
 	clk.Add(time.Minute)
-	tb.Takeover(w1, "alice")
+	tb.Takeover(w1, "alice", "op", false)
 	for _, s := range []string{"a", "b"} {
 		_, err := tb.Use(w1, s)
 		r, ok := target.AsRefusal(err)
@@ -121,9 +121,9 @@ func TestTakeoverPausesAndHandbackToldOnce(t *testing.T) {
 func TestHandbackToldEvenOnRefusal(t *testing.T) {
 	tb, _ := newTable(0)
 	tb.Use(w1, "a")
-	tb.Takeover(w1, "u")
+	tb.Takeover(w1, "u", "op", false)
 	tb.Handback(w1)
-	tb.Takeover(w1, "u")
+	tb.Takeover(w1, "u", "op", false)
 	g, err := tb.Use(w1, "a")
 	if target.CodeOf(err) != target.CodeWindowPaused || g.Told == nil {
 		t.Fatalf("%+v %v", g, err)
@@ -133,7 +133,7 @@ func TestHandbackToldEvenOnRefusal(t *testing.T) {
 func TestIdleHandback(t *testing.T) {
 	tb, clk := newTable(5 * time.Minute)
 	tb.Use(w1, "a")
-	tb.Takeover(w1, "u")
+	tb.Takeover(w1, "u", "op", false)
 	clk.Add(4 * time.Minute)
 	tb.UserActivity(w1)
 	clk.Add(4 * time.Minute)
@@ -156,7 +156,7 @@ func TestIdleHandback(t *testing.T) {
 func TestIdleHandbackAppliedOnRead(t *testing.T) {
 	tb, clk := newTable(time.Minute)
 	tb.Use(w1, "a")
-	tb.Takeover(w1, "u")
+	tb.Takeover(w1, "u", "op", false)
 	clk.Add(2 * time.Minute)
 	if g, err := tb.Use(w1, "a"); err != nil || g.Told == nil {
 		t.Fatalf("%+v %v", g, err)
@@ -165,7 +165,7 @@ func TestIdleHandbackAppliedOnRead(t *testing.T) {
 
 func TestBrowserPausedForTabs(t *testing.T) {
 	tb, _ := newTable(0)
-	tb.Takeover("tab:x", "u")
+	tb.Takeover("tab:x", "u", "op", false)
 	if _, err := tb.Use("tab:x", "a"); target.CodeOf(err) != target.CodeBrowserPaused {
 		t.Fatal(err)
 	}
@@ -217,5 +217,42 @@ func TestConcurrentUseHasOneWinner(t *testing.T) {
 	close(wins)
 	if n := len(wins); n != 1 {
 		t.Fatalf("%d sessions acquired the lease", n)
+	}
+}
+
+func TestSecondTakeoverRefusedUnlessForcedAndTheFirstIsTold(t *testing.T) {
+	tb, clk := newTable(0)
+	tb.Use(w1, "a")
+	if _, _, err := tb.Takeover(w1, "alice", "op", false); err != nil {
+		t.Fatal(err)
+	}
+	clk.Add(time.Minute)
+	if _, r, err := tb.Takeover(w1, "alice", "other", false); err != nil || r != "" {
+		t.Fatalf("alice again: %q %v", r, err)
+	}
+	_, _, err := tb.Takeover(w1, "bob", "op2", false)
+	if r, ok := target.AsRefusal(err); !ok || r.Code != target.CodeTakenOver || r.Facts["user"] != "alice" {
+		t.Fatalf("bob: %v", err)
+	}
+	if l := tb.Get(w1); l.User != "alice" || l.UserSession != "op" {
+		t.Fatalf("after the refused takeover: %+v", l)
+	}
+	if tb.Tell(w1, "alice") != nil {
+		t.Fatal("alice is owed nothing yet")
+	}
+	l, replaced, err := tb.Takeover(w1, "bob", "op2", true)
+	if err != nil || replaced != "alice" || l.User != "bob" || l.UserSession != "op2" || !l.UserSince.Equal(clk.Now()) {
+		t.Fatalf("forced: %+v %q %v", l, replaced, err)
+	}
+	n := tb.Tell(w1, "alice")
+	if n == nil || n.By != "bob" || !strings.Contains(n.Message(), "replaced") || !strings.Contains(n.Message(), "bob") {
+		t.Fatalf("alice's note: %+v", n)
+	}
+	if tb.Tell(w1, "alice") != nil {
+		t.Fatal("told twice")
+	}
+	tb.Handback(w1)
+	if l := tb.Get(w1); l.UserSession != "" || l.User != "" {
+		t.Fatalf("after handback: %+v", l)
 	}
 }

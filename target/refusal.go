@@ -48,6 +48,7 @@ const (
 	CodeWrongKind           Code = "wrong_kind"            // a handle of the other command line's kind (a tab to vibespace-window, a window to vibespace-browser)
 	CodeNoDisplay           Code = "no_display"            // no display of that name is registered with this daemon
 	CodeDisplayNotAnswering Code = "display_not_answering" // the window's display (its X server) does not answer: stopped or starved
+	CodeTakenOver           Code = "taken_over"            // another user has taken the target over: a second takeover waits for their handback (or --force)
 
 	// Browser tabs (cdp/).
 	CodeNotYourTab       Code = "not_your_tab"      // a tab of another session's browser context

@@ -316,7 +316,11 @@ func TestTakeoverCutsALongType(t *testing.T) {
 		json.Unmarshal([]byte(r.Out), &typed)
 	})
 	site.waitReport(t, from, "the first typed key", func(r report) bool { return r.Event == "typing" })
-	out := e.OK("operator", "takeover", tab, "--as", "alice")
+	// A session takes over only what it sees: a tab is its opener's
+	// alone (the live view's page takes over any). A person at the agent's
+	// own session takes over, and hands back, its tab.
+	e.Refused("not_exposed", "operator", "takeover", tab, "--as", "mallory")
+	out := e.OK("s1", "takeover", tab, "--as", "alice")
 	if !strings.Contains(out, "alice") {
 		t.Errorf("takeover answer:\n%s", out)
 	}
@@ -325,8 +329,9 @@ func TestTakeoverCutsALongType(t *testing.T) {
 		t.Fatalf("the type in flight: exit %d %+v", typedCode, typed)
 	}
 	e.Refused("browser_paused", "s1", "snapshot")
-	e.Refused("browser_paused", "s1", "handback", "--as", "alice") // the paused agent cannot hand itself back
-	e.OK("operator", "handback", tab, "--as", "alice")
+	e.Refused("taken_over", "s1", "takeover", "--as", "bob")
+	e.Refused("browser_paused", "s1", "handback", "--as", "bob") // only the user who took over
+	e.OK("s1", "handback", tab, "--as", "alice")
 
 	from = site.nreports()
 	first := e.OK("s1", "click", send)

@@ -223,6 +223,7 @@ func TestTakeover(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
 	id, log, _ := e.openFixture("s1")
+	e.OK("s1", "share", id, "--with", "operator") // a session takes over only what it sees
 	snap := e.snapshot("s1", id)
 	e.OK("s1", "click", id, "--at", centre(t, e, "s1", id, node(t, snap, "text", "Notes")))
 	// 400 ASCII characters, then 1000 Greek letters that the keymap lacks

@@ -208,7 +208,8 @@ func TestTakeoverOfAnotherWindow(t *testing.T) {
 	other, _, _ := e.openFixture("s2")
 	snap := e.snapshot("s1", typing)
 	e.OK("s1", "click", typing, "--at", centre(t, e, "s1", typing, node(t, snap, "text", "Notes")))
-	long := strings.Repeat("other window ", 80) // 1040 characters
+	e.OK("s2", "share", other, "--with", "operator") // a session takes over only what it sees
+	long := strings.Repeat("other window ", 80)      // 1040 characters
 	from := log.Len()
 	typed := make(chan result, 1)
 	go func() { typed <- e.CLI("s1", "type", typing, long) }()

@@ -66,8 +66,8 @@ func TestBrowserTakeoverCutsType(t *testing.T) {
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
-	to := h.ok(t, daemon.Request{Verb: "takeover", Session: "operator", Target: string(id), User: "zoe"})
-	if !strings.Contains(to.Did, "cancelled") {
+	to := h.d.LiveTakeover(t.Context(), id, "zoe") // the person at the live view: a tab is its opener's alone
+	if !to.OK || !strings.Contains(to.Did, "cancelled") {
 		t.Fatalf("takeover: %s", to.Did)
 	}
 	r := <-typed
@@ -89,7 +89,9 @@ func TestBrowserTakeoverCutsType(t *testing.T) {
 	}
 	// The paused agent cannot hand back; the user does.
 	wantCode(t, h.call(t, daemon.Request{Verb: "handback", Session: "ivy", Target: string(id)}), target.CodeBrowserPaused)
-	h.ok(t, daemon.Request{Verb: "handback", Session: "operator", Target: string(id), User: "zoe"})
+	if r := h.d.LiveHandback(t.Context(), id, "zoe"); !r.OK {
+		t.Fatalf("handback: %+v", r)
+	}
 	first := h.ok(t, daemon.Request{Verb: "browser.get", Session: "ivy", Action: "title"})
 	if !strings.Contains(first.Note, "zoe") {
 		t.Fatalf("the first verb after the handback has note %q", first.Note)

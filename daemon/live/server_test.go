@@ -92,3 +92,63 @@ func TestLiveServerOverFake(t *testing.T) {
 		t.Fatal("the live view still serves after Close")
 	}
 }
+
+// TestLiveRefusesForeignHostAndOrigin: the live view answers only to the
+// loopback address it serves (a forged Host, as DNS rebinding sends, is
+// 421) and its API only to its own page (a foreign Origin is 403, even
+// with the token); requests without an Origin, and from its own, pass.
+func TestLiveRefusesForeignHostAndOrigin(t *testing.T) {
+	dir := t.TempDir()
+	sv := daemontest.Start(t, daemon.Config{StateDir: dir, SocketPath: filepath.Join(dir, "run", "w.sock"),
+		Displays: []kind.DisplayProvider{&kindtest.Provider{}}, Live: live.For(live.Options{})})
+	sv.OK(t, daemon.Request{Verb: "open", Session: "a", Argv: []string{"fake-app"}})
+	u, err := url.Parse(sv.OK(t, daemon.Request{Verb: "watch", Session: "a"}).URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := url.ParseQuery(u.Fragment)
+	token := q.Get("token")
+	_, port, _ := strings.Cut(u.Host, ":")
+	do := func(method, path, host, origin string) int {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(t.Context(), method, "http://"+u.Host+path, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		if host != "" {
+			req.Host = host
+		}
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		res, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		if strings.Contains(string(b), token) {
+			t.Fatalf("%s %s: the answer carries the token", method, path)
+		}
+		return res.StatusCode
+	}
+	for _, c := range []struct {
+		method, path, host, origin string
+		want                       int
+	}{
+		{"GET", "/api/targets", "", "", http.StatusOK},                 // a command line
+		{"GET", "/api/targets", "", "http://" + u.Host, http.StatusOK}, // its own page
+		{"GET", "/api/targets", "localhost:" + port, "http://localhost:" + port, http.StatusOK},
+		{"GET", "/", "", "", http.StatusOK},                                                // the page itself
+		{"GET", "/api/targets", "evil.example:" + port, "", http.StatusMisdirectedRequest}, // DNS rebinding
+		{"GET", "/", "evil.example:" + port, "", http.StatusMisdirectedRequest},
+		{"POST", "/api/takeover/win:1", "evil.example:" + port, "http://evil.example:" + port, http.StatusMisdirectedRequest},
+		{"GET", "/api/targets", "", "http://evil.example", http.StatusForbidden}, // another site's page
+		{"POST", "/api/takeover/win:1", "", "http://evil.example", http.StatusForbidden},
+		{"GET", "/api/targets", "", "null", http.StatusForbidden},
+		{"GET", "/api/targets", "", "https://" + u.Host, http.StatusForbidden},
+		{"GET", "/api/targets", "127.0.0.1:1", "", http.StatusMisdirectedRequest}, // another port
+	} {
+		if got := do(c.method, c.path, c.host, c.origin); got != c.want {
+			t.Errorf("%s %s Host=%q Origin=%q: %d, want %d", c.method, c.path, c.host, c.origin, got, c.want)
+		}
+	}
+}

@@ -312,6 +312,13 @@ func (d *scan) status(s *Status) bool {
 			return d.int(&s.MaxRequest)
 		case "live":
 			return d.str(&s.Live)
+		case "kept":
+			return d.array(func() bool {
+				s.Kept = append(s.Kept, "")
+				return d.str(&s.Kept[len(s.Kept)-1])
+			}, func() { s.Kept = []string{} })
+		case "stderr":
+			return d.str(&s.Stderr)
 		}
 		return false
 	})

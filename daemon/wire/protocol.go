@@ -142,6 +142,14 @@ type Status struct {
 	AuditPath  string `json:"audit"`
 	MaxRequest int    `json:"max_request"`
 	Live       string `json:"live,omitempty"` // the live view: where it serves and to how many, or why it is off (never its token)
+	// Kept are the log files there are now, relative to the state
+	// directory: the audit log and the daemon's log, each rotated at a size
+	// bound, current file first, then the old ones kept (audit.jsonl.1, …).
+	Kept []string `json:"kept,omitempty"`
+	// Stderr is where the daemon's standard error goes — a panic's trace
+	// lands there: a file, relative to the state directory when it is
+	// under it, or the terminal of a daemon run in the foreground.
+	Stderr string `json:"stderr,omitempty"`
 }
 
 // errTooLarge is a request line over the limit.

@@ -267,7 +267,7 @@ func (e *Env) Stop() {
 		e.Serve = nil
 	}
 	e.StopAutostarted()
-	for _, f := range []string{filepath.Join(e.Dir, "serve.log"), filepath.Join(e.Home, "daemon.log")} {
+	for _, f := range []string{filepath.Join(e.Dir, "serve.log"), filepath.Join(e.Home, "daemon.log"), filepath.Join(e.Home, "daemon.stderr")} {
 		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), "DATA RACE") {
 			e.T.Errorf("the daemon reported a data race (%s):\n%s", filepath.Base(f), b)
 		}

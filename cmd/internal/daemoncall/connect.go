@@ -67,9 +67,9 @@ func startDaemon(o Options, stateDir string) error {
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return Usage("state dir: %v", err)
 	}
-	logf, err := os.OpenFile(filepath.Join(stateDir, "daemon.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	logf, err := openStderr(stateDir)
 	if err != nil {
-		return Usage("daemon log: %v", err)
+		return Usage("daemon stderr: %v", err)
 	}
 	defer logf.Close()
 	cmd := exec.Command(exe)

@@ -39,6 +39,7 @@ func statusCommand(o Options) *cli.Command {
 				}
 				if s := r.Status; s != nil {
 					fmt.Fprintf(w, "daemon pid %d since %s\nstate: %s\nsocket: %s\naudit: %s\n", s.PID, s.Started, s.StateDir, s.Socket, s.AuditPath)
+					fmt.Fprintf(w, "logs kept (in the state directory): %s; stderr (a crash's trace): %s\n", strings.Join(s.Kept, ", "), s.Stderr)
 				}
 				return nil
 			})
@@ -103,12 +104,15 @@ func takeoverCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "takeover", Description: `For the person watching (the live view's "Take over" button): the tab's input goes
 to the user. Agent verbs on it are refused browser_paused (who, since) and input
-in flight is cut. handback returns it.`,
+in flight is cut. handback returns it. You take over only a tab your session sees
+(its own); the live view's page takes over any. While another user drives it,
+takeover is refused taken_over; --force replaces them, and they are told.`,
 		Usage:     "(operator) a person drives the tab (your current one by default): agents are refused browser_paused",
 		ArgsUsage: "[tab]",
-		Flags:     []cli.Flag{jsonFlag, &cli.StringFlag{Name: "as", Value: "user", Usage: "who takes over, as agents will read it"}},
+		Flags: []cli.Flag{jsonFlag, &cli.StringFlag{Name: "as", Value: "user", Usage: "who takes over, as agents will read it"},
+			&cli.BoolFlag{Name: "force", Usage: "replace another user's takeover (they are told)"}},
 		Action: func(c *cli.Context) error {
-			return operator(c, o, wire.Request{Verb: "takeover", User: c.String("as")})
+			return operator(c, o, wire.Request{Verb: "takeover", User: c.String("as"), Force: c.Bool("force")})
 		},
 	}
 }
@@ -117,13 +121,14 @@ func handbackCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "handback", Description: `For the person who took the tab over (the live view's "Hand back" button): input
 goes back to the agents, and the session holding the tab is told once, on its next
-answer. Only the user who took over hands back (--as), never the paused session
-itself; --force is the operator's override.`,
+answer. Only the user who took over hands back (--as); --force lets another user.
+The session holding the tab never hands back a takeover made from another session
+(the live view's, say), not even with --force.`,
 		Usage:     "(operator) give the tab back to the agents; its holder is told once",
 		ArgsUsage: "[tab]",
 		Flags: []cli.Flag{jsonFlag,
 			&cli.StringFlag{Name: "as", Value: "user", Usage: "who hands back: the user who took over"},
-			&cli.BoolFlag{Name: "force", Usage: "the operator's override"}},
+			&cli.BoolFlag{Name: "force", Usage: "hand back whoever took over (not from the paused holder's session)"}},
 		Action: func(c *cli.Context) error {
 			return operator(c, o, wire.Request{Verb: "handback", User: c.String("as"), Force: c.Bool("force")})
 		},

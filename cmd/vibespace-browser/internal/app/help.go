@@ -49,6 +49,13 @@ SESSIONS, LEASES, TAKEOVER
    handback every verb on it is refused browser_paused, input in flight is cut,
    and your first answer after it says, once, that control came back — snapshot
    again. Sessions of one uid are COOPERATIVE, NOT A SECURITY BOUNDARY.
+   Who may do what: takeover and handback from the command line reach only a tab
+   the session sees (its own; others are refused not_exposed); the live view's
+   page takes over any. While another user drives, takeover is refused
+   taken_over; --force replaces them and they are told once. Only the user who
+   took over hands back (--as); --force lets another user; the session holding
+   the tab never hands back nor replaces a takeover made from another session
+   (the live view's), not even with --force.
 
 ANSWERS AND EXIT CODES
    --json prints the daemon's answer as one JSON object. Exit 0: done. Exit 1:
@@ -64,4 +71,6 @@ THE DAEMON
    The same daemon as vibespace-window, one per user and state directory
    ($VIBESPACE_HOME): the program vibespace-daemon, beside this one or on PATH.
    The first command starts it; serve runs it in the foreground. audit.jsonl records who did which verb — never the text of fill
-   or type. Text after -- is never read as a flag: type -- "-5 degrees".`
+   or type. It and daemon.log are rotated at 8 MiB (two old files kept); a crash's
+   trace is in daemon.stderr; status names them. state.json keeps a tab's address
+   without its query or fragment. Text after -- is never read as a flag: type -- "-5 degrees".`

@@ -10,8 +10,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -23,6 +26,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/live"
 	"github.com/vibespace/vibespace/daemon/native"
+	"github.com/vibespace/vibespace/lease"
 )
 
 // newTimeout bounds starting the daemon: reading its state and re-attaching
@@ -30,7 +34,10 @@ import (
 const newTimeout = time.Minute
 
 // Run runs the daemon program with args (args[0] is the program) and
-// returns its exit code. Its log goes to stderr.
+// returns its exit code. Its log goes to daemon.log in the state directory,
+// rotated at a size bound, and to stderr too unless stderr is the state
+// directory's daemon.stderr (where the command lines start it with its
+// standard error: a panic's trace lands there).
 func Run(ctx context.Context, args []string, stderr io.Writer, getenv daemoncall.Env) int {
 	a := &cli.App{
 		Name:  daemoncall.DaemonName,
@@ -71,7 +78,12 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 	}
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	logs, err := openLog(stateDir, stderr, getenv)
+	if err != nil {
+		return daemoncall.Internal(err)
+	}
+	defer logs.file.Close()
+	log := slog.New(slog.NewTextHandler(logs.w, nil))
 	idle := c.Duration("idle-handback")
 	if idle == 0 {
 		idle = -1
@@ -90,6 +102,7 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 		StateDir: stateDir, SocketPath: sock, Displays: displays, Browser: br,
 		Live:   live.For(live.Options{Logger: log, VerbTimeout: c.Duration("verb-timeout")}),
 		Logger: log, IdleHandback: idle, VerbTimeout: c.Duration("verb-timeout"),
+		LogFile: logs.file.Path(), LogKeep: logs.keep, Stderr: logs.stderr,
 	})
 	ncancel()
 	if err != nil { // daemon.ErrRunning among others
@@ -107,4 +120,73 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 		return daemoncall.Internal(err)
 	}
 	return nil
+}
+
+// File names of the daemon's own log and of its standard error when the
+// command lines start it (cmd/internal/daemoncall).
+const (
+	logName    = "daemon.log"
+	stderrName = daemoncall.DaemonStderr
+)
+
+// logMaxEnv bounds daemon.log, in bytes (daemon.DefaultLogMaxBytes when
+// unset); tests set it small.
+const logMaxEnv = "VIBESPACE_LOG_MAX_BYTES"
+
+// daemonLog is where the daemon's log goes.
+type daemonLog struct {
+	file   *lease.RotatingFile // daemon.log, rotated
+	keep   int
+	w      io.Writer // the file, and stderr too when it is not daemon.stderr
+	stderr string    // where stderr goes, for status
+}
+
+// openLog opens the daemon's log: daemon.log under the state directory,
+// rotated at its bound with daemon.DefaultLogKeep old files, teed to
+// stderr unless stderr is the state directory's daemon.stderr (a daemon
+// the command lines started: nobody reads its stderr but a person after a
+// crash).
+func openLog(stateDir string, stderr io.Writer, getenv daemoncall.Env) (*daemonLog, error) {
+	bound := int64(daemon.DefaultLogMaxBytes)
+	if v := getenv(logMaxEnv); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			return nil, daemoncall.Usage("%s=%q is not a positive number of bytes", logMaxEnv, v)
+		}
+		bound = n
+	}
+	l := &daemonLog{keep: daemon.DefaultLogKeep}
+	f, err := lease.OpenRotating(filepath.Join(stateDir, logName), lease.Rotation{MaxBytes: bound, Keep: l.keep})
+	if err != nil {
+		return nil, err
+	}
+	l.file, l.w = f, f
+	l.stderr = "this daemon's standard error (it was not started by a command line)"
+	if sf, ok := stderr.(*os.File); ok {
+		own := filepath.Join(stateDir, stderrName)
+		if a, err := sf.Stat(); err == nil {
+			if b, err := os.Stat(own); err == nil && os.SameFile(a, b) {
+				l.stderr = own
+				return l, nil
+			}
+		}
+		if p, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(sf.Fd()))); err == nil {
+			l.stderr = p
+		}
+	}
+	l.w = tee{f, stderr}
+	return l, nil
+}
+
+// tee writes to the log file, then to stderr; only the file's failure is
+// the write's (a closed terminal must not stop the log).
+type tee struct {
+	file   io.Writer
+	stderr io.Writer
+}
+
+func (t tee) Write(b []byte) (int, error) {
+	n, err := t.file.Write(b)
+	_, _ = t.stderr.Write(b)
+	return n, err
 }

@@ -99,11 +99,21 @@ TAKEOVER
    agent verb on it is refused window_paused (who, since), its input in flight
    is cut and every key and button held on the display is released (X has one
    keyboard; another window's typing in flight at that moment is left alone, and
-   nothing is held for this window then). Only the person who took over hands
-   back (handback win:1 --as <them>), never the paused agent's own session;
-   --force is the operator's override. Your first answer after the handback says,
-   once, that control came back: the window may have changed, so snapshot again.
-   An idle takeover hands back by itself.
+   nothing is held for this window then). Your first answer after the handback
+   says, once, that control came back: the window may have changed, so snapshot
+   again. An idle takeover hands back by itself.
+   Who may do what. A session takes over and hands back only a window it sees
+   (it opened it, or it was shared with it; others are refused not_exposed); the
+   live view's page, the person holding its token, takes over any window it
+   shows. One person drives at a time: while another user drives, takeover is
+   refused taken_over (who, since); takeover --force replaces them, its answer
+   names whom, and they are told once on their next takeover or handback of it.
+   Only the user who took over hands back (handback win:1 --as <them>); --force
+   lets another user. The session holding the window's lease (the paused agent)
+   never hands back nor replaces a takeover made from another session, not even
+   with --force; a takeover made from its own session is its own. audit.jsonl
+   records, for each takeover, handback and share, the session, the user (--as),
+   force, whom a forced takeover replaced, and whom share shared with.
 
 ANSWERS AND EXIT CODES
    Every answer names the target, its title and the lease state. --json prints the
@@ -121,4 +131,7 @@ THE DAEMON
    vibespace-daemon, beside this one or on PATH (vibespace-window serve runs it in
    the foreground); its log is daemon.log there, and audit.jsonl records
    who did which verb on which target, by tree / point / keys — never the text typed.
+   Both are rotated at 8 MiB, two old files kept (daemon.log.1, audit.jsonl.2, …);
+   a crash's trace is in daemon.stderr. status names the files kept. state.json
+   keeps a tab's address without its query or fragment.
    Text after -- is never read as a flag: type win:1 -- "-not-a-flag".`

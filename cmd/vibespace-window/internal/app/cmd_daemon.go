@@ -5,6 +5,7 @@ package app
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -23,6 +24,7 @@ func statusCommand(o Options) *cli.Command {
 				}
 				fmt.Fprintf(w, "daemon pid %d since %s\nsession: %s\ndisplay: %s\nwindows: %d yours of %d\nstate: %s\nsocket: %s\naudit: %s\n",
 					s.PID, s.Started, session(o.Getenv), disp, s.Yours, s.Targets, s.StateDir, s.Socket, s.AuditPath)
+				fmt.Fprintf(w, "logs kept (in the state directory): %s; stderr (a crash's trace): %s\n", strings.Join(s.Kept, ", "), s.Stderr)
 				return nil
 			})
 		},

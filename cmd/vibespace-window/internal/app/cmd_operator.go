@@ -19,16 +19,23 @@ display is released — X has one keyboard, so releasing is display-wide — exc
 while another window's input is in flight: input goes one sequence at a time, so
 nothing is held for this window then, and the other window's typing is left alone
 (the answer says which happened). handback returns it (only the user who took over,
-or --force); an idle takeover hands back by itself.`,
+or --force); an idle takeover hands back by itself.
+
+You take over only a window your session sees (you opened it, or it was shared with
+you); the live view's page takes over any. While another user drives it, takeover is
+refused taken_over; --force replaces them, the answer names whom, and they are told
+once on their next takeover or handback. The session holding the window's lease never
+replaces a takeover made from another session.`,
 		Usage:     "(operator) a person drives the window: agent verbs are refused window_paused until handback",
 		ArgsUsage: "<handle>",
-		Flags:     []cli.Flag{jsonFlag, &cli.StringFlag{Name: "as", Value: "user", Usage: "who takes over, as agents will read it"}},
+		Flags: []cli.Flag{jsonFlag, &cli.StringFlag{Name: "as", Value: "user", Usage: "who takes over, as agents will read it"},
+			&cli.BoolFlag{Name: "force", Usage: "replace another user's takeover (they are told)"}},
 		Action: func(c *cli.Context) error {
 			h, err := handle(c)
 			if err != nil {
 				return err
 			}
-			return ask(c, o, wire.Request{Verb: "takeover", Target: h, User: c.String("as")}, callTimeout, nil)
+			return ask(c, o, wire.Request{Verb: "takeover", Target: h, User: c.String("as"), Force: c.Bool("force")}, callTimeout, nil)
 		},
 	}
 }
@@ -38,14 +45,15 @@ func handbackCommand(o Options) *cli.Command {
 		Name: "handback", Description: `For the person who took the window over (what the live view's "Hand back"
 button calls): input goes back to the agents, and the session holding the lease
 is told once, on its next answer, that control came back. Only the user who took
-over hands back (--as names them, as takeover's --as did), and never the session
-holding the window's lease — the paused agent cannot hand itself back. --force is
-the operator's override of both rules.`,
+over hands back (--as names them, as takeover's --as did), from a session that sees
+the window; --force lets another user hand back. Never the session holding the
+window's lease — the paused agent cannot hand back a takeover made from another
+session, not even with --force.`,
 		Usage:     "(operator) give the window back to the agents; its holder is told once",
 		ArgsUsage: "<handle>",
 		Flags: []cli.Flag{jsonFlag,
 			&cli.StringFlag{Name: "as", Value: "user", Usage: "who hands back: the user who took over"},
-			&cli.BoolFlag{Name: "force", Usage: "the operator's override: hand back whoever took over and whoever asks"},
+			&cli.BoolFlag{Name: "force", Usage: "hand back whoever took over (not from the paused holder's session)"},
 		},
 		Action: func(c *cli.Context) error {
 			h, err := handle(c)

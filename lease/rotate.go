@@ -1,0 +1,148 @@
+package lease
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+)
+
+// Rotation bounds a log file: once it would grow past MaxBytes, it is
+// renamed path.1 (path.1 becomes path.2, and so on, Keep old files in
+// all; the oldest is removed) and a new one is begun. MaxBytes <= 0 means
+// no bound.
+type Rotation struct {
+	MaxBytes int64
+	Keep     int
+}
+
+// RotatingFile is an append-only file under a Rotation. Each Write is one
+// write(2) to the file opened O_APPEND, made whole into one file: a write
+// that would cross the bound goes to a new file (a write larger than the
+// bound goes alone into a file of its own). Safe for concurrent use within
+// one process; another process must not rotate the same path (the daemon
+// holds its state directory's lock).
+type RotatingFile struct {
+	mu   sync.Mutex
+	path string
+	r    Rotation
+	f    *os.File
+	size int64
+}
+
+// OpenRotating opens (creating, mode 0600, in a 0700 directory) path for
+// appending under r.
+func OpenRotating(path string, r Rotation) (*RotatingFile, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("lease: %s dir: %w", filepath.Base(path), err)
+	}
+	rf := &RotatingFile{path: path, r: r}
+	if err := rf.open(); err != nil {
+		return nil, err
+	}
+	return rf, nil
+}
+
+func (rf *RotatingFile) open() error {
+	f, err := os.OpenFile(rf.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("lease: open %s: %w", filepath.Base(rf.path), err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("lease: stat %s: %w", filepath.Base(rf.path), err)
+	}
+	rf.f, rf.size = f, st.Size()
+	return nil
+}
+
+// Write appends b in one write(2), rotating first when b would take the
+// file past the bound.
+func (rf *RotatingFile) Write(b []byte) (int, error) {
+	rf.mu.Lock()
+	defer rf.mu.Unlock()
+	if rf.f == nil {
+		return 0, os.ErrClosed
+	}
+	if rf.r.MaxBytes > 0 && rf.size > 0 && rf.size+int64(len(b)) > rf.r.MaxBytes {
+		// A rotation that fails leaves the line in the current file: it
+		// grows past its bound rather than lose the line.
+		_ = rf.rotate()
+	}
+	n, err := rf.f.Write(b)
+	rf.size += int64(n)
+	return n, err
+}
+
+// rotate shifts the old files up by one and begins a new file. Caller
+// holds mu. On a failure the current file stays in use.
+func (rf *RotatingFile) rotate() error {
+	keep := max(rf.r.Keep, 0)
+	if keep == 0 {
+		if err := os.Truncate(rf.path, 0); err != nil {
+			return fmt.Errorf("lease: rotate %s: %w", filepath.Base(rf.path), err)
+		}
+		rf.size = 0
+		return nil
+	}
+	os.Remove(rf.old(keep))
+	for i := keep - 1; i >= 1; i-- {
+		if err := os.Rename(rf.old(i), rf.old(i+1)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("lease: rotate %s: %w", filepath.Base(rf.path), err)
+		}
+	}
+	if err := os.Rename(rf.path, rf.old(1)); err != nil {
+		return fmt.Errorf("lease: rotate %s: %w", filepath.Base(rf.path), err)
+	}
+	old := rf.f
+	if err := rf.open(); err != nil {
+		// The renamed file is still open: keep writing there.
+		return err
+	}
+	old.Close()
+	return nil
+}
+
+func (rf *RotatingFile) old(i int) string { return rf.path + "." + strconv.Itoa(i) }
+
+// Kept lists the files there are now, the current one first, then the old
+// ones from the newest.
+func (rf *RotatingFile) Kept() []string {
+	rf.mu.Lock()
+	defer rf.mu.Unlock()
+	return Kept(rf.path, rf.r.Keep)
+}
+
+// Kept lists path and its old files path.1 … path.keep that exist, the
+// current one first.
+func Kept(path string, keep int) []string {
+	var out []string
+	for i := 0; i <= keep; i++ {
+		p := path
+		if i > 0 {
+			p = path + "." + strconv.Itoa(i)
+		}
+		if _, err := os.Stat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Path is the current file.
+func (rf *RotatingFile) Path() string { return rf.path }
+
+// Close closes the file. Later Writes fail with os.ErrClosed.
+func (rf *RotatingFile) Close() error {
+	rf.mu.Lock()
+	defer rf.mu.Unlock()
+	if rf.f == nil {
+		return nil
+	}
+	err := rf.f.Close()
+	rf.f = nil
+	return err
+}
