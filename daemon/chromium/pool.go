@@ -57,6 +57,7 @@ type Pool struct {
 	closed   bool
 	stop     chan struct{}
 	done     chan struct{}
+	watchers sync.WaitGroup // one per browser: its unexpected exit
 }
 
 // browser is one running Chromium.
@@ -71,6 +72,9 @@ type browser struct {
 	last    time.Time       // when it was last used
 	busy    int             // verbs using it now
 	def     *cdp.Context    // a profile's own context
+	// stopping is set (under Pool.mu) before the pool stops it: an exit
+	// without it is a crash, a kill, or some other end nobody asked for.
+	stopping bool
 }
 
 func (b *browser) alive() bool {
@@ -313,8 +317,41 @@ func (p *Pool) launch(ctx context.Context, key kind.BrowserKey) (*browser, error
 	p.o.Logger.Info("browser started", "profile", key.Profile, "pid", b.PID(), "headed", br.headed)
 	p.mu.Lock()
 	p.browsers[key.Profile] = br
+	p.watchers.Add(1)
 	p.mu.Unlock()
+	go p.watch(br)
 	return br, nil
+}
+
+// watch waits for br's main process to exit. An exit the pool did not ask
+// for (a crash, a kill) is logged with how it ended, its processes are
+// reaped, its temporary profile is removed at once, and the pool forgets
+// it (its tabs are gone; the next use starts it again).
+func (p *Pool) watch(br *browser) {
+	defer p.watchers.Done()
+	select {
+	case <-br.b.Exited():
+	case <-p.stop:
+		return // Close stops every browser
+	}
+	p.mu.Lock()
+	unexpected := !br.stopping
+	if unexpected {
+		br.stopping = true
+		p.forgetLocked(br)
+	}
+	p.mu.Unlock()
+	if !unexpected {
+		return
+	}
+	p.o.Logger.Warn("browser exited unexpectedly", "pid", br.b.PID(), "profile", br.profile, "status", br.b.ExitState().String())
+	br.b.Close() // reaps what is left of its process group
+	if br.temp {
+		if err := os.RemoveAll(br.dir); err != nil {
+			p.o.Logger.Warn("removing a crashed browser's profile", "dir", br.dir, "err", err)
+		}
+	}
+	p.changed()
 }
 
 // forgetLocked drops a browser (crashed or stopped) and its contexts.
@@ -332,6 +369,9 @@ func (p *Pool) forgetLocked(br *browser) {
 
 // stopBrowser closes a browser and reaps its processes.
 func (p *Pool) stopBrowser(br *browser) error {
+	p.mu.Lock()
+	br.stopping = true
+	p.mu.Unlock()
 	err := br.b.Close()
 	if br.temp {
 		os.RemoveAll(br.dir)
@@ -575,5 +615,6 @@ func (p *Pool) Close() error {
 			first = err
 		}
 	}
+	p.watchers.Wait()
 	return first
 }
