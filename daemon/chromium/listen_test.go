@@ -84,10 +84,39 @@ func TestBrowsersListenNowhere(t *testing.T) {
 		}
 	}))
 	defer control.Close()
-	urls := loopbackListeners(t)
+	// Chromium's one listening socket is its process singleton's (a Unix
+	// socket that takes a command line from a later launch of the same
+	// profile): nobody must not connect to it either. The control is a
+	// socket anyone may connect to.
+	cdir, err := os.MkdirTemp("", "vibespace-probe-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(cdir)
+	os.Chmod(cdir, 0o755)
+	unixControl := filepath.Join(cdir, "s")
+	ul, err := net.Listen("unix", unixControl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ul.Close()
+	os.Chmod(unixControl, 0o777)
+	urls := append(loopbackListeners(t), "unix:"+unixControl)
+	var singletons []string
+	for _, br := range brs {
+		if sock, err := os.Readlink(filepath.Join(br.dir, "SingletonSocket")); err == nil {
+			singletons = append(singletons, "unix:"+sock)
+		}
+	}
+	urls = append(urls, singletons...)
 	bodies := probeAsNobody(t, urls)
-	if !strings.Contains(bodies[control.URL], "control-marker") {
-		t.Fatalf("the probe as nobody did not read the control endpoint %s: %q", control.URL, bodies[control.URL])
+	if !strings.Contains(bodies[control.URL], "control-marker") || bodies["unix:"+unixControl] != "connected" {
+		t.Fatalf("the probe as nobody did not reach the controls: %s %q, %s %q", control.URL, bodies[control.URL], unixControl, bodies["unix:"+unixControl])
+	}
+	for _, u := range singletons {
+		if bodies[u] == "connected" {
+			t.Errorf("user nobody connected to a browser's singleton socket %s", u)
+		}
 	}
 	for u, body := range bodies {
 		for _, m := range marks {
@@ -96,7 +125,7 @@ func TestBrowsersListenNowhere(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("nobody probed %d loopback ports", len(urls))
+	t.Logf("nobody probed %d loopback ports and %d singleton sockets", len(urls)-1-len(singletons), len(singletons))
 }
 
 // loopbackListeners is an http:// base URL for every TCP socket listening
@@ -150,14 +179,22 @@ func hexByte(s string) byte {
 	return byte(v)
 }
 
-// probeScript asks each base URL for /json/list and prints what each
-// answered (or why not), as one JSON object.
+// probeScript asks each base URL for /json/list, and connects to each
+// "unix:" socket path, and prints what each answered (or why not), as one
+// JSON object.
 const probeScript = `
-import json, sys, urllib.request
+import json, socket, sys, urllib.request
 out = {}
 opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 for u in sys.argv[1:]:
     try:
+        if u.startswith("unix:"):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.settimeout(1)
+            s.connect(u[5:])
+            s.close()
+            out[u] = "connected"
+            continue
         with opener.open(u + "/json/list", timeout=1) as r:
             out[u] = r.read(1 << 20).decode("utf-8", "replace")
     except Exception as e:
