@@ -1,19 +1,17 @@
 package cdp
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/gobwas/ws"
-	"github.com/gobwas/ws/wsutil"
 )
 
 // DefaultCallTimeout bounds a call whose context has no deadline.
@@ -23,15 +21,14 @@ const DefaultCallTimeout = 30 * time.Second
 // tree of a huge page is a few MB).
 const maxMessage = 256 << 20
 
-// Conn is one DevTools WebSocket connection. It is the browser-level CDP
-// session (no sessionId) and carries every flat-mode Session attached through
-// it. It implements github.com/chromedp/cdproto/cdp.Session. Safe for
-// concurrent use.
+// Conn is one CDP connection to a browser: the pipe of a browser Launch
+// started, or a DevTools WebSocket (Dial). It is the browser-level CDP
+// session (no sessionId) and carries every flat-mode Session attached
+// through it. It implements github.com/chromedp/cdproto/cdp.Session. Safe
+// for concurrent use.
 type Conn struct {
-	nc      net.Conn
-	rd      *wsutil.Reader
-	wmu     sync.Mutex   // serialises frames on nc
-	wbuf    bytes.Buffer // one frame, header and masked payload (under wmu)
+	tr      transport
+	wmu     sync.Mutex // serialises messages on tr
 	timeout time.Duration
 	log     *slog.Logger
 	nextID  atomic.Int64
@@ -80,8 +77,9 @@ type DialOptions struct {
 	Logger *slog.Logger
 }
 
-// Dial opens a DevTools WebSocket (a "ws://127.0.0.1:…/devtools/browser/…"
-// URL). ctx bounds the handshake only.
+// Dial opens a DevTools WebSocket (a "ws://…/devtools/browser/…" URL), for
+// a browser this process did not start. ctx bounds the handshake only.
+// Launch never opens one: its browsers speak over a pipe.
 func Dial(ctx context.Context, wsURL string, o DialOptions) (*Conn, error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -96,9 +94,28 @@ func Dial(ctx context.Context, wsURL string, o DialOptions) (*Conn, error) {
 	if br != nil { // the server already sent bytes after the handshake
 		src = io.MultiReader(br, nc)
 	}
+	return newConn(newWSTransport(nc, src, callTimeout(o)), o), nil
+}
+
+// newPipeConn runs a Conn over the two pipe ends of a browser started with
+// --remote-debugging-pipe: r carries its replies and events (its fd 4), w
+// our commands (its fd 3). Closing the Conn closes both, and the browser
+// then shuts down by itself.
+func newPipeConn(r, w *os.File, o DialOptions) *Conn {
+	return newConn(newPipeTransport(r, w), o)
+}
+
+func callTimeout(o DialOptions) time.Duration {
+	if o.CallTimeout <= 0 {
+		return DefaultCallTimeout
+	}
+	return o.CallTimeout
+}
+
+func newConn(tr transport, o DialOptions) *Conn {
 	c := &Conn{
-		nc:       nc,
-		timeout:  o.CallTimeout,
+		tr:       tr,
+		timeout:  callTimeout(o),
 		log:      o.Logger,
 		pending:  make(map[int64]chan reply),
 		subs:     make(map[subKey]map[*subscription]struct{}),
@@ -106,30 +123,11 @@ func Dial(ctx context.Context, wsURL string, o DialOptions) (*Conn, error) {
 		done:     make(chan struct{}),
 		readDone: make(chan struct{}),
 	}
-	if c.timeout <= 0 {
-		c.timeout = DefaultCallTimeout
-	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
-	c.rd = &wsutil.Reader{
-		Source:         src,
-		State:          ws.StateClientSide,
-		MaxMessageSize: maxMessage,
-		OnIntermediate: wsutil.ControlFrameHandler(lockedWriter{c}, ws.StateClientSide),
-	}
 	go c.readLoop()
-	return c, nil
-}
-
-// lockedWriter writes control replies (pong, close) under the frame lock.
-type lockedWriter struct{ c *Conn }
-
-func (w lockedWriter) Write(p []byte) (int, error) {
-	w.c.wmu.Lock()
-	defer w.c.wmu.Unlock()
-	w.c.nc.SetWriteDeadline(time.Now().Add(w.c.timeout))
-	return w.c.nc.Write(p)
+	return c
 }
 
 // Close closes the connection. Calls in flight return ErrClosed. It is
@@ -165,7 +163,7 @@ func (c *Conn) shutdown(err error) {
 		c.sessions = make(map[string]*Session)
 		c.mu.Unlock()
 		close(c.done)
-		c.nc.Close()
+		c.tr.close()
 		for _, set := range subs {
 			for s := range set {
 				s.stop()
@@ -179,34 +177,13 @@ func (c *Conn) shutdown(err error) {
 
 func (c *Conn) readLoop() {
 	defer close(c.readDone)
-	ctl := wsutil.ControlFrameHandler(lockedWriter{c}, ws.StateClientSide)
-	var buf bytes.Buffer
 	for {
-		hdr, err := c.rd.NextFrame()
+		data, err := c.tr.next()
 		if err != nil {
 			c.shutdown(fmt.Errorf("%w: %v", ErrClosed, err))
 			return
 		}
-		if hdr.OpCode.IsControl() {
-			if err := ctl(hdr, c.rd); err != nil {
-				c.shutdown(fmt.Errorf("%w: %v", ErrClosed, err))
-				return
-			}
-			continue
-		}
-		if hdr.OpCode != ws.OpText && hdr.OpCode != ws.OpBinary {
-			if err := c.rd.Discard(); err != nil {
-				c.shutdown(fmt.Errorf("%w: %v", ErrClosed, err))
-				return
-			}
-			continue
-		}
-		buf.Reset()
-		if _, err := buf.ReadFrom(c.rd); err != nil {
-			c.shutdown(fmt.Errorf("%w: %v", ErrClosed, err))
-			return
-		}
-		c.dispatch(buf.Bytes())
+		c.dispatch(data)
 	}
 }
 
@@ -389,32 +366,18 @@ func (c *Conn) forget(id int64) {
 	c.mu.Unlock()
 }
 
-// write sends one text frame. It is bounded by the connection's call
-// timeout, not by the caller's context: a frame cut short by one caller's
-// deadline would corrupt the stream for every other caller. A write that
-// fails (the browser stopped reading for that long, or went away) leaves
-// the stream unusable, so it closes the connection.
+// write sends one message. It is bounded by the connection's call timeout,
+// not by the caller's context: a message cut short by one caller's deadline
+// would corrupt the stream for every other caller. A write that fails (the
+// browser stopped reading for that long, or went away) leaves the stream
+// unusable, so it closes the connection.
 func (c *Conn) write(ctx context.Context, data []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c.nc.SetWriteDeadline(time.Now().Add(c.timeout))
-	// One write per frame: a header written on its own would cost the
-	// browser a second wake-up and read for every command. data is the
-	// caller's own freshly encoded message, so it is masked in place.
-	f := ws.MaskFrameInPlace(ws.NewFrame(ws.OpText, true, data))
-	c.wbuf.Reset()
-	err := ws.WriteHeader(&c.wbuf, f.Header)
-	if err == nil {
-		c.wbuf.Write(f.Payload)
-		_, err = c.nc.Write(c.wbuf.Bytes())
-	}
-	if c.wbuf.Cap() > 1<<20 {
-		c.wbuf = bytes.Buffer{} // a big one-off command keeps no big buffer
-	}
-	if err != nil {
+	if err := c.tr.write(data, time.Now().Add(c.timeout)); err != nil {
 		c.shutdown(fmt.Errorf("%w: write: %v", ErrClosed, err))
 		return fmt.Errorf("%w: %v", ErrClosed, err)
 	}

@@ -1,14 +1,20 @@
 // Package cdp drives Chromium over the Chrome DevTools Protocol: it launches
-// the browser (Launch), speaks CDP over the DevTools WebSocket with a client
-// of its own (Conn, Session), isolates agents from each other with one
+// the browser (Launch), speaks CDP to it with a client of its own (Conn,
+// Session), isolates agents from each other with one
 // browser context each (Context), and gives a tab the same verbs a native
 // window has (Tab: Snapshot, Click, Fill, Type, Key, Scroll, Screenshot…).
 //
 // # Wire
 //
-// Conn is one WebSocket to the browser endpoint. It implements the Session
-// interface of github.com/chromedp/cdproto/cdp, so every generated command
-// runs on it:
+// A browser Launch starts speaks CDP over a pipe it inherited
+// (--remote-debugging-pipe: commands on its fd 3, replies and events on its
+// fd 4, each message ended by a NUL byte); it listens on no port, so no
+// other process — another user's least of all — can reach its tabs, and it
+// shuts down cleanly by itself when our end of the pipe closes (Close, or
+// our death). Dial reaches a DevTools WebSocket instead, for a browser
+// started elsewhere. Either way Conn is the connection. It implements the
+// Session interface of github.com/chromedp/cdproto/cdp, so every generated
+// command runs on it:
 //
 //	res, err := proto.Call(ctx, tab.Session(), page.Navigate, page.NavigateParams{URL: u})
 //

@@ -40,19 +40,24 @@ type Options struct {
 	// CallTimeout bounds each CDP call whose context has no deadline; 0
 	// means DefaultCallTimeout.
 	CallTimeout time.Duration
-	// Outlive keeps the browser running when the process that launched it
-	// dies without closing it (by default the kernel kills it then). A
-	// persistent profile's browser wants that: Chromium writes cookies to
-	// disk only every ~30 s and on a clean close, so a daemon killed with
-	// -9 must leave it for the next daemon to close cleanly.
+	// Outlive lets the browser shut itself down cleanly when the process
+	// that launched it dies without closing it: the kernel then closes that
+	// process's end of the debugging pipe, and Chromium, reading EOF,
+	// quits as Browser.close would, writing what it kept in memory to disk.
+	// By default the kernel SIGKILLs it instead (nothing is flushed). A
+	// persistent profile's browser wants Outlive: Chromium writes cookies
+	// to disk only every ~30 s and on a clean close.
 	Outlive bool
-	// Logger receives the browser's stderr (at debug level, minus the
-	// DevTools URL) and lifecycle lines; nil discards them.
+	// Logger receives the browser's stderr (at debug level) and lifecycle
+	// lines; nil discards them.
 	Logger *slog.Logger
 }
 
 // baseFlags are passed to every browser we start (notes/browser.md): the
-// network is closed, so everything that phones home is off.
+// network is closed, so everything that phones home is off. CDP runs over
+// the pipe Launch hands the browser (fd 3 its commands, fd 4 its replies
+// and events): it listens on no port, so no other process, of this user or
+// another, can reach it.
 var baseFlags = []string{
 	"--disable-gpu",
 	"--no-first-run",
@@ -64,8 +69,13 @@ var baseFlags = []string{
 	"--disable-breakpad",
 	"--disable-crash-reporter",
 	"--password-store=basic",
-	"--remote-debugging-port=0",
+	"--remote-debugging-pipe",
 }
+
+// refusedFlags would open the browser to other processes: a DevTools
+// port (any local user could connect to it and drive every tab) or another
+// pipe.
+var refusedFlags = []string{"--remote-debugging-port", "--remote-debugging-address", "--remote-debugging-pipe", "--remote-debugging-io-pipes"}
 
 // Browser is a running Chromium and the CDP connection to it. It lives until
 // Close, or until the context given to Launch ends.
@@ -83,13 +93,20 @@ type Browser struct {
 	closeErr  error
 }
 
-// Launch starts Chromium in its own process group, waits for its
-// "DevTools listening on" line (bounded by ctx and StartTimeout) and
-// connects to it. The browser is killed and reaped when ctx ends, when
-// Close is called, or when Launch fails.
+// Launch starts Chromium in its own process group with CDP on a pipe of
+// its own, and waits until it answers Browser.getVersion (bounded by ctx
+// and StartTimeout). The browser is killed and reaped when ctx ends, when
+// Close is called, when it exits by itself, or when Launch fails.
 func Launch(ctx context.Context, o Options) (*Browser, error) {
 	if !o.Headless && o.Display == "" {
 		return nil, errors.New("cdp: launch: a headed browser needs Options.Display (or set Headless)")
+	}
+	for _, f := range o.ExtraFlags {
+		for _, r := range refusedFlags {
+			if f == r || strings.HasPrefix(f, r+"=") {
+				return nil, fmt.Errorf("cdp: launch: flag %s refused: CDP runs on the pipe Launch owns, never on a port", f)
+			}
+		}
 	}
 	bin := o.Binary
 	if bin == "" {
@@ -130,26 +147,46 @@ func Launch(ctx context.Context, o Options) (*Browser, error) {
 		env = append(env, "DISPLAY="+o.Display)
 	}
 
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		b.removeTmp()
-		return nil, fmt.Errorf("cdp: launch: %w", err)
+	// stderr is a file, not a copier goroutine: renderers inherit it, and
+	// Wait must not wait for them. The debugging pipe: the browser reads
+	// commands from cmdR (its fd 3) and writes to evW (its fd 4).
+	var pipes [6]*os.File
+	closeAll := func() {
+		for _, f := range pipes {
+			if f != nil {
+				f.Close()
+			}
+		}
 	}
+	for i := 0; i < len(pipes); i += 2 {
+		if pipes[i], pipes[i+1], err = os.Pipe(); err != nil {
+			closeAll()
+			b.removeTmp()
+			return nil, fmt.Errorf("cdp: launch: %w", err)
+		}
+	}
+	errR, errW, cmdR, cmdW, evR, evW := pipes[0], pipes[1], pipes[2], pipes[3], pipes[4], pipes[5]
 	cmd := exec.Command(path, args...)
 	cmd.Env = env
 	cmd.Stdout = nil
-	cmd.Stderr = pw // a file, not a copier goroutine: renderers inherit it, Wait must not wait for them
+	cmd.Stderr = errW
+	cmd.ExtraFiles = []*os.File{cmdR, evW} // fd 3, fd 4
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if o.Outlive {
 		cmd.SysProcAttr.Pdeathsig = 0
 	}
+	startedAt := time.Now()
 	if err := cmd.Start(); err != nil {
-		pw.Close()
-		pr.Close()
+		closeAll()
 		b.removeTmp()
 		return nil, fmt.Errorf("cdp: launch %s: %w", bin, err)
 	}
-	pw.Close()
+	// The child's ends are the child's alone: with ours closed, our read
+	// end sees EOF when the browser is gone, and the browser sees EOF when
+	// we close our write end (or die).
+	errW.Close()
+	cmdR.Close()
+	evW.Close()
 	b.cmd = cmd
 	b.pgid = cmd.Process.Pid
 	go func() {
@@ -157,9 +194,9 @@ func Launch(ctx context.Context, o Options) (*Browser, error) {
 		close(b.exited)
 	}()
 	log.Debug("cdp: chromium started", "pid", b.pgid)
-
-	urlc := make(chan string, 1)
-	go b.readStderr(pr, urlc)
+	go b.readStderr(errR)
+	conn := newPipeConn(evR, cmdW, DialOptions{CallTimeout: o.CallTimeout, Logger: log})
+	b.conn = conn
 
 	startTimeout := o.StartTimeout
 	if startTimeout <= 0 {
@@ -167,24 +204,42 @@ func Launch(ctx context.Context, o Options) (*Browser, error) {
 	}
 	sctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
-	var wsURL string
-	select {
-	case wsURL = <-urlc:
-	case <-b.exited:
-		b.kill()
-		return nil, fmt.Errorf("cdp: chromium exited before it was ready (%s): %s", cmd.ProcessState, b.stderr.String())
-	case <-sctx.Done():
-		b.kill()
-		return nil, fmt.Errorf("cdp: chromium not ready: %w; its stderr: %s", sctx.Err(), b.stderr.String())
-	}
-	conn, err := Dial(sctx, wsURL, DialOptions{CallTimeout: o.CallTimeout, Logger: log})
+	// Ready is the first answer. A browser that exits first closes its
+	// end of the pipe, which ends the call; exited ends it too, in case a
+	// helper process still held that end.
+	rctx, rcancel := context.WithCancel(sctx)
+	go func() {
+		select {
+		case <-b.exited:
+			rcancel()
+		case <-rctx.Done():
+		}
+	}()
+	err = conn.Call(rctx, "Browser.getVersion", nil, nil)
+	rcancel()
 	if err != nil {
+		if errors.Is(err, ErrClosed) { // its end closed: it is exiting
+			select {
+			case <-b.exited:
+			case <-time.After(2 * time.Second):
+			}
+		}
+		exited := b.ExitState()
 		b.kill()
-		return nil, err
+		conn.Close()
+		if exited != nil {
+			return nil, fmt.Errorf("cdp: chromium exited before it was ready (%s): %s", exited, b.stderr.String())
+		}
+		if sctx.Err() != nil {
+			err = sctx.Err()
+		}
+		return nil, fmt.Errorf("cdp: chromium not ready: %w; its stderr: %s", err, b.stderr.String())
 	}
-	b.conn = conn
+	log.Debug("cdp: chromium ready", "pid", b.pgid, "after", time.Since(startedAt))
 
 	// The browser lives as long as ctx: a daemon passes its own lifetime.
+	// One that exits by itself (it crashed, was killed, or saw its pipe
+	// close) is reaped like a closed one: its group, its temporary profile.
 	stopCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	b.stopCtx = stop
 	go func() {
@@ -194,33 +249,21 @@ func Launch(ctx context.Context, o Options) (*Browser, error) {
 		case <-stopCtx.Done():
 		case <-b.exited:
 			conn.shutdown(fmt.Errorf("%w: the browser exited", ErrClosed))
+			b.Close()
 		}
 	}()
 	return b, nil
 }
 
-// readStderr scans the browser's stderr: the first "DevTools listening on"
-// line gives the endpoint (it is never logged or kept, since it grants
-// control of the browser); every other line goes to the tail buffer and the
-// debug log. It returns at EOF, when every process of the group has closed
-// its stderr.
-func (b *Browser) readStderr(r io.ReadCloser, urlc chan<- string) {
+// readStderr keeps the browser's stderr in the tail buffer (for error
+// messages) and the debug log. It returns at EOF, when every process of
+// the group has closed its stderr.
+func (b *Browser) readStderr(r io.ReadCloser) {
 	defer r.Close()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	found := false
 	for sc.Scan() {
 		line := sc.Text()
-		if !found {
-			if _, u, ok := strings.Cut(line, "DevTools listening on "); ok {
-				found = true
-				urlc <- strings.TrimSpace(u)
-				continue
-			}
-		}
-		if strings.Contains(line, "ws://") {
-			continue // never keep an endpoint
-		}
 		b.stderr.add(line)
 		b.log.Debug("chromium: " + line)
 	}
@@ -235,8 +278,19 @@ func (b *Browser) Conn() *Conn { return b.conn }
 // Exited is closed when the browser's main process has exited.
 func (b *Browser) Exited() <-chan struct{} { return b.exited }
 
+// ExitState is how the browser's main process ended ("exit status 0",
+// "signal: killed"), or nil while it runs.
+func (b *Browser) ExitState() *os.ProcessState {
+	select {
+	case <-b.exited:
+		return b.cmd.ProcessState
+	default:
+		return nil
+	}
+}
+
 // Close asks the browser to quit (Browser.close, so a profile is flushed to
-// disk), kills its whole process group if it has not exited within a grace
+// disk; closing the pipe would do the same), kills its whole process group if it has not exited within a grace
 // period, waits for the group to be gone, and removes a temporary profile.
 // It is idempotent and returns the first close's result.
 func (b *Browser) Close() error {

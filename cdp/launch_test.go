@@ -3,7 +3,13 @@ package cdp_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -98,5 +104,51 @@ func TestLaunchNeedsDisplayWhenHeaded(t *testing.T) {
 	_, err := cdp.Launch(t.Context(), cdp.Options{})
 	if err == nil || !strings.Contains(err.Error(), "Display") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// A browser we launch listens on no TCP port and writes no
+// DevToolsActivePort: CDP runs over the pipe it inherited, and the flags
+// that would open a port are refused.
+func TestLaunchListensNowhere(t *testing.T) {
+	t.Parallel()
+	needChromium(t)
+	ctx := ctxT(t)
+	// The check itself sees a listener: one of this process's own.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := fmt.Sprintf(":%d", ln.Addr().(*net.TCPAddr).Port)
+	if l := cdp.GroupListeners(syscall.Getpgrp()); !slices.ContainsFunc(l, func(s string) bool { return strings.HasSuffix(s, port) }) {
+		t.Fatalf("GroupListeners of our own group %v misses our listener on %s", l, port)
+	}
+
+	dir := t.TempDir()
+	b, err := cdp.Launch(ctx, cdp.Options{Headless: true, UserDataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	c, err := b.NewContext(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.NewTab(ctx, server(t).URL+"/page"); err != nil {
+		t.Fatal(err)
+	}
+	if l := cdp.GroupListeners(b.PID()); len(l) > 0 {
+		t.Fatalf("the browser listens on TCP: %v", l)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "DevToolsActivePort")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("DevToolsActivePort: %v, want none", err)
+	}
+
+	for _, f := range []string{"--remote-debugging-port=9222", "--remote-debugging-address=0.0.0.0", "--remote-debugging-port"} {
+		_, err := cdp.Launch(ctx, cdp.Options{Headless: true, ExtraFlags: []string{f}})
+		if err == nil || !strings.Contains(err.Error(), "refused") {
+			t.Fatalf("launch with %s: %v, want refused", f, err)
+		}
 	}
 }

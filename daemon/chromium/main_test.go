@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/cdp"
 	"github.com/vibespace/vibespace/daemon"
 	"github.com/vibespace/vibespace/daemon/daemontest"
 	"github.com/vibespace/vibespace/daemon/kind"
@@ -65,8 +67,31 @@ func (h *harness) close() {
 	h.pool.Close()
 }
 
-// detach stops serving and leaves the browsers running, as kill -9 would.
+// detach stops serving and leaves the browsers running with their pipes
+// open: browsers that outlived their daemon and did not quit (hung).
 func (h *harness) detach() { h.Detach() }
+
+// die stops serving and does to the browsers what the kernel does when the
+// daemon is killed with -9: the shared browser is killed (its launch asked
+// for that at the parent's death), and every profile browser's pipe is
+// closed without a word (the dead daemon's file descriptors).
+func (h *harness) die(t *testing.T) {
+	t.Helper()
+	h.Detach()
+	h.pool.mu.Lock()
+	var drop []*cdp.Browser
+	for _, br := range h.pool.browsers {
+		if br.profile == "" {
+			syscall.Kill(-br.b.PID(), syscall.SIGKILL)
+		} else {
+			drop = append(drop, br.b)
+		}
+	}
+	h.pool.mu.Unlock()
+	for _, b := range drop {
+		b.Conn().Close()
+	}
+}
 
 func (h *harness) call(t *testing.T, req daemon.Request) daemon.Response { return h.Call(t, req) }
 func (h *harness) ok(t *testing.T, req daemon.Request) daemon.Response   { return h.OK(t, req) }

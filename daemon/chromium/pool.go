@@ -57,6 +57,7 @@ type Pool struct {
 	closed   bool
 	stop     chan struct{}
 	done     chan struct{}
+	watchers sync.WaitGroup // one per browser: its unexpected exit
 }
 
 // browser is one running Chromium.
@@ -71,6 +72,9 @@ type browser struct {
 	last    time.Time       // when it was last used
 	busy    int             // verbs using it now
 	def     *cdp.Context    // a profile's own context
+	// stopping is set (under Pool.mu) before the pool stops it: an exit
+	// without it is a crash, a kill, or some other end nobody asked for.
+	stopping bool
 }
 
 func (b *browser) alive() bool {
@@ -277,8 +281,9 @@ func (p *Pool) launch(ctx context.Context, key kind.BrowserKey) (*browser, error
 		}
 		br.dir = key.Dir
 		// A profile is a live credential whose cookies Chromium flushes
-		// only now and then: if the daemon dies, the browser lives on
-		// until the next daemon closes it cleanly (Reap).
+		// only now and then: if the daemon dies, the kernel closes the
+		// daemon's end of the browser's pipe and the browser shuts down
+		// cleanly by itself, cookies written (no SIGKILL at our death).
 		o.Outlive = true
 		if key.Headed && key.Display != "" {
 			o.Headless, o.Display, br.headed = false, key.Display, true
@@ -312,8 +317,41 @@ func (p *Pool) launch(ctx context.Context, key kind.BrowserKey) (*browser, error
 	p.o.Logger.Info("browser started", "profile", key.Profile, "pid", b.PID(), "headed", br.headed)
 	p.mu.Lock()
 	p.browsers[key.Profile] = br
+	p.watchers.Add(1)
 	p.mu.Unlock()
+	go p.watch(br)
 	return br, nil
+}
+
+// watch waits for br's main process to exit. An exit the pool did not ask
+// for (a crash, a kill) is logged with how it ended, its processes are
+// reaped, its temporary profile is removed at once, and the pool forgets
+// it (its tabs are gone; the next use starts it again).
+func (p *Pool) watch(br *browser) {
+	defer p.watchers.Done()
+	select {
+	case <-br.b.Exited():
+	case <-p.stop:
+		return // Close stops every browser
+	}
+	p.mu.Lock()
+	unexpected := !br.stopping
+	if unexpected {
+		br.stopping = true
+		p.forgetLocked(br)
+	}
+	p.mu.Unlock()
+	if !unexpected {
+		return
+	}
+	p.o.Logger.Warn("browser exited unexpectedly", "pid", br.b.PID(), "profile", br.profile, "status", br.b.ExitState().String())
+	br.b.Close() // reaps what is left of its process group
+	if br.temp {
+		if err := os.RemoveAll(br.dir); err != nil {
+			p.o.Logger.Warn("removing a crashed browser's profile", "dir", br.dir, "err", err)
+		}
+	}
+	p.changed()
 }
 
 // forgetLocked drops a browser (crashed or stopped) and its contexts.
@@ -331,6 +369,9 @@ func (p *Pool) forgetLocked(br *browser) {
 
 // stopBrowser closes a browser and reaps its processes.
 func (p *Pool) stopBrowser(br *browser) error {
+	p.mu.Lock()
+	br.stopping = true
+	p.mu.Unlock()
 	err := br.b.Close()
 	if br.temp {
 		os.RemoveAll(br.dir)
@@ -415,65 +456,64 @@ func (p *Pool) Reap(ctx context.Context, rec json.RawMessage) {
 	}
 }
 
-// ours reports whether pid runs with --user-data-dir=dir.
-func ours(pid int, dir string) bool {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
-	if err != nil {
-		return false
-	}
-	for _, a := range strings.Split(string(b), "\x00") {
-		if a == "--user-data-dir="+dir {
-			return true
+// ours reports whether a live process of group pgid runs with
+// --user-data-dir=dir: the leader's own argument list, or a helper's
+// (Chromium rewrites a helper's command line into one space-separated
+// string). The leader may be gone while its helpers finish.
+func ours(pgid int, dir string) bool {
+	for _, pid := range cdp.GroupProcesses(pgid) {
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		if err != nil {
+			continue
+		}
+		flag := "--user-data-dir=" + dir
+		for _, a := range strings.Split(string(b), "\x00") {
+			if a == flag || strings.Contains(" "+a+" ", " "+flag+" ") {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// termGrace is how long a browser left by an earlier daemon has to quit
-// when asked before it is killed.
-const termGrace = 5 * time.Second
+// How long a browser an earlier daemon left has to go: on its own first
+// (that daemon's death closed its pipe, and it is writing its profile to
+// disk), then after SIGTERM, before its group is killed.
+const (
+	exitGrace = 5 * time.Second
+	termGrace = 2 * time.Second
+)
 
-// stopGroup asks the browser of process group pgid to quit through its own
-// DevTools endpoint (Browser.close: a profile's browser then writes what it
-// kept in memory, its cookies among them, to disk; SIGTERM does not make a
-// headless one do that), falling back to SIGTERM, then kills what is left.
+// stopGroup stops the browser of process group pgid, left by a daemon that
+// died. Nothing can ask it to close any more (its pipe was that daemon's
+// alone, and it listens nowhere), and it needs not be asked: the pipe's
+// EOF already made it shut down cleanly, so it is waited for. One still
+// running after exitGrace is hung: SIGTERM, then SIGKILL for its group.
+// Waiting matters: a new browser on the same profile must not start while
+// the old one still writes it.
 func stopGroup(ctx context.Context, pgid int, dir string) {
-	tctx, cancel := context.WithTimeout(ctx, termGrace)
-	defer cancel()
-	if !closeByDevTools(tctx, dir) {
-		_ = syscall.Kill(pgid, syscall.SIGTERM)
+	gone := func(d time.Duration) bool {
+		wctx, cancel := context.WithTimeout(ctx, d)
+		defer cancel()
+		for len(cdp.GroupProcesses(pgid)) > 0 {
+			if wctx.Err() != nil {
+				return false
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		return true
 	}
-	// The whole group: the network service writes the cookies.
-	for len(cdp.GroupProcesses(pgid)) > 0 && tctx.Err() == nil {
-		time.Sleep(20 * time.Millisecond)
+	if gone(exitGrace) {
+		return
+	}
+	if !ours(pgid, dir) {
+		return // the group changed hands meanwhile
+	}
+	_ = syscall.Kill(pgid, syscall.SIGTERM)
+	if gone(termGrace) {
+		return
 	}
 	killGroup(ctx, pgid)
-}
-
-// closeByDevTools sends Browser.close to the browser whose user-data-dir is
-// dir, through the endpoint it wrote to DevToolsActivePort (port, then
-// path). Only 127.0.0.1 is dialled.
-func closeByDevTools(ctx context.Context, dir string) bool {
-	b, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort"))
-	if err != nil {
-		return false
-	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) < 2 {
-		return false
-	}
-	port, err := strconv.Atoi(strings.TrimSpace(lines[0]))
-	path := strings.TrimSpace(lines[1])
-	if err != nil || port <= 0 || port > 65535 || !strings.HasPrefix(path, "/devtools/browser/") {
-		return false
-	}
-	conn, err := cdp.Dial(ctx, fmt.Sprintf("ws://127.0.0.1:%d%s", port, path), cdp.DialOptions{})
-	if err != nil {
-		return false
-	}
-	defer conn.Close()
-	_ = conn.Call(ctx, "Browser.close", nil, nil)
-	return true
 }
 
 // killGroup kills process group pgid and waits, bounded, until none of
@@ -575,5 +615,6 @@ func (p *Pool) Close() error {
 			first = err
 		}
 	}
+	p.watchers.Wait()
 	return first
 }

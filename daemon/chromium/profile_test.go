@@ -2,6 +2,8 @@ package chromium
 
 import (
 	"context"
+	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -110,9 +112,11 @@ func TestBrowserProfileSurvivesRestart(t *testing.T) {
 	}
 }
 
-// TestBrowserKilledDaemonLeavesNoBrowser: a daemon that stopped without
-// closing (kill -9) leaves its browsers; the next daemon on the state
-// directory stops them, and the profile's browser starts again on use.
+// TestBrowserKilledDaemonLeavesNoBrowser: a daemon killed with -9 leaves
+// no browser behind: the profile's browser, its pipe closed by the
+// daemon's death, shuts down cleanly by itself (its cookie written), the
+// next daemon on the state directory waits until it is gone, and the
+// profile's browser starts again on use with the cookie.
 func TestBrowserKilledDaemonLeavesNoBrowser(t *testing.T) {
 	dir := t.TempDir()
 	s := newSite(t)
@@ -127,12 +131,9 @@ func TestBrowserKilledDaemonLeavesNoBrowser(t *testing.T) {
 	h.pool.mu.Lock()
 	pids := []int{h.pool.browsers[id].b.PID(), h.pool.browsers[""].b.PID()}
 	h.pool.mu.Unlock()
-	h.detach()
-	for _, pid := range pids {
-		if len(cdp.GroupProcesses(pid)) == 0 {
-			t.Fatalf("browser %d is gone after Detach; the test cannot tell a reap from it", pid)
-		}
-	}
+	h.die(t)
+	// The next daemon starts at once: the old browser may still be writing
+	// its profile, and Reap must let it finish before the profile is used.
 	h2 := startHarness(t, dir, Options{}, nil)
 	for _, pid := range pids {
 		if left := cdp.GroupProcesses(pid); len(left) > 0 {
@@ -147,6 +148,39 @@ func TestBrowserKilledDaemonLeavesNoBrowser(t *testing.T) {
 	if got := string(h2.ok(t, ev).Value); got != `"cookies: login=dave"` {
 		t.Fatalf("after the restart the profile sent %s", got)
 	}
+}
+
+// TestBrowserReapStopsAHungBrowser: browsers that outlived their daemon
+// and did not quit (their pipes still open, as a hung browser's would be)
+// are stopped by the next daemon on the state directory within its grace,
+// whole groups, and the shared browser's temporary profile is removed.
+func TestBrowserReapStopsAHungBrowser(t *testing.T) {
+	dir := t.TempDir()
+	s := newSite(t)
+	h := startHarness(t, dir, Options{}, nil)
+	id := h.useNewProfile(t, "dave", "kept")
+	h.ok(t, daemon.Request{Verb: "browser.open", Session: "dave", URL: s.URL + "/page"})
+	h.ok(t, daemon.Request{Verb: "browser.open", Session: "erin", URL: s.URL + "/page"})
+	h.pool.mu.Lock()
+	pids := []int{h.pool.browsers[id].b.PID(), h.pool.browsers[""].b.PID()}
+	shared := h.pool.browsers[""].dir
+	h.pool.mu.Unlock()
+	h.detach()
+	for _, pid := range pids {
+		if len(cdp.GroupProcesses(pid)) == 0 {
+			t.Fatalf("browser %d is gone after Detach; the test cannot tell a reap from it", pid)
+		}
+	}
+	startHarness(t, dir, Options{}, nil)
+	for _, pid := range pids {
+		if left := cdp.GroupProcesses(pid); len(left) > 0 {
+			t.Fatalf("the restarted daemon left the old browser %d running: %v", pid, left)
+		}
+	}
+	if _, err := os.Stat(shared); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the shared browser's temporary profile %s: %v, want removed", shared, err)
+	}
+	h.pool.Close()
 }
 
 // TestBrowserCeilingAndIdleStop: one browser more than the ceiling is
