@@ -169,7 +169,9 @@ func (t *Tab) Key(ctx context.Context, chord target.Chord) error {
 // press sends one key down and up with the modifiers held, pipelined (both
 // go out before either reply is read). ctx is checked before the key down
 // is sent; once it is out the key up always follows, even when ctx has
-// ended, so no key is left held.
+// ended, so no key is left held, and press waits (bounded) for both
+// replies, which come once the page has handled the key: when a cancelled
+// Type returns, no key of it is still on its way to the page.
 func (t *Tab) press(ctx context.Context, mods int64, d keyDef) error {
 	down := input.DispatchKeyEventTypeRawKeyDown
 	if d.text != "" {
@@ -185,7 +187,7 @@ func (t *Tab) press(ctx context.Context, mods int64, d keyDef) error {
 	if err != nil { // only a session or connection that ended fails here
 		return t.fail(err)
 	}
-	return t.fail(t.waitAll(ctx, pd, pu))
+	return t.fail(t.waitAll(rctx, pd, pu))
 }
 
 func (t *Tab) keyEvent(ctx context.Context, typ input.DispatchKeyEventType, mods int64, d keyDef) error {
