@@ -130,7 +130,7 @@ var forVerbs = map[string]bool{"browser.use": true, "browser.detach": true, "bro
 func (d *Daemon) Handle(ctx context.Context, req Request) Response {
 	def, ok := verbs[req.Verb]
 	if !ok {
-		return refusal(target.Refuse(target.CodeBadRequest, "unknown verb %q", req.Verb).With("verbs", Verbs()))
+		return refusal(target.Refuse(target.CodeBadRequest, "unknown verb %s", target.Echo(req.Verb)).With("verbs", Verbs()))
 	}
 	if req.Session == "" {
 		return refusal(target.Refuse(target.CodeBadRequest, "no session: set VIBESPACE_SESSION"))
