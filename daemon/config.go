@@ -52,6 +52,10 @@ type Config struct {
 	MaxConns     int           // connections served at once; default DefaultMaxConns
 	Logger       *slog.Logger  // nil discards
 	Now          func() time.Time
+
+	// MaxConnsPerPeer bounds the connections one process holds at once;
+	// default half of MaxConns.
+	MaxConnsPerPeer int
 }
 
 func (c *Config) fill() error {
@@ -91,6 +95,9 @@ func (c *Config) fill() error {
 	}
 	if c.MaxConns <= 0 {
 		c.MaxConns = DefaultMaxConns
+	}
+	if c.MaxConnsPerPeer <= 0 {
+		c.MaxConnsPerPeer = max(1, c.MaxConns/2)
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -56,6 +56,7 @@ type Daemon struct {
 
 	displaySlots map[string]chan struct{} // per provider: one slot, bringing its display up
 	connSlots    chan struct{}            // one slot per connection served (Config.MaxConns)
+	gate         connGate                 // who holds the slots (connlimit.go)
 	persistMu    sync.Mutex
 	br           browserState // the browser words' state (browser.go)
 
@@ -324,11 +325,9 @@ func (d *Daemon) Serve(ctx context.Context) error {
 			c.Close()
 			return nil
 		}
-		select {
-		case d.connSlots <- struct{}{}:
-		default:
+		if err := d.admit(c); err != nil {
 			d.mu.Unlock()
-			d.refuseConn(c)
+			d.refuseConn(c, err)
 			continue
 		}
 		d.conns[c] = struct{}{}
