@@ -48,6 +48,13 @@ const (
 	CodeWrongKind          Code = "wrong_kind" // a handle of the other command line's kind (a tab to vibespace-window, a window to vibespace-browser)
 	CodeNoDisplay          Code = "no_display" // no display of that name is registered with this daemon
 
+	// What a command line says itself when the daemon's connection ended
+	// after the request was sent and before its answer came (the daemon was
+	// killed, stopped or restarted meanwhile). Not refusals: nothing said
+	// no. The command exits 2, as for a daemon it could not reach.
+	CodeOutcomeUnknown Code = "outcome_unknown" // a verb that acts (type, key, click, …) may have run in part or in whole: read the target before retrying
+	CodeDaemonGone     Code = "daemon_gone"     // a verb that only reads got no answer: running it again is safe
+
 	// Browser tabs (cdp/).
 	CodeNotYourTab       Code = "not_your_tab"      // a tab of another session's browser context
 	CodeNotVisible       Code = "not_visible"       // the node has no visible box in the page
