@@ -180,6 +180,7 @@ func (d *Daemon) guarded(ctx context.Context, def verbDef, req Request) (resp Re
 			return d.finish(c, Response{}, err)
 		}
 	}
+	defer d.inFlight(c)()
 	return def.run(d, ctx, c)
 }
 
@@ -235,6 +236,7 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 	if c.g.Told != nil {
 		resp.Note = c.g.Told.Message()
 	}
+	resp.Note = d.cutNote(c, resp.Note)
 	resp.By = road
 	if c.sel != nil && resp.Profile == nil {
 		p := c.sel.prof
