@@ -273,7 +273,7 @@ func (d *Daemon) browserTab(ctx context.Context, c *call) Response {
 	switch action {
 	case "list", "new", "close", "select":
 	default:
-		return d.fail(c, target.Refuse(target.CodeBadRequest, "tab %q: use list, new, close or select", action))
+		return d.fail(c, target.Refuse(target.CodeBadRequest, "tab %s: use list, new, close or select", target.Echo(action)))
 	}
 	var id target.ID
 	if action == "select" || action == "close" && req.Target != "" {
@@ -396,7 +396,7 @@ func checkGet(d *Daemon, req Request) error {
 	case "text", "url", "title":
 		return nil
 	}
-	return target.Refuse(target.CodeBadRequest, "get %q: use text, url or title", req.Action)
+	return target.Refuse(target.CodeBadRequest, "get %s: use text, url or title", target.Echo(req.Action))
 }
 
 func (d *Daemon) browserGet(ctx context.Context, c *call) Response {

@@ -70,6 +70,10 @@ type Config struct {
 	Stderr  string
 	Logger  *slog.Logger // nil discards
 	Now     func() time.Time
+
+	// MaxConnsPerPeer bounds the connections one process holds at once;
+	// default half of MaxConns.
+	MaxConnsPerPeer int
 }
 
 func (c *Config) fill() error {
@@ -115,6 +119,9 @@ func (c *Config) fill() error {
 	}
 	if c.AuditKeep <= 0 {
 		c.AuditKeep = DefaultLogKeep
+	}
+	if c.MaxConnsPerPeer <= 0 {
+		c.MaxConnsPerPeer = max(1, c.MaxConns/2)
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

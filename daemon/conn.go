@@ -8,8 +8,6 @@ import (
 	"net"
 	"runtime/debug"
 	"time"
-
-	"github.com/vibespace/vibespace/target"
 )
 
 // writeTimeout bounds writing one answer to a client that stopped reading.
@@ -28,13 +26,17 @@ func (d *Daemon) serveConn(ctx context.Context, c net.Conn) {
 		d.mu.Lock()
 		delete(d.conns, c)
 		d.mu.Unlock()
-		<-d.connSlots
+		d.leave(c)
 		d.wg.Done()
 	}()
 	r := bufio.NewReaderSize(c, 64<<10)
 	for {
 		c.SetReadDeadline(time.Now().Add(d.cfg.IdleTimeout))
+		d.waiting(c)
 		req, err := ReadRequest(r, d.cfg.MaxRequest)
+		if err == nil && !d.serving(c) {
+			return // let go for a newcomer as the request came: it never ran
+		}
 		if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
 			return
 		}
@@ -80,11 +82,11 @@ func (d *Daemon) handleWatched(ctx context.Context, c net.Conn, r *bufio.Reader,
 	return resp
 }
 
-// refuseConn answers a connection beyond Config.MaxConns with an error and
-// hangs up, without reading its request.
-func (d *Daemon) refuseConn(c net.Conn) {
-	d.cfg.Logger.Warn("too many connections; refusing one", "max", d.cfg.MaxConns)
+// refuseConn answers a connection admit refused with why (busy) and hangs
+// up, without reading its request.
+func (d *Daemon) refuseConn(c net.Conn, why error) {
+	d.refused()
 	c.SetWriteDeadline(time.Now().Add(time.Second))
-	WriteResponse(c, refusal(target.Refuse(target.CodeBusy, "the daemon is serving %d connections already, its limit; try again", d.cfg.MaxConns).With("limit", d.cfg.MaxConns)))
+	WriteResponse(c, refusal(why))
 	c.Close()
 }

@@ -58,6 +58,8 @@ type Daemon struct {
 
 	displaySlots map[string]chan struct{} // per provider: one slot, bringing its display up
 	connSlots    chan struct{}            // one slot per connection served (Config.MaxConns)
+	gate         connGate                 // who holds the slots (connlimit.go)
+	cuts         cuts                     // verbs an earlier daemon was killed in (cut.go)
 	persistMu    sync.Mutex
 	br           browserState // the browser words' state (browser.go)
 
@@ -125,6 +127,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	if err := d.reconcile(ctx, st); err != nil {
 		return fail(err)
 	}
+	d.readCuts()
 	if cfg.Live != nil {
 		d.live = cfg.Live(d)
 	}
@@ -353,11 +356,9 @@ func (d *Daemon) Serve(ctx context.Context) error {
 			c.Close()
 			return nil
 		}
-		select {
-		case d.connSlots <- struct{}{}:
-		default:
+		if err := d.admit(c); err != nil {
 			d.mu.Unlock()
-			d.refuseConn(c)
+			d.refuseConn(c, err)
 			continue
 		}
 		d.conns[c] = struct{}{}

@@ -52,8 +52,8 @@ func (d *Daemon) providerFor(name string) (kind.DisplayProvider, error) {
 	if p := d.provider(name); p != nil {
 		return p, nil
 	}
-	return nil, target.Refuse(target.CodeNoDisplay, "there is no display %q here; the displays are: %s", name, strings.Join(d.displayNames(), ", ")).
-		With("display", name).With("displays", d.displayNames())
+	return nil, target.Refuse(target.CodeNoDisplay, "there is no display %s here; the displays are: %s", target.Echo(name), strings.Join(d.displayNames(), ", ")).
+		With("display", target.Clip(name)).With("displays", d.displayNames())
 }
 
 func (d *Daemon) displayNames() []string {

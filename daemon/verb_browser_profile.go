@@ -245,6 +245,9 @@ func (d *Daemon) browserDetach(ctx context.Context, c *call) Response {
 			names = append(names, a.Handle)
 		}
 		did := "nothing was attached; nothing changed"
+		if other {
+			did = "session " + who + " had nothing attached; nothing changed"
+		}
 		switch {
 		case len(names) > 0 && other:
 			did = "detached " + strings.Join(names, ", ") + " from session " + who + "; its tabs there were closed, and its next command is refused once with profile_changed"
@@ -282,7 +285,10 @@ func (d *Daemon) browserPin(ctx context.Context, c *call) Response {
 			did = "pinned " + h + " as the default"
 		}
 		if forOther(req) != "" {
-			did += " of session " + who
+			did = "pinned " + h + " as the default of session " + who
+			if h == "" {
+				did = "unpinned session " + who + "'s default; it stays where it is"
+			}
 		}
 		return Response{Attachments: d.attachmentList(reg, who), Did: did}, nil
 	})

@@ -46,7 +46,7 @@ func checkScroll(d *Daemon, req Request) error {
 	switch req.Dir {
 	case "", "up", "down", "left", "right":
 	default:
-		return target.Refuse(target.CodeBadRequest, "scroll direction %q: use up, down, left or right", req.Dir)
+		return target.Refuse(target.CodeBadRequest, "scroll direction %s: use up, down, left or right", target.Echo(req.Dir))
 	}
 	if req.By < 0 || req.By > 100 {
 		return target.Refuse(target.CodeBadRequest, "--by %d: use 1 to 100 steps", req.By)

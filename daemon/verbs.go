@@ -131,7 +131,7 @@ var forVerbs = map[string]bool{"browser.use": true, "browser.detach": true, "bro
 func (d *Daemon) Handle(ctx context.Context, req Request) Response {
 	def, ok := verbs[req.Verb]
 	if !ok {
-		return refusal(target.Refuse(target.CodeBadRequest, "unknown verb %q", req.Verb).With("verbs", Verbs()))
+		return refusal(target.Refuse(target.CodeBadRequest, "unknown verb %s", target.Echo(req.Verb)).With("verbs", Verbs()))
 	}
 	if req.Session == "" {
 		return refusal(target.Refuse(target.CodeBadRequest, "no session: set VIBESPACE_SESSION"))
@@ -181,6 +181,7 @@ func (d *Daemon) guarded(ctx context.Context, def verbDef, req Request) (resp Re
 			return d.finish(c, Response{}, err)
 		}
 	}
+	defer d.inFlight(c)()
 	return def.run(d, ctx, c)
 }
 
@@ -236,6 +237,7 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 	if c.g.Told != nil {
 		resp.Note = c.g.Told.Message()
 	}
+	resp.Note = d.cutNote(c, resp.Note)
 	resp.By = road
 	if c.sel != nil && resp.Profile == nil {
 		p := c.sel.prof

@@ -199,7 +199,7 @@ func (r *Registry) Dir(id string) (string, error) {
 	ok := r.st.hasID(id)
 	r.mu.Unlock()
 	if !ok || !IsID(id) {
-		return "", target.Refuse(target.CodeUnknownProfile, "no profile has the id %q", id).With("ref", id)
+		return "", target.Refuse(target.CodeUnknownProfile, "no profile has the id %s", target.Echo(id)).With("ref", target.Clip(id))
 	}
 	dir := filepath.Join(r.stateDir, DirName, id)
 	if err := mkdirPrivate(dir); err != nil {

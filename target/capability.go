@@ -191,7 +191,7 @@ func Decide(verb Verb, p Probe, node *NodeTraits) Capability {
 		c.Road, c.Why = RoadPoint, "pointer events through "+p.Injection
 		return c
 	}
-	return refuse(Refuse(CodeBadRequest, "unknown verb %q", verb))
+	return refuse(Refuse(CodeBadRequest, "unknown verb %s", Echo(string(verb))))
 }
 
 // Capabilities applies the law to every verb on a target probed as p, for

@@ -120,23 +120,23 @@ func ParseChord(s string) (Chord, error) {
 		}
 		if m, ok := modAliases[strings.ToLower(p)]; ok {
 			if i == last {
-				return Chord{}, badChord(s, "modifier-only chord: %q is a modifier, not a key (to press the key itself, name it: Shift_L, Control_L, Alt_L, Super_L)", p).With("part", p)
+				return Chord{}, badChord(s, "modifier-only chord: %s is a modifier, not a key (to press the key itself, name it: Shift_L, Control_L, Alt_L, Super_L)", Echo(p)).With("part", Clip(p))
 			}
 			if c.Mods.Has(m) {
-				return Chord{}, badChord(s, "duplicate modifier %q", p).With("part", p)
+				return Chord{}, badChord(s, "duplicate modifier %s", Echo(p)).With("part", Clip(p))
 			}
 			c.Mods |= m
 			continue
 		}
 		if i != last {
 			if _, _, ok := LookupKey(p); ok {
-				return Chord{}, badChord(s, "%q is a key, not a modifier; only the last part may be a key", p).With("part", p)
+				return Chord{}, badChord(s, "%s is a key, not a modifier; only the last part may be a key", Echo(p)).With("part", Clip(p))
 			}
-			return Chord{}, badChord(s, "unknown modifier %q", p).With("part", p)
+			return Chord{}, badChord(s, "unknown modifier %s", Echo(p)).With("part", Clip(p))
 		}
 		name, sym, ok := LookupKey(p)
 		if !ok {
-			return Chord{}, badChord(s, "unknown key %q", p).With("part", p)
+			return Chord{}, badChord(s, "unknown key %s", Echo(p)).With("part", Clip(p))
 		}
 		if len(name) == 1 && name[0] >= 'A' && name[0] <= 'Z' {
 			c.Mods |= ModShift // "ctrl+T" is ctrl+shift+t; "shift+T" is not a duplicate
@@ -149,7 +149,7 @@ func ParseChord(s string) (Chord, error) {
 }
 
 func badChord(s, format string, args ...any) *Refusal {
-	return Refuse(CodeBadChord, "bad chord %q: "+format, append([]any{s}, args...)...).With("chord", s)
+	return Refuse(CodeBadChord, "bad chord %s: "+format, append([]any{Echo(s)}, args...)...).With("chord", Clip(s))
 }
 
 // LookupKey resolves a key name to its canonical name and X keysym: a named

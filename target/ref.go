@@ -45,7 +45,7 @@ func (t *RefTable) Key(ref string) (string, error) {
 	num, ok := strings.CutPrefix(s, "e")
 	n, err := strconv.Atoi(num)
 	if !ok || err != nil || n < 1 || strconv.Itoa(n) != num {
-		return "", Refuse(CodeBadRef, "%q is not a ref; refs look like @e7 and come from snapshot", ref).With("ref", ref)
+		return "", Refuse(CodeBadRef, "%s is not a ref; refs look like @e7 and come from snapshot", Echo(ref)).With("ref", Clip(ref))
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()

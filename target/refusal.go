@@ -50,6 +50,13 @@ const (
 	CodeDisplayNotAnswering Code = "display_not_answering" // the window's display (its X server) does not answer: stopped or starved
 	CodeTakenOver           Code = "taken_over"            // another user has taken the target over: a second takeover waits for their handback (or --force)
 
+	// What a command line says itself when the daemon's connection ended
+	// after the request was sent and before its answer came (the daemon was
+	// killed, stopped or restarted meanwhile). Not refusals: nothing said
+	// no. The command exits 2, as for a daemon it could not reach.
+	CodeOutcomeUnknown Code = "outcome_unknown" // a verb that acts (type, key, click, …) may have run in part or in whole: read the target before retrying
+	CodeDaemonGone     Code = "daemon_gone"     // a verb that only reads got no answer: running it again is safe
+
 	// Browser tabs (cdp/).
 	CodeNotYourTab       Code = "not_your_tab"      // a tab of another session's browser context
 	CodeNotVisible       Code = "not_visible"       // the node has no visible box in the page

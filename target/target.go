@@ -71,7 +71,7 @@ func ParseID(s string) (ID, error) {
 	case ok && prefix == "tab" && rest != "" && !strings.ContainsAny(rest, " \t\r\n") && ID(rest).Kind() == "":
 		return ID(s), nil
 	}
-	return "", Refuse(CodeUnknownTarget, "%q is not a target handle (expected win:N, as list or open prints, or tab:<id>, as tab list prints)", s).With("handle", s)
+	return "", Refuse(CodeUnknownTarget, "%s is not a target handle (expected win:N, as list or open prints, or tab:<id>, as tab list prints)", Echo(s)).With("handle", Clip(s))
 }
 
 // Kind is the kind the ID names, or "" for an ID that is neither.

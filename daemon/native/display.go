@@ -119,7 +119,7 @@ func (d *display) Launch(ctx context.Context, argv []string) (kind.Target, error
 	app, err := d.desk.Launch(ctx, argv...)
 	switch {
 	case errors.Is(err, exec.ErrNotFound):
-		return nil, target.Refuse(target.CodeAppNotFound, "no application %q on this machine (not in PATH); nothing was started", argv[0]).With("app", argv[0])
+		return nil, target.Refuse(target.CodeAppNotFound, "no application %s on this machine (not in PATH); nothing was started", target.Echo(argv[0])).With("app", target.Clip(argv[0]))
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, target.Refuse(target.CodeAppNotFound, "no file %s; nothing was started", argv[0]).With("app", argv[0])
 	case errors.Is(err, fs.ErrPermission):

@@ -31,6 +31,14 @@ type Client struct {
 // ErrNoDaemon is returned by Dial when nothing answers on the socket.
 var ErrNoDaemon = errors.New("no daemon answers")
 
+// ErrNoAnswer is in the error of a Call whose request was sent whole and
+// whose connection then ended (EOF, reset) before an answer came: the
+// daemon was killed, stopped or restarted meanwhile, and may have acted on
+// the request in part or in whole. A request that could not be sent whole
+// was never read by the daemon (it reads a request to its newline before
+// acting), so a failure to send is not ErrNoAnswer.
+var ErrNoAnswer = errors.New("the connection ended before the daemon answered")
+
 // connectRetry is the pause before trying a connect again when the
 // daemon's backlog is full.
 const connectRetry = 5 * time.Millisecond
@@ -112,6 +120,13 @@ func (cl *Client) Call(ctx context.Context, req Request) (Response, error) {
 		}
 		err = cl.write(append(appendRequest(make([]byte, 0, 256), &req), '\n'))
 		if err != nil && ctx.Err() == nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			// A daemon that answers before reading (busy, at its
+			// connection limit) and hangs up fails the send with EPIPE or
+			// a reset, while its answer waits in our receive queue: read
+			// it rather than report the broken pipe.
+			if line, rerr := cl.r.ReadBytes('\n'); rerr == nil {
+				return decodeAnswer(line)
+			}
 			return Response{}, fmt.Errorf("send to daemon: %w", err)
 		}
 	}
@@ -130,8 +145,13 @@ func (cl *Client) Call(ctx context.Context, req Request) (Response, error) {
 			}
 			return Response{}, fmt.Errorf("the daemon did not answer %s in time: %w", req.Verb, cause)
 		}
-		return Response{}, fmt.Errorf("read from daemon: %w", err)
+		return Response{}, fmt.Errorf("read from daemon: %w: %w", ErrNoAnswer, err)
 	}
+	return decodeAnswer(line)
+}
+
+// decodeAnswer decodes one answer line.
+func decodeAnswer(line []byte) (Response, error) {
 	var resp Response
 	if err := decodeResponse(line, &resp); err != nil {
 		return Response{}, fmt.Errorf("daemon answered something that is not an answer: %w", err)

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/vibespace/vibespace/target"
 )
 
 // AppSpec describes one command line.
@@ -38,7 +40,7 @@ func NewApp(o Options, s AppSpec) *cli.App {
 		Commands: s.Commands,
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return Usage("unknown command %q (see: %s help)", c.Args().First(), s.Name)
+				return Usage("unknown command %s (see: %s help)", target.Echo(c.Args().First()), s.Name)
 			}
 			return cli.ShowAppHelp(c)
 		},

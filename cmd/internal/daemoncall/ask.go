@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/target"
 )
 
 // Per-call bounds on the client side (the daemon bounds each verb itself).
@@ -70,7 +71,7 @@ func ParsePoint(s string) (*wire.Point, error) {
 	x, errx := strconv.Atoi(strings.TrimSpace(xs))
 	y, erry := strconv.Atoi(strings.TrimSpace(ys))
 	if !ok || errx != nil || erry != nil {
-		return nil, Usage("--at %q: expected x,y in pixels of the target's screenshot, e.g. --at 120,40", s)
+		return nil, Usage("--at %s: expected x,y in pixels of the target's screenshot, e.g. --at 120,40", target.Echo(s))
 	}
 	return &wire.Point{X: x, Y: y}, nil
 }

@@ -88,20 +88,28 @@ func startDaemon(o Options, stateDir string) error {
 // Call connects (starting the daemon when needed) and sends one request as
 // the caller's session, bounded by timeout. A failure to reach the daemon
 // or to read its answer is an exit-2 error; a refusal is a normal answer.
+// A busy answer is retried briefly (callRetrying); a connection that ended
+// after the request was sent is the answer outcome_unknown or daemon_gone
+// (unanswered), which exits 2.
 func Call(ctx context.Context, o Options, req wire.Request, timeout time.Duration) (wire.Response, error) {
 	if req.Session == "" {
 		req.Session = Session(o.Getenv)
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cl, err := Connect(ctx, o)
-	if err != nil {
-		return wire.Response{}, err
-	}
-	defer cl.Close()
-	resp, err := cl.Call(ctx, req)
-	if err != nil {
-		return wire.Response{}, Internal(err)
-	}
-	return resp, nil
+	return callRetrying(ctx, req, func() (wire.Response, error) {
+		cl, err := Connect(ctx, o)
+		if err != nil {
+			return wire.Response{}, err
+		}
+		defer cl.Close()
+		resp, err := cl.Call(ctx, req)
+		if r, ok := unanswered(req, err); ok {
+			return r, nil
+		}
+		if err != nil {
+			return wire.Response{}, Internal(err)
+		}
+		return resp, nil
+	})
 }

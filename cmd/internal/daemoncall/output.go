@@ -6,6 +6,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/vibespace/vibespace/daemon/wire"
 )
@@ -20,8 +21,8 @@ type Printer struct {
 // with; body writes the verb-specific part of a successful text answer.
 func (p Printer) Answer(resp wire.Response, body func(w io.Writer)) error {
 	failed := Printed{ExitRefused}
-	if resp.Code == "internal" {
-		failed = Printed{ExitUsage} // not a refusal: something of ours broke
+	if resp.Code == "internal" || unansweredCode(resp.Code) {
+		failed = Printed{ExitUsage} // not a refusal: something of ours broke, or the daemon went away
 	}
 	if p.JSON {
 		b, _ := json.Marshal(resp)
@@ -32,9 +33,13 @@ func (p Printer) Answer(resp wire.Response, body func(w io.Writer)) error {
 		return nil
 	}
 	if !resp.OK {
-		fmt.Fprintf(p.Err, "refused: %s [%s]\n", resp.Message, resp.Code)
+		what := "refused"
+		if unansweredCode(resp.Code) {
+			what = "unanswered" // nothing said no: the daemon went away
+		}
+		fmt.Fprintf(p.Err, "%s: %s [%s]\n", what, bound(resp.Message), resp.Code)
 		if f := Facts(resp.Facts); f != "" {
-			fmt.Fprintf(p.Err, "  facts: %s\n", f)
+			fmt.Fprintf(p.Err, "  facts: %s\n", bound(f))
 		}
 		def, _ := resp.Facts["default"].(string)
 		for _, h := range Handles(resp.Facts) {
@@ -165,4 +170,21 @@ func Handles(m map[string]any) []string {
 		}
 	}
 	return out
+}
+
+// printLimit bounds a refusal's sentence and its facts as text: whatever a
+// refusal repeats of an argument, a screenful of it helps nobody (the
+// daemon cuts what it echoes itself; this holds for any answer).
+const printLimit = 1024
+
+// bound is s cut to printLimit bytes, with how long it was.
+func bound(s string) string {
+	if len(s) <= printLimit {
+		return s
+	}
+	n := printLimit
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s…(%d bytes)", s[:n], len(s))
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/vibespace/vibespace/target"
 )
 
 // DaemonName is the daemon's program: one daemon serves windows and tabs,
@@ -69,7 +71,7 @@ func ServeCommand(o Options) *cli.Command {
 		Flags: ServeFlags(),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return Usage("serve takes no arguments, got %q", c.Args().First())
+				return Usage("serve takes no arguments, got %s", target.Echo(c.Args().First()))
 			}
 			path, err := DaemonPath(o)
 			if err != nil {

@@ -27,6 +27,19 @@ func printProfiles(list []wire.ProfileInfo, none string, w io.Writer) {
 	}
 }
 
+// setAfter prints the attachment set a change left (detach, pin), as
+// attachments prints it: the text answer shows what --json carries.
+func setAfter(c *cli.Context) func(wire.Response, io.Writer) error {
+	none := "no attachments now: commands act in your own ephemeral context"
+	if who := c.String("for"); who != "" {
+		none = "session " + who + " has no attachments now: its commands act in its own ephemeral context"
+	}
+	return func(r wire.Response, w io.Writer) error {
+		printProfiles(r.Attachments, none, w)
+		return nil
+	}
+}
+
 func profilesCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "profiles", Usage: "the profiles that exist (id, label, whether running)", Flags: []cli.Flag{jsonFlag},
@@ -86,7 +99,7 @@ func detachCommand(o Options) *cli.Command {
 			if c.NArg() > 0 {
 				return usage("detach takes no arguments: detach --profile <handle>")
 			}
-			return ask(c, o, wire.Request{Verb: "detach", For: c.String("for")}, nil)
+			return ask(c, o, wire.Request{Verb: "detach", For: c.String("for")}, setAfter(c))
 		},
 	}
 }
@@ -101,7 +114,7 @@ func pinCommand(o Options) *cli.Command {
 			if (c.NArg() == 1) == none || c.NArg() > 1 {
 				return usage("pin needs one handle, or --none: pin work")
 			}
-			return ask(c, o, wire.Request{Verb: "pin", Profile: c.Args().First(), None: none, For: c.String("for")}, nil)
+			return ask(c, o, wire.Request{Verb: "pin", Profile: c.Args().First(), None: none, For: c.String("for")}, setAfter(c))
 		},
 	}
 }

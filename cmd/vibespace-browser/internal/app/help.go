@@ -23,7 +23,8 @@ TABS AND REFS
    closed under you tab_gone, a window's handle (win:N) wrong_kind: windows are
    vibespace-window's. snapshot mints refs @e1, @e2, … — the same shape as
    vibespace-window's; a ref keeps naming the same node while it exists, and one
-   whose node is gone is refused stale_ref: take a new snapshot.
+   whose node is gone is refused stale_ref: take a new snapshot. Where a ref is
+   expected the "@" may be left out (e7 is @e7), in both command lines.
 
 PROFILES AND HANDLES
    vibespace-browser profiles                      # what exists
@@ -65,7 +66,12 @@ ANSWERS AND EXIT CODES
    not_sensitive, browser_paused, navigation_failed, script_error, wrong_kind,
    outside_page, unknown_target,
    timeout, …).
-   Exit 2: bad usage, or the daemon could not be reached.
+   Exit 2: bad usage, or the daemon could not be reached, or it went away
+   before it answered: "unanswered: … [outcome_unknown]" for a verb that acts
+   (it may have run in part or in whole: read the tab before you retry), or
+   "… [daemon_gone]" for one that only reads (safe to retry). A busy daemon (at
+   its connection limit) is retried for a moment before busy is the answer. The
+   first answer on a target after a restart cut a verb on it says so in a note.
 
 THE DAEMON
    The same daemon as vibespace-window, one per user and state directory

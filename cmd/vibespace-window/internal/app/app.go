@@ -72,7 +72,8 @@ TARGETS AND REFS
    wrong_kind here: tabs are vibespace-browser's (takeover, handback and watch,
    a person's words, take either). snapshot mints refs @e1, @e2, … for one
    target; a ref keeps naming the same node while it exists. A ref whose node is
-   gone is refused stale_ref: take a new snapshot. --at x,y is a pixel of that
+   gone is refused stale_ref: take a new snapshot. Where a ref is expected the
+   "@" may be left out (e7 is @e7), in both command lines. --at x,y is a pixel of that
    window's own screenshot (0,0 = its top-left corner).
 
 THE ROADS (never a silent degrade)
@@ -123,7 +124,13 @@ ANSWERS AND EXIT CODES
    no_editable_text, no_injection_backend, stale_ref, bad_ref, bad_chord,
    outside_window, window_gone, app_not_found, text_too_long, wrong_kind,
    no_display, display_not_answering, timeout, …).
-   Exit 2: bad usage, or the daemon could not be reached.
+   Exit 2: bad usage, or the daemon could not be reached, or it went away
+   before it answered: "unanswered: … [outcome_unknown]" for a verb that acts
+   (it may have run in part or in whole — a retried type could type twice: read
+   the window before you retry), or "… [daemon_gone]" for one that only reads
+   (safe to retry). A busy daemon (at its connection limit) is retried for a
+   moment before busy is the answer. The first answer on a window after a
+   restart cut a verb on it says so in a note.
 
 THE DAEMON
    One per user and state directory ($VIBESPACE_HOME, default

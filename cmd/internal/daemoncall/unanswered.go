@@ -1,0 +1,88 @@
+package daemoncall
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/target"
+)
+
+// busyBackoff are the pauses before the retries of a call the daemon
+// answered busy (at its connection limit, before it read the request: a
+// retry is safe for every verb). About 600 ms in all, and never past the
+// call's own deadline; then busy is the answer.
+var busyBackoff = []time.Duration{20 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond, 160 * time.Millisecond, 300 * time.Millisecond}
+
+// callRetrying sends req with once, again after a busy answer (see
+// busyBackoff).
+func callRetrying(ctx context.Context, req wire.Request, once func() (wire.Response, error)) (wire.Response, error) {
+	for i := 0; ; i++ {
+		resp, err := once()
+		if err != nil || resp.Code != target.CodeBusy || i == len(busyBackoff) {
+			return resp, err
+		}
+		pause := busyBackoff[i] + rand.N(busyBackoff[i]/2) // apart, so waiting clients do not all come back at once
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < pause+time.Second {
+			return resp, nil // no time left for the retry to be answered
+		}
+		select {
+		case <-time.After(pause):
+		case <-ctx.Done():
+			return resp, nil
+		}
+	}
+}
+
+// readOnly are the verbs that only read: one the daemon did not answer can
+// be run again safely. Every other verb acts (types, clicks, opens, closes,
+// navigates, changes a lease or an attachment set).
+var readOnly = map[string]bool{
+	"status": true, "doctor": true, "list": true, "snapshot": true, "screenshot": true, "watch": true,
+	"browser.status": true, "browser.snapshot": true, "browser.screenshot": true, "browser.get": true,
+	"browser.wait": true, "browser.profiles": true, "browser.attachments": true,
+}
+
+// acts reports whether req may have changed something when it ran.
+func acts(req wire.Request) bool {
+	if req.Verb == "browser.tab" {
+		return req.Action != "" && req.Action != "list"
+	}
+	return !readOnly[req.Verb]
+}
+
+// unanswered is the answer the command line gives itself when the daemon's
+// connection ended after req was sent whole and before its answer (err is
+// wire.ErrNoAnswer): outcome_unknown for a verb that acts, which may have
+// run in part or in whole (a retry could type the text twice), and
+// daemon_gone for one that only reads. Both exit 2, as a daemon that cannot
+// be reached does; the next call starts a daemon again.
+func unanswered(req wire.Request, err error) (wire.Response, bool) {
+	if !errors.Is(err, wire.ErrNoAnswer) {
+		return wire.Response{}, false
+	}
+	verb := strings.TrimPrefix(req.Verb, "browser.")
+	facts := map[string]any{"verb": verb, "sent": true}
+	if req.Target != "" {
+		facts["target"] = req.Target
+	}
+	resp := wire.Response{V: wire.ProtocolVersion, Facts: facts}
+	if acts(req) {
+		resp.Code = target.CodeOutcomeUnknown
+		resp.Message = fmt.Sprintf("the daemon went away (killed, stopped or restarted) after %s was sent and before it answered: %s may have run in part or in whole; read the target (snapshot, screenshot, get) before you retry it", verb, verb)
+	} else {
+		resp.Code = target.CodeDaemonGone
+		resp.Message = fmt.Sprintf("the daemon went away (killed, stopped or restarted) before it answered %s; %s only reads, so running it again is safe", verb, verb)
+	}
+	return resp, true
+}
+
+// unansweredCode reports whether code is one the command line gives itself
+// for a call the daemon did not answer.
+func unansweredCode(code target.Code) bool {
+	return code == target.CodeOutcomeUnknown || code == target.CodeDaemonGone
+}

@@ -1,0 +1,79 @@
+package daemoncall
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/target"
+)
+
+// TestBusyIsRetried: a busy answer (the daemon read nothing) is tried again
+// a few times within the call's deadline, then is the answer.
+func TestBusyIsRetried(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	n := 0
+	resp, err := callRetrying(ctx, wire.Request{Verb: "list"}, func() (wire.Response, error) {
+		if n++; n < 3 {
+			return wire.Response{Code: target.CodeBusy}, nil
+		}
+		return wire.Response{OK: true}, nil
+	})
+	if err != nil || !resp.OK || n != 3 {
+		t.Fatalf("after two busy answers: %+v %v (%d tries)", resp, err, n)
+	}
+	n = 0
+	start := time.Now()
+	resp, _ = callRetrying(ctx, wire.Request{Verb: "list"}, func() (wire.Response, error) {
+		n++
+		return wire.Response{Code: target.CodeBusy}, nil
+	})
+	if resp.Code != target.CodeBusy || n != len(busyBackoff)+1 || time.Since(start) > 3*time.Second {
+		t.Fatalf("always busy: %+v after %d tries in %v", resp, n, time.Since(start))
+	}
+}
+
+// TestUnansweredSaysWhatIsKnown: a verb that acts and got no answer is
+// outcome_unknown, one that reads daemon_gone; both exit 2 and say so.
+func TestUnansweredSaysWhatIsKnown(t *testing.T) {
+	cut := fmt.Errorf("read from daemon: %w: EOF", wire.ErrNoAnswer)
+	for _, c := range []struct {
+		req  wire.Request
+		code target.Code
+	}{
+		{wire.Request{Verb: "type", Target: "win:1", Text: "x"}, target.CodeOutcomeUnknown},
+		{wire.Request{Verb: "browser.fill", Ref: "@e1"}, target.CodeOutcomeUnknown},
+		{wire.Request{Verb: "browser.tab", Action: "close"}, target.CodeOutcomeUnknown},
+		{wire.Request{Verb: "snapshot", Target: "win:1"}, target.CodeDaemonGone},
+		{wire.Request{Verb: "browser.tab", Action: "list"}, target.CodeDaemonGone},
+	} {
+		resp, ok := unanswered(c.req, cut)
+		if !ok || resp.Code != c.code {
+			t.Errorf("%s %s: %+v", c.req.Verb, c.req.Action, resp)
+			continue
+		}
+		var out, errb bytes.Buffer
+		err := Printer{Out: &out, Err: &errb}.Answer(resp, nil)
+		if code := ExitCode(err, "vibespace-window", &errb); code != ExitUsage || !strings.Contains(errb.String(), "unanswered: ") || !strings.Contains(errb.String(), "["+string(c.code)+"]") {
+			t.Errorf("%s: exit %d\n%s", c.req.Verb, code, errb.String())
+		}
+	}
+	if _, ok := unanswered(wire.Request{Verb: "type"}, fmt.Errorf("send to daemon: broken pipe")); ok {
+		t.Error("a request that was not sent whole is not unanswered")
+	}
+}
+
+// TestLongRefusalIsCut: a refusal's sentence and facts are printed cut.
+func TestLongRefusalIsCut(t *testing.T) {
+	long := strings.Repeat("ctrl+", 8000)
+	var out, errb bytes.Buffer
+	Printer{Out: &out, Err: &errb}.Answer(wire.Response{Code: target.CodeBadChord, Message: "bad chord " + long, Facts: map[string]any{"chord": long}}, nil)
+	if errb.Len() > 3*printLimit || !strings.Contains(errb.String(), "[bad_chord]") || !strings.Contains(errb.String(), "bytes)") {
+		t.Fatalf("%d bytes on stderr:\n%.300s", errb.Len(), errb.String())
+	}
+}
