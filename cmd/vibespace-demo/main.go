@@ -168,7 +168,11 @@ func run(ctx context.Context, out io.Writer, hold bool) error {
 	}
 	fmt.Fprintln(out, "# a person takes the window over; the agent is paused, then told once when it comes back:")
 	// The operator words run as the person watching (their own session), not
-	// as the paused agent: the agent cannot hand itself back.
+	// as the paused agent: the agent cannot hand itself back. A session takes
+	// over only what it sees, so the agent shares the window with them first.
+	if _, err := d.show(ctx, "share", h, "--with", operator); err != nil {
+		return err
+	}
 	if _, err := d.showAs(ctx, operator, "takeover", h); err != nil {
 		return err
 	}
