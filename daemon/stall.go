@@ -57,14 +57,21 @@ func (d *Daemon) answers(ctx context.Context, disp *display) bool {
 
 // notAnswering is the refusal of a verb on a window of a stalled display.
 func (d *Daemon) notAnswering(e *entry) error {
-	since := d.stalledSince(e.disp)
+	r := d.displayNotAnswering(e.disp, " of "+string(e.id), "nothing was done — try again when it answers")
+	return r.With("target", string(e.id))
+}
+
+// displayNotAnswering is the refusal of a verb on the stalled display
+// disp: of names what of it (a window), did what the verb did not do.
+func (d *Daemon) displayNotAnswering(disp *display, of, did string) *target.Refusal {
+	since := d.stalledSince(disp)
 	if since.IsZero() {
 		since = d.cfg.Now()
 	}
+	at := since.UTC().Format(time.RFC3339)
 	return target.Refuse(target.CodeDisplayNotAnswering,
-		"display %s (%s) of %s has not answered since %s (its X server is stopped or starved); nothing was done — try again when it answers",
-		e.disp.d.Name(), e.disp.name, e.id, since.UTC().Format(time.RFC3339)).
-		With("display", e.disp.name).With("since", since.UTC().Format(time.RFC3339)).With("target", string(e.id))
+		"display %s (%s)%s has not answered since %s (its X server is stopped or starved); %s",
+		disp.d.Name(), disp.name, of, at, did).With("display", disp.name).With("since", at)
 }
 
 // budgeted runs read on a window within budget: a read its own deadline

@@ -64,6 +64,33 @@ func (d *Daemon) seeable(ctx context.Context, c *call) (*entry, error) {
 	return e, nil
 }
 
+// operatorTarget is what takeover and handback begin with: the user asked
+// as (recorded for the audit with force), the target the session sees
+// (c.e), and the note owed to that user (a forced takeover replaced them),
+// told once.
+func (d *Daemon) operatorTarget(ctx context.Context, c *call) (e *entry, user, note string, err error) {
+	user = userOf(c.req)
+	c.fact.User, c.fact.Force = user, c.req.Force
+	if c.req.Target == "" {
+		return nil, user, "", target.Refuse(target.CodeBadRequest, "%s needs a target handle", c.req.Verb)
+	}
+	if e, err = d.seeable(ctx, c); err != nil {
+		return nil, user, "", err
+	}
+	c.e = e
+	if r := d.leases.Tell(e.id, user); r != nil {
+		note = r.Message()
+	}
+	return e, user, note, nil
+}
+
+// pausedAgent reports whether c comes from the session holding the lease
+// l — the paused agent — about a takeover made from another session (the
+// live view is never the paused agent).
+func pausedAgent(ctx context.Context, c *call, l lease.Lease) bool {
+	return !isOperator(ctx) && c.req.Session == l.Holder && l.UserSession != l.Holder
+}
+
 // userOf is the user an operator verb is asked as: --as, "user" by default.
 func userOf(req Request) string {
 	if req.User == "" {
@@ -77,22 +104,11 @@ func userOf(req Request) string {
 // refused window_paused (browser_paused) until the handback. It does not
 // need the lease.
 func (d *Daemon) takeover(ctx context.Context, c *call) Response {
-	user := userOf(c.req)
-	c.fact.User, c.fact.Force = user, c.req.Force
-	if c.req.Target == "" {
-		return d.fail(c, target.Refuse(target.CodeBadRequest, "takeover needs a target handle"))
-	}
-	e, err := d.seeable(ctx, c)
+	e, user, note, err := d.operatorTarget(ctx, c)
 	if err != nil {
 		return d.fail(c, err)
 	}
-	c.e = e
-	var note string
-	if r := d.leases.Tell(e.id, user); r != nil {
-		note = r.Message()
-	}
-	if l := d.leases.Get(e.id); l.Input == lease.InputUser && l.User != user && !isOperator(ctx) &&
-		c.req.Session == l.Holder && l.UserSession != l.Holder {
+	if l := d.leases.Get(e.id); l.Input == lease.InputUser && l.User != user && pausedAgent(ctx, c, l) {
 		return withNote(d.finish(c, Response{}, d.pausedHolder(e, l, "replace")), note)
 	}
 	l, replaced, err := d.leases.Takeover(e.id, user, c.req.Session, c.req.Force)
@@ -192,26 +208,16 @@ func (d *Daemon) releaseFor(ctx context.Context, e *entry) string {
 // replaced is told so here, once.
 func (d *Daemon) handback(ctx context.Context, c *call) Response {
 	req := c.req
-	user := userOf(req)
-	c.fact.User, c.fact.Force = user, req.Force
-	if req.Target == "" {
-		return d.fail(c, target.Refuse(target.CodeBadRequest, "handback needs a target handle"))
-	}
-	e, err := d.seeable(ctx, c)
+	e, user, note, err := d.operatorTarget(ctx, c)
 	if err != nil {
 		return d.fail(c, err)
-	}
-	c.e = e
-	var note string
-	if r := d.leases.Tell(e.id, user); r != nil {
-		note = r.Message()
 	}
 	l := d.leases.Get(e.id)
 	if l.Input == lease.InputUser {
 		since := l.UserSince.UTC().Format(time.RFC3339)
 		paused := e.words().Paused
 		switch {
-		case !isOperator(ctx) && req.Session == l.Holder && l.UserSession != l.Holder:
+		case pausedAgent(ctx, c, l):
 			return withNote(d.finish(c, Response{}, d.pausedHolder(e, l, "hand back")), note)
 		case !req.Force && user != l.User:
 			return withNote(d.finish(c, Response{}, target.Refuse(paused,

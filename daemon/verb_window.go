@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/vibespace/vibespace/target"
 )
@@ -27,9 +26,7 @@ func (d *Daemon) open(ctx context.Context, c *call) Response {
 		return d.fail(c, err)
 	}
 	if !d.answers(ctx, disp) {
-		return d.fail(c, target.Refuse(target.CodeDisplayNotAnswering,
-			"display %s (%s) has not answered since %s (its X server is stopped or starved); nothing was started",
-			disp.d.Name(), disp.name, d.stalledSince(disp).UTC().Format(time.RFC3339)).With("display", disp.name))
+		return d.fail(c, d.displayNotAnswering(disp, "", "nothing was started"))
 	}
 	kt, err := disp.d.Launch(ctx, req.Argv)
 	if _, refused := target.AsRefusal(err); err != nil && !refused && d.resetIfDead(ctx, disp) {

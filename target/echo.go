@@ -12,11 +12,15 @@ const EchoLimit = 64
 // Clip is s cut to EchoLimit bytes (at a character's boundary) with
 // "…(N bytes)" after it when it was longer: a refusal names what it was
 // given without repeating a 40 KB argument back to the agent.
-func Clip(s string) string {
-	if len(s) <= EchoLimit {
+func Clip(s string) string { return ClipTo(s, EchoLimit) }
+
+// ClipTo is s cut to limit bytes (at a character's boundary) with
+// "…(N bytes)" after it when it was longer.
+func ClipTo(s string, limit int) string {
+	if len(s) <= limit {
 		return s
 	}
-	n := EchoLimit
+	n := limit
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}

@@ -24,14 +24,21 @@ import (
 // each window's own pixels (Composite), so a grab of the one below reads
 // its own picture without raising it.
 
-// topOf is the topmost of the windows xids in the root's stacking order, read
-// with the test's own X connection.
-func topOf(t *testing.T, display string, xids ...uint32) uint32 {
+// testX is the test's own connection to display (not the tool's).
+func testX(t *testing.T, display string) *xgb.Conn {
 	t.Helper()
 	c, err := xgb.NewConnDisplay(display)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+// topOf is the topmost of the windows xids in the root's stacking order, read
+// with the test's own X connection.
+func topOf(t *testing.T, display string, xids ...uint32) uint32 {
+	t.Helper()
+	c := testX(t, display)
 	defer c.Close()
 	tree, err := xproto.QueryTree(c, xproto.Setup(c).DefaultScreen(c).Root).Reply()
 	if err != nil {
@@ -52,10 +59,7 @@ func topOf(t *testing.T, display string, xids ...uint32) uint32 {
 // through the tool under test).
 func raiseBehindOurBack(t *testing.T, display string, xid uint32) {
 	t.Helper()
-	c, err := xgb.NewConnDisplay(display)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testX(t, display)
 	defer c.Close()
 	if err := xproto.ConfigureWindowChecked(c, xproto.Window(xid), xproto.ConfigWindowStackMode, []uint32{xproto.StackModeAbove}).Check(); err != nil {
 		t.Fatal(err)

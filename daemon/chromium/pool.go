@@ -551,8 +551,8 @@ func (p *Pool) Doctor(ctx context.Context) []Check {
 // Check is one row of doctor's matrix.
 type Check = kind.Check
 
-// idleLoop stops profile browsers nobody used for IdleStop, and forgets
-// browsers that crashed.
+// idleLoop stops profile browsers nobody used for IdleStop (a browser that
+// crashed is forgotten by its watch).
 func (p *Pool) idleLoop() {
 	defer close(p.done)
 	every := 30 * time.Second
@@ -569,13 +569,8 @@ func (p *Pool) idleLoop() {
 		}
 		p.mu.Lock()
 		var idle []*browser
-		gone := false
 		for _, br := range p.browsers {
-			switch {
-			case !br.alive():
-				p.forgetLocked(br)
-				gone = true
-			case br.profile != "" && p.o.IdleStop > 0 && br.busy == 0 && time.Since(br.last) > p.o.IdleStop:
+			if br.alive() && br.profile != "" && p.o.IdleStop > 0 && br.busy == 0 && time.Since(br.last) > p.o.IdleStop {
 				p.forgetLocked(br)
 				idle = append(idle, br)
 			}
@@ -585,7 +580,7 @@ func (p *Pool) idleLoop() {
 			p.o.Logger.Info("stopping an idle browser", "profile", br.profile)
 			p.stopBrowser(br)
 		}
-		if gone || len(idle) > 0 {
+		if len(idle) > 0 {
 			p.changed()
 		}
 	}

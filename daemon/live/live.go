@@ -216,10 +216,10 @@ func (v *View) handler(hub *rtc.Hub, token string) http.Handler {
 	api.Handle("/api/whep/", hub.WHEP(v.resolve))
 	api.HandleFunc("POST /api/takeover/{target}", func(w http.ResponseWriter, r *http.Request) { v.apiControl(w, r, "takeover") })
 	api.HandleFunc("POST /api/handback/{target}", func(w http.ResponseWriter, r *http.Request) { v.apiControl(w, r, "handback") })
-	mux.Handle("/api/", sameOrigin(v.hosts, requireToken(token, api)))
+	mux.Handle("/api/", sameOrigin(v.servesHost, requireToken(token, api)))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		viewer.SecurityHeaders(w.Header())
-		if !v.hosts()[strings.ToLower(r.Host)] {
+		if !v.servesHost(strings.ToLower(r.Host)) {
 			// DNS rebinding: a page of another site whose name now
 			// resolves to 127.0.0.1 reaches this port under its own name.
 			http.Error(w, "this is the vibespace live view; it answers only to the address watch printed", http.StatusMisdirectedRequest)
@@ -229,28 +229,26 @@ func (v *View) handler(hub *rtc.Hub, token string) http.Handler {
 	})
 }
 
-// hosts are the Host headers the live view answers to: the loopback
-// address it serves, by number and as localhost, with its port.
-func (v *View) hosts() map[string]bool {
+// servesHost reports whether host (lower case) is a Host header the live
+// view answers to: the loopback address it serves, by number or as
+// localhost, with its port.
+func (v *View) servesHost(host string) bool {
 	v.mu.Lock()
 	addr := v.addr
 	v.mu.Unlock()
 	_, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil
-	}
-	return map[string]bool{addr: true, net.JoinHostPort("localhost", port): true}
+	return err == nil && (host == addr || host == net.JoinHostPort("localhost", port))
 }
 
 // sameOrigin refuses, 403, an API request whose Origin is not the live
 // view's own (a page of another site calling it from a viewer's browser). A
 // request without an Origin (a command line, a same-origin GET) passes:
 // the token still guards it.
-func sameOrigin(hosts func() map[string]bool, next http.Handler) http.Handler {
+func sameOrigin(servesHost func(string) bool, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o := r.Header.Get("Origin"); o != "" {
 			h, ok := strings.CutPrefix(strings.ToLower(o), "http://")
-			if !ok || !hosts()[h] {
+			if !ok || !servesHost(h) {
 				http.Error(w, "the live view's API answers only its own page, not another site's", http.StatusForbidden)
 				return
 			}

@@ -6,9 +6,9 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/target"
 )
 
 // Printer prints answers as text or JSON.
@@ -178,13 +178,4 @@ func Handles(m map[string]any) []string {
 const printLimit = 1024
 
 // bound is s cut to printLimit bytes, with how long it was.
-func bound(s string) string {
-	if len(s) <= printLimit {
-		return s
-	}
-	n := printLimit
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return fmt.Sprintf("%s…(%d bytes)", s[:n], len(s))
-}
+func bound(s string) string { return target.ClipTo(s, printLimit) }
