@@ -168,6 +168,33 @@ func TestFixtureReady(t *testing.T) {
 	}
 }
 
+// TestAccessibilitySwitchedOn: the toolkits that wait to be asked (Qt,
+// Chromium) read org.a11y.Status on the session bus; our bus says yes, read
+// back through the bus itself, not through the Desktop's own account.
+func TestAccessibilitySwitchedOn(t *testing.T) {
+	d := testenv.SharedDesktop(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	conn, err := dbus.Connect(d.BusAddress, dbus.WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, p := range []string{"IsEnabled", "ScreenReaderEnabled"} {
+		var v dbus.Variant
+		err := conn.Object("org.a11y.Bus", "/org/a11y/bus").CallWithContext(ctx, "org.freedesktop.DBus.Properties.Get", 0, "org.a11y.Status", p).Store(&v)
+		if err != nil {
+			t.Fatalf("Get %s: %v", p, err)
+		}
+		if on, _ := v.Value().(bool); !on {
+			t.Errorf("org.a11y.Status.%s = %v, want true", p, v)
+		}
+	}
+	if !strings.HasPrefix(d.A11ySwitch, "on (") {
+		t.Errorf("A11ySwitch %q", d.A11ySwitch)
+	}
+}
+
 func TestEnvIsClean(t *testing.T) {
 	t.Setenv("VIBESPACE_TEST_SECRET", "do-not-leak")
 	d := testenv.SharedDesktop(t)

@@ -19,11 +19,12 @@ type State struct {
 	Display     string `json:"display"`
 	BusAddress  string `json:"bus_address"`
 	A11yAddress string `json:"a11y_address"`
+	A11ySwitch  string `json:"a11y_switch,omitempty"`
 }
 
 // State returns the facts Adopt needs.
 func (d *Desktop) State() State {
-	return State{ID: d.ID, Dir: d.Dir, Display: d.Display, BusAddress: d.BusAddress, A11yAddress: d.A11yAddress}
+	return State{ID: d.ID, Dir: d.Dir, Display: d.Display, BusAddress: d.BusAddress, A11yAddress: d.A11yAddress, A11ySwitch: d.A11ySwitch}
 }
 
 // Adopt takes over a desktop started by an earlier process (with Detach).
@@ -36,7 +37,7 @@ func Adopt(ctx context.Context, s State, o Options) (*Desktop, error) {
 		return nil, fmt.Errorf("xvfb: adopt: incomplete state %+v", s)
 	}
 	d := &Desktop{
-		Display: s.Display, BusAddress: s.BusAddress, A11yAddress: s.A11yAddress,
+		Display: s.Display, BusAddress: s.BusAddress, A11yAddress: s.A11yAddress, A11ySwitch: s.A11ySwitch,
 		Dir: s.Dir, ID: s.ID, opts: o,
 		RuntimeDir: filepath.Join(s.Dir, "run"), ConfigDir: filepath.Join(s.Dir, "config"),
 	}

@@ -135,6 +135,7 @@ func (d *Desktop) startA11y(ctx context.Context) error {
 		return fmt.Errorf("xvfb: org.a11y.Bus.GetAddress: %w", err)
 	}
 	d.A11yAddress = addr
+	d.A11ySwitch = switchOn(ctx, conn)
 	a11y, err := dbus.Connect(addr, dbus.WithContext(ctx))
 	if err != nil {
 		return fmt.Errorf("xvfb: connect accessibility bus %s: %w", addr, err)
@@ -146,6 +147,30 @@ func (d *Desktop) startA11y(ctx context.Context) error {
 		return fmt.Errorf("xvfb: start org.a11y.atspi.Registry: %w", err)
 	}
 	return nil
+}
+
+// a11ySwitches are the properties of org.a11y.Status that toolkits which
+// wait to be asked read before they put their tree on the bus: Qt reads
+// IsEnabled, Chromium and Electron watch ScreenReaderEnabled. GTK3 and
+// GTK4 register whatever they say.
+var a11ySwitches = []string{"IsEnabled", "ScreenReaderEnabled"}
+
+// switchOn sets org.a11y.Status's switches on our private session bus (no
+// one else's session is touched) and answers what it did, for doctor: "on
+// (IsEnabled, ScreenReaderEnabled)" or which could not be set and why.
+func switchOn(ctx context.Context, conn *dbus.Conn) string {
+	obj := conn.Object("org.a11y.Bus", "/org/a11y/bus")
+	var bad []string
+	for _, p := range a11ySwitches {
+		call := obj.CallWithContext(ctx, "org.freedesktop.DBus.Properties.Set", 0, "org.a11y.Status", p, dbus.MakeVariant(true))
+		if call.Err != nil {
+			bad = append(bad, fmt.Sprintf("%s: %v", p, call.Err))
+		}
+	}
+	if len(bad) > 0 {
+		return "not set (" + strings.Join(bad, "; ") + ")"
+	}
+	return "on (" + strings.Join(a11ySwitches, ", ") + ")"
 }
 
 // busPeerPIDs asks the bus at addr for the PID behind every connection that

@@ -34,6 +34,9 @@ type Desktop struct {
 	Display     string // ":N"
 	BusAddress  string // the private session bus
 	A11yAddress string // the AT-SPI bus
+	// A11ySwitch says whether org.a11y.Status's switches are on, for the
+	// toolkits that wait to be asked (Qt, Chromium): "on (…)" or why not.
+	A11ySwitch string
 	Dir         string // everything of this desktop lives under it
 	RuntimeDir  string // XDG_RUNTIME_DIR
 	ConfigDir   string // XDG_CONFIG_HOME
