@@ -37,10 +37,10 @@ type Desktop struct {
 	// A11ySwitch says whether org.a11y.Status's switches are on, for the
 	// toolkits that wait to be asked (Qt, Chromium): "on (…)" or why not.
 	A11ySwitch string
-	Dir         string // everything of this desktop lives under it
-	RuntimeDir  string // XDG_RUNTIME_DIR
-	ConfigDir   string // XDG_CONFIG_HOME
-	ID          string // the VIBESPACE_TESTENV marker value
+	Dir        string // everything of this desktop lives under it
+	RuntimeDir string // XDG_RUNTIME_DIR
+	ConfigDir  string // XDG_CONFIG_HOME
+	ID         string // the VIBESPACE_TESTENV marker value
 
 	opts Options
 
