@@ -2,6 +2,7 @@ package atspi
 
 import (
 	"context"
+	"slices"
 
 	"github.com/godbus/dbus/v5"
 
@@ -49,7 +50,20 @@ func (b *Bus) Applications(ctx context.Context) ([]App, error) {
 			apps[i].PID = int(pid)
 		}
 	}
+	b.forgetToolkits(apps)
 	return apps, nil
+}
+
+// forgetToolkits forgets the toolkits of the applications that are no
+// longer on the desktop.
+func (b *Bus) forgetToolkits(apps []App) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for name := range b.toolkits {
+		if !slices.ContainsFunc(apps, func(a App) bool { return a.Name == name }) {
+			delete(b.toolkits, name)
+		}
+	}
 }
 
 // AppByPID finds the application process pid registered. It is refused

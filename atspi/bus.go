@@ -43,8 +43,9 @@ type Bus struct {
 	opts Options
 	log  *slog.Logger
 
-	mu    sync.Mutex
-	peers map[string]*peerSlot // by the application's bus name
+	mu       sync.Mutex
+	peers    map[string]*peerSlot // by the application's bus name
+	toolkits map[string]toolkit   // by the application's bus name, as it said
 }
 
 // Connect asks the session bus at sessionAddr for the accessibility bus
@@ -95,7 +96,7 @@ func ConnectA11y(ctx context.Context, addr string, o Options) (*Bus, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Bus{conn: conn, wbus: wbus, addr: addr, opts: o, log: log, peers: make(map[string]*peerSlot)}, nil
+	return &Bus{conn: conn, wbus: wbus, addr: addr, opts: o, log: log, peers: make(map[string]*peerSlot), toolkits: make(map[string]toolkit)}, nil
 }
 
 // Address is the accessibility bus address this Bus is connected to.

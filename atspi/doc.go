@@ -33,8 +33,8 @@
 //	Accessible.GetRole                               Node.Role (libatspi's role names)
 //	Accessible.GetState                              Node.States (state names)
 //	Accessible.GetInterfaces                         Node.Interfaces ("Action", "Text", …)
-//	Properties.GetAll(Accessible): Name,             Node.Name, Node.Description
-//	  Description, ChildCount
+//	Properties.Get(Accessible, Name|Description)     Node.Name, Node.Description
+//	Properties.Get(Application, ToolkitName|Version) the walk's corrections (GTK 4, below)
 //	Accessible.GetChildren                           Node.Children (in this order, always)
 //	Component.GetExtents(screen)                     Node.Bounds (showing nodes only)
 //	Action.GetActions                                Node.Actions (localized names)
@@ -53,6 +53,27 @@
 // so every node's children still come from GetChildren. The tests check that
 // the tree is the same with and without it, through the peer socket and
 // through the bus, and the same as pyatspi's.
+//
+// # Toolkits
+//
+// Every property is read with the two-argument Properties.Get, never with
+// GetAll: Qt 5's bridge answers a one-argument GetAll by reading an argument
+// that is not there, and the application dies (QTBUG-107897). Qt answers
+// Cache.GetItems with no items: its nodes are asked one by one. Its
+// top-levels have role filler, not frame; FindFrame matches them all the
+// same (by PID, title and geometry). InsertText at the end asks the text's
+// length (Qt ignores position -1) and gives Qt the text's length in UTF-16
+// units, GTK in bytes.
+//
+// A walk asks the application's root for its toolkit (once per
+// application) and corrects what GTK 4 reports differently from every
+// other toolkit: it sets showing only on windows, so a node is taken to be
+// showing when it is visible, its parent is showing and it has an area on
+// screen; its extents are relative to the window, so they are moved by
+// WalkOptions.Window's origin (and left out, unknown, without it); and a
+// widget whose label is also its labelled-by child's text is named twice
+// over ("_Press me Press me"), so it is named once. The tests walk a Qt 5
+// and a GTK 4 fixture against pyatspi and act on them.
 //
 // # Refusals
 //

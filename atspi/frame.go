@@ -15,6 +15,11 @@ type Frame struct {
 	Name    string
 	States  []string
 	Extents target.Rect // screen coordinates
+	// Relative is set when the toolkit gives only the frame's size: its
+	// extents are relative to the window itself (GTK 4), so X and Y say
+	// nothing of where it is. FindFrame places a frame it found at the
+	// X window's origin.
+	Relative bool
 }
 
 // Showing reports whether the frame is on screen.
@@ -30,23 +35,25 @@ type WindowHint struct {
 }
 
 // Frames returns the application's top-level accessibles, in GetChildren
-// order, each with role, name, states and screen extents (read with the
-// same pipelined walk as a snapshot, one level deep).
+// order, each with role (whatever it is: Qt's top-levels are fillers),
+// name, states and screen extents (read with the same pipelined walk as a
+// snapshot, one level deep).
 func (b *Bus) Frames(ctx context.Context, app App) ([]Frame, error) {
-	s, err := b.Walk(ctx, app.Root, WalkOptions{Depth: 1, NoText: true, NoCache: true})
+	s, err := b.Walk(ctx, app.Root, WalkOptions{Depth: 1, NoText: true, NoCache: true, relative: true})
 	if err != nil {
 		return nil, err
 	}
 	if s.Root.Unreadable != "" {
 		return nil, target.Refuse(target.CodeTimeout, "application %s did not list its windows: %s", app.Name, s.Root.Unreadable).With("pid", app.PID)
 	}
+	tk, _ := b.knownToolkit(app.Root.Name)
 	out := make([]Frame, 0, len(s.Root.Children))
 	for _, n := range s.Root.Children {
 		o, err := ParseKey(n.Key)
 		if err != nil {
 			continue
 		}
-		f := Frame{Object: o, Role: n.Role, Name: n.Name, States: n.States}
+		f := Frame{Object: o, Role: n.Role, Name: n.Name, States: n.States, Relative: tk.gtk4()}
 		if n.Bounds != nil {
 			f.Extents = *n.Bounds
 		}
@@ -56,11 +63,14 @@ func (b *Bus) Frames(ctx context.Context, app App) ([]Frame, error) {
 }
 
 // FindFrame returns the frame of process h.PID that is the X window h
-// describes. Among the process's showing frames it prefers, in order: the
-// same title and overlapping extents, the same title, the largest overlap
-// with h.Bounds; a single showing frame matches by itself. Client-side
-// decorations make an X window larger than its frame's extents, so extents
-// are compared by overlap, not equality. It is refused no_frame when no
+// describes, whatever its role (a frame, a dialog, Qt's filler). Among the
+// process's showing frames it prefers, in order: the same title and
+// overlapping extents, the same title, the largest overlap with h.Bounds;
+// a single showing frame matches by itself. Client-side decorations make
+// an X window larger than its frame's extents, so extents are compared by
+// overlap, not equality; a frame that gives only its size (Relative) is
+// compared as if it were at the window's origin, and the frame returned
+// is placed there. It is refused no_frame when no
 // frame fits (the window has no accessible frame, or not yet: an
 // application registers its tree a little after its window maps), and
 // app_not_found when the process has no accessible application.
@@ -81,7 +91,11 @@ func (b *Bus) FindFrame(ctx context.Context, h WindowHint) (Frame, error) {
 		}
 		showing++
 		score := 1
-		ov := overlap(f.Extents, h.Bounds)
+		e := f.Extents
+		if f.Relative {
+			e.X, e.Y = h.Bounds.X, h.Bounds.Y
+		}
+		ov := overlap(e, h.Bounds)
 		if h.Title != "" && f.Name == h.Title {
 			score += 1 << 40
 		}
@@ -97,7 +111,12 @@ func (b *Bus) FindFrame(ctx context.Context, h WindowHint) (Frame, error) {
 		return Frame{}, target.Refuse(target.CodeNoFrame, "no accessible frame of process %d matches window %q (yet)", h.PID, h.Title).
 			With("pid", h.PID).With("frames", len(frames))
 	}
-	return frames[best], nil
+	f := frames[best]
+	if f.Relative {
+		f.Extents.X, f.Extents.Y = h.Bounds.X, h.Bounds.Y
+		f.Relative = false
+	}
+	return f, nil
 }
 
 // overlap is the area two rectangles share.
@@ -110,13 +129,17 @@ func overlap(a, b target.Rect) int {
 	return w * h
 }
 
-// WindowSnapshot finds the frame of the X window h describes and walks it:
-// the snapshot's Title is the window's title (the frame's name, else
-// h.Title); the caller sets Target and assigns refs.
+// WindowSnapshot finds the frame of the X window h describes and walks it
+// (h.Bounds is the walk's Window unless o has one): the snapshot's Title
+// is the window's title (the frame's name, else h.Title); the caller sets
+// Target and assigns refs.
 func (b *Bus) WindowSnapshot(ctx context.Context, h WindowHint, o WalkOptions) (*target.Snapshot, Frame, error) {
 	f, err := b.FindFrame(ctx, h)
 	if err != nil {
 		return nil, Frame{}, err
+	}
+	if o.Window == nil && h.Bounds.W > 0 && h.Bounds.H > 0 {
+		o.Window = &h.Bounds
 	}
 	s, err := b.Walk(ctx, f.Object, o)
 	if err != nil {

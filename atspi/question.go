@@ -5,47 +5,54 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/godbus/dbus/v5"
+
 	"github.com/vibespace/vibespace/target"
 )
 
 // The questions asked of a node. Phase one (role, states, interfaces,
-// name and description, child count) goes out as soon as the node is known
-// — or is answered from Cache.GetItems; phase two (extents when showing,
-// actions, character count; children when there are some) once phase one
-// has answered; the text once its length is known.
+// name, description; children when the walk goes deeper) goes out as soon
+// as the node is known — or is answered from Cache.GetItems; phase two
+// (extents when on screen, actions, character count) once its states and
+// interfaces have answered; the text once its length is known.
+//
+// Properties are read one by one with the two-argument Properties.Get,
+// never with GetAll: Qt 5's bridge reads a second argument GetAll does not
+// have and crashes the application (QTBUG-107897). They go out with the
+// node's other questions, so the walk takes no more round trips for it.
 type question int
 
 const (
 	qRole question = iota
 	qState
 	qInterfaces
-	qProps
+	qName
+	qDescription
 	qChildren
 	qExtents
 	qActions
 	qCharCount
 	qText
+	// The walk's own questions, of no node: Cache.GetItems, and the
+	// toolkit the application's root says it is built with.
+	qItems
+	qToolkitName
+	qToolkitVersion
 	numQuestions
 )
 
-var questionNames = [numQuestions]string{"GetRole", "GetState", "GetInterfaces", "GetAll", "GetChildren", "GetExtents", "GetActions", "CharacterCount", "GetText"}
+var questionNames = [numQuestions]string{"GetRole", "GetState", "GetInterfaces", "Name", "Description", "GetChildren", "GetExtents", "GetActions", "CharacterCount", "GetText", "GetItems", "ToolkitName", "Version"}
 
-// phaseOne is what an object not in the cache is asked first.
-var phaseOne = [...]question{qRole, qState, qInterfaces, qProps}
+// phaseOne is what an object not in the cache is asked first (and
+// GetChildren when the walk goes deeper); phaseTwo waits for all of it.
+var phaseOne = [...]question{qRole, qState, qInterfaces, qName, qDescription}
 
 // maxBatch is the most questions sent to a node at once.
-const maxBatch = 4
+const maxBatch = len(phaseOne) + 1
 
 // send asks node n the questions qs in one batch.
 func (w *walker) send(n *wnode, qs ...question) {
-	// The batch's deadline is the call timeout, cut to the walk's own: it
-	// bounds the wait for the answers and the writes of the questions.
-	deadline := time.Now().Add(w.b.opts.CallTimeout)
-	if d, ok := w.ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
-	bt := &batch{deadline: deadline, left: len(qs), calls: make([]*pend, 0, len(qs))}
-	w.batches = append(w.batches, bt)
+	bt := w.newBatch(len(qs))
 	path := n.obj.Path
 	for _, q := range qs {
 		p := &pend{w: n, q: q, b: bt, rt: n.rt}
@@ -59,8 +66,10 @@ func (w *walker) send(n *wnode, qs ...question) {
 			p.serial = n.rt.send(bt.deadline, path, ifaceAccessible+".GetState", w.ch, p)
 		case qInterfaces:
 			p.serial = n.rt.send(bt.deadline, path, ifaceAccessible+".GetInterfaces", w.ch, p)
-		case qProps:
-			p.serial = n.rt.send(bt.deadline, path, ifaceProperties+".GetAll", w.ch, p, ifaceAccessible)
+		case qName:
+			p.serial = n.rt.send(bt.deadline, path, ifaceProperties+".Get", w.ch, p, ifaceAccessible, "Name")
+		case qDescription:
+			p.serial = n.rt.send(bt.deadline, path, ifaceProperties+".Get", w.ch, p, ifaceAccessible, "Description")
 		case qChildren:
 			p.serial = n.rt.send(bt.deadline, path, ifaceAccessible+".GetChildren", w.ch, p)
 		case qExtents:
@@ -73,6 +82,31 @@ func (w *walker) send(n *wnode, qs ...question) {
 			p.serial = n.rt.send(bt.deadline, path, ifaceText+".GetText", w.ch, p, int32(0), int32(min(n.n.TextLen, w.o.TextMax)))
 		}
 	}
+}
+
+// newBatch starts a batch of calls. Its deadline is the call timeout, cut
+// to the walk's own: it bounds the wait for the answers and the writes of
+// the questions.
+func (w *walker) newBatch(size int) *batch {
+	deadline := time.Now().Add(w.b.opts.CallTimeout)
+	if d, ok := w.ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	bt := &batch{deadline: deadline, left: size, calls: make([]*pend, 0, size)}
+	w.batches = append(w.batches, bt)
+	return bt
+}
+
+// sendOwn sends one of the walk's own questions (of no node) to the
+// application name, on a batch of its own.
+func (w *walker) sendOwn(name string, path dbus.ObjectPath, q question, method string, args ...any) {
+	bt := w.newBatch(1)
+	rt := w.routeFor(name)
+	p := &pend{q: q, b: bt, rt: rt}
+	bt.calls = append(bt.calls, p)
+	w.inflight++
+	w.unflushed++
+	p.serial = rt.send(bt.deadline, path, method, w.ch, p, args...)
 }
 
 // answer files one finished call into its node and queues what it
@@ -109,20 +143,10 @@ func (w *walker) answer(p *pend, r reply) {
 		n.n.States = stateList(words)
 	case qInterfaces:
 		b.array(4, func() { n.ifaces = append(n.ifaces, b.str()) })
-	case qProps:
-		b.array(8, func() {
-			b.align(8)
-			k := b.str()
-			v := b.variant()
-			switch k {
-			case "Name":
-				n.n.Name, _ = v.(string)
-			case "Description":
-				n.n.Description, _ = v.(string)
-			case "ChildCount":
-				n.childCount, _ = v.(int32)
-			}
-		})
+	case qName:
+		n.n.Name, _ = b.variant().(string)
+	case qDescription:
+		n.n.Description, _ = b.variant().(string)
 	case qChildren:
 		var refs []Object
 		b.array(8, func() { refs = append(refs, b.objRef()) })
@@ -156,13 +180,64 @@ func (w *walker) answer(p *pend, r reply) {
 	case qText:
 		n.n.Text = b.str()
 	}
-	if b.err != nil && p.q <= qChildren {
+	if b.err != nil && p.q <= qChildren && p.q != qName && p.q != qDescription {
 		w.unreadable(n, fmt.Errorf("%s: %w", questionNames[p.q], b.err))
 		return
 	}
-	if p.q < qChildren {
+	w.phaseOneDone(n, p.q)
+}
+
+// phaseOneDone counts one of n's phase-one answers in; the last one
+// readies n for phase two.
+func (w *walker) phaseOneDone(n *wnode, q question) {
+	if q < qChildren {
 		if n.left--; n.left == 0 {
-			w.phaseTwo(n)
+			w.ready(n)
+		}
+	}
+}
+
+// ready sends n on to phase two, or holds it until the application has
+// said which toolkit it is (phase two asks by it).
+func (w *walker) ready(n *wnode) {
+	if w.tkLeft > 0 {
+		w.tkHeld = append(w.tkHeld, n)
+		return
+	}
+	w.phaseTwo(n)
+}
+
+// own files the answer of one of the walk's own questions.
+func (w *walker) own(p *pend, r reply) {
+	switch p.q {
+	case qItems:
+		w.itemsWait = false
+		if r.err == nil {
+			w.items = cacheItems(&r.body)
+		}
+	case qToolkitName, qToolkitVersion:
+		var v string
+		if r.err == nil {
+			v, _ = r.body.variant().(string)
+		} else if isTimeout(r.err) || errors.Is(r.err, errWireClosed) {
+			w.tkFailed = true // not an answer: ask again next walk
+		}
+		if p.q == qToolkitName {
+			w.tk.Name = v
+		} else {
+			w.tk.Version = v
+		}
+		if w.tkLeft--; w.tkLeft == 0 {
+			if !w.tkFailed {
+				w.b.rememberToolkit(w.tkApp, w.tk)
+			}
+			held := w.tkHeld
+			w.tkHeld = nil
+			for _, n := range held {
+				if n.n.Unreadable == "" {
+					w.phaseTwo(n)
+				}
+			}
 		}
 	}
 }
@@ -172,16 +247,19 @@ func (w *walker) answer(p *pend, r reply) {
 func (w *walker) phaseTwo(n *wnode) {
 	n.n.Interfaces = make([]string, len(n.ifaces))
 	var qs []question
-	if n.childCount > 0 && w.deeper(n) {
+	if n.askKids && w.deeper(n) {
 		qs = append(qs, qChildren)
 	}
+	gtk4 := w.tkOf(n).gtk4()
 	for i, f := range n.ifaces {
 		n.n.Interfaces[i] = shortIface(f)
 		switch f {
 		case ifaceComponent:
 			// Where a node that is not drawn would be is no use to anyone
-			// (GTK answers INT32_MIN): only showing nodes are asked.
-			if n.n.Has("showing") {
+			// (GTK answers INT32_MIN): only showing nodes are asked. GTK 4
+			// sets showing on windows only: its visible nodes are asked,
+			// and whether they show is judged once the walk is done.
+			if n.n.Has("showing") || (gtk4 && n.n.Has("visible")) {
 				qs = append(qs, qExtents)
 			}
 		case ifaceAction:

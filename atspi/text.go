@@ -3,6 +3,8 @@ package atspi
 import (
 	"context"
 	"strconv"
+	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/vibespace/vibespace/target"
@@ -19,7 +21,7 @@ const MaxTextRead = 1 << 20
 // editable (read-only), declined when the application refuses the change
 // (the call answers false), stale_ref when it is gone.
 func (b *Bus) SetText(ctx context.Context, o Object, text string) error {
-	if err := b.editable(ctx, o); err != nil {
+	if _, err := b.editable(ctx, o); err != nil {
 		return err
 	}
 	return b.boolCall(ctx, o, "SetTextContents", ifaceEditableText+".SetTextContents", text)
@@ -27,16 +29,29 @@ func (b *Bus) SetText(ctx context.Context, o Object, text string) error {
 
 // InsertText inserts text at character position pos (-1: the end); see
 // SetText for the refusals.
+//
+// The end is asked as the text's length (CharacterCount): GTK takes -1 for
+// it, Qt ignores an insertion at -1. The call's length argument is the
+// text's length in the unit the toolkit cuts the text to: bytes for GTK
+// (the bridge hands it to insert_text, which counts bytes), UTF-16 code
+// units for Qt (its bridge resizes the string to it, padding a longer one
+// with whatever is in memory).
 func (b *Bus) InsertText(ctx context.Context, o Object, pos int, text string) error {
-	if err := b.editable(ctx, o); err != nil {
+	n, err := b.editable(ctx, o)
+	if err != nil {
 		return err
 	}
 	if pos < 0 {
 		pos = -1
+		if n.Implements("Text") {
+			pos = n.TextLen
+		}
 	}
-	// The length is in bytes: the bridge hands it to the toolkit's
-	// insert_text, which counts bytes.
-	return b.boolCall(ctx, o, "InsertText", ifaceEditableText+".InsertText", int32(pos), text, int32(len(text)))
+	length := len(text)
+	if tk, _ := b.knownToolkit(o.Name); strings.EqualFold(tk.Name, "Qt") {
+		length = len(utf16.Encode([]rune(text)))
+	}
+	return b.boolCall(ctx, o, "InsertText", ifaceEditableText+".InsertText", int32(pos), text, int32(length))
 }
 
 // GetText reads the object's whole text (Text.GetText), up to MaxTextRead
@@ -62,21 +77,22 @@ func (b *Bus) GetText(ctx context.Context, o Object) (string, error) {
 	return s, nil
 }
 
-// editable checks that o can take text through the tree.
-func (b *Bus) editable(ctx context.Context, o Object) error {
+// editable checks that o can take text through the tree, and returns its
+// fields as read for the check (Node: its toolkit is known after it).
+func (b *Bus) editable(ctx context.Context, o Object) (*target.Node, error) {
 	n, err := b.Node(ctx, o)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	switch {
 	case !n.Implements("EditableText"):
-		return describe(target.Refuse(target.CodeNoEditableText, "%s takes no text through the tree (no EditableText interface)", label(n)), o, n)
+		return nil, describe(target.Refuse(target.CodeNoEditableText, "%s takes no text through the tree (no EditableText interface)", label(n)), o, n)
 	case !n.Has("sensitive"):
-		return describe(target.Refuse(target.CodeNotSensitive, "%s is disabled (not sensitive); it takes no text", label(n)), o, n)
+		return nil, describe(target.Refuse(target.CodeNotSensitive, "%s is disabled (not sensitive); it takes no text", label(n)), o, n)
 	case !n.Has("editable"):
-		return describe(target.Refuse(target.CodeNotEditable, "%s is not editable (read-only)", label(n)), o, n)
+		return nil, describe(target.Refuse(target.CodeNotEditable, "%s is not editable (read-only)", label(n)), o, n)
 	}
-	return nil
+	return n, nil
 }
 
 // boolCall makes a call that answers a boolean; false is refused declined:

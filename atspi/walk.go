@@ -42,8 +42,18 @@ type WalkOptions struct {
 	// from the bridge's Cache.GetItems where it has them. The tree is the
 	// same either way (the tests check it); the cache saves most calls.
 	NoCache bool
+	// Window is where the window being walked is on screen (its X
+	// geometry, root coordinates), when the caller knows it. A toolkit
+	// that answers extents relative to its window even when asked for
+	// screen coordinates (GTK 4) has them moved by the window's origin;
+	// without Window such a toolkit's nodes get no Bounds: unknown, not
+	// wrong.
+	Window *target.Rect
 
-	hook *walkHook // tests only (export_test.go)
+	// relative keeps window-relative extents as the toolkit gave them
+	// (Frames: a frame's size is still worth comparing).
+	relative bool
+	hook     *walkHook // tests only (export_test.go)
 }
 
 // walkHook is a callback the walk's own loop runs once it has taken
@@ -98,22 +108,35 @@ func (b *Bus) walk(ctx context.Context, root Object, o WalkOptions) (*target.Sna
 		b:       b,
 		o:       o,
 		ctx:     wctx,
-		ch:      make(chan reply, o.InFlight+1), // +1: Cache.GetItems
+		ch:      make(chan reply, o.InFlight), // every call counts in inflight
 		routes:  make(map[string]route),
 		stalled: make(map[*wconn]error),
 	}
 	rn := w.newNode(root, 0)
-	if !o.NoCache {
-		// Cache.GetItems goes out with the root's own questions; the rest
-		// of the tree waits for its answer (or its failure).
-		w.itemsApp = root.Name
+	if root.Name != "" && root.Name != registryName {
+		// The toolkit (asked once per application: the Bus remembers it)
+		// and Cache.GetItems go out in one write with the root's own
+		// questions. Phase two waits for the toolkit, the nodes below the
+		// root for the cache.
 		rt := w.routeFor(root.Name)
-		w.itemsTag = &pend{rt: rt}
-		w.itemsWait = true
-		w.itemsDeadline = time.Now().Add(b.opts.CallTimeout)
-		w.itemsTag.serial = rt.send(w.itemsDeadline, cachePath, ifaceCache+".GetItems", w.ch, w.itemsTag)
+		rt.cork()
+		w.tkApp = root.Name
+		if tk, ok := b.knownToolkit(root.Name); ok {
+			w.tk = tk
+		} else {
+			w.tkLeft = 2
+			w.sendOwn(root.Name, rootPath, qToolkitName, ifaceProperties+".Get", ifaceApplication, "ToolkitName")
+			w.sendOwn(root.Name, rootPath, qToolkitVersion, ifaceProperties+".Get", ifaceApplication, "Version")
+		}
+		if !o.NoCache {
+			w.itemsApp = root.Name
+			w.itemsWait = true
+			w.sendOwn(root.Name, cachePath, qItems, ifaceCache+".GetItems")
+		}
+		rt.uncork(false) // the loop's first round writes them
 	}
 	w.run()
+	w.finish(rn)
 	s := &target.Snapshot{Root: rn.n, Truncated: w.truncated}
 	s.Census = s.Root.Count()
 	return s, rn, nil
@@ -124,37 +147,40 @@ func (b *Bus) walk(ctx context.Context, root Object, o WalkOptions) (*target.Sna
 const flushBurst = 32
 
 type walker struct {
-	b             *Bus
-	o             WalkOptions
-	ctx           context.Context
-	ch            chan reply
-	inflight      int
-	answers       int      // calls answered (or failed) so far
-	unflushed     int      // calls sent since the last flush
-	batches       []*batch // unanswered batches, oldest (earliest deadline) first
-	queue         []*wnode // nodes whose phase one is not sent yet
-	later         []job    // further questions waiting for room
-	nodes         int
-	truncated     bool
-	routes        map[string]route
-	stalled       map[*wconn]error               // connections that missed a deadline or closed
-	items         map[dbus.ObjectPath]*cacheItem // from Cache.GetItems of itemsApp
-	itemsApp      string
-	itemsTag      *pend // Cache.GetItems in flight
-	itemsWait     bool  // nodes below the root wait for its answer
-	itemsDeadline time.Time
+	b         *Bus
+	o         WalkOptions
+	ctx       context.Context
+	ch        chan reply
+	inflight  int
+	answers   int      // calls answered (or failed) so far
+	unflushed int      // calls sent since the last flush
+	batches   []*batch // unanswered batches, oldest (earliest deadline) first
+	queue     []*wnode // nodes whose phase one is not sent yet
+	later     []job    // further questions waiting for room
+	nodes     int
+	truncated bool
+	routes    map[string]route
+	stalled   map[*wconn]error               // connections that missed a deadline or closed
+	items     map[dbus.ObjectPath]*cacheItem // from Cache.GetItems of itemsApp
+	itemsApp  string
+	itemsWait bool // nodes below the root wait for Cache.GetItems
+	tkApp     string
+	tk        toolkit  // of tkApp
+	tkLeft    int      // toolkit answers still to come
+	tkFailed  bool     // one of them did not come: ask again next walk
+	tkHeld    []*wnode // nodes waiting for the toolkit to start phase two
 }
 
 // wnode is a node being read.
 type wnode struct {
-	obj        Object
-	n          *target.Node
-	depth      int
-	rt         route
-	err        error // why the node is unreadable
-	left       int   // phase-one answers still to come
-	childCount int32
-	ifaces     []string
+	obj     Object
+	n       *target.Node
+	depth   int
+	rt      route
+	err     error // why the node is unreadable
+	left    int   // phase-one answers still to come
+	askKids bool  // GetChildren waits for phase two (a node from the cache)
+	ifaces  []string
 }
 
 // job is questions for one node waiting to be sent.
@@ -233,7 +259,11 @@ func (w *walker) run() {
 				continue
 			}
 			n.left = len(phaseOne)
-			w.send(n, phaseOne[:]...)
+			if w.deeper(n) {
+				w.send(n, qRole, qState, qInterfaces, qName, qDescription, qChildren)
+			} else {
+				w.send(n, phaseOne[:]...)
+			}
 		}
 		// Questions unlocked by earlier answers (and by cache entries just
 		// used) go out after the new nodes' first questions.
@@ -258,7 +288,7 @@ func (w *walker) run() {
 		if flush {
 			w.unflushed = 0
 		}
-		if w.inflight == 0 && !w.itemsWait {
+		if w.inflight == 0 {
 			if len(w.queue) == 0 && len(w.later) == 0 {
 				return
 			}
@@ -295,9 +325,6 @@ func (w *walker) nextDeadline() time.Time {
 	if len(w.batches) > 0 {
 		d = w.batches[0].deadline
 	}
-	if w.itemsWait && w.itemsDeadline.Before(d) {
-		d = w.itemsDeadline
-	}
 	return d
 }
 
@@ -307,11 +334,6 @@ func (w *walker) expire(now time.Time) {
 	err := error(context.DeadlineExceeded)
 	if e := w.ctx.Err(); e != nil {
 		err = e
-	}
-	if w.itemsWait && !w.itemsDeadline.After(now) {
-		if w.itemsTag.rt.c.forget(w.itemsTag.serial) {
-			w.take(reply{tag: w.itemsTag, err: err})
-		}
 	}
 	for len(w.batches) > 0 && !w.batches[0].deadline.After(now) {
 		b := w.batches[0]
@@ -335,8 +357,8 @@ func (w *walker) fromCache(n *wnode, it *cacheItem) {
 	n.n.Description = it.Description
 	n.n.States = stateList(it.States)
 	n.ifaces = it.Interfaces
-	n.childCount = 1 // unknown: ask
-	w.phaseTwo(n)
+	n.askKids = true
+	w.ready(n)
 }
 
 // take files one finished call.
@@ -346,15 +368,12 @@ func (w *walker) take(r reply) {
 		return
 	}
 	p.done = true
-	if p == w.itemsTag {
-		w.itemsWait = false
-		if r.err == nil {
-			w.items = cacheItems(&r.body)
-		}
-		return
-	}
 	w.inflight--
 	p.b.left--
+	if p.w == nil {
+		w.own(p, r)
+		return
+	}
 	w.answer(p, r)
 	if w.answers++; w.o.hook != nil && w.answers == w.o.hook.after {
 		w.o.hook.fn()

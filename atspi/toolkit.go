@@ -1,0 +1,168 @@
+package atspi
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vibespace/vibespace/target"
+)
+
+// toolkit is what an application's root says of the toolkit it is built
+// with: org.a11y.atspi.Application's ToolkitName and Version ("GTK"
+// "3.24.38", "GTK" "4.8.3", "Qt" "5.15.8"), each read with a two-argument
+// Properties.Get. The zero value is an application that did not say.
+type toolkit struct {
+	Name, Version string
+}
+
+// gtk4 reports whether the toolkit is GTK 4 or later, whose AT-SPI
+// backend differs from every other toolkit's in three ways a walk corrects
+// (see walker.finish): it sets "showing" only on windows; it answers
+// extents relative to the window even when asked for screen coordinates;
+// and it names a widget whose label is also its labelled-by child twice
+// over (the label, then the child's text: "_Press me Press me").
+func (t toolkit) gtk4() bool {
+	if !strings.EqualFold(t.Name, "GTK") {
+		return false
+	}
+	major, _, _ := strings.Cut(t.Version, ".")
+	n, err := strconv.Atoi(major)
+	return err == nil && n >= 4
+}
+
+// knownToolkit is the toolkit the application with bus name name said it
+// is, if a walk asked already. A unique bus name is never reused, so the
+// answer stays true for as long as the name exists.
+func (b *Bus) knownToolkit(name string) (toolkit, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	tk, ok := b.toolkits[name]
+	return tk, ok
+}
+
+func (b *Bus) rememberToolkit(name string, tk toolkit) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.toolkits[name] = tk
+}
+
+// tkOf is the toolkit of n's application, as far as the walk knows it (the
+// root's application's; nodes of another one, rare, are taken as given).
+func (w *walker) tkOf(n *wnode) toolkit {
+	if n.obj.Name == w.tkApp {
+		return w.tk
+	}
+	return toolkit{}
+}
+
+// finish corrects, once the tree is read, what the root's toolkit reports
+// differently from AT-SPI's meaning. For GTK 4:
+//
+//   - A node is showing when the toolkit says so (windows), or when it is
+//     visible, its parent is showing, and it has an area on screen (a
+//     node without a Component: when it has no children or one of them
+//     is showing). GTK 4 keeps "visible" on the widgets of a stack page
+//     that is not shown and of a collapsed revealer; their extents have no
+//     area. The walk's root is judged by its own states alone.
+//   - Extents are relative to the window: moved by WalkOptions.Window's
+//     origin, or left out when the walk was not told where the window is.
+//     Nodes that are not showing keep no extents (as GTK 3's, never asked).
+//   - A name that is the node's label followed by its label child's text
+//     ("_Press me Press me", "7 7") is the child's text, once.
+func (w *walker) finish(rn *wnode) {
+	if !w.tk.gtk4() {
+		return
+	}
+	prefix := w.tkApp + "/"
+	var judge func(n *target.Node, parent, root bool) bool
+	judge = func(n *target.Node, parent, root bool) bool {
+		if !strings.HasPrefix(n.Key, prefix) {
+			return n.Has("showing")
+		}
+		reported := n.Has("showing")
+		show := reported || (!root && parent && n.Has("visible") && hasArea(n))
+		any := false
+		for _, c := range n.Children {
+			if judge(c, show, false) {
+				any = true
+			}
+		}
+		if !reported && show && !n.Implements("Component") && len(n.Children) > 0 && !any {
+			show = false
+		}
+		if show && !reported {
+			n.States = withState(n.States, "showing")
+		}
+		switch {
+		case !show || n.Bounds == nil:
+			n.Bounds = nil
+		case n.Bounds.Offscreen():
+		case w.o.Window != nil:
+			n.Bounds.X += w.o.Window.X
+			n.Bounds.Y += w.o.Window.Y
+		case !w.o.relative:
+			n.Bounds = nil // where the window is was not said: unknown
+		}
+		n.Name = onceNamed(n)
+		return show
+	}
+	judge(rn.n, false, true)
+}
+
+// hasArea reports whether a node has somewhere to be drawn: a Component
+// with extents that are not empty, or no Component at all.
+func hasArea(n *target.Node) bool {
+	if !n.Implements("Component") {
+		return true
+	}
+	return n.Bounds != nil && n.Bounds.W > 0 && n.Bounds.H > 0
+}
+
+// withState adds state s to a state list, in AT-SPI's bit order.
+func withState(states []string, s string) []string {
+	if slices.Contains(states, s) {
+		return states
+	}
+	bit := slices.Index(stateNames[:], s)
+	i := slices.IndexFunc(states, func(x string) bool {
+		j := slices.Index(stateNames[:], x)
+		return j < 0 || j > bit
+	})
+	if i < 0 {
+		i = len(states)
+	}
+	return slices.Insert(slices.Clone(states), i, s)
+}
+
+// onceNamed undoes GTK 4's doubled name: a name that is a label, a space
+// and the text of one of the node's children, where the label is that
+// text (with or without its mnemonic underscore), is that text.
+func onceNamed(n *target.Node) string {
+	for _, c := range n.Children {
+		if c.Name == "" || len(n.Name) <= len(c.Name)+1 || !strings.HasSuffix(n.Name, " "+c.Name) {
+			continue
+		}
+		label := n.Name[:len(n.Name)-len(c.Name)-1]
+		if label == c.Name || stripMnemonic(label) == c.Name {
+			return c.Name
+		}
+	}
+	return n.Name
+}
+
+// stripMnemonic removes GTK's mnemonic marks: "_" before a character
+// marks it, "__" is a literal underscore.
+func stripMnemonic(s string) string {
+	if !strings.Contains(s, "_") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '_' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
