@@ -179,8 +179,8 @@ func (n *Node) Find(match func(*Node) bool) *Node {
 //	  panel @e12 !unreadable(app not answering)
 //
 // Only the states an agent acts on are shown (hidden — known states without
-// "showing" —, focused, checked/unchecked, selected, expanded/collapsed,
-// pressed, editable, disabled, modal…), a heading's level as "h2", the
+// "showing" —, focused, checked/unchecked and mixed, selected,
+// expanded/collapsed, pressed, editable, disabled, modal…), a heading's level as "h2", the
 // geometry only when it has an area ("offscreen" when the toolkit places
 // it nowhere), the text value only when it says more than the name.
 //
@@ -339,13 +339,16 @@ func shownStates(n *Node) []string {
 		add("focused")
 	}
 	if isCheckable(n) {
-		switch {
-		case n.Has("indeterminate"):
-			add("mixed")
-		case n.Has("checked"):
+		// Both facts of a mixed box: toolkits keep the checked bit under
+		// the mixed one (Qt's partial state is checked and mixed) and a
+		// click may flip it alone.
+		if n.Has("checked") {
 			add("checked")
-		default:
+		} else {
 			add("unchecked")
+		}
+		if n.Has("indeterminate") {
+			add("mixed")
 		}
 	} else if n.Has("checked") {
 		add("checked")

@@ -193,3 +193,24 @@ push button "Off" @e7 disabled
 		t.Errorf("a window's interactive view keeps a heading:\n%s", v)
 	}
 }
+
+// A mixed check box says both facts: its checked bit and that it is mixed,
+// so a click that flips the bit alone shows in the text as in the JSON.
+func TestMixedCheckBox(t *testing.T) {
+	for _, c := range []struct {
+		states []string
+		want   string
+	}{
+		{[]string{"sensitive", "showing", "indeterminate"}, `check box "Maybe" unchecked mixed [click]`},
+		{[]string{"sensitive", "showing", "checked", "indeterminate"}, `check box "Maybe" checked mixed [click]`}, // Qt's partial state
+		{[]string{"sensitive", "showing", "checked"}, `check box "Maybe" checked [click]`},
+		{[]string{"sensitive", "showing"}, `check box "Maybe" unchecked [click]`},
+	} {
+		n := &Node{Role: "check box", Name: "Maybe", States: c.states, Interfaces: []string{"Action"}, Actions: []string{"click"}}
+		s := &Snapshot{Root: n, Census: n.Count()}
+		lines := strings.Split(s.Text(), "\n")
+		if lines[1] != c.want {
+			t.Errorf("states %v print %q, want %q", c.states, lines[1], c.want)
+		}
+	}
+}
