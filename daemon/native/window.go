@@ -152,7 +152,10 @@ func (w *window) Snapshot(ctx context.Context, refs *target.RefTable) (*target.S
 	// The walk uses Cache.GetItems where the bridge has it: it is tested to
 	// give the same tree as asking every object, also right after launch
 	// (atspi TestFirstWalkAfterLaunch).
-	snap, err := d.bus.Walk(wctx, root, atspi.WalkOptions{Timeout: d.walkTimeout})
+	// Where the window is: a toolkit that answers window-relative extents
+	// (GTK 4) has them moved by its origin.
+	where := info(w.seen()).Bounds
+	snap, err := d.bus.Walk(wctx, root, atspi.WalkOptions{Timeout: d.walkTimeout, Window: &where})
 	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
 		n := &target.Node{Role: "frame", Name: title, Unreadable: "the application did not answer in time"}
 		return &target.Snapshot{Title: title, Root: n, Census: n.Count()}, nil
