@@ -17,8 +17,8 @@ import (
 	"github.com/vibespace/vibespace/testenv"
 )
 
-// BenchmarkWalk walks one window of gtk3-widget-factory and of gtk3-demo
-// with this package and, interleaved in the same loop so that all three
+// BenchmarkWalk walks one window of gtk3-widget-factory, of gtk3-demo and
+// of the Qt 5 and GTK 4 fixtures with this package and, interleaved in the same loop so that all three
 // see the same machine load, with pyatspi (one persistent /usr/bin/python3
 // process reading the same fields: role, name, description, states,
 // interfaces, screen extents, action names, up to 200 characters of text;
@@ -34,9 +34,21 @@ import (
 //	go test ./atspi -run '^$' -bench Walk -benchtime 30x
 func BenchmarkWalk(b *testing.B) {
 	d := testenv.SharedDesktop(b)
-	for _, name := range []string{"gtk3-widget-factory", "gtk3-demo"} {
+	apps := []struct {
+		name  string
+		start func(b *testing.B) *testenv.App
+	}{
+		{"gtk3-widget-factory", func(b *testing.B) *testenv.App { return launch(b, d, "gtk3-widget-factory") }},
+		{"gtk3-demo", func(b *testing.B) *testenv.App { return launch(b, d, "gtk3-demo") }},
+		// The toolkit fixtures: Qt 5 answers Cache.GetItems with nothing
+		// (every node asked), GTK 4 is asked its extents by visibility.
+		{"qt5-fixture", func(b *testing.B) *testenv.App { return toolkitFixtures[0].start(b, d).App }},
+		{"gtk4-fixture", func(b *testing.B) *testenv.App { return toolkitFixtures[1].start(b, d).App }},
+	}
+	for _, a := range apps {
+		name := a.name
 		b.Run(name, func(b *testing.B) {
-			app := launch(b, d, name)
+			app := a.start(b)
 			bus := connect(b, d, atspi.Options{})
 			f := frameOf(b, bus, app)
 			first := settled(b, bus, f.Object)

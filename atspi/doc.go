@@ -59,7 +59,8 @@
 // Every property is read with the two-argument Properties.Get, never with
 // GetAll: Qt 5's bridge answers a one-argument GetAll by reading an argument
 // that is not there, and the application dies (QTBUG-107897). Qt answers
-// Cache.GetItems with no items: its nodes are asked one by one. Its
+// Cache.GetItems with no items (harmless; once a walk knows the application
+// is Qt it no longer asks): its nodes are asked one by one. Its
 // top-levels have role filler, not frame; FindFrame matches them all the
 // same (by PID, title and geometry). InsertText at the end asks the text's
 // length (Qt ignores position -1) and gives Qt the text's length in UTF-16

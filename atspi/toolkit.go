@@ -31,6 +31,10 @@ func (t toolkit) gtk4() bool {
 	return err == nil && n >= 4
 }
 
+// noCache reports whether the toolkit's Cache.GetItems is known to answer
+// nothing (Qt's is a stub: an empty list), so a walk need not wait for it.
+func (t toolkit) noCache() bool { return strings.EqualFold(t.Name, "Qt") }
+
 // knownToolkit is the toolkit the application with bus name name said it
 // is, if a walk asked already. A unique bus name is never reused, so the
 // answer stays true for as long as the name exists.

@@ -121,14 +121,15 @@ func (b *Bus) walk(ctx context.Context, root Object, o WalkOptions) (*target.Sna
 		rt := w.routeFor(root.Name)
 		rt.cork()
 		w.tkApp = root.Name
-		if tk, ok := b.knownToolkit(root.Name); ok {
+		tk, known := b.knownToolkit(root.Name)
+		if known {
 			w.tk = tk
 		} else {
 			w.tkLeft = 2
 			w.sendOwn(root.Name, rootPath, qToolkitName, ifaceProperties+".Get", ifaceApplication, "ToolkitName")
 			w.sendOwn(root.Name, rootPath, qToolkitVersion, ifaceProperties+".Get", ifaceApplication, "Version")
 		}
-		if !o.NoCache {
+		if !o.NoCache && !tk.noCache() {
 			w.itemsApp = root.Name
 			w.itemsWait = true
 			w.sendOwn(root.Name, cachePath, qItems, ifaceCache+".GetItems")
