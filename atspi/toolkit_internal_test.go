@@ -10,9 +10,9 @@ import (
 func TestOnceNamed(t *testing.T) {
 	for _, c := range []struct{ name, child, want string }{
 		{"_Press me Press me", "Press me", "Press me"}, // a mnemonic label and its labelled-by child
-		{"7 7", "7", "7"},                              // use-underline without a mnemonic
-		{"__init__ _init_", "_init_", "_init_"},        // "__" is a literal underscore
-		{"Row 11", "11", "Row 11"},                     // a name that ends with its child's: not doubled
+		{"7 7", "7", "7"},                       // use-underline without a mnemonic
+		{"__init__ _init_", "_init_", "_init_"}, // "__" is a literal underscore
+		{"Row 11", "11", "Row 11"},              // a name that ends with its child's: not doubled
 		{"Press me", "Press me", "Press me"},
 		{"OK", "", "OK"},
 	} {
