@@ -36,7 +36,8 @@ func (b *Bus) Node(ctx context.Context, o Object) (*target.Node, error) {
 // returns the name of the action done. With name empty (or "click") it does
 // the first of click, press, activate, toggle, jump, open that the object
 // declares, else its action 0 (AT-SPI's default action, also when its name
-// is empty, as many toolkits leave it); with another name, that action —
+// is empty, as many toolkits leave it) unless that is a GTK 4 action-group
+// command ("window.close", "clipboard.copy"); with another name, that action —
 // matched case-insensitively against the toolkit's names (GetName), then
 // the localized ones a snapshot shows — or a refusal.
 //
@@ -63,6 +64,9 @@ func (b *Bus) DoAction(ctx context.Context, o Object, name string) (string, erro
 	i := chooseAction(names, name)
 	if i < 0 && name != "" {
 		i = chooseAction(n.Actions, name)
+	}
+	if i < 0 && (name == "" || strings.EqualFold(name, "click")) {
+		return "", describe(target.Refuse(target.CodeNoAction, "%s has no click action (it has: %s); a click does none of them", label(n), strings.Join(names, ", ")), o, n)
 	}
 	if i < 0 {
 		return "", describe(target.Refuse(target.CodeNoAction, "%s has no action %q (it has: %s)", label(n), name, strings.Join(names, ", ")), o, n)
@@ -122,7 +126,10 @@ func (b *Bus) actionNames(ctx context.Context, o Object, count int) ([]string, e
 }
 
 // chooseAction picks the index of the action to do among names (see
-// DoAction), or -1.
+// DoAction), or -1. A click falls back on action 0 unless it is one of GTK
+// 4's action-group actions ("window.close" on a window, "clipboard.copy"
+// on a label): those are a widget's commands, not its default action, and
+// a click must not close a window.
 func chooseAction(names []string, want string) int {
 	if want != "" && !strings.EqualFold(want, "click") {
 		return slices.IndexFunc(names, func(s string) bool { return strings.EqualFold(s, want) })
@@ -132,7 +139,17 @@ func chooseAction(names []string, want string) int {
 			return i
 		}
 	}
+	if len(names) > 0 && groupAction(names[0]) {
+		return -1
+	}
 	return 0
+}
+
+// groupAction reports whether an action name is a GTK 4 action-group
+// action, "group.action".
+func groupAction(name string) bool {
+	g, a, ok := strings.Cut(name, ".")
+	return ok && g != "" && a != "" && !strings.ContainsAny(name, " ")
 }
 
 // GrabFocus asks the application to focus the object

@@ -199,6 +199,16 @@ func TestToolkitFixtures(t *testing.T) {
 			}
 			checkStatesShown(t, s, maybe)
 
+			// A click on the window itself does none of its commands (GTK
+			// 4's first is window.close), nor on a label (clipboard.copy).
+			_, err := b.DoAction(t.Context(), objectOf(t, refs, s.Root.Ref), "")
+			wantCode(t, err, target.CodeNoAction)
+			if l := s.Root.Find(func(n *target.Node) bool { return n.Role == "label" && n.Actionable() }); l != nil {
+				_, err := b.DoAction(t.Context(), objectOf(t, refs, l.Ref), "")
+				wantCode(t, err, target.CodeNoAction)
+			}
+			alive(t, f, "the clicks on the window and a label")
+
 			// DoAction on Press me: the application's log has the click.
 			from := f.Log.Len()
 			if _, err := b.DoAction(t.Context(), objectOf(t, refs, press.Ref), ""); err != nil {
