@@ -9,10 +9,6 @@ import (
 	"github.com/vibespace/vibespace/target"
 )
 
-// clickActions are the action names that mean "activate this", in the
-// order DoAction prefers them when asked for no particular action.
-var clickActions = [...]string{"click", "press", "activate", "toggle", "jump", "open"}
-
 // Node reads one object's own fields (role, name, states, interfaces,
 // action names, text length; no children), fresh from the application.
 // It is refused stale_ref when the object is gone or defunct, timeout when
@@ -126,30 +122,14 @@ func (b *Bus) actionNames(ctx context.Context, o Object, count int) ([]string, e
 }
 
 // chooseAction picks the index of the action to do among names (see
-// DoAction), or -1. A click falls back on action 0 unless it is one of GTK
-// 4's action-group actions ("window.close" on a window, "clipboard.copy"
-// on a label): those are a widget's commands, not its default action, and
-// a click must not close a window.
+// DoAction), or -1. A click does target.ClickAction: never one of GTK 4's
+// action-group commands ("window.close" on a window, "clipboard.copy" on a
+// label) for want of a default action.
 func chooseAction(names []string, want string) int {
 	if want != "" && !strings.EqualFold(want, "click") {
 		return slices.IndexFunc(names, func(s string) bool { return strings.EqualFold(s, want) })
 	}
-	for _, c := range clickActions {
-		if i := slices.IndexFunc(names, func(s string) bool { return strings.EqualFold(s, c) }); i >= 0 {
-			return i
-		}
-	}
-	if len(names) > 0 && groupAction(names[0]) {
-		return -1
-	}
-	return 0
-}
-
-// groupAction reports whether an action name is a GTK 4 action-group
-// action, "group.action".
-func groupAction(name string) bool {
-	g, a, ok := strings.Cut(name, ".")
-	return ok && g != "" && a != "" && !strings.ContainsAny(name, " ")
+	return target.ClickAction(names)
 }
 
 // GrabFocus asks the application to focus the object

@@ -104,9 +104,39 @@ func (n *Node) Has(state string) bool { return slices.Contains(n.States, state) 
 func (n *Node) Implements(iface string) bool { return slices.Contains(n.Interfaces, iface) }
 
 // Actionable reports whether an agent can act on the node through the tree:
-// it exposes Action (with at least one action) or EditableText.
+// it exposes EditableText, or Action with an action a click does
+// (ClickAction).
 func (n *Node) Actionable() bool {
-	return (n.Implements("Action") && len(n.Actions) > 0) || n.Implements("EditableText")
+	return (n.Implements("Action") && ClickAction(n.Actions) >= 0) || n.Implements("EditableText")
+}
+
+// clickActions are the action names that mean "activate this", in the
+// order a click prefers them.
+var clickActions = [...]string{"click", "press", "activate", "toggle", "jump", "open"}
+
+// ClickAction is the index among a node's actions of the one a click does,
+// or -1: the first of click, press, activate, toggle, jump, open
+// (case-insensitively), else action 0 — AT-SPI's default action, also when
+// it has no name — unless action 0 is a command of the "group.action" kind
+// (GTK 4 gives every window window.close first and every label
+// clipboard.copy: a widget's commands, not its default action; a click
+// must never close a window).
+func ClickAction(actions []string) int {
+	for _, c := range clickActions {
+		if i := slices.IndexFunc(actions, func(s string) bool { return strings.EqualFold(s, c) }); i >= 0 {
+			return i
+		}
+	}
+	if len(actions) == 0 || groupAction(actions[0]) {
+		return -1
+	}
+	return 0
+}
+
+// groupAction reports whether an action name is "group.action".
+func groupAction(name string) bool {
+	g, a, ok := strings.Cut(name, ".")
+	return ok && g != "" && a != "" && !strings.ContainsAny(name, " ")
 }
 
 // Disabled reports whether the node is actionable or focusable but not
@@ -393,7 +423,8 @@ func isCheckable(n *Node) bool {
 }
 
 // InteractiveView returns a copy of the snapshot that keeps only what an
-// agent can act on: the root, every actionable node on screen, every
+// agent can act on: the root, every actionable node on screen (and every
+// control that declares Action with no action in it: emptyControl), every
 // unreadable marker, and the text that labels an unnamed actionable sibling
 // (a label next to an entry that has no name of its own); a Compact
 // snapshot's view also keeps every heading on screen that has a ref. A node with
@@ -427,13 +458,14 @@ func keptBelow(n *Node, hidden *int, headings bool) []*Node {
 	}
 	for _, c := range n.Children {
 		below := keptBelow(c, hidden, headings)
-		if c.Actionable() && offScreen(c) && c.Unreadable == "" {
+		wanted := c.Actionable() || emptyControl(c)
+		if wanted && offScreen(c) && c.Unreadable == "" {
 			*hidden++
 			kept = append(kept, below...)
 			continue
 		}
 		heading := headings && c.Role == "heading" && c.Ref != "" && !offScreen(c)
-		if c.Actionable() || c.Unreadable != "" || heading || (unnamedAct && isLabel(c) && !offScreen(c)) {
+		if wanted || c.Unreadable != "" || heading || (unnamedAct && isLabel(c) && !offScreen(c)) {
 			cc := *c
 			cc.Children = below
 			kept = append(kept, &cc)
@@ -442,6 +474,23 @@ func keptBelow(n *Node, hidden *int, headings bool) []*Node {
 		kept = append(kept, below...)
 	}
 	return kept
+}
+
+// emptyControl reports whether n is a control by its role that declares
+// the Action interface but no action a click does (GTK 4.8's check button
+// has the interface and nothing in it). The interactive view keeps it: an
+// agent sees the control, its state and its bounds (for a click --at),
+// and a click on its ref is refused no_action, naming its interfaces.
+func emptyControl(n *Node) bool {
+	if !n.Implements("Action") || n.Actionable() {
+		return false
+	}
+	switch n.Role {
+	case "push button", "toggle button", "check box", "radio button", "switch", "slider", "spin button",
+		"combo box", "page tab", "menu item", "check menu item", "radio menu item", "link":
+		return true
+	}
+	return false
 }
 
 func isLabel(n *Node) bool {

@@ -214,3 +214,40 @@ func TestMixedCheckBox(t *testing.T) {
 		}
 	}
 }
+
+// A node whose only actions are GTK 4's action-group commands is not
+// something a click acts on: it stays out of the interactive view, unless
+// it is a control by its role.
+func TestGroupActionsAreNotClicks(t *testing.T) {
+	for _, c := range []struct {
+		actions []string
+		want    int
+	}{
+		{[]string{"click"}, 0},
+		{[]string{"SetFocus", "Press"}, 1},
+		{[]string{""}, 0},
+		{[]string{"expand or contract"}, 0},
+		{[]string{"window.close", "window.minimize", "default.activate"}, -1},
+		{[]string{"clipboard.copy", "selection.delete", "menu.popup"}, -1},
+		{[]string{"clipboard.copy", "Click"}, 1},
+		{nil, -1},
+	} {
+		if got := ClickAction(c.actions); got != c.want {
+			t.Errorf("%q: ClickAction %d, want %d", c.actions, got, c.want)
+		}
+	}
+	label := &Node{Role: "label", Name: "Maybe", States: []string{"showing"}, Interfaces: []string{"Action", "Text"}, Actions: []string{"clipboard.copy", "menu.popup"}}
+	button := &Node{Role: "push button", Name: "Press me", States: []string{"showing", "sensitive"}, Interfaces: []string{"Action"}, Actions: []string{"Click"}, Children: []*Node{
+		{Role: "label", Name: "Press me", States: []string{"showing"}, Interfaces: []string{"Action", "Text"}, Actions: []string{"clipboard.copy"}},
+	}}
+	// GTK 4.8's check button: the Action interface, no action in it. The
+	// view keeps it (an agent sees it, and where it is); its label goes.
+	check := &Node{Role: "check box", Name: "Maybe", States: []string{"showing", "sensitive", "indeterminate"}, Interfaces: []string{"Action", "Component"}, Children: []*Node{label}}
+	root := &Node{Role: "frame", Name: "w", States: []string{"showing"}, Interfaces: []string{"Action"}, Actions: []string{"window.close"}, Children: []*Node{button, check}}
+	s := &Snapshot{Root: root, Census: root.Count()}
+	var roles []string
+	s.InteractiveView().Root.Walk(func(n *Node, _ int) bool { roles = append(roles, n.Role); return true })
+	if got := strings.Join(roles, ","); got != "frame,push button,check box" {
+		t.Errorf("interactive nodes %s, want frame,push button,check box", got)
+	}
+}
