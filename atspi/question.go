@@ -259,7 +259,8 @@ func (w *walker) phaseTwo(n *wnode) {
 			// (GTK answers INT32_MIN): only showing nodes are asked. GTK 4
 			// sets showing on windows only: its visible nodes are asked,
 			// and whether they show is judged once the walk is done.
-			if n.n.Has("showing") || (gtk4 && n.n.Has("visible")) {
+			// (The walk's root is judged by its own states: not asked.)
+			if n.n.Has("showing") || (gtk4 && n.depth > 0 && n.n.Has("visible")) {
 				qs = append(qs, qExtents)
 			}
 		case ifaceAction:
