@@ -57,7 +57,8 @@ func (d *Daemon) open(ctx context.Context, c *call) Response {
 }
 
 // closeTarget ends the target the caller holds: stops a window's
-// application (vibespace-browser closes tabs with tab close).
+// application, or closes a window found beside its first alone
+// (closeDiscovered); vibespace-browser closes tabs with tab close.
 func (d *Daemon) closeTarget(ctx context.Context, c *call) Response {
 	e := c.e
 	d.mu.Lock()
