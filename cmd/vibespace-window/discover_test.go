@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"context"
 	"fmt"
 	"image"
 	"image/png"
@@ -82,14 +83,16 @@ func titled(ls map[string]wire.TargetInfo, title string) string {
 // scans for new windows itself; the app may not have mapped it yet).
 func (e *env) untilListed(t *testing.T, s, title string, log *testenv.FixtureLog) (string, wire.TargetInfo) {
 	t.Helper()
-	for range 100 {
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	for ctx.Err() == nil {
 		ls := e.listed(s)
 		if id := titled(ls, title); id != "" {
 			return id, ls[id]
 		}
 	}
 	evs, _ := log.Events()
-	t.Fatalf("no window %q listed for %s after 100 lists; the app's log: %v", title, s, evs)
+	t.Fatalf("no window %q listed for %s; the app's log: %v", title, s, evs)
 	return "", wire.TargetInfo{}
 }
 
