@@ -160,3 +160,19 @@ func TestDeleteWindowAsksTheClient(t *testing.T) {
 		t.Fatal("the client did not exit after closing its window")
 	}
 }
+
+// BenchmarkTopLevels is one scan of the screen's windows and their
+// processes, with the fixture's windows on the shared desktop.
+func BenchmarkTopLevels(b *testing.B) {
+	fx := newFixture(b)
+	ctx := b.Context()
+	n := 0
+	for b.Loop() {
+		tops, err := fx.x.TopLevels(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(tops)
+	}
+	b.ReportMetric(float64(n), "windows")
+}

@@ -85,9 +85,11 @@ func (e *env) untilListed(t *testing.T, s, title string, log *testenv.FixtureLog
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	for ctx.Err() == nil {
+	start := time.Now()
+	for n := 1; ctx.Err() == nil; n++ {
 		ls := e.listed(s)
 		if id := titled(ls, title); id != "" {
+			t.Logf("%q listed as %s by list %d, %v after the first", title, id, n, time.Since(start).Round(time.Millisecond))
 			return id, ls[id]
 		}
 	}
@@ -261,6 +263,13 @@ func TestDialogIsATarget(t *testing.T) {
 	dsnap := e.snapshot("s1", dlg)
 	if dsnap.Title != "Fixture dialog" {
 		t.Fatalf("the dialog's snapshot is titled %q:\n%s", dsnap.Title, dsnap.Text())
+	}
+	node(t, dsnap, "label", "This is the fixture dialog.")
+	from = log.Len()
+	e.OK("s1", "key", dlg, "x") // the dialog logs its keys as the main window does
+	wait(t, log, from, "the key in the dialog", func(ev testenv.Event) bool { return ev.Type == "key" && ev.Keysym == "x" })
+	if img := e.shotPNG("s1", dlg); img.Bounds().Dx() < 320 || img.Bounds().Dy() < 140 {
+		t.Fatalf("the dialog's screenshot is %v; the dialog is at least 320x140", img.Bounds())
 	}
 	from = log.Len()
 	e.OK("s1", "click", dlg, node(t, dsnap, "push button", "Close").Ref)
