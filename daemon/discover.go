@@ -32,8 +32,11 @@ import (
 // The roots of the scan are the processes of the display's targets, which
 // the state keeps: after a restart the windows of applications an earlier
 // daemon launched are found too. A scan takes no target's gate and no
-// slot of the display's: it never waits for a verb, nor a verb for it;
-// it is bounded by listBudget and skips a display that does not answer.
+// slot of the display's: it never waits for a verb, nor does a verb wait
+// for it (list waits up to healthBudget for a scan in flight, whose
+// finds it then lists); it is bounded by listBudget (a scan that runs out of it marks its
+// display not answering, as any read does: stall.go), and skips a display
+// so marked.
 
 // discoverEvery is how often the daemon scans its displays when nobody
 // lists.
@@ -80,7 +83,7 @@ func (d *Daemon) discoverLoop(ctx context.Context) {
 // (and the live view) leave it out, as for any window.
 func (d *Daemon) discover(ctx context.Context) {
 	slot := d.disc.gate()
-	wait := time.NewTimer(listBudget)
+	wait := time.NewTimer(healthBudget)
 	defer wait.Stop()
 	select {
 	case slot <- struct{}{}:
@@ -127,8 +130,15 @@ func (d *Daemon) discoverOn(ctx context.Context, disp *display) {
 	}
 	sctx, cancel := context.WithTimeout(ctx, listBudget)
 	found, err := dc.Discover(sctx, roots, known)
+	cut := sctx.Err() != nil
 	cancel()
-	if err != nil {
+	switch {
+	case err != nil && cut && ctx.Err() == nil:
+		// As for any read (stall.go): the display is marked, and verbs
+		// and lists ask it within healthBudget until it answers again.
+		d.setStalled(disp, true)
+		return
+	case err != nil:
 		if ctx.Err() == nil {
 			d.cfg.Logger.Debug("a scan for windows failed", "display", disp.name, "err", err)
 		}
