@@ -62,6 +62,7 @@ type Daemon struct {
 	cuts         cuts                     // verbs an earlier daemon was killed in (cut.go)
 	persistMu    sync.Mutex
 	br           browserState // the browser words' state (browser.go)
+	disc         discovery    // the scans for windows beside the ones opened (discover.go)
 
 	ln   net.Listener
 	wg   sync.WaitGroup
@@ -323,9 +324,10 @@ func (d *Daemon) Serve(ctx context.Context) error {
 		d.mu.Unlock()
 		return nil
 	}
-	d.wg.Add(1)
+	d.wg.Add(2)
 	d.mu.Unlock()
 	go d.tick(ctx)
+	go d.discoverLoop(ctx)
 	go func() {
 		select {
 		case <-ctx.Done():

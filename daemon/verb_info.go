@@ -99,8 +99,10 @@ func (d *Daemon) doctor(ctx context.Context, c *call) Response {
 
 // list answers the targets the caller may address, each with the roads its
 // verbs have now (the capability law on its own probe), dropping any that
-// are gone.
+// are gone; windows the applications showed since the last scan are
+// targets first (discover.go).
 func (d *Daemon) list(ctx context.Context, c *call) Response {
+	d.discover(ctx) // a dialog shown since the last scan is listed now
 	resp := Response{OK: true, Targets: []TargetInfo{}}
 	// A display that does not answer costs one check per list, not one
 	// per window: its windows are listed as last read, marked.

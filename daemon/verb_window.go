@@ -57,9 +57,16 @@ func (d *Daemon) open(ctx context.Context, c *call) Response {
 }
 
 // closeTarget ends the target the caller holds: stops a window's
-// application (vibespace-browser closes tabs with tab close).
+// application, or closes a window found beside its first alone
+// (closeDiscovered); vibespace-browser closes tabs with tab close.
 func (d *Daemon) closeTarget(ctx context.Context, c *call) Response {
 	e := c.e
+	d.mu.Lock()
+	found := e.rec.From != ""
+	d.mu.Unlock()
+	if found { // a dialog, a second window: that window alone (discover.go)
+		return d.closeDiscovered(ctx, c)
+	}
 	info := d.info(e)
 	if err := e.t.Close(ctx); err != nil {
 		return d.fail(c, err)

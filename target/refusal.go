@@ -49,6 +49,7 @@ const (
 	CodeNoDisplay           Code = "no_display"            // no display of that name is registered with this daemon
 	CodeDisplayNotAnswering Code = "display_not_answering" // the window's display (its X server) does not answer: stopped or starved
 	CodeTakenOver           Code = "taken_over"            // another user has taken the target over: a second takeover waits for their handback (or --force)
+	CodeNoClose             Code = "no_close"              // the window does not take WM_DELETE_WINDOW: it cannot be closed alone (close its application's first window to stop the application)
 
 	// What a command line says itself when the daemon's connection ended
 	// after the request was sent and before its answer came (the daemon was

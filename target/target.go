@@ -129,6 +129,11 @@ type Target struct {
 	// Display names the display a window lives on (the daemon's name of
 	// it); "" for a tab.
 	Display string `json:"display,omitempty"`
+	// From is the target a window was found from (a dialog of its
+	// application, a window of a process it started): it shares its
+	// exposure, and closing it closes that window alone. "" for a window
+	// open started.
+	From ID `json:"from,omitempty"`
 	// Exposure is the set of sessions that may address the target: the
 	// opener and everyone it was shared with. Sessions of one uid are
 	// cooperative; this is bookkeeping, not a security boundary.

@@ -1,6 +1,8 @@
 // Package x11 is one X display, seen and driven the way vibespace needs it:
-// top-level windows (title, class, _NET_WM_PID, geometry, mapped state),
-// XTEST pointer and keyboard input, input focus, and the pixels of one window.
+// top-level windows (title, class, geometry, mapped state, and the process
+// that made each: the X server says, through X-Resource, where a toolkit
+// sets no _NET_WM_PID), XTEST pointer and keyboard input, input focus,
+// asking a window to close (WM_DELETE_WINDOW), and the pixels of one window.
 //
 // # Which X library, and why
 //

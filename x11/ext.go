@@ -30,6 +30,8 @@ type extState struct {
 	pong   *pongListener // answers to _NET_WM_PING, opened on first need
 
 	shm shmState
+
+	res resState // X-Resource: which process made a window (clients.go)
 }
 
 // beforeClose releases what we hold and restores the keymap before the

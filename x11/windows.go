@@ -69,19 +69,11 @@ func (d *Display) Windows(ctx context.Context) ([]Window, error) {
 	return out, nil
 }
 
-// WindowsOfPID lists the mapped top-level windows whose _NET_WM_PID is pid.
+// WindowsOfPID lists the mapped top-level windows whose client is process
+// pid: as the X server knows it (X-Resource), else by _NET_WM_PID (see
+// TopLevels).
 func (d *Display) WindowsOfPID(ctx context.Context, pid int) ([]Window, error) {
-	all, err := d.Windows(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []Window
-	for _, w := range all {
-		if w.PID == pid && w.Mapped {
-			out = append(out, w)
-		}
-	}
-	return out, nil
+	return d.WindowsOf(ctx, func(p int) bool { return p == pid })
 }
 
 // Window reads one window's properties. A window that no longer exists is a

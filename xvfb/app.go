@@ -1,12 +1,14 @@
 package xvfb
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -18,6 +20,10 @@ type App struct {
 	PID    int
 	Argv   []string
 	Window x11.Window // its first mapped top-level window, when Launch returned
+	// WindowPID is the process that made Window: PID itself, or a process
+	// it started (a launcher that forks the real program, or forks it and
+	// exits).
+	WindowPID int
 
 	d *Desktop
 	p *proc
@@ -27,9 +33,13 @@ type App struct {
 // a window.
 var ErrExited = errors.New("xvfb: application exited before mapping a window")
 
-// Launch starts argv on the desktop and returns once a mapped top-level
-// window with _NET_WM_PID equal to its PID exists. A program that is not
-// found is an error wrapping exec.ErrNotFound, with nothing left running.
+// Launch starts argv on the desktop and returns once it shows a window: a
+// mapped, viewable top-level window made by its process or by one it
+// started (DescendsFrom). Which process made a window the X server says
+// (x11.TopLevels), so a toolkit that sets no _NET_WM_PID (Tk, a plain X
+// client) opens too. A launcher that forks the program and exits 0 is
+// waited past while its process group lives. A program that is not found
+// is an error wrapping exec.ErrNotFound, with nothing left running.
 func (d *Desktop) Launch(ctx context.Context, argv ...string) (*App, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("xvfb: Launch needs a program")
@@ -53,13 +63,14 @@ func (d *Desktop) Launch(ctx context.Context, argv ...string) (*App, error) {
 		a.Stop()
 		return nil, err
 	}
-	a.Window = w
-	d.logf("%s (pid %d) mapped window %s %q %v", argv[0], a.PID, w.ID, w.Title, w.Geometry)
+	a.Window, a.WindowPID = w, w.PID
+	d.logf("%s (pid %d) mapped window %s %q %v (made by pid %d)", argv[0], a.PID, w.ID, w.Title, w.Geometry, w.PID)
 	return a, nil
 }
 
-// waitWindow polls the X server until a's window is mapped, a exits, or ctx
-// ends.
+// waitWindow polls the X server until a window of a's process tree is
+// mapped, a (and, for a launcher that exited 0, its process group) has
+// exited, or ctx ends. The answer's PID is the process that made it.
 func (d *Desktop) waitWindow(ctx context.Context, a *App) (x11.Window, error) {
 	disp, err := x11.Open(ctx, d.Display)
 	if err != nil {
@@ -68,8 +79,11 @@ func (d *Desktop) waitWindow(ctx context.Context, a *App) (x11.Window, error) {
 	defer disp.Close()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
+	roots := map[int]bool{a.PID: true}
+	ours := func(pid int) bool { return DescendsFrom(pid, roots) != 0 }
+	exited := a.p.done
 	for {
-		ws, err := disp.WindowsOfPID(ctx, a.PID)
+		ws, err := disp.WindowsOf(ctx, ours)
 		if err == nil {
 			for _, w := range ws {
 				if w.Viewable && w.Geometry.Width > 1 && w.Geometry.Height > 1 {
@@ -77,8 +91,15 @@ func (d *Desktop) waitWindow(ctx context.Context, a *App) (x11.Window, error) {
 				}
 			}
 		}
+		if exited == nil && !groupAlive(a.PID) {
+			return x11.Window{}, fmt.Errorf("%w: %s: it exited 0 and so did every process it started; its output: %s", ErrExited, a.Argv[0], d.logTail(a.p.name))
+		}
 		select {
-		case <-a.p.done:
+		case <-exited:
+			if a.p.err == nil && groupAlive(a.PID) {
+				exited = nil // a launcher that started the program and left
+				continue
+			}
 			return x11.Window{}, fmt.Errorf("%w: %s: %v; its output: %s", ErrExited, a.Argv[0], a.p.err, d.logTail(a.p.name))
 		case <-ctx.Done():
 			return x11.Window{}, fmt.Errorf("xvfb: %s (pid %d) mapped no window: %w", a.Argv[0], a.PID, ctx.Err())
@@ -87,16 +108,97 @@ func (d *Desktop) waitWindow(ctx context.Context, a *App) (x11.Window, error) {
 	}
 }
 
+// stat is what /proc/<pid>/stat says of a live process: its parent and its
+// process group. ok is false for a process that is gone or a zombie.
+func stat(pid int) (ppid, pgid int, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	// pid (comm) state ppid pgrp …; comm may hold spaces and parens.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 3 || f[0][0] == 'Z' || f[0][0] == 'X' {
+		return 0, 0, false
+	}
+	ppid, _ = strconv.Atoi(string(f[1]))
+	pgid, _ = strconv.Atoi(string(f[2]))
+	return ppid, pgid, true
+}
+
+// maxDepth bounds the walk up a chain of parents.
+const maxDepth = 64
+
+// DescendsFrom says which of roots process pid is, or descends from: the
+// nearest by its chain of parents (/proc/<pid>/stat), else the root whose
+// process group it is in — a process whose parent exited was adopted by
+// init, but keeps the group its launcher gave it (Launch starts every
+// program in a group of its own). 0 if none, or pid is not a live process.
+func DescendsFrom(pid int, roots map[int]bool) int {
+	_, group, ok := stat(pid)
+	if !ok {
+		return 0
+	}
+	for p, n := pid, 0; p > 1 && n < maxDepth; n++ {
+		if roots[p] {
+			return p
+		}
+		ppid, _, ok := stat(p)
+		if !ok {
+			break
+		}
+		p = ppid
+	}
+	if roots[group] {
+		return group
+	}
+	return 0
+}
+
+// groupAlive reports whether a live process is in process group pgid.
+func groupAlive(pgid int) bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if _, g, ok := stat(pid); ok && g == pgid {
+			return true
+		}
+	}
+	return false
+}
+
 // Stop ends the application: SIGTERM to its process group, SIGKILL after a
-// grace period; it is reaped before Stop returns.
+// grace period; it is reaped before Stop returns. A launcher that exited
+// leaves its group to end the same way.
 func (a *App) Stop() error {
 	a.p.stop(3 * time.Second)
 	select {
 	case <-a.p.done:
-		return nil
 	default:
 		return fmt.Errorf("xvfb: pid %d did not exit", a.PID)
 	}
+	if !groupAlive(a.PID) {
+		return nil
+	}
+	_ = syscall.Kill(-a.PID, syscall.SIGTERM)
+	deadline := time.Now().Add(3 * time.Second)
+	for groupAlive(a.PID) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(-a.PID, syscall.SIGKILL)
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil
 }
 
 // Signal sends sig to the application's process (SIGSTOP freezes it).

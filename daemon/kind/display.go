@@ -65,3 +65,34 @@ type Stacker interface {
 type OwnPixels interface {
 	KeepsOwnPixels() bool
 }
+
+// Discoverer is a display that finds the windows its applications show
+// beside the one they were opened with: a dialog or a second window of an
+// application, a window of a process an application started. The core
+// makes each a target of the session of the window it came from.
+type Discoverer interface {
+	// Discover scans the display once, cheaply (one look at its windows
+	// and at which process made each): it answers each mapped, managed
+	// top-level window not among known whose process is one of roots or
+	// descends from one.
+	Discover(ctx context.Context, roots []int, known map[string]bool) ([]Found, error)
+}
+
+// Found is a window a scan found.
+type Found struct {
+	Target Target
+	Info   Info   // Info.PID is the process that made the window
+	Root   int    // the root (of Discover's) the process is or descends from
+	App    string // the process's program, for a window of another process than Root
+}
+
+// WindowCloser is a window that can be asked to close alone, its
+// application going on (ICCCM WM_DELETE_WINDOW, as a window manager's
+// close button asks).
+type WindowCloser interface {
+	// CloseWindow asks the window to close and waits, bounded by ctx, for
+	// it to go; gone is false when it is still there (its application may
+	// be asking something first). A window that cannot be asked is
+	// refused no_close.
+	CloseWindow(ctx context.Context) (gone bool, err error)
+}

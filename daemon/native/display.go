@@ -131,10 +131,13 @@ func (d *display) Launch(ctx context.Context, argv []string) (kind.Target, error
 	case err != nil:
 		return nil, err
 	}
+	// The window's process is the app's own, or one it started (a
+	// launcher that forks the program): that is the process the target
+	// lives with.
 	d.mu.Lock()
-	d.apps[app.PID] = app
+	d.apps[app.WindowPID] = app
 	d.mu.Unlock()
-	w := d.window(app.Window.ID, app.PID)
+	w := d.window(app.Window.ID, app.WindowPID)
 	w.set(app.Window)
 	w.waitFrame(ctx)
 	return w, nil

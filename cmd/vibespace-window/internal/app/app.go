@@ -93,6 +93,11 @@ SESSIONS AND LEASES
    until the holder runs detach. Sessions of one uid are COOPERATIVE, NOT A SECURITY
    BOUNDARY: any process of this user can reach the display; the lease only keeps
    well-behaved agents out of each other's windows.
+   A window the application shows later (a dialog, a second window, a window of a
+   process it started) is a new win:N of the same session: list shows it, shared
+   as its first window is and held by whoever holds that one. close on it closes
+   that window alone (refused no_close where the window cannot be asked); close on
+   the application's first window stops the application.
 
 TAKEOVER
    A person can take a window over (takeover win:1, what the live view's button

@@ -79,7 +79,7 @@ func detachCommand(o Options) *cli.Command {
 }
 
 func closeCommand(o Options) *cli.Command {
-	return simpleCommand(o, "close", "stop the application of a window you hold", "close")
+	return simpleCommand(o, "close", "stop the application of a window you hold (a dialog or later window: close that window alone)", "close")
 }
 
 func shareCommand(o Options) *cli.Command {

@@ -1,0 +1,117 @@
+package testenv
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"image"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+)
+
+//go:embed fixture/tk.py
+var tkSource []byte
+
+// TkLayout is where the Tk fixture's widgets are, in its window's pixels
+// (testenv/fixture/tk.py places them there): "press" is the push button
+// "Press me", "name" the entry beside the label "Name". Tk exposes no tree:
+// these are the points a test clicks.
+var TkLayout = map[string]image.Rectangle{
+	"press": image.Rect(20, 20, 160, 56),
+	"name":  image.Rect(80, 80, 300, 108),
+}
+
+// TkScript writes the Tk fixture's source into the desktop's dir (once)
+// and returns its path.
+func TkScript(d *Desktop) (string, error) {
+	path := filepath.Join(d.Dir, "tk.py")
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	if err := os.WriteFile(path, tkSource, 0o600); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// LaunchTkFixture starts the Tk fixture on d logging to a fresh file under
+// the desktop's dir, and waits for its window and its "ready" line.
+func LaunchTkFixture(ctx context.Context, d *Desktop) (*Fixture, error) {
+	script, err := TkScript(d)
+	if err != nil {
+		return nil, err
+	}
+	return launchLogged(ctx, d, "tk", FixturePython, script)
+}
+
+// LaunchXClientFixture starts the plain X client fixture (XClientBinary)
+// on d logging to a fresh file under the desktop's dir, and waits for its
+// window and its "ready" line.
+func LaunchXClientFixture(ctx context.Context, d *Desktop) (*Fixture, error) {
+	bin, err := XClientBinary()
+	if err != nil {
+		return nil, err
+	}
+	return launchLogged(ctx, d, "xclient", bin)
+}
+
+// launchLogged launches argv with --log <a fresh file> appended and waits
+// for its "ready" line.
+func launchLogged(ctx context.Context, d *Desktop, name string, argv ...string) (*Fixture, error) {
+	logPath := filepath.Join(d.Dir, name+"-"+strconv.FormatInt(fixtureSeq.Add(1), 10)+".jsonl")
+	app, err := d.Launch(ctx, append(argv, "--log", logPath)...)
+	if err != nil {
+		return nil, err
+	}
+	f := &Fixture{App: app, Log: OpenFixtureLog(logPath)}
+	if _, err := f.Log.WaitFrom(ctx, 0, func(e Event) bool { return e.Type == "ready" }); err != nil {
+		app.Stop()
+		return nil, fmt.Errorf("testenv: the %s fixture never logged ready: %w", name, err)
+	}
+	return f, nil
+}
+
+var xclient struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// XClientBinary builds the plain X client fixture (testenv/fixture/xclient)
+// once per test process and returns the program's path. It is built with
+// the go command into a directory of this user's under the temp dir, and
+// renamed into place, so test processes that build it at once do not
+// trip over each other.
+func XClientBinary() (string, error) {
+	xclient.once.Do(func() {
+		_, self, _, ok := runtime.Caller(0)
+		if !ok {
+			xclient.err = fmt.Errorf("testenv: cannot tell where the xclient fixture's source is")
+			return
+		}
+		dir := filepath.Join(os.TempDir(), "vibespace-xclient-"+strconv.Itoa(os.Getuid()))
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			xclient.err = err
+			return
+		}
+		final := filepath.Join(dir, "xclient")
+		tmp := fmt.Sprintf("%s.%d", final, os.Getpid())
+		cmd := exec.Command("go", "build", "-o", tmp, "./fixture/xclient")
+		cmd.Dir = filepath.Dir(self)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			xclient.err = fmt.Errorf("testenv: build the xclient fixture: %v\n%s", err, out)
+			return
+		}
+		if err := os.Rename(tmp, final); err != nil {
+			os.Remove(tmp)
+			xclient.err = err
+			return
+		}
+		xclient.path = final
+	})
+	return xclient.path, xclient.err
+}
