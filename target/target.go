@@ -133,7 +133,16 @@ type Target struct {
 	// opener and everyone it was shared with. Sessions of one uid are
 	// cooperative; this is bookkeeping, not a security boundary.
 	Exposure []string `json:"exposure"`
+	// Mode is a window's mode (auto, tree, pixels); "" for a tab. Under
+	// auto, Resolved is what it resolved to (tree, pixels) and ModeWhy
+	// why, as last resolved.
+	Mode     Mode   `json:"mode,omitempty"`
+	Resolved Mode   `json:"mode_resolved,omitempty"`
+	ModeWhy  string `json:"mode_why,omitempty"`
 }
+
+// ModeWords says t's mode as answers print it (ModeWords).
+func (t *Target) ModeWords() string { return ModeWords(t.Mode, t.Resolved, t.ModeWhy) }
 
 // ExposedTo reports whether session may address t.
 func (t *Target) ExposedTo(session string) bool {
