@@ -21,6 +21,8 @@ type window struct {
 	d   *display
 	id  x11.WindowID
 	pid int // the process that owns it
+	// note is what Launch changed of the command line asked (a11y.go).
+	note string
 
 	mu   sync.Mutex
 	last x11.Window // as Info last read it
@@ -152,7 +154,7 @@ func (w *window) Snapshot(ctx context.Context, refs *target.RefTable) (*target.S
 	// The walk uses Cache.GetItems where the bridge has it: it is tested to
 	// give the same tree as asking every object, also right after launch
 	// (atspi TestFirstWalkAfterLaunch).
-	snap, err := d.bus.Walk(wctx, root, atspi.WalkOptions{Timeout: d.walkTimeout})
+	snap, err := w.walkFrame(wctx, root, atspi.WalkOptions{Timeout: d.walkTimeout})
 	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
 		n := &target.Node{Role: "frame", Name: title, Unreadable: "the application did not answer in time"}
 		return &target.Snapshot{Title: title, Root: n, Census: n.Count()}, nil
