@@ -48,11 +48,11 @@ func judge(ctx context.Context, t kind.Target) (target.Mode, string) {
 	ctx, cancel := context.WithTimeout(ctx, resolveBudget)
 	defer cancel()
 	if j, ok := t.(treeJudge); ok {
-		if usable, why := j.UsableTree(ctx); usable {
+		usable, why := j.UsableTree(ctx)
+		if usable {
 			return target.ModeTree, why
-		} else {
-			return target.ModePixels, why
 		}
+		return target.ModePixels, why
 	}
 	p := t.Probe(ctx)
 	if p.Tree {

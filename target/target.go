@@ -141,9 +141,6 @@ type Target struct {
 	ModeWhy  string `json:"mode_why,omitempty"`
 }
 
-// ModeWords says t's mode as answers print it (ModeWords).
-func (t *Target) ModeWords() string { return ModeWords(t.Mode, t.Resolved, t.ModeWhy) }
-
 // ExposedTo reports whether session may address t.
 func (t *Target) ExposedTo(session string) bool {
 	return slices.Contains(t.Exposure, session)
