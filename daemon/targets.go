@@ -220,6 +220,9 @@ func (d *Daemon) info(e *entry) *TargetInfo {
 		ID: t.ID, Title: t.Title, App: t.App, PID: t.PID, Origin: t.Origin, Exposure: t.Exposure,
 		Lease: l.State(), Input: string(l.Input), Holder: l.Holder, User: l.User,
 	}
+	if t.ID.Kind() == target.KindWindow {
+		ti.Mode, ti.Resolved, ti.ModeWhy = modeOf(t), t.Resolved, t.ModeWhy
+	}
 	if !l.Since.IsZero() {
 		ti.Since = l.Since.UTC().Format(time.RFC3339)
 	}

@@ -11,7 +11,8 @@ import (
 
 // open starts an application on a display (Request.Display; the first
 // registered by default) and makes its first window a target, opened by
-// and leased to the caller.
+// and leased to the caller, in the mode asked (Request.Mode; auto by
+// default, resolved once the window's frame was waited for).
 func (d *Daemon) open(ctx context.Context, c *call) Response {
 	req := c.req
 	if len(req.Argv) == 0 || strings.TrimSpace(req.Argv[0]) == "" {
@@ -49,10 +50,19 @@ func (d *Daemon) open(ctx context.Context, c *call) Response {
 	rec := target.Target{
 		ID: id, Kind: target.KindWindow, Title: info.Title, App: filepath.Base(req.Argv[0]),
 		Origin: req.Session, Opened: d.cfg.Now().UTC(), PID: info.PID, Key: info.Key,
-		Display: disp.name, Exposure: []string{req.Session},
+		Display: disp.name, Exposure: []string{req.Session}, Mode: target.ModeAuto,
+	}
+	if req.Mode != "" {
+		rec.Mode = target.Mode(req.Mode) // checkOpenMode read it
+	}
+	if rec.Mode == target.ModeAuto {
+		rec.Resolved, rec.ModeWhy = judge(ctx, kt)
 	}
 	c.e = d.add(rec, kt, disp, nil, info)
 	did := fmt.Sprintf("opened %s (pid %d) on display %s (%s); you hold its lease", rec.App, info.PID, disp.d.Name(), disp.name)
+	if n, ok := kt.(launchNoter); ok && n.LaunchNote() != "" {
+		did += "; " + n.LaunchNote()
+	}
 	return d.finish(c, Response{Did: did}, nil)
 }
 

@@ -60,7 +60,7 @@ var verbs = map[string]verbDef{
 	"status":     {run: (*Daemon).status},
 	"doctor":     {run: (*Daemon).doctor},
 	"list":       {run: (*Daemon).list},
-	"open":       {run: (*Daemon).open},
+	"open":       {run: (*Daemon).open, check: checkOpenMode},
 	"close":      {run: (*Daemon).closeTarget, reach: reachHandle},
 	"attach":     {run: (*Daemon).attach},
 	"detach":     {run: (*Daemon).detach},
@@ -74,6 +74,7 @@ var verbs = map[string]verbDef{
 	"type":       {run: (*Daemon).typeText, reach: reachHandle, check: checkType},
 	"key":        {run: (*Daemon).key, reach: reachHandle, check: checkKey},
 	"scroll":     {run: (*Daemon).scroll, reach: reachHandle, check: checkScroll},
+	"mode":       {run: (*Daemon).setMode, reach: reachHandle, check: checkModeWord},
 
 	// vibespace-browser: the same verbs on the current tab…
 	"browser.snapshot":   {run: (*Daemon).snapshot, reach: reachTab},
@@ -136,6 +137,9 @@ func (d *Daemon) Handle(ctx context.Context, req Request) Response {
 	if req.Session == "" {
 		return refusal(target.Refuse(target.CodeBadRequest, "no session: set VIBESPACE_SESSION"))
 	}
+	if req.Mode != "" && req.Verb != "open" && req.Verb != "mode" {
+		return refusal(target.Refuse(target.CodeBadRequest, "a mode is a window's: only open and mode take one, not %s (a tab has no mode)", req.Verb))
+	}
 	if req.For != "" && !forVerbs[req.Verb] {
 		return refusal(target.Refuse(target.CodeBadRequest, "--for is the operator's word for another session's browser attachments: only use, detach, pin and attachments take it, not %s", req.Verb))
 	}
@@ -176,6 +180,9 @@ func (d *Daemon) guarded(ctx context.Context, def verbDef, req Request) (resp Re
 		if err := d.reachHandle(ctx, c); err != nil {
 			return d.finish(c, Response{}, err)
 		}
+		if err := d.checkMode(ctx, c); err != nil {
+			return d.finish(c, Response{}, err)
+		}
 	case reachTab:
 		if err := d.reachTab(ctx, c); err != nil {
 			return d.finish(c, Response{}, err)
@@ -188,7 +195,7 @@ func (d *Daemon) guarded(ctx context.Context, def verbDef, req Request) (resp Re
 // reachHandle reaches the window of the request's handle for an agent verb:
 // its kind, the caller's exposure, a fresh read of it (handleOf), then its
 // lease (window_paused while the user drives, held while another session
-// does).
+// does). Its mode is checked next (checkMode, verb_mode.go).
 func (d *Daemon) reachHandle(ctx context.Context, c *call) error {
 	if err := d.handleOf(ctx, c); err != nil {
 		return err

@@ -51,6 +51,11 @@ const (
 	CodeTakenOver           Code = "taken_over"            // another user has taken the target over: a second takeover waits for their handback (or --force)
 	CodeNoClose             Code = "no_close"              // the window does not take WM_DELETE_WINDOW: it cannot be closed alone (close its application's first window to stop the application)
 
+	// A window's mode (target.Mode).
+	CodeBadMode    Code = "bad_mode"    // a mode word other than auto, tree or pixels
+	CodeModePixels Code = "mode_pixels" // the window is in pixels mode: a verb that reads the tree or takes a ref is not used (mode <handle> tree switches)
+	CodeModeTree   Code = "mode_tree"   // the window is in tree mode: a verb at a point (click --at, scroll --at) is not used (mode <handle> pixels switches)
+
 	// What a command line says itself when the daemon's connection ended
 	// after the request was sent and before its answer came (the daemon was
 	// killed, stopped or restarted meanwhile). Not refusals: nothing said

@@ -138,6 +138,12 @@ type Target struct {
 	// opener and everyone it was shared with. Sessions of one uid are
 	// cooperative; this is bookkeeping, not a security boundary.
 	Exposure []string `json:"exposure"`
+	// Mode is a window's mode (auto, tree, pixels); "" for a tab. Under
+	// auto, Resolved is what it resolved to (tree, pixels) and ModeWhy
+	// why, as last resolved.
+	Mode     Mode   `json:"mode,omitempty"`
+	Resolved Mode   `json:"mode_resolved,omitempty"`
+	ModeWhy  string `json:"mode_why,omitempty"`
 }
 
 // ExposedTo reports whether session may address t.

@@ -75,7 +75,7 @@ func (d *display) probe(ctx context.Context, pid int) target.Probe {
 		p.TreeWhy = fmt.Sprintf("the accessibility bus did not answer: %v", d.busErr)
 	case pid > 0 && !d.registered(ctx, pid):
 		p.Tree = false
-		p.TreeWhy = fmt.Sprintf("the application (pid %d) is not on the accessibility bus: it exposes no tree", pid)
+		p.TreeWhy = d.notOnBus(pid)
 	}
 	return p
 }
@@ -114,9 +114,12 @@ func (d *display) registered(ctx context.Context, pid int) bool {
 
 // Launch starts argv and answers its first mapped window, once the window
 // is on the accessibility bus (bounded: an application without
-// accessibility support is not an error, its snapshot says so).
+// accessibility support is not an error, its snapshot says so). A Chromium
+// or Electron app gets its accessibility switched on (a11y.go) and is
+// waited for until its page is in the tree.
 func (d *display) Launch(ctx context.Context, argv []string) (kind.Target, error) {
-	app, err := d.desk.Launch(ctx, argv...)
+	plan := planLaunch(argv)
+	app, err := d.desk.Launch(ctx, plan.argv...)
 	switch {
 	case errors.Is(err, exec.ErrNotFound):
 		return nil, target.Refuse(target.CodeAppNotFound, "no application %s on this machine (not in PATH); nothing was started", target.Echo(argv[0])).With("app", target.Clip(argv[0]))
@@ -140,6 +143,7 @@ func (d *display) Launch(ctx context.Context, argv []string) (kind.Target, error
 	w := d.window(app.Window.ID, app.WindowPID)
 	w.set(app.Window)
 	w.waitFrame(ctx)
+	plan.settle(ctx, w)
 	return w, nil
 }
 
@@ -261,7 +265,7 @@ func (d *display) Doctor(ctx context.Context) []kind.Check {
 	} else {
 		out = append(out, kind.Check{Name: "AT-SPI", OK: true, Detail: fmt.Sprintf("bus %s, %d applications registered", d.desk.A11yAddress, len(apps))})
 	}
-	return out
+	return append(out, d.switchCheck(ctx))
 }
 
 // Healthy checks that our X server and session bus answer.

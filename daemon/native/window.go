@@ -21,6 +21,8 @@ type window struct {
 	d   *display
 	id  x11.WindowID
 	pid int // the process that owns it
+	// note is what Launch changed of the command line asked (a11y.go).
+	note string
 
 	mu   sync.Mutex
 	last x11.Window // as Info last read it
@@ -155,7 +157,7 @@ func (w *window) Snapshot(ctx context.Context, refs *target.RefTable) (*target.S
 	// Where the window is: a toolkit that answers window-relative extents
 	// (GTK 4) has them moved by its origin.
 	where := info(w.seen()).Bounds
-	snap, err := d.bus.Walk(wctx, root, atspi.WalkOptions{Timeout: d.walkTimeout, Window: &where})
+	snap, err := w.walkFrame(wctx, root, atspi.WalkOptions{Timeout: d.walkTimeout, Window: &where})
 	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
 		n := &target.Node{Role: "frame", Name: title, Unreadable: "the application did not answer in time"}
 		return &target.Snapshot{Title: title, Root: n, Census: n.Count()}, nil

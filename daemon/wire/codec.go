@@ -54,6 +54,7 @@ func appendRequest(b []byte, r *Request) []byte {
 	b = appendTrue(b, "json", r.JSON)
 	b = appendStr(b, "user", r.User)
 	b = appendTrue(b, "force", r.Force)
+	b = appendStr(b, "mode", r.Mode)
 	b = appendStr(b, "url", r.URL)
 	b = appendStr(b, "profile", r.Profile)
 	b = appendStr(b, "label", r.Label)
@@ -251,6 +252,12 @@ func (d *scan) target(t *TargetInfo) bool {
 			return d.reflect(&t.Capabilities)
 		case "not_answering":
 			return d.str(&t.NotAnswering)
+		case "mode":
+			return d.str((*string)(&t.Mode))
+		case "mode_resolved":
+			return d.str((*string)(&t.Resolved))
+		case "mode_why":
+			return d.str(&t.ModeWhy)
 		}
 		return false
 	})

@@ -37,6 +37,7 @@ type Request struct {
 	JSON        bool     `json:"json,omitempty"`  // snapshot: the tree as JSON instead of text
 	User        string   `json:"user,omitempty"`  // takeover: who takes over; handback: who hands back
 	Force       bool     `json:"force,omitempty"` // handback: the operator's override
+	Mode        string   `json:"mode,omitempty"`  // open --mode, mode <handle> <word>: auto | tree | pixels (windows only)
 
 	// The browser's words (vibespace-browser).
 	URL      string `json:"url,omitempty"`      // open <url>; wait --url
@@ -78,6 +79,20 @@ type TargetInfo struct {
 	// NotAnswering is set (list only) when the window's display did not
 	// answer: since when (RFC 3339). Its other facts are as last read.
 	NotAnswering string `json:"not_answering,omitempty"`
+	// Mode is a window's mode (auto, tree, pixels; "" for a tab); under
+	// auto, Resolved is what it resolved to and ModeWhy why.
+	Mode     target.Mode `json:"mode,omitempty"`
+	Resolved target.Mode `json:"mode_resolved,omitempty"`
+	ModeWhy  string      `json:"mode_why,omitempty"`
+}
+
+// ModeWords says the target's mode as answers print it: "auto → tree",
+// "auto → pixels (why)", "pixels"; "" for a tab.
+func (t *TargetInfo) ModeWords() string {
+	if t.Mode == "" {
+		return ""
+	}
+	return target.ModeWords(t.Mode, t.Resolved, t.ModeWhy)
 }
 
 // Response is one line back. OK false carries Code and Message (a typed

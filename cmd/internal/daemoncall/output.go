@@ -82,9 +82,14 @@ func (p Printer) Answer(resp wire.Response, body func(w io.Writer)) error {
 	return nil
 }
 
-// TargetLine names a target, its title and its lease state.
+// TargetLine names a target, its title and its lease state, and a
+// window's mode.
 func TargetLine(t *wire.TargetInfo) string {
-	return fmt.Sprintf("%s %q · lease: %s", t.ID, t.Title, t.Lease)
+	line := fmt.Sprintf("%s %q · lease: %s", t.ID, t.Title, t.Lease)
+	if m := t.ModeWords(); m != "" {
+		line += " · mode: " + m
+	}
+	return line
 }
 
 // ProfileLine names the browser profile an answer acted on:

@@ -66,6 +66,7 @@ THE LOOP
    vibespace-window key win:1 ctrl+s              # a chord, into the focused window
    vibespace-window screenshot win:1 --out w.png  # pixels, when the tree is not enough
    vibespace-window click win:1 --at 120,40       # a pixel of that screenshot
+   vibespace-window mode win:1 pixels             # how you reach it: auto | tree | pixels
 
 TARGETS AND REFS
    A target is win:N (from open or list). A tab's handle (tab:…) is refused
@@ -84,6 +85,17 @@ THE ROADS (never a silent degrade)
    key, click --at,  need an injection backend (XTEST here); without one they are
    scroll            refused no_injection_backend with the probe's reason.
    doctor prints what this machine offers and why not.
+
+MODES (auto | tree | pixels; vibespace-window help mode)
+   open --mode pixels <app> chooses one (auto by default); mode win:1 tree changes
+   it (the lease holder). auto lets every verb with a road run and resolves to
+   tree when the window's frame is on the accessibility bus with a child, else to
+   pixels (then snapshot, click @ref, type @ref are refused no_tree). tree refuses
+   click --at and scroll --at (mode_tree); pixels refuses snapshot, click @ref and
+   type @ref (mode_pixels). key, type without a ref and screenshot work in every
+   mode. Every answer's target line says it: "mode: auto → tree". Accessibility is
+   switched on for the toolkits that wait to be asked (Qt, Chromium, Electron; a
+   Chromium or Electron app also gets --force-renderer-accessibility at open).
 
 SESSIONS AND LEASES
    Your session is $VIBESPACE_SESSION ("default" when unset). A window is listed for,
@@ -122,13 +134,14 @@ TAKEOVER
    force, whom a forced takeover replaced, and whom share shared with.
 
 ANSWERS AND EXIT CODES
-   Every answer names the target, its title and the lease state. --json prints the
+   Every answer names the target, its title, the lease state and the mode. --json prints the
    daemon's answer as one JSON object (before the command: vibespace-window --json
    list). Exit 0: done. Exit 1: refused — stderr says "refused: <sentence> [<code>]"
    and the code is stable (not_exposed, held, window_paused, no_action,
    no_editable_text, no_injection_backend, stale_ref, bad_ref, bad_chord,
    outside_window, window_gone, app_not_found, text_too_long, wrong_kind,
-   no_display, display_not_answering, timeout, …).
+   no_display, display_not_answering, mode_pixels, mode_tree, bad_mode, no_tree,
+   timeout, …).
    Exit 2: bad usage, or the daemon could not be reached, or it went away
    before it answered: "unanswered: … [outcome_unknown]" for a verb that acts
    (it may have run in part or in whole — a retried type could type twice: read

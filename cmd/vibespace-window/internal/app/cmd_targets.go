@@ -15,7 +15,8 @@ import (
 
 func listCommand(o Options) *cli.Command {
 	return &cli.Command{
-		Name: "list", Usage: "the windows your session may address", Description: `Each window your session may address, with its lease. A window whose display
+		Name: "list", Usage: "the windows your session may address", Description: `Each window your session may address, with its lease and its mode (auto → tree,
+auto → pixels (why), tree, pixels; see vibespace-window help mode). A window whose display
 does not answer (its X server stopped or starved) is listed as last read, marked
 "its display has not answered since …"; verbs on it are refused
 display_not_answering until it answers again.`, Flags: []cli.Flag{jsonFlag},
@@ -26,6 +27,9 @@ display_not_answering until it answers again.`, Flags: []cli.Flag{jsonFlag},
 				}
 				for _, t := range r.Targets {
 					fmt.Fprintf(w, "%s %q  app=%s pid=%d · lease: %s", t.ID, t.Title, t.App, t.PID, t.Lease)
+					if m := t.ModeWords(); m != "" {
+						fmt.Fprintf(w, " · mode: %s", m)
+					}
 					if t.NotAnswering != "" {
 						fmt.Fprintf(w, " · its display has not answered since %s (as last read)", t.NotAnswering)
 					}
@@ -47,11 +51,24 @@ session holds its lease and is the only one that sees it until you share it.
 --display names the display to open it on (doctor lists them); the first, our own
 Xvfb, by default.
 
+--mode is how you will reach the window: auto (the default), tree or pixels (see
+vibespace-window help mode). auto is resolved once the window's frame was waited
+for: tree when its frame is on the accessibility bus with at least one child,
+else pixels. The answer's target line says it: "mode: auto → tree".
+
+A Chromium or an Electron app (argv[0] named chromium, chromium-browser, chrome,
+google-chrome*, electron, or a program with resources/app.asar beside it) gets
+--force-renderer-accessibility added to its command line unless it is there, and
+open waits (bounded) until its page's document is in the tree; the answer says so.
+
    vibespace-window open gtk3-widget-factory
-   vibespace-window open gedit -- --new-window notes.txt`,
+   vibespace-window open --mode pixels xterm
+   vibespace-window open gedit -- --new-window notes.txt
+   vibespace-window open chromium --no-sandbox --user-data-dir=/tmp/p file:///tmp/page.html`,
 		Usage:     "start an application on our display; answers its handle, and you hold its lease",
 		ArgsUsage: "<app> [-- args…]",
-		Flags:     []cli.Flag{jsonFlag, &cli.StringFlag{Name: "display", Usage: "the display to open it on (default: the first, our own Xvfb)"}},
+		Flags: []cli.Flag{jsonFlag, &cli.StringFlag{Name: "display", Usage: "the display to open it on (default: the first, our own Xvfb)"},
+			&cli.StringFlag{Name: "mode", Usage: "auto, tree or pixels: how you will reach the window (default auto)"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 1 {
 				return usage("open needs an application, e.g. open gtk3-widget-factory")
@@ -65,7 +82,7 @@ Xvfb, by default.
 				}
 				argv[0] = abs
 			}
-			return ask(c, o, wire.Request{Verb: "open", Argv: argv, Display: c.String("display")}, openTimeout, nil)
+			return ask(c, o, wire.Request{Verb: "open", Argv: argv, Display: c.String("display"), Mode: c.String("mode")}, openTimeout, nil)
 		},
 	}
 }

@@ -60,6 +60,7 @@ func commands(o Options) []*cli.Command {
 		typeCommand(o),
 		keyCommand(o),
 		scrollCommand(o),
+		modeCommand(o),
 		shareCommand(o),
 		takeoverCommand(o),
 		handbackCommand(o),
