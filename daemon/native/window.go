@@ -96,6 +96,13 @@ func (w *window) frame(ctx context.Context) (atspi.Object, error) {
 // appear on the accessibility bus.
 const frameWait = 10 * time.Second
 
+// offBusGrace is how long Launch waits for an application that is not on
+// the accessibility bus at all once its window is mapped. Toolkits with a
+// tree (GTK, Qt, Chromium) register while they start, before they map a
+// window; one that has not registered by then (Tk, a plain X client)
+// exposes no tree, and open need not wait the whole frameWait for it.
+const offBusGrace = 3 * time.Second
+
 // waitFrame waits (bounded) until the window's frame is on the
 // accessibility bus, so that the first snapshot after open reads a whole
 // tree. An application that never registers (no accessibility support) is
@@ -106,8 +113,13 @@ func (w *window) waitFrame(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, frameWait)
 	defer cancel()
+	t0 := time.Now()
 	for {
-		if _, err := w.frame(ctx); err == nil {
+		_, err := w.frame(ctx)
+		if err == nil {
+			return
+		}
+		if target.CodeOf(err) == target.CodeAppNotFound && time.Since(t0) > offBusGrace {
 			return
 		}
 		select {
