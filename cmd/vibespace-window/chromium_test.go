@@ -20,6 +20,7 @@ const chromiumPage = `<!doctype html>
 <html><head><title>vibespace page</title></head><body>
 <button onclick="document.title = 'clicked'">Press me</button>
 <input aria-label="Name" oninput="document.title = 'typed:' + this.value">
+<script>document.addEventListener('keydown', e => { if (e.key === 'Home') document.title = 'key:' + e.key })</script>
 </body></html>`
 
 // xTitle waits (bounded) until one of pid's mapped X windows has a title
@@ -105,6 +106,15 @@ func TestChromiumAsAWindow(t *testing.T) {
 	xTitle(t, desk.Display, pid, "clicked")
 	out = e.OK("s1", "type", id, field.Ref, "hello")
 	xTitle(t, desk.Display, pid, "typed:hello")
+	// Keys (XTEST) reach the page; its own picture is grabbed.
+	e.OK("s1", "key", id, "Home")
+	xTitle(t, desk.Display, pid, "key:Home")
+	shotPath := filepath.Join(dir, "shot.png")
+	shot := e.Answer("s1", "screenshot", id, "--out", shotPath)
+	if !shot.OK || shot.Bounds == nil {
+		t.Fatalf("screenshot: %+v", shot)
+	}
+	checkPicture(t, shotPath, shot.Bounds.W, shot.Bounds.H)
 	if !processRuns(pid) {
 		t.Fatalf("Chromium (pid %d) died: %s", pid, out)
 	}
