@@ -131,6 +131,9 @@ func (d *Daemon) list(ctx context.Context, c *call) Response {
 			ti.NotAnswering = d.stalledSince(e.disp).UTC().Format(time.RFC3339)
 		}
 		ti.Capabilities = target.Capabilities(e.t.Probe(ctx))
+		if e.disp != nil {
+			ti.Capabilities = target.UnderMode(e.id, ti.Mode, ti.Capabilities)
+		}
 		resp.Targets = append(resp.Targets, ti)
 	}
 	return resp

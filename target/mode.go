@@ -106,3 +106,17 @@ func modeVerbWords(v Verb) string {
 	}
 	return verbWords(v)
 }
+
+// UnderMode is caps as window id in mode m lets them run: a verb the mode
+// refuses has no road, and its refusal is the mode's (what list shows, so
+// an agent reads the same answer before the verb as after it).
+func UnderMode(id ID, m Mode, caps []Capability) []Capability {
+	out := make([]Capability, len(caps))
+	for i, c := range caps {
+		if r := CheckMode(id, m, c.Verb, false); r != nil { // a scroll without --at runs in every mode
+			c = Capability{Verb: c.Verb, Road: RoadNone, Why: r.Message, Refusal: r}
+		}
+		out[i] = c
+	}
+	return out
+}

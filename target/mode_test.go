@@ -89,3 +89,46 @@ func TestCheckMode(t *testing.T) {
 		t.Errorf("AutoNoTree: %v", r)
 	}
 }
+
+func TestUnderMode(t *testing.T) {
+	p := Probe{Tree: true, TreeVia: "the AT-SPI tree", Capture: true, Injection: "xtest"}
+	caps := Capabilities(p)
+	road := func(cs []Capability, v Verb) Capability {
+		for _, c := range cs {
+			if c.Verb == v {
+				return c
+			}
+		}
+		t.Fatalf("no %s in %+v", v, cs)
+		return Capability{}
+	}
+	for _, v := range []Verb{VerbSnapshot, VerbClickRef, VerbTypeRef, VerbClickAt, VerbScroll} {
+		if !road(caps, v).OK() {
+			t.Fatalf("%s has no road before any mode", v)
+		}
+	}
+	id := WindowID(3)
+	px := UnderMode(id, ModePixels, caps)
+	for _, v := range []Verb{VerbSnapshot, VerbClickRef, VerbTypeRef} {
+		if c := road(px, v); c.OK() || c.Refusal.Code != CodeModePixels {
+			t.Errorf("pixels mode: %s = %+v, want refused mode_pixels", v, c)
+		}
+	}
+	for _, v := range []Verb{VerbClickAt, VerbScroll, VerbKey, VerbScreenshot} {
+		if !road(px, v).OK() {
+			t.Errorf("pixels mode refuses %s", v)
+		}
+	}
+	tr := UnderMode(id, ModeTree, caps)
+	if c := road(tr, VerbClickAt); c.OK() || c.Refusal.Code != CodeModeTree {
+		t.Errorf("tree mode: click --at = %+v, want refused mode_tree", c)
+	}
+	for _, v := range []Verb{VerbSnapshot, VerbClickRef, VerbScroll, VerbKey} {
+		if !road(tr, v).OK() {
+			t.Errorf("tree mode refuses %s", v)
+		}
+	}
+	if !road(UnderMode(id, ModeAuto, caps), VerbSnapshot).OK() || !road(caps, VerbSnapshot).OK() {
+		t.Error("auto refuses snapshot, or UnderMode changed its input")
+	}
+}
