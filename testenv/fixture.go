@@ -2,7 +2,7 @@ package testenv
 
 import (
 	"context"
-	_ "embed"
+	"embed"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,14 +10,19 @@ import (
 	"sync/atomic"
 )
 
-//go:embed fixture/fixture.py
-var fixtureSource []byte
+// The fixtures' scripts: the GTK3 fixture (fixture.py), the toolkit
+// fixtures (gtk4.py, qt5.py, tk.py) and the log they all write
+// (fixturelog.py).
+//
+//go:embed fixture/*.py
+var scripts embed.FS
 
-// FixturePython is the interpreter that runs the fixture app: Debian's, which
-// has python3-gi (a python3 earlier on PATH may be another build without it).
+// FixturePython is the interpreter that runs the fixture apps: Debian's,
+// which has python3-gi, PyQt5 and tkinter (a python3 earlier on PATH may be
+// another build without them).
 const FixturePython = "/usr/bin/python3"
 
-// Fixture is the project's own GTK3 application: it logs every event it
+// Fixture is one of the project's own applications: it logs every event it
 // receives, so a test can check an effect without trusting the tool under
 // test.
 type Fixture struct {
@@ -27,28 +32,96 @@ type Fixture struct {
 
 var fixtureSeq atomic.Int64
 
-// FixtureScript writes the fixture app's source into the desktop's dir (once)
-// and returns its path.
-func FixtureScript(d *Desktop) (string, error) {
-	path := filepath.Join(d.Dir, "fixture.py")
-	if _, err := os.Stat(path); err == nil {
-		return path, nil
-	}
-	if err := os.WriteFile(path, fixtureSource, 0o600); err != nil {
-		return "", err
+// Script writes the fixture script name ("fixture", "gtk4", "qt5", "tk")
+// and the log module it imports into the desktop's dir (once) and returns
+// the script's path.
+func Script(d *Desktop, name string) (string, error) {
+	path := filepath.Join(d.Dir, name+".py")
+	for _, n := range []string{"fixturelog", name} {
+		if err := writeOnce(d.Dir, n+".py"); err != nil {
+			return "", err
+		}
 	}
 	return path, nil
 }
 
-// LaunchFixture starts a fixture app on d logging to a fresh file under the
-// desktop's dir, and waits for its window and its "ready" line.
+// writeOnce copies an embedded script into dir unless it is there:
+// written aside and renamed, so that a fixture started meanwhile never
+// reads half a script.
+func writeOnce(dir, file string) error {
+	final := filepath.Join(dir, file)
+	if _, err := os.Stat(final); err == nil {
+		return nil
+	}
+	src, err := scripts.ReadFile("fixture/" + file)
+	if err != nil {
+		return fmt.Errorf("testenv: no fixture script %s: %w", file, err)
+	}
+	tmp, err := os.CreateTemp(dir, file+"-*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(src)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), final)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// LaunchFixture starts the GTK3 fixture app on d logging to a fresh file
+// under the desktop's dir, and waits for its window and its "ready" line.
 func LaunchFixture(ctx context.Context, d *Desktop, args ...string) (*Fixture, error) {
-	script, err := FixtureScript(d)
+	return launchScript(ctx, d, "fixture", args)
+}
+
+// LaunchQt5Fixture starts testenv/fixture/qt5.py (PyQt5, on X through
+// QT_QPA_PLATFORM=xcb) on d. Qt registers on the accessibility bus by
+// itself: the desktop's session bus says org.a11y.Status IsEnabled.
+func LaunchQt5Fixture(ctx context.Context, d *Desktop, args ...string) (*Fixture, error) {
+	return launchScript(ctx, d, "qt5", args)
+}
+
+// LaunchGTK4Fixture starts testenv/fixture/gtk4.py (GTK 4 through gi, on
+// X) on d.
+func LaunchGTK4Fixture(ctx context.Context, d *Desktop, args ...string) (*Fixture, error) {
+	return launchScript(ctx, d, "gtk4", args)
+}
+
+// LaunchTkFixture starts testenv/fixture/tk.py (no _NET_WM_PID, no tree)
+// on d.
+func LaunchTkFixture(ctx context.Context, d *Desktop) (*Fixture, error) {
+	return launchScript(ctx, d, "tk", nil)
+}
+
+// LaunchXClientFixture starts the plain X client fixture (XClientBinary)
+// on d.
+func LaunchXClientFixture(ctx context.Context, d *Desktop) (*Fixture, error) {
+	bin, err := XClientBinary()
 	if err != nil {
 		return nil, err
 	}
-	logPath := filepath.Join(d.Dir, "fixture-"+strconv.FormatInt(fixtureSeq.Add(1), 10)+".jsonl")
-	argv := append([]string{FixturePython, script, "--log", logPath}, args...)
+	return launch(ctx, d, "xclient", []string{bin}, nil)
+}
+
+func launchScript(ctx context.Context, d *Desktop, name string, args []string) (*Fixture, error) {
+	script, err := Script(d, name)
+	if err != nil {
+		return nil, err
+	}
+	return launch(ctx, d, name, []string{FixturePython, script}, args)
+}
+
+// launch starts argv --log <a fresh file under the desktop's dir> args…
+// and waits for its window and its "ready" line.
+func launch(ctx context.Context, d *Desktop, name string, argv, args []string) (*Fixture, error) {
+	logPath := filepath.Join(d.Dir, name+"-"+strconv.FormatInt(fixtureSeq.Add(1), 10)+".jsonl")
+	argv = append(append(argv, "--log", logPath), args...)
 	app, err := d.Launch(ctx, argv...)
 	if err != nil {
 		return nil, err
@@ -56,7 +129,7 @@ func LaunchFixture(ctx context.Context, d *Desktop, args ...string) (*Fixture, e
 	f := &Fixture{App: app, Log: OpenFixtureLog(logPath)}
 	if _, err := f.Log.WaitFrom(ctx, 0, func(e Event) bool { return e.Type == "ready" }); err != nil {
 		app.Stop()
-		return nil, fmt.Errorf("testenv: fixture never logged ready: %w", err)
+		return nil, fmt.Errorf("testenv: the %s fixture never logged ready: %w", name, err)
 	}
 	return f, nil
 }

@@ -92,7 +92,7 @@ func TestLaunchXClient(t *testing.T) {
 // program's, the answer names the program's process, and Stop ends it.
 func TestLaunchThroughLaunchers(t *testing.T) {
 	d := testenv.SharedDesktop(t)
-	script, err := testenv.TkScript(d)
+	script, err := testenv.Script(d, "tk")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,11 +6,9 @@ import (
 	"image"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -42,33 +40,16 @@ func pythonFixture(name string) func(*testing.T, *env, string) []string {
 	}
 }
 
-// xclientFixture builds the plain X client fixture (a Go program with no
-// toolkit and no tree) once per test binary.
+// xclientFixture is the plain X client fixture (a Go program with no
+// toolkit and no tree), built once per test binary.
 func xclientFixture(t *testing.T, e *env, log string) []string {
 	t.Helper()
-	xclientOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "vibespace-xclient-")
-		if err != nil {
-			xclientErr = err
-			return
-		}
-		xclientBin = filepath.Join(dir, "xclient")
-		out, err := exec.Command("go", "build", "-o", xclientBin, "../../testenv/fixture/xclient").CombinedOutput()
-		if err != nil {
-			xclientErr = fmt.Errorf("build the xclient fixture: %v\n%s", err, out)
-		}
-	})
-	if xclientErr != nil {
-		t.Fatal(xclientErr)
+	bin, err := testenv.XClientBinary()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return []string{xclientBin, "--log", log}
+	return []string{bin, "--log", log}
 }
-
-var (
-	xclientOnce sync.Once
-	xclientBin  string
-	xclientErr  error
-)
 
 var toolkits = []toolkit{
 	{name: "gtk4", tree: true, argv: pythonFixture("gtk4")},
@@ -80,11 +61,6 @@ var toolkits = []toolkit{
 func TestToolkitMatrix(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
-	t.Cleanup(func() {
-		if xclientBin != "" {
-			os.RemoveAll(filepath.Dir(xclientBin))
-		}
-	})
 	for _, tk := range toolkits {
 		t.Run(tk.name, func(t *testing.T) {
 			parent := e.T
