@@ -145,14 +145,17 @@ func (d *Daemon) discoverOn(ctx context.Context, disp *display) {
 		return
 	}
 	for _, f := range found {
-		d.adopt(disp, f)
+		if e := d.adopt(disp, f); e != nil && modeOf(e.rec) == target.ModeAuto {
+			d.resolve(ctx, e) // bounded by resolveBudget
+		}
 	}
 }
 
 // adopt makes a found window a target of the session of the window it came
-// from (see the top of this file). A window that became a target
-// meanwhile, or whose origin is gone, is left.
-func (d *Daemon) adopt(disp *display, f kind.Found) {
+// from (see the top of this file), in its mode where that was chosen (auto
+// is resolved for the found window itself), and answers it. A window that
+// became a target meanwhile, or whose origin is gone, is left (nil).
+func (d *Daemon) adopt(disp *display, f kind.Found) *entry {
 	d.mu.Lock()
 	var origin *entry
 	for _, e := range d.targets {
@@ -161,7 +164,7 @@ func (d *Daemon) adopt(disp *display, f kind.Found) {
 		}
 		if e.rec.Key == f.Info.Key {
 			d.mu.Unlock()
-			return
+			return nil
 		}
 		if e.rec.PID == f.Root && (origin == nil || earlier(e, origin)) {
 			origin = e
@@ -169,7 +172,7 @@ func (d *Daemon) adopt(disp *display, f kind.Found) {
 	}
 	if origin == nil {
 		d.mu.Unlock()
-		return
+		return nil
 	}
 	d.next++
 	id := target.WindowID(d.next)
@@ -181,6 +184,7 @@ func (d *Daemon) adopt(disp *display, f kind.Found) {
 		ID: id, Kind: target.KindWindow, Title: f.Info.Title, App: app,
 		Origin: origin.rec.Origin, Opened: d.cfg.Now().UTC(), PID: f.Info.PID, Key: f.Info.Key,
 		Display: disp.name, Exposure: slices.Clone(origin.rec.Exposure), From: origin.id,
+		Mode: modeOf(origin.rec),
 	}
 	e := newEntry(rec, f.Target, disp)
 	e.info = f.Info
@@ -196,6 +200,7 @@ func (d *Daemon) adopt(disp *display, f kind.Found) {
 	d.persist()
 	d.record(lease.Entry{Session: "daemon (found)", Target: id, Verb: "discover", OK: true, With: string(origin.id)})
 	d.cfg.Logger.Info("found a window", "target", id, "from", origin.id, "pid", rec.PID, "title", rec.Title, "holder", l.Holder)
+	return e
 }
 
 // earlier reports whether a comes before b as the window others come

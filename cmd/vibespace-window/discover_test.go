@@ -252,6 +252,9 @@ func TestDialogIsATarget(t *testing.T) {
 	if ti.PID != pid || ti.Holder != "s1" || ti.Origin != "s1" || dlg == id {
 		t.Fatalf("the dialog is listed as %+v (the app is pid %d, opened as %s)", ti, pid, id)
 	}
+	if ti.Mode != "auto" || ti.Resolved != "tree" {
+		t.Errorf("the dialog's mode is %q → %q (%s), want auto → tree", ti.Mode, ti.Resolved, ti.ModeWhy)
+	}
 	if ls := e.listed("s2"); titled(ls, "Fixture dialog") != "" || ls[other].ID == "" {
 		t.Fatalf("s2 lists %v", ls)
 	}
@@ -322,6 +325,9 @@ func TestChildProcessWindow(t *testing.T) {
 	child, ti := e.untilListed(t, "s1", "vibespace tk child", log)
 	if ti.PID != spawned.PID || ti.Holder != "s1" || ti.App != "python3" {
 		t.Fatalf("the child's window is listed as %+v; the child is pid %d", ti, spawned.PID)
+	}
+	if ti.Mode != "auto" || ti.Resolved != "pixels" {
+		t.Errorf("the child's mode is %q → %q (%s), want auto → pixels", ti.Mode, ti.Resolved, ti.ModeWhy)
 	}
 	if ls := e.listed("s2"); titled(ls, "vibespace tk child") != "" {
 		t.Fatalf("s2 lists the child: %v", ls)
