@@ -62,7 +62,7 @@ func TestChromiumAsAWindow(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
 	// Our session bus asks the toolkits that wait to be asked.
-	if out := e.OK("s1", "doctor"); !strings.Contains(out, "a11y switch") || !strings.Contains(out, "IsEnabled and ScreenReaderEnabled are on") {
+	if out := e.OK("s1", "doctor"); !strings.Contains(out, "a11y switch") || !strings.Contains(out, "IsEnabled and ScreenReaderEnabled are true") {
 		t.Fatalf("doctor:\n%s", out)
 	}
 	dir, err := os.MkdirTemp("", "vibespace-chromium-window-")

@@ -218,7 +218,7 @@ func (d *display) notOnBus(pid int) string {
 	why := fmt.Sprintf("the application (pid %d) is not on the accessibility bus: it exposes no tree", pid)
 	switch sw := d.desk.A11ySwitch; {
 	case strings.HasPrefix(sw, "on"):
-		return why + ", though the bus asks every toolkit for one (org.a11y.Status IsEnabled and ScreenReaderEnabled are on)"
+		return why + ", though the bus asks every toolkit for one (org.a11y.Status IsEnabled and ScreenReaderEnabled are true)"
 	case sw != "":
 		return why + " (the bus's accessibility switch is " + sw + ")"
 	}
@@ -267,5 +267,5 @@ func (d *display) switchCheck(ctx context.Context) kind.Check {
 		}
 		return kind.Check{Name: name, Detail: detail}
 	}
-	return kind.Check{Name: name, OK: true, Detail: "org.a11y.Status IsEnabled and ScreenReaderEnabled are on on our session bus: Qt, Chromium and Electron put their tree on the accessibility bus; open adds " + forceA11y + " to a Chromium or Electron app's command line"}
+	return kind.Check{Name: name, OK: true, Detail: "org.a11y.Status IsEnabled and ScreenReaderEnabled are true on our session bus: Qt, Chromium and Electron put their tree on the accessibility bus; open adds " + forceA11y + " to a Chromium or Electron app's command line"}
 }
