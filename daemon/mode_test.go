@@ -105,11 +105,11 @@ func TestModeGatesTheVerbs(t *testing.T) {
 			t.Fatal(err)
 		}
 		if e.Verb == "mode" && e.Session == "a" && string(e.Target) == id {
-			codes = append(codes, string(e.Code))
+			codes = append(codes, string(e.Code)+":"+string(e.Mode))
 		}
 	}
-	if got := strings.Join(codes, ","); got != "bad_mode,bad_mode,,," {
-		t.Fatalf("the audit's mode rows of a: %q", got)
+	if got := strings.Join(codes, ","); got != "bad_mode:,bad_mode:,:tree,:auto,:pixels" {
+		t.Fatalf("the audit's mode rows of a (code:mode): %q", got)
 	}
 
 	td.Detach() // as if killed

@@ -158,6 +158,7 @@ func (d *Daemon) setMode(ctx context.Context, c *call) Response {
 	if err != nil {
 		return d.fail(c, err)
 	}
+	c.fact.Mode = m
 	d.mu.Lock()
 	was := target.ModeWords(modeOf(e.rec), e.rec.Resolved, e.rec.ModeWhy)
 	e.rec.Mode, e.rec.Resolved, e.rec.ModeWhy = m, "", ""

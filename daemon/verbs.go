@@ -48,7 +48,7 @@ type call struct {
 	sel  *selection  // the profile chosen (vibespace-browser's words)
 	road target.Road // the road taken, for the answer and the audit
 	done func()      // releases what reaching took (the browser's hold)
-	fact lease.Entry // what the verb adds to its audit row: user, force, replaced, with (verb_operator.go)
+	fact lease.Entry // what the verb adds to its audit row: user, force, replaced, with (verb_operator.go), mode
 }
 
 // verbs is every verb the daemon answers. The shared verbs of both command
@@ -257,7 +257,7 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 		d.markAgent(c)
 	}
 	ent := lease.Entry{Session: c.req.Session, For: forOther(c.req), Verb: c.req.Verb, By: road, OK: err == nil, Code: resp.Code}
-	ent.User, ent.Force, ent.Replaced, ent.With = c.fact.User, c.fact.Force, c.fact.Replaced, c.fact.With
+	ent.User, ent.Force, ent.Replaced, ent.With, ent.Mode = c.fact.User, c.fact.Force, c.fact.Replaced, c.fact.With, c.fact.Mode
 	if c.e != nil {
 		ent.Target = c.e.id
 	} else if id, perr := target.ParseID(c.req.Target); perr == nil {

@@ -29,6 +29,8 @@ type Entry struct {
 	Force    bool   `json:"force,omitempty"`
 	Replaced string `json:"replaced,omitempty"`
 	With     string `json:"with,omitempty"`
+	// Mode is the mode the mode verb set (auto, tree, pixels).
+	Mode target.Mode `json:"mode,omitempty"`
 }
 
 // Audit is the append-only JSONL audit log. Each Record is one write(2) of
