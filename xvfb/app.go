@@ -1,7 +1,6 @@
 package xvfb
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -108,27 +107,6 @@ func (d *Desktop) waitWindow(ctx context.Context, a *App) (x11.Window, error) {
 	}
 }
 
-// stat is what /proc/<pid>/stat says of a live process: its parent and its
-// process group. ok is false for a process that is gone or a zombie.
-func stat(pid int) (ppid, pgid int, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, 0, false
-	}
-	// pid (comm) state ppid pgrp …; comm may hold spaces and parens.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	f := bytes.Fields(b[i+1:])
-	if len(f) < 3 || f[0][0] == 'Z' || f[0][0] == 'X' {
-		return 0, 0, false
-	}
-	ppid, _ = strconv.Atoi(string(f[1]))
-	pgid, _ = strconv.Atoi(string(f[2]))
-	return ppid, pgid, true
-}
-
 // maxDepth bounds the walk up a chain of parents.
 const maxDepth = 64
 
@@ -138,19 +116,20 @@ const maxDepth = 64
 // init, but keeps the group its launcher gave it (Launch starts every
 // program in a group of its own). 0 if none, or pid is not a live process.
 func DescendsFrom(pid int, roots map[int]bool) int {
-	_, group, ok := stat(pid)
+	ppid, group, ok := stat(pid)
 	if !ok {
 		return 0
 	}
-	for p, n := pid, 0; p > 1 && n < maxDepth; n++ {
+	if roots[pid] {
+		return pid
+	}
+	for p, n := ppid, 1; p > 1 && n < maxDepth; n++ {
 		if roots[p] {
 			return p
 		}
-		ppid, _, ok := stat(p)
-		if !ok {
+		if p, _, ok = stat(p); !ok {
 			break
 		}
-		p = ppid
 	}
 	if roots[group] {
 		return group

@@ -61,19 +61,31 @@ func hasMarker(pid int, id string) bool {
 	return envHas(pid, []byte(markerVar+"="+id), false)
 }
 
-// alive reports whether pid exists and is not a zombie.
-func alive(pid int) bool {
+// stat is what /proc/<pid>/stat says of a live process: its parent and its
+// process group. ok is false for a process that is gone or a zombie.
+func stat(pid int) (ppid, pgid int, ok bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return false
+		return 0, 0, false
 	}
-	// Format: pid (comm) S ...; comm may hold spaces and parens.
+	// pid (comm) state ppid pgrp …; comm may hold spaces and parens.
 	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 >= len(b) {
-		return false
+	if i < 0 {
+		return 0, 0, false
 	}
-	state := b[i+2]
-	return state != 'Z' && state != 'X'
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 3 || f[0][0] == 'Z' || f[0][0] == 'X' {
+		return 0, 0, false
+	}
+	ppid, _ = strconv.Atoi(string(f[1]))
+	pgid, _ = strconv.Atoi(string(f[2]))
+	return ppid, pgid, true
+}
+
+// alive reports whether pid exists and is not a zombie.
+func alive(pid int) bool {
+	_, _, ok := stat(pid)
+	return ok
 }
 
 // ProcName is the command name of pid, for messages.
