@@ -3,6 +3,7 @@ package x11
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/jezek/xgb"
@@ -23,12 +24,11 @@ type resState struct {
 	err  error // nil: res.Init answered and QueryClientIds may be sent
 }
 
-// xres initialises X-Resource on d's connection once, under ctx; its error
-// says why the server cannot name a window's process.
+// xres initialises X-Resource on d's connection once, under ctx (as any
+// call); its error says why the server cannot name a window's process.
 func (d *Display) xres(ctx context.Context) error {
 	st := &d.ext.res
-	done := make(chan struct{})
-	go func() {
+	_, err := call(ctx, d, "X-Resource setup", func() (struct{}, error) {
 		st.once.Do(func() {
 			if err := res.Init(d.conn); err != nil {
 				st.err = fmt.Errorf("x11: the X server offers no X-Resource extension: %w", err)
@@ -42,18 +42,9 @@ func (d *Display) xres(ctx context.Context) error {
 				st.err = fmt.Errorf("x11: X-Resource %d.%d: 1.2 or later names a client's process", v.ServerMajor, v.ServerMinor)
 			}
 		})
-		close(done)
-	}()
-	ctx, cancel := withDefault(ctx)
-	defer cancel()
-	select {
-	case <-done:
-		return st.err
-	case <-ctx.Done():
-		return timeoutRefusal("X-Resource setup", ctx.Err())
-	case <-d.done:
-		return ErrClosed
-	}
+		return struct{}{}, st.err
+	})
+	return err
 }
 
 // TopLevel is a child of the root window, as one scan of the screen reads
@@ -204,25 +195,11 @@ func (d *Display) WindowsOf(ctx context.Context, owns func(pid int) bool) ([]Win
 // Protocols lists the WM_PROTOCOLS a window takes, by name
 // ("WM_DELETE_WINDOW", "_NET_WM_PING", "WM_TAKE_FOCUS").
 func (d *Display) Protocols(ctx context.Context, id WindowID) ([]string, error) {
-	protos, err := d.atom(ctx, "WM_PROTOCOLS")
+	atoms, err := d.protocolAtoms(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	atoms, err := call(ctx, d, "read WM_PROTOCOLS of "+id.String(), func() ([]xproto.Atom, error) {
-		r, err := xproto.GetProperty(d.conn, false, xproto.Window(id), protos, xproto.AtomAtom, 0, 64).Reply()
-		if err != nil {
-			return nil, goneOr(err, id)
-		}
-		var out []xproto.Atom
-		for i := 0; i+4 <= len(r.Value); i += 4 {
-			out = append(out, xproto.Atom(xgb.Get32(r.Value[i:])))
-		}
-		return out, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	names, err := call(ctx, d, "name WM_PROTOCOLS of "+id.String(), func() ([]string, error) {
+	return call(ctx, d, "name WM_PROTOCOLS of "+id.String(), func() ([]string, error) {
 		cs := make([]xproto.GetAtomNameCookie, len(atoms))
 		for i, a := range atoms {
 			cs[i] = xproto.GetAtomName(d.conn, a)
@@ -235,7 +212,25 @@ func (d *Display) Protocols(ctx context.Context, id WindowID) ([]string, error) 
 		}
 		return out, nil
 	})
-	return names, err
+}
+
+// protocolAtoms reads a window's WM_PROTOCOLS as atoms.
+func (d *Display) protocolAtoms(ctx context.Context, id WindowID) ([]xproto.Atom, error) {
+	protos, err := d.atom(ctx, "WM_PROTOCOLS")
+	if err != nil {
+		return nil, err
+	}
+	return call(ctx, d, "read WM_PROTOCOLS of "+id.String(), func() ([]xproto.Atom, error) {
+		r, err := xproto.GetProperty(d.conn, false, xproto.Window(id), protos, xproto.AtomAtom, 0, 64).Reply()
+		if err != nil {
+			return nil, goneOr(err, id)
+		}
+		var out []xproto.Atom
+		for i := 0; i+4 <= len(r.Value); i += 4 {
+			out = append(out, xproto.Atom(xgb.Get32(r.Value[i:])))
+		}
+		return out, nil
+	})
 }
 
 // ErrNoDelete is DeleteWindow's answer for a window that does not take
@@ -248,22 +243,18 @@ var ErrNoDelete = fmt.Errorf("x11: the window does not take WM_DELETE_WINDOW")
 // does not list the protocol is ErrNoDelete; one that is gone is
 // window_gone.
 func (d *Display) DeleteWindow(ctx context.Context, id WindowID) error {
-	names, err := d.Protocols(ctx, id)
-	if err != nil {
-		return err
-	}
-	takes := false
-	for _, n := range names {
-		takes = takes || n == "WM_DELETE_WINDOW"
-	}
-	if !takes {
-		return ErrNoDelete
-	}
-	protos, err := d.atom(ctx, "WM_PROTOCOLS")
+	atoms, err := d.protocolAtoms(ctx, id)
 	if err != nil {
 		return err
 	}
 	del, err := d.atom(ctx, "WM_DELETE_WINDOW")
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(atoms, del) {
+		return ErrNoDelete
+	}
+	protos, err := d.atom(ctx, "WM_PROTOCOLS")
 	if err != nil {
 		return err
 	}

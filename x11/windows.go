@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/vibespace/vibespace/target"
@@ -128,8 +127,8 @@ func (d *Display) Window(ctx context.Context, id WindowID) (Window, error) {
 				w.Class = parts[1]
 			}
 		}
-		if p, err := pidC.Reply(); err == nil && p.Format == 32 && len(p.Value) >= 4 {
-			w.PID = int(xgb.Get32(p.Value))
+		if p, err := pidC.Reply(); err == nil {
+			w.PID = netWMPID(p)
 		}
 		return w, nil
 	})
