@@ -3,8 +3,6 @@ package atspi
 import (
 	"context"
 	"strconv"
-	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/vibespace/vibespace/target"
@@ -31,11 +29,8 @@ func (b *Bus) SetText(ctx context.Context, o Object, text string) error {
 // SetText for the refusals.
 //
 // The end is asked as the text's length (CharacterCount): GTK takes -1 for
-// it, Qt ignores an insertion at -1. The call's length argument is the
-// text's length in the unit the toolkit cuts the text to: bytes for GTK
-// (the bridge hands it to insert_text, which counts bytes), UTF-16 code
-// units for Qt (its bridge resizes the string to it, padding a longer one
-// with whatever is in memory).
+// it, Qt ignores an insertion at -1. The call's length argument is in the
+// toolkit's own unit (toolkit.textLength).
 func (b *Bus) InsertText(ctx context.Context, o Object, pos int, text string) error {
 	n, err := b.editable(ctx, o)
 	if err != nil {
@@ -47,11 +42,8 @@ func (b *Bus) InsertText(ctx context.Context, o Object, pos int, text string) er
 			pos = n.TextLen
 		}
 	}
-	length := len(text)
-	if tk, _ := b.knownToolkit(o.Name); strings.EqualFold(tk.Name, "Qt") {
-		length = len(utf16.Encode([]rune(text)))
-	}
-	return b.boolCall(ctx, o, "InsertText", ifaceEditableText+".InsertText", int32(pos), text, int32(length))
+	tk, _ := b.knownToolkit(o.Name)
+	return b.boolCall(ctx, o, "InsertText", ifaceEditableText+".InsertText", int32(pos), text, int32(tk.textLength(text)))
 }
 
 // GetText reads the object's whole text (Text.GetText), up to MaxTextRead

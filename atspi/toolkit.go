@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/vibespace/vibespace/target"
 )
@@ -31,9 +32,22 @@ func (t toolkit) gtk4() bool {
 	return err == nil && n >= 4
 }
 
+func (t toolkit) qt() bool { return strings.EqualFold(t.Name, "Qt") }
+
 // noCache reports whether the toolkit's Cache.GetItems is known to answer
 // nothing (Qt's is a stub: an empty list), so a walk need not wait for it.
-func (t toolkit) noCache() bool { return strings.EqualFold(t.Name, "Qt") }
+func (t toolkit) noCache() bool { return t.qt() }
+
+// textLength is text's length in the unit the toolkit's InsertText cuts
+// the text to: bytes for GTK (the bridge hands it to insert_text, which
+// counts bytes), UTF-16 code units for Qt (its bridge resizes the string
+// to it, padding a longer one with whatever is in memory).
+func (t toolkit) textLength(text string) int {
+	if t.qt() {
+		return len(utf16.Encode([]rune(text)))
+	}
+	return len(text)
+}
 
 // knownToolkit is the toolkit the application with bus name name said it
 // is, if a walk asked already. A unique bus name is never reused, so the

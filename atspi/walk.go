@@ -130,7 +130,6 @@ func (b *Bus) walk(ctx context.Context, root Object, o WalkOptions) (*target.Sna
 			w.sendOwn(root.Name, rootPath, qToolkitVersion, ifaceProperties+".Get", ifaceApplication, "Version")
 		}
 		if !o.NoCache && !tk.noCache() {
-			w.itemsApp = root.Name
 			w.itemsWait = true
 			w.sendOwn(root.Name, cachePath, qItems, ifaceCache+".GetItems")
 		}
@@ -162,9 +161,8 @@ type walker struct {
 	truncated bool
 	routes    map[string]route
 	stalled   map[*wconn]error               // connections that missed a deadline or closed
-	items     map[dbus.ObjectPath]*cacheItem // from Cache.GetItems of itemsApp
-	itemsApp  string
-	itemsWait bool // nodes below the root wait for Cache.GetItems
+	items     map[dbus.ObjectPath]*cacheItem // from Cache.GetItems of tkApp
+	itemsWait bool                           // nodes below the root wait for Cache.GetItems
 	tkApp     string
 	tk        toolkit  // of tkApp
 	tkLeft    int      // toolkit answers still to come
@@ -260,11 +258,11 @@ func (w *walker) run() {
 				continue
 			}
 			n.left = len(phaseOne)
+			qs := phaseOne[:] // its capacity is its length: append copies
 			if w.deeper(n) {
-				w.send(n, qRole, qState, qInterfaces, qName, qDescription, qChildren)
-			} else {
-				w.send(n, phaseOne[:]...)
+				qs = append(qs, qChildren)
 			}
+			w.send(n, qs...)
 		}
 		// Questions unlocked by earlier answers (and by cache entries just
 		// used) go out after the new nodes' first questions.
@@ -383,7 +381,7 @@ func (w *walker) take(r reply) {
 
 // cached is the GetItems entry of o, or nil.
 func (w *walker) cached(o Object) *cacheItem {
-	if w.items == nil || o.Name != w.itemsApp {
+	if w.items == nil || o.Name != w.tkApp {
 		return nil
 	}
 	return w.items[o.Path]
@@ -403,6 +401,10 @@ func (w *walker) gotChildren(n *wnode, refs []Object) {
 	}
 }
 
+// ObjectGone is how a walk marks a node whose object vanished while it was
+// read (target.Node.Unreadable).
+const ObjectGone = "object gone"
+
 // unreadable marks n's subtree unreadable with the reason err gives.
 func (w *walker) unreadable(n *wnode, err error) {
 	var why string
@@ -412,7 +414,7 @@ func (w *walker) unreadable(n *wnode, err error) {
 	case isTimeout(err):
 		why = fmt.Sprintf("no answer within %v", w.b.opts.CallTimeout)
 	case isGone(err):
-		why = "object gone"
+		why = ObjectGone
 	default:
 		why = err.Error()
 	}

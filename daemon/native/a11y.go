@@ -148,15 +148,12 @@ func (w *window) hasDocument(ctx context.Context) bool {
 	return doc != nil
 }
 
-// goneWords is how an atspi walk marks a node whose object vanished.
-const goneWords = "object gone"
-
 // walkFrame walks the tree under the window's frame root. A frame that
 // went away (Chromium replaces its frame on the bus once its accessibility
 // turns on) is forgotten, found again and walked once more.
 func (w *window) walkFrame(ctx context.Context, root atspi.Object, o atspi.WalkOptions) (*target.Snapshot, error) {
 	snap, err := w.d.bus.Walk(ctx, root, o)
-	if err != nil || snap.Root == nil || snap.Root.Unreadable != goneWords || ctx.Err() != nil {
+	if err != nil || snap.Root == nil || snap.Root.Unreadable != atspi.ObjectGone || ctx.Err() != nil {
 		return snap, err // read, or unreadable for another reason (it did not answer): said as it is
 	}
 	w.forgetFrame(root)
