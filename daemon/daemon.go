@@ -61,8 +61,8 @@ type Daemon struct {
 	gate         connGate                 // who holds the slots (connlimit.go)
 	cuts         cuts                     // verbs an earlier daemon was killed in (cut.go)
 	persistMu    sync.Mutex
-	br           browserState // the browser words' state (browser.go)
-	disc         discovery    // the scans for windows beside the ones opened (discover.go)
+	br           browserState  // the browser words' state (browser.go)
+	scanSlot     chan struct{} // one scan for windows at a time (discover.go): two would find one window twice
 
 	ln   net.Listener
 	wg   sync.WaitGroup
@@ -96,6 +96,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		connSlots:    make(chan struct{}, cfg.MaxConns),
 		conns:        make(map[net.Conn]struct{}),
 		stop:         make(chan struct{}),
+		scanSlot:     make(chan struct{}, 1),
 	}
 	for _, p := range cfg.Displays {
 		d.displaySlots[p.Name()] = make(chan struct{}, 1)

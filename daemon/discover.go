@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/kind"
@@ -42,17 +41,6 @@ import (
 // lists.
 const discoverEvery = 500 * time.Millisecond
 
-// discovery is the daemon's state of the scans.
-type discovery struct {
-	once sync.Once
-	slot chan struct{} // one scan at a time: two would find one window twice
-}
-
-func (s *discovery) gate() chan struct{} {
-	s.once.Do(func() { s.slot = make(chan struct{}, 1) })
-	return s.slot
-}
-
 // discoverLoop scans the displays every discoverEvery until the daemon
 // stops.
 func (d *Daemon) discoverLoop(ctx context.Context) {
@@ -82,7 +70,7 @@ func (d *Daemon) discoverLoop(ctx context.Context) {
 // is not dropped here: the next verb on it answers window_gone, and list
 // (and the live view) leave it out, as for any window.
 func (d *Daemon) discover(ctx context.Context) {
-	slot := d.disc.gate()
+	slot := d.scanSlot
 	wait := time.NewTimer(healthBudget)
 	defer wait.Stop()
 	select {
@@ -145,47 +133,45 @@ func (d *Daemon) discoverOn(ctx context.Context, disp *display) {
 		return
 	}
 	for _, f := range found {
-		if e := d.adopt(disp, f); e != nil && modeOf(e.rec) == target.ModeAuto {
-			d.resolve(ctx, e) // bounded by resolveBudget
-		}
+		d.adopt(ctx, disp, f)
 	}
 }
 
 // adopt makes a found window a target of the session of the window it came
 // from (see the top of this file), in its mode where that was chosen (auto
-// is resolved for the found window itself), and answers it. A window that
-// became a target meanwhile, or whose origin is gone, is left (nil).
-func (d *Daemon) adopt(disp *display, f kind.Found) *entry {
+// is resolved for the found window itself, within resolveBudget, as open
+// resolves it). A window that became a target meanwhile, or whose origin
+// is gone, is left.
+func (d *Daemon) adopt(ctx context.Context, disp *display, f kind.Found) {
 	d.mu.Lock()
-	var origin *entry
-	for _, e := range d.targets {
-		if e.disp != disp {
-			continue
-		}
-		if e.rec.Key == f.Info.Key {
-			d.mu.Unlock()
-			return nil
-		}
-		if e.rec.PID == f.Root && (origin == nil || earlier(e, origin)) {
-			origin = e
-		}
-	}
+	origin := d.originOf(disp, f)
 	if origin == nil {
 		d.mu.Unlock()
-		return nil
+		return
 	}
-	d.next++
-	id := target.WindowID(d.next)
 	app := origin.rec.App
 	if f.App != "" {
 		app = f.App
 	}
 	rec := target.Target{
-		ID: id, Kind: target.KindWindow, Title: f.Info.Title, App: app,
-		Origin: origin.rec.Origin, Opened: d.cfg.Now().UTC(), PID: f.Info.PID, Key: f.Info.Key,
+		Kind: target.KindWindow, Title: f.Info.Title, App: app,
+		Origin: origin.rec.Origin, PID: f.Info.PID, Key: f.Info.Key,
 		Display: disp.name, Exposure: slices.Clone(origin.rec.Exposure), From: origin.id,
 		Mode: modeOf(origin.rec),
 	}
+	d.mu.Unlock()
+	if rec.Mode == target.ModeAuto {
+		rec.Resolved, rec.ModeWhy = judge(ctx, f.Target) // bounded by resolveBudget
+	}
+	d.mu.Lock()
+	if d.originOf(disp, f) != origin { // found meanwhile, or its origin went
+		d.mu.Unlock()
+		return
+	}
+	d.next++
+	rec.ID = target.WindowID(d.next)
+	rec.Opened = d.cfg.Now().UTC()
+	id := rec.ID
 	e := newEntry(rec, f.Target, disp)
 	e.info = f.Info
 	d.targets[id] = e
@@ -200,7 +186,25 @@ func (d *Daemon) adopt(disp *display, f kind.Found) *entry {
 	d.persist()
 	d.record(lease.Entry{Session: "daemon (found)", Target: id, Verb: "discover", OK: true, With: string(origin.id)})
 	d.cfg.Logger.Info("found a window", "target", id, "from", origin.id, "pid", rec.PID, "title", rec.Title, "holder", l.Holder)
-	return e
+}
+
+// originOf is the target a found window comes from on disp (nil when the
+// window is a target already, or none is its origin). The caller holds
+// d.mu.
+func (d *Daemon) originOf(disp *display, f kind.Found) *entry {
+	var origin *entry
+	for _, e := range d.targets {
+		if e.disp != disp {
+			continue
+		}
+		if e.rec.Key == f.Info.Key {
+			return nil
+		}
+		if e.rec.PID == f.Root && (origin == nil || earlier(e, origin)) {
+			origin = e
+		}
+	}
+	return origin
 }
 
 // earlier reports whether a comes before b as the window others come

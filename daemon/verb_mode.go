@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -56,16 +57,9 @@ func judge(ctx context.Context, t kind.Target) (target.Mode, string) {
 	}
 	p := t.Probe(ctx)
 	if p.Tree {
-		return target.ModeTree, "its probe finds " + orDefault(p.TreeVia, "an accessibility tree")
+		return target.ModeTree, "its probe finds " + cmp.Or(p.TreeVia, "an accessibility tree")
 	}
-	return target.ModePixels, orDefault(p.TreeWhy, "its probe finds none")
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
+	return target.ModePixels, cmp.Or(p.TreeWhy, "its probe finds none")
 }
 
 // resolve resolves e's auto mode afresh and keeps what it found, persisted
@@ -139,8 +133,7 @@ func checkOpenMode(d *Daemon, req Request) error {
 	if req.Mode == "" {
 		return nil
 	}
-	_, err := target.ParseMode(req.Mode)
-	return err
+	return checkModeWord(d, req)
 }
 
 // checkModeWord refuses the mode verb without a mode word, or with one
@@ -154,18 +147,19 @@ func checkModeWord(d *Daemon, req Request) error {
 // auto is resolved at once.
 func (d *Daemon) setMode(ctx context.Context, c *call) Response {
 	e := c.e
-	m, err := target.ParseMode(c.req.Mode)
-	if err != nil {
-		return d.fail(c, err)
-	}
+	m := target.Mode(c.req.Mode) // checkModeWord read it
 	c.fact.Mode = m
+	var now target.Mode
+	var why string
+	if m == target.ModeAuto {
+		now, why = judge(ctx, e.t)
+	}
 	d.mu.Lock()
 	was := target.ModeWords(modeOf(e.rec), e.rec.Resolved, e.rec.ModeWhy)
-	e.rec.Mode, e.rec.Resolved, e.rec.ModeWhy = m, "", ""
+	e.rec.Mode, e.rec.Resolved, e.rec.ModeWhy = m, now, why
 	d.mu.Unlock()
 	did := "mode: " + string(m)
 	if m == target.ModeAuto {
-		now, why := d.resolve(ctx, e)
 		did = fmt.Sprintf("mode: %s", target.ModeWords(m, now, why))
 		if now == target.ModeTree {
 			did += " (" + why + ")"

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -98,18 +97,6 @@ func (e *env) untilListed(t *testing.T, s, title string, log *testenv.FixtureLog
 	return "", wire.TargetInfo{}
 }
 
-func pidAlive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
-}
 
 // shotPNG takes a screenshot of id and decodes it.
 func (e *env) shotPNG(s, id string) image.Image {
@@ -164,7 +151,7 @@ func noTreeWindow(t *testing.T, e *env, id string, log *testenv.FixtureLog, pid 
 	if img := e.shotPNG("s1", id); img.Bounds().Dx() != 400 || img.Bounds().Dy() != 300 {
 		t.Fatalf("the screenshot is %v, the window 400x300", img.Bounds())
 	}
-	if !pidAlive(pid) {
+	if !processRuns(pid) {
 		t.Fatal("the app died")
 	}
 }
@@ -188,7 +175,7 @@ func TestTkWindow(t *testing.T) {
 	e.OK("s1", "click", id, "--at", fmt.Sprintf("%d,%d", (press.Min.X+press.Max.X)/2, (press.Min.Y+press.Max.Y)/2))
 	wait(t, log, from, "the click on Press me", func(ev testenv.Event) bool { return ev.Type == "click" && ev.Widget == "press" })
 	e.OK("s1", "close", id)
-	if pidAlive(ready.PID) {
+	if processRuns(ready.PID) {
 		t.Fatal("close of the Tk window left its app running")
 	}
 }
@@ -225,7 +212,7 @@ func TestXClientWindow(t *testing.T) {
 		t.Errorf("the background pixel is %02x%02x%02x, want white", r>>8, g>>8, b>>8)
 	}
 	e.OK("s1", "close", id)
-	if pidAlive(ready.PID) {
+	if processRuns(ready.PID) {
 		t.Fatal("close of the client's window left it running")
 	}
 	e.Refused("unknown_target", "s1", "snapshot", id)
@@ -301,7 +288,7 @@ func TestDialogIsATarget(t *testing.T) {
 		t.Fatalf("close of the dialog: %s", out)
 	}
 	wait(t, log, from, "the dialog to close", func(ev testenv.Event) bool { return ev.Type == "dialog" && ev.Text == "closed" })
-	if !pidAlive(pid) {
+	if !processRuns(pid) {
 		t.Fatal("close of the dialog stopped its app")
 	}
 	if ls := e.listed("s1"); ls[again].ID != "" || ls[id].ID == "" {
@@ -349,10 +336,10 @@ func TestChildProcessWindow(t *testing.T) {
 	if !strings.Contains(out, "keeps running") {
 		t.Fatalf("close of the child's window: %s", out)
 	}
-	if pidAlive(spawned.PID) && !e.WaitGone(spawned.PID, 10*time.Second) {
+	if processRuns(spawned.PID) && !e.WaitGone(spawned.PID, 10*time.Second) {
 		t.Fatal("the child outlived its window's close")
 	}
-	if !pidAlive(ready.PID) {
+	if !processRuns(ready.PID) {
 		t.Fatal("close of the child's window stopped the app")
 	}
 	from = log.Len()
