@@ -173,6 +173,31 @@ func switchOn(ctx context.Context, conn *dbus.Conn) string {
 	return "on (" + strings.Join(a11ySwitches, ", ") + ")"
 }
 
+// A11ySwitchesOff reads org.a11y.Status's switches back from the session
+// bus now and answers those that are not true (each with the error that
+// kept it from being read, if one did); none when all are on. An error is
+// a session bus that did not answer.
+func (d *Desktop) A11ySwitchesOff(ctx context.Context) ([]string, error) {
+	conn, err := dbus.Connect(d.BusAddress, dbus.WithContext(ctx))
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	obj := conn.Object("org.a11y.Bus", "/org/a11y/bus")
+	var off []string
+	for _, p := range a11ySwitches {
+		var v dbus.Variant
+		err := obj.CallWithContext(ctx, "org.freedesktop.DBus.Properties.Get", 0, "org.a11y.Status", p).Store(&v)
+		switch on, _ := v.Value().(bool); {
+		case err != nil:
+			off = append(off, p+" ("+err.Error()+")")
+		case !on:
+			off = append(off, p+" is off")
+		}
+	}
+	return off, nil
+}
+
 // busPeerPIDs asks the bus at addr for the PID behind every connection that
 // owns a name (unique or well-known) on it.
 func busPeerPIDs(ctx context.Context, addr string) ([]int, error) {

@@ -18,8 +18,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/godbus/dbus/v5"
-
 	"github.com/vibespace/vibespace/atspi"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
@@ -222,40 +220,15 @@ func (d *display) notOnBus(pid int) string {
 	return why
 }
 
-// a11yStatus is the bus name, path and interface of the switch.
-const (
-	a11yBusName   = "org.a11y.Bus"
-	a11yBusPath   = "/org/a11y/bus"
-	a11yStatusIfc = "org.a11y.Status"
-)
-
 // switchCheck is doctor's row of the accessibility switch, read from our
 // session bus now.
 func (d *display) switchCheck(ctx context.Context) kind.Check {
 	const name = "a11y switch"
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	conn, err := dbus.Connect(d.desk.BusAddress, dbus.WithContext(ctx))
+	off, err := d.desk.A11ySwitchesOff(ctx)
 	if err != nil {
 		return kind.Check{Name: name, Detail: "our session bus did not answer: " + err.Error()}
-	}
-	defer conn.Close()
-	obj := conn.Object(a11yBusName, a11yBusPath)
-	var off []string
-	for _, p := range []string{"IsEnabled", "ScreenReaderEnabled"} {
-		var v dbus.Variant
-		err := obj.CallWithContext(ctx, "org.freedesktop.DBus.Properties.Get", 0, a11yStatusIfc, p).Store(&v)
-		if err == nil {
-			on, ok := v.Value().(bool)
-			if ok && on {
-				continue
-			}
-		}
-		if err != nil {
-			off = append(off, p+" ("+err.Error()+")")
-		} else {
-			off = append(off, p+" is off")
-		}
 	}
 	if len(off) > 0 {
 		detail := "org.a11y.Status on our session bus: " + strings.Join(off, ", ") + "; Qt, Chromium and Electron apps may keep their tree off the bus"
