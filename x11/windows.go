@@ -34,7 +34,7 @@ type Window struct {
 	Title    string // _NET_WM_NAME, else WM_NAME
 	Instance string // WM_CLASS, first part
 	Class    string // WM_CLASS, second part
-	PID      int    // _NET_WM_PID, 0 if unset
+	PID      int    // _NET_WM_PID, 0 if unset; WindowsOf sets the process the X server names (X-Resource) first
 	Geometry Geometry
 	Mapped   bool // MapState != Unmapped
 	Viewable bool // MapState == Viewable (mapped and all ancestors mapped)

@@ -16,13 +16,13 @@ import (
 
 // App is an application launched into a Desktop.
 type App struct {
-	PID    int
-	Argv   []string
-	Window x11.Window // its first mapped top-level window, when Launch returned
-	// WindowPID is the process that made Window: PID itself, or a process
-	// it started (a launcher that forks the real program, or forks it and
-	// exits).
-	WindowPID int
+	PID  int
+	Argv []string
+	// Window is its first mapped top-level window, when Launch returned.
+	// Window.PID is the process that made it, as the X server says: PID
+	// itself, or a process it started (a launcher that forks the real
+	// program, or forks it and exits).
+	Window x11.Window
 
 	d *Desktop
 	p *proc
@@ -62,7 +62,7 @@ func (d *Desktop) Launch(ctx context.Context, argv ...string) (*App, error) {
 		a.Stop()
 		return nil, err
 	}
-	a.Window, a.WindowPID = w, w.PID
+	a.Window = w
 	d.logf("%s (pid %d) mapped window %s %q %v (made by pid %d)", argv[0], a.PID, w.ID, w.Title, w.Geometry, w.PID)
 	return a, nil
 }

@@ -31,9 +31,9 @@ func ready(t *testing.T, ctx context.Context, log *testenv.FixtureLog) testenv.E
 func checkLaunched(t *testing.T, ctx context.Context, f *testenv.Fixture, title string) testenv.Event {
 	t.Helper()
 	ev := ready(t, ctx, f.Log)
-	if uint32(f.Window.ID) != ev.XID || f.WindowPID != ev.PID || f.Window.Title != title || !f.Window.Viewable {
+	if uint32(f.Window.ID) != ev.XID || f.Window.PID != ev.PID || f.Window.Title != title || !f.Window.Viewable {
 		t.Fatalf("Launch answered window %s %q (pid %d, viewable %v); the fixture says 0x%x, pid %d",
-			f.Window.ID, f.Window.Title, f.WindowPID, f.Window.Viewable, ev.XID, ev.PID)
+			f.Window.ID, f.Window.Title, f.Window.PID, f.Window.Viewable, ev.XID, ev.PID)
 	}
 	return ev
 }

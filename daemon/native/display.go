@@ -138,9 +138,9 @@ func (d *display) Launch(ctx context.Context, argv []string) (kind.Target, error
 	// launcher that forks the program): that is the process the target
 	// lives with.
 	d.mu.Lock()
-	d.apps[app.WindowPID] = app
+	d.apps[app.Window.PID] = app
 	d.mu.Unlock()
-	w := d.window(app.Window.ID, app.WindowPID)
+	w := d.window(app.Window.ID, app.Window.PID)
 	w.set(app.Window)
 	w.waitFrame(ctx)
 	plan.settle(ctx, w)
