@@ -116,18 +116,16 @@ func (d *Daemon) discoverOn(ctx context.Context, disp *display) {
 	if len(roots) == 0 {
 		return
 	}
-	sctx, cancel := context.WithTimeout(ctx, listBudget)
-	found, err := dc.Discover(sctx, roots, known)
-	cut := sctx.Err() != nil
-	cancel()
-	switch {
-	case err != nil && cut && ctx.Err() == nil:
-		// As for any read (stall.go): the display is marked, and verbs
-		// and lists ask it within healthBudget until it answers again.
-		d.setStalled(disp, true)
-		return
-	case err != nil:
-		if ctx.Err() == nil {
+	var found []kind.Found
+	// As for any read (stall.go): a scan cut by its budget marks the
+	// display, and verbs and lists ask it within healthBudget until it
+	// answers again.
+	stalled, err := d.within(ctx, disp, listBudget, func(ctx context.Context) (err error) {
+		found, err = dc.Discover(ctx, roots, known)
+		return err
+	})
+	if err != nil {
+		if !stalled && ctx.Err() == nil {
 			d.cfg.Logger.Debug("a scan for windows failed", "display", disp.name, "err", err)
 		}
 		return

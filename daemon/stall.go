@@ -84,12 +84,23 @@ func (d *Daemon) budgeted(ctx context.Context, e *entry, budget time.Duration, r
 	if !d.answers(ctx, e.disp) {
 		return d.notAnswering(e)
 	}
-	rctx, cancel := context.WithTimeout(ctx, budget)
-	defer cancel()
-	err := read(rctx)
-	if err != nil && rctx.Err() != nil && ctx.Err() == nil {
-		d.setStalled(e.disp, true)
+	stalled, err := d.within(ctx, e.disp, budget, read)
+	if stalled {
 		return d.notAnswering(e)
 	}
 	return err
+}
+
+// within runs read on disp within budget; a read its own deadline cut,
+// while the caller's context is still live, marks disp stalled (stalled:
+// the caller says so in its own words).
+func (d *Daemon) within(ctx context.Context, disp *display, budget time.Duration, read func(context.Context) error) (stalled bool, err error) {
+	rctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	err = read(rctx)
+	if err != nil && rctx.Err() != nil && ctx.Err() == nil {
+		d.setStalled(disp, true)
+		return true, err
+	}
+	return false, err
 }
