@@ -350,3 +350,17 @@ func LastLine(out string) string {
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	return lines[len(lines)-1]
 }
+
+// CheckSharedRules checks that help, one command line's whole help, says
+// the rules both command lines keep alike: a ref may be written without its
+// "@", and a call the daemon went away from is unanswered, outcome_unknown
+// or daemon_gone (a busy daemon is retried first).
+func CheckSharedRules(t testing.TB, help string) {
+	t.Helper()
+	flat := strings.Join(strings.Fields(help), " ")
+	for _, w := range []string{`"@" may be left out (e7 is @e7), in both command lines`, "unanswered: … [outcome_unknown]", "[daemon_gone]", "busy"} {
+		if !strings.Contains(flat, w) {
+			t.Errorf("help does not say %q", w)
+		}
+	}
+}
