@@ -97,7 +97,6 @@ func (e *env) untilListed(t *testing.T, s, title string, log *testenv.FixtureLog
 	return "", wire.TargetInfo{}
 }
 
-
 // shotPNG takes a screenshot of id and decodes it.
 func (e *env) shotPNG(s, id string) image.Image {
 	e.T.Helper()
