@@ -27,6 +27,8 @@ type Options struct {
 	Detach bool
 	// Dir is the parent of the desktop's temp dir; default os.TempDir().
 	Dir string
+	// Server starts the X server; nil is a plain Xvfb of Width × Height.
+	Server Server
 }
 
 // Desktop is a private X display with its own session bus and AT-SPI bus.
@@ -85,7 +87,11 @@ func Start(ctx context.Context, o Options) (*Desktop, error) {
 		}
 	}
 	t0 := time.Now()
-	if err := d.startXvfb(ctx, o.Width, o.Height); err != nil {
+	srv := o.Server
+	if srv == nil {
+		srv = plainXvfb{o.Width, o.Height}
+	}
+	if err := d.startX(ctx, srv); err != nil {
 		d.Close()
 		return nil, err
 	}
