@@ -76,9 +76,9 @@ type TopLevel struct {
 // client's process and map state, in three round trips at most whatever
 // their number: QueryTree beside one QueryClientIds for every client at
 // once, then each window's attributes, _NET_WM_PID, WM_STATE and children,
-// then the same for the windows inside the ones without WM_STATE (none to
-// ask about on a display with no manager, mostly). A window destroyed
-// meanwhile is left out.
+// then the same for the windows inside the ones without WM_STATE (not
+// asked when none has a child window; a GTK window has one, so on our Xvfb
+// it is three). A window destroyed meanwhile is left out.
 func (d *Display) TopLevels(ctx context.Context) ([]TopLevel, error) {
 	atoms, err := d.stackAtoms(ctx)
 	if err != nil {

@@ -85,9 +85,9 @@ func (d *Display) stackAtoms(ctx context.Context) (stackAtoms, error) {
 // client window, in three round trips at most whatever their number, all
 // requests of one trip sent before any answer is read: QueryTree of the
 // root; each child's attributes, _NET_WM_PID, WM_STATE and children; then
-// the same three for every child of a child without WM_STATE. With no
-// child of a child to look at (a plain Xvfb, mostly) the third is not
-// made. A window destroyed meanwhile is left out. It runs inside a call.
+// the same three for every child of a child without WM_STATE (not made
+// when there is none). A window destroyed meanwhile is left out. It runs
+// inside a call.
 func (d *Display) stack(a stackAtoms) ([]entry, error) {
 	tree, err := xproto.QueryTree(d.conn, d.root).Reply()
 	if err != nil {
