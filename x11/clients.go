@@ -47,72 +47,74 @@ func (d *Display) xres(ctx context.Context) error {
 	return err
 }
 
-// TopLevel is a child of the root window, as one scan of the screen reads
-// it: its id, the process that made it, and its map state.
+// TopLevel is a top-level window as one scan of the screen reads it: a
+// child of the root, or the client window a frame of the root's holds (see
+// Windows): its id, the process that made it, and its map state.
 type TopLevel struct {
 	ID WindowID
+	// Frame is the child of the root that holds the window, 0 when the
+	// window is one itself.
+	Frame WindowID
 	// PID is the process of the client that made the window, as the X
 	// server knows it (X-Resource), else its _NET_WM_PID; 0 if neither
 	// says.
-	PID      int
-	Mapped   bool // MapState != Unmapped
-	Viewable bool // MapState == Viewable
+	PID int
+	// Mapped is the window's own map state (MapState != Unmapped): its
+	// application asked for it to be shown. Inside a frame that its
+	// manager has not mapped (xpra hides every new window until it is
+	// shown) a window is mapped but not viewable.
+	Mapped   bool
+	Viewable bool // MapState == Viewable: mapped, and its frame too
 	// OverrideRedirect windows are a client's own popups (menus,
-	// tooltips, drop-downs), never managed: not windows of their own.
+	// tooltips, drop-downs), never managed: not windows of their own. A
+	// framed window is one when its frame or itself is.
 	OverrideRedirect bool
 }
 
-// TopLevels lists the children of the root, bottom first, each with its
-// client's process and map state, in two round trips whatever their number:
-// QueryTree, then one QueryClientIds for every client at once beside each
-// window's attributes and _NET_WM_PID. A window destroyed between the two
-// is left out.
+// TopLevels lists the top-level windows, bottom first — the children of the
+// root, a frame replaced by its client window (see Windows) — each with its
+// client's process and map state, in three round trips at most whatever
+// their number: QueryTree beside one QueryClientIds for every client at
+// once, then each window's attributes, _NET_WM_PID, WM_STATE and children,
+// then the same for the windows inside the ones without WM_STATE (not
+// asked when none has a child window; a GTK window has one, so on our Xvfb
+// it is three). A window destroyed meanwhile is left out.
 func (d *Display) TopLevels(ctx context.Context) ([]TopLevel, error) {
-	pidAtom, err := d.atom(ctx, "_NET_WM_PID")
+	atoms, err := d.stackAtoms(ctx)
 	if err != nil {
 		return nil, err
 	}
 	useRes := d.xres(ctx) == nil
 	mask := xproto.Setup(d.conn).ResourceIdMask
 	return call(ctx, d, "list top-level windows", func() ([]TopLevel, error) {
-		tree, err := xproto.QueryTree(d.conn, d.root).Reply()
-		if err != nil {
-			return nil, err
-		}
 		var idsC res.QueryClientIdsCookie
 		if useRes {
 			// Client 0 asks for every client: one answer per client, each
 			// named by its resource base, whatever windows it has.
 			idsC = res.QueryClientIds(d.conn, 1, []res.ClientIdSpec{{Client: 0, Mask: res.ClientIdMaskLocalClientPID}})
 		}
-		attrC := make([]xproto.GetWindowAttributesCookie, len(tree.Children))
-		pidC := make([]xproto.GetPropertyCookie, len(tree.Children))
-		for i, w := range tree.Children {
-			attrC[i] = xproto.GetWindowAttributes(d.conn, w)
-			pidC[i] = xproto.GetProperty(d.conn, false, w, pidAtom, xproto.AtomCardinal, 0, 1)
-		}
+		es, err := d.stack(atoms)
 		byBase := map[uint32]int{}
 		if useRes {
 			if r, err := idsC.Reply(); err == nil {
 				byBase = clientPIDs(r)
 			}
 		}
-		out := make([]TopLevel, 0, len(tree.Children))
-		for i, w := range tree.Children {
-			attr, aerr := attrC[i].Reply()
-			p, perr := pidC[i].Reply()
-			if aerr != nil {
-				continue // gone since QueryTree
-			}
+		if err != nil {
+			return nil, err
+		}
+		out := make([]TopLevel, 0, len(es))
+		for _, e := range es {
 			t := TopLevel{
-				ID:               WindowID(w),
-				Mapped:           attr.MapState != xproto.MapStateUnmapped,
-				Viewable:         attr.MapState == xproto.MapStateViewable,
-				OverrideRedirect: attr.OverrideRedirect,
-				PID:              byBase[uint32(w)&^mask],
+				ID:               WindowID(e.id),
+				Frame:            WindowID(e.frame),
+				Mapped:           e.attr.MapState != xproto.MapStateUnmapped,
+				Viewable:         e.attr.MapState == xproto.MapStateViewable,
+				OverrideRedirect: e.attr.OverrideRedirect || e.frameOR,
+				PID:              byBase[uint32(e.id)&^mask],
 			}
-			if t.PID == 0 && perr == nil {
-				t.PID = netWMPID(p)
+			if t.PID == 0 {
+				t.PID = e.pid
 			}
 			out = append(out, t)
 		}
@@ -166,9 +168,9 @@ func netWMPID(p *xproto.GetPropertyReply) int {
 	return 0
 }
 
-// WindowsOf lists the mapped top-level windows, bottom first, whose
-// client's process (TopLevel.PID) satisfies owns; each Window's PID is that
-// process.
+// WindowsOf lists the mapped top-level windows (TopLevels: a window inside
+// a frame is listed, viewable or not), bottom first, whose client's process
+// (TopLevel.PID) satisfies owns; each Window's PID is that process.
 func (d *Display) WindowsOf(ctx context.Context, owns func(pid int) bool) ([]Window, error) {
 	tops, err := d.TopLevels(ctx)
 	if err != nil {
@@ -179,7 +181,8 @@ func (d *Display) WindowsOf(ctx context.Context, owns func(pid int) bool) ([]Win
 		if !t.Mapped || t.PID <= 0 || !owns(t.PID) {
 			continue
 		}
-		w, err := d.Window(ctx, t.ID)
+		frame := t.Frame
+		w, err := d.window(ctx, t.ID, &frame)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, err
