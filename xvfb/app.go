@@ -28,6 +28,15 @@ type App struct {
 	p *proc
 }
 
+// Shower is a Server that keeps a new window hidden until it is asked to
+// show it (xpra's seamless server with no client attached: the window is
+// mapped by its application but unviewable, its pixels black and input
+// to it lost). Launch asks it to show the application's first window and
+// waits until the window is viewable.
+type Shower interface {
+	Show(ctx context.Context, x *x11.Display, w x11.Window) error
+}
+
 // ErrExited is returned by Launch when the application exits before it maps
 // a window.
 var ErrExited = errors.New("xvfb: application exited before mapping a window")
@@ -81,12 +90,27 @@ func (d *Desktop) waitWindow(ctx context.Context, a *App) (x11.Window, error) {
 	roots := map[int]bool{a.PID: true}
 	ours := func(pid int) bool { return DescendsFrom(pid, roots) != 0 }
 	exited := a.p.done
+	shower, _ := d.opts.Server.(Shower)
+	asked := map[x11.WindowID]bool{}
 	for {
 		ws, err := disp.WindowsOf(ctx, ours)
 		if err == nil {
 			for _, w := range ws {
-				if w.Viewable && w.Geometry.Width > 1 && w.Geometry.Height > 1 {
+				if w.Geometry.Width <= 1 || w.Geometry.Height <= 1 {
+					continue
+				}
+				if w.Viewable {
 					return w, nil
+				}
+				if shower != nil && !asked[w.ID] {
+					// The server keeps it hidden until asked; the next
+					// look sees it viewable. One it does not manage yet
+					// (just mapped) is asked again on the next look.
+					if err := shower.Show(ctx, disp, w); err != nil {
+						d.logf("%s (pid %d): window %s not shown yet: %v", a.Argv[0], a.PID, w.ID, err)
+					} else {
+						asked[w.ID] = true
+					}
 				}
 			}
 		}
