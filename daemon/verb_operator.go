@@ -4,8 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
+	"os/user"
+	"strings"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
 )
@@ -248,6 +252,9 @@ func (d *Daemon) watch(ctx context.Context, c *call) Response {
 		}
 		c.e = e
 	}
+	if req.Xpra {
+		return d.watchXpra(c)
+	}
 	if d.live == nil {
 		return d.fail(c, target.Refuse(target.CodeLiveViewUnavailable, "this daemon has no live view (it was started without one)"))
 	}
@@ -262,6 +269,48 @@ func (d *Daemon) watch(ctx context.Context, c *call) Response {
 		did = "the live view of " + req.Target
 	}
 	return d.finish(c, Response{URL: u, Did: did + " is at this address (it carries the viewer's own token; open it in a browser)"}, nil)
+}
+
+// watchXpra answers how a person attaches xpra's own client to the
+// display of the window c names: the window and the others of its display
+// appear on their desktop as windows of their own, and they can type into
+// them without us (answers about those windows then say so).
+func (d *Daemon) watchXpra(c *call) Response {
+	if c.e == nil {
+		return d.fail(c, target.Refuse(target.CodeBadRequest, "watch --xpra needs the handle of a window on an xpra display (vibespace-window watch --xpra win:N)"))
+	}
+	var att kind.Attacher
+	if c.e.disp != nil {
+		att, _ = c.e.disp.d.(kind.Attacher)
+	}
+	if att == nil {
+		return d.fail(c, target.Refuse(target.CodeNoAttach, "%s is not on an xpra display, so no client of its own can attach: open the application with --display xpra, or watch it in the live view (vibespace-window watch %s)", c.req.Target, c.req.Target).With("target", c.req.Target))
+	}
+	host := c.req.Host
+	if host == "" {
+		host = sshHost()
+	}
+	local, ssh, err := att.AttachCommands(host)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	text := "on this machine, as the same user:\n  " + local + "\nfrom another machine, through ssh:\n  " + strings.Join(ssh, "\n  ") +
+		"\nAn attached person sees every window of this session's xpra display and can type into it; answers about those windows then say so, and `vibespace-window takeover " + c.req.Target + "` makes it a takeover."
+	return d.finish(c, Response{Did: "a person attaches xpra's own client to the display of " + c.req.Target + " with these commands", Text: text}, nil)
+}
+
+// sshHost is how a person would reach this machine over ssh by default:
+// "user@hostname".
+func sshHost() string {
+	h, _ := os.Hostname()
+	if h == "" {
+		h = "this-host"
+	}
+	name := "user"
+	if u, err := user.Current(); err == nil {
+		name = u.Username
+	}
+	return name + "@" + h
 }
 
 // liveState says in words what the live view is doing, for status and

@@ -81,6 +81,9 @@ const (
 	CodeNoTab               Code = "no_tab"                // the session has no current tab in this profile: open <url> first
 	CodeBrowserLimit        Code = "browser_limit"         // the ceiling of browsers running at once is reached
 
+	// Xpra displays (xpra/).
+	CodeNoAttach Code = "no_attach" // the window's display has no client of its own a person can attach (only an xpra display has)
+
 	// Browser profiles and attachment sets (profile/).
 	CodeLabelTaken         Code = "label_taken"          // another profile already has that label
 	CodeAliasTaken         Code = "alias_taken"          // the alias is already a handle in this session's attachment set

@@ -239,6 +239,7 @@ func TestConformance(t *testing.T) {
 		open func(*testing.T, string) *subject
 	}{
 		{"window", st.windowSubject},
+		{"xpra", st.xpraSubject},
 		{"tab", st.tabSubject},
 	} {
 		t.Run(k.name, func(t *testing.T) {

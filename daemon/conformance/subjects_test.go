@@ -181,13 +181,13 @@ type suite struct {
 
 func newSuite(t *testing.T) *suite {
 	t.Helper()
-	testenv.NeedIntegration(t, "chromium")
+	testenv.NeedIntegration(t, "chromium", "xpra")
 	dir := t.TempDir()
 	pool := chromium.New(chromium.Options{StartTimeout: 60 * time.Second})
 	t.Cleanup(func() { pool.Close() })
 	sv := daemontest.Start(t, daemon.Config{
 		StateDir: dir, SocketPath: filepath.Join(dir, "run", "d.sock"),
-		Displays: []kind.DisplayProvider{native.Xvfb(native.Options{Logf: t.Logf})},
+		Displays: []kind.DisplayProvider{native.Xvfb(native.Options{Logf: t.Logf}), native.Xpra(native.Options{Logf: t.Logf})},
 		Browser:  pool, VerbTimeout: 30 * time.Second, IdleHandback: -1,
 	})
 	return &suite{sv: sv, pool: pool}
@@ -216,12 +216,24 @@ func (o fixtureOracle) events() []event {
 // windowSubject opens the GTK fixture on our Xvfb as session.
 func (st *suite) windowSubject(t *testing.T, session string) *subject {
 	t.Helper()
+	return st.windowOn(t, session, "")
+}
+
+// xpraSubject opens the GTK fixture on the session's own Xpra display.
+func (st *suite) xpraSubject(t *testing.T, session string) *subject {
+	t.Helper()
+	return st.windowOn(t, session, native.XpraName)
+}
+
+// windowOn opens the GTK fixture on display ("" the default) as session.
+func (st *suite) windowOn(t *testing.T, session, display string) *subject {
+	t.Helper()
 	script, err := filepath.Abs(filepath.Join("..", "..", "testenv", "fixture", "fixture.py"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	logPath := filepath.Join(t.TempDir(), "fixture.jsonl")
-	resp := st.sv.OK(t, daemon.Request{Verb: "open", Session: session, Argv: []string{testenv.FixturePython, script, "--log", logPath}})
+	resp := st.sv.OK(t, daemon.Request{Verb: "open", Session: session, Display: display, Argv: []string{testenv.FixturePython, script, "--log", logPath}})
 	flog := testenv.OpenFixtureLog(logPath)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()

@@ -41,7 +41,8 @@ func (d *display) Discover(ctx context.Context, roots []int, known map[string]bo
 	var out []kind.Found
 	for _, t := range tops {
 		key := keyOf(t.ID)
-		if known[key] || !t.Viewable || t.OverrideRedirect || t.PID <= 0 {
+		hidden := !t.Viewable && t.Mapped && d.xp != nil // held hidden by xpra (seamless.go)
+		if known[key] || !t.Viewable && !hidden || t.OverrideRedirect || t.PID <= 0 {
 			continue
 		}
 		root := xvfb.DescendsFrom(t.PID, rootSet)
@@ -57,6 +58,15 @@ func (d *display) Discover(ctx context.Context, roots []int, known map[string]bo
 		}
 		if xw.Geometry.Width <= 1 || xw.Geometry.Height <= 1 {
 			continue
+		}
+		if hidden {
+			if err := d.shown(ctx, t.ID); err != nil {
+				if ctx.Err() != nil {
+					return out, err
+				}
+				continue // the next scan tries again
+			}
+			xw.Viewable = true
 		}
 		w := d.window(t.ID, t.PID)
 		w.set(xw)

@@ -18,12 +18,14 @@ import (
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/x11"
+	"github.com/vibespace/vibespace/xpra"
 	"github.com/vibespace/vibespace/xvfb"
 )
 
 // display is our xvfb desktop with its X and AT-SPI connections.
 type display struct {
 	desk        *xvfb.Desktop
+	xp          *xpra.Display // the Xpra server managing it; nil for a plain Xvfb
 	x           *x11.Display
 	bus         *atspi.Bus // nil when the accessibility bus did not answer
 	busErr      error
@@ -45,6 +47,7 @@ var (
 	_ kind.Display   = (*display)(nil)
 	_ kind.Stacker   = (*display)(nil)
 	_ kind.OwnPixels = (*display)(nil)
+	_ kind.Attacher  = (*display)(nil)
 )
 
 // KeepsOwnPixels: a grab reads a window's own pixels, covered or not.
@@ -248,6 +251,9 @@ func info(w x11.Window) kind.Info {
 func (d *display) Doctor(ctx context.Context) []kind.Check {
 	w, h := d.x.ScreenSize()
 	out := []kind.Check{{Name: "display", OK: true, Detail: fmt.Sprintf("our Xvfb %s, %dx%d", d.desk.Display, w, h)}}
+	if d.xp != nil {
+		out[0].Detail = fmt.Sprintf("an xpra seamless display %s, %dx%d, %s", d.desk.Display, w, h, d.watchWords())
+	}
 	if d.xtest {
 		out = append(out, kind.Check{Name: "XTEST", OK: true, Detail: "the server offers it: key and pointer injection (the keys and point roads)"})
 	} else {

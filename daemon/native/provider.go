@@ -10,6 +10,7 @@ import (
 	"github.com/vibespace/vibespace/atspi"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/x11"
+	"github.com/vibespace/vibespace/xpra"
 	"github.com/vibespace/vibespace/xvfb"
 )
 
@@ -24,15 +25,39 @@ type Options struct {
 	Logf func(format string, args ...any)
 }
 
-// ProviderName is the word that picks our own Xvfb display.
-const ProviderName = "xvfb"
+// ProviderName is the word that picks our own Xvfb display; XpraName picks
+// a seamless Xpra display of the session's own.
+const (
+	ProviderName = "xvfb"
+	XpraName     = "xpra"
+)
 
-type provider struct{ o Options }
+type provider struct {
+	o        Options
+	seamless bool // Xpra displays, one per session
+}
 
 // Xvfb returns the provider of our own Xvfb displays.
 func Xvfb(o Options) kind.DisplayProvider { return &provider{o: o} }
 
-func (p *provider) Name() string { return ProviderName }
+// Xpra returns the provider of seamless Xpra displays (package xpra), one
+// per session: a person who attaches Xpra's own client sees every window of
+// the display, so a display shows one session's windows only.
+func Xpra(o Options) kind.DisplayProvider { return &provider{o: o, seamless: true} }
+
+func (p *provider) Name() string {
+	if p.seamless {
+		return XpraName
+	}
+	return ProviderName
+}
+
+// PerSession: an Xpra display is a session's own.
+func (p *provider) PerSession() bool { return p.seamless }
+
+func (p *provider) xpraOptions() xpra.Options {
+	return xpra.Options{Width: p.o.Width, Height: p.o.Height, Logf: p.o.Logf, Detach: true}
+}
 
 func (p *provider) desktopOptions() xvfb.Options {
 	return xvfb.Options{Width: p.o.Width, Height: p.o.Height, Logf: p.o.Logf, Detach: true}
@@ -40,16 +65,18 @@ func (p *provider) desktopOptions() xvfb.Options {
 
 // Start brings up a new desktop, detached from the daemon's life.
 func (p *provider) Start(ctx context.Context) (kind.Display, error) {
+	if p.seamless {
+		xd, err := xpra.Start(ctx, p.xpraOptions())
+		if err != nil {
+			return nil, fmt.Errorf("start an xpra display: %w", err)
+		}
+		return p.attach(ctx, xd.Desktop, xd)
+	}
 	desk, err := xvfb.Start(ctx, p.desktopOptions())
 	if err != nil {
 		return nil, fmt.Errorf("start our display: %w", err)
 	}
-	d, err := p.attach(ctx, desk)
-	if err != nil {
-		desk.Close()
-		return nil, err
-	}
-	return d, nil
+	return p.attach(ctx, desk, nil)
 }
 
 // Reattach adopts the desktop an earlier daemon started.
@@ -58,11 +85,24 @@ func (p *provider) Reattach(ctx context.Context, rec json.RawMessage) (kind.Disp
 	if err := json.Unmarshal(rec, &st); err != nil {
 		return nil, fmt.Errorf("display record: %w", err)
 	}
+	if p.seamless {
+		xd, err := xpra.Adopt(ctx, st, p.xpraOptions())
+		if err != nil {
+			return nil, err
+		}
+		return p.attach(ctx, xd.Desktop, xd)
+	}
 	desk, err := xvfb.Adopt(ctx, st, p.desktopOptions())
 	if err != nil {
 		return nil, err
 	}
-	d, err := p.attach(ctx, desk)
+	return p.attach(ctx, desk, nil)
+}
+
+// attach connects to a desktop that runs (xp: the Xpra server managing it,
+// or nil); on error the desktop is stopped.
+func (p *provider) attach(ctx context.Context, desk *xvfb.Desktop, xp *xpra.Display) (*display, error) {
+	d, err := p.connect(ctx, desk, xp)
 	if err != nil {
 		desk.Close()
 		return nil, err
@@ -70,12 +110,12 @@ func (p *provider) Reattach(ctx context.Context, rec json.RawMessage) (kind.Disp
 	return d, nil
 }
 
-func (p *provider) attach(ctx context.Context, desk *xvfb.Desktop) (*display, error) {
+func (p *provider) connect(ctx context.Context, desk *xvfb.Desktop, xp *xpra.Display) (*display, error) {
 	x, err := x11.Open(ctx, desk.Display)
 	if err != nil {
 		return nil, fmt.Errorf("connect to our display %s: %w", desk.Display, err)
 	}
-	d := &display{desk: desk, x: x, walkTimeout: p.o.WalkTimeout, apps: make(map[int]*xvfb.App), frames: make(map[x11.WindowID]atspi.Object), onBus: make(map[int]bool)}
+	d := &display{desk: desk, xp: xp, x: x, walkTimeout: p.o.WalkTimeout, apps: make(map[int]*xvfb.App), frames: make(map[x11.WindowID]atspi.Object), onBus: make(map[int]bool)}
 	ext, err := extensions(ctx, desk.Display, "XTEST", "MIT-SHM")
 	switch {
 	case err != nil:
@@ -105,6 +145,9 @@ func (p *provider) attach(ctx context.Context, desk *xvfb.Desktop) (*display, er
 
 // Doctor probes the binaries our display needs.
 func (p *provider) Doctor(ctx context.Context) []kind.Check {
+	if p.seamless {
+		return xpraDoctor(ctx)
+	}
 	var out []kind.Check
 	for _, c := range []struct{ name, bin, what string }{
 		{"Xvfb", "Xvfb", "our private display"},
@@ -112,7 +155,6 @@ func (p *provider) Doctor(ctx context.Context) []kind.Check {
 		{"at-spi-bus-launcher", "/usr/libexec/at-spi-bus-launcher", "the accessibility bus"},
 		{"at-spi2-registryd", "/usr/libexec/at-spi2-registryd", "the accessibility registry"},
 		{"portal", "/usr/libexec/xdg-desktop-portal", "RemoteDesktop portal (the Wayland input road; not used on our Xvfb)"},
-		{"xpra", "xpra", "seamless per-window forwarding (not used yet)"},
 	} {
 		path, err := exec.LookPath(c.bin)
 		if err != nil {
@@ -120,6 +162,22 @@ func (p *provider) Doctor(ctx context.Context) []kind.Check {
 			continue
 		}
 		out = append(out, kind.Check{Name: c.name, OK: true, Detail: c.what + ": " + path})
+	}
+	return out
+}
+
+// xpraDoctor says whether this machine can run Xpra displays, and so the
+// desktop-app browser rung (a headed Chromium on one).
+func xpraDoctor(ctx context.Context) []kind.Check {
+	v, err := xpra.Version(ctx)
+	if err != nil {
+		return []kind.Check{{Name: "xpra", Detail: "seamless per-window displays (open --display xpra) and the desktop-app browser rung are unavailable: " + err.Error()}}
+	}
+	out := []kind.Check{{Name: "xpra", OK: true, Detail: fmt.Sprintf("xpra %s: seamless per-window displays, one per session (open --display xpra; watch --xpra win:N prints how a person attaches)", v)}}
+	if path, err := exec.LookPath("chromium"); err != nil {
+		out = append(out, kind.Check{Name: "desktop-app", Detail: "the desktop-app browser rung needs chromium: not found"})
+	} else {
+		out = append(out, kind.Check{Name: "desktop-app", OK: true, Detail: "the desktop-app browser rung is usable: a headed " + path + " on the session's xpra display, driven as a window"})
 	}
 	return out
 }

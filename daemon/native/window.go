@@ -61,7 +61,13 @@ func (w *window) Info(ctx context.Context) (kind.Info, error) {
 		xw.PID = w.pid
 	}
 	w.set(xw)
-	return info(xw), nil
+	inf := info(xw)
+	if w.d.xp != nil && xw.Mapped {
+		// Its application mapped it; xpra may hold it hidden, and it is
+		// shown before a verb grabs it or sends it input (seamless.go).
+		inf.Viewable = true
+	}
+	return inf, nil
 }
 
 func (w *window) Probe(ctx context.Context) target.Probe { return w.d.probe(ctx, w.pid) }
@@ -275,11 +281,20 @@ func (w *window) ReleaseAll(ctx context.Context) error { return w.d.x.ReleaseAll
 // Settle waits until the focused client has read the input sent so far.
 func (w *window) Settle(ctx context.Context) (bool, error) { return w.d.x.Settle(ctx) }
 
-// Raise raises the window and gives it the focus (x11's Focus does both).
-func (w *window) Raise(ctx context.Context) error { return w.d.x.Focus(ctx, w.id) }
+// Raise raises the window and gives it the focus (x11's Focus does both),
+// showing it first where xpra holds it hidden (seamless.go).
+func (w *window) Raise(ctx context.Context) error {
+	if err := w.d.shown(ctx, w.id); err != nil {
+		return err
+	}
+	return w.d.x.Focus(ctx, w.id)
+}
 
 // Screenshot grabs the window's pixels as PNG (what is on screen there).
 func (w *window) Screenshot(ctx context.Context) ([]byte, error) {
+	if err := w.d.shown(ctx, w.id); err != nil {
+		return nil, err
+	}
 	cp, err := w.d.x.Capture(ctx, w.id)
 	if err != nil {
 		return nil, err
@@ -294,6 +309,9 @@ func (w *window) Screenshot(ctx context.Context) ([]byte, error) {
 // Frames is a capture of the window at a fixed rate (capture.Window), on
 // the display's pixels connection.
 func (w *window) Frames(ctx context.Context, o kind.FrameOptions) (target.FrameSource, error) {
+	if err := w.d.shown(ctx, w.id); err != nil {
+		return nil, err
+	}
 	x, err := w.d.pixelsConn(ctx)
 	if err != nil {
 		return nil, err

@@ -55,6 +55,8 @@ func appendRequest(b []byte, r *Request) []byte {
 	b = appendStr(b, "user", r.User)
 	b = appendTrue(b, "force", r.Force)
 	b = appendStr(b, "mode", r.Mode)
+	b = appendTrue(b, "xpra", r.Xpra)
+	b = appendStr(b, "host", r.Host)
 	b = appendStr(b, "url", r.URL)
 	b = appendStr(b, "profile", r.Profile)
 	b = appendStr(b, "label", r.Label)

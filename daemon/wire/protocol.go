@@ -38,6 +38,8 @@ type Request struct {
 	User        string   `json:"user,omitempty"`  // takeover: who takes over; handback: who hands back
 	Force       bool     `json:"force,omitempty"` // handback: the operator's override
 	Mode        string   `json:"mode,omitempty"`  // open --mode, mode <handle> <word>: auto | tree | pixels (windows only)
+	Xpra        bool     `json:"xpra,omitempty"`  // watch --xpra: how a person attaches xpra's own client instead of the live view
+	Host        string   `json:"host,omitempty"`  // watch --xpra --ssh: how a remote person reaches this machine ("user@host")
 
 	// The browser's words (vibespace-browser).
 	URL      string `json:"url,omitempty"`      // open <url>; wait --url

@@ -93,6 +93,7 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 	// package and one line here.
 	displays := []kind.DisplayProvider{
 		native.Xvfb(native.Options{WalkTimeout: c.Duration("walk-timeout"), Logf: logf}),
+		native.Xpra(native.Options{WalkTimeout: c.Duration("walk-timeout"), Logf: logf}),
 	}
 	br := chromium.New(chromium.Options{Binary: c.String("chromium"), MaxBrowsers: c.Int("max-browsers"), Logger: log})
 	// Re-attaching to an earlier daemon's display talks to its X server

@@ -4,6 +4,8 @@ package app
 // gives a person the live view.
 
 import (
+	"io"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
@@ -74,15 +76,40 @@ func watchCommand(o Options) *cli.Command {
 target when none is named, or that window's pane. The address carries a viewer
 token (never an agent's).
 
+With --xpra, for a window on an xpra display (open --display xpra): the exact
+commands a person runs to attach xpra's own client instead, from this machine
+or through ssh (--ssh user@host: how they reach this machine). Its windows then
+appear on the person's desktop as windows of their own, and the person can type
+into them without us: while a client is attached, answers about those windows
+say a person may be driving, and takeover makes it a takeover.
+
    vibespace-window watch
-   vibespace-window watch win:1`,
-		Usage:     "print the live view's address: the overview, or one window's pane",
-		ArgsUsage: "[handle]", Flags: []cli.Flag{jsonFlag},
+   vibespace-window watch win:1
+   vibespace-window watch --xpra win:3 --ssh ada@build-box`,
+		Usage:     "print the live view's address (the overview, or one window's pane), or with --xpra how a person attaches xpra",
+		ArgsUsage: "[handle]", Flags: []cli.Flag{jsonFlag,
+			&cli.BoolFlag{Name: "xpra", Usage: "print the xpra attach commands for the window's xpra display"},
+			&cli.StringFlag{Name: "ssh", Usage: "with --xpra: how a remote person reaches this machine (user@host); default this user at this host name"},
+		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 {
 				return usage("watch takes at most one handle")
 			}
-			return ask(c, o, wire.Request{Verb: "watch", Target: c.Args().First()}, callTimeout, daemoncall.PrintURL)
+			if c.String("ssh") != "" && !c.Bool("xpra") {
+				return usage("--ssh goes with --xpra")
+			}
+			req := wire.Request{Verb: "watch", Target: c.Args().First(), Xpra: c.Bool("xpra"), Host: c.String("ssh")}
+			return ask(c, o, req, callTimeout, printWatch)
 		},
 	}
+}
+
+// printWatch prints watch's answer: the live view's address, or the xpra
+// attach commands.
+func printWatch(r wire.Response, w io.Writer) error {
+	if r.Text != "" {
+		_, err := io.WriteString(w, r.Text+"\n")
+		return err
+	}
+	return daemoncall.PrintURL(r, w)
 }

@@ -48,8 +48,13 @@ waits until its first window is mapped and on the accessibility bus. Arguments
 after -- go to the application. The answer is the window's handle (win:N); your
 session holds its lease and is the only one that sees it until you share it.
 
---display names the display to open it on (doctor lists them); the first, our own
-Xvfb, by default.
+--display names the display to open it on (doctor lists them): xvfb, our own
+Xvfb shared by every session, is the default; xpra is a seamless Xpra display of
+your session's own (started on first use, stopped 5 minutes after its last
+window), where a person can attach xpra's own client and see its windows as
+windows of their desktop (watch --xpra win:N prints how). Each window there is
+shown as it appears; one found hidden again (a person minimised it) is shown
+before a verb grabs it or sends it input.
 
 --mode is how you will reach the window: auto (the default), tree or pixels (see
 vibespace-window help mode). auto is resolved once the window's frame was waited
@@ -63,11 +68,12 @@ open waits (bounded) until its page's document is in the tree; the answer says s
 
    vibespace-window open gtk3-widget-factory
    vibespace-window open --mode pixels xterm
+   vibespace-window open --display xpra gtk3-widget-factory
    vibespace-window open gedit -- --new-window notes.txt
    vibespace-window open chromium --no-sandbox --user-data-dir=/tmp/p file:///tmp/page.html`,
 		Usage:     "start an application on our display; answers its handle, and you hold its lease",
 		ArgsUsage: "<app> [-- args…]",
-		Flags: []cli.Flag{jsonFlag, &cli.StringFlag{Name: "display", Usage: "the display to open it on (default: the first, our own Xvfb)"},
+		Flags: []cli.Flag{jsonFlag, &cli.StringFlag{Name: "display", Usage: "the display to open it on: xvfb (the default, our own Xvfb) or xpra (your session's seamless Xpra display)"},
 			&cli.StringFlag{Name: "mode", Usage: "auto, tree or pixels: how you will reach the window (default auto)"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 1 {

@@ -1,0 +1,195 @@
+package main_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/vibespace/vibespace/target"
+	"github.com/vibespace/vibespace/testenv"
+	"github.com/vibespace/vibespace/x11"
+)
+
+// xpraDisplay is the record of session s's xpra display in the daemon's
+// state file.
+func (e *env) xpraDisplay(s string) testenv.State {
+	e.T.Helper()
+	b, err := os.ReadFile(filepath.Join(e.Home, "state.json"))
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	var st struct {
+		Backends map[string]json.RawMessage `json:"backends"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		e.T.Fatal(err)
+	}
+	var displays map[string]json.RawMessage
+	json.Unmarshal(st.Backends["displays"], &displays)
+	for key, raw := range displays {
+		if !strings.HasPrefix(key, "xpra") {
+			continue
+		}
+		var d testenv.State
+		if json.Unmarshal(raw, &d) == nil && d.ID != "" && (key == "xpra" || strings.Contains(key, s)) {
+			return d
+		}
+	}
+	e.T.Fatalf("no xpra display record for %s in state: %s", s, b)
+	return testenv.State{}
+}
+
+// xpraControl runs `xpra control` on display d as a person's client (or
+// xpra's own window manager) would act on it: outside the daemon.
+func xpraControl(t *testing.T, d testenv.State, args ...string) {
+	t.Helper()
+	conf := filepath.Join(d.Dir, "xpra", "conf")
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "xpra", append([]string{"control", d.Display, "--socket-dir=" + filepath.Join(d.Dir, "xpra", "sockets")}, args...)...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Join(d.Dir, "home"), "XDG_RUNTIME_DIR=" + filepath.Join(d.Dir, "run"),
+		"XPRA_SYSTEM_CONF_DIRS=" + conf, "XPRA_USER_CONF_DIRS=" + conf, "XAUTHORITY=" + filepath.Join(d.Dir, "Xauthority"), "DISPLAY=" + d.Display}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("xpra control %v: %v: %s", args, err, out)
+	}
+}
+
+// TestXpraDisplay: a window on the session's own xpra display is a target
+// like any — its tree, a click by ref and at a point (the fixture's own log
+// is the oracle), its pixels — and stays one when xpra hides it (a person
+// minimised it: it is shown before the click, which lands), when a person
+// attaches xpra's own client, and after the daemon is killed with -9.
+func TestXpraDisplay(t *testing.T) {
+	testenv.NeedIntegration(t, "xpra")
+	// Registered first, so it runs after the daemon stopped.
+	var xd testenv.State
+	t.Cleanup(func() {
+		if leaks := testenv.Leaks([]*testenv.Desktop{{ID: xd.ID, Dir: xd.Dir}}); xd.ID != "" && len(leaks) > 0 {
+			t.Errorf("the xpra display left behind:\n  %s", strings.Join(leaks, "\n  "))
+		}
+	})
+	e := newEnv(t)
+	e.StartServe()
+	logPath := filepath.Join(e.Dir, "xpra-fixture.jsonl")
+	resp := e.Answer("s1", "open", "--display", "xpra", testenv.FixturePython, e.fixtureSrc, "--log", logPath)
+	if !resp.OK {
+		t.Fatalf("open --display xpra: %+v", resp)
+	}
+	id, pid := string(resp.Target.ID), resp.Target.PID
+	log := testenv.OpenFixtureLog(logPath)
+	wait(t, log, 0, "ready", func(ev testenv.Event) bool { return ev.Type == "ready" })
+	xd = e.xpraDisplay("s1")
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	x, err := x11.Open(ctx, xd.Display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	xid := findXID(t, ctx, x, pid)
+	viewable := func() bool {
+		w, err := x.Window(ctx, xid)
+		return err == nil && w.Viewable
+	}
+	if !viewable() {
+		t.Fatal("open answered before xpra showed the window")
+	}
+
+	// The tree road and the point road.
+	snap := e.snapshot("s1", id)
+	press := node(t, snap, "push button", "Alpha")
+	from := log.Len()
+	e.OK("s1", "click", id, press.Ref)
+	wait(t, log, from, "click by ref", func(ev testenv.Event) bool { return ev.Type == "click" && ev.Widget == "alpha" })
+	at := pointOf(t, e, id, press)
+	from = log.Len()
+	e.OK("s1", "click", id, "--at", at)
+	wait(t, log, from, "click --at", func(ev testenv.Event) bool { return ev.Type == "click" && ev.Widget == "alpha" })
+
+	// Hidden by xpra (as a person's client minimising it does): the click
+	// shows it first and lands; never a click that goes nowhere.
+	wid, ok, err := x.Cardinal(ctx, xid, "_XPRA_WID")
+	if err != nil || !ok {
+		t.Fatalf("_XPRA_WID: %v %v", ok, err)
+	}
+	xpraControl(t, xd, "unmap", strconv.Itoa(int(wid)))
+	for viewable() {
+		select {
+		case <-ctx.Done():
+			t.Fatal("xpra never hid the window")
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	from = log.Len()
+	e.OK("s1", "click", id, "--at", at)
+	wait(t, log, from, "click --at on the window xpra had hidden", func(ev testenv.Event) bool { return ev.Type == "click" && ev.Widget == "alpha" })
+	if !viewable() {
+		t.Fatal("the click landed, but the X server says the window is not viewable")
+	}
+
+	// watch --xpra prints how a person attaches.
+	out := e.OK("s1", "watch", "--xpra", id, "--ssh", "ada@build-box")
+	sock := ""
+	for _, f := range strings.Fields(out) {
+		if p, ok := strings.CutPrefix(f, "socket://"); ok && sock == "" {
+			sock = p
+		}
+	}
+	if fi, err := os.Stat(sock); err != nil || fi.Mode()&os.ModeSocket == 0 || !strings.Contains(out, "ada@build-box") || !strings.Contains(out, "ssh -N") {
+		t.Fatalf("watch --xpra:\n%s", out)
+	}
+	e.Refused(string(target.CodeNoAttach), "s1", "watch", "--xpra", e.openFixtureID("s1"))
+
+	// kill -9: the same window answers again, the same process.
+	e.Kill9()
+	t.Cleanup(func() {
+		if e.DaemonPID() == 0 {
+			e.CLI("s1", "status")
+		}
+	})
+	snap = e.snapshot("s1", id)
+	from = log.Len()
+	e.OK("s1", "click", id, node(t, snap, "push button", "Alpha").Ref)
+	wait(t, log, from, "click by ref after kill -9", func(ev testenv.Event) bool { return ev.Type == "click" && ev.Widget == "alpha" })
+	if ls := e.listed("s1"); ls[id].PID != pid {
+		t.Fatalf("after the restart list has %s as %+v", id, ls[id])
+	}
+	if syscall.Kill(pid, 0) != nil {
+		t.Fatal("the fixture died")
+	}
+	e.OK("s1", "close", id)
+}
+
+// openFixtureID opens the fixture on our Xvfb and answers its handle.
+func (e *env) openFixtureID(s string) string {
+	id, _, _ := e.openFixture(s)
+	return id
+}
+
+// findXID is the X window of process pid on x's display.
+func findXID(t *testing.T, ctx context.Context, x *x11.Display, pid int) x11.WindowID {
+	t.Helper()
+	ws, err := x.WindowsOfPID(ctx, pid)
+	if err != nil || len(ws) == 0 {
+		t.Fatalf("no window of pid %d: %v", pid, err)
+	}
+	return ws[0].ID
+}
+
+// pointOf is node n's centre in the pixels of the window's screenshot, as
+// "x,y".
+func pointOf(t *testing.T, e *env, id string, n *target.Node) string {
+	t.Helper()
+	shot := e.Answer("s1", "screenshot", id)
+	if !shot.OK || shot.Bounds == nil || n.Bounds == nil {
+		t.Fatalf("screenshot: %+v", shot)
+	}
+	return strconv.Itoa(n.Bounds.X-shot.Bounds.X+n.Bounds.W/2) + "," + strconv.Itoa(n.Bounds.Y-shot.Bounds.Y+n.Bounds.H/2)
+}

@@ -1,0 +1,74 @@
+package native
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/vibespace/vibespace/target"
+	"github.com/vibespace/vibespace/x11"
+)
+
+// On an Xpra display (display.xp set) a window nobody views is unmapped:
+// its pixels are black and input sent to it is lost. The daemon shows each
+// window as it appears (Launch through xvfb.Shower, Discover for later
+// windows), and a window found hidden again (a person's xpra client
+// minimised it) is shown again before a verb grabs it or sends it input —
+// never a grab of black pixels or a click that goes nowhere.
+
+// showWait bounds how long a shown window takes to become viewable.
+const showWait = 3 * time.Second
+
+// shown makes sure window id is viewable: on an Xpra display a window its
+// application mapped is shown if xpra holds it hidden. A window that stays
+// hidden (or one its application unmapped itself) is window_not_visible.
+func (d *display) shown(ctx context.Context, id x11.WindowID) error {
+	xw, err := d.x.Window(ctx, id)
+	if err != nil || xw.Viewable {
+		return err
+	}
+	if d.xp == nil || !xw.Mapped {
+		return target.Refuse(target.CodeWindowNotVisible, "window %s is not viewable (its application unmapped or minimised it): its pixels cannot be read nor input sent to it", keyOf(id)).With("window", keyOf(id))
+	}
+	if err := d.xp.Show(ctx, d.x, id); err != nil {
+		return target.Refuse(target.CodeWindowNotVisible, "window %s is hidden on the xpra display %s and could not be shown: %v", keyOf(id), d.desk.Display, err).With("window", keyOf(id)).Wrap(err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, showWait)
+	defer cancel()
+	for {
+		xw, err := d.x.Window(ctx, id)
+		if err == nil && xw.Viewable {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return target.Refuse(target.CodeWindowNotVisible, "window %s stayed hidden on the xpra display %s after xpra was asked to show it", keyOf(id), d.desk.Display).With("window", keyOf(id))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// watchWords says who watches an Xpra display through xpra's own client,
+// for doctor.
+func (d *display) watchWords() string {
+	w, err := d.xp.Watchers()
+	switch {
+	case err != nil:
+		return "whether an xpra client is attached is unknown: " + err.Error()
+	case w.Attached:
+		return "an xpra client is attached since " + w.Since.Format("15:04:05")
+	}
+	return "no xpra client attached"
+}
+
+// AttachCommands is how a person attaches to the display (watch --xpra).
+func (d *display) AttachCommands(host string) (local string, ssh []string, err error) {
+	if d.xp == nil {
+		return "", nil, target.Refuse(target.CodeNoAttach, "display %s is our Xvfb, which has no client of its own to attach: open the application with --display xpra, or watch it in the live view", d.desk.Display)
+	}
+	a, err := d.xp.AttachCommands(host)
+	if err != nil {
+		return "", nil, fmt.Errorf("the xpra display %s: %w", d.desk.Display, err)
+	}
+	return a.Local, a.SSH, nil
+}
