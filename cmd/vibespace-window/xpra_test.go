@@ -187,7 +187,7 @@ func findXID(t *testing.T, ctx context.Context, x *x11.Display, pid int) x11.Win
 // "x,y".
 func pointOf(t *testing.T, e *env, id string, n *target.Node) string {
 	t.Helper()
-	shot := e.Answer("s1", "screenshot", id)
+	shot := e.Answer("s1", "screenshot", id, "--out", filepath.Join(e.Dir, "pointof.png"))
 	if !shot.OK || shot.Bounds == nil || n.Bounds == nil {
 		t.Fatalf("screenshot: %+v", shot)
 	}
