@@ -98,3 +98,14 @@ func (d *Display) Show(ctx context.Context, x *x11.Display, id x11.WindowID) err
 	}
 	return d.Map(ctx, wid)
 }
+
+// Raise puts X window id on top of the display and gives it the focus
+// through xpra, which manages the stacking order: a restack asked of the X
+// server directly is not honoured under xpra.
+func (d *Display) Raise(ctx context.Context, x *x11.Display, id x11.WindowID) error {
+	wid, err := windowID(ctx, x, id)
+	if err != nil {
+		return err
+	}
+	return d.Focus(ctx, wid)
+}

@@ -134,6 +134,24 @@ func TestXpraDisplay(t *testing.T) {
 		t.Fatal("the click landed, but the X server says the window is not viewable")
 	}
 
+	// A second window opens on top of the first at 0,0 (xpra places them
+	// so): a click at a point of the first raises it through xpra (a
+	// restack asked of the X server is not honoured) and lands there.
+	log2Path := filepath.Join(e.Dir, "xpra-fixture-2.jsonl")
+	if r := e.Answer("s1", "open", "--display", "xpra", testenv.FixturePython, e.fixtureSrc, "--log", log2Path); !r.OK {
+		t.Fatalf("open a second window on xpra: %+v", r)
+	}
+	log2 := testenv.OpenFixtureLog(log2Path)
+	wait(t, log2, 0, "the second fixture ready", func(ev testenv.Event) bool { return ev.Type == "ready" })
+	from, from2 := log.Len(), log2.Len()
+	e.OK("s1", "click", id, "--at", at)
+	wait(t, log, from, "click --at on the covered first window", func(ev testenv.Event) bool { return ev.Type == "click" && ev.Widget == "alpha" })
+	for _, ev := range mustEvents(t, log2)[from2:] {
+		if ev.Type == "click" {
+			t.Fatalf("the click meant for the first window reached the second: %+v", ev)
+		}
+	}
+
 	// watch --xpra prints how a person attaches.
 	out := e.OK("s1", "watch", "--xpra", id, "--ssh", "ada@build-box")
 	sock := ""
@@ -192,4 +210,14 @@ func pointOf(t *testing.T, e *env, id string, n *target.Node) string {
 		t.Fatalf("screenshot: %+v", shot)
 	}
 	return strconv.Itoa(n.Bounds.X-shot.Bounds.X+n.Bounds.W/2) + "," + strconv.Itoa(n.Bounds.Y-shot.Bounds.Y+n.Bounds.H/2)
+}
+
+// mustEvents is every event of a fixture's log.
+func mustEvents(t *testing.T, log *testenv.FixtureLog) []testenv.Event {
+	t.Helper()
+	evs, err := log.Events()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
 }

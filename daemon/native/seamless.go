@@ -48,6 +48,32 @@ func (d *display) shown(ctx context.Context, id x11.WindowID) error {
 	}
 }
 
+// raiseSeamless puts window id on top of an Xpra display, through xpra
+// (which ignores a restack asked of the X server), unless it is on top
+// already: asking xpra costs a process of its (0.2 s), so a window an agent
+// keeps acting on is not raised again each time.
+func (d *display) raiseSeamless(ctx context.Context, id x11.WindowID) error {
+	if d.xp == nil {
+		return nil
+	}
+	ws, err := d.x.Windows(ctx)
+	if err != nil {
+		return err
+	}
+	for i := len(ws) - 1; i >= 0; i-- {
+		if ws[i].Viewable {
+			if ws[i].ID == id {
+				return nil
+			}
+			break
+		}
+	}
+	if err := d.xp.Raise(ctx, d.x, id); err != nil {
+		return fmt.Errorf("raise window %s through xpra: %w", keyOf(id), err)
+	}
+	return nil
+}
+
 // watchWords says who watches an Xpra display through xpra's own client,
 // for doctor.
 func (d *display) watchWords() string {

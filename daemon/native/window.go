@@ -287,6 +287,9 @@ func (w *window) Raise(ctx context.Context) error {
 	if err := w.d.shown(ctx, w.id); err != nil {
 		return err
 	}
+	if err := w.d.raiseSeamless(ctx, w.id); err != nil {
+		return err
+	}
 	return w.d.x.Focus(ctx, w.id)
 }
 
