@@ -84,14 +84,15 @@ var forbidden = map[string][]string{
 	"lease":   {module + "/x11", module + "/atspi", module + "/cdp", module + "/testenv", module + "/daemon", "github.com/urfave/cli"},
 	"testenv": {module + "/atspi", module + "/daemon", module + "/lease", module + "/cdp", "github.com/urfave/cli"},
 	"xvfb":    {module + "/atspi", module + "/daemon", module + "/lease", module + "/cdp", module + "/testenv", "github.com/urfave/cli"},
+	"xpra":    {module + "/atspi", module + "/daemon", module + "/lease", module + "/cdp", module + "/testenv", "github.com/urfave/cli"},
 	"daemon":  {"github.com/urfave/cli"},
 	// the live view sees targets through the core's Live* methods only
-	"daemon/live": {module + "/x11", module + "/atspi", module + "/cdp", module + "/xvfb", module + "/testenv",
+	"daemon/live": {module + "/x11", module + "/atspi", module + "/cdp", module + "/xvfb", module + "/xpra", module + "/testenv",
 		module + "/daemon/native", module + "/daemon/chromium"},
 	// the seam between the core and its backends is a leaf: the shared
 	// model and the wire types, nothing else of ours
 	"daemon/kind": {module + "/x11", module + "/atspi", module + "/cdp", module + "/rtc", module + "/capture",
-		module + "/testenv", module + "/xvfb", module + "/lease", module + "/profile", module + "/daemon/native",
+		module + "/testenv", module + "/xvfb", module + "/xpra", module + "/lease", module + "/profile", module + "/daemon/native",
 		module + "/daemon/chromium", module + "/daemon/live"},
 	// the profile registry is a pure decision over files: no backend at all
 	"profile": {module + "/x11", module + "/atspi", module + "/cdp", module + "/daemon", module + "/lease",
@@ -112,7 +113,7 @@ var core = struct {
 	dir string
 	bad []string
 }{"daemon", []string{module + "/x11", module + "/atspi", module + "/cdp", module + "/rtc", module + "/capture",
-	module + "/testenv", module + "/xvfb", module + "/daemon/native", module + "/daemon/chromium", module + "/daemon/live"}}
+	module + "/testenv", module + "/xvfb", module + "/xpra", module + "/daemon/native", module + "/daemon/chromium", module + "/daemon/live"}}
 
 // coreImporters may import the core: its composition root, the live view
 // (a client of the core, as the socket's clients are), and the served
