@@ -107,7 +107,7 @@ func WatchedWords(t *wire.TargetInfo) string {
 	if since, err := time.Parse(time.RFC3339, t.WatchedSince); err == nil {
 		since = since.Local()
 		layout := "15:04"
-		if y, m, d := since.Date(); y != time.Now().Year() || m != time.Now().Month() || d != time.Now().Day() {
+		if since.Format(time.DateOnly) != time.Now().Format(time.DateOnly) {
 			layout = "Jan 2 15:04"
 		}
 		what += " since " + since.Format(layout)
