@@ -193,6 +193,9 @@ func TestIdleSessionDisplayStops(t *testing.T) {
 	wantCode(t, td.call(t, Request{Verb: "close", Session: "b", Target: string(s.Target.ID)}), "")
 	b := td.openOn(t, "b", "xp")
 	wantCode(t, td.call(t, Request{Verb: "close", Session: "b", Target: string(b.Target.ID)}), "")
+	if len(xp.Displays()) != 2 {
+		t.Fatalf("a and b have %d displays", len(xp.Displays()))
+	}
 	da, db := xp.Displays()[0], xp.Displays()[1]
 	waitClosed(t, db, "b's idle display")
 	// Every display found idle in a sweep is dropped at once, before any
