@@ -263,7 +263,7 @@ func (d *Daemon) releaser(disp *display) func() {
 // and counts the others'. The caller holds d.mu.
 func (d *Daemon) ceilingLocked(p kind.DisplayProvider, session string) error {
 	running := 0
-	var yours []string
+	yours := []string{}
 	for _, disp := range d.displays {
 		if !disp.perSession {
 			continue

@@ -117,7 +117,7 @@ func TestPerSessionDisplays(t *testing.T) {
 	// status and doctor name each per-session display, its session and
 	// its use, with the ceiling and the idle stop (their defaults said).
 	st := td.call(t, Request{Verb: "status", Session: "a"}).Status.Display
-	for _, w := range []string{shared.Display().Name() + ",", da.Name() + " (xp, session a, 2 windows)", db.Name() + " (xp, session b, 1 window)",
+	for _, w := range []string{shared.Display().Name() + "; per-session displays: ", da.Name() + " (xp, session a, 2 windows)", db.Name() + " (xp, session b, 1 window)",
 		"2 of at most 4 running (the default)", "stops after 5m0s (the default)"} {
 		if !strings.Contains(st, w) {
 			t.Errorf("status does not say %q: %s", w, st)

@@ -40,10 +40,13 @@ func (d *Daemon) status(ctx context.Context, c *call) Response {
 	sort.Strings(names)
 	// The per-session displays, each with its session and its use, and
 	// their ceiling and idle stop.
-	if sds := d.sessionDisplays(); len(sds) > 0 {
-		names = append(names, "per-session displays: "+d.sessionDisplaysWords(sds))
-	}
 	st.Display = strings.Join(names, ", ")
+	if sds := d.sessionDisplays(); len(sds) > 0 {
+		if st.Display != "" {
+			st.Display += "; "
+		}
+		st.Display += "per-session displays: " + d.sessionDisplaysWords(sds)
+	}
 	st.Live, _ = d.liveState()
 	st.Kept = d.keptLogs()
 	st.Stderr = d.relState(d.cfg.Stderr)
