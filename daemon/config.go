@@ -19,6 +19,11 @@ const (
 	DefaultIdleTimeout  = 30 * time.Second // a connection with no whole request for this long is closed
 	DefaultMaxConns     = 64               // connections served at once
 
+	// A per-session display (kind.PerSession) with no window for this
+	// long is stopped; at most this many run at once.
+	DefaultDisplayIdleStop    = 5 * time.Minute
+	DefaultMaxSessionDisplays = 4
+
 	// The audit log's size bound, and how many old files are kept
 	// (audit.jsonl.1, audit.jsonl.2). The daemon's own log is bounded the
 	// same way by the program that writes it (cmd/vibespace-daemon).
@@ -71,6 +76,15 @@ type Config struct {
 	Logger  *slog.Logger // nil discards
 	Now     func() time.Time
 
+	// DisplayIdleStop stops a per-session display (kind.PerSession) that
+	// has had no window this long; zero means DefaultDisplayIdleStop,
+	// negative never. Shared displays are never stopped as idle.
+	DisplayIdleStop time.Duration
+	// MaxSessionDisplays bounds the per-session displays running at once,
+	// across sessions: one more is refused display_limit. Zero means
+	// DefaultMaxSessionDisplays.
+	MaxSessionDisplays int
+
 	// MaxConnsPerPeer bounds the connections one process holds at once;
 	// default half of MaxConns.
 	MaxConnsPerPeer int
@@ -119,6 +133,12 @@ func (c *Config) fill() error {
 	}
 	if c.AuditKeep <= 0 {
 		c.AuditKeep = DefaultLogKeep
+	}
+	if c.DisplayIdleStop == 0 {
+		c.DisplayIdleStop = DefaultDisplayIdleStop
+	}
+	if c.MaxSessionDisplays <= 0 {
+		c.MaxSessionDisplays = DefaultMaxSessionDisplays
 	}
 	if c.MaxConnsPerPeer <= 0 {
 		c.MaxConnsPerPeer = max(1, c.MaxConns/2)

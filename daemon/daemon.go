@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -26,15 +28,17 @@ const (
 	lockName  = "daemon.lock"
 )
 
-// Keys of lease.State.Backends: the running displays' records (by display
-// name), the browsers', and the highest target number ever used (so a
-// restart never reuses one). legacyDisplayKey is where a daemon of an
-// earlier version kept its one display's record.
+// Keys of lease.State.Backends: the running shared displays' records (by
+// display name), the per-session displays' (a list, each with its
+// provider's name and its session), the browsers', and the highest target
+// number ever used (so a restart never reuses one). legacyDisplayKey is
+// where a daemon of an earlier version kept its one display's record.
 const (
-	displaysKey      = "displays"
-	browserRecordKey = "browsers"
-	counterKey       = "daemon"
-	legacyDisplayKey = "display"
+	displaysKey        = "displays"
+	sessionDisplaysKey = "session_displays"
+	browserRecordKey   = "browsers"
+	counterKey         = "daemon"
+	legacyDisplayKey   = "display"
 )
 
 // Daemon is one running daemon. Create it with New, run it with Serve, stop
@@ -51,12 +55,13 @@ type Daemon struct {
 	mu       sync.Mutex // guards the fields below and every entry's mutable fields; never held across a backend call
 	targets  map[target.ID]*entry
 	next     int
-	displays map[string]*display // by name: the running ones
+	displays map[string]*display // by displayKey: the running ones
+	starting map[string]string   // per-session displays being started (by key): their session, for the ceiling
 	closed   bool
 	conns    map[net.Conn]struct{}
 	markSeq  uint64 // numbers the agents' marks across targets
 
-	displaySlots map[string]chan struct{} // per provider: one slot, bringing its display up
+	displaySlots map[string]chan struct{} // per display key: one slot, bringing its display up
 	connSlots    chan struct{}            // one slot per connection served (Config.MaxConns)
 	gate         connGate                 // who holds the slots (connlimit.go)
 	cuts         cuts                     // verbs an earlier daemon was killed in (cut.go)
@@ -92,14 +97,12 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		started:      cfg.Now(),
 		targets:      make(map[target.ID]*entry),
 		displays:     make(map[string]*display),
+		starting:     make(map[string]string),
 		displaySlots: make(map[string]chan struct{}),
 		connSlots:    make(chan struct{}, cfg.MaxConns),
 		conns:        make(map[net.Conn]struct{}),
 		stop:         make(chan struct{}),
 		scanSlot:     make(chan struct{}, 1),
-	}
-	for _, p := range cfg.Displays {
-		d.displaySlots[p.Name()] = make(chan struct{}, 1)
 	}
 	d.br.init()
 	fail := func(err error) (*Daemon, error) {
@@ -156,18 +159,28 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 			}
 		}
 	}
+	var srecs []sessionDisplayRecord
+	if b := st.Backends[sessionDisplaysKey]; len(b) > 0 {
+		if err := json.Unmarshal(b, &srecs); err != nil {
+			d.cfg.Logger.Warn("the per-session displays' record is unreadable; starting without them", "err", err)
+		}
+	}
 	for name, rec := range recs {
-		p := d.provider(name)
-		if p == nil {
-			d.cfg.Logger.Warn("a display of a provider this daemon does not have is left alone", "display", name)
+		srecs = append(srecs, sessionDisplayRecord{Display: name, Record: rec, shared: true})
+	}
+	for _, r := range srecs {
+		p := d.provider(r.Display)
+		if p == nil || perSession(p) == r.shared {
+			d.cfg.Logger.Warn("a display of a provider this daemon does not have (or not so) is left alone", "display", r.Display, "session", r.Session)
 			continue
 		}
-		disp, err := p.Reattach(ctx, rec)
+		disp, err := p.Reattach(ctx, r.Record)
 		if err != nil {
-			d.cfg.Logger.Info("the display of the earlier daemon is gone; dropping its targets", "display", name, "err", err)
+			d.cfg.Logger.Info("the display of the earlier daemon is gone; dropping its targets", "display", r.Display, "session", r.Session, "err", err)
 			continue
 		}
-		d.displays[name] = newDisplay(p, disp)
+		nd := newDisplay(p, disp, r.Session)
+		d.displays[nd.key] = nd
 	}
 	var counter struct{ Next int }
 	if b := st.Backends[counterKey]; len(b) > 0 {
@@ -182,7 +195,7 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 		if t.Display == "" {
 			continue // a target on no display (a tab) dies with the daemon's browser contexts
 		}
-		disp := d.displays[t.Display]
+		disp := d.displays[d.keyOfTarget(t)]
 		if disp == nil || t.Key == "" {
 			d.cfg.Logger.Info("dropping a target whose display is gone", "target", t.ID, "display", t.Display)
 			continue
@@ -212,6 +225,15 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 	return d.persist()
 }
 
+// sessionDisplayRecord is how state.json keeps a per-session display: its
+// provider's name, its session, and the provider's record of it.
+type sessionDisplayRecord struct {
+	Display string          `json:"display"`
+	Session string          `json:"session"`
+	Record  json.RawMessage `json:"record"`
+	shared  bool            // read from the shared displays' map (reconcile)
+}
+
 // persist writes targets, leases and the displays' and browsers' records
 // atomically.
 func (d *Daemon) persist() error {
@@ -235,8 +257,13 @@ func (d *Daemon) persist() error {
 	maps.Copy(disps, d.displays)
 	d.mu.Unlock()
 	recs := map[string]json.RawMessage{}
-	for name, disp := range disps {
-		recs[name] = disp.d.Record()
+	var srecs []sessionDisplayRecord
+	for _, disp := range disps {
+		if disp.perSession {
+			srecs = append(srecs, sessionDisplayRecord{Display: disp.name, Session: disp.session, Record: disp.d.Record()})
+		} else {
+			recs[disp.name] = disp.d.Record()
+		}
 	}
 	if len(recs) > 0 {
 		b, err := json.Marshal(recs)
@@ -244,6 +271,19 @@ func (d *Daemon) persist() error {
 			return fmt.Errorf("daemon: the displays' record: %w", err)
 		}
 		st.Backends[displaysKey] = b
+	}
+	if len(srecs) > 0 {
+		sort.Slice(srecs, func(i, j int) bool {
+			if srecs[i].Session != srecs[j].Session {
+				return srecs[i].Session < srecs[j].Session
+			}
+			return srecs[i].Display < srecs[j].Display
+		})
+		b, err := json.Marshal(srecs)
+		if err != nil {
+			return fmt.Errorf("daemon: the per-session displays' record: %w", err)
+		}
+		st.Backends[sessionDisplaysKey] = b
 	}
 	if len(browsers) > 0 {
 		st.Backends[browserRecordKey] = browsers
@@ -325,10 +365,11 @@ func (d *Daemon) Serve(ctx context.Context) error {
 		d.mu.Unlock()
 		return nil
 	}
-	d.wg.Add(2)
+	d.wg.Add(3)
 	d.mu.Unlock()
 	go d.tick(ctx)
 	go d.discoverLoop(ctx)
+	go d.idleLoop(ctx)
 	go func() {
 		select {
 		case <-ctx.Done():
@@ -432,9 +473,7 @@ func (d *Daemon) Close() error {
 	if d.cfg.Browser != nil {
 		errs = append(errs, d.cfg.Browser.Close())
 	}
-	for _, disp := range disps {
-		errs = append(errs, disp.d.Close())
-	}
+	errs = append(errs, d.closeDisplays(slices.Collect(maps.Values(disps))))
 	d.leases.Restore(nil)
 	d.persist()
 	d.audit.Close()

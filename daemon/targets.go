@@ -229,6 +229,7 @@ func (d *Daemon) info(e *entry) *TargetInfo {
 	if !l.UserSince.IsZero() {
 		ti.UserSince = l.UserSince.UTC().Format(time.RFC3339)
 	}
+	d.watched(e, ti)
 	return ti
 }
 

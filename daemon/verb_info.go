@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -22,7 +23,9 @@ func (d *Daemon) status(ctx context.Context, c *call) Response {
 	}
 	var disps []*display
 	for _, disp := range d.displays {
-		disps = append(disps, disp)
+		if !disp.perSession {
+			disps = append(disps, disp)
+		}
 	}
 	for _, e := range d.targets {
 		if e.rec.ExposedTo(c.req.Session) {
@@ -35,7 +38,15 @@ func (d *Daemon) status(ctx context.Context, c *call) Response {
 		names = append(names, disp.d.Name())
 	}
 	sort.Strings(names)
+	// The per-session displays, each with its session and its use, and
+	// their ceiling and idle stop.
 	st.Display = strings.Join(names, ", ")
+	if sds := d.sessionDisplays(); len(sds) > 0 {
+		if st.Display != "" {
+			st.Display += "; "
+		}
+		st.Display += "per-session displays: " + d.sessionDisplaysWords(sds)
+	}
 	st.Live, _ = d.liveState()
 	st.Kept = d.keptLogs()
 	st.Stderr = d.relState(d.cfg.Stderr)
@@ -73,16 +84,31 @@ func (d *Daemon) doctor(ctx context.Context, c *call) Response {
 	var checks []Check
 	for i, p := range d.cfg.Displays {
 		checks = append(checks, p.Doctor(ctx)...)
-		disp := d.runningDisplay(p.Name())
+		// A per-session provider's display is the caller's own.
+		disp := d.runningDisplay(displayKey(p, c.req.Session))
 		if disp == nil && i == 0 {
-			var err error
-			if disp, err = d.ensureDisplay(ctx, p); err != nil {
+			up, release, err := d.useDisplay(ctx, p, c.req.Session)
+			if err != nil {
 				checks = append(checks, Check{Name: "display", Detail: p.Name() + " could not start: " + err.Error()})
+			} else {
+				disp = up
+				release()
 			}
 		}
 		if disp != nil {
 			checks = append(checks, disp.d.Doctor(ctx)...)
 		}
+	}
+	var per []string
+	for _, p := range d.cfg.Displays {
+		if perSession(p) {
+			per = append(per, p.Name())
+		}
+	}
+	if len(per) > 0 {
+		checks = append(checks, Check{Name: "session displays", OK: true, Detail: fmt.Sprintf(
+			"%s: one display per session, started on its first open there; %s",
+			strings.Join(per, ", "), d.sessionDisplaysWords(d.sessionDisplays()))})
 	}
 	if len(d.cfg.Displays) == 0 {
 		checks = append(checks, Check{Name: "display", Detail: "no display: this daemon was started without one (window verbs are refused no_display)"})

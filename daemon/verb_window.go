@@ -22,17 +22,23 @@ func (d *Daemon) open(ctx context.Context, c *call) Response {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	disp, err := d.ensureDisplay(ctx, p)
+	// The session's own display of a per-session provider; held (not
+	// stopped as idle) until its window is a target.
+	disp, release, err := d.useDisplay(ctx, p, req.Session)
 	if err != nil {
 		return d.fail(c, err)
 	}
+	defer func() { release() }()
 	if !d.answers(ctx, disp) {
 		return d.fail(c, d.displayNotAnswering(disp, "", "nothing was started"))
 	}
 	kt, err := disp.d.Launch(ctx, req.Argv)
 	if _, refused := target.AsRefusal(err); err != nil && !refused && d.resetIfDead(ctx, disp) {
-		if disp, err = d.ensureDisplay(ctx, p); err == nil {
+		release()
+		if disp, release, err = d.useDisplay(ctx, p, req.Session); err == nil {
 			kt, err = disp.d.Launch(ctx, req.Argv)
+		} else {
+			release = func() {}
 		}
 	}
 	if err != nil {
@@ -59,7 +65,11 @@ func (d *Daemon) open(ctx context.Context, c *call) Response {
 		rec.Resolved, rec.ModeWhy = judge(ctx, kt)
 	}
 	c.e = d.add(rec, kt, disp, nil, info)
-	did := fmt.Sprintf("opened %s (pid %d) on display %s (%s); you hold its lease", rec.App, info.PID, disp.d.Name(), disp.name)
+	whose := disp.name
+	if disp.perSession {
+		whose += ", your session's own"
+	}
+	did := fmt.Sprintf("opened %s (pid %d) on display %s (%s); you hold its lease", rec.App, info.PID, disp.d.Name(), whose)
 	if n, ok := kt.(launchNoter); ok && n.LaunchNote() != "" {
 		did += "; " + n.LaunchNote()
 	}

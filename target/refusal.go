@@ -47,6 +47,7 @@ const (
 	CodeBusy                Code = "busy"                  // the daemon is at its connection limit; try again
 	CodeWrongKind           Code = "wrong_kind"            // a handle of the other command line's kind (a tab to vibespace-window, a window to vibespace-browser)
 	CodeNoDisplay           Code = "no_display"            // no display of that name is registered with this daemon
+	CodeDisplayLimit        Code = "display_limit"         // the ceiling of per-session displays running at once is reached: close windows on one, or wait for an idle one to stop
 	CodeDisplayNotAnswering Code = "display_not_answering" // the window's display (its X server) does not answer: stopped or starved
 	CodeTakenOver           Code = "taken_over"            // another user has taken the target over: a second takeover waits for their handback (or --force)
 	CodeNoClose             Code = "no_close"              // the window does not take WM_DELETE_WINDOW: it cannot be closed alone (close its application's first window to stop the application)

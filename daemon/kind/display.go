@@ -3,6 +3,7 @@ package kind
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
 
 // DisplayProvider is one sort of display where windows live (our own Xvfb;
@@ -95,4 +96,37 @@ type WindowCloser interface {
 	// be asking something first). A window that cannot be asked is
 	// refused no_close.
 	CloseWindow(ctx context.Context) (gone bool, err error)
+}
+
+// PerSession is a display provider whose displays are each one session's:
+// whoever watches such a display sees every window on it (a person
+// attached to an Xpra display with Xpra's own client), so nothing of one
+// session's may be on another's. The core starts a session's display on
+// its first open there and stops it once it has had no window for a while
+// (Config.DisplayIdleStop); a daemon runs at most
+// Config.MaxSessionDisplays of them at once. A provider that does not
+// implement it, or answers false, has one display shared by every session.
+type PerSession interface {
+	PerSession() bool
+}
+
+// Watched is a display that a person can watch and drive from outside the
+// daemon (an Xpra client attached to it). Every answer about a window on
+// it says so while someone is attached.
+type Watched interface {
+	// Watchers says who is attached now. It is cheap (no subprocess, no
+	// round trip to a server: a file read at most): the core asks it for
+	// every answer about a window of the display.
+	Watchers(ctx context.Context) (Watchers, error)
+}
+
+// Watchers is who is attached to a Watched display.
+type Watchers struct {
+	// Count is how many clients are attached now; 0 means nobody.
+	Count int
+	// Since is when the earliest of them attached (zero if unknown).
+	Since time.Time
+	// How names what is attached, counted, for an answer: "an xpra
+	// client", "2 xpra clients".
+	How string
 }

@@ -260,6 +260,12 @@ func (d *scan) target(t *TargetInfo) bool {
 			return d.str((*string)(&t.Resolved))
 		case "mode_why":
 			return d.str(&t.ModeWhy)
+		case "watched":
+			return d.str(&t.Watched)
+		case "watchers":
+			return d.int(&t.Watchers)
+		case "watched_since":
+			return d.str(&t.WatchedSince)
 		}
 		return false
 	})

@@ -86,6 +86,14 @@ type TargetInfo struct {
 	Mode     target.Mode `json:"mode,omitempty"`
 	Resolved target.Mode `json:"mode_resolved,omitempty"`
 	ModeWhy  string      `json:"mode_why,omitempty"`
+	// Watched is set while someone is attached to the window's display
+	// from outside the daemon (an xpra client on a per-session display):
+	// a person may be watching and driving it. It names what is attached,
+	// counted ("an xpra client"); Watchers is how many, WatchedSince since
+	// when (RFC 3339). A takeover makes their driving one: agents pause.
+	Watched      string `json:"watched,omitempty"`
+	Watchers     int    `json:"watchers,omitempty"`
+	WatchedSince string `json:"watched_since,omitempty"`
 }
 
 // ModeWords says the target's mode as answers print it: "auto → tree",

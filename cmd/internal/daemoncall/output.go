@@ -6,6 +6,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
@@ -83,13 +84,38 @@ func (p Printer) Answer(resp wire.Response, body func(w io.Writer)) error {
 }
 
 // TargetLine names a target, its title and its lease state, and a
-// window's mode.
+// window's mode; while someone is attached to its display from outside
+// (WatchedWords), that too.
 func TargetLine(t *wire.TargetInfo) string {
 	line := fmt.Sprintf("%s %q · lease: %s", t.ID, t.Title, t.Lease)
 	if m := t.ModeWords(); m != "" {
 		line += " · mode: " + m
 	}
-	return line
+	return line + WatchedWords(t)
+}
+
+// WatchedWords says, after a target's line, that a person may be driving
+// it — someone is attached to its display from outside the daemon:
+// " · a person may be driving (an xpra client attached since 19:12; to
+// pause agents: vibespace-window takeover win:3)". The hint is left out
+// while a person has taken it over. "" while nobody is attached.
+func WatchedWords(t *wire.TargetInfo) string {
+	if t.Watched == "" {
+		return ""
+	}
+	what := t.Watched + " attached"
+	if since, err := time.Parse(time.RFC3339, t.WatchedSince); err == nil {
+		since = since.Local()
+		layout := "15:04"
+		if since.Format(time.DateOnly) != time.Now().Format(time.DateOnly) {
+			layout = "Jan 2 15:04"
+		}
+		what += " since " + since.Format(layout)
+	}
+	if t.Input != "user" {
+		what += fmt.Sprintf("; to pause agents: %s takeover %s", t.ID.Kind().Words().CLI, t.ID)
+	}
+	return " · a person may be driving (" + what + ")"
 }
 
 // ProfileLine names the browser profile an answer acted on:

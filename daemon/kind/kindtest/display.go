@@ -11,20 +11,38 @@ import (
 )
 
 // Provider is a display provider without X: every display it starts keeps
-// its windows in memory, and a restarted daemon re-attaches to the last one
-// (it is shared, as a real display outlives the daemon).
+// its windows in memory, and a restarted daemon re-attaches to any it
+// started that was not closed (it is shared, as a real display outlives
+// the daemon).
 type Provider struct {
 	// NameIs is the provider's name; "" means "fake".
 	NameIs string
 	// NoInject makes its displays offer no injection road.
 	NoInject bool
+	// PerSessionIs makes it a per-session provider (kind.PerSession):
+	// each session gets a display of its own.
+	PerSessionIs bool
 
 	mu      sync.Mutex
 	started int
 	disp    *Display
+	all     []*Display
 }
 
-var _ kind.DisplayProvider = (*Provider)(nil)
+var (
+	_ kind.DisplayProvider = (*Provider)(nil)
+	_ kind.PerSession      = (*Provider)(nil)
+)
+
+// PerSession is PerSessionIs.
+func (p *Provider) PerSession() bool { return p.PerSessionIs }
+
+// Displays are the displays it started, in order.
+func (p *Provider) Displays() []*Display {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]*Display(nil), p.all...)
+}
 
 func (p *Provider) Name() string {
 	if p.NameIs == "" {
@@ -55,6 +73,7 @@ func (p *Provider) Start(ctx context.Context) (kind.Display, error) {
 		name: fmt.Sprintf(":%d", 90+p.started), windows: map[string]*window{}, alive: map[int]bool{},
 		freeze: map[int]bool{}, noInject: p.NoInject, log: &log{},
 	}
+	p.all = append(p.all, p.disp)
 	return p.disp, nil
 }
 
@@ -63,10 +82,12 @@ func (p *Provider) Reattach(ctx context.Context, rec json.RawMessage) (kind.Disp
 	defer p.mu.Unlock()
 	var r record
 	json.Unmarshal(rec, &r)
-	if p.disp == nil || p.disp.name != r.Name || p.disp.isClosed() {
-		return nil, fmt.Errorf("display %s is gone", r.Name)
+	for _, d := range p.all {
+		if d.name == r.Name && !d.isClosed() {
+			return d, nil
+		}
 	}
-	return p.disp, nil
+	return nil, fmt.Errorf("display %s is gone", r.Name)
 }
 
 func (p *Provider) Doctor(ctx context.Context) []kind.Check {
@@ -91,15 +112,35 @@ type Display struct {
 	panicOn  string        // a method that panics ("snapshot")
 	onInfo   func()        // called (without mu) at every Info of a window
 	stopped  chan struct{} // when set, the display's server is stopped: Info and Healthy block until it closes or their ctx ends
+	watchers kind.Watchers // who is attached from outside (SetWatchers)
 	*log
 }
 
 var (
 	_ kind.Display = (*Display)(nil)
 	_ kind.Stacker = (*Display)(nil)
+	_ kind.Watched = (*Display)(nil)
 )
 
 func (d *Display) isClosed() bool { d.mu.Lock(); defer d.mu.Unlock(); return d.closed }
+
+// Closed reports whether the display was closed (stopped, or died).
+func (d *Display) Closed() bool { return d.isClosed() }
+
+// SetWatchers plays clients attaching to the display from outside (or,
+// with a zero Watchers, leaving).
+func (d *Display) SetWatchers(w kind.Watchers) {
+	d.mu.Lock()
+	d.watchers = w
+	d.mu.Unlock()
+}
+
+// Watchers answers who SetWatchers said is attached.
+func (d *Display) Watchers(ctx context.Context) (kind.Watchers, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.watchers, ctx.Err()
+}
 
 func (d *Display) Name() string            { return d.name }
 func (d *Display) Record() json.RawMessage { return marshal(record{Name: d.name}) }

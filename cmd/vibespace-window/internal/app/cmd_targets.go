@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
 	"github.com/vibespace/vibespace/daemon/wire"
 )
 
@@ -33,6 +34,7 @@ display_not_answering until it answers again.`, Flags: []cli.Flag{jsonFlag},
 					if t.NotAnswering != "" {
 						fmt.Fprintf(w, " · its display has not answered since %s (as last read)", t.NotAnswering)
 					}
+					fmt.Fprint(w, daemoncall.WatchedWords(&t))
 					fmt.Fprintln(w)
 				}
 				return nil
