@@ -1,10 +1,16 @@
 package testenv
 
 import (
+	"bytes"
 	"context"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/x11"
 	"github.com/vibespace/vibespace/xpra"
 )
 
@@ -30,4 +36,68 @@ func NewXpra(t testing.TB, o xpra.Options) *xpra.Display {
 		}
 	})
 	return d
+}
+
+// AttachXpra runs the `xpra attach …` command line a person would (what
+// watch --xpra prints) as a client on the person's display, with no
+// sound, tray or OpenGL; detach stops it (SIGTERM, then SIGKILL) and reaps
+// it, and runs at t's end if not before. Its output is logged when t
+// fails.
+func AttachXpra(t testing.TB, person *Desktop, cmdline string) (detach func()) {
+	t.Helper()
+	argv := strings.Fields(cmdline)
+	if len(argv) < 3 || argv[0] != "xpra" || argv[1] != "attach" {
+		t.Fatalf("testenv: not an xpra attach command: %q", cmdline)
+	}
+	argv = append(argv, "--opengl=no", "--speaker=off", "--microphone=off", "--webcam=no", "--tray=no", "--notifications=no")
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = person.Env()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("testenv: %s: %v", cmdline, err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	var once sync.Once
+	detach = func() {
+		once.Do(func() {
+			cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				cmd.Process.Kill()
+				<-done
+			}
+			if t.Failed() {
+				t.Logf("the person's xpra client said:\n%s", out.String())
+			}
+		})
+	}
+	t.Cleanup(detach)
+	return detach
+}
+
+// ShowsWindow waits (bounded by ctx) until a viewable window whose title
+// contains title is on display, and reports whether one came.
+func ShowsWindow(ctx context.Context, display, title string) bool {
+	x, err := x11.Open(ctx, display)
+	if err != nil {
+		return false
+	}
+	defer x.Close()
+	for {
+		if ws, err := x.Windows(ctx); err == nil {
+			for _, w := range ws {
+				if w.Viewable && strings.Contains(w.Title, title) {
+					return true
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }

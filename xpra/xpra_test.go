@@ -3,10 +3,7 @@ package xpra_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -142,17 +139,6 @@ func TestParseInfo(t *testing.T) {
 	}
 }
 
-// freePort is a loopback port nobody listens on now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // TestAPersonAttached: a person's xpra client on another display (a second
 // private Xvfb standing for their desktop) shows the window as a window of
 // its own, and Watchers says a client is attached until it leaves; xpra's
@@ -178,48 +164,10 @@ func TestAPersonAttached(t *testing.T) {
 		t.Fatalf("attach commands: %+v (socket %s)", at, sock)
 	}
 	// The person runs the printed local command, as they would.
-	argv := strings.Fields(at.Local)
-	cmd := exec.Command(argv[0], append(argv[1:], "--opengl=no", "--speaker=off", "--microphone=off", "--webcam=no", "--tray=no", "--notifications=no")...)
-	cmd.Env = person.Env()
-	logPath := filepath.Join(t.TempDir(), "attach.log")
-	logf, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
+	detach := testenv.AttachXpra(t, person, at.Local)
+	if !testenv.ShowsWindow(ctx, person.Display, "vibespace fixture") {
+		t.Fatal("the fixture's window never appeared on the person's display")
 	}
-	defer logf.Close()
-	defer func() {
-		if t.Failed() {
-			b, _ := os.ReadFile(logPath)
-			t.Logf("the person's xpra client said:\n%s", b)
-		}
-	}()
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	defer func() {
-		cmd.Process.Kill()
-		<-done
-	}()
-	px, err := x11.Open(ctx, person.Display)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer px.Close()
-	waitFor(t, ctx, "the fixture's window on the person's display", func() bool {
-		ws, err := px.Windows(ctx)
-		if err != nil {
-			return false
-		}
-		for _, w := range ws {
-			if w.Viewable && strings.Contains(w.Title, "vibespace fixture") {
-				return true
-			}
-		}
-		return false
-	})
 	waitFor(t, ctx, "watchers attached", func() bool { w, _ := d.Watchers(); return w.Attached })
 	w, _ := d.Watchers()
 	if time.Since(w.Since) > time.Minute || time.Since(w.Since) < -time.Minute {
@@ -228,8 +176,7 @@ func TestAPersonAttached(t *testing.T) {
 	if in, err := d.Info(ctx); err != nil || in.Clients != 1 {
 		t.Fatalf("xpra counts %d clients (%v); Watchers says attached", in.Clients, err)
 	}
-	cmd.Process.Signal(syscall.SIGTERM)
-	<-done
+	detach()
 	waitFor(t, ctx, "watchers gone", func() bool { w, _ := d.Watchers(); return !w.Attached })
 	if in, err := d.Info(ctx); err != nil || in.Clients != 0 {
 		t.Fatalf("xpra counts %d clients (%v) after the person left", in.Clients, err)

@@ -31,15 +31,15 @@ func (e *env) xpraDisplay(s string) testenv.State {
 	if err := json.Unmarshal(b, &st); err != nil {
 		e.T.Fatal(err)
 	}
-	var displays map[string]json.RawMessage
-	json.Unmarshal(st.Backends["displays"], &displays)
-	for key, raw := range displays {
-		if !strings.HasPrefix(key, "xpra") {
-			continue
-		}
-		var d testenv.State
-		if json.Unmarshal(raw, &d) == nil && d.ID != "" && (key == "xpra" || strings.Contains(key, s)) {
-			return d
+	var displays []struct {
+		Display string        `json:"display"`
+		Session string        `json:"session"`
+		Record  testenv.State `json:"record"`
+	}
+	json.Unmarshal(st.Backends["session_displays"], &displays)
+	for _, d := range displays {
+		if d.Display == "xpra" && d.Session == s && d.Record.ID != "" {
+			return d.Record
 		}
 	}
 	e.T.Fatalf("no xpra display record for %s in state: %s", s, b)
@@ -69,10 +69,12 @@ func xpraControl(t *testing.T, d testenv.State, args ...string) {
 func TestXpraDisplay(t *testing.T) {
 	testenv.NeedIntegration(t, "xpra")
 	// Registered first, so it runs after the daemon stopped.
-	var xd testenv.State
+	var xd, xd2 testenv.State
 	t.Cleanup(func() {
-		if leaks := testenv.Leaks([]*testenv.Desktop{{ID: xd.ID, Dir: xd.Dir}}); xd.ID != "" && len(leaks) > 0 {
-			t.Errorf("the xpra display left behind:\n  %s", strings.Join(leaks, "\n  "))
+		for _, d := range []testenv.State{xd, xd2} {
+			if leaks := testenv.Leaks([]*testenv.Desktop{{ID: d.ID, Dir: d.Dir}}); d.ID != "" && len(leaks) > 0 {
+				t.Errorf("an xpra display left behind:\n  %s", strings.Join(leaks, "\n  "))
+			}
 		}
 	})
 	e := newEnv(t)
@@ -164,6 +166,74 @@ func TestXpraDisplay(t *testing.T) {
 		t.Fatalf("watch --xpra:\n%s", out)
 	}
 	e.Refused(string(target.CodeNoAttach), "s1", "watch", "--xpra", e.openFixtureID("s1"))
+
+	// Another session's xpra display is its own: a person attached to
+	// s1's never sees s2's windows.
+	other := filepath.Join(e.Dir, "xpra-s2.jsonl")
+	gtk4, err := filepath.Abs(filepath.Join("..", "..", "testenv", "fixture", "gtk4.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2 := e.Answer("s2", "open", "--display", "xpra", testenv.FixturePython, gtk4, "--log", other)
+	if !r2.OK {
+		t.Fatalf("s2 open --display xpra: %+v", r2)
+	}
+	if xd2 = e.xpraDisplay("s2"); xd2.Display == xd.Display || xd2.ID == xd.ID {
+		t.Fatalf("s2's xpra display is s1's: %s", xd2.Display)
+	}
+
+	// A person runs the printed local command: s1's windows appear on
+	// their desktop (a second Xvfb stands for it), and every answer about
+	// them says a person may be driving, until they leave.
+	person := testenv.NewDesktop(t)
+	local := ""
+	for _, l := range strings.Split(out, "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "xpra attach socket://") && local == "" {
+			local = l
+		}
+	}
+	detach := testenv.AttachXpra(t, person, local)
+	sctx, scancel := context.WithTimeout(ctx, 30*time.Second)
+	if !testenv.ShowsWindow(sctx, person.Display, "vibespace fixture") {
+		t.Fatal("s1's window never appeared on the person's display")
+	}
+	scancel()
+	sctx, scancel = context.WithTimeout(ctx, 2*time.Second)
+	if testenv.ShowsWindow(sctx, person.Display, "gtk4") {
+		t.Fatal("s2's window reached the person attached to s1's display")
+	}
+	scancel()
+	var said string
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		said = e.OK("s1", "list")
+		if strings.Contains(said, "a person may be driving") || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(said, "a person may be driving") || !strings.Contains(said, "xpra client") || !strings.Contains(said, "takeover "+id) {
+		t.Fatalf("list while a person is attached:\n%s", said)
+	}
+	if ans := e.OK("s1", "key", id, "End"); !strings.Contains(ans, "a person may be driving") {
+		t.Fatalf("an answer about the window while a person is attached:\n%s", ans)
+	}
+	if s2 := e.OK("s2", "list"); strings.Contains(s2, "a person may be driving") {
+		t.Fatalf("s2's windows say a person drives them:\n%s", s2)
+	}
+	e.OK("s1", "takeover", id)
+	e.Refused("window_paused", "s1", "key", id, "End")
+	e.OK("s1", "handback", id)
+	detach()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		said = e.OK("s1", "list")
+		if !strings.Contains(said, "a person may be driving") || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if strings.Contains(said, "a person may be driving") {
+		t.Fatalf("list after the person left:\n%s", said)
+	}
 
 	// kill -9: the same window answers again, the same process.
 	e.Kill9()

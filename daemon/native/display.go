@@ -48,6 +48,7 @@ var (
 	_ kind.Stacker   = (*display)(nil)
 	_ kind.OwnPixels = (*display)(nil)
 	_ kind.Attacher  = (*display)(nil)
+	_ kind.Watched   = (*display)(nil)
 )
 
 // KeepsOwnPixels: a grab reads a window's own pixels, covered or not.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/x11"
 )
@@ -97,4 +98,20 @@ func (d *display) AttachCommands(host string) (local string, ssh []string, err e
 		return "", nil, fmt.Errorf("the xpra display %s: %w", d.desk.Display, err)
 	}
 	return a.Local, a.SSH, nil
+}
+
+// Watchers says whether a person watches the display through xpra's own
+// client (read from the file xpra's connect hooks write: no call to
+// xpra). xpra runs a hook when a client connects and when the last one
+// leaves, not when one of several leaves, so an attached display counts
+// one client: at least one.
+func (d *display) Watchers(ctx context.Context) (kind.Watchers, error) {
+	if d.xp == nil {
+		return kind.Watchers{}, nil
+	}
+	w, err := d.xp.Watchers()
+	if err != nil || !w.Attached {
+		return kind.Watchers{}, err
+	}
+	return kind.Watchers{Count: 1, Since: w.Since, How: "an xpra client"}, nil
 }
