@@ -133,6 +133,18 @@ TAKEOVER
    records, for each takeover, handback and share, the session, the user (--as),
    force, whom a forced takeover replaced, and whom share shared with.
 
+XPRA (a display a person sees on their own desktop)
+   open --display xpra <app> opens it on your session's own seamless Xpra
+   display (started on first use; only your session's windows are on it). Its
+   windows are windows like any (tree, keys, points, screenshot, live view,
+   lease, takeover). xpra hides a window nobody views: it is shown as it appears,
+   and again before a verb grabs it or sends it input. watch --xpra win:N prints
+   the xpra attach command for a person (here, or through ssh with --ssh
+   user@host); while their client is attached, answers about those windows say
+   "a person may be driving", and takeover win:N pauses agents. A window on our
+   Xvfb has nothing to attach: no_attach. At most 4 such displays run at once
+   (display_limit); one with no window for 5 minutes stops.
+
 ANSWERS AND EXIT CODES
    Every answer names the target, its title, the lease state and the mode. --json prints the
    daemon's answer as one JSON object (before the command: vibespace-window --json
@@ -141,7 +153,7 @@ ANSWERS AND EXIT CODES
    no_editable_text, no_injection_backend, stale_ref, bad_ref, bad_chord,
    outside_window, window_gone, app_not_found, text_too_long, wrong_kind,
    no_display, display_not_answering, mode_pixels, mode_tree, bad_mode, no_tree,
-   timeout, …).
+   display_limit, no_attach, timeout, …).
    Exit 2: bad usage, or the daemon could not be reached, or it went away
    before it answered: "unanswered: … [outcome_unknown]" for a verb that acts
    (it may have run in part or in whole — a retried type could type twice: read
