@@ -78,6 +78,9 @@ func Open(ctx context.Context, name string) (*Display, error) {
 		}()
 		return nil, timeoutRefusal("connect to "+name, ctx.Err())
 	}
+	// Nothing has been asked on c yet, and no other connection of ours
+	// reads while the first one registers MIT-SHM (shm.go).
+	registerShm(ctx, c)
 	setup := xproto.Setup(c)
 	scr := setup.DefaultScreen(c)
 	d := &Display{

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/shm"
 	"github.com/jezek/xgb/xproto"
 	"golang.org/x/sys/unix"
@@ -28,6 +29,72 @@ type shmState struct {
 	busy atomic.Int32
 }
 
+// xgb keeps the decoders of extension events and errors in process-wide
+// maps that every connection's reader goroutine reads, and an extension's
+// Init writes them: an Init on one connection while another reads an event
+// or an error is a data race (Go may abort on it: "concurrent map read and
+// map write"). Of the extensions we use only MIT-SHM registers any (its
+// Completion event and BadSeg error), so they are registered once per
+// process, from the first connection Open makes (before any other
+// connection of ours exists, under registry's lock), and every connection
+// learns the extension's opcode by itself (useShm), writing nothing
+// global.
+var registry struct {
+	mu   sync.Mutex
+	done bool
+}
+
+// registerShm registers MIT-SHM's event and error decoders once per
+// process, as shm.Init would, from c: the first connection. It asks c the
+// extension's numbers under ctx and is not retried (a later registration
+// could race with live readers): a server that did not answer, or has no
+// MIT-SHM, leaves them undecoded, and captures there use GetImage anyway.
+func registerShm(ctx context.Context, c *xgb.Conn) {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	if registry.done {
+		return
+	}
+	registry.done = true
+	ch := make(chan *xproto.QueryExtensionReply, 1)
+	go func() {
+		r, err := xproto.QueryExtension(c, 7, "MIT-SHM").Reply()
+		if err != nil {
+			r = nil
+		}
+		ch <- r
+	}()
+	select {
+	case r := <-ch:
+		if r == nil || !r.Present {
+			return
+		}
+		for n, f := range xgb.NewExtEventFuncs["MIT-SHM"] {
+			xgb.NewEventFuncs[int(r.FirstEvent)+n] = f
+		}
+		for n, f := range xgb.NewExtErrorFuncs["MIT-SHM"] {
+			xgb.NewErrorFuncs[int(r.FirstError)+n] = f
+		}
+	case <-ctx.Done():
+	}
+}
+
+// useShm records MIT-SHM's opcode on c (what shm.Init does for the one
+// connection, without its process-wide writes).
+func useShm(c *xgb.Conn) error {
+	r, err := xproto.QueryExtension(c, 7, "MIT-SHM").Reply()
+	switch {
+	case err != nil:
+		return err
+	case !r.Present:
+		return fmt.Errorf("x11: the X server offers no MIT-SHM extension")
+	}
+	c.ExtLock.Lock()
+	c.Extensions["MIT-SHM"] = r.MajorOpcode
+	c.ExtLock.Unlock()
+	return nil
+}
+
 // shmGetImage reads a ZPixmap rectangle of drawable through the shared
 // segment and hands the pixels to convert while the segment is still ours.
 // ok is false if MIT-SHM cannot be used; the caller falls back to GetImage.
@@ -38,7 +105,7 @@ func (d *Display) shmGetImage(ctx context.Context, dr xproto.Drawable, x, y, w, 
 	if !s.probed {
 		s.probed = true
 		_, s.broken = call(ctx, d, "MIT-SHM QueryExtension", func() (struct{}, error) {
-			return struct{}{}, shm.Init(d.conn)
+			return struct{}{}, useShm(d.conn)
 		})
 	}
 	if s.broken != nil {
