@@ -380,7 +380,7 @@ func (d *Daemon) browserClose(ctx context.Context, c *call) Response {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "profile %q (%s) runs in the CDP browser, not as a desktop app: close its tabs with tab close (its browser stops when idle)", p.Label, p.ID).
 			With("profile", p.ID).With("backend", p.BackendWords()))
 	}
-	pi := ProfileInfo{ID: p.ID, Label: p.Label, Backend: p.Backend, Attachments: len(reg.Attachments(c.req.Session))}
+	pi := d.profileInfo(reg, c.req.Session, p)
 	e := d.liveAppWindow(ctx, p.ID)
 	if e == nil {
 		return d.finish(c, Response{Profile: &pi, Did: fmt.Sprintf("profile %s is a desktop app that is not running; nothing was stopped", appName(p))}, nil)
@@ -391,8 +391,23 @@ func (d *Daemon) browserClose(ctx context.Context, c *call) Response {
 	}
 	resp := d.closeTarget(ctx, c)
 	if resp.OK {
+		pi.Running, pi.Window = false, ""
 		resp.Profile = &pi
-		resp.Did += fmt.Sprintf(": the desktop app of profile %s (%s); new %s --backend desktop-app starts it again", appName(p), e.id, shellWord(p.Label))
+		resp.Did += fmt.Sprintf(", the desktop app of profile %s in %s; new %s --backend desktop-app starts it again", appName(p), e.id, shellWord(p.Label))
 	}
 	return resp
+}
+
+// profileInfo names profile p as session sees it: its attachment when the
+// session has it attached.
+func (d *Daemon) profileInfo(reg *profile.Registry, session string, p profile.Profile) ProfileInfo {
+	atts := reg.Attachments(session)
+	for _, a := range atts {
+		if a.ProfileID == p.ID {
+			return d.attachmentInfo(a, len(atts))
+		}
+	}
+	pi := ProfileInfo{ID: p.ID, Label: p.Label, Attachments: len(atts)}
+	d.profileRun(&pi)
+	return pi
 }
