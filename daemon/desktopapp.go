@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -135,10 +136,10 @@ func checkAppURL(s string) error {
 		scheme = strings.ToLower(u.Scheme)
 	}
 	switch {
-	case err != nil || !strings.Contains(strings.Join(appURLSchemes, " "), scheme) || scheme == "":
-		return target.Refuse(target.CodeBadRequest, "--url %s: a desktop app opens an http, https, file or about address", target.Echo(s)).With("url", target.Clip(s))
-	case u.User != nil:
+	case err == nil && u.User != nil:
 		return target.Refuse(target.CodeBadRequest, "--url: an address with a user name or password is not opened (it would be in the browser's command line); sign in on the page instead")
+	case err != nil || !slices.Contains(appURLSchemes, scheme):
+		return target.Refuse(target.CodeBadRequest, "--url %s: a desktop app opens an http, https, file or about address", target.Echo(s)).With("url", target.Clip(s))
 	}
 	return nil
 }
@@ -205,7 +206,25 @@ func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 		return d.fail(c, target.Refuse(target.CodeTimeout, "another desktop app was still starting").Wrap(ctx.Err()))
 	}
 	defer func() { <-d.br.appSlot }()
-	p, err := d.appProfile(reg, req)
+	p, found, err := d.appProfile(reg, req.Label)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	var running *entry
+	if found {
+		running = d.liveAppWindow(ctx, p.ID)
+	}
+	if running != nil {
+		// The running one is this session's to take, or nothing changes.
+		if err := d.takeApp(c, running); err != nil {
+			return d.fail(c, err)
+		}
+	}
+	if found {
+		p, err = reg.SetApp(p.ID, appOf(req, p.App))
+	} else {
+		p, err = reg.NewApp(req.Label, appOf(req, profile.App{}))
+	}
 	if err != nil {
 		return d.fail(c, err)
 	}
@@ -214,8 +233,8 @@ func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 		return d.fail(c, err)
 	}
 	pi := d.attachmentInfo(a, len(reg.Attachments(req.Session)))
-	if e := d.liveAppWindow(ctx, p.ID); e != nil {
-		return d.appAgain(c, e, p, pi)
+	if running != nil {
+		return d.appAgain(c, running, p, pi)
 	}
 	dir, err := reg.Dir(p.ID)
 	if err != nil {
@@ -245,38 +264,39 @@ func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 // appName names a desktop app's profile in answers: "shop (bp-3f9a1c02)".
 func appName(p profile.Profile) string { return fmt.Sprintf("%s (%s)", p.Label, p.ID) }
 
-// appProfile is the desktop app's profile new names: the one of that
-// label, which keeps what this new asks for its next start, or a new one.
-// A label a CDP profile has is label_taken, naming its backend.
-func (d *Daemon) appProfile(reg *profile.Registry, req Request) (profile.Profile, error) {
-	label := strings.TrimSpace(req.Label)
+// appProfile finds the desktop app's profile new names by its label. A
+// label a CDP profile has is label_taken, naming its backend.
+func (d *Daemon) appProfile(reg *profile.Registry, label string) (p profile.Profile, found bool, err error) {
+	label = strings.TrimSpace(label)
 	for _, p := range reg.List() {
 		if !strings.EqualFold(p.Label, label) {
 			continue
 		}
 		if !p.DesktopApp() {
-			return p, target.Refuse(target.CodeLabelTaken, "a profile labelled %q exists already (%s) and runs in the CDP browser: pick another label for the desktop app", p.Label, p.ID).
+			return p, true, target.Refuse(target.CodeLabelTaken, "a profile labelled %q exists already (%s) and runs in the CDP browser: pick another label for the desktop app", p.Label, p.ID).
 				With("label", p.Label).With("id", p.ID).With("backend", p.BackendWords())
 		}
-		return reg.SetApp(p.ID, appOf(req, p.App))
+		return p, true, nil
 	}
-	return reg.NewApp(req.Label, appOf(req, profile.App{}))
+	return profile.Profile{}, false, nil
 }
 
-// appAgain answers new for a desktop app that runs already: the session
-// takes its window's lease (it must be exposed to it; a holder keeps it).
-// What this new asked applies at its next start.
-func (d *Daemon) appAgain(c *call, e *entry, p profile.Profile, pi ProfileInfo) Response {
+// takeApp takes the lease of a desktop app's running window for new: the
+// session must be exposed to it, and no other may hold it.
+func (d *Daemon) takeApp(c *call, e *entry) error {
 	d.mu.Lock()
 	err := e.rec.CheckExposed(c.req.Session)
 	d.mu.Unlock()
 	if err != nil {
-		return d.fail(c, err)
+		return err
 	}
 	c.e = e
-	if err := d.take(c); err != nil {
-		return d.fail(c, err)
-	}
+	return d.take(c)
+}
+
+// appAgain answers new for a desktop app that runs already, whose lease
+// the session took. What this new asked applies at its next start.
+func (d *Daemon) appAgain(c *call, e *entry, p profile.Profile, pi ProfileInfo) Response {
 	pi.Backend, pi.Window, pi.Running = p.Backend, e.id, true
 	did := fmt.Sprintf("profile %s runs already as a desktop app in %s; you hold its lease; %s", appName(p), e.id, windowRecipe(e.id))
 	if c.req.URL != "" || c.req.Size != "" || c.req.Mode != "" {

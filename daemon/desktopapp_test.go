@@ -183,10 +183,18 @@ func TestDesktopAppNew(t *testing.T) {
 	if again.Target == nil || again.Target.ID != win || !strings.Contains(again.Did, "runs already") || len(xpra.launched()) != 1 {
 		t.Fatalf("new again: %+v (launched %d)", again, len(xpra.launched()))
 	}
-	// From another session it is not exposed.
-	wantCode(t, td.call(t, Request{Verb: "browser.new", Session: "s2", Label: "shop", Backend: "desktop-app"}), target.CodeNotExposed)
+	// From another session it is not exposed, and that new changes
+	// nothing: no attachment, the same settings.
+	wantCode(t, td.call(t, Request{Verb: "browser.new", Session: "s2", Label: "shop", Backend: "desktop-app", URL: "https://elsewhere.example/"}), target.CodeNotExposed)
 	if len(xpra.launched()) != 1 {
 		t.Fatal("a refused new launched")
+	}
+	if got := td.call(t, Request{Verb: "browser.attachments", Session: "s2"}); len(got.Attachments) != 0 {
+		t.Fatalf("a refused new attached: %+v", got.Attachments)
+	}
+	reg, _ := td.registry()
+	if kept, _ := reg.Find("shop"); kept.App.URL != "file:///srv/page.html" || kept.App.Width != 800 || kept.App.Mode != "tree" {
+		t.Fatalf("the profile's settings after a refused new: %+v", kept.App)
 	}
 }
 
@@ -270,6 +278,8 @@ func TestDesktopAppRefusals(t *testing.T) {
 		{Request{Backend: "desktop-app", Size: "10x10"}, target.CodeBadRequest},
 		{Request{Backend: "desktop-app", Size: "99999x600"}, target.CodeBadRequest},
 		{Request{Backend: "desktop-app", URL: "javascript:alert(1)"}, target.CodeBadRequest},
+		{Request{Backend: "desktop-app", URL: "ttp://shop.example/"}, target.CodeBadRequest},
+		{Request{Backend: "desktop-app", URL: "ftp://ada:secret@shop.example/"}, target.CodeBadRequest},
 		{Request{Backend: "desktop-app", URL: "https://ada:secret@shop.example/"}, target.CodeBadRequest},
 		{Request{Backend: "desktop-app", URL: "--no-sandbox"}, target.CodeBadRequest},
 	} {
