@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -49,10 +48,6 @@ type Config struct {
 	// daemon/chromium); nil means no browser road: those verbs are refused
 	// no_browser.
 	Browser kind.Browser
-	// DesktopAppDisplay is the display a desktop app's browser opens on
-	// (new --backend desktop-app): DesktopAppDisplay when empty. Only
-	// tests name another, on a machine without that display.
-	DesktopAppDisplay string
 	// Live makes the live view (package daemon/live) once the daemon is
 	// made; nil means none: watch is refused live_view_unavailable.
 	Live func(*Daemon) LiveView
@@ -109,7 +104,6 @@ func (c *Config) fill() error {
 		}
 		seen[p.Name()] = true
 	}
-	c.DesktopAppDisplay = cmp.Or(c.DesktopAppDisplay, DesktopAppDisplay)
 	if c.IdleHandback == 0 {
 		c.IdleHandback = DefaultIdleHandback
 	}

@@ -193,7 +193,7 @@ func (d *Daemon) liveAppWindow(ctx context.Context, profileID string) *entry {
 func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 	req := c.req
 	// The display first: on a daemon without it, nothing is registered.
-	if _, err := d.providerFor(d.cfg.DesktopAppDisplay); err != nil {
+	if _, err := d.providerFor(DesktopAppDisplay); err != nil {
 		return d.fail(c, err)
 	}
 	reg, err := d.registry()
@@ -240,7 +240,7 @@ func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	c.req.Argv, c.req.Display, c.req.Mode = appArgv(dir, p.App), d.cfg.DesktopAppDisplay, p.App.Mode
+	c.req.Argv, c.req.Display, c.req.Mode = appArgv(dir, p.App), DesktopAppDisplay, p.App.Mode
 	resp := d.open(ctx, c)
 	if !resp.OK || c.e == nil {
 		return resp

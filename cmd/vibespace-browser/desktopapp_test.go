@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,10 +26,6 @@ const appPage = `<!doctype html>
 <html><head><title>shop page</title></head><body>
 <button onclick="document.title = 'bought'">Buy now</button>
 </body></html>`
-
-// desktopAppHook is the daemon's test-only hook that names the display a
-// desktop app opens on instead of xpra (cmd/vibespace-daemon).
-const desktopAppHook = "VIBESPACE_TEST_DESKTOP_APP_DISPLAY"
 
 var (
 	windowOnce sync.Once
@@ -58,33 +53,6 @@ func windowCLI(t *testing.T, e *env) *clitest.Env {
 	w := *e.Env
 	w.Bin = windowBin
 	return &w
-}
-
-// appDisplay is the display name the desktop app opens on here: xpra, the
-// one the daemon picks, when this build's daemon has it; else our xvfb
-// one, named through the test-only hook (say so: once the xpra display is
-// registered, the hook goes).
-func appDisplay(t *testing.T) (name string, extra []string) {
-	t.Helper()
-	probe := &env{clitest.New(t, bin)}
-	w := windowCLI(t, probe)
-	r := w.CLI("probe", "--json", "open", "--display", "none-such", "true")
-	var resp daemon.Response
-	if err := json.Unmarshal([]byte(r.Out), &resp); err != nil || resp.Code != "no_display" {
-		t.Fatalf("probing the displays: %v %+v\n%s", err, resp, r.Errout)
-	}
-	probe.Stop()
-	var names []string
-	if ds, ok := resp.Facts["displays"].([]any); ok {
-		for _, d := range ds {
-			names = append(names, fmt.Sprint(d))
-		}
-	}
-	if slices.Contains(names, daemon.DesktopAppDisplay) {
-		return daemon.DesktopAppDisplay, nil
-	}
-	t.Logf("NOTE: this daemon has no %s display (it has %v): the desktop app opens on xvfb, named by the test-only hook %s", daemon.DesktopAppDisplay, names, desktopAppHook)
-	return "xvfb", []string{desktopAppHook + "=xvfb"}
 }
 
 // displayOf is the X display of the daemon's display name, from its state
@@ -168,7 +136,8 @@ func waitNoProcesses(t *testing.T, dir string) {
 
 // TestDesktopApp: an agent starts a desktop app through vibespace-browser
 // and drives it through vibespace-window: a real headed Chromium with its
-// own profile, its window exactly the size asked (read from the X server);
+// own profile on the session's xpra display, its window exactly the size
+// asked (read from the X server: a seamless display puts no frame on it);
 // its page's button is in the window's tree with a ref, and clicking it
 // changes the page (the X title the page sets); vibespace-browser's page
 // verbs on the profile are refused no_cdp_on_this_backend, naming the
@@ -187,8 +156,6 @@ func TestDesktopApp(t *testing.T) {
 		}
 	})
 	e := newEnv(t)
-	name, extra := appDisplay(t)
-	e.Extra = append(e.Extra, extra...)
 	e.serve()
 	w := windowCLI(t, e)
 	page := filepath.Join(e.Dir, "page.html")
@@ -205,7 +172,7 @@ func TestDesktopApp(t *testing.T) {
 	if !strings.Contains(resp.Did, "its window is 800x600 pixels") {
 		t.Errorf("new does not say the window's size: %s", resp.Did)
 	}
-	desk = displayOf(t, e, name)
+	desk = displayOf(t, e, daemon.DesktopAppDisplay)
 	xw := appWindow(t, desk.Display, pid, "shop page")
 	if xw.Geometry.Width != 800 || xw.Geometry.Height != 600 {
 		t.Fatalf("the X window is %dx%d, want 800x600", xw.Geometry.Width, xw.Geometry.Height)

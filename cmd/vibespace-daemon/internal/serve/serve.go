@@ -104,7 +104,6 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 		Live:   live.For(live.Options{Logger: log, VerbTimeout: c.Duration("verb-timeout")}),
 		Logger: log, IdleHandback: idle, VerbTimeout: c.Duration("verb-timeout"),
 		LogFile: logs.file.Path(), LogKeep: logs.keep, Stderr: logs.stderr,
-		DesktopAppDisplay: getenv(desktopAppDisplayEnv),
 	})
 	ncancel()
 	if err != nil { // daemon.ErrRunning among others
@@ -130,11 +129,6 @@ const (
 	logName    = "daemon.log"
 	stderrName = daemoncall.DaemonStderr
 )
-
-// desktopAppDisplayEnv names the display a desktop app opens on instead of
-// daemon.DesktopAppDisplay (xpra): a test-only hook, for a machine whose
-// daemon has no xpra display registered.
-const desktopAppDisplayEnv = "VIBESPACE_TEST_DESKTOP_APP_DISPLAY"
 
 // logMaxEnv bounds daemon.log, in bytes (daemon.DefaultLogMaxBytes when
 // unset); tests set it small.
