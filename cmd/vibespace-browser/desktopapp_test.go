@@ -55,9 +55,9 @@ func windowCLI(t *testing.T, e *env) *clitest.Env {
 	return &w
 }
 
-// displayOf is the X display of the daemon's display name, from its state
-// file's record.
-func displayOf(t *testing.T, e *env, name string) testenv.State {
+// sessionDisplay is the record of session s's display of name (a
+// per-session display: xpra's) in the daemon's state file.
+func sessionDisplay(t *testing.T, e *env, name, s string) testenv.State {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(e.Home, "state.json"))
 	if err != nil {
@@ -66,11 +66,22 @@ func displayOf(t *testing.T, e *env, name string) testenv.State {
 	var st struct {
 		Backends map[string]json.RawMessage `json:"backends"`
 	}
-	var displays map[string]testenv.State
-	if err := json.Unmarshal(b, &st); err != nil || json.Unmarshal(st.Backends["displays"], &displays) != nil || displays[name].Display == "" {
-		t.Fatalf("no record of display %s in state: %s", name, b)
+	var displays []struct {
+		Display string        `json:"display"`
+		Session string        `json:"session"`
+		Record  testenv.State `json:"record"`
 	}
-	return displays[name]
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(st.Backends["session_displays"], &displays)
+	for _, d := range displays {
+		if d.Display == name && d.Session == s && d.Record.Display != "" {
+			return d.Record
+		}
+	}
+	t.Fatalf("no record of %s's display %s in state: %s", s, name, b)
+	return testenv.State{}
 }
 
 // appWindow waits (bounded) until one of pid's X windows has a title with
@@ -172,7 +183,7 @@ func TestDesktopApp(t *testing.T) {
 	if !strings.Contains(resp.Did, "its window is 800x600 pixels") {
 		t.Errorf("new does not say the window's size: %s", resp.Did)
 	}
-	desk = displayOf(t, e, daemon.DesktopAppDisplay)
+	desk = sessionDisplay(t, e, daemon.DesktopAppDisplay, "s1")
 	xw := appWindow(t, desk.Display, pid, "shop page")
 	if xw.Geometry.Width != 800 || xw.Geometry.Height != 600 {
 		t.Fatalf("the X window is %dx%d, want 800x600", xw.Geometry.Width, xw.Geometry.Height)
