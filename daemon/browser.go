@@ -23,6 +23,7 @@ type browserState struct {
 	current map[string]target.ID // session + "\x00" + context key → its current tab
 	closed  map[target.ID]bool   // tabs that existed and closed, so a handle that never named a tab is told apart
 	order   []target.ID          // closed, oldest first (the memory is bounded by maxClosed)
+	appSlot chan struct{}        // one slot: one desktop app starting at a time (desktopapp.go)
 
 	regOnce sync.Once
 	reg     *profile.Registry // the profile registry, opened on first use
@@ -37,15 +38,18 @@ type tabState struct {
 }
 
 // selection is a resolved profile choice: which browser context, and how
-// answers name it.
+// answers name it. A desktop app's profile has no browser context: its
+// browser is a window (desktopapp.go).
 type selection struct {
 	key  kind.BrowserKey
 	prof ProfileInfo
+	app  bool // the profile runs as a desktop app
 }
 
 func (bs *browserState) init() {
 	bs.current = make(map[string]target.ID)
 	bs.closed = make(map[target.ID]bool)
+	bs.appSlot = make(chan struct{}, 1)
 }
 
 // maxClosed bounds how many closed tabs are remembered: older ones answer
@@ -104,16 +108,20 @@ func noBrowser() error {
 
 // browserContext resolves req's profile and reaches its browser context,
 // which counts as in use until c.done runs. The answer names the profile
-// once one was chosen.
+// once one was chosen. A desktop app's profile has none: every page verb
+// on it is refused no_cdp_on_this_backend, naming its window.
 func (d *Daemon) browserContext(ctx context.Context, c *call) (kind.BrowserContext, error) {
-	if d.cfg.Browser == nil {
-		return nil, noBrowser()
-	}
 	sel, err := d.choose(ctx, c.req)
 	if err != nil {
 		return nil, err
 	}
 	c.sel = &sel
+	if sel.app {
+		return nil, d.noCDP(c.req.Session, sel)
+	}
+	if d.cfg.Browser == nil {
+		return nil, noBrowser()
+	}
 	if sel.key.Headed {
 		p, err := d.providerFor("")
 		if err != nil {

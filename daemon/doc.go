@@ -13,7 +13,10 @@
 // refused wrong_kind, naming the command line that addresses it. The
 // capability law (target.Decide) is applied here, once, on each target's
 // own probe. The browser's own words (profiles, tabs, navigation, eval)
-// are in browser.go and verb_browser_profile.go.
+// are in browser.go and verb_browser_profile.go. A desktop app's profile
+// (desktopapp.go) has no browser context: its real Chromium is a window,
+// opened as open opens one, and its page verbs are refused
+// no_cdp_on_this_backend.
 //
 // Concurrency: Daemon.mu guards the maps and every entry's mutable fields
 // and is never held across a backend call. Each target has its own lock

@@ -57,6 +57,9 @@ func (d *Daemon) selectionOf(reg *profile.Registry, req Request, ch profile.Choi
 		}
 		sel.key = kind.BrowserKey{Session: req.Session, Profile: a.ProfileID, Label: a.Label, Dir: dir, Headed: req.Headed}
 		sel.prof.ID, sel.prof.Label = a.ProfileID, a.Label
+		if p, err := reg.Find(a.ProfileID); err == nil && p.DesktopApp() {
+			sel.app = true
+		}
 	}
 	return sel, nil
 }
@@ -68,9 +71,7 @@ func (d *Daemon) attachmentInfo(a profile.Attachment, count int) ProfileInfo {
 	if a.Child {
 		p.Parent = profile.OwnHandle
 	}
-	if a.ProfileID != "" && d.cfg.Browser != nil {
-		p.Running = d.cfg.Browser.Running(a.ProfileID)
-	}
+	d.profileRun(&p)
 	return p
 }
 
@@ -122,8 +123,8 @@ func (d *Daemon) browserProfiles(ctx context.Context, c *call) Response {
 			pi := ProfileInfo{ID: p.ID, Label: p.Label, Attachments: len(atts)}
 			if a, ok := handle[p.ID]; ok {
 				pi = d.attachmentInfo(a, len(atts))
-			} else if d.cfg.Browser != nil {
-				pi.Running = d.cfg.Browser.Running(p.ID)
+			} else {
+				d.profileRun(&pi)
 			}
 			resp.Profiles = append(resp.Profiles, pi)
 		}
@@ -133,9 +134,13 @@ func (d *Daemon) browserProfiles(ctx context.Context, c *call) Response {
 }
 
 // browserNew registers a profile (its directory is minted under the state
-// directory; the label never reaches a path). It does not attach it.
+// directory; the label never reaches a path). It does not attach it. With
+// --backend desktop-app it also attaches and starts it (desktopapp.go).
 func (d *Daemon) browserNew(ctx context.Context, c *call) Response {
 	req := c.req
+	if isDesktopApp(req) {
+		return d.newDesktopApp(ctx, c)
+	}
 	return d.profileVerb(c, func(reg *profile.Registry) (Response, error) {
 		p, err := reg.New(req.Label)
 		if err != nil {

@@ -94,7 +94,8 @@ var verbs = map[string]verbDef{
 	"browser.open":        {run: (*Daemon).browserOpen},
 	"browser.tab":         {run: (*Daemon).browserTab},
 	"browser.profiles":    {run: (*Daemon).browserProfiles},
-	"browser.new":         {run: (*Daemon).browserNew},
+	"browser.new":         {run: (*Daemon).browserNew, check: checkNew},
+	"browser.close":       {run: (*Daemon).browserClose, check: checkClose},
 	"browser.use":         {run: (*Daemon).browserUse},
 	"browser.attachments": {run: (*Daemon).browserAttachments},
 	"browser.detach":      {run: (*Daemon).browserDetach},
@@ -137,8 +138,8 @@ func (d *Daemon) Handle(ctx context.Context, req Request) Response {
 	if req.Session == "" {
 		return refusal(target.Refuse(target.CodeBadRequest, "no session: set VIBESPACE_SESSION"))
 	}
-	if req.Mode != "" && req.Verb != "open" && req.Verb != "mode" {
-		return refusal(target.Refuse(target.CodeBadRequest, "a mode is a window's: only open and mode take one, not %s (a tab has no mode)", req.Verb))
+	if req.Mode != "" && req.Verb != "open" && req.Verb != "mode" && req.Verb != "browser.new" {
+		return refusal(target.Refuse(target.CodeBadRequest, "a mode is a window's: only open, mode and new --backend desktop-app take one, not %s (a tab has no mode)", req.Verb))
 	}
 	if req.For != "" && !forVerbs[req.Verb] {
 		return refusal(target.Refuse(target.CodeBadRequest, "--for is the operator's word for another session's browser attachments: only use, detach, pin and attachments take it, not %s", req.Verb))
@@ -248,9 +249,7 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 	resp.By = road
 	if c.sel != nil && resp.Profile == nil {
 		p := c.sel.prof
-		if c.sel.key.Profile != "" && d.cfg.Browser != nil {
-			p.Running = d.cfg.Browser.Running(c.sel.key.Profile)
-		}
+		d.profileRun(&p)
 		resp.Profile = &p
 	}
 	if err == nil && c.e != nil {

@@ -13,6 +13,14 @@
 // free-text label for people. Its user-data-dir is stateDir/profiles/<id>,
 // mode 0700: the label never reaches a path or an argv.
 //
+// # Backends
+//
+// A profile's browser runs in the CDP browser (Backend "", the default) or
+// as a desktop app (BackendDesktopApp, made by NewApp): a real Chromium on
+// a display, a window target with no DevTools. A desktop app's profile
+// also keeps how it starts (App: its address, its window's size, its
+// mode). The label is unique across backends.
+//
 // # Attachment sets and handles
 //
 // A session holds an attachment set, exactly one member of which is the

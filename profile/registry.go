@@ -22,6 +22,10 @@ type Profile struct {
 	ID      string    `json:"id"`
 	Label   string    `json:"label"`
 	Created time.Time `json:"created"`
+	// Backend is how its browser runs: BackendDesktopApp, or "" for the
+	// CDP browser. App is how a desktop app starts (zero otherwise).
+	Backend string `json:"backend,omitempty"`
+	App     App    `json:"app,omitzero"`
 }
 
 // Registry is the profile registry and every session's attachment set,
@@ -135,6 +139,12 @@ func (r *Registry) List() []Profile {
 // every other label: label_taken otherwise. The label never reaches a path
 // or an argv: the directory is named by the id alone.
 func (r *Registry) New(label string) (Profile, error) {
+	return r.create(label, "", App{})
+}
+
+// create is New for a profile of backend, started as app says (a desktop
+// app's; zero otherwise).
+func (r *Registry) create(label, backend string, app App) (Profile, error) {
 	l, err := cleanLabel(label)
 	if err != nil {
 		return Profile{}, err
@@ -155,15 +165,15 @@ func (r *Registry) New(label string) (Profile, error) {
 		err = r.mutate(func(st *file) (bool, error) {
 			for _, q := range st.Profiles {
 				if strings.EqualFold(q.Label, l) {
-					return false, target.Refuse(target.CodeLabelTaken, "a profile labelled %q exists already (%s)", q.Label, q.ID).
-						With("label", q.Label).With("id", q.ID)
+					return false, target.Refuse(target.CodeLabelTaken, "a profile labelled %q exists already (%s, backend %s)", q.Label, q.ID, q.BackendWords()).
+						With("label", q.Label).With("id", q.ID).With("backend", q.BackendWords())
 				}
 			}
 			if st.hasID(id) {
 				taken = true
 				return false, nil
 			}
-			p = Profile{ID: id, Label: l, Created: r.now().UTC()}
+			p = Profile{ID: id, Label: l, Created: r.now().UTC(), Backend: backend, App: app}
 			st.Profiles = append(st.Profiles, p)
 			return true, nil
 		})

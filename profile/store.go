@@ -96,6 +96,9 @@ func (f *file) validate() error {
 			return fmt.Errorf("profile id %s appears twice", p.ID)
 		}
 		ids[p.ID] = true
+		if err := p.validBackend(); err != nil {
+			return err
+		}
 		l, err := cleanLabel(p.Label)
 		if err != nil || l != p.Label {
 			return fmt.Errorf("profile %s has an invalid label", p.ID)

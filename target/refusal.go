@@ -85,6 +85,10 @@ const (
 	// Xpra displays (xpra/).
 	CodeNoAttach Code = "no_attach" // the window's display has no client of its own a person can attach (only an xpra display has)
 
+	// A profile whose browser runs as a desktop app: a window on a
+	// display, with no DevTools to drive it by.
+	CodeNoCDPOnThisBackend Code = "no_cdp_on_this_backend" // a CDP verb on such a profile: drive its window with vibespace-window
+
 	// Browser profiles and attachment sets (profile/).
 	CodeLabelTaken         Code = "label_taken"          // another profile already has that label
 	CodeAliasTaken         Code = "alias_taken"          // the alias is already a handle in this session's attachment set

@@ -144,6 +144,9 @@ type Target struct {
 	Mode     Mode   `json:"mode,omitempty"`
 	Resolved Mode   `json:"mode_resolved,omitempty"`
 	ModeWhy  string `json:"mode_why,omitempty"`
+	// Profile is the browser profile (its id) whose desktop app this
+	// window is; "" for any other window and for a tab.
+	Profile string `json:"profile,omitempty"`
 }
 
 // ExposedTo reports whether session may address t.

@@ -67,6 +67,8 @@ func appendRequest(b []byte, r *Request) []byte {
 	b = appendStr(b, "selector", r.Selector)
 	b = appendTrue(b, "headed", r.Headed)
 	b = appendStr(b, "for", r.For)
+	b = appendStr(b, "backend", r.Backend)
+	b = appendStr(b, "size", r.Size)
 	return append(b, '}')
 }
 
@@ -299,6 +301,10 @@ func (d *scan) profile(p *ProfileInfo) bool {
 			return d.int(&p.Attachments)
 		case "running":
 			return d.bool(&p.Running)
+		case "backend":
+			return d.str(&p.Backend)
+		case "window":
+			return d.str((*string)(&p.Window))
 		}
 		return false
 	})

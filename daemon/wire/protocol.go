@@ -52,6 +52,8 @@ type Request struct {
 	Selector string `json:"selector,omitempty"` // wait --selector
 	Headed   bool   `json:"headed,omitempty"`   // a profile's browser on our display instead of headless
 	For      string `json:"for,omitempty"`      // use/detach/pin/attachments --for <session>: the operator acting on another session's set
+	Backend  string `json:"backend,omitempty"`  // new --backend: "desktop-app" (a real Chromium as a window, no DevTools); "" the CDP browser
+	Size     string `json:"size,omitempty"`     // new --size WxH: a desktop app's window size in pixels
 }
 
 // Point is a pixel of a window's own screenshot: (0,0) is its top left.
@@ -153,6 +155,11 @@ type ProfileInfo struct {
 	Ephemeral   bool   `json:"ephemeral,omitempty"`
 	Attachments int    `json:"attachments"`       // how many the session holds
 	Running     bool   `json:"running,omitempty"` // its browser is up
+	// Backend is how the profile's browser runs: "desktop-app" (a real
+	// Chromium as a window target, no DevTools); "" the CDP browser.
+	Backend string `json:"backend,omitempty"`
+	// Window is the window target a desktop app runs as, while it runs.
+	Window target.ID `json:"window,omitempty"`
 }
 
 // Status is what status answers about the daemon.

@@ -152,7 +152,13 @@ func ProfileWords(p *wire.ProfileInfo) string {
 	if p.Pinned {
 		b.WriteString(" · pinned")
 	}
-	if p.Running {
+	if p.Backend != "" {
+		b.WriteString(" · " + p.Backend)
+	}
+	switch {
+	case p.Window != "":
+		fmt.Fprintf(&b, " · running as %s", p.Window)
+	case p.Running:
 		b.WriteString(" · running")
 	}
 	switch p.Attachments {

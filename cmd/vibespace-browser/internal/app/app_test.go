@@ -98,6 +98,9 @@ func TestWireVerbAndProfile(t *testing.T) {
 		{[]string{"use", "bp-3f9a1c02", "--alias", "w"}, "", daemon.Request{Verb: "browser.use", Label: "bp-3f9a1c02", Alias: "w"}},
 		{[]string{"--profile", "./dir", "open", "http://127.0.0.1:1/"}, "", daemon.Request{Verb: "browser.open", URL: "http://127.0.0.1:1/", Profile: "./dir"}},
 		{[]string{"wait", "--text", "Saved"}, "", daemon.Request{Verb: "browser.wait", Text: "Saved"}},
+		{[]string{"new", "shop", "--backend", "desktop-app", "--url", "file:///p.html", "--size", "800x600", "--mode", "tree"}, "",
+			daemon.Request{Verb: "browser.new", Label: "shop", Backend: "desktop-app", URL: "file:///p.html", Size: "800x600", Mode: "tree"}},
+		{[]string{"close", "shop"}, "", daemon.Request{Verb: "browser.close", Label: "shop"}},
 	} {
 		env["VIBESPACE_BROWSER"] = tc.envProfile
 		env["VIBESPACE_SESSION"] = "s1"
@@ -153,7 +156,8 @@ func TestHelpNamesEveryVerbAndTheRules(t *testing.T) {
 		t.Fatal(code)
 	}
 	for _, w := range []string{"open", "snapshot", "click", "fill", "type", "key", "scroll", "screenshot", "get", "eval",
-		"back", "forward", "reload", "wait", "tab", "profiles", "new", "use", "attachments", "detach", "pin", "new-child",
+		"back", "forward", "reload", "wait", "tab", "profiles", "new", "close", "use", "attachments", "detach", "pin", "new-child",
+		"--backend desktop-app", "no_cdp_on_this_backend",
 		"status", "watch", "takeover", "handback", "serve", "VIBESPACE_SESSION", "VIBESPACE_BROWSER", "--profile",
 		"profile_required", "profile_changed", "path_not_handle", "not_your_tab", "stale_ref", "browser_paused",
 		"refused: <sentence> [<code>]", "--json", "NOT A SECURITY"} {
@@ -181,6 +185,8 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"pin"},
 		{"pin", "w", "--none"},
 		{"new"},
+		{"close"},
+		{"close", "a", "b"},
 		{"frobnicate"},
 	} {
 		code, _, errs := run(t, env, args...)
@@ -211,5 +217,30 @@ func TestOnlyTheCommandRunIsSetUp(t *testing.T) {
 		if len(args) > 0 && args[0] == "get" && len(args) == 1 && !strings.Contains(stderr, "get needs one of") {
 			t.Errorf("get alone: %q", stderr)
 		}
+	}
+}
+
+// TestDesktopAppWords: an answer naming a desktop app's profile says its
+// backend and the window it runs as; profiles lists them so.
+func TestDesktopAppWords(t *testing.T) {
+	env := testEnv(t)
+	shop := daemon.ProfileInfo{ID: "bp-3f9a1c02", Label: "shop", Handle: "shop", Default: true, Attachments: 1, Backend: "desktop-app", Window: "win:3", Running: true}
+	listener(t, env, func(req daemon.Request) daemon.Response {
+		if req.Verb == "browser.profiles" {
+			stopped := shop
+			stopped.Window, stopped.Running, stopped.Handle = "", false, ""
+			return daemon.Response{OK: true, Profiles: []daemon.ProfileInfo{shop, stopped}}
+		}
+		return daemon.Response{OK: true, Profile: &shop, Target: &daemon.TargetInfo{ID: "win:3", Title: "Shop", Lease: "held by s1", Mode: "tree"}, Did: "opened chromium"}
+	})
+	code, out, errs := run(t, env, "new", "shop", "--backend", "desktop-app")
+	if code != 0 || !strings.Contains(out, "profile: shop (bp-3f9a1c02) · default · desktop-app · running as win:3 · 1 attachment\n") ||
+		!strings.Contains(out, `win:3 "Shop" · lease: held by s1 · mode: tree`) {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = run(t, env, "profiles")
+	if code != 0 || !strings.Contains(out, "shop (bp-3f9a1c02) · default · desktop-app · running as win:3 · 1 attachment\n") ||
+		!strings.Contains(out, "shop (bp-3f9a1c02) · default · desktop-app · 1 attachment\n") {
+		t.Fatalf("profiles: exit %d\n%s%s", code, out, errs)
 	}
 }

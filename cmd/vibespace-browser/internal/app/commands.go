@@ -37,6 +37,7 @@ func commands(o Options) []*cli.Command {
 		tabCommand(o),
 		profilesCommand(o),
 		newCommand(o),
+		closeCommand(o),
 		useCommand(o),
 		attachmentsCommand(o),
 		detachCommand(o),

@@ -1,0 +1,433 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vibespace/vibespace/profile"
+	"github.com/vibespace/vibespace/target"
+)
+
+// A desktop app is a browser profile whose browser is a real, headed
+// Chromium started as a window of a display (new <label> --backend
+// desktop-app): its accessibility on, its own user-data-dir, no DevTools.
+// It is opened as open opens any window, leased to the session, and driven
+// from then on with vibespace-window's verbs; vibespace-browser's page
+// verbs on that profile are refused no_cdp_on_this_backend, naming the
+// window. Nothing of the CDP browser is started for it.
+
+// DesktopAppDisplay is the display a desktop app opens on: the seamless
+// Xpra display, where each window is a picture of its own.
+const DesktopAppDisplay = "xpra"
+
+// desktopAppBinary is the browser a desktop app runs.
+const desktopAppBinary = "chromium"
+
+// forceA11y turns Chromium's renderers' accessibility on whatever it
+// detects, so the page is in the window's tree from the start.
+const forceA11y = "--force-renderer-accessibility"
+
+// appFlags quiet a desktop app's Chromium as the CDP browser's are quieted
+// (no first-run dialog, nothing that phones home, no keyring prompt), less
+// everything of DevTools and of headless: no --remote-debugging-*, no
+// --enable-automation, no --headless.
+var appFlags = []string{
+	"--no-first-run",
+	"--no-default-browser-check",
+	"--disable-background-networking",
+	"--disable-component-update",
+	"--disable-sync",
+	"--disable-breakpad",
+	"--disable-crash-reporter",
+	"--password-store=basic",
+}
+
+// The sizes --size takes, in pixels.
+const (
+	minAppWidth, minAppHeight = 320, 240
+	maxAppWidth, maxAppHeight = 7680, 4320
+)
+
+// appURLSchemes are the addresses a desktop app may open.
+var appURLSchemes = []string{"http", "https", "file", "about"}
+
+// appArgv is the command line of a desktop app's Chromium: its profile's
+// directory, its accessibility switched on, its window's size, and its
+// address as an app window (--app: no tab strip, no toolbar; the window
+// is the page).
+func appArgv(dir string, app profile.App) []string {
+	argv := []string{desktopAppBinary, "--user-data-dir=" + dir, forceA11y}
+	if os.Geteuid() == 0 {
+		argv = append(argv, "--no-sandbox") // Chromium refuses to run as root with its sandbox
+	}
+	argv = append(argv, appFlags...)
+	if app.Width > 0 && app.Height > 0 {
+		argv = append(argv, fmt.Sprintf("--window-size=%d,%d", app.Width, app.Height))
+	}
+	return append(argv, "--app="+appURL(app))
+}
+
+// appURL is the address a desktop app opens: its own, else about:blank.
+func appURL(app profile.App) string {
+	if app.URL == "" {
+		return "about:blank"
+	}
+	return app.URL
+}
+
+// isDesktopApp reports whether req asks for a desktop app.
+func isDesktopApp(req Request) bool { return req.Backend == profile.BackendDesktopApp }
+
+// checkNew checks new's backend and a desktop app's --url, --size and
+// --mode before anything is registered or started.
+func checkNew(d *Daemon, req Request) error {
+	switch req.Backend {
+	case "", "cdp":
+		if req.URL != "" || req.Size != "" || req.Mode != "" {
+			return target.Refuse(target.CodeBadRequest, "--url, --size and --mode are a desktop app's: new <label> --backend desktop-app [--url U] [--size WxH] [--mode auto|tree|pixels]")
+		}
+		return nil
+	case profile.BackendDesktopApp:
+	default:
+		return target.Refuse(target.CodeBadRequest, "there is no backend %s: use cdp (the default) or desktop-app", target.Echo(req.Backend)).
+			With("backends", []string{"cdp", profile.BackendDesktopApp})
+	}
+	if req.Mode != "" {
+		if _, err := target.ParseMode(req.Mode); err != nil {
+			return err
+		}
+	}
+	if _, _, err := parseSize(req.Size); err != nil {
+		return err
+	}
+	return checkAppURL(req.URL)
+}
+
+// parseSize reads --size WxH ("" is no size: 0, 0).
+func parseSize(s string) (w, h int, err error) {
+	if s == "" {
+		return 0, 0, nil
+	}
+	ws, hs, ok := strings.Cut(s, "x")
+	w, werr := strconv.Atoi(ws)
+	h, herr := strconv.Atoi(hs)
+	if !ok || werr != nil || herr != nil || w < minAppWidth || h < minAppHeight || w > maxAppWidth || h > maxAppHeight {
+		return 0, 0, target.Refuse(target.CodeBadRequest, "--size %s: a window's size is WxH in pixels, from %dx%d to %dx%d (e.g. 1280x800)",
+			target.Echo(s), minAppWidth, minAppHeight, maxAppWidth, maxAppHeight).With("size", target.Clip(s))
+	}
+	return w, h, nil
+}
+
+// checkAppURL refuses an address a desktop app does not open: one that is
+// not http, https, file or about, or that carries a user name or password
+// (it would sit in a command line, readable by every process).
+func checkAppURL(s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	scheme := ""
+	if err == nil {
+		scheme = strings.ToLower(u.Scheme)
+	}
+	switch {
+	case err == nil && u.User != nil:
+		return target.Refuse(target.CodeBadRequest, "--url: an address with a user name or password is not opened (it would be in the browser's command line); sign in on the page instead")
+	case err != nil || !slices.Contains(appURLSchemes, scheme):
+		return target.Refuse(target.CodeBadRequest, "--url %s: a desktop app opens an http, https, file or about address", target.Echo(s)).With("url", target.Clip(s))
+	}
+	return nil
+}
+
+// appOf is the desktop app's launch settings new asks for, over what the
+// profile kept (a flag not given keeps its setting).
+func appOf(req Request, kept profile.App) profile.App {
+	app := kept
+	if req.URL != "" {
+		app.URL = req.URL
+	}
+	if req.Size != "" {
+		app.Width, app.Height, _ = parseSize(req.Size) // checkNew read it
+	}
+	if req.Mode != "" {
+		app.Mode = req.Mode
+	}
+	return app
+}
+
+// appWindow is the window a desktop app's profile runs as, or nil.
+func (d *Daemon) appWindow(profileID string) *entry {
+	if profileID == "" {
+		return nil
+	}
+	es := d.entries(func(e *entry) bool { return e.rec.Profile == profileID && e.rec.From == "" })
+	if len(es) == 0 {
+		return nil
+	}
+	return es[0]
+}
+
+// liveAppWindow is appWindow read afresh: a window whose Chromium has gone
+// is dropped, and nil.
+func (d *Daemon) liveAppWindow(ctx context.Context, profileID string) *entry {
+	e := d.appWindow(profileID)
+	if e == nil {
+		return nil
+	}
+	if _, err := d.refresh(ctx, e); target.CodeOf(err) == target.CodeWindowGone {
+		return nil
+	}
+	return e
+}
+
+// newDesktopApp is new --backend desktop-app: it registers the profile (or
+// finds it, and keeps what was asked for its next start), attaches it to
+// the session, and opens its Chromium on the desktop apps' display as a
+// window of the session, through open. A desktop app that runs already is
+// the session's again: it takes its lease.
+func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
+	req := c.req
+	// The display first: on a daemon without it, nothing is registered.
+	if _, err := d.providerFor(DesktopAppDisplay); err != nil {
+		return d.fail(c, err)
+	}
+	reg, err := d.registry()
+	if err != nil {
+		return d.fail(c, err)
+	}
+	select {
+	case d.br.appSlot <- struct{}{}:
+	case <-ctx.Done():
+		return d.fail(c, target.Refuse(target.CodeTimeout, "another desktop app was still starting").Wrap(ctx.Err()))
+	}
+	defer func() { <-d.br.appSlot }()
+	p, found, err := d.appProfile(reg, req.Label)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	var running *entry
+	if found {
+		running = d.liveAppWindow(ctx, p.ID)
+	}
+	if running != nil {
+		// The running one is this session's to take, or nothing changes.
+		if err := d.takeApp(c, running); err != nil {
+			return d.fail(c, err)
+		}
+	}
+	if found {
+		p, err = reg.SetApp(p.ID, appOf(req, p.App))
+	} else {
+		p, err = reg.NewApp(req.Label, appOf(req, profile.App{}))
+	}
+	if err != nil {
+		return d.fail(c, err)
+	}
+	a, err := reg.Use(req.Session, p.ID, "")
+	if err != nil {
+		return d.fail(c, err)
+	}
+	pi := d.attachmentInfo(a, len(reg.Attachments(req.Session)))
+	if running != nil {
+		return d.appAgain(c, running, p, pi)
+	}
+	dir, err := reg.Dir(p.ID)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	c.req.Argv, c.req.Display, c.req.Mode = appArgv(dir, p.App), DesktopAppDisplay, p.App.Mode
+	resp := d.open(ctx, c)
+	if !resp.OK || c.e == nil {
+		return resp
+	}
+	d.mu.Lock()
+	c.e.rec.Profile = p.ID
+	bounds := c.e.info.Bounds
+	d.mu.Unlock()
+	d.persist()
+	pi.Backend, pi.Window, pi.Running = p.Backend, c.e.id, true
+	resp.Profile = &pi
+	size := fmt.Sprintf("its window is %dx%d pixels", bounds.W, bounds.H)
+	if p.App.Width > 0 && (bounds.W != p.App.Width || bounds.H != p.App.Height) {
+		size = fmt.Sprintf("its window is %dx%d pixels (%dx%d was asked; Chromium chose)", bounds.W, bounds.H, p.App.Width, p.App.Height)
+	}
+	resp.Did += fmt.Sprintf("; profile %s runs as a desktop app in %s, showing %s; %s (click --at takes pixels of that picture); %s",
+		appName(p), c.e.id, appURL(p.App), size, windowRecipe(c.e.id))
+	return resp
+}
+
+// appName names a desktop app's profile in answers: "shop (bp-3f9a1c02)".
+func appName(p profile.Profile) string { return fmt.Sprintf("%s (%s)", p.Label, p.ID) }
+
+// appProfile finds the desktop app's profile new names by its label. A
+// label a CDP profile has is label_taken, naming its backend.
+func (d *Daemon) appProfile(reg *profile.Registry, label string) (p profile.Profile, found bool, err error) {
+	label = strings.TrimSpace(label)
+	for _, p := range reg.List() {
+		if !strings.EqualFold(p.Label, label) {
+			continue
+		}
+		if !p.DesktopApp() {
+			return p, true, target.Refuse(target.CodeLabelTaken, "a profile labelled %q exists already (%s) and runs in the CDP browser: pick another label for the desktop app", p.Label, p.ID).
+				With("label", p.Label).With("id", p.ID).With("backend", p.BackendWords())
+		}
+		return p, true, nil
+	}
+	return profile.Profile{}, false, nil
+}
+
+// takeApp takes the lease of a desktop app's running window for new: the
+// session must be exposed to it, and no other may hold it.
+func (d *Daemon) takeApp(c *call, e *entry) error {
+	d.mu.Lock()
+	err := e.rec.CheckExposed(c.req.Session)
+	d.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	c.e = e
+	return d.take(c)
+}
+
+// appAgain answers new for a desktop app that runs already, whose lease
+// the session took. What this new asked applies at its next start.
+func (d *Daemon) appAgain(c *call, e *entry, p profile.Profile, pi ProfileInfo) Response {
+	pi.Backend, pi.Window, pi.Running = p.Backend, e.id, true
+	did := fmt.Sprintf("profile %s runs already as a desktop app in %s; you hold its lease; %s", appName(p), e.id, windowRecipe(e.id))
+	if c.req.URL != "" || c.req.Size != "" || c.req.Mode != "" {
+		did += " (the --url, --size or --mode given apply when it starts again; mode " + string(e.id) + " <auto|tree|pixels> changes its mode now)"
+	}
+	return d.finish(c, Response{Profile: &pi, Did: did}, nil)
+}
+
+// windowVerbs are the vibespace-window verbs that drive a desktop app's
+// window, as a refusal and an answer name them.
+func windowVerbs(id target.ID) []string {
+	return []string{
+		"vibespace-window snapshot " + string(id) + " -i",
+		"vibespace-window click " + string(id) + " @eN",
+		"vibespace-window type " + string(id) + " @eN <text>",
+		"vibespace-window key " + string(id) + " <chord>",
+		"vibespace-window screenshot " + string(id),
+		"vibespace-window click " + string(id) + " --at x,y",
+	}
+}
+
+// windowRecipe says how a desktop app's window is driven.
+func windowRecipe(id target.ID) string {
+	return "drive it with " + strings.Join(windowVerbs(id), ", ")
+}
+
+// noCDP is the refusal of a page verb on a desktop app's profile: it names
+// the window it runs as and the verbs that drive it, or, when it does not
+// run, how to start it.
+func (d *Daemon) noCDP(session string, sel selection) error {
+	label := sel.prof.Label
+	e := d.appWindow(sel.key.Profile)
+	if e == nil {
+		start := "vibespace-browser new " + shellWord(label) + " --backend desktop-app"
+		return target.Refuse(target.CodeNoCDPOnThisBackend,
+			"profile %s (%s) is a desktop app, which has no DevTools, and it is not running: start it with %s, then drive its window with vibespace-window (snapshot win:N -i, click win:N @eN, type, key, screenshot)",
+			label, sel.key.Profile, start).
+			With("profile", sel.key.Profile).With("backend", profile.BackendDesktopApp).With("start", start)
+	}
+	r := target.Refuse(target.CodeNoCDPOnThisBackend,
+		"profile %s runs as a desktop app (%s), which has no DevTools: use %s",
+		label, e.id, strings.Join(windowVerbs(e.id), ", ")).
+		With("profile", sel.key.Profile).With("backend", profile.BackendDesktopApp).With("target", string(e.id)).With("verbs", windowVerbs(e.id))
+	if !d.exposedTo(e, session) {
+		r.Message += fmt.Sprintf(" — once its opener shares it with you (share %s --with %s)", e.id, session)
+	}
+	return r
+}
+
+// shellWord is s as one word of a shell command line.
+func shellWord(s string) string {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.", r)) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
+}
+
+// profileRun fills what an answer says of a profile's browser now: a
+// desktop app's backend and the window it runs as, or whether the CDP
+// browser of the profile runs.
+func (d *Daemon) profileRun(p *ProfileInfo) {
+	if p.ID == "" {
+		return
+	}
+	if reg, err := d.registry(); err == nil {
+		if prof, err := reg.Find(p.ID); err == nil && prof.DesktopApp() {
+			p.Backend, p.Running, p.Window = prof.Backend, false, ""
+			if e := d.appWindow(p.ID); e != nil {
+				p.Running, p.Window = true, e.id
+			}
+			return
+		}
+	}
+	if d.cfg.Browser != nil {
+		p.Running = d.cfg.Browser.Running(p.ID)
+	}
+}
+
+func checkClose(d *Daemon, req Request) error {
+	if strings.TrimSpace(req.Label) == "" {
+		return target.Refuse(target.CodeBadRequest, "close needs a desktop app's profile: close <label|id> (a tab closes with tab close)")
+	}
+	return nil
+}
+
+// browserClose is close <label>: it stops a desktop app's Chromium, as
+// vibespace-window close on its window does (the caller must be able to
+// take the window's lease).
+func (d *Daemon) browserClose(ctx context.Context, c *call) Response {
+	reg, err := d.registry()
+	if err != nil {
+		return d.fail(c, err)
+	}
+	p, err := reg.Find(c.req.Label)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	if !p.DesktopApp() {
+		return d.fail(c, target.Refuse(target.CodeBadRequest, "profile %q (%s) runs in the CDP browser, not as a desktop app: close its tabs with tab close (its browser stops when idle)", p.Label, p.ID).
+			With("profile", p.ID).With("backend", p.BackendWords()))
+	}
+	pi := d.profileInfo(reg, c.req.Session, p)
+	e := d.liveAppWindow(ctx, p.ID)
+	if e == nil {
+		return d.finish(c, Response{Profile: &pi, Did: fmt.Sprintf("profile %s is a desktop app that is not running; nothing was stopped", appName(p))}, nil)
+	}
+	c.req.Target = string(e.id)
+	if err := d.reachHandle(ctx, c); err != nil {
+		return d.finish(c, Response{Profile: &pi}, err)
+	}
+	resp := d.closeTarget(ctx, c)
+	if resp.OK {
+		pi.Running, pi.Window = false, ""
+		resp.Profile = &pi
+		resp.Did += fmt.Sprintf(", the desktop app of profile %s in %s; new %s --backend desktop-app starts it again", appName(p), e.id, shellWord(p.Label))
+	}
+	return resp
+}
+
+// profileInfo names profile p as session sees it: its attachment when the
+// session has it attached.
+func (d *Daemon) profileInfo(reg *profile.Registry, session string, p profile.Profile) ProfileInfo {
+	atts := reg.Attachments(session)
+	for _, a := range atts {
+		if a.ProfileID == p.ID {
+			return d.attachmentInfo(a, len(atts))
+		}
+	}
+	pi := ProfileInfo{ID: p.ID, Label: p.Label, Attachments: len(atts)}
+	d.profileRun(&pi)
+	return pi
+}

@@ -1,0 +1,330 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/kind/kindtest"
+	"github.com/vibespace/vibespace/target"
+)
+
+// launchProvider is a fake display provider that records the command line
+// of every launch on its displays (a program that is not on PATH here is
+// launched as the fake's "fake-" one).
+type launchProvider struct {
+	*kindtest.Provider
+	mu    sync.Mutex
+	argvs [][]string
+}
+
+func (p *launchProvider) Start(ctx context.Context) (kind.Display, error) {
+	kd, err := p.Provider.Start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &launchDisplay{Display: kd.(*kindtest.Display), p: p}, nil
+}
+
+func (p *launchProvider) Reattach(ctx context.Context, rec json.RawMessage) (kind.Display, error) {
+	kd, err := p.Provider.Reattach(ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	return &launchDisplay{Display: kd.(*kindtest.Display), p: p}, nil
+}
+
+// launched is every command line launched so far.
+func (p *launchProvider) launched() [][]string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.argvs)
+}
+
+type launchDisplay struct {
+	*kindtest.Display
+	p *launchProvider
+}
+
+func (d *launchDisplay) Launch(ctx context.Context, argv []string) (kind.Target, error) {
+	d.p.mu.Lock()
+	d.p.argvs = append(d.p.argvs, slices.Clone(argv))
+	d.p.mu.Unlock()
+	return d.Display.Launch(ctx, append([]string{"fake-" + filepath.Base(argv[0])}, argv[1:]...))
+}
+
+// countingBrowser is the fake browser, counting the contexts asked of it.
+type countingBrowser struct {
+	*kindtest.Browser
+	asked atomic.Int32
+}
+
+func (b *countingBrowser) Context(ctx context.Context, key kind.BrowserKey) (kind.BrowserContext, func(), error) {
+	b.asked.Add(1)
+	return b.Browser.Context(ctx, key)
+}
+
+// startApps runs a daemon with a fake "xvfb" display first (the default of
+// open), a fake "xpra" one, and a counting fake browser.
+func startApps(t *testing.T, dir string, xvfb, xpra *launchProvider) (*testDaemon, *countingBrowser) {
+	t.Helper()
+	br := &countingBrowser{Browser: kindtest.NewBrowser()}
+	td := startDaemonWith(t, nil, dir, func(c *Config) {
+		c.Displays = []kind.DisplayProvider{xvfb, xpra}
+		c.Browser = br
+	})
+	return td, br
+}
+
+func newProviders() (xvfb, xpra *launchProvider) {
+	return &launchProvider{Provider: &kindtest.Provider{NameIs: "xvfb"}}, &launchProvider{Provider: &kindtest.Provider{NameIs: DesktopAppDisplay}}
+}
+
+// TestDesktopAppNew: new --backend desktop-app starts Chromium on the xpra
+// display (not the default one) with its own profile directory, its
+// accessibility on, the size asked and no DevTools or automation switch;
+// its window is a target of the session, leased to it, in the mode asked.
+// The profile is registered and attached with its backend; every page
+// verb on it is refused no_cdp_on_this_backend, naming the window and the
+// verbs that drive it; nothing of the CDP browser is asked. A second new
+// takes the running one again.
+func TestDesktopAppNew(t *testing.T) {
+	xvfb, xpra := newProviders()
+	td, br := startApps(t, "", xvfb, xpra)
+	resp := td.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app",
+		URL: "file:///srv/page.html", Size: "800x600", Mode: "tree"})
+	wantCode(t, resp, "")
+	if resp.Target == nil || resp.Target.ID.Kind() != target.KindWindow || resp.Target.Holder != "s1" || resp.Target.Mode != target.ModeTree {
+		t.Fatalf("new's target: %+v", resp.Target)
+	}
+	win := resp.Target.ID
+	p := resp.Profile
+	if p == nil || p.Label != "shop" || p.Backend != "desktop-app" || p.Window != win || !p.Running || p.Handle != "shop" {
+		t.Fatalf("new's profile: %+v", p)
+	}
+	for _, w := range []string{"desktop app in " + string(win), "vibespace-window snapshot " + string(win) + " -i", "300x200 pixels (800x600 was asked"} {
+		if !strings.Contains(resp.Did, w) {
+			t.Errorf("new's answer does not say %q: %s", w, resp.Did)
+		}
+	}
+
+	// The launch: on xpra alone, as it was asked.
+	if xvfb.Started() != 0 || len(xvfb.launched()) != 0 {
+		t.Fatalf("the default display was used: started %d, launched %v", xvfb.Started(), xvfb.launched())
+	}
+	argvs := xpra.launched()
+	if len(argvs) != 1 {
+		t.Fatalf("launched on xpra: %v", argvs)
+	}
+	argv := argvs[0]
+	dir := filepath.Join(td.cfg.StateDir, "profiles", p.ID)
+	for _, w := range []string{"--user-data-dir=" + dir, "--force-renderer-accessibility", "--window-size=800,600", "--app=file:///srv/page.html", "--no-first-run"} {
+		if !slices.Contains(argv, w) {
+			t.Errorf("the command line lacks %s: %q", w, argv)
+		}
+	}
+	if argv[0] != "chromium" {
+		t.Errorf("launched %q, want chromium", argv[0])
+	}
+	for _, a := range argv {
+		for _, bad := range []string{"--remote-debugging", "--enable-automation", "--headless"} {
+			if strings.HasPrefix(a, bad) {
+				t.Errorf("the command line has %s: %q", a, argv)
+			}
+		}
+	}
+
+	// The window is the session's, driven with the window verbs.
+	snap := td.call(t, Request{Verb: "snapshot", Session: "s1", Target: string(win)})
+	wantCode(t, snap, "")
+	wantCode(t, td.call(t, Request{Verb: "click", Session: "s1", Target: string(win), At: &Point{X: 5, Y: 5}}), target.CodeModeTree)
+	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "s2", Target: string(win)}), target.CodeNotExposed)
+
+	// Every page verb is refused by name, naming the window.
+	for _, req := range []Request{
+		{Verb: "browser.snapshot"}, {Verb: "browser.open", URL: "http://127.0.0.1:1/"}, {Verb: "browser.eval", Expr: "1"},
+		{Verb: "browser.click", Ref: "@e2"}, {Verb: "browser.fill", Ref: "@e2", Text: "x"}, {Verb: "browser.tab", Action: "new"},
+		{Verb: "browser.get", Action: "url"}, {Verb: "browser.screenshot"}, {Verb: "browser.snapshot", Profile: "shop"},
+	} {
+		req.Session = "s1"
+		got := td.call(t, req)
+		wantCode(t, got, target.CodeNoCDPOnThisBackend)
+		if !strings.Contains(got.Message, "profile shop runs as a desktop app ("+string(win)+"), which has no DevTools") ||
+			!strings.Contains(got.Message, "vibespace-window snapshot "+string(win)+" -i") || !strings.Contains(got.Message, "click "+string(win)+" @eN") {
+			t.Errorf("%s: %s", req.Verb, got.Message)
+		}
+		if got.Facts["target"] != string(win) || got.Profile == nil || got.Profile.Window != win || got.Profile.Backend != "desktop-app" {
+			t.Errorf("%s: facts %v, profile %+v", req.Verb, got.Facts, got.Profile)
+		}
+	}
+	if n := br.asked.Load(); n != 0 {
+		t.Fatalf("the CDP browser was asked for %d context(s) for a desktop app", n)
+	}
+
+	// profiles and attachments say what it is.
+	list := td.call(t, Request{Verb: "browser.profiles", Session: "s1"})
+	if len(list.Profiles) != 1 || list.Profiles[0].Backend != "desktop-app" || list.Profiles[0].Window != win || !list.Profiles[0].Running {
+		t.Fatalf("profiles: %+v", list.Profiles)
+	}
+	other := td.call(t, Request{Verb: "browser.profiles", Session: "s2"})
+	if len(other.Profiles) != 1 || other.Profiles[0].Backend != "desktop-app" || other.Profiles[0].Window != win {
+		t.Fatalf("profiles for another session: %+v", other.Profiles)
+	}
+
+	// new again takes the same running window; nothing is launched.
+	again := td.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app"})
+	wantCode(t, again, "")
+	if again.Target == nil || again.Target.ID != win || !strings.Contains(again.Did, "runs already") || len(xpra.launched()) != 1 {
+		t.Fatalf("new again: %+v (launched %d)", again, len(xpra.launched()))
+	}
+	// From another session it is not exposed, and that new changes
+	// nothing: no attachment, the same settings.
+	wantCode(t, td.call(t, Request{Verb: "browser.new", Session: "s2", Label: "shop", Backend: "desktop-app", URL: "https://elsewhere.example/"}), target.CodeNotExposed)
+	if len(xpra.launched()) != 1 {
+		t.Fatal("a refused new launched")
+	}
+	if got := td.call(t, Request{Verb: "browser.attachments", Session: "s2"}); len(got.Attachments) != 0 {
+		t.Fatalf("a refused new attached: %+v", got.Attachments)
+	}
+	reg, _ := td.registry()
+	if kept, _ := reg.Find("shop"); kept.App.URL != "file:///srv/page.html" || kept.App.Width != 800 || kept.App.Mode != "tree" {
+		t.Fatalf("the profile's settings after a refused new: %+v", kept.App)
+	}
+}
+
+// TestDesktopAppStops: close <label> stops the desktop app's Chromium (its
+// window goes), after which page verbs say it is not running and how to
+// start it; new starts it again, as it was asked the first time; the
+// window's own close stops it too.
+func TestDesktopAppStops(t *testing.T) {
+	xvfb, xpra := newProviders()
+	td, _ := startApps(t, "", xvfb, xpra)
+	first := td.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app", Size: "1024x768", Mode: "pixels"})
+	wantCode(t, first, "")
+	win := first.Target.ID
+	key := td.keyOf(t, win)
+	if xpra.Display().PID(key) == 0 {
+		t.Fatal("no window on the display")
+	}
+	wantCode(t, td.call(t, Request{Verb: "browser.close", Session: "s2", Label: "shop"}), target.CodeNotExposed)
+	closed := td.call(t, Request{Verb: "browser.close", Session: "s1", Label: "shop"})
+	wantCode(t, closed, "")
+	if !strings.Contains(closed.Did, "stopped") || xpra.Display().PID(key) != 0 {
+		t.Fatalf("close: %+v; window still there: %v", closed, xpra.Display().PID(key) != 0)
+	}
+	gone := td.call(t, Request{Verb: "browser.snapshot", Session: "s1"})
+	wantCode(t, gone, target.CodeNoCDPOnThisBackend)
+	if !strings.Contains(gone.Message, "it is not running") || gone.Facts["start"] != "vibespace-browser new shop --backend desktop-app" {
+		t.Fatalf("refusal once stopped: %s %v", gone.Message, gone.Facts)
+	}
+	if got := td.call(t, Request{Verb: "browser.close", Session: "s1", Label: "shop"}); !got.OK || !strings.Contains(got.Did, "not running") {
+		t.Fatalf("close of a stopped one: %+v", got)
+	}
+
+	second := td.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app"})
+	wantCode(t, second, "")
+	if second.Target.ID == win || second.Target.Mode != target.ModePixels {
+		t.Fatalf("started again: %+v", second.Target)
+	}
+	argvs := xpra.launched()
+	if len(argvs) != 2 || !slices.Contains(argvs[1], "--window-size=1024,768") || !slices.Contains(argvs[1], "--app=about:blank") {
+		t.Fatalf("the second start: %q", argvs)
+	}
+	out := td.call(t, Request{Verb: "close", Session: "s1", Target: string(second.Target.ID)})
+	wantCode(t, out, "")
+	list := td.call(t, Request{Verb: "browser.profiles", Session: "s1"})
+	if len(list.Profiles) != 1 || list.Profiles[0].Running || list.Profiles[0].Window != "" || list.Profiles[0].Backend != "desktop-app" {
+		t.Fatalf("profiles after the window's close: %+v", list.Profiles)
+	}
+	// close of a CDP profile is refused.
+	wantCode(t, td.call(t, Request{Verb: "browser.new", Session: "s1", Label: "work"}), "")
+	wantCode(t, td.call(t, Request{Verb: "browser.close", Session: "s1", Label: "work"}), target.CodeBadRequest)
+}
+
+// TestDesktopAppRefusals: new's words are checked before anything is
+// registered or started: a desktop app needs the xpra display, a backend
+// is one of two, --url/--size/--mode are a desktop app's and are checked,
+// and a CDP profile's label is taken.
+func TestDesktopAppRefusals(t *testing.T) {
+	xvfb := &launchProvider{Provider: &kindtest.Provider{NameIs: "xvfb"}}
+	td := startDaemonWith(t, nil, "", func(c *Config) { c.Displays = []kind.DisplayProvider{xvfb} })
+	r := td.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app"})
+	wantCode(t, r, target.CodeNoDisplay)
+	if !strings.Contains(r.Message, "xpra") {
+		t.Fatalf("no_display: %s", r.Message)
+	}
+	if got := td.call(t, Request{Verb: "browser.profiles", Session: "s1"}); len(got.Profiles) != 0 || xvfb.Started() != 0 {
+		t.Fatalf("a refused new registered %+v or started a display", got.Profiles)
+	}
+
+	xvfb2, xpra := newProviders()
+	td2, _ := startApps(t, "", xvfb2, xpra)
+	for _, tc := range []struct {
+		req  Request
+		code target.Code
+	}{
+		{Request{Backend: "firefox"}, target.CodeBadRequest},
+		{Request{URL: "https://shop.example/"}, target.CodeBadRequest},
+		{Request{Size: "800x600"}, target.CodeBadRequest},
+		{Request{Mode: "tree"}, target.CodeBadRequest},
+		{Request{Backend: "desktop-app", Mode: "colour"}, target.CodeBadMode},
+		{Request{Backend: "desktop-app", Size: "800"}, target.CodeBadRequest},
+		{Request{Backend: "desktop-app", Size: "10x10"}, target.CodeBadRequest},
+		{Request{Backend: "desktop-app", Size: "99999x600"}, target.CodeBadRequest},
+		{Request{Backend: "desktop-app", URL: "javascript:alert(1)"}, target.CodeBadRequest},
+		{Request{Backend: "desktop-app", URL: "ttp://shop.example/"}, target.CodeBadRequest},
+		{Request{Backend: "desktop-app", URL: "ftp://ada:secret@shop.example/"}, target.CodeBadRequest},
+		{Request{Backend: "desktop-app", URL: "https://ada:secret@shop.example/"}, target.CodeBadRequest},
+		{Request{Backend: "desktop-app", URL: "--no-sandbox"}, target.CodeBadRequest},
+	} {
+		tc.req.Verb, tc.req.Session, tc.req.Label = "browser.new", "s1", "shop"
+		got := td2.call(t, tc.req)
+		wantCode(t, got, tc.code)
+		if strings.Contains(got.Message, "secret") {
+			t.Errorf("a refusal repeats the password: %s", got.Message)
+		}
+	}
+	if got := td2.call(t, Request{Verb: "browser.profiles", Session: "s1"}); len(got.Profiles) != 0 || len(xpra.launched()) != 0 {
+		t.Fatalf("refused news registered %+v or launched %v", got.Profiles, xpra.launched())
+	}
+	wantCode(t, td2.call(t, Request{Verb: "browser.new", Session: "s1", Label: "work"}), "")
+	taken := td2.call(t, Request{Verb: "browser.new", Session: "s1", Label: "Work", Backend: "desktop-app"})
+	wantCode(t, taken, target.CodeLabelTaken)
+	if taken.Facts["backend"] != "cdp" || len(xpra.launched()) != 0 {
+		t.Fatalf("label_taken: %+v", taken)
+	}
+	// A desktop app's label is taken for a CDP profile, naming its backend.
+	wantCode(t, td2.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app"}), "")
+	if got := td2.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop"}); got.Code != target.CodeLabelTaken || got.Facts["backend"] != "desktop-app" {
+		t.Fatalf("a CDP new over a desktop app: %+v", got)
+	}
+}
+
+// TestDesktopAppAfterRestart: a daemon that restarts finds the desktop
+// app's window again and still knows which profile it runs: the refusal
+// names it, and new does not start a second Chromium on the profile.
+func TestDesktopAppAfterRestart(t *testing.T) {
+	dir := t.TempDir()
+	xvfb, xpra := newProviders()
+	td, _ := startApps(t, dir, xvfb, xpra)
+	win := td.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app"}).Target.ID
+	td.Detach()
+	<-td.done
+	td2, _ := startApps(t, dir, xvfb, xpra)
+	got := td2.call(t, Request{Verb: "browser.snapshot", Session: "s1"})
+	wantCode(t, got, target.CodeNoCDPOnThisBackend)
+	if got.Facts["target"] != string(win) {
+		t.Fatalf("after a restart: %s %v", got.Message, got.Facts)
+	}
+	again := td2.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app"})
+	wantCode(t, again, "")
+	if again.Target.ID != win || len(xpra.launched()) != 1 {
+		t.Fatalf("new after a restart: %+v, launched %d", again.Target, len(xpra.launched()))
+	}
+}

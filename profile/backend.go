@@ -1,0 +1,88 @@
+package profile
+
+import (
+	"fmt"
+
+	"github.com/vibespace/vibespace/target"
+)
+
+// BackendDesktopApp is the backend of a profile whose browser is a real
+// Chromium started as a window of a display, with its accessibility on
+// and no DevTools: it is driven as any window is (its tree, its pixels),
+// never over CDP. A profile without a backend ("") runs in the CDP
+// browser.
+const BackendDesktopApp = "desktop-app"
+
+// App is how a desktop app's browser starts: the address it opens, its
+// window's size in pixels (0 by 0: Chromium's own choice) and its
+// window's mode (auto, tree or pixels; "" is auto). The daemon checks
+// them before they are kept.
+type App struct {
+	URL    string `json:"url,omitempty"`
+	Width  int    `json:"width,omitempty"`
+	Height int    `json:"height,omitempty"`
+	Mode   string `json:"mode,omitempty"`
+}
+
+// DesktopApp reports whether p's browser runs as a desktop app.
+func (p Profile) DesktopApp() bool { return p.Backend == BackendDesktopApp }
+
+// BackendWords names p's backend for people: "desktop-app", or "cdp" for
+// the CDP browser.
+func (p Profile) BackendWords() string {
+	if p.Backend == "" {
+		return "cdp"
+	}
+	return p.Backend
+}
+
+// NewApp registers a profile whose browser runs as a desktop app, started
+// as app says; New's rules for its id, label and directory apply.
+func (r *Registry) NewApp(label string, app App) (Profile, error) {
+	return r.create(label, BackendDesktopApp, app)
+}
+
+// SetApp changes how a desktop app's browser starts next time. A profile
+// that is not a desktop app is refused bad_request, an unknown id
+// unknown_profile.
+func (r *Registry) SetApp(id string, app App) (Profile, error) {
+	var out Profile
+	err := r.mutate(func(st *file) (bool, error) {
+		for i := range st.Profiles {
+			p := &st.Profiles[i]
+			if p.ID != id {
+				continue
+			}
+			if !p.DesktopApp() {
+				return false, target.Refuse(target.CodeBadRequest, "profile %q (%s) runs in the CDP browser, not as a desktop app", p.Label, p.ID).
+					With("profile", p.ID).With("backend", p.BackendWords())
+			}
+			if p.App == app {
+				out = *p
+				return false, nil
+			}
+			p.App = app
+			out = *p
+			return true, nil
+		}
+		return false, target.Refuse(target.CodeUnknownProfile, "no profile has the id %s", target.Echo(id)).With("ref", target.Clip(id))
+	})
+	return out, err
+}
+
+// validBackend checks a loaded profile's backend and its launch settings.
+func (p Profile) validBackend() error {
+	switch p.Backend {
+	case "":
+		if p.App != (App{}) {
+			return fmt.Errorf("profile %s has a desktop app's settings but no desktop-app backend", p.ID)
+		}
+	case BackendDesktopApp:
+		if p.App.Width < 0 || p.App.Height < 0 {
+			return fmt.Errorf("profile %s has a negative window size", p.ID)
+		}
+	default:
+		return fmt.Errorf("profile %s has an unknown backend %q", p.ID, p.Backend)
+	}
+	return nil
+}
