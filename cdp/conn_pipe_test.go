@@ -226,7 +226,12 @@ func TestPipeWriteBounded(t *testing.T) {
 	_, c := newPipeConnT(t, 0, false)                         // nobody reads the commands
 	big := map[string]string{"s": strings.Repeat("z", 1<<20)} // more than a pipe holds
 	start := time.Now()
-	err := c.Call(t.Context(), "Stuck.write", big, nil)
+	// The call's own deadline is far: under load, encoding a megabyte may
+	// take longer than the Conn's call timeout, and the write must still
+	// be tried (and given up at that timeout) rather than skipped.
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	err := c.Call(ctx, "Stuck.write", big, nil)
 	if !errors.Is(err, ErrClosed) {
 		t.Fatalf("err = %v, want ErrClosed", err)
 	}
