@@ -3,6 +3,7 @@ package xpra_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"slices"
 	"syscall"
 	"testing"
@@ -115,4 +116,15 @@ func TestHTML5ClientSeesTheWindow(t *testing.T) {
 	if err := syscall.Kill(f.PID, 0); err != nil {
 		t.Fatalf("the fixture died: %v", err)
 	}
+}
+
+// freePort is a loopback port nobody listens on now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
