@@ -381,7 +381,9 @@ func (d *Daemon) closeDisplays(disps []*display) error {
 
 // idleLoop stops the per-session displays that have had no window for
 // Config.DisplayIdleStop, until the daemon stops. It looks a few times per
-// idle stop, at most once a second.
+// idle stop, at most once a second. It is a loop of its own, not a part of
+// tick: stopping a display may take seconds (bounded), and idle handback
+// must not wait for it.
 func (d *Daemon) idleLoop(ctx context.Context) {
 	defer d.wg.Done()
 	stop := d.cfg.DisplayIdleStop

@@ -415,7 +415,7 @@ func BenchmarkLiveView(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer disp.Close()
-	content, contentTab, win, _ := openContentWindow(b, ctx, d, disp, srv.URL+"/content.html")
+	content, contentTab, win, _ := openContentWindow(b, ctx, d, disp, srv.URL+"/content.html", nil)
 	winSeen := func(ctx context.Context) (int, error) {
 		var n int
 		err := contentTab.EvalInto(ctx, "window.inputs", &n)
@@ -585,7 +585,9 @@ func BenchmarkLiveView(b *testing.B) {
 
 // openContentWindow starts a headed Chromium on the test display showing
 // url, and returns it, its window and where the marker is in the window.
-func openContentWindow(b *testing.B, ctx context.Context, d *testenv.Desktop, disp *x11.Display, url string) (*cdp.Browser, *cdp.Tab, x11.WindowID, image.Point) {
+// show, when not nil, is asked to show a window its application mapped but
+// the display keeps hidden (xpra's).
+func openContentWindow(b *testing.B, ctx context.Context, d *testenv.Desktop, disp *x11.Display, url string, show func(context.Context, x11.WindowID) error) (*cdp.Browser, *cdp.Tab, x11.WindowID, image.Point) {
 	b.Helper()
 	br, err := cdp.Launch(ctx, cdp.Options{
 		Display: d.Display, Env: d.Env(), UserDataDir: b.TempDir(),
@@ -615,7 +617,15 @@ func openContentWindow(b *testing.B, ctx context.Context, d *testenv.Desktop, di
 	for {
 		ws, _ := disp.WindowsOfPID(ctx, br.PID())
 		for _, w := range ws {
-			if !w.Viewable || w.Geometry.Width < 400 || w.Geometry.Height < 300 {
+			if w.Geometry.Width < 400 || w.Geometry.Height < 300 {
+				continue
+			}
+			if !w.Viewable {
+				if w.Mapped && show != nil {
+					if err := show(ctx, w.ID); err != nil {
+						b.Logf("show %s: %v", w.ID, err)
+					}
+				}
 				continue
 			}
 			c, err := disp.Capture(ctx, w.ID)
@@ -624,7 +634,7 @@ func openContentWindow(b *testing.B, ctx context.Context, d *testenv.Desktop, di
 			}
 			if p, ok := findMarker(c.Image); ok {
 				p = p.Sub(c.Image.Rect.Min)
-				b.Logf("content window %s %v, page marker at %v of it", w.ID, w.Geometry, p)
+				b.Logf("content window %s %v on %s, page marker at %v of it", w.ID, w.Geometry, d.Display, p)
 				return br, tab, w.ID, p
 			}
 		}

@@ -227,66 +227,6 @@ func (p *html5Proxy) Close() {
 	p.mu.Unlock()
 }
 
-// openXpraContentWindow is openContentWindow on the Xpra display: xpra
-// holds the browser's window hidden (unmapped) until it is shown, so it is
-// shown here, as the daemon shows a window on that display.
-func openXpraContentWindow(b *testing.B, ctx context.Context, d *xpra.Display, disp *x11.Display, url string) (*cdp.Browser, *cdp.Tab, x11.WindowID) {
-	b.Helper()
-	br, err := cdp.Launch(ctx, cdp.Options{
-		Display: d.Display, Env: d.Env(), UserDataDir: b.TempDir(),
-		ExtraFlags: []string{"--window-position=0,0", "--window-size=1280,720", "--force-device-scale-factor=1",
-			"--disable-background-timer-throttling", "--disable-renderer-backgrounding", "--disable-backgrounding-occluded-windows"},
-	})
-	if err != nil {
-		b.Fatalf("content browser: %v", err)
-	}
-	b.Cleanup(func() { _ = br.Close() })
-	dc, err := br.DefaultContext(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	tabs, err := dc.Tabs(ctx)
-	if err != nil || len(tabs) == 0 {
-		b.Fatalf("content browser tabs: %v %v", tabs, err)
-	}
-	tab, err := dc.Tab(ctx, tabs[0].ID)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := tab.Navigate(ctx, url); err != nil {
-		b.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ws, _ := disp.WindowsOfPID(ctx, br.PID())
-		for _, w := range ws {
-			if w.Geometry.Width < 400 || w.Geometry.Height < 300 {
-				continue
-			}
-			if !w.Viewable {
-				if w.Mapped {
-					if err := d.Show(ctx, disp, w.ID); err != nil {
-						b.Logf("show %s: %v", w.ID, err)
-					}
-				}
-				continue
-			}
-			c, err := disp.Capture(ctx, w.ID)
-			if err != nil {
-				continue
-			}
-			if p, ok := findMarker(c.Image); ok {
-				b.Logf("content window %s %v on the xpra display %s, page marker at %v of it", w.ID, w.Geometry, d.Display, p.Sub(c.Image.Rect.Min))
-				return br, tab, w.ID
-			}
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("the content window did not show the marker in 30 s (windows %+v)", ws)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
 // BenchmarkXpra is Xpra's own stream beside our WebRTC pane, of the same
 // window: content.html in a headed Chromium on a seamless Xpra display of
 // ours (xpra.Start, its HTML5 client served on a loopback port).
@@ -358,7 +298,10 @@ func BenchmarkXpra(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer disp.Close()
-	content, contentTab, win := openXpraContentWindow(b, ctx, d, disp, srv.URL+"/content.html")
+	// xpra holds the browser's window hidden until it is shown, as the
+	// daemon shows a window on that display.
+	show := func(ctx context.Context, id x11.WindowID) error { return d.Show(ctx, disp, id) }
+	content, contentTab, win, _ := openContentWindow(b, ctx, d.Desktop, disp, srv.URL+"/content.html", show)
 	seen := func(ctx context.Context) (int, error) {
 		var n int
 		err := contentTab.EvalInto(ctx, "window.inputs", &n)
