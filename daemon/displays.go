@@ -400,6 +400,7 @@ func (d *Daemon) idleLoop(ctx context.Context) {
 		case <-d.stop:
 			return
 		case <-t.C:
+			d.sweepGone(ctx)
 			d.stopIdle(stop)
 		}
 	}
@@ -409,6 +410,27 @@ func (d *Daemon) idleLoop(ctx context.Context) {
 // open for at least stop: it is dropped from the running ones and its
 // record (under d.mu, all at once, so no open starts using one meanwhile),
 // then closed — its applications stopped — each with an audit line.
+// sweepGone re-reads the targets on per-session displays, so that a window
+// whose application exited (or that a person closed in their xpra client)
+// is dropped without waiting for a verb or a list to notice: the display
+// it was the last window of then goes idle. One cheap read each (a window's
+// Info asks its X server once).
+func (d *Daemon) sweepGone(ctx context.Context) {
+	d.mu.Lock()
+	var on []*entry
+	for _, e := range d.targets {
+		if e.disp != nil && e.disp.perSession {
+			on = append(on, e)
+		}
+	}
+	d.mu.Unlock()
+	for _, e := range on {
+		rctx, cancel := context.WithTimeout(ctx, readBudget)
+		d.refresh(rctx, e) // a gone window is dropped; any other answer keeps it
+		cancel()
+	}
+}
+
 func (d *Daemon) stopIdle(stop time.Duration) {
 	now := time.Now()
 	d.mu.Lock()

@@ -332,3 +332,21 @@ func TestWatchedDisplayIsSaid(t *testing.T) {
 		}
 	}
 }
+
+// A per-session display whose last window's application exited, with no
+// verb or list to notice, goes idle and stops: the idle sweep re-reads the
+// windows there. (Before, the gone window kept its display running.)
+func TestIdleStopAfterTheAppExits(t *testing.T) {
+	xp := &kindtest.Provider{NameIs: "xp", PerSessionIs: true}
+	td := startDaemonWith(t, nil, "", func(c *Config) {
+		c.Displays = []kind.DisplayProvider{xp}
+		c.DisplayIdleStop = 100 * time.Millisecond
+	})
+	a := td.openOn(t, "a", "xp")
+	disp := xp.Displays()[0]
+	disp.Kill(disp.PID(td.entryOf(a.Target.ID).rec.Key))
+	waitClosed(t, disp, "the display whose last app exited")
+	if td.entryOf(a.Target.ID) != nil {
+		t.Fatal("the gone window is still a target")
+	}
+}

@@ -286,6 +286,12 @@ func (d *Daemon) watchXpra(c *call) Response {
 	if att == nil {
 		return d.fail(c, target.Refuse(target.CodeNoAttach, "%s is not on an xpra display, so no client of its own can attach: open the application with --display xpra, or watch it in the live view (vibespace-window watch %s)", c.req.Target, c.req.Target).With("target", c.req.Target))
 	}
+	if disp := c.e.disp; disp.perSession && disp.session != c.req.Session {
+		// A person attached sees every window of the display, not just
+		// the one shared with this session.
+		return d.fail(c, target.Refuse(target.CodeNoAttach, "%s is on session %s's own xpra display, shared with you: an xpra client attached there would show every window of %s's, so only %s prints how to attach (watch it in the live view: vibespace-window watch %s)",
+			c.req.Target, disp.session, disp.session, disp.session, c.req.Target).With("target", c.req.Target).With("session", disp.session))
+	}
 	host := c.req.Host
 	if host == "" {
 		host = sshHost()

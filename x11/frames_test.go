@@ -2,12 +2,10 @@ package x11_test
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +16,7 @@ import (
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
 	"github.com/vibespace/vibespace/x11"
-	"github.com/vibespace/vibespace/xvfb"
+	"github.com/vibespace/vibespace/xpra"
 )
 
 // A reparenting manager's situation, built by hand over the test's own
@@ -439,67 +437,6 @@ func TestPlainWindowsUnchanged(t *testing.T) {
 	}
 }
 
-// xpraServer is a seamless xpra server as a desktop's X server
-// (xvfb.Server): xpra runs its own Xvfb and manages every window on it,
-// with a private config (Debian's runs an Xsession and probes OpenGL), its
-// socket under the desktop's dir, and the desktop's clean environment
-// only.
-type xpraServer struct {
-	host       xvfb.Host
-	conf, sock string
-}
-
-func (s *xpraServer) StartX(ctx context.Context, h xvfb.Host) (string, error) {
-	s.host = h
-	s.conf, s.sock = filepath.Join(h.Dir(), "xpra-conf"), filepath.Join(h.Dir(), "xpra-sock")
-	for _, dir := range []string{s.conf, s.sock} {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return "", err
-		}
-	}
-	conf := strings.Join([]string{
-		"xvfb = Xvfb +extension GLX +extension Composite -screen 0 1920x1080x24+32 -dpi 96 -nolisten tcp -noreset -auth $XAUTHORITY",
-		"socket-dirs = " + s.sock,
-		"mdns = no", "pulseaudio = no", "dbus-launch =", "systemd-run = no", "opengl = no",
-		"start-env = GDK_BACKEND=x11",
-	}, "\n") + "\n"
-	if err := os.WriteFile(filepath.Join(s.conf, "xpra.conf"), []byte(conf), 0o600); err != nil {
-		return "", err
-	}
-	bin, err := exec.LookPath("xpra")
-	if err != nil {
-		return "", err
-	}
-	cmd := exec.Command(bin, "start", "--displayfd=3", "--daemon=no")
-	cmd.Env = s.env()
-	return h.StartDisplayFD(ctx, cmd, "xpra")
-}
-
-func (s *xpraServer) env() []string {
-	return append(s.host.Env(), "XPRA_SYSTEM_CONF_DIRS="+s.conf, "XPRA_USER_CONF_DIRS="+s.conf)
-}
-
-// control runs `xpra control` on the server (bounded by ctx), again while
-// the server is not ready for it yet.
-func (s *xpraServer) control(ctx context.Context, t *testing.T, display string, args ...string) {
-	t.Helper()
-	for {
-		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		cmd := exec.CommandContext(cctx, "xpra", append([]string{"control", display, "--socket-dir=" + s.sock}, args...)...)
-		cmd.Env = s.env()
-		out, err := cmd.CombinedOutput()
-		cancel()
-		if err == nil {
-			return
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("xpra control %v: %v\n%s", args, err, out)
-		}
-		t.Logf("xpra control %v: %v (again): %s", args, err, out)
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
 // TestXpraFramedWindow: under a real seamless xpra server a GTK app's
 // window is put in an unmapped frame of xpra's; WindowsOf finds it, the
 // app's own window, mapped but not viewable, and Cardinal reads xpra's
@@ -510,34 +447,31 @@ func TestXpraFramedWindow(t *testing.T) {
 	testenv.NeedIntegration(t, "xpra", "xwininfo")
 	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
 	defer cancel()
-	srv := &xpraServer{}
-	d, err := testenv.Start(ctx, testenv.Options{Server: srv, Logf: t.Logf})
-	if err != nil {
-		t.Fatalf("start a desktop under xpra: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := d.Close(); err != nil {
-			t.Errorf("close the xpra desktop: %v", err)
-		}
-		if left := xvfb.MarkedPIDs(d.ID); len(left) > 0 {
-			t.Errorf("the xpra desktop left processes behind: %v", left)
-		}
-	})
+	xd := testenv.NewXpra(t, xpra.Options{Logf: t.Logf})
+	d := xd.Desktop
 	x, err := x11.Open(ctx, d.Display)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer x.Close()
 
+	// Started by hand, not by Launch, which shows the window itself.
 	script, err := testenv.Script(d, "fixture")
 	if err != nil {
 		t.Fatal(err)
 	}
 	logPath := filepath.Join(d.Dir, "fixture.jsonl")
-	exited, err := srv.host.Start(exec.Command(testenv.FixturePython, script, "--log", logPath), "fixture")
-	if err != nil {
+	app := exec.Command(testenv.FixturePython, script, "--log", logPath)
+	app.Env = d.Env()
+	if err := app.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan struct{})
+	go func() { app.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		app.Process.Kill()
+		<-exited
+	})
 	flog := testenv.OpenFixtureLog(logPath)
 	ready, err := flog.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "ready" })
 	if err != nil {
@@ -595,7 +529,9 @@ func TestXpraFramedWindow(t *testing.T) {
 		}
 	}
 
-	srv.control(ctx, t, d.Display, "map", strconv.FormatUint(uint64(wid), 10))
+	if err := xd.Map(ctx, int(wid)); err != nil {
+		t.Fatal(err)
+	}
 	w = wait("became viewable", func(w x11.Window) bool { return w.Viewable })
 	if w.Frame == 0 || !w.Mapped {
 		t.Errorf("the shown window reads %+v, want mapped in its frame", w)

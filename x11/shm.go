@@ -42,6 +42,11 @@ type shmState struct {
 var registry struct {
 	mu   sync.Mutex
 	done bool
+	// ok: the decoders were registered, for the first event and error
+	// numbers below (a server that numbers MIT-SHM's otherwise cannot have
+	// its errors decoded: its captures use GetImage).
+	ok                     bool
+	firstEvent, firstError byte
 }
 
 // registerShm registers MIT-SHM's event and error decoders once per
@@ -75,12 +80,16 @@ func registerShm(ctx context.Context, c *xgb.Conn) {
 		for n, f := range xgb.NewExtErrorFuncs["MIT-SHM"] {
 			xgb.NewErrorFuncs[int(r.FirstError)+n] = f
 		}
+		registry.ok, registry.firstEvent, registry.firstError = true, r.FirstEvent, r.FirstError
 	case <-ctx.Done():
 	}
 }
 
 // useShm records MIT-SHM's opcode on c (what shm.Init does for the one
-// connection, without its process-wide writes).
+// connection, without its process-wide writes). A server whose MIT-SHM is
+// numbered otherwise than the registered one's is not used for it: an
+// error of its (BadShmSeg) would not be decoded, and its cookie never
+// answered.
 func useShm(c *xgb.Conn) error {
 	r, err := xproto.QueryExtension(c, 7, "MIT-SHM").Reply()
 	switch {
@@ -88,6 +97,12 @@ func useShm(c *xgb.Conn) error {
 		return err
 	case !r.Present:
 		return fmt.Errorf("x11: the X server offers no MIT-SHM extension")
+	}
+	registry.mu.Lock()
+	same := registry.ok && registry.firstEvent == r.FirstEvent && registry.firstError == r.FirstError
+	registry.mu.Unlock()
+	if !same {
+		return fmt.Errorf("x11: this server numbers MIT-SHM's events and errors otherwise than the first one this process met (xgb decodes them process-wide)")
 	}
 	c.ExtLock.Lock()
 	c.Extensions["MIT-SHM"] = r.MajorOpcode

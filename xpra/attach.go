@@ -2,6 +2,9 @@ package xpra
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -61,15 +64,24 @@ type Attach struct {
 	SSH []string
 }
 
+// ErrBadHost is an ssh destination that is not [user@]host: the commands
+// are pasted into a person's shell, so nothing else is printed in them.
+var ErrBadHost = errors.New("xpra: not an ssh destination of the form [user@]host")
+
 // AttachCommands answers the exact commands for this display. host is how
 // the person reaches this machine over ssh ("user@host"); the socket path
-// is the one on this machine.
+// is the one on this machine. The forwarded socket on the person's side is
+// named after both, so two forwards never unlink each other's.
 func (d *Display) AttachCommands(host string) (Attach, error) {
+	if !sshDestination(host) {
+		return Attach{}, fmt.Errorf("%w: %q", ErrBadHost, host)
+	}
 	sock, err := d.srv.socket()
 	if err != nil {
 		return Attach{}, err
 	}
-	local := "/tmp/vibespace-xpra-" + strings.TrimPrefix(d.Display, ":") + ".sock"
+	sum := sha256.Sum256([]byte(host + "\x00" + sock))
+	local := "/tmp/vibespace-xpra-" + hex.EncodeToString(sum[:6]) + ".sock"
 	return Attach{
 		Local: "xpra attach socket://" + sock,
 		SSH: []string{
@@ -77,4 +89,26 @@ func (d *Display) AttachCommands(host string) (Attach, error) {
 			"xpra attach socket://" + local,
 		},
 	}, nil
+}
+
+// sshDestination reports whether s is [user@]host with no character a
+// shell reads specially: letters, digits, ".", "-", "_", and a host's
+// "[", "]", ":" (IPv6).
+func sshDestination(s string) bool {
+	user, host, ok := strings.Cut(s, "@")
+	if !ok {
+		user, host = "", s
+	}
+	if host == "" || strings.HasPrefix(host, "-") || strings.HasPrefix(user, "-") || ok && user == "" {
+		return false
+	}
+	for _, r := range user + host {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', strings.ContainsRune(".-_", r):
+		case strings.ContainsRune("[]:", r) && strings.ContainsRune(host, r):
+		default:
+			return false
+		}
+	}
+	return true
 }

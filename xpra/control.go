@@ -3,6 +3,7 @@ package xpra
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -87,16 +88,34 @@ func (d *Display) ShowAll(ctx context.Context) error {
 	return err
 }
 
+// ShowWait bounds how long Show waits for a window xpra was asked to map
+// to become viewable.
+const ShowWait = 3 * time.Second
+
+// ErrStillHidden is a window that stayed unviewable after xpra was asked to
+// show it.
+var ErrStillHidden = errors.New("xpra: the window stayed hidden after xpra was asked to show it")
+
 // Show shows X window id, which its application mapped and xpra holds
-// hidden (as Launch does for an application's first window); x is a
-// connection to the display, to read the window's _XPRA_WID. A window xpra
-// does not manage is ErrNotManaged.
+// hidden, and waits (ShowWait at most) until the X server says it is
+// viewable; x is a connection to the display. A window xpra does not
+// manage is ErrNotManaged.
 func (d *Display) Show(ctx context.Context, x *x11.Display, id x11.WindowID) error {
-	wid, err := windowID(ctx, x, id)
-	if err != nil {
+	if err := d.srv.mapWindow(ctx, x, id); err != nil {
 		return err
 	}
-	return d.Map(ctx, wid)
+	ctx, cancel := context.WithTimeout(ctx, ShowWait)
+	defer cancel()
+	for {
+		if w, err := x.Window(ctx, id); err == nil && w.Viewable {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (%s, %v)", ErrStillHidden, id, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // Raise puts X window id on top of the display and gives it the focus

@@ -100,6 +100,13 @@ func Adopt(ctx context.Context, st xvfb.State, o Options) (*Display, error) {
 	return d, nil
 }
 
+// Alive checks that xpra's socket accepts a connection: xpra's X server
+// may outlive an xpra that died, and windows there would stay hidden.
+func (d *Display) Alive(ctx context.Context) error {
+	_, err := d.srv.dial(ctx)
+	return err
+}
+
 // configTemplate is xpra's private config (the same keys as
 // /etc/xpra/xpra.conf): the X server line, and everything xpra would start
 // or reach beside the windows switched off.
@@ -178,7 +185,7 @@ func (s *server) StartX(ctx context.Context, h xvfb.Host) (string, error) {
 	}
 	cmd := exec.Command(bin, "start", "--displayfd=3", "--daemon=no")
 	cmd.Env = s.env(s.base)
-	disp, err := h.StartDisplayFD(ctx, cmd, "xpra")
+	disp, exited, err := h.StartDisplayFD(ctx, cmd, "xpra")
 	if err != nil {
 		return "", err
 	}
@@ -189,6 +196,8 @@ func (s *server) StartX(ctx context.Context, h xvfb.Host) (string, error) {
 			return disp, nil
 		}
 		select {
+		case <-exited:
+			return "", fmt.Errorf("xpra: the server of %s exited before it opened its socket; its log: %s", disp, h.LogTail("xpra"))
 		case <-ctx.Done():
 			return "", fmt.Errorf("xpra: the server of %s opened no socket in time (%v); its log: %s", disp, err, h.LogTail("xpra"))
 		case <-time.After(20 * time.Millisecond):
@@ -227,9 +236,14 @@ func (s *server) dial(ctx context.Context) (string, error) {
 }
 
 // Show asks xpra to map window w (the application mapped it; xpra holds
-// it hidden until a client, or this, shows it).
+// it hidden until a client, or this, shows it). Launch, which calls it,
+// waits for the window to be viewable itself.
 func (s *server) Show(ctx context.Context, x *x11.Display, w x11.Window) error {
-	wid, err := windowID(ctx, x, w.ID)
+	return s.mapWindow(ctx, x, w.ID)
+}
+
+func (s *server) mapWindow(ctx context.Context, x *x11.Display, id x11.WindowID) error {
+	wid, err := windowID(ctx, x, id)
 	if err != nil {
 		return err
 	}

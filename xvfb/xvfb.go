@@ -36,31 +36,24 @@ func (h Host) Xauthority() string { return h.d.xauthPath() }
 // with XAUTHORITY set: a clean one, never the caller's.
 func (h Host) Env() []string { return append(h.d.Env(), "XAUTHORITY="+h.d.xauthPath()) }
 
-// Start runs cmd as a process of the desktop (its environment when cmd.Env
-// is nil, its marker, its own process group, its log; stopped by Close).
-// done is closed when it has exited.
-func (h Host) Start(cmd *exec.Cmd, name string) (done <-chan struct{}, err error) {
-	p, err := h.d.start(cmd, name)
-	if err != nil {
-		return nil, err
-	}
-	return p.done, nil
-}
-
-// StartDisplayFD starts cmd as Start does, with a pipe as its file
-// descriptor 3, and answers the display number the server writes there
-// when it accepts connections (Xvfb's -displayfd 3, xpra's --displayfd=3):
-// the server picks a free display itself, so none is ever raced for.
-func (h Host) StartDisplayFD(ctx context.Context, cmd *exec.Cmd, name string) (string, error) {
+// StartDisplayFD runs cmd as a process of the desktop (its environment
+// when cmd.Env is nil, its marker, its own process group, its log; stopped
+// by Close) with a pipe as its file descriptor 3, and answers the display
+// number the server writes there when it accepts connections (Xvfb's
+// -displayfd 3, xpra's --displayfd=3): the server picks a free display
+// itself, so none is ever raced for. exited is closed when the process
+// has exited.
+func (h Host) StartDisplayFD(ctx context.Context, cmd *exec.Cmd, name string) (display string, exited <-chan struct{}, err error) {
 	r, w, err := os.Pipe()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer r.Close()
 	cmd.ExtraFiles = []*os.File{w}
-	if _, err := h.d.start(cmd, name); err != nil {
+	p, err := h.d.start(cmd, name)
+	if err != nil {
 		w.Close()
-		return "", err
+		return "", nil, err
 	}
 	w.Close() // the child has its copy; EOF on r now means the server died
 
@@ -77,12 +70,12 @@ func (h Host) StartDisplayFD(ctx context.Context, cmd *exec.Cmd, name string) (s
 	case got := <-ch:
 		n, err := strconv.Atoi(strings.TrimSpace(got.line))
 		if err != nil {
-			return "", fmt.Errorf("xvfb: %s did not report a display (%q, %v); its log: %s", name, got.line, got.err, h.d.logTail(name))
+			return "", nil, fmt.Errorf("xvfb: %s did not report a display (%q, %v); its log: %s", name, got.line, got.err, h.d.logTail(name))
 		}
-		return ":" + strconv.Itoa(n), nil
+		return ":" + strconv.Itoa(n), p.done, nil
 	case <-ctx.Done():
 		r.Close()
-		return "", fmt.Errorf("xvfb: %s not ready: %w", name, ctx.Err())
+		return "", nil, fmt.Errorf("xvfb: %s not ready: %w", name, ctx.Err())
 	}
 }
 
@@ -104,7 +97,8 @@ func (s plainXvfb) StartX(ctx context.Context, h Host) (string, error) {
 		"-nolisten", "tcp", "-noreset",
 		"+extension", "XTEST", "+extension", "MIT-SHM",
 	)
-	return h.StartDisplayFD(ctx, cmd, "Xvfb")
+	disp, _, err := h.StartDisplayFD(ctx, cmd, "Xvfb")
+	return disp, err
 }
 
 // startX starts the desktop's X server and admits our own uid to it.

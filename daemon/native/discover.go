@@ -60,13 +60,8 @@ func (d *display) Discover(ctx context.Context, roots []int, known map[string]bo
 			continue
 		}
 		if hidden {
-			if err := d.shown(ctx, t.ID); err != nil {
-				if ctx.Err() != nil {
-					return out, err
-				}
-				continue // the next scan tries again
-			}
-			xw.Viewable = true
+			d.showLater(t.ID) // a later scan finds it viewable
+			continue
 		}
 		w := d.window(t.ID, t.PID)
 		w.set(xw)

@@ -41,6 +41,9 @@ type display struct {
 	apps   map[int]*xvfb.App             // launched by this daemon, by PID
 	frames map[x11.WindowID]atspi.Object // the AT-SPI frame of each X window, once found
 	onBus  map[int]bool                  // PIDs seen registered on the accessibility bus
+	// showing are the hidden windows being shown in the background
+	// (xpra: seamless.go).
+	showing map[x11.WindowID]bool
 }
 
 var (
@@ -275,8 +278,17 @@ func (d *display) Doctor(ctx context.Context) []kind.Check {
 	return append(out, d.switchCheck(ctx))
 }
 
-// Healthy checks that our X server and session bus answer.
-func (d *display) Healthy(ctx context.Context) error { return d.desk.Alive(ctx) }
+// Healthy checks that our X server and session bus answer, and on an Xpra
+// display that xpra's socket does.
+func (d *display) Healthy(ctx context.Context) error {
+	if err := d.desk.Alive(ctx); err != nil {
+		return err
+	}
+	if d.xp != nil {
+		return d.xp.Alive(ctx) // its X server may outlive an xpra that died
+	}
+	return nil
+}
 
 // pixelsConn is the connection the live view's frames are read on: one of
 // their own, so that a pane's steady captures and the agents' verbs do not

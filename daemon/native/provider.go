@@ -115,7 +115,7 @@ func (p *provider) connect(ctx context.Context, desk *xvfb.Desktop, xp *xpra.Dis
 	if err != nil {
 		return nil, fmt.Errorf("connect to our display %s: %w", desk.Display, err)
 	}
-	d := &display{desk: desk, xp: xp, x: x, walkTimeout: p.o.WalkTimeout, apps: make(map[int]*xvfb.App), frames: make(map[x11.WindowID]atspi.Object), onBus: make(map[int]bool)}
+	d := &display{desk: desk, xp: xp, x: x, walkTimeout: p.o.WalkTimeout, apps: make(map[int]*xvfb.App), frames: make(map[x11.WindowID]atspi.Object), onBus: make(map[int]bool), showing: make(map[x11.WindowID]bool)}
 	ext, err := extensions(ctx, desk.Display, "XTEST", "MIT-SHM")
 	switch {
 	case err != nil:

@@ -2,12 +2,13 @@ package native
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"time"
 
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/x11"
+	"github.com/vibespace/vibespace/xpra"
 )
 
 // On an Xpra display (display.xp set) a window nobody views is unmapped:
@@ -17,12 +18,10 @@ import (
 // minimised it) is shown again before a verb grabs it or sends it input —
 // never a grab of black pixels or a click that goes nowhere.
 
-// showWait bounds how long a shown window takes to become viewable.
-const showWait = 3 * time.Second
-
 // shown makes sure window id is viewable: on an Xpra display a window its
 // application mapped is shown if xpra holds it hidden. A window that stays
-// hidden (or one its application unmapped itself) is window_not_visible.
+// hidden (or one its application unmapped itself) is window_not_visible; a
+// deadline that ends first, timeout.
 func (d *display) shown(ctx context.Context, id x11.WindowID) error {
 	xw, err := d.x.Window(ctx, id)
 	if err != nil || xw.Viewable {
@@ -31,22 +30,38 @@ func (d *display) shown(ctx context.Context, id x11.WindowID) error {
 	if d.xp == nil || !xw.Mapped {
 		return target.Refuse(target.CodeWindowNotVisible, "window %s is not viewable (its application unmapped or minimised it): its pixels cannot be read nor input sent to it", keyOf(id)).With("window", keyOf(id))
 	}
-	if err := d.xp.Show(ctx, d.x, id); err != nil {
-		return target.Refuse(target.CodeWindowNotVisible, "window %s is hidden on the xpra display %s and could not be shown: %v", keyOf(id), d.desk.Display, err).With("window", keyOf(id)).Wrap(err)
+	err = d.xp.Show(ctx, d.x, id)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return target.Refuse(target.CodeTimeout, "window %s is hidden on the xpra display %s and was not shown in time", keyOf(id), d.desk.Display).With("window", keyOf(id)).Wrap(err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, showWait)
-	defer cancel()
-	for {
-		xw, err := d.x.Window(ctx, id)
-		if err == nil && xw.Viewable {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return target.Refuse(target.CodeWindowNotVisible, "window %s stayed hidden on the xpra display %s after xpra was asked to show it", keyOf(id), d.desk.Display).With("window", keyOf(id))
-		case <-time.After(20 * time.Millisecond):
-		}
+	return target.Refuse(target.CodeWindowNotVisible, "window %s is hidden on the xpra display %s and could not be shown: %v", keyOf(id), d.desk.Display, err).With("window", keyOf(id)).Wrap(err)
+}
+
+// showLater shows a hidden window a scan found, in the background: a scan
+// is one cheap look at the display within a budget, and asking xpra takes
+// a process of its (0.2 s, seconds under load). The next scan finds the
+// window viewable. One show per window at a time.
+func (d *display) showLater(id x11.WindowID) {
+	d.mu.Lock()
+	if d.showing[id] {
+		d.mu.Unlock()
+		return
 	}
+	d.showing[id] = true
+	d.mu.Unlock()
+	go func() {
+		defer func() {
+			d.mu.Lock()
+			delete(d.showing, id)
+			d.mu.Unlock()
+		}()
+		ctx, cancel := context.WithTimeout(context.Background(), xpra.CallTimeout)
+		defer cancel()
+		_ = d.xp.Show(ctx, d.x, id) // not shown: the next scan asks again
+	}()
 }
 
 // raiseSeamless puts window id on top of an Xpra display, through xpra
@@ -57,13 +72,13 @@ func (d *display) raiseSeamless(ctx context.Context, id x11.WindowID) error {
 	if d.xp == nil {
 		return nil
 	}
-	ws, err := d.x.Windows(ctx)
+	tops, err := d.x.TopLevels(ctx)
 	if err != nil {
 		return err
 	}
-	for i := len(ws) - 1; i >= 0; i-- {
-		if ws[i].Viewable {
-			if ws[i].ID == id {
+	for i := len(tops) - 1; i >= 0; i-- {
+		if tops[i].Viewable && !tops[i].OverrideRedirect {
+			if tops[i].ID == id {
 				return nil
 			}
 			break
@@ -94,6 +109,9 @@ func (d *display) AttachCommands(host string) (local string, ssh []string, err e
 		return "", nil, target.Refuse(target.CodeNoAttach, "display %s is our Xvfb, which has no client of its own to attach: open the application with --display xpra, or watch it in the live view", d.desk.Display)
 	}
 	a, err := d.xp.AttachCommands(host)
+	if errors.Is(err, xpra.ErrBadHost) {
+		return "", nil, target.Refuse(target.CodeBadRequest, "--ssh %s is not [user@]host: the commands are for a person's shell, so nothing else goes in them", target.Echo(host)).Wrap(err)
+	}
 	if err != nil {
 		return "", nil, fmt.Errorf("the xpra display %s: %w", d.desk.Display, err)
 	}
