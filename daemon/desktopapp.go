@@ -25,8 +25,19 @@ import (
 // Xpra display, where each window is a picture of its own.
 const DesktopAppDisplay = "xpra"
 
-// desktopAppBinary is the browser a desktop app runs.
+// desktopAppBinary is the browser a desktop app runs when the daemon's
+// browser does not say which program it starts.
 const desktopAppBinary = "chromium"
+
+// appBinary is the Chromium a desktop app runs: the daemon's CDP
+// browser's own program (vibespace-daemon serve --chromium), else
+// desktopAppBinary.
+func (d *Daemon) appBinary() string {
+	if b, ok := d.cfg.Browser.(interface{ Binary() string }); ok && b.Binary() != "" {
+		return b.Binary()
+	}
+	return desktopAppBinary
+}
 
 // forceA11y turns Chromium's renderers' accessibility on whatever it
 // detects, so the page is in the window's tree from the start.
@@ -60,8 +71,8 @@ var appURLSchemes = []string{"http", "https", "file", "about"}
 // directory, its accessibility switched on, its window's size, and its
 // address as an app window (--app: no tab strip, no toolbar; the window
 // is the page).
-func appArgv(dir string, app profile.App) []string {
-	argv := []string{desktopAppBinary, "--user-data-dir=" + dir, forceA11y}
+func appArgv(binary, dir string, app profile.App) []string {
+	argv := []string{binary, "--user-data-dir=" + dir, forceA11y}
 	if os.Geteuid() == 0 {
 		argv = append(argv, "--no-sandbox") // Chromium refuses to run as root with its sandbox
 	}
@@ -186,10 +197,12 @@ func (d *Daemon) liveAppWindow(ctx context.Context, profileID string) *entry {
 }
 
 // newDesktopApp is new --backend desktop-app: it registers the profile (or
-// finds it, and keeps what was asked for its next start), attaches it to
-// the session, and opens its Chromium on the desktop apps' display as a
-// window of the session, through open. A desktop app that runs already is
-// the session's again: it takes its lease.
+// finds it), opens its Chromium on the desktop apps' display as a window
+// of the session, through open, and attaches the profile to the session.
+// A new that is refused changes nothing: a profile it registered is
+// forgotten, one it found keeps its settings, and nothing is attached. A
+// desktop app that runs already is the session's again: it takes its
+// lease, and what was asked is kept for its next start.
 func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 	req := c.req
 	// The display first: on a daemon without it, nothing is registered.
@@ -210,46 +223,73 @@ func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	var running *entry
 	if found {
-		running = d.liveAppWindow(ctx, p.ID)
+		if running := d.liveAppWindow(ctx, p.ID); running != nil {
+			// The running one is this session's to take, or nothing changes.
+			if err := d.takeApp(c, running); err != nil {
+				return d.fail(c, err)
+			}
+			if p, err = reg.SetApp(p.ID, appOf(req, p.App)); err != nil {
+				return d.fail(c, err)
+			}
+			a, err := reg.Use(req.Session, p.ID, "")
+			if err != nil {
+				return d.fail(c, err)
+			}
+			return d.appAgain(c, running, p, d.attachmentInfo(a, len(reg.Attachments(req.Session))))
+		}
 	}
-	if running != nil {
-		// The running one is this session's to take, or nothing changes.
-		if err := d.takeApp(c, running); err != nil {
+	app := appOf(req, p.App)
+	if !found {
+		// Its directory is named by its id, which only registering mints.
+		if p, err = reg.NewApp(req.Label, app); err != nil {
 			return d.fail(c, err)
 		}
 	}
-	if found {
-		p, err = reg.SetApp(p.ID, appOf(req, p.App))
-	} else {
-		p, err = reg.NewApp(req.Label, appOf(req, profile.App{}))
-	}
-	if err != nil {
-		return d.fail(c, err)
-	}
-	a, err := reg.Use(req.Session, p.ID, "")
-	if err != nil {
-		return d.fail(c, err)
-	}
-	pi := d.attachmentInfo(a, len(reg.Attachments(req.Session)))
-	if running != nil {
-		return d.appAgain(c, running, p, pi)
+	// undo takes back what this new did when it is refused: the window it
+	// opened is stopped, the profile it registered forgotten.
+	undo := func(opened bool) {
+		if opened {
+			if err := c.e.t.Close(context.WithoutCancel(ctx)); err != nil {
+				d.cfg.Logger.Warn("a refused new could not stop its desktop app's window", "profile", p.ID, "target", string(c.e.id), "err", err)
+			}
+			d.drop(c.e.id)
+			c.e = nil
+		}
+		if !found {
+			if err := reg.Forget(p.ID); err != nil {
+				d.cfg.Logger.Warn("the profile of a desktop app that did not start stays registered", "profile", p.ID, "err", err)
+			}
+		}
 	}
 	dir, err := reg.Dir(p.ID)
 	if err != nil {
+		undo(false)
 		return d.fail(c, err)
 	}
-	c.req.Argv, c.req.Display, c.req.Mode = appArgv(dir, p.App), DesktopAppDisplay, p.App.Mode
-	resp := d.open(ctx, c)
+	c.req.Argv, c.req.Display, c.req.Mode = appArgv(d.appBinary(), dir, app), DesktopAppDisplay, app.Mode
+	resp := d.openAs(ctx, c, p.ID)
 	if !resp.OK || c.e == nil {
+		undo(false)
 		return resp
 	}
+	// Only now that it runs does the profile keep what was asked, and is
+	// it attached.
+	if found {
+		p, err = reg.SetApp(p.ID, app)
+	}
+	var a profile.Attachment
+	if err == nil {
+		a, err = reg.Use(req.Session, p.ID, "")
+	}
+	if err != nil {
+		undo(true)
+		return d.fail(c, err)
+	}
+	pi := d.attachmentInfo(a, len(reg.Attachments(req.Session)))
 	d.mu.Lock()
-	c.e.rec.Profile = p.ID
 	bounds := c.e.info.Bounds
 	d.mu.Unlock()
-	d.persist()
 	pi.Backend, pi.Window, pi.Running = p.Backend, c.e.id, true
 	resp.Profile = &pi
 	size := fmt.Sprintf("its window is %dx%d pixels", bounds.W, bounds.H)

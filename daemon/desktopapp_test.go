@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/kind/kindtest"
+	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -22,6 +24,14 @@ type launchProvider struct {
 	*kindtest.Provider
 	mu    sync.Mutex
 	argvs [][]string
+	fail  error // when set, every launch is refused so (after it is recorded)
+}
+
+// failWith makes every launch from now on refused with err (nil: launched).
+func (p *launchProvider) failWith(err error) {
+	p.mu.Lock()
+	p.fail = err
+	p.mu.Unlock()
 }
 
 func (p *launchProvider) Start(ctx context.Context) (kind.Display, error) {
@@ -55,14 +65,32 @@ type launchDisplay struct {
 func (d *launchDisplay) Launch(ctx context.Context, argv []string) (kind.Target, error) {
 	d.p.mu.Lock()
 	d.p.argvs = append(d.p.argvs, slices.Clone(argv))
+	fail := d.p.fail
 	d.p.mu.Unlock()
+	if fail != nil {
+		return nil, fail
+	}
 	return d.Display.Launch(ctx, append([]string{"fake-" + filepath.Base(argv[0])}, argv[1:]...))
 }
 
-// countingBrowser is the fake browser, counting the contexts asked of it.
+// countingBrowser is the fake browser, counting the contexts asked of it;
+// it says which program it starts (binary), and calls onRecord, when set,
+// each time the daemon persists its state (which asks for its Record
+// first).
 type countingBrowser struct {
 	*kindtest.Browser
-	asked atomic.Int32
+	asked    atomic.Int32
+	binary   string
+	onRecord atomic.Pointer[func()]
+}
+
+func (b *countingBrowser) Binary() string { return b.binary }
+
+func (b *countingBrowser) Record() json.RawMessage {
+	if f := b.onRecord.Load(); f != nil {
+		(*f)()
+	}
+	return b.Browser.Record()
 }
 
 func (b *countingBrowser) Context(ctx context.Context, key kind.BrowserKey) (kind.BrowserContext, func(), error) {
@@ -72,18 +100,21 @@ func (b *countingBrowser) Context(ctx context.Context, key kind.BrowserKey) (kin
 
 // startApps runs a daemon with a fake "xvfb" display first (the default of
 // open), a fake "xpra" one, and a counting fake browser.
-func startApps(t *testing.T, dir string, xvfb, xpra *launchProvider) (*testDaemon, *countingBrowser) {
+func startApps(t *testing.T, dir string, xvfb, xpra *launchProvider, tune ...func(*Config)) (*testDaemon, *countingBrowser) {
 	t.Helper()
 	br := &countingBrowser{Browser: kindtest.NewBrowser()}
 	td := startDaemonWith(t, nil, dir, func(c *Config) {
 		c.Displays = []kind.DisplayProvider{xvfb, xpra}
 		c.Browser = br
+		for _, f := range tune {
+			f(c)
+		}
 	})
 	return td, br
 }
 
 func newProviders() (xvfb, xpra *launchProvider) {
-	return &launchProvider{Provider: &kindtest.Provider{NameIs: "xvfb"}}, &launchProvider{Provider: &kindtest.Provider{NameIs: DesktopAppDisplay}}
+	return &launchProvider{Provider: &kindtest.Provider{NameIs: "xvfb"}}, &launchProvider{Provider: &kindtest.Provider{NameIs: DesktopAppDisplay, PerSessionIs: true}}
 }
 
 // TestDesktopAppNew: new --backend desktop-app starts Chromium on the xpra
@@ -326,5 +357,163 @@ func TestDesktopAppAfterRestart(t *testing.T) {
 	wantCode(t, again, "")
 	if again.Target.ID != win || len(xpra.launched()) != 1 {
 		t.Fatalf("new after a restart: %+v, launched %d", again.Target, len(xpra.launched()))
+	}
+}
+
+// appWindows are the daemon's windows that are a desktop app's.
+func appWindows(td *testDaemon) []target.Target {
+	var out []target.Target
+	for _, e := range td.entries(func(e *entry) bool {
+		return e.rec.Kind == target.KindWindow && (e.rec.Profile != "" || e.rec.App == desktopAppBinary)
+	}) {
+		td.mu.Lock()
+		out = append(out, e.rec)
+		td.mu.Unlock()
+	}
+	return out
+}
+
+// TestDesktopAppRefusedNewChangesNothing: a new that is refused — its
+// Chromium exits before it shows a window, or the per-session display
+// ceiling is reached — leaves nothing behind: no profile (nor its
+// directory), no attachment, no window, so the session's bare page verbs
+// still run in its own context. A stopped desktop app whose start again is
+// refused keeps its settings and its attachments as they were. (Before,
+// the profile was registered and attached before the window opened: it
+// stayed, as the session's default, and bare page verbs were refused
+// no_cdp_on_this_backend.)
+func TestDesktopAppRefusedNewChangesNothing(t *testing.T) {
+	xvfb, xpra := newProviders()
+	td, _ := startApps(t, "", xvfb, xpra, func(c *Config) { c.MaxSessionDisplays = 2 })
+	dirs := filepath.Join(td.cfg.StateDir, "profiles")
+	nothingLeft := func(what, session string) {
+		t.Helper()
+		if got := td.call(t, Request{Verb: "browser.profiles", Session: session}); len(got.Profiles) != 0 {
+			t.Fatalf("%s registered %+v", what, got.Profiles)
+		}
+		if got := td.call(t, Request{Verb: "browser.attachments", Session: session}); len(got.Attachments) != 0 {
+			t.Fatalf("%s attached %+v", what, got.Attachments)
+		}
+		if ents, _ := os.ReadDir(dirs); len(ents) != 0 {
+			t.Fatalf("%s left a profile directory: %v", what, ents)
+		}
+		if w := appWindows(td); len(w) != 0 {
+			t.Fatalf("%s left a window: %+v", what, w)
+		}
+		wantCode(t, td.call(t, Request{Verb: "browser.open", Session: session, URL: "http://127.0.0.1:1/"}), "")
+	}
+
+	// Chromium exits before its window shows.
+	xpra.failWith(target.Refuse(target.CodeAppExited, "chromium exited (status 1) before it showed a window"))
+	wantCode(t, td.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app", URL: "https://shop.example/"}), target.CodeAppExited)
+	if len(xpra.launched()) != 1 {
+		t.Fatalf("launched %d times", len(xpra.launched()))
+	}
+	nothingLeft("a new whose Chromium exited", "s1")
+	xpra.failWith(nil)
+
+	// Both per-session displays the daemon allows run, s1's (idle, until
+	// its idle stop) and s9's.
+	wantCode(t, td.call(t, Request{Verb: "open", Session: "s9", Argv: []string{"fake-app"}, Display: DesktopAppDisplay}), "")
+	wantCode(t, td.call(t, Request{Verb: "browser.new", Session: "s2", Label: "cart", Backend: "desktop-app"}), target.CodeDisplayLimit)
+	if xpra.Started() != 2 || len(xpra.launched()) != 2 {
+		t.Fatalf("a refused new started %d displays, launched %d", xpra.Started(), len(xpra.launched()))
+	}
+	nothingLeft("a new refused display_limit", "s2")
+
+	// A desktop app that ran, stopped, and whose start again is refused.
+	first := td.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app", URL: "https://shop.example/", Size: "800x600"})
+	wantCode(t, first, "")
+	wantCode(t, td.call(t, Request{Verb: "browser.close", Session: "s1", Label: "shop"}), "")
+	xpra.failWith(target.Refuse(target.CodeAppExited, "chromium exited (status 1) before it showed a window"))
+	for _, session := range []string{"s1", "s9"} {
+		wantCode(t, td.call(t, Request{Verb: "browser.new", Session: session, Label: "shop", Backend: "desktop-app", URL: "https://elsewhere.example/", Size: "1024x768", Mode: "pixels"}), target.CodeAppExited)
+	}
+	reg, _ := td.registry()
+	if kept, _ := reg.Find("shop"); kept.App.URL != "https://shop.example/" || kept.App.Width != 800 || kept.App.Mode != "" {
+		t.Fatalf("a refused start again changed the settings: %+v", kept.App)
+	}
+	if got := reg.SessionsOf(first.Profile.ID); !slices.Equal(got, []string{"s1"}) {
+		t.Fatalf("after a refused start again the profile is attached to %v", got)
+	}
+	if w := appWindows(td); len(w) != 0 {
+		t.Fatalf("windows after refused starts: %+v", w)
+	}
+}
+
+// TestDesktopAppWindowKnowsItsProfile: the desktop app's window is never
+// persisted without its profile — checked at every persist the new does
+// (the daemon asks the browser's Record first, and the state file then
+// holds the one before) and after it — so a daemon killed at any moment
+// knows the window is the profile's. (Before, the window was persisted
+// first without it, then again with it.)
+func TestDesktopAppWindowKnowsItsProfile(t *testing.T) {
+	xvfb, xpra := newProviders()
+	td, br := startApps(t, "", xvfb, xpra)
+	store, err := lease.OpenStore(td.cfg.StateDir, stateFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var bare []target.Target
+	check := func() {
+		st, err := store.Load()
+		if err != nil {
+			return
+		}
+		for _, rec := range st.Targets {
+			if rec.Kind == target.KindWindow && rec.Profile == "" {
+				mu.Lock()
+				bare = append(bare, rec)
+				mu.Unlock()
+			}
+		}
+	}
+	br.onRecord.Store(&check)
+	resp := td.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app"})
+	wantCode(t, resp, "")
+	br.onRecord.Store(nil)
+	check()
+	st, err := store.Load()
+	if err != nil || len(st.Targets) != 1 || st.Targets[0].ID != resp.Target.ID || st.Targets[0].Profile != resp.Profile.ID {
+		t.Fatalf("the state file: %+v (%v)", st.Targets, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bare) != 0 {
+		t.Fatalf("a desktop app's window was persisted without its profile: %+v", bare)
+	}
+}
+
+// TestDesktopAppOwnDisplay: each session's desktop app is a window of that
+// session's own xpra display, and the program started is the daemon's
+// browser's (serve --chromium).
+func TestDesktopAppOwnDisplay(t *testing.T) {
+	xvfb, xpra := newProviders()
+	td, _ := startApps(t, "", xvfb, xpra, func(c *Config) { c.Browser.(*countingBrowser).binary = "/opt/chromium-test/chrome" })
+	a := td.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app"})
+	wantCode(t, a, "")
+	b := td.call(t, Request{Verb: "browser.new", Session: "s2", Label: "cart", Backend: "desktop-app"})
+	wantCode(t, b, "")
+	disps := xpra.Displays()
+	if len(disps) != 2 || xpra.Started() != 2 {
+		t.Fatalf("two sessions' desktop apps started %d displays", xpra.Started())
+	}
+	for i, r := range []Response{a, b} {
+		td.mu.Lock()
+		e := td.targets[r.Target.ID]
+		rec, on := e.rec, e.disp.d.Name()
+		td.mu.Unlock()
+		if on != disps[i].Name() || disps[i].PID(rec.Key) != rec.PID {
+			t.Errorf("%s (session s%d) is on %s, not on its own display %s", r.Target.ID, i+1, on, disps[i].Name())
+		}
+		if !strings.Contains(r.Did, "your session's own") {
+			t.Errorf("the answer does not say whose display: %s", r.Did)
+		}
+	}
+	for _, argv := range xpra.launched() {
+		if argv[0] != "/opt/chromium-test/chrome" {
+			t.Errorf("launched %q, want the daemon's browser's program", argv[0])
+		}
 	}
 }

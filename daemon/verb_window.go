@@ -13,7 +13,12 @@ import (
 // registered by default) and makes its first window a target, opened by
 // and leased to the caller, in the mode asked (Request.Mode; auto by
 // default, resolved once the window's frame was waited for).
-func (d *Daemon) open(ctx context.Context, c *call) Response {
+func (d *Daemon) open(ctx context.Context, c *call) Response { return d.openAs(ctx, c, "") }
+
+// openAs is open for a window that is the browser of profile (a desktop
+// app's; "" for none): its record names the profile from its first
+// persist.
+func (d *Daemon) openAs(ctx context.Context, c *call, profile string) Response {
 	req := c.req
 	if len(req.Argv) == 0 || strings.TrimSpace(req.Argv[0]) == "" {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "open needs an application, e.g. open gtk3-widget-factory"))
@@ -56,7 +61,7 @@ func (d *Daemon) open(ctx context.Context, c *call) Response {
 	rec := target.Target{
 		ID: id, Kind: target.KindWindow, Title: info.Title, App: filepath.Base(req.Argv[0]),
 		Origin: req.Session, Opened: d.cfg.Now().UTC(), PID: info.PID, Key: info.Key,
-		Display: disp.name, Exposure: []string{req.Session}, Mode: target.ModeAuto,
+		Display: disp.name, Exposure: []string{req.Session}, Mode: target.ModeAuto, Profile: profile,
 	}
 	if req.Mode != "" {
 		rec.Mode = target.Mode(req.Mode) // checkOpenMode read it

@@ -2,6 +2,8 @@ package profile
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/vibespace/vibespace/target"
 )
@@ -85,4 +87,35 @@ func (p Profile) validBackend() error {
 		return fmt.Errorf("profile %s has an unknown backend %q", p.ID, p.Backend)
 	}
 	return nil
+}
+
+// Forget undoes a NewApp whose first start failed: the profile id is
+// dropped from the registry and its user-data-dir removed. A profile a
+// session has attached, or one that is not a desktop app, is refused
+// bad_request; an unknown id is unknown_profile.
+func (r *Registry) Forget(id string) error {
+	err := r.mutate(func(st *file) (bool, error) {
+		for i, p := range st.Profiles {
+			if p.ID != id {
+				continue
+			}
+			if !p.DesktopApp() {
+				return false, target.Refuse(target.CodeBadRequest, "profile %q (%s) runs in the CDP browser; only a desktop app that never started is forgotten", p.Label, p.ID)
+			}
+			for s, ss := range st.Sessions {
+				for _, a := range ss.Attachments {
+					if a.ProfileID == id {
+						return false, target.Refuse(target.CodeBadRequest, "profile %q (%s) is attached to session %s", p.Label, p.ID, s)
+					}
+				}
+			}
+			st.Profiles = append(st.Profiles[:i:i], st.Profiles[i+1:]...)
+			return true, nil
+		}
+		return false, target.Refuse(target.CodeUnknownProfile, "no profile has the id %s", target.Echo(id)).With("ref", target.Clip(id))
+	})
+	if err != nil || !IsID(id) {
+		return err
+	}
+	return os.RemoveAll(filepath.Join(r.stateDir, DirName, id))
 }

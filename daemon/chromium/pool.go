@@ -396,6 +396,10 @@ func (p *Pool) Release(ctx context.Context, key kind.BrowserKey) error {
 	return c.Close(ctx)
 }
 
+// Binary is the Chromium program the pool starts (Options.Binary): a
+// desktop app's headed Chromium is the same program.
+func (p *Pool) Binary() string { return p.o.Binary }
+
 // Running reports whether profile's browser (or the shared one, "") runs.
 func (p *Pool) Running(profile string) bool {
 	p.mu.Lock()
