@@ -69,19 +69,24 @@ func newCommand(o Options) *cli.Command {
 		Name: "new", Usage: "register a persistent profile under a label (free text, never a path); attach it with use — or, with --backend desktop-app, start it as a desktop app",
 		ArgsUsage: "<label> [--backend desktop-app [--url U] [--size WxH] [--mode auto|tree|pixels]]",
 		Description: `A desktop app (--backend desktop-app) is a real, headed Chromium with its own
-profile, started as a window of the daemon's Xpra display with its accessibility
-on and no DevTools. new attaches the profile and opens the window as your target
-(win:N, you hold its lease); drive it with vibespace-window: snapshot win:N -i,
-click win:N @eN, type, key, screenshot, click --at x,y. --url is the page it
-opens as an app window (no tab strip, no toolbar; default about:blank), --size
-its window's size in pixels (what click --at's pixels are of), --mode its mode.
+profile, started as a window of your session's own Xpra display (one per
+session, started with its first window and stopped 5 minutes after its last;
+it counts toward the daemon's ceiling of per-session displays: one more is
+refused display_limit) with its accessibility on and no DevTools. new opens the
+window as your target (win:N, you hold its lease) and attaches the profile; a
+refused new registers and attaches nothing. Drive it with vibespace-window:
+snapshot win:N -i, click win:N @eN, type, key, screenshot, click --at x,y. --url
+is the page it opens as an app window (no tab strip, no toolbar; default
+about:blank), --size the window size asked of Chromium in pixels (the answer
+says if Chromium chose another; click --at's pixels are of the window it has),
+--mode its mode.
 This command's page verbs on that profile are refused no_cdp_on_this_backend,
 naming the window. new again takes the running one (or starts it again); close
 <label> stops it, as vibespace-window close win:N does.`,
 		Flags: []cli.Flag{jsonFlag,
 			&cli.StringFlag{Name: "backend", Usage: "how its browser runs: cdp (the default: tabs over DevTools) or desktop-app (a window, no DevTools)"},
 			&cli.StringFlag{Name: "url", Usage: "a desktop app's page (http, https, file or about; default about:blank)"},
-			&cli.StringFlag{Name: "size", Usage: "a desktop app's window size in pixels, WxH (e.g. 1280x800)"},
+			&cli.StringFlag{Name: "size", Usage: "the window size a desktop app asks Chromium for, in pixels, WxH (e.g. 1280x800)"},
 			&cli.StringFlag{Name: "mode", Usage: "a desktop app's window mode: auto (default), tree or pixels"},
 		},
 		Action: func(c *cli.Context) error {

@@ -46,15 +46,19 @@ PROFILES AND HANDLES
 
 A DESKTOP APP: A REAL CHROMIUM AS A WINDOW
    vibespace-browser new shop --backend desktop-app --url https://shop.example/ --size 1280x800
-   # → win:N: a headed Chromium with its own profile on the daemon's Xpra display,
-   #   accessibility on, no DevTools; you hold the window's lease
+   # → win:N: a headed Chromium with its own profile on your session's own Xpra
+   #   display, accessibility on, no DevTools; you hold the window's lease
    vibespace-window snapshot win:N -i              # its page as a tree, with @refs
    vibespace-window click win:N @e7                # and every other vibespace-window verb
    vibespace-browser close shop                    # stops it (as vibespace-window close win:N)
    --url opens the page as an app window (no tab strip, no toolbar; default
-   about:blank); --size WxH pins the window's size in pixels, which are what
-   screenshot and click --at x,y are in; --mode auto | tree | pixels is the
-   window's mode. The profile is attached to your session and listed with its
+   about:blank); --size WxH asks Chromium for that window size in pixels (the
+   answer gives the size it has, and says so when Chromium chose another):
+   screenshot and click --at x,y are in those pixels; --mode auto | tree |
+   pixels is the window's mode. Each session has its own Xpra display, started
+   with its first window and stopped 5 minutes after its last one closes; it
+   counts toward the daemon's ceiling of per-session displays running at once
+   (one more is refused display_limit: close windows you no longer need). The profile is attached to your session and listed with its
    backend ("· desktop-app · running as win:N"); this command's page verbs on it
    (open, snapshot, click, fill, eval, tab, …) are refused no_cdp_on_this_backend,
    naming the window and the verbs to use. new again takes the running one, or
@@ -80,7 +84,7 @@ ANSWERS AND EXIT CODES
    (profile_required, profile_changed, path_not_handle, unknown_profile,
    not_your_tab, tab_gone, no_tab, stale_ref, bad_ref, not_visible, covered,
    not_sensitive, browser_paused, navigation_failed, script_error, wrong_kind,
-   outside_page, unknown_target, no_cdp_on_this_backend,
+   outside_page, unknown_target, no_cdp_on_this_backend, display_limit,
    timeout, …).
    Exit 2: bad usage, or the daemon could not be reached, or it went away
    before it answered: "unanswered: … [outcome_unknown]" for a verb that acts
