@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vibespace/vibespace/x11"
 	"github.com/vibespace/vibespace/xpra"
 )
 
@@ -76,28 +75,4 @@ func AttachXpra(t testing.TB, person *Desktop, cmdline string) (detach func()) {
 	}
 	t.Cleanup(detach)
 	return detach
-}
-
-// ShowsWindow waits (bounded by ctx) until a viewable window whose title
-// contains title is on display, and reports whether one came.
-func ShowsWindow(ctx context.Context, display, title string) bool {
-	x, err := x11.Open(ctx, display)
-	if err != nil {
-		return false
-	}
-	defer x.Close()
-	for {
-		if ws, err := x.Windows(ctx); err == nil {
-			for _, w := range ws {
-				if w.Viewable && strings.Contains(w.Title, title) {
-					return true
-				}
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return false
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
 }

@@ -165,8 +165,8 @@ func TestAPersonAttached(t *testing.T) {
 	}
 	// The person runs the printed local command, as they would.
 	detach := testenv.AttachXpra(t, person, at.Local)
-	if !testenv.ShowsWindow(ctx, person.Display, "vibespace fixture") {
-		t.Fatal("the fixture's window never appeared on the person's display")
+	if _, err := testenv.WindowTitled(ctx, person.Display, 0, "vibespace fixture"); err != nil {
+		t.Fatalf("the fixture's window never appeared on the person's display: %v", err)
 	}
 	waitFor(t, ctx, "watchers attached", func() bool { w, _ := d.Watchers(); return w.Attached })
 	w, _ := d.Watchers()

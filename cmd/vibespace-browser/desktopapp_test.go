@@ -90,27 +90,11 @@ func appWindow(t *testing.T, display string, pid int, want string) x11.Window {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	x, err := x11.Open(ctx, display)
+	w, err := testenv.WindowTitled(ctx, display, pid, want)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer x.Close()
-	var titles []string
-	for {
-		ws, err := x.WindowsOfPID(ctx, pid)
-		titles = titles[:0]
-		for _, w := range ws {
-			if strings.Contains(w.Title, want) && w.Viewable {
-				return w
-			}
-			titles = append(titles, w.Title)
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("no X window of pid %d has a title with %q: %q (%v)", pid, want, titles, err)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	return w
 }
 
 // processesOf lists the processes whose command line names dir (every

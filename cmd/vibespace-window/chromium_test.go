@@ -10,7 +10,6 @@ import (
 
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
-	"github.com/vibespace/vibespace/x11"
 )
 
 // chromiumPage is the test's page: its button and its field set the
@@ -29,27 +28,11 @@ func xTitle(t *testing.T, display string, pid int, want string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	x, err := x11.Open(ctx, display)
+	w, err := testenv.WindowTitled(ctx, display, pid, want)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer x.Close()
-	var titles []string
-	for {
-		ws, err := x.WindowsOfPID(ctx, pid)
-		titles = titles[:0]
-		for _, w := range ws {
-			if strings.Contains(w.Title, want) {
-				return w.Title
-			}
-			titles = append(titles, w.Title)
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("no X window of pid %d has a title with %q: %q (%v)", pid, want, titles, err)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	return w.Title
 }
 
 // TestChromiumAsAWindow: a headed Chromium opened as a native window gets

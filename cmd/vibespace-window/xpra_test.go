@@ -215,8 +215,8 @@ func TestXpraDisplay(t *testing.T) {
 	}
 	detach := testenv.AttachXpra(t, person, local)
 	sctx, scancel := context.WithTimeout(ctx, 30*time.Second)
-	if !testenv.ShowsWindow(sctx, person.Display, "vibespace fixture") {
-		t.Fatal("s1's window never appeared on the person's display")
+	if _, err := testenv.WindowTitled(sctx, person.Display, 0, "vibespace fixture"); err != nil {
+		t.Fatalf("s1's window never appeared on the person's display: %v", err)
 	}
 	scancel()
 	// xpra's own accounts: s2's window is on s2's display, and none of
