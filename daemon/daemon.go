@@ -56,7 +56,7 @@ type Daemon struct {
 	targets  map[target.ID]*entry
 	next     int
 	displays map[string]*display // by displayKey: the running ones
-	starting map[string]string   // per-session displays being started (by key): their session, for the ceiling
+	starting map[string]starting // per-session displays being started, by key (for the ceiling)
 	closed   bool
 	conns    map[net.Conn]struct{}
 	markSeq  uint64 // numbers the agents' marks across targets
@@ -97,7 +97,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		started:      cfg.Now(),
 		targets:      make(map[target.ID]*entry),
 		displays:     make(map[string]*display),
-		starting:     make(map[string]string),
+		starting:     make(map[string]starting),
 		displaySlots: make(map[string]chan struct{}),
 		connSlots:    make(chan struct{}, cfg.MaxConns),
 		conns:        make(map[net.Conn]struct{}),
@@ -180,7 +180,7 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 			continue
 		}
 		nd := newDisplay(p, disp, r.Session)
-		d.displays[nd.key] = nd
+		d.displays[nd.key()] = nd
 	}
 	var counter struct{ Next int }
 	if b := st.Backends[counterKey]; len(b) > 0 {

@@ -97,7 +97,7 @@ func (d *Daemon) discover(ctx context.Context) {
 
 func (d *Daemon) discoverOn(ctx context.Context, disp *display) {
 	dc, ok := disp.d.(kind.Discoverer)
-	if !ok || !d.stalledSince(disp).IsZero() || d.runningDisplay(disp.key) != disp {
+	if !ok || !d.stalledSince(disp).IsZero() || d.runningDisplay(disp.key()) != disp {
 		return
 	}
 	known := map[string]bool{}

@@ -33,10 +33,9 @@ import (
 type display struct {
 	name string // its provider's name: how targets and records name it
 	// session is the session whose display it is, for a per-session
-	// display ("" for a shared one); key is how Daemon.displays knows it.
+	// display ("" for a shared one).
 	session    string
 	perSession bool
-	key        string
 	d          kind.Display
 	// inject is one slot: one injected input sequence at a time, since the
 	// display has one keyboard and one pointer. injectOwner (guarded by
@@ -57,6 +56,10 @@ type display struct {
 	idleSince time.Time
 }
 
+// starting is a per-session display being started: its provider's name
+// and its session, for the ceiling.
+type starting struct{ name, session string }
+
 // Bounds of the display calls that have no context of their own.
 const (
 	// displayCloseBudget bounds waiting for a display to stop: one that
@@ -73,7 +76,7 @@ func newDisplay(p kind.DisplayProvider, d kind.Display, session string) *display
 		session = ""
 	}
 	return &display{
-		name: p.Name(), session: session, perSession: ps, key: displayKey(p, session), d: d,
+		name: p.Name(), session: session, perSession: ps, d: d,
 		inject: make(chan struct{}, 1), stack: make(chan struct{}, 1),
 	}
 }
@@ -88,10 +91,17 @@ func perSession(p kind.DisplayProvider) bool {
 // provider's name for a shared one (session does not matter), the name and
 // the session for a per-session one.
 func displayKey(p kind.DisplayProvider, session string) string {
-	if !perSession(p) {
-		return p.Name()
+	return keyOf(p.Name(), perSession(p), session)
+}
+
+// key is how Daemon.displays knows disp.
+func (disp *display) key() string { return keyOf(disp.name, disp.perSession, disp.session) }
+
+func keyOf(name string, perSession bool, session string) string {
+	if !perSession {
+		return name
 	}
-	return p.Name() + "\x00" + session
+	return name + "\x00" + session
 }
 
 // keyOfTarget is the key of the display a window's record names: its
@@ -182,7 +192,7 @@ func (d *Daemon) useDisplay(ctx context.Context, p kind.DisplayProvider, session
 		d.mu.Lock()
 		err := d.ceilingLocked(p, session)
 		if err == nil {
-			d.starting[key] = session
+			d.starting[key] = starting{p.Name(), session}
 		}
 		d.mu.Unlock()
 		if err != nil {
@@ -273,10 +283,10 @@ func (d *Daemon) ceilingLocked(p kind.DisplayProvider, session string) error {
 			yours = append(yours, fmt.Sprintf("%s %s", disp.name, disp.d.Name()))
 		}
 	}
-	for key, s := range d.starting {
+	for _, s := range d.starting {
 		running++
-		if s == session {
-			yours = append(yours, strings.SplitN(key, "\x00", 2)[0]+" (starting)")
+		if s.session == session {
+			yours = append(yours, s.name+" (starting)")
 		}
 	}
 	if running < d.cfg.MaxSessionDisplays {
@@ -318,11 +328,11 @@ func (d *Daemon) resetIfDead(ctx context.Context, disp *display) bool {
 	}
 	d.cfg.Logger.Warn("a display died; starting a new one", "display", disp.name, "session", disp.session, "err", err)
 	d.mu.Lock()
-	if d.displays[disp.key] != disp {
+	if d.displays[disp.key()] != disp {
 		d.mu.Unlock()
 		return true
 	}
-	delete(d.displays, disp.key)
+	delete(d.displays, disp.key())
 	var gone []target.ID
 	for id, e := range d.targets {
 		if e.disp == disp {
@@ -346,7 +356,7 @@ func (d *Daemon) displayGone(e *entry) bool {
 	if e.disp == nil {
 		return false
 	}
-	return d.runningDisplay(e.disp.key) != e.disp
+	return d.runningDisplay(e.disp.key()) != e.disp
 }
 
 // closeDisplay stops disp and everything started on it, waiting at most
