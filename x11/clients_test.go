@@ -27,6 +27,23 @@ func openShared(t *testing.T) (*testenv.Desktop, *x11.Display) {
 	return d, x
 }
 
+// launchXClient starts the plain X client fixture on d and answers it with
+// its "ready" line: the window and process the client itself names, the
+// oracle of these tests.
+func launchXClient(t *testing.T, ctx context.Context, d *testenv.Desktop) (*testenv.Fixture, testenv.Event) {
+	t.Helper()
+	f, err := testenv.LaunchXClientFixture(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready, err := f.Log.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "ready" })
+	if err != nil {
+		f.Stop()
+		t.Fatal(err)
+	}
+	return f, ready
+}
+
 // TestClientPIDWithoutNetWMPID: the plain X client sets no _NET_WM_PID;
 // the X server still names its process, and that is the PID the client
 // itself logged.
@@ -34,15 +51,8 @@ func TestClientPIDWithoutNetWMPID(t *testing.T) {
 	d, x := openShared(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	f, err := testenv.LaunchXClientFixture(ctx, d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, ready := launchXClient(t, ctx, d)
 	defer f.Stop()
-	ready, err := f.Log.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "ready" })
-	if err != nil {
-		t.Fatal(err)
-	}
 	id := x11.WindowID(ready.XID)
 	w, err := x.Window(ctx, id)
 	if err != nil {

@@ -162,15 +162,8 @@ func TestFramedClientIsListed(t *testing.T) {
 	d, x := openShared(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	f, err := testenv.LaunchXClientFixture(ctx, d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, ready := launchXClient(t, ctx, d)
 	defer f.Stop()
-	ready, err := f.Log.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "ready" })
-	if err != nil {
-		t.Fatal(err)
-	}
 	xc := dial(t, d.Display)
 	client := xproto.Window(ready.XID)
 	frame := xc.frame(client, 310, 220, false)

@@ -52,8 +52,9 @@ func newEnv(t testing.TB) *env {
 	return e
 }
 
-// readDesk records the daemon's display from its state file.
-func (e *env) readDesk() *testenv.State {
+// backend decodes the record the daemon's state file keeps under key
+// ("displays", "session_displays") into v, and answers the file.
+func (e *env) backend(key string, v any) []byte {
 	e.T.Helper()
 	b, err := os.ReadFile(filepath.Join(e.Home, "state.json"))
 	if err != nil {
@@ -65,8 +66,15 @@ func (e *env) readDesk() *testenv.State {
 	if err := json.Unmarshal(b, &st); err != nil {
 		e.T.Fatal(err)
 	}
+	json.Unmarshal(st.Backends[key], v)
+	return b
+}
+
+// readDesk records the daemon's display from its state file.
+func (e *env) readDesk() *testenv.State {
+	e.T.Helper()
 	var displays map[string]testenv.State
-	json.Unmarshal(st.Backends["displays"], &displays)
+	b := e.backend("displays", &displays)
 	d := displays["xvfb"]
 	if d.ID == "" {
 		e.T.Fatalf("no display record in state: %s", b)

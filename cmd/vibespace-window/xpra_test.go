@@ -2,7 +2,6 @@ package main_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,22 +22,12 @@ import (
 // state file.
 func (e *env) xpraDisplay(s string) testenv.State {
 	e.T.Helper()
-	b, err := os.ReadFile(filepath.Join(e.Home, "state.json"))
-	if err != nil {
-		e.T.Fatal(err)
-	}
-	var st struct {
-		Backends map[string]json.RawMessage `json:"backends"`
-	}
-	if err := json.Unmarshal(b, &st); err != nil {
-		e.T.Fatal(err)
-	}
 	var displays []struct {
 		Display string        `json:"display"`
 		Session string        `json:"session"`
 		Record  testenv.State `json:"record"`
 	}
-	json.Unmarshal(st.Backends["session_displays"], &displays)
+	b := e.backend("session_displays", &displays)
 	for _, d := range displays {
 		if d.Display == "xpra" && d.Session == s && d.Record.ID != "" {
 			return d.Record

@@ -568,18 +568,7 @@ func BenchmarkLiveView(b *testing.B) {
 				b.ReportMetric(q.v, n+"-"+q.what+"/agent-browser")
 			}
 		}
-		// A benchmark's log is cut to a few lines unless -v: the table
-		// goes to stdout.
-		if printed {
-			return
-		}
-		printed = true
-		t := table(rows, order)
-		if testing.Verbose() {
-			b.Log(t)
-		} else {
-			fmt.Fprint(os.Stdout, t)
-		}
+		printOnce(b, &printed, func() string { return table(rows, order) })
 	})
 }
 
@@ -642,6 +631,21 @@ func openContentWindow(b *testing.B, ctx context.Context, d *testenv.Desktop, di
 			b.Fatalf("the content window did not show the marker in 30 s (windows %+v)", ws)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// printOnce prints a benchmark's table the first time it is called (with
+// -benchtime Nx, a summary runs again): to the log with -v, else to stdout,
+// since a benchmark's log is cut to a few lines unless -v.
+func printOnce(b *testing.B, printed *bool, table func() string) {
+	if *printed {
+		return
+	}
+	*printed = true
+	if t := table(); testing.Verbose() {
+		b.Log(t)
+	} else {
+		fmt.Fprint(os.Stdout, t)
 	}
 }
 

@@ -376,16 +376,7 @@ func BenchmarkXpra(b *testing.B) {
 				b.ReportMetric(q.v, n+"-"+q.what+"/xpra-html5")
 			}
 		}
-		if printed {
-			return
-		}
-		printed = true
-		t := xpraTable(rows, order)
-		if testing.Verbose() {
-			b.Log(t)
-		} else {
-			fmt.Fprint(os.Stdout, t)
-		}
+		printOnce(b, &printed, func() string { return xpraTable(rows, order) })
 	})
 }
 
