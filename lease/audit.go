@@ -31,6 +31,12 @@ type Entry struct {
 	With     string `json:"with,omitempty"`
 	// Mode is the mode the mode verb set (auto, tree, pixels).
 	Mode target.Mode `json:"mode,omitempty"`
+	// Setting is what the operator's desktop verb set ("on: x11 :0",
+	// "off", "pixels on"), or how the person's own input paused an agent
+	// ("direct: a key on …").
+	Setting string `json:"setting,omitempty"`
+	// Desktop marks a verb on a window of the user's own desktop.
+	Desktop bool `json:"desktop,omitempty"`
 }
 
 // Audit is the append-only JSONL audit log. Each Record is one write(2) of

@@ -33,7 +33,13 @@ type Lease struct {
 	// UserActive is the user's last input during a takeover; idle handback
 	// counts from it.
 	UserActive time.Time `json:"user_active,omitzero"`
-	Viewers    []string  `json:"viewers,omitempty"`
+	// Direct is set while the person drives a window of their own desktop
+	// directly, with their own keyboard or pointer, noticed by us (not a
+	// takeover they asked for): how they were noticed ("a key on 'AT
+	// Translated Set 2 keyboard'"). It is never handed back as idle: only
+	// an explicit handback resumes the agent.
+	Direct  string   `json:"direct,omitempty"`
+	Viewers []string `json:"viewers,omitempty"`
 	// Owed are the handbacks not yet told, per session: each is told once,
 	// on that session's next verb on the target.
 	Owed map[string]Handback `json:"owed,omitempty"`
@@ -83,7 +89,10 @@ func (l Lease) State() string {
 	if l.Holder != "" {
 		holder = "held by " + l.Holder + " since " + l.Since.UTC().Format(time.RFC3339)
 	}
-	if l.Input == InputUser {
+	switch {
+	case l.Input == InputUser && l.Direct != "":
+		return fmt.Sprintf("%s — paused: %s used their own keyboard or pointer at %s (%s); until they hand it back", holder, l.User, l.UserSince.UTC().Format(time.RFC3339), l.Direct)
+	case l.Input == InputUser:
 		return fmt.Sprintf("%s — paused: %s took over at %s", holder, l.User, l.UserSince.UTC().Format(time.RFC3339))
 	}
 	return holder

@@ -57,7 +57,7 @@ func (t *Table) lease(id target.ID) *Lease {
 
 // expire hands l back if its takeover has been idle too long. Caller holds mu.
 func (t *Table) expire(l *Lease, now time.Time) bool {
-	if l.Input != InputUser || t.o.IdleHandback <= 0 {
+	if l.Input != InputUser || t.o.IdleHandback <= 0 || l.Direct != "" {
 		return false
 	}
 	last := l.UserActive
@@ -78,7 +78,7 @@ func (t *Table) handback(l *Lease, now time.Time, idle bool) {
 		}
 		l.Owed[l.Holder] = Handback{User: l.User, UserSince: l.UserSince, At: now, Idle: idle}
 	}
-	l.Input, l.User, l.UserSince, l.UserActive, l.UserSession = InputAgent, "", time.Time{}, time.Time{}, ""
+	l.Input, l.User, l.UserSince, l.UserActive, l.UserSession, l.Direct = InputAgent, "", time.Time{}, time.Time{}, "", ""
 }
 
 // Get returns the lease of id (a free one if none was recorded).
@@ -241,6 +241,27 @@ func (t *Table) Takeover(id target.ID, user, session string, force bool) (l Leas
 	return p.clone(), replaced, nil
 }
 
+// Touched records that user drives id directly with their own devices
+// (how says how it was noticed), from session: a takeover nobody asked
+// for, which only an explicit handback ends. It reports whether input
+// changed hands: false when the user already drove it (their last activity
+// is updated then) or nobody holds it (no agent to pause).
+func (t *Table) Touched(id target.ID, user, session, how string) (Lease, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.lease(id)
+	now := t.o.Now()
+	if p.Input == InputUser {
+		p.UserActive = now
+		return p.clone(), false
+	}
+	if p.Holder == "" {
+		return p.clone(), false
+	}
+	p.Input, p.User, p.UserSince, p.UserSession, p.UserActive, p.Direct = InputUser, user, now, session, now, how
+	return p.clone(), true
+}
+
 // Tell hands out, once, the note owed to user whose takeover of id a forced
 // one replaced, or nil.
 func (t *Table) Tell(id target.ID, user string) *Replacement {
@@ -320,6 +341,12 @@ func (t *Table) Unwatch(id target.ID, viewer string) {
 func paused(l *Lease) error {
 	if l.Input != InputUser {
 		return nil
+	}
+	if l.Direct != "" {
+		since := l.UserSince.UTC().Format(time.RFC3339)
+		return target.Refuse(target.CodeUserActive, "%s is paused: %s used their own keyboard or pointer at %s (%s); it stays paused until they hand it back (vibespace-window handback %s --as %q)",
+			l.Target, l.User, since, l.Direct, l.Target, l.User).
+			With("user", l.User).With("since", since).With("direct", l.Direct).With("target", string(l.Target))
 	}
 	code := target.CodeWindowPaused
 	if l.Target.Kind() == target.KindTab {

@@ -256,3 +256,44 @@ func TestSecondTakeoverRefusedUnlessForcedAndTheFirstIsTold(t *testing.T) {
 		t.Fatalf("after handback: %+v", l)
 	}
 }
+
+// The person touching their own input pauses the agent holding the lease
+// (user_active), never hands back as idle, and only an explicit handback
+// resumes it; a free lease has no agent to pause.
+func TestTouchedPausesUntilHandback(t *testing.T) {
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	tb := NewTable(Options{IdleHandback: time.Minute, Now: func() time.Time { return now }})
+	if _, changed := tb.Touched("win:1", "you", "your desktop", "a key"); changed {
+		t.Fatal("a free lease was paused: there was no agent")
+	}
+	if _, _, err := tb.Acquire("win:1", "agent"); err != nil {
+		t.Fatal(err)
+	}
+	l, changed := tb.Touched("win:1", "you", "your desktop", "a key on 'kbd'")
+	if !changed || l.Input != InputUser || l.Direct != "a key on 'kbd'" {
+		t.Fatalf("Touched = %+v, %v; want the user driving directly", l, changed)
+	}
+	err := tb.Check("win:1", "agent")
+	if target.CodeOf(err) != target.CodeUserActive {
+		t.Fatalf("the agent's check = %v; want user_active", err)
+	}
+	if !strings.Contains(err.Error(), "kbd") || !strings.Contains(l.State(), "own keyboard or pointer") {
+		t.Fatalf("the refusal %q / state %q does not say how the person was noticed", err, l.State())
+	}
+	now = now.Add(time.Hour)
+	if got := tb.Expire(); len(got) != 0 {
+		t.Fatalf("a direct pause was handed back as idle: %v", got)
+	}
+	if _, changed := tb.Touched("win:1", "you", "your desktop", "motion"); changed {
+		t.Fatal("touching again changed hands")
+	}
+	if _, ok := tb.Handback("win:1"); !ok {
+		t.Fatal("handback did not resume")
+	}
+	if l := tb.Get("win:1"); l.Direct != "" || l.Input != InputAgent {
+		t.Fatalf("after handback: %+v", l)
+	}
+	if err := tb.Check("win:1", "agent"); err != nil {
+		t.Fatalf("after handback the agent is refused: %v", err)
+	}
+}

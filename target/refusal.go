@@ -85,6 +85,12 @@ const (
 	// Xpra displays (xpra/).
 	CodeNoAttach Code = "no_attach" // the window's display has no client of its own a person can attach (only an xpra display has)
 
+	// The user's own desktop (opt-in only).
+	CodeDesktopOff    Code = "desktop_off"     // the user's own desktop is not open to agents (the operator has not opted in, or opted out): vibespace-window desktop on
+	CodeNoPixelsGrant Code = "no_pixels_grant" // click --at or scroll --at on a window of the user's desktop without the operator's pixels grant for that window
+	CodeYourDesktop   Code = "your_desktop"    // something never done on the user's own desktop (start an application there, close a window of theirs)
+	CodeUserActive    Code = "user_active"     // the person used their own keyboard or pointer on their desktop: the agent is paused until an explicit handback
+
 	// A profile whose browser runs as a desktop app: a window on a
 	// display, with no DevTools to drive it by.
 	CodeNoCDPOnThisBackend Code = "no_cdp_on_this_backend" // a CDP verb on such a profile: drive its window with vibespace-window

@@ -147,11 +147,19 @@ type Target struct {
 	// Profile is the browser profile (its id) whose desktop app this
 	// window is; "" for any other window and for a tab.
 	Profile string `json:"profile,omitempty"`
+	// Desktop marks a window of the user's own desktop: nobody opened it
+	// (Origin is ""), every session may address it while the operator has
+	// the desktop open to agents (the daemon forgets every such target
+	// when they close it), and every answer about it says "your desktop".
+	Desktop bool `json:"desktop,omitempty"`
+	// Pixels is the operator's grant, for a window of the user's desktop,
+	// of the point verbs (click --at, scroll --at) on it.
+	Pixels bool `json:"pixels,omitempty"`
 }
 
 // ExposedTo reports whether session may address t.
 func (t *Target) ExposedTo(session string) bool {
-	return slices.Contains(t.Exposure, session)
+	return t.Desktop || slices.Contains(t.Exposure, session)
 }
 
 // Share adds session to t's exposure. It reports whether anything changed.
