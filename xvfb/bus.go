@@ -178,7 +178,13 @@ func switchOn(ctx context.Context, conn *dbus.Conn) string {
 // kept it from being read, if one did); none when all are on. An error is
 // a session bus that did not answer.
 func (d *Desktop) A11ySwitchesOff(ctx context.Context) ([]string, error) {
-	conn, err := dbus.Connect(d.BusAddress, dbus.WithContext(ctx))
+	return A11ySwitchesOff(ctx, d.BusAddress)
+}
+
+// A11ySwitchesOff is Desktop.A11ySwitchesOff for the session bus at
+// address (the user's own, on their desktop).
+func A11ySwitchesOff(ctx context.Context, address string) ([]string, error) {
+	conn, err := dbus.Connect(address, dbus.WithContext(ctx))
 	if err != nil {
 		return nil, err
 	}

@@ -211,7 +211,7 @@ func (w *window) UsableTree(ctx context.Context) (bool, string) {
 // accessibility bus, saying whether the bus asked it to be.
 func (d *display) notOnBus(pid int) string {
 	why := fmt.Sprintf("the application (pid %d) is not on the accessibility bus: it exposes no tree", pid)
-	switch sw := d.desk.A11ySwitch; {
+	switch sw := d.host.a11ySwitch(); {
 	case strings.HasPrefix(sw, "on"):
 		return why + ", though the bus asks every toolkit for one (org.a11y.Status IsEnabled and ScreenReaderEnabled are true)"
 	case sw != "":
@@ -226,14 +226,14 @@ func (d *display) switchCheck(ctx context.Context) kind.Check {
 	const name = "a11y switch"
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	off, err := d.desk.A11ySwitchesOff(ctx)
+	off, err := d.host.a11ySwitchesOff(ctx)
 	if err != nil {
 		return kind.Check{Name: name, Detail: "our session bus did not answer: " + err.Error()}
 	}
 	if len(off) > 0 {
 		detail := "org.a11y.Status on our session bus: " + strings.Join(off, ", ") + "; Qt, Chromium and Electron apps may keep their tree off the bus"
-		if d.desk.A11ySwitch != "" {
-			detail += " (at start: " + d.desk.A11ySwitch + ")"
+		if d.host.a11ySwitch() != "" {
+			detail += " (at start: " + d.host.a11ySwitch() + ")"
 		}
 		return kind.Check{Name: name, Detail: detail}
 	}

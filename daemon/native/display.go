@@ -22,9 +22,11 @@ import (
 	"github.com/vibespace/vibespace/xvfb"
 )
 
-// display is our xvfb desktop with its X and AT-SPI connections.
+// display is an X display with its X and AT-SPI connections: our own
+// (an Xvfb, or the one an Xpra server manages) or the user's own desktop
+// (theirs.go).
 type display struct {
-	desk        *xvfb.Desktop
+	host        host
 	xp          *xpra.Display // the Xpra server managing it; nil for a plain Xvfb
 	x           *x11.Display
 	bus         *atspi.Bus // nil when the accessibility bus did not answer
@@ -58,11 +60,11 @@ var (
 func (d *display) KeepsOwnPixels() bool { return d.ownPixels }
 
 func (d *display) Record() json.RawMessage {
-	b, _ := json.Marshal(d.desk.State())
+	b, _ := json.Marshal(d.host.record())
 	return b
 }
 
-func (d *display) Name() string { return d.desk.Display }
+func (d *display) Name() string { return d.host.display() }
 
 // probe says which roads exist for the app of pid. The tree road needs the
 // accessibility bus and the app registered on it (pid 0 asks about the
@@ -126,7 +128,7 @@ func (d *display) registered(ctx context.Context, pid int) bool {
 // waited for until its page is in the tree.
 func (d *display) Launch(ctx context.Context, argv []string) (kind.Target, error) {
 	plan := planLaunch(argv)
-	app, err := d.desk.Launch(ctx, plan.argv...)
+	app, err := d.host.launch(ctx, plan.argv...)
 	switch {
 	case errors.Is(err, exec.ErrNotFound):
 		return nil, target.Refuse(target.CodeAppNotFound, "no application %s on this machine (not in PATH); nothing was started", target.Echo(argv[0])).With("app", target.Clip(argv[0]))
@@ -211,7 +213,7 @@ func (d *display) stop(ctx context.Context, pid int) error {
 	}
 	// A PID an earlier daemon recorded may since belong to someone else:
 	// only a process that carries our desktop's marker is ours to end.
-	if !d.desk.Owns(pid) {
+	if !d.host.owns(pid) {
 		return nil
 	}
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
@@ -220,7 +222,7 @@ func (d *display) stop(ctx context.Context, pid int) error {
 	deadline := time.Now().Add(3 * time.Second)
 	for alive(pid) {
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			if d.desk.Owns(pid) {
+			if d.host.owns(pid) {
 				syscall.Kill(pid, syscall.SIGKILL)
 			}
 			break
@@ -254,9 +256,9 @@ func info(w x11.Window) kind.Info {
 // Doctor probes our display: its X server, XTEST, MIT-SHM and AT-SPI.
 func (d *display) Doctor(ctx context.Context) []kind.Check {
 	w, h := d.x.ScreenSize()
-	out := []kind.Check{{Name: "display", OK: true, Detail: fmt.Sprintf("our Xvfb %s, %dx%d", d.desk.Display, w, h)}}
+	out := []kind.Check{{Name: "display", OK: true, Detail: fmt.Sprintf("our Xvfb %s, %dx%d", d.Name(), w, h)}}
 	if d.xp != nil {
-		out[0].Detail = fmt.Sprintf("an xpra seamless display %s, %dx%d, %s", d.desk.Display, w, h, d.watchWords())
+		out[0].Detail = fmt.Sprintf("an xpra seamless display %s, %dx%d, %s", d.Name(), w, h, d.watchWords())
 	}
 	if d.xtest {
 		out = append(out, kind.Check{Name: "XTEST", OK: true, Detail: "the server offers it: key and pointer injection (the keys and point roads)"})
@@ -273,7 +275,7 @@ func (d *display) Doctor(ctx context.Context) []kind.Check {
 	} else if apps, err := d.bus.Applications(ctx); err != nil {
 		out = append(out, kind.Check{Name: "AT-SPI", Detail: "the registry did not answer: " + err.Error()})
 	} else {
-		out = append(out, kind.Check{Name: "AT-SPI", OK: true, Detail: fmt.Sprintf("bus %s, %d applications registered", d.desk.A11yAddress, len(apps))})
+		out = append(out, kind.Check{Name: "AT-SPI", OK: true, Detail: fmt.Sprintf("bus %s, %d applications registered", d.host.a11yAddress(), len(apps))})
 	}
 	return append(out, d.switchCheck(ctx))
 }
@@ -281,7 +283,7 @@ func (d *display) Doctor(ctx context.Context) []kind.Check {
 // Healthy checks that our X server and session bus answer, and on an Xpra
 // display that xpra's socket does.
 func (d *display) Healthy(ctx context.Context) error {
-	if err := d.desk.Alive(ctx); err != nil {
+	if err := d.host.alive(ctx); err != nil {
 		return err
 	}
 	if d.xp != nil {
@@ -299,9 +301,9 @@ func (d *display) pixelsConn(ctx context.Context) (*x11.Display, error) {
 	if d.pixels != nil {
 		return d.pixels, nil
 	}
-	x, err := x11.Open(ctx, d.desk.Display)
+	x, err := d.host.openX(ctx)
 	if err != nil {
-		return nil, target.Refuse(target.CodeNoCapture, "the live view cannot read the pixels of display %s: %v", d.desk.Display, err).Wrap(err)
+		return nil, target.Refuse(target.CodeNoCapture, "the live view cannot read the pixels of display %s: %v", d.Name(), err).Wrap(err)
 	}
 	d.pixels = x
 	return x, nil
@@ -321,6 +323,6 @@ func (d *display) Close() error {
 	if px != nil {
 		errs = append(errs, px.Close())
 	}
-	errs = append(errs, d.x.Close(), d.desk.Close())
+	errs = append(errs, d.x.Close(), d.host.close())
 	return errors.Join(errs...)
 }

@@ -70,13 +70,13 @@ func (p *provider) Start(ctx context.Context) (kind.Display, error) {
 		if err != nil {
 			return nil, fmt.Errorf("start an xpra display: %w", err)
 		}
-		return p.attach(ctx, xd.Desktop, xd)
+		return p.attach(ctx, ours{xd.Desktop}, xd)
 	}
 	desk, err := xvfb.Start(ctx, p.desktopOptions())
 	if err != nil {
 		return nil, fmt.Errorf("start our display: %w", err)
 	}
-	return p.attach(ctx, desk, nil)
+	return p.attach(ctx, ours{desk}, nil)
 }
 
 // Reattach adopts the desktop an earlier daemon started.
@@ -90,38 +90,41 @@ func (p *provider) Reattach(ctx context.Context, rec json.RawMessage) (kind.Disp
 		if err != nil {
 			return nil, err
 		}
-		return p.attach(ctx, xd.Desktop, xd)
+		return p.attach(ctx, ours{xd.Desktop}, xd)
 	}
 	desk, err := xvfb.Adopt(ctx, st, p.desktopOptions())
 	if err != nil {
 		return nil, err
 	}
-	return p.attach(ctx, desk, nil)
+	return p.attach(ctx, ours{desk}, nil)
 }
 
 // attach connects to a desktop that runs (xp: the Xpra server managing it,
 // or nil); on error the desktop is stopped.
-func (p *provider) attach(ctx context.Context, desk *xvfb.Desktop, xp *xpra.Display) (*display, error) {
-	d, err := p.connect(ctx, desk, xp)
+func (p *provider) attach(ctx context.Context, h host, xp *xpra.Display) (*display, error) {
+	d, err := connect(ctx, h, xp, p.o)
 	if err != nil {
-		desk.Close()
+		h.close()
 		return nil, err
 	}
 	return d, nil
 }
 
-func (p *provider) connect(ctx context.Context, desk *xvfb.Desktop, xp *xpra.Display) (*display, error) {
-	x, err := x11.Open(ctx, desk.Display)
+// connect opens our connections to the X display and accessibility bus of
+// h: the X server's XTEST and MIT-SHM are probed, and each window's own
+// pixels kept (Composite) while the connection lives.
+func connect(ctx context.Context, h host, xp *xpra.Display, o Options) (*display, error) {
+	x, err := h.openX(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("connect to our display %s: %w", desk.Display, err)
+		return nil, fmt.Errorf("connect to the display %s: %w", h.display(), err)
 	}
-	d := &display{desk: desk, xp: xp, x: x, walkTimeout: p.o.WalkTimeout, apps: make(map[int]*xvfb.App), frames: make(map[x11.WindowID]atspi.Object), onBus: make(map[int]bool), showing: make(map[x11.WindowID]bool)}
-	ext, err := extensions(ctx, desk.Display, "XTEST", "MIT-SHM")
+	d := &display{host: h, xp: xp, x: x, walkTimeout: o.WalkTimeout, apps: make(map[int]*xvfb.App), frames: make(map[x11.WindowID]atspi.Object), onBus: make(map[int]bool), showing: make(map[x11.WindowID]bool)}
+	ext, err := x.Extensions(ctx, "XTEST", "MIT-SHM")
 	switch {
 	case err != nil:
 		d.injectWhy = "could not ask the X server for XTEST: " + err.Error()
 	case !ext["XTEST"]:
-		d.injectWhy = "the X server of " + desk.Display + " does not offer the XTEST extension"
+		d.injectWhy = "the X server of " + h.display() + " does not offer the XTEST extension"
 	default:
 		d.xtest = true
 	}
@@ -134,7 +137,7 @@ func (p *provider) connect(ctx context.Context, desk *xvfb.Desktop, xp *xpra.Dis
 	} else {
 		d.ownPixels = true
 	}
-	bus, err := atspi.ConnectA11y(ctx, desk.A11yAddress, atspi.Options{})
+	bus, err := atspi.ConnectA11y(ctx, h.a11yAddress(), atspi.Options{})
 	if err != nil {
 		d.busErr = err
 	} else {

@@ -35,9 +35,9 @@ func (d *display) shown(ctx context.Context, id x11.WindowID) error {
 	case err == nil:
 		return nil
 	case ctx.Err() != nil:
-		return target.Refuse(target.CodeTimeout, "window %s is hidden on the xpra display %s and was not shown in time", keyOf(id), d.desk.Display).With("window", keyOf(id)).Wrap(err)
+		return target.Refuse(target.CodeTimeout, "window %s is hidden on the xpra display %s and was not shown in time", keyOf(id), d.Name()).With("window", keyOf(id)).Wrap(err)
 	}
-	return target.Refuse(target.CodeWindowNotVisible, "window %s is hidden on the xpra display %s and could not be shown: %v", keyOf(id), d.desk.Display, err).With("window", keyOf(id)).Wrap(err)
+	return target.Refuse(target.CodeWindowNotVisible, "window %s is hidden on the xpra display %s and could not be shown: %v", keyOf(id), d.Name(), err).With("window", keyOf(id)).Wrap(err)
 }
 
 // showLater shows a hidden window a scan found, in the background: a scan
@@ -106,14 +106,14 @@ func (d *display) watchWords() string {
 // AttachCommands is how a person attaches to the display (watch --xpra).
 func (d *display) AttachCommands(host string) (local string, ssh []string, err error) {
 	if d.xp == nil {
-		return "", nil, target.Refuse(target.CodeNoAttach, "display %s is our Xvfb, which has no client of its own to attach: open the application with --display xpra, or watch it in the live view", d.desk.Display)
+		return "", nil, target.Refuse(target.CodeNoAttach, "display %s is our Xvfb, which has no client of its own to attach: open the application with --display xpra, or watch it in the live view", d.Name())
 	}
 	a, err := d.xp.AttachCommands(host)
 	if errors.Is(err, xpra.ErrBadHost) {
 		return "", nil, target.Refuse(target.CodeBadRequest, "--ssh %s is not [user@]host: the commands are for a person's shell, so nothing else goes in them", target.Echo(host)).Wrap(err)
 	}
 	if err != nil {
-		return "", nil, fmt.Errorf("the xpra display %s: %w", d.desk.Display, err)
+		return "", nil, fmt.Errorf("the xpra display %s: %w", d.Name(), err)
 	}
 	return a.Local, a.SSH, nil
 }
