@@ -48,6 +48,10 @@ type Config struct {
 	// daemon/chromium); nil means no browser road: those verbs are refused
 	// no_browser.
 	Browser kind.Browser
+	// Desktop is the road to the user's own desktop (nil: none). It is
+	// off until the operator opts in (desktop on); its name must differ
+	// from every display provider's.
+	Desktop kind.DesktopProvider
 	// Live makes the live view (package daemon/live) once the daemon is
 	// made; nil means none: watch is refused live_view_unavailable.
 	Live func(*Daemon) LiveView
@@ -103,6 +107,9 @@ func (c *Config) fill() error {
 			return fmt.Errorf("daemon: every display provider needs a name of its own (%v)", c.Displays)
 		}
 		seen[p.Name()] = true
+	}
+	if c.Desktop != nil && (c.Desktop.Name() == "" || seen[c.Desktop.Name()]) {
+		return fmt.Errorf("daemon: the desktop road needs a name of its own, not %q", c.Desktop.Name())
 	}
 	if c.IdleHandback == 0 {
 		c.IdleHandback = DefaultIdleHandback

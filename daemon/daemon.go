@@ -68,6 +68,11 @@ type Daemon struct {
 	persistMu    sync.Mutex
 	br           browserState  // the browser words' state (browser.go)
 	scanSlot     chan struct{} // one scan for windows at a time (discover.go): two would find one window twice
+	// desktopSet is who opened the user's desktop to agents and when (zero
+	// while it is off); desktopGone, when each window of it was forgotten
+	// by desktop off (desktop.go). Guarded by mu.
+	desktopSet  desktopSetting
+	desktopGone map[target.ID]time.Time
 
 	ln   net.Listener
 	wg   sync.WaitGroup
@@ -103,6 +108,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		conns:        make(map[net.Conn]struct{}),
 		stop:         make(chan struct{}),
 		scanSlot:     make(chan struct{}, 1),
+		desktopGone:  make(map[target.ID]time.Time),
 	}
 	d.br.init()
 	fail := func(err error) (*Daemon, error) {
@@ -132,6 +138,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	if err := d.reconcile(ctx, st); err != nil {
 		return fail(err)
 	}
+	d.restoreDesktop(st.Backends[desktopSettingKey])
 	d.readCuts()
 	if cfg.Live != nil {
 		d.live = cfg.Live(d)
@@ -287,6 +294,9 @@ func (d *Daemon) persist() error {
 	}
 	if len(browsers) > 0 {
 		st.Backends[browserRecordKey] = browsers
+	}
+	if set := d.desktopSettingRecord(); set != nil {
+		st.Backends[desktopSettingKey] = set
 	}
 	live := make(map[target.ID]bool, len(st.Targets))
 	for _, t := range st.Targets {

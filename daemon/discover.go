@@ -96,6 +96,10 @@ func (d *Daemon) discover(ctx context.Context) {
 }
 
 func (d *Daemon) discoverOn(ctx context.Context, disp *display) {
+	if l, ok := disp.d.(kind.Lister); ok {
+		d.listDesktop(ctx, disp, l)
+		return
+	}
 	dc, ok := disp.d.(kind.Discoverer)
 	if !ok || !d.stalledSince(disp).IsZero() || d.runningDisplay(disp.key()) != disp {
 		return
@@ -132,6 +136,36 @@ func (d *Daemon) discoverOn(ctx context.Context, disp *display) {
 	}
 	for _, f := range found {
 		d.adopt(ctx, disp, f)
+	}
+}
+
+// listDesktop makes every window of the user's desktop a target
+// (desktop.go), bounded as any scan.
+func (d *Daemon) listDesktop(ctx context.Context, disp *display, l kind.Lister) {
+	if !d.stalledSince(disp).IsZero() || d.runningDisplay(disp.key()) != disp {
+		return
+	}
+	known := map[string]bool{}
+	d.mu.Lock()
+	for _, e := range d.targets {
+		if e.disp == disp {
+			known[e.rec.Key] = true
+		}
+	}
+	d.mu.Unlock()
+	var found []kind.Found
+	stalled, err := d.within(ctx, disp, listBudget, func(ctx context.Context) (err error) {
+		found, err = l.Windows(ctx, known)
+		return err
+	})
+	if err != nil {
+		if !stalled && ctx.Err() == nil {
+			d.cfg.Logger.Debug("listing the user's desktop failed", "display", disp.name, "err", err)
+		}
+		return
+	}
+	for _, f := range found {
+		d.adoptDesktop(disp, f)
 	}
 }
 

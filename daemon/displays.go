@@ -54,6 +54,10 @@ type display struct {
 	// open (zero while it has one).
 	busy      int
 	idleSince time.Time
+	// personWhy (guarded by Daemon.mu) is why the person's own input is
+	// not observed on the user's desktop display ("" while it is, and on
+	// every other display).
+	personWhy string
 }
 
 // starting is a per-session display being started: its provider's name
@@ -120,6 +124,9 @@ func (d *Daemon) provider(name string) kind.DisplayProvider {
 		if p.Name() == name {
 			return p
 		}
+	}
+	if p := d.cfg.Desktop; p != nil && p.Name() == name {
+		return p
 	}
 	return nil
 }

@@ -85,6 +85,7 @@ type LiveTarget struct {
 	Height  int
 	Agent   *AgentMark // where an agent last acted
 	Display string     // the display a window lives on
+	Desktop bool       // a window of the user's own desktop: its pane says "your desktop"
 }
 
 // LiveTargets lists every target of this host for the live view, freshly
@@ -97,7 +98,7 @@ func (d *Daemon) LiveTargets(ctx context.Context) []LiveTarget {
 			continue
 		}
 		d.mu.Lock()
-		lt := LiveTarget{ID: e.id, Kind: e.id.Kind(), Title: e.rec.Title, Display: e.rec.Display}
+		lt := LiveTarget{ID: e.id, Kind: e.id.Kind(), Title: e.rec.Title, Display: e.rec.Display, Desktop: e.rec.Desktop}
 		if e.tab == nil {
 			lt.App = e.rec.App
 		}

@@ -129,7 +129,7 @@ func (d *Daemon) lookup(ctx context.Context, req Request) (*entry, error) {
 	}
 	e := d.entryOf(id)
 	if e == nil {
-		return nil, target.Refuse(target.CodeUnknownTarget, "there is no target %s (list shows yours)", id).With("target", string(id))
+		return nil, d.desktopGoneOr(req.Target, target.Refuse(target.CodeUnknownTarget, "there is no target %s (list shows yours)", id).With("target", string(id)))
 	}
 	d.mu.Lock()
 	err = e.rec.CheckExposed(req.Session)
@@ -223,6 +223,7 @@ func (d *Daemon) info(e *entry) *TargetInfo {
 	if t.ID.Kind() == target.KindWindow {
 		ti.Mode, ti.Resolved, ti.ModeWhy = modeOf(t), t.Resolved, t.ModeWhy
 	}
+	ti.Desktop, ti.Pixels = t.Desktop, t.Pixels
 	if !l.Since.IsZero() {
 		ti.Since = l.Since.UTC().Format(time.RFC3339)
 	}

@@ -120,12 +120,7 @@ func (d *Daemon) takeover(ctx context.Context, c *call) Response {
 		return withNote(d.finish(c, Response{}, err), note)
 	}
 	c.fact.Replaced = replaced
-	d.mu.Lock()
-	n := len(e.flight)
-	for _, cancel := range e.flight {
-		cancel()
-	}
-	d.mu.Unlock()
+	n := d.cancelFlight(e)
 	released := d.releaseFor(ctx, e)
 	d.persist()
 	did := fmt.Sprintf("%s drives %s now; %d agent verb(s) in flight on it were cancelled%s", user, e.id, n, released)

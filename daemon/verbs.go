@@ -75,6 +75,7 @@ var verbs = map[string]verbDef{
 	"key":        {run: (*Daemon).key, reach: reachHandle, check: checkKey},
 	"scroll":     {run: (*Daemon).scroll, reach: reachHandle, check: checkScroll},
 	"mode":       {run: (*Daemon).setMode, reach: reachHandle, check: checkModeWord},
+	"desktop":    {run: (*Daemon).desktop, check: checkDesktop},
 
 	// vibespace-browser: the same verbs on the current tab…
 	"browser.snapshot":   {run: (*Daemon).snapshot, reach: reachTab},
@@ -201,6 +202,9 @@ func (d *Daemon) reachHandle(ctx context.Context, c *call) error {
 	if err := d.handleOf(ctx, c); err != nil {
 		return err
 	}
+	if err := d.checkDesktopWindow(c); err != nil {
+		return err
+	}
 	return d.take(c)
 }
 
@@ -256,9 +260,10 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 		d.markAgent(c)
 	}
 	ent := lease.Entry{Session: c.req.Session, For: forOther(c.req), Verb: c.req.Verb, By: road, OK: err == nil, Code: resp.Code}
-	ent.User, ent.Force, ent.Replaced, ent.With, ent.Mode = c.fact.User, c.fact.Force, c.fact.Replaced, c.fact.With, c.fact.Mode
+	ent.User, ent.Force, ent.Replaced, ent.With, ent.Mode, ent.Setting = c.fact.User, c.fact.Force, c.fact.Replaced, c.fact.With, c.fact.Mode, c.fact.Setting
 	if c.e != nil {
 		ent.Target = c.e.id
+		ent.Desktop = resp.Target != nil && resp.Target.Desktop
 	} else if id, perr := target.ParseID(c.req.Target); perr == nil {
 		ent.Target = id
 	}

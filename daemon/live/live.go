@@ -293,6 +293,9 @@ type Target struct {
 	Width     int               `json:"width,omitempty"`
 	Height    int               `json:"height,omitempty"`
 	Agent     *daemon.AgentMark `json:"agent,omitempty"`
+	// Desktop marks a window of the user's own desktop: its row and its
+	// pane's title say "your desktop".
+	Desktop bool `json:"desktop,omitempty"`
 }
 
 // Targets is the answer of GET /api/targets.
@@ -329,6 +332,7 @@ func (v *View) targets(ctx context.Context, mine map[string]bool) Targets {
 		t := Target{
 			ID: lt.ID, Title: lt.Title, Kind: string(lt.Kind), App: lt.App, Holder: l.Holder,
 			Mode: string(l.Input), Driver: l.Holder, Width: lt.Width, Height: lt.Height, Agent: lt.Agent,
+			Desktop: lt.Desktop,
 		}
 		if l.Input == lease.InputUser {
 			t.User, t.Driver = l.User, l.User

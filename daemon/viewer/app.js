@@ -60,7 +60,7 @@
       if (panes.has(t.id)) li.classList.add('watching');
       const title = document.createElement('span');
       title.className = 't-title';
-      title.textContent = t.title || t.id;
+      title.textContent = paneTitle(t);
       const meta = document.createElement('span');
       meta.className = 't-meta';
       meta.textContent = t.id + ' · ' + t.kind + ' · ' + (t.holder ? 'held by ' + t.holder : 'not held') +
@@ -69,6 +69,12 @@
       li.addEventListener('click', () => openPane(t.id));
       listEl.append(li);
     });
+  }
+
+  // paneTitle names a target as its row and pane show it: a window of the
+  // user's own desktop says so.
+  function paneTitle(t) {
+    return (t.title || t.id) + (t.desktop ? ' \u2014 your desktop' : '');
   }
 
   function openPane(id) {
@@ -216,7 +222,7 @@
         return;
       }
       this.target = t;
-      this.q('.title').textContent = t.title || t.id;
+      this.q('.title').textContent = paneTitle(t);
       this.q('.kind').textContent = t.id + ' · ' + t.kind;
       this.q('.viewers').textContent = t.viewers + (t.viewers === 1 ? ' viewer' : ' viewers');
       const badge = this.q('.badge');

@@ -69,6 +69,17 @@ func appendRequest(b []byte, r *Request) []byte {
 	b = appendStr(b, "for", r.For)
 	b = appendStr(b, "backend", r.Backend)
 	b = appendStr(b, "size", r.Size)
+	if e := r.Desktop; e != nil {
+		b = append(b, `,"desktop":{`...)
+		n := len(b)
+		for _, f := range [...]struct{ key, v string }{{"display", e.Display}, {"xauthority", e.Xauthority}, {"bus", e.Bus}, {"wayland", e.Wayland}, {"runtime_dir", e.RuntimeDir}, {"session_type", e.SessionType}} {
+			b = appendStr(b, f.key, f.v)
+		}
+		if len(b) > n {
+			b = append(b[:n], b[n+1:]...) // the first field's comma
+		}
+		b = append(b, '}')
+	}
 	return append(b, '}')
 }
 
@@ -268,6 +279,10 @@ func (d *scan) target(t *TargetInfo) bool {
 			return d.int(&t.Watchers)
 		case "watched_since":
 			return d.str(&t.WatchedSince)
+		case "desktop":
+			return d.bool(&t.Desktop)
+		case "pixels":
+			return d.bool(&t.Pixels)
 		}
 		return false
 	})

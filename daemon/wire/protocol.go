@@ -54,6 +54,22 @@ type Request struct {
 	For      string `json:"for,omitempty"`      // use/detach/pin/attachments --for <session>: the operator acting on another session's set
 	Backend  string `json:"backend,omitempty"`  // new --backend: "desktop-app" (a real Chromium as a window, no DevTools); "" the CDP browser
 	Size     string `json:"size,omitempty"`     // new --size WxH: a desktop app's window size in pixels
+
+	// Desktop names the caller's own desktop session, from its environment
+	// (desktop on, doctor): the user's desktop the operator opens to agents.
+	Desktop *DesktopEnv `json:"desktop,omitempty"`
+}
+
+// DesktopEnv names the user's own desktop session as the caller's
+// environment has it. None of it is a secret: Xauthority is the file's
+// path, and the cookie stays in the file.
+type DesktopEnv struct {
+	Display     string `json:"display,omitempty"`      // DISPLAY
+	Xauthority  string `json:"xauthority,omitempty"`   // XAUTHORITY
+	Bus         string `json:"bus,omitempty"`          // DBUS_SESSION_BUS_ADDRESS
+	Wayland     string `json:"wayland,omitempty"`      // WAYLAND_DISPLAY
+	RuntimeDir  string `json:"runtime_dir,omitempty"`  // XDG_RUNTIME_DIR
+	SessionType string `json:"session_type,omitempty"` // XDG_SESSION_TYPE
 }
 
 // Point is a pixel of a window's own screenshot: (0,0) is its top left.
@@ -96,6 +112,11 @@ type TargetInfo struct {
 	Watched      string `json:"watched,omitempty"`
 	Watchers     int    `json:"watchers,omitempty"`
 	WatchedSince string `json:"watched_since,omitempty"`
+	// Desktop is set for a window of the user's own desktop: every line
+	// about it says "your desktop". Pixels is the operator's grant of the
+	// point verbs (click --at, scroll --at) on it.
+	Desktop bool `json:"desktop,omitempty"`
+	Pixels  bool `json:"pixels,omitempty"`
 }
 
 // ModeWords says the target's mode as answers print it: "auto → tree",
