@@ -87,11 +87,24 @@ func (p Printer) Answer(resp wire.Response, body func(w io.Writer)) error {
 // window's mode; while someone is attached to its display from outside
 // (WatchedWords), that too.
 func TargetLine(t *wire.TargetInfo) string {
-	line := fmt.Sprintf("%s %q · lease: %s", t.ID, t.Title, t.Lease)
+	line := fmt.Sprintf("%s %q%s · lease: %s", t.ID, t.Title, DesktopWords(t), t.Lease)
 	if m := t.ModeWords(); m != "" {
 		line += " · mode: " + m
 	}
 	return line + WatchedWords(t)
+}
+
+// DesktopWords says, after a window's title, that it is a window of the
+// user's own desktop: " · your desktop", with " (pixels granted)" once the
+// operator granted its point verbs. "" for any other target.
+func DesktopWords(t *wire.TargetInfo) string {
+	switch {
+	case !t.Desktop:
+		return ""
+	case t.Pixels:
+		return " · your desktop (pixels granted)"
+	}
+	return " · your desktop"
 }
 
 // WatchedWords says, after a target's line, that a person may be driving

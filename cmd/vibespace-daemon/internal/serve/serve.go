@@ -91,16 +91,15 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 	logf := func(f string, a ...any) { log.Info(fmt.Sprintf(f, a...)) }
 	// The one place kinds and displays are registered: a new display is one
 	// package and one line here.
-	displays := []kind.DisplayProvider{
-		native.Xvfb(native.Options{WalkTimeout: c.Duration("walk-timeout"), Logf: logf}),
-		native.Xpra(native.Options{WalkTimeout: c.Duration("walk-timeout"), Logf: logf}),
-	}
+	no := native.Options{WalkTimeout: c.Duration("walk-timeout"), Logf: logf}
+	displays := []kind.DisplayProvider{native.Xvfb(no), native.Xpra(no)}
+	desktop := native.Desktop(no) // the user's own desktop: off until the operator opts in
 	br := chromium.New(chromium.Options{Binary: c.String("chromium"), MaxBrowsers: c.Int("max-browsers"), Logger: log})
 	// Re-attaching to an earlier daemon's display talks to its X server
 	// and buses: bounded, so a wedged one cannot hang the start.
 	nctx, ncancel := context.WithTimeout(ctx, newTimeout)
 	d, err := daemon.New(nctx, daemon.Config{
-		StateDir: stateDir, SocketPath: sock, Displays: displays, Browser: br,
+		StateDir: stateDir, SocketPath: sock, Displays: displays, Desktop: desktop, Browser: br,
 		Live:   live.For(live.Options{Logger: log, VerbTimeout: c.Duration("verb-timeout")}),
 		Logger: log, IdleHandback: idle, VerbTimeout: c.Duration("verb-timeout"),
 		LogFile: logs.file.Path(), LogKeep: logs.keep, Stderr: logs.stderr,

@@ -36,7 +36,7 @@ func doctorCommand(o Options) *cli.Command {
 		Name: "doctor", Usage: "what this machine offers (display, XTEST, MIT-SHM, AT-SPI, portal, xpra, chromium) and why not",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			return ask(c, o, wire.Request{Verb: "doctor"}, openTimeout, func(r wire.Response, w io.Writer) error {
+			return ask(c, o, wire.Request{Verb: "doctor", Desktop: desktopEnv(o.Getenv)}, openTimeout, func(r wire.Response, w io.Writer) error {
 				for _, ch := range r.Checks {
 					mark := "yes"
 					if !ch.OK {

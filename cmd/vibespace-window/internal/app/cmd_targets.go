@@ -27,7 +27,7 @@ display_not_answering until it answers again.`, Flags: []cli.Flag{jsonFlag},
 					fmt.Fprintln(w, "no windows (open one: vibespace-window open <app>)")
 				}
 				for _, t := range r.Targets {
-					fmt.Fprintf(w, "%s %q  app=%s pid=%d · lease: %s", t.ID, t.Title, t.App, t.PID, t.Lease)
+					fmt.Fprintf(w, "%s %q%s  app=%s pid=%d · lease: %s", t.ID, t.Title, daemoncall.DesktopWords(&t), t.App, t.PID, t.Lease)
 					if m := t.ModeWords(); m != "" {
 						fmt.Fprintf(w, " · mode: %s", m)
 					}

@@ -65,6 +65,7 @@ func commands(o Options) []*cli.Command {
 		takeoverCommand(o),
 		handbackCommand(o),
 		watchCommand(o),
+		desktopCommand(o),
 		statusCommand(o),
 		doctorCommand(o),
 		daemoncall.ServeCommand(o),
