@@ -89,15 +89,15 @@ type InputWatch struct {
 
 	q evQueue
 
-	devMu   sync.Mutex
-	devs    map[int]xiDevice // every device, by id
-	ours    map[int]bool     // the XTEST slaves of the core devices: our input
-	inFn    atomic.Bool
+	devMu sync.Mutex
+	devs  map[int]xiDevice // every device, by id
+	ours  map[int]bool     // the XTEST slaves of the core devices: our input
+	inFn  atomic.Bool
 	// reportOurs makes our own input reported too (tests only).
 	reportOurs atomic.Bool
-	closing atomic.Bool
-	err     error // why it stopped; written before done is closed
-	done    chan struct{}
+	closing    atomic.Bool
+	err        error // why it stopped; written before done is closed
+	done       chan struct{}
 }
 
 // xiDevice is one device of XIQueryDevice's answer.
