@@ -255,7 +255,10 @@ func ctxOr(ctx context.Context, err error) error {
 
 // setupConn is a connection whose setup is done: the first Write (the X
 // library's setup request) is dropped, and Reads answer the setup reply
-// first.
+// first. (xgb's NewConnNet still looks up a cookie in $XAUTHORITY before it
+// writes; whatever it finds is dropped with its request. Only an entry
+// there that is not MIT-MAGIC-COOKIE-1 and matches first makes xgb give up
+// before writing, which is its error, not a wrong cookie sent.)
 type setupConn struct {
 	net.Conn
 	reply []byte // still to be read
