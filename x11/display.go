@@ -52,22 +52,36 @@ func Open(ctx context.Context, name string) (*Display, error) {
 	if name == "" {
 		return nil, errors.New("x11: empty display name")
 	}
+	return openConn(ctx, name, func(context.Context) (*xgb.Conn, error) {
+		c, err := xgb.NewConnDisplay(name)
+		if err != nil {
+			return nil, fmt.Errorf("x11: connect to %s: %w", name, err)
+		}
+		return c, nil
+	})
+}
+
+// openConn makes a Display of the connection dial makes, under ctx.
+func openConn(ctx context.Context, name string, dial func(context.Context) (*xgb.Conn, error)) (*Display, error) {
+	if name == "" {
+		return nil, errors.New("x11: empty display name")
+	}
 	type res struct {
 		c   *xgb.Conn
 		err error
 	}
-	ch := make(chan res, 1)
-	go func() {
-		c, err := xgb.NewConnDisplay(name)
-		ch <- res{c, err}
-	}()
 	ctx, cancel := withDefault(ctx)
 	defer cancel()
+	ch := make(chan res, 1)
+	go func() {
+		c, err := dial(ctx)
+		ch <- res{c, err}
+	}()
 	var c *xgb.Conn
 	select {
 	case r := <-ch:
 		if r.err != nil {
-			return nil, fmt.Errorf("x11: connect to %s: %w", name, r.err)
+			return nil, r.err
 		}
 		c = r.c
 	case <-ctx.Done():
