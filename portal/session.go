@@ -121,19 +121,21 @@ func (s *Session) started(res map[string]dbus.Variant, v2 bool) error {
 	}
 	select {
 	case <-s.done:
-		return s.err
+		// Closed by the portal before Start returned: the caller gets the
+		// session with Done already closed.
 	default:
+		s.live = true
 	}
-	s.live = true
 	return nil
 }
 
 func pair(v dbus.Variant) [2]int32 {
-	var p struct{ A, B int32 }
-	if v.Signature().String() == "(ii)" && v.Store(&p) == nil {
-		return [2]int32{p.A, p.B}
+	var out [2]int32
+	if xs, ok := v.Value().([]any); ok && len(xs) == 2 {
+		out[0], _ = xs[0].(int32)
+		out[1], _ = xs[1].(int32)
 	}
-	return [2]int32{}
+	return out
 }
 
 // notify makes one Notify call if the session is live and granted need.
