@@ -46,6 +46,7 @@ type display struct {
 	// showing are the hidden windows being shown in the background
 	// (xpra: seamless.go).
 	showing map[x11.WindowID]bool
+	person  *x11.InputWatch // the person's own input, watched on their desktop (person.go)
 }
 
 var (

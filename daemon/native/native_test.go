@@ -150,7 +150,7 @@ func TestStopSparesUnmarkedProcess(t *testing.T) {
 		t.Fatalf("no sleep binary (coreutils): %v", err)
 	}
 	const id = "vs-native-stop-test"
-	d := &display{desk: &xvfb.Desktop{ID: id}, apps: map[int]*xvfb.App{}, onBus: map[int]bool{}}
+	d := &display{host: ours{&xvfb.Desktop{ID: id}}, apps: map[int]*xvfb.App{}, onBus: map[int]bool{}}
 	start := func(env ...string) *exec.Cmd {
 		cmd := exec.Command(sleep, "60")
 		cmd.Env = env

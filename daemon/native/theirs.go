@@ -130,8 +130,11 @@ func (h *theirs) a11yAddress() string { return h.a11y }
 func (h *theirs) record() any         { return h.env }
 
 func (h *theirs) openX(ctx context.Context) (*x11.Display, error) {
-	return x11.Open(ctx, h.env.Display)
+	return x11.OpenWith(ctx, h.env.Display, h.xopts())
 }
+
+// xopts authenticate as the person: with their Xauthority's cookie.
+func (h *theirs) xopts() x11.Options { return x11.Options{Xauthority: h.env.Xauthority} }
 
 func (h *theirs) launch(context.Context, ...string) (*xvfb.App, error) {
 	return nil, target.Refuse(target.CodeYourDesktop, "nothing is started on your desktop by us")
@@ -182,36 +185,26 @@ func (d *desktop) Road() (string, string) {
 	return "x11", "your own keyboard and pointer are watched (XInput 2 raw events from your devices, not ours): touching them pauses the agent on your windows until you hand back; another XTEST client (xdotool, a VNC server) looks like us and is not seen"
 }
 
-// Windows lists the person's top-level windows not among known: mapped,
-// managed (no popups: menus and tooltips belong to the window they pop
-// from), bigger than 1×1, with the process that made each.
+// Windows lists the person's top-level windows not among known: those
+// their window manager manages (EWMH _NET_CLIENT_LIST, minimized ones
+// too), else the mapped ones that are not popups (menus and tooltips
+// belong to the window they pop from); bigger than 1×1, each with the
+// process that made it.
 func (d *desktop) Windows(ctx context.Context, known map[string]bool) ([]kind.Found, error) {
-	tops, err := d.x.TopLevels(ctx)
+	ws, err := d.x.ClientList(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var out []kind.Found
-	for _, t := range tops {
-		if known[keyOf(t.ID)] || !t.Viewable || t.OverrideRedirect {
+	for _, xw := range ws {
+		if known[keyOf(xw.ID)] || xw.Geometry.Width <= 1 || xw.Geometry.Height <= 1 {
 			continue
 		}
-		xw, err := d.x.Window(ctx, t.ID)
-		if err != nil {
-			if ctx.Err() != nil {
-				return out, err
-			}
-			continue // gone since the scan
-		}
-		if xw.Geometry.Width <= 1 || xw.Geometry.Height <= 1 {
-			continue
-		}
-		w := d.window(t.ID, t.PID)
+		w := d.window(xw.ID, xw.PID)
 		w.set(xw)
-		inf := info(xw)
-		inf.PID = t.PID
-		f := kind.Found{Target: w, Info: inf}
-		if t.PID > 0 {
-			f.App = program(t.PID)
+		f := kind.Found{Target: w, Info: info(xw)}
+		if xw.PID > 0 {
+			f.App = program(xw.PID)
 		}
 		out = append(out, f)
 	}
