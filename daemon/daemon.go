@@ -469,15 +469,28 @@ func (d *Daemon) shutdown() bool {
 
 // Close stops serving, stops every display and every application on it
 // (the daemon is being shut down on purpose) and every browser, forgets the
-// targets, and releases the lock. It is safe to call more than once.
+// targets and leases, and releases the lock. It is safe to call more than
+// once. The user's desktop is not ours to stop: only our connections to it
+// close, and the operator's setting stands (its record and its windows'
+// handles and grants are kept for the next daemon, their leases are not).
 func (d *Daemon) Close() error {
 	if !d.shutdown() {
 		return nil
 	}
+	desk := d.desktopDisplay()
 	d.mu.Lock()
 	disps := d.displays
 	d.displays = make(map[string]*display)
+	targets := d.targets
 	d.targets = make(map[target.ID]*entry)
+	if desk != nil {
+		d.displays[desk.key()] = desk
+		for id, e := range targets {
+			if e.disp == desk {
+				d.targets[id] = e
+			}
+		}
+	}
 	d.mu.Unlock()
 	var errs []error
 	if d.cfg.Browser != nil {

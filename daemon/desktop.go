@@ -217,6 +217,9 @@ func (d *Daemon) desktopClose(c *call) Response {
 func (d *Daemon) desktopPixels(c *call) Response {
 	on := c.req.Action == desktopPixels
 	c.fact.Setting = "pixels " + map[bool]string{true: "on", false: "off"}[on]
+	if d.desktopDisplay() == nil {
+		return d.fail(c, target.Refuse(target.CodeDesktopOff, "your desktop is not open to agents, so none of its windows has a handle (the operator opens it with: vibespace-window desktop on)"))
+	}
 	e, err := d.find(c.req.Target)
 	if err != nil {
 		return d.fail(c, d.desktopGoneOr(c.req.Target, err))

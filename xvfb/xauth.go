@@ -36,6 +36,10 @@ func writeXauth(path string) error {
 // xauthPath is the desktop's Xauthority file.
 func (d *Desktop) xauthPath() string { return filepath.Join(d.Dir, "Xauthority") }
 
+// Xauthority is the desktop's Xauthority file: its cookie admits a client
+// of any uid that may read the file.
+func (d *Desktop) Xauthority() string { return d.xauthPath() }
+
 // allowOwnUser admits every process of our own uid to the display by the
 // server-interpreted "localuser" rule (checked with SO_PEERCRED on the local
 // socket), so our own X connections need no cookie while other users stay

@@ -1,0 +1,251 @@
+package main_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/testenv"
+)
+
+// personsDesktop is an Xvfb of the test's own standing in for the user's
+// desktop: the daemon does not own it, and reaches it only through the
+// environment of a terminal of it (DISPLAY, XAUTHORITY, the session bus).
+// Its localuser rule is taken back once the person's app is up, so only a
+// client holding the cookie of its Xauthority gets in: as on a real
+// desktop. The person's app is the fixture, logging what it receives.
+func personsDesktop(t *testing.T) (desk *testenv.Desktop, app *testenv.Fixture, env []string) {
+	t.Helper()
+	desk = testenv.NewDesktop(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	app, err := testenv.LaunchFixture(ctx, desk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	xhost := exec.CommandContext(ctx, "xhost", "-si:localuser:"+u.Username)
+	xhost.Env = append(desk.Env(), "XAUTHORITY="+desk.Xauthority())
+	if out, err := xhost.CombinedOutput(); err != nil {
+		t.Fatalf("xhost: %v: %s", err, out)
+	}
+	env = []string{"DISPLAY=" + desk.Display, "XAUTHORITY=" + desk.Xauthority(), "DBUS_SESSION_BUS_ADDRESS=" + desk.BusAddress}
+	return desk, app, env
+}
+
+// listed is the target of the list row titled title, or "".
+func listed(e *env, s, title string) wire.TargetInfo {
+	e.T.Helper()
+	for _, t := range e.Answer(s, "list").Targets {
+		if t.Title == title {
+			return t
+		}
+	}
+	return wire.TargetInfo{}
+}
+
+// auditRows are the audit log's rows.
+func auditRows(t *testing.T, e *env) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.Home, "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var row map[string]any
+		if err := json.Unmarshal([]byte(line), &row); err != nil {
+			t.Fatalf("audit line %q: %v", line, err)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// TestYourDesktop drives the user's own desktop on the X11 road: off by
+// default, opened by the operator, its windows listed and marked for every
+// session, a click by ref landing in the person's app, --at only with the
+// pixels grant, the person's own key pausing the agent before its next
+// character, the setting kept across a restart, and off forgetting it all.
+func TestYourDesktop(t *testing.T) {
+	e := newEnv(t)
+	_, app, denv := personsDesktop(t)
+	e.StartServe()
+	const title = "vibespace fixture"
+
+	// Off by default: nothing of the desktop is listed or addressable.
+	if got := listed(e, "s1", title); got.ID != "" {
+		t.Fatalf("the person's window is listed before anyone opted in: %+v", got)
+	}
+	e.Refused("desktop_off", "s1", "open", "--display", "desktop", "xterm")
+	e.Refused("desktop_off", "s1", "desktop", "pixels", "win:1")
+	if out := e.OK("s1", "desktop"); !strings.Contains(out, "not open to agents") {
+		t.Fatalf("desktop status: %s", out)
+	}
+	doc := e.CLIEnv("s1", denv, "doctor")
+	if !strings.Contains(doc.Out, "X11: your X server at") || !strings.Contains(doc.Out, "not open to agents") {
+		t.Fatalf("doctor does not name the X11 road to this desktop:\n%s", doc.Out)
+	}
+	// Without a desktop's environment, desktop on says what is missing.
+	e.Refused("bad_request", "s1", "desktop", "on")
+
+	// The operator opts in from a terminal of their desktop.
+	on := e.CLIEnv("operator", denv, "desktop", "on")
+	if on.Code != 0 || !strings.Contains(on.Out, "is open to agents") || !strings.Contains(on.Out, "keyboard and pointer are watched") {
+		t.Fatalf("desktop on: exit %d\n%s%s", on.Code, on.Out, on.Errout)
+	}
+	win := listed(e, "s2", title)
+	if win.ID == "" || !win.Desktop || win.Origin != "" {
+		t.Fatalf("the person's window is not listed for another session, marked: %+v", win)
+	}
+	id := string(win.ID)
+	if out := e.OK("s2", "list"); !strings.Contains(out, id+` "`+title+`" · your desktop`) {
+		t.Fatalf("list does not mark the window as your desktop:\n%s", out)
+	}
+	e.Refused("your_desktop", "s2", "open", "--display", "desktop", "xterm")
+
+	// Acting on a node is the normal road; every answer says your desktop.
+	snap := e.snapshot("s2", id)
+	from := app.Log.Len()
+	out := e.OK("s2", "click", id, node(t, snap, "push button", "Alpha").Ref)
+	if !strings.Contains(out, "[by tree]") || !strings.Contains(out, "· your desktop · lease: held by s2") {
+		t.Fatalf("click answer: %s", out)
+	}
+	wait(t, app.Log, from, "the click on Alpha", func(ev testenv.Event) bool { return ev.Type == "click" && ev.Widget == "alpha" })
+
+	// A point needs the operator's pixels grant for this window.
+	notes := node(t, snap, "text", "Notes")
+	at := centre(t, e, "s2", id, notes)
+	from = app.Log.Len()
+	r := e.Refused("no_pixels_grant", "s2", "click", id, "--at", at)
+	if !strings.Contains(r.Errout, "desktop pixels "+id) {
+		t.Fatalf("no_pixels_grant does not say how to grant: %s", r.Errout)
+	}
+	e.Refused("no_pixels_grant", "s2", "scroll", id, "down", "--at", at)
+	if evs, _ := app.Log.Events(); len(evs) > from {
+		t.Fatalf("a refused point verb reached the app: %v", evs[from:])
+	}
+	e.OK("operator", "desktop", "pixels", id)
+	if out := e.OK("s2", "click", id, "--at", at); !strings.Contains(out, "[by point]") || !strings.Contains(out, "your desktop (pixels granted)") {
+		t.Fatalf("click --at with the grant: %s", out)
+	}
+	wait(t, app.Log, from, "focus on the notes", func(ev testenv.Event) bool { return ev.Type == "focus" && ev.Widget == "notes" })
+
+	// The person touches their own keyboard while the agent types: the
+	// agent is paused before its next character, until an explicit
+	// handback.
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	desk := personDisplay(denv)
+	person, err := testenv.NewPerson(ctx, desk, personXauth(denv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer person.Close()
+	var greek strings.Builder
+	for i := range 1000 {
+		greek.WriteRune('α' + rune(i%24))
+	}
+	long := strings.Repeat("desktop-secret ", 25) + greek.String()
+	from = app.Log.Len()
+	typed := make(chan result, 1)
+	go func() { typed <- e.CLI("s2", "type", id, long) }()
+	wait(t, app.Log, from, "typing to begin", func(ev testenv.Event) bool { return ev.Type == "text" && ev.Widget == "notes" })
+	if err := person.Key(ctx, 0xffe1); err != nil { // Shift_L
+		t.Fatal(err)
+	}
+	tr := <-typed
+	if tr.Code != 1 || !strings.Contains(tr.Errout, "[user_active]") || !strings.Contains(tr.Errout, "partial=true") {
+		t.Fatalf("the type in flight when the person pressed a key: exit %d\n%s%s", tr.Code, tr.Out, tr.Errout)
+	}
+	last := ""
+	evs, _ := app.Log.Events()
+	for _, ev := range evs {
+		if ev.Type == "text" && ev.Widget == "notes" {
+			last = ev.Text
+		}
+	}
+	if len(last) >= len(long) {
+		t.Fatal("the whole text arrived: the person's key did not pause the agent")
+	}
+	r = e.Refused("user_active", "s2", "key", id, "End")
+	if !strings.Contains(r.Errout, person.Name) {
+		t.Fatalf("user_active does not name the person's device: %s", r.Errout)
+	}
+	if got := listed(e, "s2", title); !strings.Contains(got.Lease, "own keyboard or pointer") {
+		t.Fatalf("the lease does not say the person drives: %s", got.Lease)
+	}
+	e.Refused("window_paused", "s2", "handback", id, "--as", "you") // the paused agent cannot resume itself
+	e.OK("operator", "handback", id, "--as", "you")
+	if first := e.OK("s2", "key", id, "End"); strings.Count(first, "control came back") != 1 {
+		t.Fatalf("the first answer after the handback: %s", first)
+	}
+
+	// The setting lasts across a restart of the daemon.
+	e.Stop()
+	e.StartServe()
+	if got := listed(e, "s3", title); got.ID != win.ID || !got.Desktop || !got.Pixels {
+		t.Fatalf("after a restart the window is %+v; want %s, your desktop, pixels granted", got, id)
+	}
+
+	// Off: every window forgotten, every lease on one closed at once.
+	e.OK("s2", "attach", id)
+	if out := e.OK("operator", "desktop", "off"); !strings.Contains(out, "lease(s) closed ("+id+" by s2)") {
+		t.Fatalf("desktop off: %s", out)
+	}
+	if got := listed(e, "s2", title); got.ID != "" {
+		t.Fatalf("listed after desktop off: %+v", got)
+	}
+	e.Refused("desktop_off", "s2", "snapshot", id)
+
+	// The person's app survived every read and act of ours.
+	if err := syscall.Kill(app.Window.PID, 0); err != nil {
+		t.Fatalf("the person's app is gone: %v", err)
+	}
+
+	// The audit has every setting and the person's pause, by point where
+	// a point was used, and never a character typed.
+	var settings []string
+	byPoint := false
+	for _, row := range auditRows(t, e) {
+		if s, _ := row["setting"].(string); s != "" {
+			settings = append(settings, s)
+		}
+		if row["verb"] == "click" && row["by"] == "point" && row["desktop"] == true && row["ok"] == true {
+			byPoint = true
+		}
+	}
+	joined := strings.Join(settings, " | ")
+	for _, want := range []string{"on: x11 " + desk, "pixels on", "direct: a key on", "on: restored from the setting", "off"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("the audit lacks %q: %s", want, joined)
+		}
+	}
+	if !byPoint {
+		t.Error("the audit has no click by:point on the desktop window")
+	}
+	checkAudit(t, e, "desktop-secret")
+}
+
+func personDisplay(env []string) string { return envValue(env, "DISPLAY") }
+func personXauth(env []string) string   { return envValue(env, "XAUTHORITY") }
+
+func envValue(env []string, key string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
