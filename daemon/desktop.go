@@ -297,7 +297,7 @@ func (d *Daemon) adoptDesktop(disp *display, f kind.Found) {
 	d.next++
 	rec := target.Target{
 		ID: target.WindowID(d.next), Kind: target.KindWindow, Title: f.Info.Title, App: f.App,
-		PID: f.Info.PID, Key: f.Info.Key, Display: disp.name, Desktop: true,
+		PID: f.Info.PID, Key: f.Info.Key, Display: disp.name, Desktop: true, Browser: f.Browser,
 		Mode: target.ModeAuto, Opened: d.cfg.Now().UTC(),
 	}
 	e := newEntry(rec, f.Target, disp)

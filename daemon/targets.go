@@ -223,7 +223,7 @@ func (d *Daemon) info(e *entry) *TargetInfo {
 	if t.ID.Kind() == target.KindWindow {
 		ti.Mode, ti.Resolved, ti.ModeWhy = modeOf(t), t.Resolved, t.ModeWhy
 	}
-	ti.Desktop, ti.Pixels = t.Desktop, t.Pixels
+	ti.Desktop, ti.Pixels, ti.Browser = t.Desktop, t.Pixels, t.Browser
 	if !l.Since.IsZero() {
 		ti.Since = l.Since.UTC().Format(time.RFC3339)
 	}

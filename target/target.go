@@ -155,6 +155,10 @@ type Target struct {
 	// Pixels is the operator's grant, for a window of the user's desktop,
 	// of the point verbs (click --at, scroll --at) on it.
 	Pixels bool `json:"pixels,omitempty"`
+	// Browser names the web browser a window of the user's desktop is
+	// (their own Chromium or Firefox): driven through its accessibility
+	// tree alone — never CDP, never an automation flag.
+	Browser string `json:"browser,omitempty"`
 }
 
 // ExposedTo reports whether session may address t.

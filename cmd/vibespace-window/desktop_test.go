@@ -7,30 +7,30 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
+	"github.com/vibespace/vibespace/x11"
 )
 
 // personsDesktop is an Xvfb of the test's own standing in for the user's
 // desktop: the daemon does not own it, and reaches it only through the
 // environment of a terminal of it (DISPLAY, XAUTHORITY, the session bus).
-// Its localuser rule is taken back once the person's app is up, so only a
-// client holding the cookie of its Xauthority gets in: as on a real
-// desktop. The person's app is the fixture, logging what it receives.
-func personsDesktop(t *testing.T) (desk *testenv.Desktop, app *testenv.Fixture, env []string) {
+// The person's applications are started by launch; then its localuser
+// rule is taken back, so only a client holding the cookie of its
+// Xauthority gets in: as on a real desktop.
+func personsDesktop(t *testing.T, launch func(ctx context.Context, d *testenv.Desktop)) (desk *testenv.Desktop, env []string) {
 	t.Helper()
 	desk = testenv.NewDesktop(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	app, err := testenv.LaunchFixture(ctx, desk)
-	if err != nil {
-		t.Fatal(err)
-	}
+	launch(ctx, desk)
 	u, err := user.Current()
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +41,7 @@ func personsDesktop(t *testing.T) (desk *testenv.Desktop, app *testenv.Fixture, 
 		t.Fatalf("xhost: %v: %s", err, out)
 	}
 	env = []string{"DISPLAY=" + desk.Display, "XAUTHORITY=" + desk.Xauthority(), "DBUS_SESSION_BUS_ADDRESS=" + desk.BusAddress}
-	return desk, app, env
+	return desk, env
 }
 
 // listed is the target of the list row titled title, or "".
@@ -80,7 +80,13 @@ func auditRows(t *testing.T, e *env) []map[string]any {
 // character, the setting kept across a restart, and off forgetting it all.
 func TestYourDesktop(t *testing.T) {
 	e := newEnv(t)
-	_, app, denv := personsDesktop(t)
+	var app *testenv.Fixture
+	_, denv := personsDesktop(t, func(ctx context.Context, d *testenv.Desktop) {
+		var err error
+		if app, err = testenv.LaunchFixture(ctx, d); err != nil { // the person's own app
+			t.Fatal(err)
+		}
+	})
 	e.StartServe()
 	const title = "vibespace fixture"
 
@@ -248,4 +254,120 @@ func envValue(env []string, key string) string {
 		}
 	}
 	return ""
+}
+
+// TestYourOwnBrowser is tier 3: the person's own Chromium, running on their
+// desktop, found as a window of it and driven through its accessibility
+// tree alone — no CDP, no automation flag — every answer saying so. The
+// page's own effect (its title, which the X server has as the window's)
+// is the oracle.
+func TestYourOwnBrowser(t *testing.T) {
+	e := newEnv(t)
+	page := filepath.Join(e.Dir, "page.html")
+	if err := os.WriteFile(page, []byte(`<!doctype html><title>before</title><button onclick="document.title='clicked'">Press me</button>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	argv := []string{"chromium", "--user-data-dir=" + filepath.Join(e.Dir, "persons-profile"), "--no-first-run", "--no-default-browser-check",
+		"--disable-gpu", "--force-renderer-accessibility", "file://" + page}
+	if os.Geteuid() == 0 {
+		argv = append(argv, "--no-sandbox") // Chromium refuses to run as root with its sandbox
+	}
+	var browser *testenv.App
+	desk, denv := personsDesktop(t, func(ctx context.Context, d *testenv.Desktop) {
+		var err error
+		if browser, err = d.Launch(ctx, argv...); err != nil { // the person's own browser
+			t.Fatal(err)
+		}
+	})
+	defer browser.Stop()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	e.StartServe()
+	e.CLIEnv("operator", denv, "desktop", "on")
+
+	var win wire.TargetInfo
+	for win.ID == "" && ctx.Err() == nil {
+		for _, w := range e.Answer("s1", "list").Targets {
+			if strings.HasPrefix(w.Title, "before") {
+				win = w
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if win.Browser != "chromium" || !win.Desktop {
+		t.Fatalf("the person's Chromium is listed as %+v; want a desktop window naming its browser", win)
+	}
+	id := string(win.ID)
+	if out := e.OK("s1", "list"); !strings.Contains(out, "your own chromium: driven through its accessibility tree, never CDP, never an automation flag") {
+		t.Fatalf("list does not say how the person's browser is driven:\n%s", out)
+	}
+	// The page reaches the tree once Chromium has built it.
+	var ref string
+	for ref == "" && ctx.Err() == nil {
+		if r := e.Answer("s1", "snapshot", id); r.OK && r.Snapshot != nil {
+			if n := r.Snapshot.Root.Find(func(n *target.Node) bool { return n.Role == "push button" && n.Name == "Press me" }); n != nil {
+				ref = n.Ref
+			}
+		}
+		if ref == "" {
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	if ref == "" {
+		t.Fatal("the page's button never reached the person's Chromium's accessibility tree")
+	}
+	if out := e.OK("s1", "click", id, ref); !strings.Contains(out, "[by tree]") || !strings.Contains(out, "never CDP") {
+		t.Fatalf("click answer: %s", out)
+	}
+	x, err := x11.OpenWith(ctx, desk.Display, x11.Options{Xauthority: desk.Xauthority()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	for {
+		w, err := x.Window(ctx, x11.WindowID(parseWinKey(t, e, id)))
+		if err == nil && strings.HasPrefix(w.Title, "clicked") {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the page's title did not change after the click: %q (%v)", w.Title, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, a := range argv {
+		if strings.Contains(a, "remote-debugging") || strings.Contains(a, "enable-automation") {
+			t.Fatalf("the person's browser was started with an automation flag: %s", a)
+		}
+	}
+	select {
+	case <-browser.Exited():
+		t.Fatal("the person's browser did not survive")
+	default:
+	}
+}
+
+// parseWinKey is the X id the daemon's state file keeps for target id.
+func parseWinKey(t *testing.T, e *env, id string) uint32 {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.Home, "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Targets []struct{ ID, Key string } `json:"targets"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range st.Targets {
+		if tg.ID == id {
+			n, err := strconv.ParseUint(strings.TrimPrefix(tg.Key, "0x"), 16, 32)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return uint32(n)
+		}
+	}
+	t.Fatalf("no %s in the state file", id)
+	return 0
 }

@@ -85,6 +85,10 @@ type Found struct {
 	Info   Info   // Info.PID is the process that made the window
 	Root   int    // the root (of Discover's) the process is or descends from
 	App    string // the process's program, for a window of another process than Root
+	// Browser names the web browser a window of the user's desktop is
+	// (their own running Chromium or Firefox: tier 3), "" for any other:
+	// it is driven through its accessibility tree alone, never CDP.
+	Browser string
 }
 
 // WindowCloser is a window that can be asked to close alone, its

@@ -81,7 +81,12 @@ func (d *display) Discover(ctx context.Context, roots []int, known map[string]bo
 func program(pid int) string {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 	if err == nil {
-		if argv0, _, _ := strings.Cut(string(b), "\x00"); argv0 != "" {
+		if argv0, rest, _ := strings.Cut(string(b), "\x00"); argv0 != "" {
+			if strings.Trim(rest, "\x00") == "" {
+				// One string: a process that rewrote its command line
+				// as its title, words joined by spaces (Chromium does).
+				argv0, _, _ = strings.Cut(argv0, " ")
+			}
 			return filepath.Base(argv0)
 		}
 	}

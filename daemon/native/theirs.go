@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/vibespace/vibespace/atspi"
@@ -205,10 +207,26 @@ func (d *desktop) Windows(ctx context.Context, known map[string]bool) ([]kind.Fo
 		f := kind.Found{Target: w, Info: info(xw)}
 		if xw.PID > 0 {
 			f.App = program(xw.PID)
+			f.Browser = browserOf(f.App)
 		}
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// firefoxNames are the base names of argv[0] that are a Firefox-family
+// browser.
+var firefoxNames = []string{"firefox", "firefox-esr", "firefox-bin", "librewolf"}
+
+// browserOf names the web browser program app is (Chromium's family, not
+// Electron; Firefox's), or "".
+func browserOf(app string) string {
+	switch {
+	case slices.Contains(firefoxNames, app), strings.HasPrefix(app, "google-chrome"),
+		app != "electron" && slices.Contains(chromiumNames, app):
+		return app
+	}
+	return ""
 }
 
 // Doctor probes the person's desktop as our own display is probed, naming

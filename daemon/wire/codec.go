@@ -283,6 +283,8 @@ func (d *scan) target(t *TargetInfo) bool {
 			return d.bool(&t.Desktop)
 		case "pixels":
 			return d.bool(&t.Pixels)
+		case "browser":
+			return d.str(&t.Browser)
 		}
 		return false
 	})

@@ -117,6 +117,10 @@ type TargetInfo struct {
 	// point verbs (click --at, scroll --at) on it.
 	Desktop bool `json:"desktop,omitempty"`
 	Pixels  bool `json:"pixels,omitempty"`
+	// Browser names the web browser such a window is (the user's own
+	// Chromium or Firefox, tier 3): driven through its tree alone, never
+	// CDP, never an automation flag; every line about it says so.
+	Browser string `json:"browser,omitempty"`
 }
 
 // ModeWords says the target's mode as answers print it: "auto → tree",

@@ -98,13 +98,17 @@ func TargetLine(t *wire.TargetInfo) string {
 // user's own desktop: " · your desktop", with " (pixels granted)" once the
 // operator granted its point verbs. "" for any other target.
 func DesktopWords(t *wire.TargetInfo) string {
-	switch {
-	case !t.Desktop:
+	if !t.Desktop {
 		return ""
-	case t.Pixels:
-		return " · your desktop (pixels granted)"
 	}
-	return " · your desktop"
+	s := " · your desktop"
+	if t.Pixels {
+		s += " (pixels granted)"
+	}
+	if t.Browser != "" {
+		s += " · your own " + t.Browser + ": driven through its accessibility tree, never CDP, never an automation flag"
+	}
+	return s
 }
 
 // WatchedWords says, after a target's line, that a person may be driving
