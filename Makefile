@@ -6,7 +6,8 @@ DEB_PKGS  := xvfb xauth dbus at-spi2-core python3-gi gir1.2-gtk-3.0 gtk-3-exampl
              python3-pyatspi python3-dogtail xdotool x11-utils x11-xserver-utils fonts-dejavu-core \
              chromium libvpx-dev libopenh264-dev libyuv-dev pkg-config \
              gir1.2-gtk-4.0 python3-pyqt5 python3-tk \
-             xpra python3-pil python3-lz4 python3-brotli python3-xdg
+             xpra python3-pil python3-lz4 python3-brotli python3-xdg \
+             xinput xdg-desktop-portal
 STATICCHECK_VERSION := v0.8.2
 TEST_TIMEOUT ?= 25m
 BENCHTIME ?= 20x

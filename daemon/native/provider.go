@@ -157,7 +157,6 @@ func (p *provider) Doctor(ctx context.Context) []kind.Check {
 		{"dbus-daemon", "dbus-daemon", "the private session bus"},
 		{"at-spi-bus-launcher", "/usr/libexec/at-spi-bus-launcher", "the accessibility bus"},
 		{"at-spi2-registryd", "/usr/libexec/at-spi2-registryd", "the accessibility registry"},
-		{"portal", "/usr/libexec/xdg-desktop-portal", "RemoteDesktop portal (the Wayland input road; not used on our Xvfb)"},
 	} {
 		path, err := exec.LookPath(c.bin)
 		if err != nil {

@@ -145,6 +145,22 @@ XPRA (a display a person sees on their own desktop)
    Xvfb has nothing to attach: no_attach. At most 4 such displays run at once
    (display_limit); one with no window for 5 minutes stops.
 
+YOUR DESKTOP (the user's own session; off until the operator opts in)
+   desktop on, run by the operator from a terminal of their desktop, opens it to
+   agents (audited; it lasts across restarts until desktop off). Then every window
+   of that desktop is listed for every session, marked "your desktop" in every
+   row, answer and live-view pane. Act on its nodes (click @ref, type @ref); a
+   point (click --at, scroll --at) is refused no_pixels_grant until the operator
+   runs desktop pixels win:N. Nothing is started there (open --display desktop is
+   refused your_desktop, or desktop_off while it is closed) and no window of theirs
+   is closed. When the person types or moves their own mouse (X11: their devices,
+   through XInput 2), every agent holding one of their windows is paused at once:
+   user_active until handback win:N --as you. On Wayland their input cannot be
+   observed; input goes through the RemoteDesktop portal only after the person
+   allows its dialog (no_injection_backend until then). Their own Chromium or
+   Firefox is driven through its tree alone: no CDP, no automation flag. After
+   desktop off, its old handles are refused desktop_off.
+
 ANSWERS AND EXIT CODES
    Every answer names the target, its title, the lease state and the mode. --json prints the
    daemon's answer as one JSON object (before the command: vibespace-window --json
@@ -153,7 +169,8 @@ ANSWERS AND EXIT CODES
    no_editable_text, no_injection_backend, stale_ref, bad_ref, bad_chord,
    outside_window, window_gone, app_not_found, text_too_long, wrong_kind,
    no_display, display_not_answering, mode_pixels, mode_tree, bad_mode, no_tree,
-   display_limit, no_attach, timeout, …).
+   display_limit, no_attach, desktop_off, no_pixels_grant, your_desktop,
+   user_active, timeout, …).
    Exit 2: bad usage, or the daemon could not be reached, or it went away
    before it answered: "unanswered: … [outcome_unknown]" for a verb that acts
    (it may have run in part or in whole — a retried type could type twice: read
