@@ -1,0 +1,578 @@
+package testenv
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/vibespace/vibespace/xvfb"
+)
+
+// Wayland is the real headless GNOME stack a Wayland user's desktop runs,
+// private to one test: its own session bus (a dbus-daemon of its own) and
+// XDG_RUNTIME_DIR, pipewire and wireplumber, mutter as a headless Wayland
+// compositor with one 1280×720 virtual monitor (Meta-0), the AT-SPI bus,
+// and xdg-desktop-portal with its GNOME backend (whose consent dialog is a
+// window on that mutter). Every process carries the VIBESPACE_TESTENV
+// marker and is ended by PID on Close.
+type Wayland struct {
+	id      string
+	dir     string
+	run     string // XDG_RUNTIME_DIR, 0700
+	display string // WAYLAND_DISPLAY
+	bus     string
+	a11y    string
+	logf    func(format string, args ...any)
+
+	// Startup is how long StartWayland took to have every part ready.
+	Startup time.Duration
+
+	mu     sync.Mutex
+	procs  []*wproc
+	closed bool
+}
+
+// WaylandSize is the virtual monitor's size.
+const WaylandWidth, WaylandHeight = 1280, 720
+
+// WaylandMonitor is the connector name mutter gives its virtual monitor.
+const WaylandMonitor = "Meta-0"
+
+// waylandPrograms are what StartWayland runs, for NeedWayland.
+var waylandPrograms = []string{"dbus-daemon", "pipewire", "wireplumber", "mutter",
+	"/usr/libexec/xdg-desktop-portal", "/usr/libexec/xdg-desktop-portal-gnome"}
+
+// wproc is one child of the stack.
+type wproc struct {
+	name string
+	cmd  *exec.Cmd
+	done chan struct{}
+	log  string
+}
+
+// NeedWayland is NeedIntegration for the Wayland stack's programs too.
+func NeedWayland(t testing.TB) {
+	t.Helper()
+	NeedIntegration(t, waylandPrograms...)
+}
+
+// NewWayland starts the stack for t alone and closes it when t ends;
+// Main's leak check covers it as it does a Desktop.
+func NewWayland(t testing.TB) *Wayland {
+	t.Helper()
+	NeedWayland(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	w, err := StartWayland(ctx, "", t.Logf)
+	if err != nil {
+		t.Fatalf("testenv: wayland: %v", err)
+	}
+	track(&xvfb.Desktop{ID: w.id, Dir: w.dir})
+	t.Cleanup(func() {
+		if err := w.Close(); err != nil {
+			t.Errorf("testenv: close wayland: %v", err)
+		}
+	})
+	return w
+}
+
+// StartWayland brings the stack up under a fresh temp dir in parent ("" is
+// os.TempDir()) and returns once the Wayland socket, pipewire's socket,
+// mutter's RemoteDesktop and ScreenCast, the AT-SPI bus and both portal
+// processes' bus names are there, or ctx ends. On error everything started
+// is ended. logf (nil: quiet) gets progress lines.
+func StartWayland(ctx context.Context, parent string, logf func(format string, args ...any)) (*Wayland, error) {
+	var idb [6]byte
+	_, _ = rand.Read(idb[:])
+	id := hex.EncodeToString(idb[:])
+	dir, err := os.MkdirTemp(parent, "vibespace-wayland-"+id+"-")
+	if err != nil {
+		return nil, err
+	}
+	w := &Wayland{id: id, dir: dir, run: filepath.Join(dir, "run"), display: "wayland-vs-" + id, logf: logf}
+	for _, sub := range []string{"run", "config", "cache", "data", "home", "logs", "dbus-services"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+	}
+	t0 := time.Now()
+	if err := w.up(ctx); err != nil {
+		return nil, errors.Join(err, w.Close())
+	}
+	w.Startup = time.Since(t0)
+	w.log("wayland stack %s up in %v: WAYLAND_DISPLAY=%s, bus %s, RSS %d MB",
+		id, w.Startup.Round(time.Millisecond), w.display, w.bus, w.RSS()>>20)
+	return w, nil
+}
+
+func (w *Wayland) log(format string, args ...any) {
+	if w.logf != nil {
+		w.logf("testenv: "+format, args...)
+	}
+}
+
+func (w *Wayland) up(ctx context.Context) error {
+	if err := w.startBus(ctx); err != nil {
+		return err
+	}
+	conn, err := dbus.Connect(w.bus, dbus.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("connect the session bus: %w", err)
+	}
+	defer conn.Close()
+
+	if _, err := w.start("pipewire", nil, "pipewire"); err != nil {
+		return err
+	}
+	if err := w.waitFile(ctx, "pipewire", filepath.Join(w.run, "pipewire-0")); err != nil {
+		return err
+	}
+	if _, err := w.start("wireplumber", nil, "wireplumber"); err != nil {
+		return err
+	}
+	if _, err := w.start("mutter", nil, "mutter", "--headless",
+		"--virtual-monitor", fmt.Sprintf("%dx%d", WaylandWidth, WaylandHeight),
+		"--wayland", "--no-x11", "--wayland-display="+w.display); err != nil {
+		return err
+	}
+	if err := w.waitFile(ctx, "mutter", filepath.Join(w.run, w.display)); err != nil {
+		return err
+	}
+	for _, name := range []string{"org.gnome.Mutter.RemoteDesktop", "org.gnome.Mutter.ScreenCast"} {
+		if err := w.waitName(ctx, conn, "mutter", name); err != nil {
+			return err
+		}
+	}
+	if err := w.startA11y(ctx, conn); err != nil {
+		return err
+	}
+	if _, err := w.start("xdg-desktop-portal-gnome", nil, "/usr/libexec/xdg-desktop-portal-gnome"); err != nil {
+		return err
+	}
+	if err := w.waitName(ctx, conn, "xdg-desktop-portal-gnome", "org.freedesktop.impl.portal.desktop.gnome"); err != nil {
+		return err
+	}
+	if _, err := w.start("xdg-desktop-portal", nil, "/usr/libexec/xdg-desktop-portal"); err != nil {
+		return err
+	}
+	return w.waitName(ctx, conn, "xdg-desktop-portal", "org.freedesktop.portal.Desktop")
+}
+
+// Env is the environment of a process of the stack: a clean one, not the
+// caller's, with PATH carried over.
+func (w *Wayland) Env() []string {
+	env := []string{
+		MarkerVar + "=" + w.id,
+		"HOME=" + filepath.Join(w.dir, "home"),
+		"XDG_RUNTIME_DIR=" + w.run,
+		"XDG_CONFIG_HOME=" + filepath.Join(w.dir, "config"),
+		"XDG_CACHE_HOME=" + filepath.Join(w.dir, "cache"),
+		"XDG_DATA_HOME=" + filepath.Join(w.dir, "data"),
+		"XDG_SESSION_TYPE=wayland",
+		"XDG_CURRENT_DESKTOP=GNOME",
+		"WAYLAND_DISPLAY=" + w.display,
+		"GDK_BACKEND=wayland",
+		"GSETTINGS_BACKEND=memory",
+		"GTK_USE_PORTAL=0",
+		"LANG=C.UTF-8",
+		"LC_ALL=C.UTF-8",
+	}
+	if p := os.Getenv("PATH"); p != "" {
+		env = append(env, "PATH="+p)
+	} else {
+		env = append(env, "PATH=/usr/local/bin:/usr/bin:/bin")
+	}
+	if w.bus != "" {
+		env = append(env, "DBUS_SESSION_BUS_ADDRESS="+w.bus)
+	}
+	return env
+}
+
+// BusAddress is the stack's session bus: mutter's and the portal's.
+func (w *Wayland) BusAddress() string { return w.bus }
+
+// A11yAddress is the stack's AT-SPI bus.
+func (w *Wayland) A11yAddress() string { return w.a11y }
+
+// RuntimeDir is the stack's XDG_RUNTIME_DIR (pipewire-0 and the Wayland
+// socket are in it).
+func (w *Wayland) RuntimeDir() string { return w.run }
+
+// Display is the stack's WAYLAND_DISPLAY.
+func (w *Wayland) Display() string { return w.display }
+
+// Dir is the temp dir everything of the stack lives under.
+func (w *Wayland) Dir() string { return w.dir }
+
+// ID is the stack's VIBESPACE_TESTENV marker value.
+func (w *Wayland) ID() string { return w.id }
+
+// RSS is the summed resident memory of the stack's live processes (those
+// carrying its marker), in bytes.
+func (w *Wayland) RSS() int64 {
+	var sum int64
+	for _, pid := range xvfb.MarkedPIDs(w.id) {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+				kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+				sum += kb << 10
+			}
+		}
+	}
+	return sum
+}
+
+// start runs name's program with args in the stack's environment, files
+// as its descriptors 3, 4, …, in its own process group, output to a log,
+// reaped by a goroutine.
+func (w *Wayland) start(name string, files []*os.File, prog string, args ...string) (*wproc, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil, errors.New("testenv: the wayland stack is closed")
+	}
+	bin, err := exec.LookPath(prog)
+	if err != nil {
+		return nil, fmt.Errorf("testenv: %s: %w", prog, err)
+	}
+	logPath := filepath.Join(w.dir, "logs", fmt.Sprintf("%s-%d.log", name, len(w.procs)))
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = w.Env()
+	cmd.Dir = w.dir
+	cmd.Stdout, cmd.Stderr = f, f
+	cmd.ExtraFiles = files
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("testenv: start %s: %w", name, err)
+	}
+	p := &wproc{name: name, cmd: cmd, done: make(chan struct{}), log: logPath}
+	go func() {
+		_ = cmd.Wait()
+		close(p.done)
+	}()
+	w.procs = append(w.procs, p)
+	return p, nil
+}
+
+// stop ends p: SIGTERM to its process group, SIGKILL after grace.
+func (p *wproc) stop(grace time.Duration) {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	pid := p.cmd.Process.Pid
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		select {
+		case <-p.done:
+		case <-time.After(5 * time.Second):
+		}
+	}
+}
+
+// LogTail is the end of the newest log of the named process ("mutter",
+// "xdg-desktop-portal-gnome", …), for failure messages.
+func (w *Wayland) LogTail(name string) string {
+	w.mu.Lock()
+	var path string
+	for _, p := range w.procs {
+		if p.name == name {
+			path = p.log
+		}
+	}
+	w.mu.Unlock()
+	if path == "" {
+		return "(no log)"
+	}
+	b, _ := os.ReadFile(path)
+	s := strings.TrimSpace(string(b))
+	if len(s) > 3000 {
+		s = "…" + s[len(s)-3000:]
+	}
+	if s == "" {
+		return "(empty)"
+	}
+	return s
+}
+
+// exited is a process of the stack that is no longer running, described
+// with its log, or nil.
+func (w *Wayland) exited(name string) error {
+	w.mu.Lock()
+	var p *wproc
+	for _, q := range w.procs {
+		if q.name == name {
+			p = q
+		}
+	}
+	w.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	select {
+	case <-p.done:
+		return fmt.Errorf("testenv: %s exited (%v); its log:\n%s", name, p.cmd.ProcessState, w.LogTail(name))
+	default:
+		return nil
+	}
+}
+
+// waitFile polls until path exists, name's process exits or ctx ends.
+func (w *Wayland) waitFile(ctx context.Context, name, path string) error {
+	return w.poll(ctx, name, "no "+filepath.Base(path), func() bool {
+		_, err := os.Stat(path)
+		return err == nil
+	})
+}
+
+// waitName polls until the bus name has an owner.
+func (w *Wayland) waitName(ctx context.Context, conn *dbus.Conn, name, busName string) error {
+	return w.poll(ctx, name, busName+" is not on the bus", func() bool {
+		cctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		var has bool
+		err := conn.BusObject().CallWithContext(cctx, "org.freedesktop.DBus.NameHasOwner", 0, busName).Store(&has)
+		return err == nil && has
+	})
+}
+
+func (w *Wayland) poll(ctx context.Context, name, what string, ok func() bool) error {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for !ok() {
+		if err := w.exited(name); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("testenv: %s not ready (%s): %w; its log:\n%s", name, what, ctx.Err(), w.LogTail(name))
+		case <-tick.C:
+		}
+	}
+	return nil
+}
+
+// startBus starts the stack's own dbus-daemon: the session policy, only
+// org.a11y.Bus activatable (the portal's processes are started by us, so
+// that each is ours to end by PID).
+func (w *Wayland) startBus(ctx context.Context) error {
+	svcDir := filepath.Join(w.dir, "dbus-services")
+	exe, err := waylandServiceExec("org.a11y.Bus")
+	if err != nil {
+		return err
+	}
+	body := fmt.Sprintf("[D-BUS Service]\nName=org.a11y.Bus\nExec=%s\n", exe)
+	if err := os.WriteFile(filepath.Join(svcDir, "org.a11y.Bus.service"), []byte(body), 0o600); err != nil {
+		return err
+	}
+	conf := filepath.Join(w.dir, "session-bus.conf")
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf(waylandBusConfig, filepath.Join(w.run, "bus"), svcDir)), 0o600); err != nil {
+		return err
+	}
+	r, wr, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	p, err := w.start("dbus-daemon", []*os.File{wr}, "dbus-daemon",
+		"--config-file="+conf, "--nofork", "--nopidfile", "--print-address=3")
+	wr.Close()
+	if err != nil {
+		return err
+	}
+	ch := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		ch <- strings.TrimSpace(line)
+	}()
+	select {
+	case addr := <-ch:
+		if addr == "" {
+			return fmt.Errorf("testenv: dbus-daemon printed no address; its log:\n%s", w.LogTail("dbus-daemon"))
+		}
+		w.bus = addr
+		return nil
+	case <-p.done:
+		return fmt.Errorf("testenv: dbus-daemon exited; its log:\n%s", w.LogTail("dbus-daemon"))
+	case <-ctx.Done():
+		return fmt.Errorf("testenv: dbus-daemon not ready: %w", ctx.Err())
+	}
+}
+
+const waylandBusConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <keep_umask/>
+  <listen>unix:path=%s</listen>
+  <auth>EXTERNAL</auth>
+  <servicedir>%s</servicedir>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+`
+
+// waylandServiceExec finds the Exec line of a system D-Bus service file.
+func waylandServiceExec(name string) (string, error) {
+	for _, dir := range []string{"/usr/share/dbus-1/services", "/usr/local/share/dbus-1/services"} {
+		b, err := os.ReadFile(filepath.Join(dir, name+".service"))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(line), "Exec="); ok {
+				return v, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("testenv: no D-Bus service file for %s (is at-spi2-core installed?)", name)
+}
+
+// startA11y activates the AT-SPI bus launcher through the session bus (as
+// package xvfb does) and the registry on the accessibility bus, and turns
+// org.a11y.Status on, so that GTK 3 and 4 apps (the fixture, the portal's
+// dialog) put their trees on it.
+func (w *Wayland) startA11y(ctx context.Context, conn *dbus.Conn) error {
+	obj := conn.Object("org.a11y.Bus", "/org/a11y/bus")
+	if err := obj.CallWithContext(ctx, "org.a11y.Bus.GetAddress", 0).Store(&w.a11y); err != nil {
+		return fmt.Errorf("testenv: org.a11y.Bus.GetAddress: %w", err)
+	}
+	for _, p := range []string{"IsEnabled", "ScreenReaderEnabled"} {
+		_ = obj.CallWithContext(ctx, "org.freedesktop.DBus.Properties.Set", 0, "org.a11y.Status", p, dbus.MakeVariant(true)).Err
+	}
+	a11y, err := dbus.Connect(w.a11y, dbus.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("testenv: connect the accessibility bus %s: %w", w.a11y, err)
+	}
+	defer a11y.Close()
+	var ret uint32
+	if err := a11y.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.StartServiceByName", 0, "org.a11y.atspi.Registry", uint32(0)).Store(&ret); err != nil {
+		return fmt.Errorf("testenv: start org.a11y.atspi.Registry: %w", err)
+	}
+	return nil
+}
+
+// Close ends the stack: the processes it started in reverse order (each
+// by its process group), then anything else still carrying its marker
+// (the bus-activated AT-SPI launcher and registry), and removes its dir.
+// It reports processes it could not end.
+func (w *Wayland) Close() error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil
+	}
+	w.closed = true
+	procs := append([]*wproc(nil), w.procs...)
+	w.mu.Unlock()
+	for i := len(procs) - 1; i >= 0; i-- {
+		procs[i].stop(3 * time.Second)
+	}
+	left := endMarked(w.id)
+	var errs []error
+	if len(left) > 0 {
+		var names []string
+		for _, p := range left {
+			names = append(names, fmt.Sprintf("%d (%s)", p, xvfb.ProcName(p)))
+		}
+		errs = append(errs, fmt.Errorf("testenv: wayland processes left behind: %s", strings.Join(names, ", ")))
+	}
+	if err := os.RemoveAll(w.dir); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// endMarked SIGTERMs the live processes carrying marker id, SIGKILLs those
+// left after 2 s, and returns those still alive after that.
+func endMarked(id string) []int {
+	pids := xvfb.MarkedPIDs(id)
+	for _, p := range pids {
+		_ = syscall.Kill(p, syscall.SIGTERM)
+	}
+	for _, grace := range []time.Duration{2 * time.Second, 5 * time.Second} {
+		deadline := time.Now().Add(grace)
+		for len(pids) > 0 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+			pids = xvfb.MarkedPIDs(id)
+		}
+		for _, p := range pids {
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
+	}
+	return xvfb.MarkedPIDs(id)
+}
+
+// WaylandFixture is the GTK3 fixture app running as a Wayland client of
+// the stack, with its log.
+type WaylandFixture struct {
+	PID int
+	Log *FixtureLog
+	p   *wproc
+}
+
+// Stop ends the fixture (SIGTERM, SIGKILL after 3 s) and reaps it.
+func (f *WaylandFixture) Stop() { f.p.stop(3 * time.Second) }
+
+// LaunchFixture starts the GTK3 fixture app (testenv/fixture/fixture.py)
+// on the stack's Wayland display, logging to a fresh file, and waits for
+// its "ready" line (its window mapped).
+func (w *Wayland) LaunchFixture(ctx context.Context, args ...string) (*WaylandFixture, error) {
+	for _, n := range []string{"fixturelog.py", "fixture.py"} {
+		if err := writeOnce(w.dir, n); err != nil {
+			return nil, err
+		}
+	}
+	n := fixtureSeq.Add(1)
+	logPath := filepath.Join(w.dir, "fixture-"+strconv.FormatInt(n, 10)+".jsonl")
+	argv := append([]string{filepath.Join(w.dir, "fixture.py"), "--log", logPath}, args...)
+	p, err := w.start("fixture", nil, FixturePython, argv...)
+	if err != nil {
+		return nil, err
+	}
+	f := &WaylandFixture{PID: p.cmd.Process.Pid, Log: OpenFixtureLog(logPath), p: p}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-p.done:
+			cancel()
+		case <-wctx.Done():
+		}
+	}()
+	if _, err := f.Log.WaitFrom(wctx, 0, func(e Event) bool { return e.Type == "ready" }); err != nil {
+		f.Stop()
+		return nil, fmt.Errorf("testenv: the Wayland fixture never logged ready: %w; its output:\n%s", err, w.LogTail("fixture"))
+	}
+	return f, nil
+}
