@@ -576,3 +576,157 @@ func (w *Wayland) LaunchFixture(ctx context.Context, args ...string) (*WaylandFi
 	}
 	return f, nil
 }
+
+// MutterInput is a session of mutter's own org.gnome.Mutter.RemoteDesktop
+// (v1) tied to an org.gnome.Mutter.ScreenCast (v4) recording of the
+// virtual monitor: input and a PipeWire stream with no consent asked. It is
+// the test's own hand and eyes — the person at the desktop, who also
+// answers the portal's dialog — never the product's road.
+type MutterInput struct {
+	conn   *dbus.Conn
+	rd     dbus.BusObject // the RemoteDesktop session
+	stream dbus.ObjectPath
+	node   uint32
+	once   sync.Once
+}
+
+const (
+	mutterRD = "org.gnome.Mutter.RemoteDesktop"
+	mutterSC = "org.gnome.Mutter.ScreenCast"
+	// btnLeft is evdev's BTN_LEFT, the button code mutter's
+	// NotifyPointerButton takes.
+	btnLeft = 0x110
+	// keyShiftL is the keysym Shift_L.
+	keyShiftL = 0xffe1
+)
+
+// Mutter opens a RemoteDesktop session with a ScreenCast of the virtual
+// monitor, starts it, waits for the stream's PipeWire node, and sends a
+// warm-up pointer motion (mutter may drop the first event of a new virtual
+// device, so it also moves the pointer to the middle and presses Shift_L).
+func (w *Wayland) Mutter(ctx context.Context) (_ *MutterInput, err error) {
+	conn, err := dbus.Connect(w.bus, dbus.WithContext(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("testenv: mutter: connect: %w", err)
+	}
+	m := &MutterInput{conn: conn}
+	defer func() {
+		if err != nil {
+			m.Close()
+		}
+	}()
+	var rdPath dbus.ObjectPath
+	if err := conn.Object(mutterRD, "/org/gnome/Mutter/RemoteDesktop").CallWithContext(ctx, mutterRD+".CreateSession", 0).Store(&rdPath); err != nil {
+		return nil, fmt.Errorf("testenv: mutter RemoteDesktop.CreateSession: %w", err)
+	}
+	m.rd = conn.Object(mutterRD, rdPath)
+	id, err := m.rd.GetProperty(mutterRD + ".Session.SessionId")
+	if err != nil {
+		return nil, fmt.Errorf("testenv: mutter SessionId: %w", err)
+	}
+	var scPath dbus.ObjectPath
+	props := map[string]dbus.Variant{"remote-desktop-session-id": id}
+	if err := conn.Object(mutterSC, "/org/gnome/Mutter/ScreenCast").CallWithContext(ctx, mutterSC+".CreateSession", 0, props).Store(&scPath); err != nil {
+		return nil, fmt.Errorf("testenv: mutter ScreenCast.CreateSession: %w", err)
+	}
+	if err := conn.Object(mutterSC, scPath).CallWithContext(ctx, mutterSC+".Session.RecordMonitor", 0, WaylandMonitor, map[string]dbus.Variant{}).Store(&m.stream); err != nil {
+		return nil, fmt.Errorf("testenv: mutter RecordMonitor(%s): %w", WaylandMonitor, err)
+	}
+	sigs := make(chan *dbus.Signal, 8)
+	conn.Signal(sigs)
+	defer conn.RemoveSignal(sigs)
+	if err := conn.AddMatchSignalContext(ctx, dbus.WithMatchObjectPath(m.stream), dbus.WithMatchInterface(mutterSC+".Stream"), dbus.WithMatchMember("PipeWireStreamAdded")); err != nil {
+		return nil, fmt.Errorf("testenv: mutter: watch PipeWireStreamAdded: %w", err)
+	}
+	if err := m.rd.CallWithContext(ctx, mutterRD+".Session.Start", 0).Err; err != nil {
+		return nil, fmt.Errorf("testenv: mutter RemoteDesktop.Session.Start: %w", err)
+	}
+	for m.node == 0 {
+		select {
+		case s := <-sigs:
+			if s.Path == m.stream && s.Name == mutterSC+".Stream.PipeWireStreamAdded" && len(s.Body) == 1 {
+				m.node, _ = s.Body[0].(uint32)
+			}
+		case <-ctx.Done():
+			return nil, fmt.Errorf("testenv: mutter: no PipeWireStreamAdded: %w", ctx.Err())
+		}
+	}
+	// Warm up both virtual devices: mutter drops the first event of each
+	// (a pointer motion to the middle, and Shift_L, which types nothing).
+	if err := m.Move(ctx, WaylandWidth/2, WaylandHeight/2); err != nil {
+		return nil, err
+	}
+	if err := m.Key(ctx, keyShiftL); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Node is the PipeWire node id of the monitor's stream.
+func (m *MutterInput) Node() uint32 { return m.node }
+
+// Move puts the pointer at x, y of the monitor.
+func (m *MutterInput) Move(ctx context.Context, x, y float64) error {
+	return m.call(ctx, "NotifyPointerMotionAbsolute", string(m.stream), x, y)
+}
+
+// Click moves the pointer to x, y and presses and releases the left
+// button there.
+func (m *MutterInput) Click(ctx context.Context, x, y float64) error {
+	if err := m.Move(ctx, x, y); err != nil {
+		return err
+	}
+	if err := m.call(ctx, "NotifyPointerButton", int32(btnLeft), true); err != nil {
+		return err
+	}
+	return m.call(ctx, "NotifyPointerButton", int32(btnLeft), false)
+}
+
+// Key presses and releases the key of an X keysym (0x61 'a', 0xff0d
+// Return, 0xff09 Tab).
+func (m *MutterInput) Key(ctx context.Context, keysym uint32) error {
+	if err := m.KeyState(ctx, keysym, true); err != nil {
+		return err
+	}
+	return m.KeyState(ctx, keysym, false)
+}
+
+// KeyState presses (down) or releases a keysym's key.
+func (m *MutterInput) KeyState(ctx context.Context, keysym uint32, down bool) error {
+	return m.call(ctx, "NotifyKeyboardKeysym", keysym, down)
+}
+
+// Type presses and releases the key of each rune of s (Latin-1 runes are
+// their own keysym, others 0x01000000+rune).
+func (m *MutterInput) Type(ctx context.Context, s string) error {
+	for _, r := range s {
+		ks := uint32(r)
+		if r > 0xff {
+			ks = 0x01000000 | uint32(r)
+		}
+		if err := m.Key(ctx, ks); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *MutterInput) call(ctx context.Context, method string, args ...any) error {
+	if err := m.rd.CallWithContext(ctx, mutterRD+".Session."+method, 0, args...).Err; err != nil {
+		return fmt.Errorf("testenv: mutter %s: %w", method, err)
+	}
+	return nil
+}
+
+// Close stops the session (and its stream) and leaves the bus.
+func (m *MutterInput) Close() error {
+	m.once.Do(func() {
+		if m.rd != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			_ = m.rd.CallWithContext(ctx, mutterRD+".Session.Stop", 0).Err
+			cancel()
+		}
+		m.conn.Close()
+	})
+	return nil
+}
