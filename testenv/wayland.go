@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -728,5 +729,212 @@ func (m *MutterInput) Close() error {
 		}
 		m.conn.Close()
 	})
+	return nil
+}
+
+// Consent answers the xdg-desktop-portal-gnome RemoteDesktop/ScreenCast
+// dialog the way a person would: it waits (until ctx ends) for the dialog
+// on the stack's AT-SPI bus — a GTK 4 window of xdg-desktop-portal-gnome
+// with a "Share" push button — turns its remote-interaction switch on when
+// allowInput (it is off by default), and presses Share. It acts through
+// the dialog's own AT-SPI actions (GTK 4's switch "toggle", button
+// "click"), which need no window coordinates (a Wayland client's AT-SPI
+// extents are window-relative, so mutter's pointer could not aim by them)
+// and no focus.
+func (w *Wayland) Consent(ctx context.Context, allowInput bool) error {
+	conn, err := dbus.Connect(w.a11y, dbus.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("testenv: consent: connect the accessibility bus: %w", err)
+	}
+	defer conn.Close()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	var last string
+	for {
+		d, err := findDialog(ctx, conn)
+		switch {
+		case err != nil && ctx.Err() != nil:
+		case err != nil:
+			last = err.Error()
+		case d.share.Path == "":
+			last = "no Share button yet; the portal's tree:\n" + d.dump
+		case allowInput && d.allow.Path == "":
+			last = "no remote-interaction switch; the portal's tree:\n" + d.dump
+		default:
+			done, err := d.answer(ctx, conn, allowInput)
+			if err != nil {
+				return err
+			}
+			if done {
+				return nil
+			}
+			last = "the Share button is not sensitive; the portal's tree:\n" + d.dump
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("testenv: consent: no dialog answered: %w; last: %s", ctx.Err(), last)
+		case <-tick.C:
+		}
+	}
+}
+
+// a11yRef is an AT-SPI object: its bus name and path.
+type a11yRef struct {
+	Name string
+	Path dbus.ObjectPath
+}
+
+// portalDialog is what Consent found of the dialog.
+type portalDialog struct {
+	allow, share a11yRef
+	lists        []a11yRef // the monitor list (and the switch's)
+	dump         string
+}
+
+// AT-SPI state bits (AtspiStateType) Consent reads.
+const (
+	stateChecked   = 4
+	stateSensitive = 24
+	statePressed   = 20
+)
+
+// answer selects a monitor if none is (a list with no selected child gets
+// its first), turns the switch on if allowInput, and presses Share once it
+// is sensitive; done is false while it is not.
+func (d *portalDialog) answer(ctx context.Context, conn *dbus.Conn, allowInput bool) (done bool, err error) {
+	for _, l := range d.lists {
+		obj := conn.Object(l.Name, l.Path)
+		var v dbus.Variant
+		if err := callA11y(ctx, obj, "org.freedesktop.DBus.Properties.Get", "org.a11y.atspi.Selection", "NSelectedChildren").Store(&v); err != nil {
+			continue // not a selection
+		}
+		if n, _ := v.Value().(int32); n == 0 {
+			var ok bool
+			if err := callA11y(ctx, obj, "org.a11y.atspi.Selection.SelectChild", int32(0)).Store(&ok); err != nil {
+				return false, fmt.Errorf("testenv: consent: select the monitor: %w", err)
+			}
+		}
+	}
+	if allowInput {
+		on, err := d.state(ctx, conn, d.allow, stateChecked, statePressed)
+		if err != nil {
+			return false, err
+		}
+		if !on {
+			if err := doAction(ctx, conn, d.allow); err != nil {
+				return false, fmt.Errorf("testenv: consent: toggle remote interaction: %w", err)
+			}
+			// The switch's state follows its action a moment later.
+			deadline := time.Now().Add(5 * time.Second)
+			for !on && err == nil && time.Now().Before(deadline) && ctx.Err() == nil {
+				time.Sleep(50 * time.Millisecond)
+				on, err = d.state(ctx, conn, d.allow, stateChecked, statePressed)
+			}
+			if !on {
+				return false, fmt.Errorf("testenv: consent: the remote-interaction switch did not turn on (%v)", err)
+			}
+		}
+	}
+	if ok, err := d.state(ctx, conn, d.share, stateSensitive); err != nil || !ok {
+		return false, err
+	}
+	if err := doAction(ctx, conn, d.share); err != nil {
+		return false, fmt.Errorf("testenv: consent: press Share: %w", err)
+	}
+	return true, nil
+}
+
+const a11yAcc = "org.a11y.atspi.Accessible"
+
+// findDialog walks the portal backend's AT-SPI tree (the application named
+// xdg-desktop-portal-gnome) for its Share button and its switch.
+func findDialog(ctx context.Context, conn *dbus.Conn) (*portalDialog, error) {
+	var apps []a11yRef
+	root := conn.Object("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root")
+	if err := callA11y(ctx, root, a11yAcc+".GetChildren").Store(&apps); err != nil {
+		return nil, fmt.Errorf("registry GetChildren: %w", err)
+	}
+	var names []string
+	for _, a := range apps {
+		name, _ := a11yName(ctx, conn, a)
+		names = append(names, name)
+		if name != "xdg-desktop-portal-gnome" {
+			continue
+		}
+		d := &portalDialog{}
+		var b strings.Builder
+		budget := 2000
+		var walk func(o a11yRef, depth int)
+		walk = func(o a11yRef, depth int) {
+			if budget--; budget < 0 || depth > 40 {
+				return
+			}
+			obj := conn.Object(o.Name, o.Path)
+			var role string
+			_ = callA11y(ctx, obj, a11yAcc+".GetRoleName").Store(&role)
+			name, _ := a11yName(ctx, conn, o)
+			fmt.Fprintf(&b, "%s%s %q\n", strings.Repeat("  ", depth), role, name)
+			switch {
+			case (role == "push button" || role == "button") && slices.Contains(strings.Fields(strings.ReplaceAll(name, "_", "")), "Share"):
+				// GTK 4.8 names it "_Share Share": the mnemonic
+				// label and the label.
+				d.share = o
+			case role == "switch" || role == "toggle button" || role == "check box":
+				d.allow = o
+			case role == "list":
+				d.lists = append(d.lists, o)
+			}
+			var kids []a11yRef
+			if err := callA11y(ctx, obj, a11yAcc+".GetChildren").Store(&kids); err != nil {
+				return
+			}
+			for _, k := range kids {
+				walk(k, depth+1)
+			}
+		}
+		walk(a, 0)
+		d.dump = b.String()
+		return d, nil
+	}
+	return nil, fmt.Errorf("xdg-desktop-portal-gnome is not on the accessibility bus (applications: %q)", names)
+}
+
+func callA11y(ctx context.Context, obj dbus.BusObject, method string, args ...any) *dbus.Call {
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	return obj.CallWithContext(cctx, method, 0, args...)
+}
+
+func a11yName(ctx context.Context, conn *dbus.Conn, o a11yRef) (string, error) {
+	var v dbus.Variant
+	err := callA11y(ctx, conn.Object(o.Name, o.Path), "org.freedesktop.DBus.Properties.Get", a11yAcc, "Name").Store(&v)
+	s, _ := v.Value().(string)
+	return s, err
+}
+
+// state reports whether any of the AT-SPI state bits is set on o.
+func (d *portalDialog) state(ctx context.Context, conn *dbus.Conn, o a11yRef, bits ...uint) (bool, error) {
+	var st []uint32
+	if err := callA11y(ctx, conn.Object(o.Name, o.Path), a11yAcc+".GetState").Store(&st); err != nil {
+		return false, fmt.Errorf("testenv: consent: GetState: %w", err)
+	}
+	for _, b := range bits {
+		if int(b/32) < len(st) && st[b/32]&(1<<(b%32)) != 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// doAction invokes o's first AT-SPI action (a button's click, a switch's
+// toggle).
+func doAction(ctx context.Context, conn *dbus.Conn, o a11yRef) error {
+	var ok bool
+	if err := callA11y(ctx, conn.Object(o.Name, o.Path), "org.a11y.atspi.Action.DoAction", int32(0)).Store(&ok); err != nil {
+		return err
+	}
+	if !ok {
+		return errors.New("DoAction answered false")
+	}
 	return nil
 }
