@@ -605,6 +605,9 @@ const (
 // monitor, starts it, waits for the stream's PipeWire node, and sends a
 // warm-up pointer motion (mutter may drop the first event of a new virtual
 // device, so it also moves the pointer to the middle and presses Shift_L).
+// The headless seat has no keyboard but this session's virtual one: a
+// window gets keyboard focus (and the fixture logs "focus") only after
+// Mutter; wait for that before typing.
 func (w *Wayland) Mutter(ctx context.Context) (_ *MutterInput, err error) {
 	conn, err := dbus.Connect(w.bus, dbus.WithContext(ctx))
 	if err != nil {
