@@ -432,6 +432,7 @@ func (s *PipeWireStream) RequestKeyframe() { s.keyframe.Store(true) }
 // FormatRGBA (RGBx with its alpha set opaque), rows packed (Stride is
 // Width*4).
 func (s *PipeWireStream) Next(ctx context.Context) (Frame, error) {
+	var buf []byte
 	for {
 		select {
 		case <-s.closed:
@@ -439,8 +440,9 @@ func (s *PipeWireStream) Next(ctx context.Context) (Frame, error) {
 		default:
 		}
 		force := s.keyframe.Load()
-		w, h := s.Size()
-		buf := make([]byte, w*h*4)
+		if w, h := s.Size(); len(buf) != w*h*4 {
+			buf = make([]byte, w*h*4)
+		}
 		f, err := s.take(force, buf)
 		if err != nil {
 			return Frame{}, err
