@@ -46,7 +46,7 @@ type Wayland struct {
 	closed bool
 }
 
-// WaylandSize is the virtual monitor's size.
+// WaylandWidth and WaylandHeight are the virtual monitor's size.
 const WaylandWidth, WaylandHeight = 1280, 720
 
 // WaylandMonitor is the connector name mutter gives its virtual monitor.
