@@ -7,7 +7,8 @@ DEB_PKGS  := xvfb xauth dbus at-spi2-core python3-gi gir1.2-gtk-3.0 gtk-3-exampl
              chromium libvpx-dev libopenh264-dev libyuv-dev pkg-config \
              gir1.2-gtk-4.0 python3-pyqt5 python3-tk \
              xpra python3-pil python3-lz4 python3-brotli python3-xdg \
-             xinput xdg-desktop-portal
+             xinput xdg-desktop-portal xdg-desktop-portal-gnome mutter pipewire pipewire-bin wireplumber \
+             libpipewire-0.3-dev
 STATICCHECK_VERSION := v0.8.2
 TEST_TIMEOUT ?= 25m
 BENCHTIME ?= 20x
