@@ -62,41 +62,32 @@ func TestRealStack(t *testing.T) {
 
 	// The pointer: the fixture's 900×700 window is centred on the monitor,
 	// its middle on the list of rows. Mutter may drop a new virtual
-	// device's first event: a first motion warms the pointer up.
-	for _, xy := range [][2]float64{{10, 10}, {testenv.WaylandWidth / 2, testenv.WaylandHeight / 2}} {
-		if err := s.PointerMotionAbsolute(ctx, node, xy[0], xy[1]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	from := app.Log.Len()
-	for _, pressed := range []bool{true, false} {
-		if err := s.PointerButton(ctx, btnLeft, pressed); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := app.Log.WaitFrom(ctx, from, func(e testenv.Event) bool { return e.Type == "select" && e.Widget == "list" }); err != nil {
-		t.Fatalf("the click did not reach the Wayland client: %v\nmutter: %s", err, w.LogTail("mutter"))
-	}
-	// Keys go to the window the click focused (a new virtual keyboard may
-	// lose its first keys: pressed again until one arrives).
-	from = app.Log.Len()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		for _, pressed := range []bool{true, false} {
-			if err := s.KeyboardKeysym(ctx, keysymQ, pressed); err != nil {
-				t.Fatal(err)
+	// device's first events, and the window may still be coming up: the
+	// click is sent again until the client logs it.
+	clicked := func() error {
+		for _, xy := range [][2]float64{{10, 10}, {testenv.WaylandWidth / 2, testenv.WaylandHeight / 2}} {
+			if err := s.PointerMotionAbsolute(ctx, node, xy[0], xy[1]); err != nil {
+				return err
 			}
 		}
-		wctx, wcancel := context.WithTimeout(ctx, time.Second)
-		_, err := app.Log.WaitFrom(wctx, from, func(e testenv.Event) bool { return e.Type == "key" && e.Keysym == "q" })
-		wcancel()
-		if err == nil {
-			break
+		for _, pressed := range []bool{true, false} {
+			if err := s.PointerButton(ctx, btnLeft, pressed); err != nil {
+				return err
+			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("keys did not reach the Wayland client: %v", err)
-		}
+		return nil
 	}
+	until(t, ctx, "the click to reach the Wayland client", app.Log, clicked, func(e testenv.Event) bool { return e.Type == "select" && e.Widget == "list" })
+	// Keys go to the window the click focused.
+	typed := func() error {
+		for _, pressed := range []bool{true, false} {
+			if err := s.KeyboardKeysym(ctx, keysymQ, pressed); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	until(t, ctx, "keys to reach the Wayland client", app.Log, typed, func(e testenv.Event) bool { return e.Type == "key" && e.Keysym == "q" })
 
 	// Pixels: the stream over the portal's own PipeWire remote.
 	fd, err := s.OpenPipeWireRemote(ctx)
@@ -137,5 +128,27 @@ func TestRealStack(t *testing.T) {
 	}
 	if err := s.KeyboardKeysym(ctx, keysymQ, true); err == nil {
 		t.Fatal("a key was accepted on a closed session")
+	}
+}
+
+// until sends (send) again every second until log has an event matching
+// seen, for at most 30 s.
+func until(t *testing.T, ctx context.Context, what string, log *testenv.FixtureLog, send func() error, seen func(testenv.Event) bool) {
+	t.Helper()
+	from := log.Len()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if err := send(); err != nil {
+			t.Fatal(err)
+		}
+		wctx, cancel := context.WithTimeout(ctx, time.Second)
+		_, err := log.WaitFrom(wctx, from, seen)
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s: %v", what, err)
+		}
 	}
 }
