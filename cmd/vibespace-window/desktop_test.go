@@ -168,10 +168,12 @@ func TestYourDesktop(t *testing.T) {
 	typed := make(chan result, 1)
 	go func() { typed <- e.CLI("s2", "type", id, long) }()
 	wait(t, app.Log, from, "typing to begin", func(ev testenv.Event) bool { return ev.Type == "text" && ev.Widget == "notes" })
+	touched := time.Now()
 	if err := person.Key(ctx, 0xffe1); err != nil { // Shift_L
 		t.Fatal(err)
 	}
 	tr := <-typed
+	t.Logf("the person's key to the agent's type answering user_active: %v", time.Since(touched).Round(time.Millisecond))
 	if tr.Code != 1 || !strings.Contains(tr.Errout, "[user_active]") || !strings.Contains(tr.Errout, "partial=true") {
 		t.Fatalf("the type in flight when the person pressed a key: exit %d\n%s%s", tr.Code, tr.Out, tr.Errout)
 	}
@@ -185,6 +187,7 @@ func TestYourDesktop(t *testing.T) {
 	if len(last) >= len(long) {
 		t.Fatal("the whole text arrived: the person's key did not pause the agent")
 	}
+	t.Logf("the agent had typed %d of %d characters when it was paused", len([]rune(last)), len([]rune(long)))
 	r = e.Refused("user_active", "s2", "key", id, "End")
 	if !strings.Contains(r.Errout, person.Name) {
 		t.Fatalf("user_active does not name the person's device: %s", r.Errout)
