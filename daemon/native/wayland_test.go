@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/atspi"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/portal/portaltest"
 	"github.com/vibespace/vibespace/target"
@@ -487,4 +488,54 @@ func doctorSays(cs []kind.Check, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestWaylandRealFrontendKey: the key verb through Debian's real
+// xdg-desktop-portal (1.16: RemoteDesktop v1) in front of portaltest's
+// fake backend: the session is started on the verb, the keysyms reach
+// the backend, and no restore token is asked for (v1 has none) — doctor
+// says so. This session bus has no accessibility bus: the road connects
+// all the same, its tree refused with the reason.
+func TestWaylandRealFrontendKey(t *testing.T) {
+	portaltest.Need(t, portaltest.FrontendProgram, "dbus-daemon")
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	bus := portaltest.NewBus(t)
+	be := portaltest.NewBackend(t, bus.Addr)
+	portaltest.NewFrontend(t, bus)
+	be.SetPolicy(portaltest.Policy{Devices: 3, Streams: []portaltest.Stream{{Node: 51, SourceType: 1, Size: [2]int32{800, 600}}}})
+	tokenPath := filepath.Join(t.TempDir(), "tok")
+	kd, err := Desktop(Options{TokenPath: tokenPath}).Connect(ctx, kind.DesktopEnv{Wayland: "wayland-test", Bus: bus.Addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kd.Close()
+	wd := kd.(*wlDesktop)
+	w := wd.window(atspi.Frame{Object: atspi.Object{Name: ":1.999", Path: "/org/a11y/atspi/accessible/1"}}, 0)
+	if p := w.Probe(ctx); p.Injection != "portal" || p.Tree {
+		t.Fatalf("probe %+v", p)
+	}
+	if err := w.Key(ctx, mustChord(t, "Tab")); err != nil {
+		t.Fatal(err)
+	}
+	var got [][2]int64
+	for _, c := range be.Log() {
+		if c.Method == "NotifyKeyboardKeysym" {
+			got = append(got, [2]int64{int64(c.Args[0].(int32)), int64(c.Args[1].(uint32))})
+		}
+		if c.Method == "SelectDevices" {
+			if _, ok := c.Options["persist_mode"]; ok {
+				t.Errorf("persist_mode sent to a v1 portal: %v", c)
+			}
+		}
+	}
+	if !equalPairs(got, [][2]int64{{0xff09, 1}, {0xff09, 0}}) {
+		t.Fatalf("keysyms at the backend %v; its log %v", got, be.Log())
+	}
+	if _, err := os.Stat(tokenPath); err == nil {
+		t.Fatal("a token file was written for a v1 portal")
+	}
+	if cs := wd.Doctor(ctx); !doctorSays(cs, "RemoteDesktop v1") || !doctorSays(cs, "not available") {
+		t.Fatalf("doctor %+v", cs)
+	}
 }
