@@ -451,8 +451,9 @@ func TestWaylandMonitorOnly(t *testing.T) {
 
 // TestWaylandNoPortal: a session bus without a portal connects all the
 // same (the tree road stands), and key and point verbs are refused
-// no_injection_backend naming the missing portal; doctor says so, and a
-// v1 portal's doctor says restore tokens are not available.
+// no_injection_backend naming the missing portal; doctor says so. A
+// dialog nobody answers within the verb's deadline is a timeout naming
+// it, and a v1 portal's doctor says restore tokens are not available.
 func TestWaylandNoPortal(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
@@ -470,6 +471,25 @@ func TestWaylandNoPortal(t *testing.T) {
 		checks := Desktop(Options{}).DoctorEnv(ctx, r.env())
 		if !doctorSays(checks, "no RemoteDesktop portal") || !doctorSays(checks, "applications registered") {
 			t.Fatalf("doctor env without a portal: %+v", checks)
+		}
+	})
+	t.Run("unanswered", func(t *testing.T) {
+		fake := portaltest.NewFake(t, r.d.BusAddress, portaltest.FakeOptions{})
+		fake.SetPolicy(portaltest.Policy{Answer: portaltest.Never})
+		wd := r.connect(t, ctx, Options{})
+		w, _ := r.fixtureWindow(t, ctx, wd)
+		vctx, vcancel := context.WithTimeout(ctx, 2*time.Second) // the verb's own deadline
+		err := w.Key(vctx, mustChord(t, "a"))
+		vcancel()
+		if target.CodeOf(err) != target.CodeTimeout || !strings.Contains(err.Error(), "consent dialog") {
+			t.Fatalf("key nobody consented to in time: %v, want timeout naming the dialog", err)
+		}
+		if len(fake.Calls("NotifyKeyboardKeysym")) != 0 {
+			t.Fatal("a key was sent")
+		}
+		// Not a decline: the next verb asks again.
+		if p := w.Probe(ctx); p.Injection != "portal" {
+			t.Fatalf("probe after an unanswered dialog %+v", p)
 		}
 	})
 	t.Run("v1", func(t *testing.T) {
