@@ -59,6 +59,9 @@ func (p *desktopProvider) Reattach(ctx context.Context, rec json.RawMessage) (ki
 // Connect reaches the person's desktop: X11 where env has a DISPLAY.
 func (p *desktopProvider) Connect(ctx context.Context, env kind.DesktopEnv) (kind.Display, error) {
 	if env.Display == "" {
+		if env.Wayland != "" {
+			return connectWayland(ctx, env, p.o)
+		}
 		return nil, errors.New(noX11Road(env))
 	}
 	h := &theirs{env: env}
@@ -100,13 +103,16 @@ func (p *desktopProvider) Doctor(context.Context) []kind.Check {
 		}
 		out = append(out, kind.Check{Name: c.name, OK: true, Detail: c.what + ": " + path})
 	}
-	return out
+	return append(out, pixelsCheck())
 }
 
 // DoctorEnv says which road env offers: an X server that lets us in with
 // the person's Xauthority (X11), else why not.
 func (p *desktopProvider) DoctorEnv(ctx context.Context, env kind.DesktopEnv) []kind.Check {
 	const name = "desktop road"
+	if env.Display == "" && env.Wayland != "" {
+		return doctorWayland(ctx, env, p.o)
+	}
 	if env.Display == "" {
 		return []kind.Check{{Name: name, Detail: "X11: " + noX11Road(env)}}
 	}

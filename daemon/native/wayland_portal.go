@@ -1,0 +1,299 @@
+package native
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/vibespace/vibespace/portal"
+	"github.com/vibespace/vibespace/target"
+)
+
+// The Wayland road's input and pixels: xdg-desktop-portal's RemoteDesktop
+// (keyboard and pointer) with a ScreenCast source, on the person's session
+// bus. Nothing is asked of the person until a verb needs it: the first key,
+// type without a ref, click --at or scroll starts a session, and the person
+// answers the portal's own dialog within that verb's deadline. A granted
+// session serves every later verb until the portal (or the person, through
+// their desktop's indicator) ends it; the verb after that says so, and the
+// one after asks again.
+
+// Events a restore token goes through, for the core's audit (OnToken). The
+// token itself is never part of one.
+const (
+	TokenUsed    = "used"    // a stored token was sent with Start (no dialog, if the portal honours it)
+	TokenSaved   = "saved"   // Start returned a token: it replaced the stored one
+	TokenCleared = "cleared" // the stored token was refused or spent without a successor: forgotten
+)
+
+// PixelsOverPipeWire opens the frames of a ScreenCast stream: remote is
+// the portal's PipeWire remote (ScreenCast.OpenPipeWireRemote, owned by
+// the source from then on), node the stream's PipeWire node. It is nil
+// where pixels over PipeWire are not built in; the capture package sets it
+// (a cgo build), or the daemon does when it wires it.
+var PixelsOverPipeWire func(ctx context.Context, remote *os.File, node uint32) (target.FrameSource, error)
+
+// noPixelsWhy is why the Wayland road has no pixels when PixelsOverPipeWire
+// is nil.
+const noPixelsWhy = "pixels over PipeWire are not built in / not wired yet (the Wayland road reads no pixels: no screenshot, no live frames)"
+
+// portalRoad is the portal of the person's session bus, and the one
+// remote-desktop session we hold there.
+type portalRoad struct {
+	c      *portal.Client // nil when there is no portal
+	info   portal.Info
+	why    string             // why there is no portal road (c == nil)
+	tokens *portal.TokenStore // nil: no token store configured
+	o      Options
+	now    func() time.Time
+
+	sem chan struct{} // one Start at a time
+
+	mu       sync.Mutex
+	sess     *portal.Session
+	declined time.Time // when the person declined the dialog (it stands)
+	starts   int       // sessions started, for doctor
+	held     held      // what our session holds pressed (wayland_input.go)
+}
+
+// portalCallTimeout bounds each of our calls to the portal.
+const portalCallTimeout = 5 * time.Second
+
+// dialPortal reaches the portal on bus and probes it. No portal is not an
+// error: the road is then absent and why says so.
+func dialPortal(ctx context.Context, bus string, o Options) *portalRoad {
+	r := &portalRoad{o: o, now: time.Now, sem: make(chan struct{}, 1)}
+	if o.TokenPath != "" {
+		r.tokens = portal.OpenTokenStore(o.TokenPath)
+	}
+	if bus == "" {
+		r.why = "your session bus is not known (DBUS_SESSION_BUS_ADDRESS was not set where desktop on ran), so the portal cannot be asked"
+		return r
+	}
+	c, err := portal.Dial(ctx, bus, portal.Options{CallTimeout: portalCallTimeout, ConsentTimeout: o.ConsentTimeout})
+	if err != nil {
+		r.why = "your session bus did not answer: " + err.Error()
+		return r
+	}
+	info, err := c.Probe(ctx)
+	if err != nil {
+		c.Close()
+		r.why = "no RemoteDesktop portal on your session bus (" + err.Error() + ")"
+		return r
+	}
+	r.c, r.info = c, info
+	return r
+}
+
+// injectionWhy is why the portal road cannot inject now ("" when it can:
+// a session is held, or one will be asked for).
+func (r *portalRoad) injectionWhy() string {
+	if r.c == nil {
+		return r.why
+	}
+	if r.info.Devices&(portal.Keyboard|portal.Pointer) == 0 {
+		return fmt.Sprintf("the RemoteDesktop portal on your session bus offers no keyboard or pointer (AvailableDeviceTypes %s)", r.info.Devices)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.declined.IsZero() {
+		return fmt.Sprintf("the person declined the portal's dialog at %s; it is not asked again until your desktop is opened anew (desktop off, then desktop on)", r.declined.Format(time.RFC3339))
+	}
+	return ""
+}
+
+// source is the ScreenCast source a session asks for: a window where the
+// portal offers it (point verbs then land in the window's own
+// coordinates), else a monitor, else none.
+func (r *portalRoad) source() portal.SourceTypes {
+	switch {
+	case r.info.ScreenCast == 0:
+		return 0
+	case r.info.Sources&portal.Window != 0:
+		return portal.Window
+	case r.info.Sources&portal.Monitor != 0:
+		return portal.Monitor
+	}
+	return 0
+}
+
+// pointWhy is why a point of a window cannot be placed on this road
+// before any session ("" when it may be).
+func (r *portalRoad) pointWhy() string {
+	if src := r.source(); src != portal.Window {
+		return "the portal offers no window source (ScreenCast AvailableSourceTypes " + sources(r.info.Sources) + "): on Wayland a window's place on a monitor is unknown to us, so a point of this window cannot be placed; act on its nodes (@ref) instead"
+	}
+	return ""
+}
+
+// session is the live remote-desktop session, started (the person answers
+// the portal's dialog, bounded by ctx) when there is none. A session the
+// portal ended since the last verb is said, once, by this verb's refusal.
+func (r *portalRoad) session(ctx context.Context) (*portal.Session, error) {
+	if why := r.injectionWhy(); why != "" {
+		return nil, noInjection(why)
+	}
+	select {
+	case r.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, target.Refuse(target.CodeTimeout, "another verb is waiting for the person to answer the portal's dialog; this one ran out of time").Wrap(ctx.Err())
+	}
+	defer func() { <-r.sem }()
+	r.mu.Lock()
+	s := r.sess
+	r.mu.Unlock()
+	if s != nil {
+		select {
+		case <-s.Done():
+			r.mu.Lock()
+			r.sess = nil
+			r.mu.Unlock()
+			why := "it ended"
+			if err := s.Err(); err != nil {
+				why = err.Error()
+			}
+			return nil, noInjection("the portal's remote-desktop session ended (" + why + "); the next verb asks the person again through the portal's dialog")
+		default:
+			return s, nil
+		}
+	}
+	return r.start(ctx)
+}
+
+// start asks the portal for keyboard and pointer and a ScreenCast source,
+// with the stored restore token where the portal takes one (v2), and keeps
+// the newest token it answers.
+func (r *portalRoad) start(ctx context.Context) (*portal.Session, error) {
+	req := portal.Request{Devices: r.info.Devices & (portal.Keyboard | portal.Pointer), Sources: r.source()}
+	v2 := r.info.RemoteDesktop >= 2
+	usedToken := false
+	if v2 && r.tokens != nil {
+		req.Persist = true
+		if tok, err := r.tokens.Load(); err == nil && tok != "" {
+			req.RestoreToken = tok
+			usedToken = true
+			r.token(TokenUsed)
+		}
+	}
+	s, err := r.c.Start(ctx, req)
+	if err != nil {
+		if usedToken {
+			// A restore token is single use: whatever the portal did with
+			// it, it is spent.
+			if r.tokens.Clear() == nil {
+				r.token(TokenCleared)
+			}
+		}
+		return nil, r.startRefusal(err)
+	}
+	if v2 && r.tokens != nil {
+		if tok := s.RestoreToken(); tok != "" {
+			if r.tokens.Save(tok) == nil {
+				r.token(TokenSaved)
+			}
+		} else if usedToken && r.tokens.Clear() == nil {
+			r.token(TokenCleared)
+		}
+	}
+	r.mu.Lock()
+	r.sess = s
+	r.starts++
+	r.mu.Unlock()
+	return s, nil
+}
+
+func (r *portalRoad) token(event string) {
+	if r.o.OnToken != nil {
+		r.o.OnToken(event)
+	}
+}
+
+// startRefusal is Start's failure as the verb's refusal; a decline is
+// remembered (it stands: the person is not asked again and again).
+func (r *portalRoad) startRefusal(err error) error {
+	switch {
+	case errors.Is(err, portal.ErrCancelled):
+		at := r.now()
+		r.mu.Lock()
+		r.declined = at
+		r.mu.Unlock()
+		return noInjection(fmt.Sprintf("the person declined the portal's dialog at %s; it is not asked again until your desktop is opened anew (desktop off, then desktop on)", at.Format(time.RFC3339))).Wrap(err)
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		return target.Refuse(target.CodeTimeout, "the person did not answer the portal's consent dialog (remote desktop: allow remote interaction) in time; nothing was sent, and the next verb that needs input asks again").Wrap(err)
+	case errors.Is(err, portal.ErrNoPortal):
+		return noInjection("no RemoteDesktop portal on your session bus (" + err.Error() + ")").Wrap(err)
+	}
+	return noInjection("the portal did not start a remote-desktop session: " + err.Error()).Wrap(err)
+}
+
+func noInjection(why string) *target.Refusal {
+	return target.Refuse(target.CodeNoInjectionBackend, "no injection through the portal: %s", why).With("reason", why)
+}
+
+// windowStream is the session's window stream, or why a point of a window
+// of size w×h cannot be placed on it.
+func windowStream(s *portal.Session, w, h int) (portal.Stream, error) {
+	for _, st := range s.Streams() {
+		if st.SourceType != portal.Window {
+			continue
+		}
+		if st.Size[0] > 0 && w > 0 && (absInt(int(st.Size[0])-w) > sizeSlack || absInt(int(st.Size[1])-h) > sizeSlack) {
+			return st, noInjection(fmt.Sprintf("the window the person shared in the portal's dialog is %dx%d and this one is %dx%d: it is not this window, and a point of this one cannot be placed", st.Size[0], st.Size[1], w, h))
+		}
+		return st, nil
+	}
+	return portal.Stream{}, noInjection("the portal granted no window stream (only a monitor, or none): on Wayland a window's place on a monitor is unknown to us, so a point of this window cannot be placed; act on its nodes (@ref) instead")
+}
+
+// sizeSlack is how far a shared window's stream size may differ from its
+// accessible frame's extents (client-side decorations and shadows).
+const sizeSlack = 64
+
+func absInt(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+func sources(s portal.SourceTypes) string {
+	var out string
+	for _, x := range []struct {
+		b portal.SourceTypes
+		n string
+	}{{portal.Monitor, "monitor"}, {portal.Window, "window"}, {portal.Virtual, "virtual"}} {
+		if s&x.b != 0 {
+			if out != "" {
+				out += "|"
+			}
+			out += x.n
+		}
+	}
+	if out == "" {
+		return "none"
+	}
+	return out
+}
+
+// close ends our session (nothing of the person's stops) and the bus
+// connection.
+func (r *portalRoad) close() error {
+	if r.c == nil {
+		return nil
+	}
+	r.mu.Lock()
+	s := r.sess
+	r.sess = nil
+	r.mu.Unlock()
+	var errs []error
+	if s != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), portalCallTimeout)
+		errs = append(errs, s.Close(ctx))
+		cancel()
+	}
+	errs = append(errs, r.c.Close())
+	return errors.Join(errs...)
+}

@@ -1,0 +1,307 @@
+package native
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"slices"
+	"sync"
+
+	"github.com/vibespace/vibespace/atspi"
+	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/portal"
+	"github.com/vibespace/vibespace/target"
+	"github.com/vibespace/vibespace/x11"
+)
+
+// wlWindow is one window of the person's Wayland desktop: an accessible
+// frame of an application on their accessibility bus. Its tree, node
+// actions and text go through t, the tree half of window.go (no X id: t's
+// id is the frame's slot in the display's frame table); its keys, pointer
+// and pixels through the portal.
+type wlWindow struct {
+	d     *wlDesktop
+	frame atspi.Object
+	pid   int
+	t     *window
+
+	mu   sync.Mutex
+	last kind.Info
+}
+
+var (
+	_ kind.Target    = (*wlWindow)(nil)
+	_ kind.Refresher = (*wlWindow)(nil)
+)
+
+// saw keeps the window's facts, for Info and for t (its title and extents
+// find the frame again should the application replace it).
+func (w *wlWindow) saw(i kind.Info) {
+	w.mu.Lock()
+	w.last = i
+	w.mu.Unlock()
+	b := i.Bounds
+	w.t.set(x11.Window{ID: w.t.id, Title: i.Title, PID: i.PID, Geometry: x11.Geometry{X: b.X, Y: b.Y, Width: b.W, Height: b.H}, Mapped: i.Viewable, Viewable: i.Viewable})
+}
+
+func (w *wlWindow) seen() kind.Info {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.last
+}
+
+// Info reads the frame afresh from its application (its name, states and
+// extents); a frame that is gone, or whose application exited, is
+// window_gone.
+func (w *wlWindow) Info(ctx context.Context) (kind.Info, error) {
+	bus := w.d.a11y.bus
+	if bus == nil {
+		return w.seen(), nil
+	}
+	if w.pid > 0 && !alive(w.pid) {
+		return kind.Info{}, target.Refuse(target.CodeWindowGone, "its application (pid %d) has exited", w.pid)
+	}
+	n, err := bus.Node(ctx, w.frame)
+	if err != nil {
+		if target.CodeOf(err) == target.CodeStaleRef {
+			return kind.Info{}, target.Refuse(target.CodeWindowGone, "its accessible frame is gone from the accessibility bus").Wrap(err)
+		}
+		return kind.Info{}, err
+	}
+	i := kind.Info{Key: w.frame.Key(), Title: n.Name, PID: w.pid, Viewable: slices.Contains(n.States, "showing")}
+	if n.Bounds != nil {
+		i.Bounds = *n.Bounds
+	} else {
+		i.Bounds = w.seen().Bounds
+	}
+	w.saw(i)
+	return i, nil
+}
+
+// Refresh is Info: it always asks.
+func (w *wlWindow) Refresh(ctx context.Context) (kind.Info, error) { return w.Info(ctx) }
+
+// Probe says which roads exist: the tree (the accessibility bus), input
+// through the portal (a session held, or one that will be asked for), and
+// pixels over PipeWire where they are built in.
+func (w *wlWindow) Probe(ctx context.Context) target.Probe {
+	a := w.d.a11y
+	p := target.Probe{Tree: a.bus != nil, TreeVia: "the AT-SPI tree"}
+	if a.bus == nil {
+		p.TreeWhy = fmt.Sprintf("the accessibility bus of your session did not answer: %v", a.busErr)
+	} else if w.pid > 0 && !a.registered(ctx, w.pid) {
+		p.Tree, p.TreeWhy = false, a.notOnBus(w.pid)
+	}
+	if why := w.d.road.injectionWhy(); why != "" {
+		p.InjectionWhy = why
+	} else {
+		p.Injection = "portal"
+	}
+	switch {
+	case PixelsOverPipeWire == nil:
+		p.CaptureWhy = noPixelsWhy
+	case w.d.road.c == nil:
+		p.CaptureWhy = w.d.road.why
+	case w.d.road.source() != portal.Window:
+		p.CaptureWhy = "the portal offers no window source: a monitor's pixels are not this window's"
+	default:
+		p.Capture = true
+		p.CaptureVia = "the window's ScreenCast stream over PipeWire (the portal's dialog asks the person first)"
+	}
+	return p
+}
+
+// The tree half is window.go's.
+
+func (w *wlWindow) Snapshot(ctx context.Context, refs *target.RefTable) (*target.Snapshot, error) {
+	return w.t.Snapshot(ctx, refs)
+}
+func (w *wlWindow) Node(ctx context.Context, n kind.Node) (target.NodeTraits, error) {
+	return w.t.Node(ctx, n)
+}
+func (w *wlWindow) Act(ctx context.Context, n kind.Node) error   { return w.t.Act(ctx, n) }
+func (w *wlWindow) Focus(ctx context.Context, n kind.Node) error { return w.t.Focus(ctx, n) }
+func (w *wlWindow) InsertText(ctx context.Context, n kind.Node, text string) error {
+	return w.t.InsertText(ctx, n, text)
+}
+
+// UsableTree is window.go's (what auto mode resolves by).
+func (w *wlWindow) UsableTree(ctx context.Context) (bool, string) { return w.t.UsableTree(ctx) }
+
+// Key presses c in whatever has the keyboard focus on the person's desktop
+// (the compositor decides which window that is: we cannot give it).
+func (w *wlWindow) Key(ctx context.Context, c target.Chord) error {
+	s, err := w.d.road.session(ctx)
+	if err != nil {
+		return err
+	}
+	return w.d.road.chord(ctx, s, c)
+}
+
+// Type types text as keysyms; a cancelled ctx stops between characters.
+func (w *wlWindow) Type(ctx context.Context, text string) error {
+	s, err := w.d.road.session(ctx)
+	if err != nil {
+		return err
+	}
+	return w.d.road.typeText(ctx, s, text)
+}
+
+// stream is the session's window stream for a point verb on w.
+func (w *wlWindow) stream(ctx context.Context) (*portal.Session, portal.Stream, error) {
+	if why := w.d.road.pointWhy(); why != "" && w.d.road.c != nil {
+		return nil, portal.Stream{}, noInjection(why)
+	}
+	s, err := w.d.road.session(ctx)
+	if err != nil {
+		return nil, portal.Stream{}, err
+	}
+	b := w.seen().Bounds
+	st, err := windowStream(s, b.W, b.H)
+	return s, st, err
+}
+
+// ClickAt clicks the left button at p of the window: a window stream's
+// coordinates are the window's own.
+func (w *wlWindow) ClickAt(ctx context.Context, p kind.Point) error {
+	s, st, err := w.stream(ctx)
+	if err != nil {
+		return err
+	}
+	return w.d.road.click(ctx, s, st, float64(p.X), float64(p.Y), btnLeft, 1)
+}
+
+// Scroll turns the wheel steps times at p (nil: the window's centre).
+func (w *wlWindow) Scroll(ctx context.Context, at *kind.Point, dir string, steps int) error {
+	var axis uint32
+	n := int32(steps)
+	switch dir {
+	case "up":
+		n = -n
+	case "down":
+	case "left":
+		axis, n = 1, -n
+	case "right":
+		axis = 1
+	default:
+		return target.Refuse(target.CodeBadRequest, "scroll direction %q: use up, down, left or right", dir)
+	}
+	s, st, err := w.stream(ctx)
+	if err != nil {
+		return err
+	}
+	b := w.seen().Bounds
+	p := kind.Point{X: b.W / 2, Y: b.H / 2}
+	if at != nil {
+		p = *at
+	}
+	if err := s.PointerMotionAbsolute(ctx, st.Node, float64(p.X), float64(p.Y)); err != nil {
+		return err
+	}
+	return s.PointerAxisDiscrete(ctx, axis, n)
+}
+
+// ReleaseAll releases every key and button our session holds.
+func (w *wlWindow) ReleaseAll(ctx context.Context) error { return w.d.road.releaseAll(ctx) }
+
+// Screenshot is one frame of the window's ScreenCast stream, as PNG.
+func (w *wlWindow) Screenshot(ctx context.Context) ([]byte, error) {
+	src, err := w.Frames(ctx, kind.FrameOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	f, err := src.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := x11.EncodePNG(&buf, frameImage(f)); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// frameImage is a frame as an RGBA image.
+func frameImage(f target.Frame) *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, f.Width, f.Height))
+	for y := 0; y < f.Height; y++ {
+		row := f.Pix[y*f.Stride:]
+		out := img.Pix[y*img.Stride:]
+		for x := 0; x < f.Width; x++ {
+			px := row[4*x : 4*x+4]
+			if f.Format == target.FormatBGRX {
+				out[4*x], out[4*x+1], out[4*x+2], out[4*x+3] = px[2], px[1], px[0], 0xff
+			} else {
+				copy(out[4*x:4*x+4], px)
+			}
+		}
+	}
+	return img
+}
+
+// Frames opens the window's ScreenCast stream over PipeWire.
+func (w *wlWindow) Frames(ctx context.Context, o kind.FrameOptions) (target.FrameSource, error) {
+	if p := w.Probe(ctx); !p.Capture {
+		return nil, target.Refuse(target.CodeNoCapture, "no pixels of this window: %s", p.CaptureWhy).With("reason", p.CaptureWhy)
+	}
+	s, st, err := w.stream(ctx)
+	if err != nil {
+		return nil, target.Refuse(target.CodeNoCapture, "no pixels of this window: %v", err).Wrap(err)
+	}
+	fd, err := s.OpenPipeWireRemote(ctx)
+	if err != nil {
+		return nil, target.Refuse(target.CodeNoCapture, "the portal gave no PipeWire remote: %v", err).Wrap(err)
+	}
+	src, err := PixelsOverPipeWire(ctx, fd, st.Node)
+	if err != nil {
+		fd.Close()
+		return nil, err
+	}
+	return src, nil
+}
+
+// Input delivers a person's live-view event through the portal session.
+func (w *wlWindow) Input(ctx context.Context, ev kind.Input) error {
+	r := w.d.road
+	switch ev.Type {
+	case kind.InputKey:
+		return w.Key(ctx, ev.Chord)
+	case kind.InputText:
+		return w.Type(ctx, ev.Text)
+	}
+	s, st, err := w.stream(ctx)
+	if err != nil {
+		return err
+	}
+	x, y := ev.X, ev.Y
+	switch ev.Type {
+	case kind.InputMove:
+		return s.PointerMotionAbsolute(ctx, st.Node, x, y)
+	case kind.InputDown, kind.InputUp:
+		if err := s.PointerMotionAbsolute(ctx, st.Node, x, y); err != nil {
+			return err
+		}
+		return r.button(ctx, s, evdevButton(ev.Button), ev.Type == kind.InputDown)
+	case kind.InputClick:
+		return r.click(ctx, s, st, x, y, evdevButton(ev.Button), max(ev.Count, 1))
+	case kind.InputWheel:
+		if err := s.PointerMotionAbsolute(ctx, st.Node, x, y); err != nil {
+			return err
+		}
+		if ev.DY != 0 {
+			if err := s.PointerAxisDiscrete(ctx, 0, int32(wheelSteps(ev.DY))); err != nil {
+				return err
+			}
+		}
+		if ev.DX != 0 {
+			return s.PointerAxisDiscrete(ctx, 1, int32(wheelSteps(ev.DX)))
+		}
+		return nil
+	}
+	return target.Refuse(target.CodeBadRequest, "unknown input event %q", ev.Type)
+}
+
+// Close stops nothing: the window is the person's.
+func (w *wlWindow) Close(context.Context) error { return nil }
