@@ -326,6 +326,9 @@ type PipeWireStream struct {
 	seq  uint64
 }
 
+// PipeWireBuiltIn reports whether this build reads pixels over PipeWire.
+const PipeWireBuiltIn = true
+
 // OpenPipeWire connects to PipeWire — over remote (the fd a portal's
 // ScreenCast.OpenPipeWireRemote gave; it is duplicated, the caller keeps
 // and closes its own), or when remote is nil over the pipewire-0 socket in

@@ -8,6 +8,9 @@ import (
 	"os"
 )
 
+// PipeWireBuiltIn reports whether this build reads pixels over PipeWire.
+const PipeWireBuiltIn = false
+
 // ErrNoPipeWire is what OpenPipeWire answers in a build without PipeWire.
 var ErrNoPipeWire = errors.New("capture: pixels over PipeWire were not built in (this build has no cgo, or the vibespace_nopipewire tag)")
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/atspi"
+	"github.com/vibespace/vibespace/capture"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/x11"
@@ -233,7 +234,7 @@ func (r *portalRoad) checks() []kind.Check {
 }
 
 func pixelsCheck() kind.Check {
-	if PixelsOverPipeWire == nil {
+	if !capture.PipeWireBuiltIn {
 		return kind.Check{Name: "pixels", Detail: noPixelsWhy}
 	}
 	return kind.Check{Name: "pixels", OK: true, Detail: "pixels over PipeWire are built in: a window stream of the portal's ScreenCast gives screenshots and the live view"}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vibespace/vibespace/capture"
 	"github.com/vibespace/vibespace/portal"
 	"github.com/vibespace/vibespace/target"
 )
@@ -29,16 +30,22 @@ const (
 	TokenCleared = "cleared" // the stored token was refused or spent without a successor: forgotten
 )
 
-// PixelsOverPipeWire opens the frames of a ScreenCast stream: remote is
-// the portal's PipeWire remote (ScreenCast.OpenPipeWireRemote, owned by
-// the source from then on), node the stream's PipeWire node. It is nil
-// where pixels over PipeWire are not built in; the capture package sets it
-// (a cgo build), or the daemon does when it wires it.
-var PixelsOverPipeWire func(ctx context.Context, remote *os.File, node uint32) (target.FrameSource, error)
+// pixelsOverPipeWire opens the frames of a ScreenCast stream
+// (capture.OpenPipeWire): remote is the portal's PipeWire remote
+// (ScreenCast.OpenPipeWireRemote), closed here once the stream holds its
+// own copy, node the stream's PipeWire node.
+func pixelsOverPipeWire(ctx context.Context, remote *os.File, node uint32) (target.FrameSource, error) {
+	defer remote.Close()
+	s, err := capture.OpenPipeWire(ctx, remote, "", node)
+	if err != nil {
+		return nil, target.Refuse(target.CodeNoCapture, "the window's stream (PipeWire node %d) could not be read: %v", node, err).Wrap(err)
+	}
+	return s, nil
+}
 
-// noPixelsWhy is why the Wayland road has no pixels when PixelsOverPipeWire
-// is nil.
-const noPixelsWhy = "pixels over PipeWire are not built in / not wired yet (the Wayland road reads no pixels: no screenshot, no live frames)"
+// noPixelsWhy is why the Wayland road has no pixels in a build without
+// PipeWire.
+const noPixelsWhy = "pixels over PipeWire are not built in (a build without cgo, or with the vibespace_nopipewire tag): the Wayland road reads no pixels, no screenshot, no live frames"
 
 // portalRoad is the portal of the person's session bus, and the one
 // remote-desktop session we hold there.

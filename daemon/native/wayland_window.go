@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/vibespace/vibespace/atspi"
+	"github.com/vibespace/vibespace/capture"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/portal"
 	"github.com/vibespace/vibespace/target"
@@ -99,7 +100,7 @@ func (w *wlWindow) Probe(ctx context.Context) target.Probe {
 		p.Injection = "portal"
 	}
 	switch {
-	case PixelsOverPipeWire == nil:
+	case !capture.PipeWireBuiltIn:
 		p.CaptureWhy = noPixelsWhy
 	case w.d.road.c == nil:
 		p.CaptureWhy = w.d.road.why
@@ -254,12 +255,7 @@ func (w *wlWindow) Frames(ctx context.Context, o kind.FrameOptions) (target.Fram
 	if err != nil {
 		return nil, target.Refuse(target.CodeNoCapture, "the portal gave no PipeWire remote: %v", err).Wrap(err)
 	}
-	src, err := PixelsOverPipeWire(ctx, fd, st.Node)
-	if err != nil {
-		fd.Close()
-		return nil, err
-	}
-	return src, nil
+	return pixelsOverPipeWire(ctx, fd, st.Node)
 }
 
 // Input delivers a person's live-view event through the portal session.
