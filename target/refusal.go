@@ -90,6 +90,7 @@ const (
 	CodeNoPixelsGrant Code = "no_pixels_grant" // click --at or scroll --at on a window of the user's desktop without the operator's pixels grant for that window
 	CodeYourDesktop   Code = "your_desktop"    // something never done on the user's own desktop (start an application there, close a window of theirs)
 	CodeUserActive    Code = "user_active"     // the person used their own keyboard or pointer on their desktop: the agent is paused until an explicit handback
+	CodeNotFocused    Code = "not_focused"     // keys on Wayland go to the window the compositor focused, and that is not this one (we cannot give it the focus)
 
 	// A profile whose browser runs as a desktop app: a window on a
 	// display, with no DevTools to drive it by.

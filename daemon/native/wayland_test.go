@@ -5,6 +5,7 @@ import (
 
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/vibespace/vibespace/portal/portaltest"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
+	"github.com/vibespace/vibespace/x11"
 )
 
 // The Wayland road, against real parts: the person's session bus is a real
@@ -43,6 +45,16 @@ func newWlRig(t *testing.T, ctx context.Context) *wlRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fix.Stop() })
+	// Keys go only to the active frame (as a Wayland compositor's focused
+	// window is): the toolkit's display gives the fixture the focus.
+	x, err := x11.Open(ctx, d.Display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if err := x.Focus(ctx, fix.Window.ID); err != nil {
+		t.Fatal(err)
+	}
 	return &wlRig{d: d, fix: fix}
 }
 
@@ -542,7 +554,16 @@ func TestWaylandRealFrontendKey(t *testing.T) {
 	if p := w.Probe(ctx); p.Injection != "portal" || p.Tree {
 		t.Fatalf("probe %+v", p)
 	}
-	if err := w.Key(ctx, mustChord(t, "Tab")); err != nil {
+	// With no accessibility bus no window is known focused (Key refuses
+	// not_focused): the road's own key is checked.
+	if err := w.Key(ctx, mustChord(t, "Tab")); target.CodeOf(err) != target.CodeNotFocused {
+		t.Fatalf("a key with no way to tell the focused window: %v, want not_focused", err)
+	}
+	s, err := wd.road.session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wd.road.chord(ctx, s, mustChord(t, "Tab")); err != nil {
 		t.Fatal(err)
 	}
 	// Notify calls are fire and forget: the frontend passes them on to the
@@ -575,5 +596,57 @@ func TestWaylandRealFrontendKey(t *testing.T) {
 	}
 	if cs := wd.Doctor(ctx); !doctorSays(cs, "RemoteDesktop v1") || !doctorSays(cs, "not available") {
 		t.Fatalf("doctor %+v", cs)
+	}
+}
+
+// TestWaylandKeysOnlyToTheFocusedWindow: keys meant for a window that the
+// compositor has not focused are refused not_focused before anything is
+// asked of the person or sent: on Wayland they would land in whatever
+// window has the keyboard.
+func TestWaylandKeysOnlyToTheFocusedWindow(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	r := newWlRig(t, ctx)
+	fake := portaltest.NewFake(t, r.d.BusAddress, portaltest.FakeOptions{})
+	wd := r.connect(t, ctx, Options{WalkTimeout: 10 * time.Second})
+	w, _ := r.fixtureWindow(t, ctx, wd)
+	other, err := testenv.LaunchFixture(ctx, r.d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Stop()
+	x, err := x11.Open(ctx, r.d.Display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if err := x.Focus(ctx, other.Window.ID); err != nil {
+		t.Fatal(err)
+	}
+	// The toolkit tells the bus it lost the focus in its own time.
+	for {
+		n, err := wd.a11y.bus.Node(ctx, w.frame)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(n.States, "active") {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the fixture's frame stayed active after the other one took the focus")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := w.Key(ctx, mustChord(t, "Return")); target.CodeOf(err) != target.CodeNotFocused {
+		t.Fatalf("a key for a window without the focus: %v, want not_focused", err)
+	}
+	if err := w.Type(ctx, "x"); target.CodeOf(err) != target.CodeNotFocused {
+		t.Fatalf("type into a window without the focus: %v, want not_focused", err)
+	}
+	if n := fake.Dialogs(); n != 0 {
+		t.Fatalf("%d dialogs shown for keys into an unfocused window", n)
+	}
+	if n := len(fake.Calls("NotifyKeyboardKeysym")); n != 0 {
+		t.Fatalf("keys reached the portal for an unfocused window: %d", n)
 	}
 }

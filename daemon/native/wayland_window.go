@@ -130,9 +130,30 @@ func (w *wlWindow) InsertText(ctx context.Context, n kind.Node, text string) err
 // UsableTree is window.go's (what auto mode resolves by).
 func (w *wlWindow) UsableTree(ctx context.Context) (bool, string) { return w.t.UsableTree(ctx) }
 
-// Key presses c in whatever has the keyboard focus on the person's desktop
-// (the compositor decides which window that is: we cannot give it).
+// focused refuses not_focused unless w's frame is the active one: on
+// Wayland keys go to whatever window the compositor focused, and we cannot
+// give a window the focus, so keys meant for w are never sent elsewhere.
+func (w *wlWindow) focused(ctx context.Context) error {
+	bus := w.d.a11y.bus
+	if bus == nil {
+		return target.Refuse(target.CodeNotFocused, "keys on Wayland go to the window your compositor focused, and without the accessibility bus we cannot tell whether that is this one: nothing was sent")
+	}
+	n, err := bus.Node(ctx, w.frame)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(n.States, "active") {
+		return target.Refuse(target.CodeNotFocused, "keys on Wayland go to the window your compositor focused, and that is not %q (we cannot give it the focus): nothing was sent; click into it (@ref, or --at with the pixels grant), or ask the person to", n.Name).With("window", n.Name)
+	}
+	return nil
+}
+
+// Key presses c in w, once it has the keyboard focus on the person's
+// desktop (focused).
 func (w *wlWindow) Key(ctx context.Context, c target.Chord) error {
+	if err := w.focused(ctx); err != nil {
+		return err
+	}
 	s, err := w.d.road.session(ctx)
 	if err != nil {
 		return err
@@ -140,8 +161,12 @@ func (w *wlWindow) Key(ctx context.Context, c target.Chord) error {
 	return w.d.road.chord(ctx, s, c)
 }
 
-// Type types text as keysyms; a cancelled ctx stops between characters.
+// Type types text as keysyms into w once it has the keyboard focus
+// (focused); a cancelled ctx stops between characters.
 func (w *wlWindow) Type(ctx context.Context, text string) error {
+	if err := w.focused(ctx); err != nil {
+		return err
+	}
 	s, err := w.d.road.session(ctx)
 	if err != nil {
 		return err
