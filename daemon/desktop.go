@@ -163,6 +163,7 @@ func (d *Daemon) desktopOpen(ctx context.Context, c *call) Response {
 	d.desktopSet = desktopSetting{Since: d.cfg.Now().UTC(), By: c.req.Session}
 	d.mu.Unlock()
 	d.watchPerson(disp)
+	d.hearTokens(disp)
 	d.discoverOn(ctx, disp)
 	d.persist()
 	if r, ok := kd.(kind.Roader); ok {
@@ -326,6 +327,25 @@ func (d *Daemon) watchPerson(disp *display) {
 	}
 }
 
+// hearTokens audits each use of a standing grant the desktop keeps (the
+// portal's restore token): which session used it, when, for which verb on
+// which window — never the token.
+func (d *Daemon) hearTokens(disp *display) {
+	w, ok := disp.d.(kind.TokenWatcher)
+	if !ok {
+		return
+	}
+	w.OnToken(func(ctx context.Context, event string) {
+		c, _ := kind.CallerOf(ctx)
+		ent := lease.Entry{Session: c.Session, Verb: "desktop", OK: true, Desktop: true,
+			Setting: fmt.Sprintf("portal restore token %s (for %s)", event, c.Verb)}
+		if id, err := target.ParseID(c.Target); err == nil {
+			ent.Target = id
+		}
+		d.record(ent)
+	})
+}
+
 // touched pauses every agent holding a window of disp: the person used
 // their own keyboard or pointer. Their in-flight input is cut at once
 // (before its next character) and what it held released; resuming is an
@@ -381,6 +401,7 @@ func (d *Daemon) restoreDesktop(st json.RawMessage) {
 	d.desktopSet = set
 	d.mu.Unlock()
 	d.watchPerson(disp)
+	d.hearTokens(disp)
 	d.record(lease.Entry{Session: "daemon (restart)", Verb: "desktop", OK: true, Setting: "on: restored from the setting", Desktop: true})
 }
 

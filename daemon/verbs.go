@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
 )
@@ -147,6 +148,7 @@ func (d *Daemon) Handle(ctx context.Context, req Request) Response {
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.VerbTimeout)
 	defer cancel()
+	ctx = kind.WithCaller(ctx, kind.Caller{Session: req.Session, Verb: req.Verb, Target: req.Target})
 	resp := d.guarded(ctx, def, req)
 	resp.V = ProtocolVersion
 	return resp

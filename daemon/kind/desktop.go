@@ -63,3 +63,34 @@ type Touch struct {
 type Roader interface {
 	Road() (road, observes string)
 }
+
+// Caller is whom a backend call is made for: the session and the verb
+// (and its target), so that what a backend reports back to the core
+// during the call (a portal restore token used, TokenWatcher) is audited
+// as theirs.
+type Caller struct {
+	Session string
+	Verb    string
+	Target  string
+}
+
+type callerKey struct{}
+
+// WithCaller is ctx carrying c (the core sets it on every verb).
+func WithCaller(ctx context.Context, c Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+// CallerOf is the caller ctx carries, if any.
+func CallerOf(ctx context.Context) (Caller, bool) {
+	c, ok := ctx.Value(callerKey{}).(Caller)
+	return c, ok
+}
+
+// TokenWatcher is a display that keeps a standing grant of the person's
+// (the portal's restore token, kept server-side): the core hears, for
+// the audit, each time one is used, replaced by a newer one or forgotten
+// — never the token itself. ctx is the verb's (CallerOf says whose).
+type TokenWatcher interface {
+	OnToken(heard func(ctx context.Context, event string))
+}

@@ -24,13 +24,12 @@ type Options struct {
 	// Logf receives progress lines; nil discards them.
 	Logf func(format string, args ...any)
 	// The Wayland road of the user's desktop (wayland.go). TokenPath is
-	// the file its portal restore token is kept in (0600; "" keeps none);
-	// OnToken hears each use of it (TokenUsed, TokenSaved, TokenCleared),
-	// for the audit; ConsentTimeout bounds the wait for the person's
-	// answer to the portal's dialog beyond the verb's own deadline (the
-	// portal package's default when zero).
+	// the file its portal restore token is kept in (0600; "" keeps none;
+	// each use of it is heard through kind.TokenWatcher); ConsentTimeout
+	// bounds the wait for the person's answer to the portal's dialog
+	// beyond the verb's own deadline (the portal package's default when
+	// zero).
 	TokenPath      string
-	OnToken        func(event string)
 	ConsentTimeout time.Duration
 }
 

@@ -55,6 +55,8 @@ var (
 	_ kind.Display = (*wlDesktop)(nil)
 	_ kind.Lister  = (*wlDesktop)(nil)
 	_ kind.Roader  = (*wlDesktop)(nil)
+
+	_ kind.TokenWatcher = (*wlDesktop)(nil)
 )
 
 // connectWayland reaches the person's Wayland desktop: the accessibility
@@ -283,4 +285,11 @@ func doctorWayland(ctx context.Context, env kind.DesktopEnv, o Options) []kind.C
 	}
 	out = append(out, a11yCheck(actx, a))
 	return append(out, r.checks()...)
+}
+
+// OnToken: heard is told each use of the portal's restore token.
+func (d *wlDesktop) OnToken(heard func(ctx context.Context, event string)) {
+	d.road.mu.Lock()
+	d.road.heard = heard
+	d.road.mu.Unlock()
 }

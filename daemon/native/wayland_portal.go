@@ -22,7 +22,8 @@ import (
 // their desktop's indicator) ends it; the verb after that says so, and the
 // one after asks again.
 
-// Events a restore token goes through, for the core's audit (OnToken). The
+// Events a restore token goes through, for the core's audit
+// (kind.TokenWatcher). The
 // token itself is never part of one.
 const (
 	TokenUsed    = "used"    // a stored token was sent with Start (no dialog, if the portal honours it)
@@ -62,6 +63,7 @@ type portalRoad struct {
 	mu       sync.Mutex
 	sess     *portal.Session
 	declined time.Time // when the person declined the dialog (it stands)
+	heard    func(ctx context.Context, event string) // the core's ear for token events (kind.TokenWatcher)
 	starts   int       // sessions started, for doctor
 	held     held      // what our session holds pressed (wayland_input.go)
 }
@@ -182,7 +184,7 @@ func (r *portalRoad) start(ctx context.Context) (*portal.Session, error) {
 		if tok, err := r.tokens.Load(); err == nil && tok != "" {
 			req.RestoreToken = tok
 			usedToken = true
-			r.token(TokenUsed)
+			r.token(ctx, TokenUsed)
 		}
 	}
 	s, err := r.c.Start(ctx, req)
@@ -191,7 +193,7 @@ func (r *portalRoad) start(ctx context.Context) (*portal.Session, error) {
 			// A restore token is single use: whatever the portal did with
 			// it, it is spent.
 			if r.tokens.Clear() == nil {
-				r.token(TokenCleared)
+				r.token(ctx, TokenCleared)
 			}
 		}
 		return nil, r.startRefusal(err)
@@ -199,10 +201,10 @@ func (r *portalRoad) start(ctx context.Context) (*portal.Session, error) {
 	if v2 && r.tokens != nil {
 		if tok := s.RestoreToken(); tok != "" {
 			if r.tokens.Save(tok) == nil {
-				r.token(TokenSaved)
+				r.token(ctx, TokenSaved)
 			}
 		} else if usedToken && r.tokens.Clear() == nil {
-			r.token(TokenCleared)
+			r.token(ctx, TokenCleared)
 		}
 	}
 	r.mu.Lock()
@@ -212,9 +214,14 @@ func (r *portalRoad) start(ctx context.Context) (*portal.Session, error) {
 	return s, nil
 }
 
-func (r *portalRoad) token(event string) {
-	if r.o.OnToken != nil {
-		r.o.OnToken(event)
+// token tells the core (onToken) what happened to the stored token, in
+// the verb's ctx.
+func (r *portalRoad) token(ctx context.Context, event string) {
+	r.mu.Lock()
+	heard := r.heard
+	r.mu.Unlock()
+	if heard != nil {
+		heard(ctx, event)
 	}
 }
 

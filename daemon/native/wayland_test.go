@@ -70,7 +70,7 @@ type tokenLog struct {
 	said   []string
 }
 
-func (l *tokenLog) on(e string) {
+func (l *tokenLog) on(_ context.Context, e string) {
 	l.mu.Lock()
 	l.events = append(l.events, e)
 	l.mu.Unlock()
@@ -248,12 +248,13 @@ func TestWaylandInput(t *testing.T) {
 	r := newWlRig(t, ctx)
 	tokenPath := filepath.Join(t.TempDir(), "desktop", "portal-token")
 	var tl tokenLog
-	o := Options{WalkTimeout: 10 * time.Second, TokenPath: tokenPath, OnToken: tl.on}
+	o := Options{WalkTimeout: 10 * time.Second, TokenPath: tokenPath}
 
 	t.Run("declined", func(t *testing.T) {
 		fake := portaltest.NewFake(t, r.d.BusAddress, portaltest.FakeOptions{})
 		fake.SetPolicy(portaltest.Policy{Answer: portaltest.Cancel})
 		wd := r.connect(t, ctx, o)
+		wd.OnToken(tl.on)
 		w, _ := r.fixtureWindow(t, ctx, wd)
 		err := tl.err(w.Key(ctx, mustChord(t, "Return")))
 		if target.CodeOf(err) != target.CodeNoInjectionBackend || !strings.Contains(err.Error(), "declined") {
@@ -283,6 +284,7 @@ func TestWaylandInput(t *testing.T) {
 	t.Run("granted", func(t *testing.T) {
 		fake := portaltest.NewFake(t, r.d.BusAddress, portaltest.FakeOptions{})
 		wd := r.connect(t, ctx, o)
+		wd.OnToken(tl.on)
 		w, inf := r.fixtureWindow(t, ctx, wd)
 		const node = 77
 		fake.SetPolicy(portaltest.Policy{Answer: portaltest.Grant, Streams: []portaltest.Stream{

@@ -91,7 +91,9 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 	logf := func(f string, a ...any) { log.Info(fmt.Sprintf(f, a...)) }
 	// The one place kinds and displays are registered: a new display is one
 	// package and one line here.
-	no := native.Options{WalkTimeout: c.Duration("walk-timeout"), Logf: logf}
+	// The portal's restore token (the person's standing grant on Wayland)
+	// is kept server-side, beside the state, 0600.
+	no := native.Options{WalkTimeout: c.Duration("walk-timeout"), Logf: logf, TokenPath: filepath.Join(stateDir, "desktop-portal-token")}
 	displays := []kind.DisplayProvider{native.Xvfb(no), native.Xpra(no)}
 	desktop := native.Desktop(no) // the user's own desktop: off until the operator opts in
 	br := chromium.New(chromium.Options{Binary: c.String("chromium"), MaxBrowsers: c.Int("max-browsers"), Logger: log})
