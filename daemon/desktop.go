@@ -314,10 +314,7 @@ func (d *Daemon) adoptDesktop(disp *display, f kind.Found) {
 func (d *Daemon) watchPerson(disp *display) {
 	w, ok := disp.d.(kind.PersonWatcher)
 	if !ok {
-		d.mu.Lock()
-		disp.personWhy = "this road cannot observe the person's input"
-		d.mu.Unlock()
-		return
+		return // its road says what it cannot observe (kind.Roader)
 	}
 	if err := w.WatchPerson(func(t kind.Touch) { d.touched(disp, t) }); err != nil {
 		d.mu.Lock()

@@ -801,22 +801,43 @@ const (
 	statePressed   = 20
 )
 
-// answer selects a monitor if none is (a list with no selected child gets
-// its first), turns the switch on if allowInput, and presses Share once it
+// answer selects a source if none is (see below), turns the switch on if allowInput, and presses Share once it
 // is sensitive; done is false while it is not.
 func (d *portalDialog) answer(ctx context.Context, conn *dbus.Conn, allowInput bool) (done bool, err error) {
+	// A source is chosen once one list has a selected child (the single
+	// monitor is, from the start). Otherwise the first child of the first
+	// list that has one is picked. A list of windows may be empty (bare
+	// mutter cannot list its windows to the portal).
+	var empty []dbus.BusObject
+	chosen := false
 	for _, l := range d.lists {
 		obj := conn.Object(l.Name, l.Path)
 		var v dbus.Variant
 		if err := callA11y(ctx, obj, "org.freedesktop.DBus.Properties.Get", "org.a11y.atspi.Selection", "NSelectedChildren").Store(&v); err != nil {
 			continue // not a selection
 		}
-		if n, _ := v.Value().(int32); n == 0 {
-			var ok bool
-			if err := callA11y(ctx, obj, "org.a11y.atspi.Selection.SelectChild", int32(0)).Store(&ok); err != nil {
-				return false, fmt.Errorf("testenv: consent: select the monitor: %w", err)
-			}
+		if n, _ := v.Value().(int32); n > 0 {
+			chosen = true
+			break
 		}
+		empty = append(empty, obj)
+	}
+	for _, obj := range empty {
+		if chosen {
+			break
+		}
+		var v dbus.Variant
+		if err := callA11y(ctx, obj, "org.freedesktop.DBus.Properties.Get", "org.a11y.atspi.Accessible", "ChildCount").Store(&v); err != nil {
+			continue
+		}
+		if n, _ := v.Value().(int32); n == 0 {
+			continue
+		}
+		var ok bool
+		if err := callA11y(ctx, obj, "org.a11y.atspi.Selection.SelectChild", int32(0)).Store(&ok); err != nil {
+			return false, fmt.Errorf("testenv: consent: select a source: %w", err)
+		}
+		chosen = true
 	}
 	if allowInput {
 		on, err := d.state(ctx, conn, d.allow, stateChecked, statePressed)

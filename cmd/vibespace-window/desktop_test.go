@@ -374,3 +374,92 @@ func parseWinKey(t *testing.T, e *env, id string) uint32 {
 	t.Fatalf("no %s in the state file", id)
 	return 0
 }
+
+// TestYourWaylandDesktop is the Wayland road through the CLIs, on the real
+// headless GNOME stack (mutter, pipewire, xdg-desktop-portal 1.16 and its
+// GNOME backend): opted in from the session's environment, the person's
+// Wayland window is listed and marked, a click by ref lands through its
+// tree, a key goes through the RemoteDesktop portal once the person (the
+// test, in their place) allows its dialog, and Take over pauses the agent.
+func TestYourWaylandDesktop(t *testing.T) {
+	e := newEnv(t)
+	w := testenv.NewWayland(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	app, err := w.LaunchFixture(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Stop()
+	// The person's own keyboard and pointer: the seat has them, so their
+	// compositor focuses the window.
+	hand, err := w.Mutter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hand.Close()
+	if _, err := app.Log.WaitFrom(ctx, 0, func(ev testenv.Event) bool { return ev.Type == "focus" }); err != nil {
+		t.Fatal(err)
+	}
+	// Not its XDG_RUNTIME_DIR: that is where the CLIs find our daemon, and
+	// a person's terminal has the one they always have.
+	denv := []string{"WAYLAND_DISPLAY=" + w.Display(), "DBUS_SESSION_BUS_ADDRESS=" + w.BusAddress(), "XDG_SESSION_TYPE=wayland"}
+	e.StartServe()
+	if doc := e.CLIEnv("s1", denv, "doctor"); !strings.Contains(doc.Out, "RemoteDesktop v1") {
+		t.Fatalf("doctor does not name the portal of this Wayland session: exit %d\n%s%s", doc.Code, doc.Out, doc.Errout)
+	}
+	if on := e.CLIEnv("operator", denv, "desktop", "on"); on.Code != 0 || !strings.Contains(on.Out, "wayland") || !strings.Contains(on.Out, "cannot be observed") {
+		t.Fatalf("desktop on: exit %d\n%s%s", on.Code, on.Out, on.Errout)
+	}
+	const title = "vibespace fixture"
+	var win wire.TargetInfo
+	for win.ID == "" && ctx.Err() == nil {
+		win = listed(e, "s1", title)
+		if win.ID == "" {
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	if !win.Desktop || win.PID != app.PID {
+		t.Fatalf("the person's Wayland window is listed as %+v", win)
+	}
+	id := string(win.ID)
+	snap := e.snapshot("s1", id)
+	from := app.Log.Len()
+	if out := e.OK("s1", "click", id, node(t, snap, "push button", "Alpha").Ref); !strings.Contains(out, "[by tree]") || !strings.Contains(out, "your desktop") {
+		t.Fatalf("click answer: %s", out)
+	}
+	wait(t, app.Log, from, "the click on Alpha", func(ev testenv.Event) bool { return ev.Type == "click" && ev.Widget == "alpha" })
+
+	// A key: the portal asks the person first.
+	consent := make(chan error, 1)
+	go func() { consent <- w.Consent(ctx, true) }()
+	from = app.Log.Len()
+	key := e.CLI("s1", "key", id, "q")
+	if cerr := <-consent; cerr != nil {
+		t.Fatalf("answering the portal's dialog: %v", cerr)
+	}
+	if key.Code != 0 {
+		t.Fatalf("key through the portal: exit %d\n%s%s", key.Code, key.Out, key.Errout)
+	}
+	// Mutter may drop a new virtual device's first events: pressed again
+	// (the session stands, no new dialog) until the window logs it.
+	for {
+		wctx, wcancel := context.WithTimeout(ctx, time.Second)
+		_, err := app.Log.WaitFrom(wctx, from, func(ev testenv.Event) bool { return ev.Type == "key" && ev.Keysym == "q" })
+		wcancel()
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the key never reached the Wayland window: %v", err)
+		}
+		e.OK("s1", "key", id, "q")
+	}
+
+	// Take over: the agent is paused; hand back resumes it.
+	e.OK("operator", "takeover", id, "--as", "ada")
+	e.Refused("window_paused", "s1", "key", id, "q")
+	e.OK("operator", "handback", id, "--as", "ada")
+	e.OK("operator", "desktop", "off")
+	e.Refused("desktop_off", "s1", "snapshot", id)
+}

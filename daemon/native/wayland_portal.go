@@ -114,25 +114,23 @@ func (r *portalRoad) injectionWhy() string {
 	return ""
 }
 
-// source is the ScreenCast source a session asks for: a window where the
-// portal offers it (point verbs then land in the window's own
-// coordinates), else a monitor, else none.
+// source is the ScreenCast sources a session offers the person to pick
+// from in the dialog: a window and a monitor where the portal offers them
+// (the person chooses; point verbs and pixels then need the window they
+// picked: windowStream), else none. A compositor may offer windows it
+// cannot list (bare mutter has no window picker): a monitor can still be
+// picked there, and keys work.
 func (r *portalRoad) source() portal.SourceTypes {
-	switch {
-	case r.info.ScreenCast == 0:
+	if r.info.ScreenCast == 0 {
 		return 0
-	case r.info.Sources&portal.Window != 0:
-		return portal.Window
-	case r.info.Sources&portal.Monitor != 0:
-		return portal.Monitor
 	}
-	return 0
+	return r.info.Sources & (portal.Window | portal.Monitor)
 }
 
 // pointWhy is why a point of a window cannot be placed on this road
 // before any session ("" when it may be).
 func (r *portalRoad) pointWhy() string {
-	if src := r.source(); src != portal.Window {
+	if r.source()&portal.Window == 0 {
 		return "the portal offers no window source (ScreenCast AvailableSourceTypes " + sources(r.info.Sources) + "): on Wayland a window's place on a monitor is unknown to us, so a point of this window cannot be placed; act on its nodes (@ref) instead"
 	}
 	return ""

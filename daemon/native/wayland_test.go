@@ -298,8 +298,8 @@ func TestWaylandInput(t *testing.T) {
 			t.Fatalf("keysyms %v, want %v", got, want)
 		}
 		starts := fake.Calls("SelectSources")
-		if len(starts) != 1 || starts[0].Options["types"] != uint32(2) {
-			t.Fatalf("SelectSources %v, want one asking for a window (2)", starts)
+		if len(starts) != 1 || starts[0].Options["types"] != uint32(3) {
+			t.Fatalf("SelectSources %v, want one offering the person a window or a monitor (3)", starts)
 		}
 		if err := tl.err(w.Type(ctx, "Hi\n")); err != nil {
 			t.Fatal(err)

@@ -104,7 +104,7 @@ func (w *wlWindow) Probe(ctx context.Context) target.Probe {
 		p.CaptureWhy = noPixelsWhy
 	case w.d.road.c == nil:
 		p.CaptureWhy = w.d.road.why
-	case w.d.road.source() != portal.Window:
+	case w.d.road.source()&portal.Window == 0:
 		p.CaptureWhy = "the portal offers no window source: a monitor's pixels are not this window's"
 	default:
 		p.Capture = true
