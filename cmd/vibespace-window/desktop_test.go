@@ -3,6 +3,7 @@ package main_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"os/user"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/portal/portaltest"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
 	"github.com/vibespace/vibespace/x11"
@@ -462,4 +464,92 @@ func TestYourWaylandDesktop(t *testing.T) {
 	e.OK("operator", "handback", id, "--as", "ada")
 	e.OK("operator", "desktop", "off")
 	e.Refused("desktop_off", "s1", "snapshot", id)
+}
+
+// TestYourDesktopPortalToken: the portal's restore token (RemoteDesktop v2,
+// a Go fake of the portal frontend on the person's session bus, whose
+// AT-SPI bus and app are real) is the person's standing grant: kept by the
+// daemon alone (0600, in none of its files, logs or answers), the newest
+// always, and each use is an audit row naming the session and the verb it
+// served.
+func TestYourDesktopPortalToken(t *testing.T) {
+	e := newEnv(t)
+	desk := testenv.NewDesktop(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	app, err := testenv.LaunchFixture(ctx, desk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The toolkit's X display only puts the window on screen: the road is
+	// Wayland's (no DISPLAY below), keys go to the focused window.
+	x, err := x11.Open(ctx, desk.Display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if err := x.Focus(ctx, app.Window.ID); err != nil {
+		t.Fatal(err)
+	}
+	fake := portaltest.NewFake(t, desk.BusAddress, portaltest.FakeOptions{})
+	denv := []string{"WAYLAND_DISPLAY=wayland-test", "DBUS_SESSION_BUS_ADDRESS=" + desk.BusAddress}
+	e.StartServe()
+	e.CLIEnv("operator", denv, "desktop", "on")
+	var win wire.TargetInfo
+	for win.ID == "" && ctx.Err() == nil {
+		if win = listed(e, "s1", "vibespace fixture"); win.ID == "" {
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	id := string(win.ID)
+	var said []string
+	said = append(said, e.OK("s1", "key", id, "Return"))
+	tokenFile := filepath.Join(e.Home, "desktop-portal-token")
+	first, err := os.ReadFile(tokenFile)
+	if err != nil || len(first) == 0 {
+		t.Fatalf("no restore token kept after a granted v2 session: %v", err)
+	}
+	if fi, _ := os.Stat(tokenFile); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the token file is %v, want 0600", fi.Mode().Perm())
+	}
+	firstID := id
+	// Opened anew, the next session starts with the token: no dialog.
+	e.OK("operator", "desktop", "off")
+	e.CLIEnv("operator", denv, "desktop", "on")
+	win = listed(e, "s2", "vibespace fixture")
+	id = string(win.ID)
+	dialogs := fake.Dialogs()
+	said = append(said, e.OK("s2", "key", id, "Return"))
+	if fake.Dialogs() != dialogs {
+		t.Fatal("a session started with the stored token still showed the dialog")
+	}
+	second, err := os.ReadFile(tokenFile)
+	if err != nil || string(second) == string(first) {
+		t.Fatalf("the token kept is not the newest (single use): %v", err)
+	}
+	var rows []string
+	for _, row := range auditRows(t, e) {
+		if s, _ := row["setting"].(string); strings.HasPrefix(s, "portal restore token") {
+			rows = append(rows, fmt.Sprintf("%v %v %s", row["session"], row["target"], s))
+		}
+	}
+	joined := strings.Join(rows, " | ")
+	for _, want := range []string{"s1 " + firstID + " portal restore token saved (for key)", "s2 " + id + " portal restore token used (for key)", "s2 " + id + " portal restore token saved (for key)"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("the audit lacks %q: %s", want, joined)
+		}
+	}
+	for _, f := range []string{"audit.jsonl", "state.json", "daemon.log"} {
+		b, _ := os.ReadFile(filepath.Join(e.Home, f))
+		for _, tok := range [][]byte{first, second} {
+			if strings.Contains(string(b), string(tok)) {
+				t.Fatalf("a restore token is in %s", f)
+			}
+		}
+	}
+	for _, s := range said {
+		if strings.Contains(s, string(first)) || strings.Contains(s, string(second)) {
+			t.Fatalf("a restore token is in an answer: %s", s)
+		}
+	}
 }
