@@ -157,7 +157,8 @@ YOUR DESKTOP (the user's own session; off until the operator opts in)
    through XInput 2), every agent holding one of their windows is paused at once:
    user_active until handback win:N --as you. On Wayland their input cannot be
    observed; input goes through the RemoteDesktop portal only after the person
-   allows its dialog (no_injection_backend until then). Their own Chromium or
+   allows its dialog (no_injection_backend until then), and keys only into the
+   window their compositor focused (not_focused otherwise). Their own Chromium or
    Firefox is driven through its tree alone: no CDP, no automation flag. After
    desktop off, its old handles are refused desktop_off.
 
@@ -170,7 +171,7 @@ ANSWERS AND EXIT CODES
    outside_window, window_gone, app_not_found, text_too_long, wrong_kind,
    no_display, display_not_answering, mode_pixels, mode_tree, bad_mode, no_tree,
    display_limit, no_attach, desktop_off, no_pixels_grant, your_desktop,
-   user_active, timeout, …).
+   user_active, not_focused, timeout, …).
    Exit 2: bad usage, or the daemon could not be reached, or it went away
    before it answered: "unanswered: … [outcome_unknown]" for a verb that acts
    (it may have run in part or in whole — a retried type could type twice: read
