@@ -9,6 +9,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/vibespace/vibespace/internal/busdial"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -115,45 +116,20 @@ func (b *Bus) Close() error {
 	return b.conn.Close()
 }
 
-// dial opens a private bus connection with godbus, authenticates and says
-// Hello, bounded by ctx: godbus's handshake takes no context, so it runs in
-// a goroutine and a connection that arrives after ctx is done is closed.
+// dial opens a private bus connection (busdial), bounded by ctx or, when
+// it has no deadline, by DefaultCallTimeout; one that does not arrive in
+// time is a timeout refusal.
 func dial(ctx context.Context, addr string) (*dbus.Conn, error) {
-	type result struct {
-		c   *dbus.Conn
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		c, err := dbus.Dial(addr)
-		if err == nil {
-			err = c.Auth(nil)
-			if err == nil {
-				err = c.Hello()
-			}
-			if err != nil {
-				c.Close()
-				c = nil
-			}
-		}
-		ch <- result{c, err}
-	}()
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, DefaultCallTimeout)
 		defer cancel()
 	}
-	select {
-	case r := <-ch:
-		return r.c, r.err
-	case <-ctx.Done():
-		go func() {
-			if r := <-ch; r.c != nil {
-				r.c.Close()
-			}
-		}()
+	c, err := busdial.Dial(ctx, addr)
+	if err != nil && ctx.Err() != nil {
 		return nil, target.Refuse(target.CodeTimeout, "connecting to %s timed out", addr).Wrap(ctx.Err())
 	}
+	return c, err
 }
 
 // withCallTimeout derives the context of one call: the caller's deadline or

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/vibespace/vibespace/internal/busdial"
 )
 
 // The portal's names on the session bus.
@@ -135,7 +137,7 @@ func Dial(ctx context.Context, busAddr string, o Options) (*Client, error) {
 		ctx, cancel = context.WithTimeout(ctx, o.CallTimeout)
 		defer cancel()
 	}
-	conn, err := dial(ctx, busAddr)
+	conn, err := busdial.Dial(ctx, busAddr)
 	if err != nil {
 		return nil, fmt.Errorf("portal: session bus: %w", err)
 	}
@@ -308,40 +310,4 @@ func (c *Client) learnOwner(ctx context.Context) error {
 // without the ':' and with '.' as '_'.
 func pathElement(unique string) string {
 	return strings.ReplaceAll(strings.TrimPrefix(unique, ":"), ".", "_")
-}
-
-// dial opens a private bus connection, authenticates and says Hello,
-// bounded by ctx: godbus's handshake takes no context, so it runs in a
-// goroutine and a connection that arrives after ctx is done is closed.
-func dial(ctx context.Context, addr string) (*dbus.Conn, error) {
-	type result struct {
-		c   *dbus.Conn
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		c, err := dbus.Dial(addr)
-		if err == nil {
-			err = c.Auth(nil)
-			if err == nil {
-				err = c.Hello()
-			}
-			if err != nil {
-				c.Close()
-				c = nil
-			}
-		}
-		ch <- result{c, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.c, r.err
-	case <-ctx.Done():
-		go func() {
-			if r := <-ch; r.c != nil {
-				r.c.Close()
-			}
-		}()
-		return nil, fmt.Errorf("connecting to %s: %w", addr, ctx.Err())
-	}
 }

@@ -394,7 +394,7 @@ func (w *Wayland) startBus(ctx context.Context) error {
 		return err
 	}
 	conf := filepath.Join(w.dir, "session-bus.conf")
-	if err := os.WriteFile(conf, []byte(fmt.Sprintf(waylandBusConfig, filepath.Join(w.run, "bus"), svcDir)), 0o600); err != nil {
+	if err := os.WriteFile(conf, []byte(xvfb.BusConfig(filepath.Join(w.run, "bus"), svcDir)), 0o600); err != nil {
 		return err
 	}
 	r, wr, err := os.Pipe()
@@ -426,22 +426,6 @@ func (w *Wayland) startBus(ctx context.Context) error {
 		return fmt.Errorf("testenv: dbus-daemon not ready: %w", ctx.Err())
 	}
 }
-
-const waylandBusConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <keep_umask/>
-  <listen>unix:path=%s</listen>
-  <auth>EXTERNAL</auth>
-  <servicedir>%s</servicedir>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-`
 
 // waylandServiceExec finds the Exec line of a system D-Bus service file.
 func waylandServiceExec(name string) (string, error) {

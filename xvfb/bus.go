@@ -12,9 +12,13 @@ import (
 	"github.com/godbus/dbus/v5"
 )
 
-// busConfig is the private session bus's configuration: the ordinary session
-// policy, but only the services in our own service directory can be
-// activated.
+// BusConfig is a private session bus's configuration (dbus-daemon
+// --config-file): the ordinary session policy, listening on the Unix
+// socket at socket, activating only the services in serviceDir (a
+// directory of its own, so nothing of the machine's is started behind its
+// back).
+func BusConfig(socket, serviceDir string) string { return fmt.Sprintf(busConfig, socket, serviceDir) }
+
 const busConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
 <busconfig>
@@ -58,7 +62,7 @@ func (d *Desktop) startBus(ctx context.Context) error {
 	}
 	conf := filepath.Join(d.Dir, "session-bus.conf")
 	sock := filepath.Join(d.RuntimeDir, "bus")
-	if err := os.WriteFile(conf, []byte(fmt.Sprintf(busConfig, sock, svcDir)), 0o600); err != nil {
+	if err := os.WriteFile(conf, []byte(BusConfig(sock, svcDir)), 0o600); err != nil {
 		return err
 	}
 	cmd := exec.Command(bin, "--config-file="+conf, "--nofork", "--nopidfile", "--print-address=3")

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vibespace/vibespace/xvfb"
 )
 
 // IntegrationEnv makes a missing program a failure rather than a skip.
@@ -42,25 +44,6 @@ func Need(t testing.TB, programs ...string) {
 	}
 	t.Skipf("SKIP: %s", msg)
 }
-
-// busConfig: the session policy, listening on one socket, activating only
-// from an empty service directory of its own (so no real portal or
-// permission store is ever started behind a test's back).
-const busConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <keep_umask/>
-  <listen>unix:path=%s</listen>
-  <auth>EXTERNAL</auth>
-  <servicedir>%s</servicedir>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-`
 
 // Bus is a private dbus-daemon.
 type Bus struct {
@@ -97,7 +80,7 @@ func StartBus(ctx context.Context, dir string) (*Bus, error) {
 	}
 	sock := filepath.Join(dir, "bus")
 	conf := filepath.Join(dir, "bus.conf")
-	if err := os.WriteFile(conf, fmt.Appendf(nil, busConfig, sock, svc), 0o600); err != nil {
+	if err := os.WriteFile(conf, []byte(xvfb.BusConfig(sock, svc)), 0o600); err != nil {
 		return nil, err
 	}
 	bin, err := exec.LookPath("dbus-daemon")
