@@ -147,6 +147,7 @@ type paneState struct {
 	CursorX  float64 `json:"cx"`
 	CursorY  float64 `json:"cy"`
 	AgentAct string  `json:"act"`
+	Title    string  `json:"title"`
 }
 
 func pane(t *testing.T, ctx context.Context, tab *cdp.Tab, id target.ID) paneState {
@@ -164,7 +165,7 @@ func pane(t *testing.T, ctx context.Context, tab *cdp.Tab, id target.ID) paneSta
 			viewers: q('.viewers').textContent, error: q('.error').textContent,
 			answer: p.lastAnswer ? (p.lastAnswer.code || 'ok') : '',
 			cursor: !c.hidden, cx: parseFloat(c.style.left) || 0, cy: parseFloat(c.style.top) || 0,
-			act: q('.agent-act').textContent};
+			act: q('.agent-act').textContent, title: q('.title').textContent};
 	})()`, string(id), string(id))
 	if err := tab.EvalInto(ctx, expr, &st); err != nil {
 		t.Fatalf("reading the page: %v", err)
