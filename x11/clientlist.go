@@ -2,6 +2,7 @@ package x11
 
 import (
 	"context"
+	"slices"
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/res"
@@ -17,8 +18,10 @@ import (
 // names (X-Resource), else its _NET_WM_PID. A window listed but destroyed
 // meanwhile is left out. When no manager publishes the list (the property
 // is absent), it answers TopLevels' mapped windows that are not
-// override-redirect, bottom first: what a manager would manage.
-func (d *Display) ClientList(ctx context.Context) ([]Window, error) {
+// override-redirect, bottom first: what a manager would manage. A window
+// skip answers true for (one the caller knows already) is neither read nor
+// answered; skip may be nil.
+func (d *Display) ClientList(ctx context.Context, skip func(WindowID) bool) ([]Window, error) {
 	prop, err := d.atom(ctx, "_NET_CLIENT_LIST")
 	if err != nil {
 		return nil, err
@@ -41,7 +44,10 @@ func (d *Display) ClientList(ctx context.Context) ([]Window, error) {
 		return nil, err
 	}
 	if ids == nil {
-		return d.managedTopLevels(ctx)
+		return d.managedTopLevels(ctx, skip)
+	}
+	if skip != nil {
+		ids = slices.DeleteFunc(ids, skip)
 	}
 	pids := map[uint32]int{}
 	if d.xres(ctx) == nil {
@@ -76,14 +82,14 @@ func (d *Display) ClientList(ctx context.Context) ([]Window, error) {
 
 // managedTopLevels is ClientList without a manager: TopLevels' mapped
 // windows that are not override-redirect, each read as Window reads it.
-func (d *Display) managedTopLevels(ctx context.Context) ([]Window, error) {
+func (d *Display) managedTopLevels(ctx context.Context, skip func(WindowID) bool) ([]Window, error) {
 	tops, err := d.TopLevels(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var out []Window
 	for _, t := range tops {
-		if !t.Mapped || t.OverrideRedirect {
+		if !t.Mapped || t.OverrideRedirect || skip != nil && skip(t.ID) {
 			continue
 		}
 		frame := t.Frame

@@ -43,7 +43,7 @@ func TestClientList(t *testing.T) {
 
 	// No manager: the root's mapped children, a frame's client in its
 	// place, bottom first.
-	got, err := x.ClientList(ctx)
+	got, err := x.ClientList(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestClientList(t *testing.T) {
 		xproto.AtomWindow, 32, uint32(len(list)), data).Check(); err != nil {
 		t.Fatal(err)
 	}
-	got, err = x.ClientList(ctx)
+	got, err = x.ClientList(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,5 +82,13 @@ func TestClientList(t *testing.T) {
 		if w.PID != os.Getpid() { // the test's connection made them (X-Resource)
 			t.Errorf("%v: PID %d, want %d", w.ID, w.PID, os.Getpid())
 		}
+	}
+	// A window the caller knows already is skipped.
+	got, err = x.ClientList(ctx, func(id x11.WindowID) bool { return id == x11.WindowID(b) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []x11.WindowID{x11.WindowID(hidden), x11.WindowID(a)}; !slices.Equal(ids(got), want) {
+		t.Fatalf("ClientList skipping %v = %v, want %v", x11.WindowID(b), ids(got), want)
 	}
 }

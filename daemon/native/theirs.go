@@ -199,13 +199,13 @@ func (d *desktop) Road() (string, string) {
 // belong to the window they pop from); bigger than 1×1, each with the
 // process that made it.
 func (d *desktop) Windows(ctx context.Context, known map[string]bool) ([]kind.Found, error) {
-	ws, err := d.x.ClientList(ctx)
+	ws, err := d.x.ClientList(ctx, func(id x11.WindowID) bool { return known[keyOf(id)] })
 	if err != nil {
 		return nil, err
 	}
 	var out []kind.Found
 	for _, xw := range ws {
-		if known[keyOf(xw.ID)] || xw.Geometry.Width <= 1 || xw.Geometry.Height <= 1 {
+		if xw.Geometry.Width <= 1 || xw.Geometry.Height <= 1 {
 			continue
 		}
 		w := d.window(xw.ID, xw.PID)
