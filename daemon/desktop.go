@@ -184,18 +184,31 @@ func (d *Daemon) desktopClose(c *call) Response {
 	}
 	var held []string
 	es := d.entries(func(e *entry) bool { return e.disp == disp })
-	now := d.cfg.Now().UTC()
 	for _, e := range es {
 		if l := d.leases.Get(e.id); l.Holder != "" {
 			held = append(held, fmt.Sprintf("%s by %s", e.id, l.Holder))
 		}
-		d.cancelFlight(e)
 	}
+	// One step: the display and its targets go, and the verbs in flight on
+	// them are cut, so none begins between the two.
+	now := d.cfg.Now().UTC()
 	d.mu.Lock()
+	if d.displays[disp.key()] != disp { // closed meanwhile by another desktop off
+		d.mu.Unlock()
+		return d.finish(c, Response{Did: "your desktop was not open to agents; nothing changed"}, nil)
+	}
 	delete(d.displays, disp.key())
-	for _, e := range es {
-		delete(d.targets, e.id)
-		d.desktopGone[e.id] = now
+	es = es[:0]
+	for id, e := range d.targets {
+		if e.disp != disp {
+			continue
+		}
+		es = append(es, e)
+		delete(d.targets, id)
+		d.desktopGone[id] = now
+		for _, cancel := range e.flight {
+			cancel()
+		}
 	}
 	d.desktopSet = desktopSetting{}
 	d.mu.Unlock()
@@ -265,35 +278,72 @@ func (d *Daemon) desktopGoneOr(handle string, err error) error {
 	return target.Refuse(target.CodeDesktopOff, "%s was a window of your desktop, which the operator closed to agents at %s (vibespace-window desktop on opens it again; its windows get new handles)", id, at.Format(time.RFC3339)).With("target", string(id))
 }
 
+// personQuiet is how long after the person's own touch nothing is injected
+// on their desktop, even into a window no agent held when they touched it.
+const personQuiet = 2 * time.Second
+
+// injects reports whether req's verb may inject input (keys or a point)
+// rather than act on a node alone.
+func injects(req Request) bool {
+	switch req.Verb {
+	case "key", "scroll":
+		return true
+	case "click":
+		return req.At != nil
+	case "type":
+		return true // without a ref, keys; with one, keys where the node takes focus
+	}
+	return false
+}
+
 // checkDesktopWindow refuses, before c takes the lease of a window of the
 // user's desktop, a point verb the operator has not granted for it.
 func (d *Daemon) checkDesktopWindow(c *call) error {
 	d.mu.Lock()
 	mine, granted := c.e.rec.Desktop, c.e.rec.Pixels
+	var touched time.Time
+	var lost, why string
+	if mine && c.e.disp != nil {
+		touched = c.e.disp.touchedAt
+		if c.e.disp.personLost {
+			lost, why = "lost", c.e.disp.personWhy
+		}
+	}
 	d.mu.Unlock()
 	if !mine {
 		return nil
 	}
-	if _, at, ok := modeVerb(c.req); ok && at && !granted {
-		return target.Refuse(target.CodeNoPixelsGrant, "%s is a window of your desktop: %s --at acts on a point, which needs the operator's pixels grant for this window (vibespace-window desktop pixels %s); acting on a node (@ref) needs none", c.e.id, c.req.Verb, c.e.id).
+	if injects(c.req) {
+		if lost != "" {
+			return target.Refuse(target.CodeNoInjectionBackend, "nothing is injected on your desktop while your own keyboard and pointer are not watched (%s): desktop off, then desktop on, watches them again; acting on nodes (@ref) is unchanged", why).With("target", string(c.e.id))
+		}
+		if since := d.cfg.Now().Sub(touched); !touched.IsZero() && since < personQuiet {
+			return target.Refuse(target.CodeUserActive, "the person used their own keyboard or pointer %v ago: nothing is injected on their desktop until they have been still for %v", since.Round(time.Millisecond), personQuiet).
+				With("target", string(c.e.id)).With("since", touched.UTC().Format(time.RFC3339Nano))
+		}
+	}
+	// A scroll without --at is a point too: at the window's centre.
+	if v, at, ok := modeVerb(c.req); ok && (at || v == target.VerbScroll) && !granted {
+		return target.Refuse(target.CodeNoPixelsGrant, "%s is a window of your desktop: %s acts on a point (--at, or a scroll's default: the window's centre), which needs the operator's pixels grant for this window (vibespace-window desktop pixels %s); acting on a node (@ref) needs none", c.e.id, c.req.Verb, c.e.id).
 			With("target", string(c.e.id)).With("by", string(target.RoadPoint))
 	}
 	return nil
 }
 
 // adoptDesktop makes a window found on the user's desktop a target,
-// nobody's, exposed to every session.
-func (d *Daemon) adoptDesktop(disp *display, f kind.Found) {
+// nobody's, exposed to every session; it reports whether it did (the
+// caller persists once for a scan).
+func (d *Daemon) adoptDesktop(disp *display, f kind.Found) bool {
 	d.mu.Lock()
 	for _, e := range d.targets {
 		if e.disp == disp && e.rec.Key == f.Info.Key {
 			d.mu.Unlock()
-			return
+			return false
 		}
 	}
 	if d.displays[disp.key()] != disp { // closed meanwhile
 		d.mu.Unlock()
-		return
+		return false
 	}
 	d.next++
 	rec := target.Target{
@@ -305,8 +355,8 @@ func (d *Daemon) adoptDesktop(disp *display, f kind.Found) {
 	e.info = f.Info
 	d.targets[rec.ID] = e
 	d.mu.Unlock()
-	d.persist()
 	d.cfg.Logger.Info("a window of the user's desktop is listed", "target", rec.ID, "pid", rec.PID, "title", rec.Title)
+	return true
 }
 
 // watchPerson starts noticing the person's own input on disp: each touch
@@ -316,7 +366,14 @@ func (d *Daemon) watchPerson(disp *display) {
 	if !ok {
 		return // its road says what it cannot observe (kind.Roader)
 	}
-	if err := w.WatchPerson(func(t kind.Touch) { d.touched(disp, t) }); err != nil {
+	lost := func(err error) {
+		d.mu.Lock()
+		disp.personWhy, disp.personLost = "the watch stopped: "+err.Error(), true
+		d.mu.Unlock()
+		d.cfg.Logger.Warn("the watch of the person's own input stopped; agents on their desktop are paused", "err", err)
+		d.pauseAll(disp, "the watch of your own keyboard and pointer stopped ("+err.Error()+")")
+	}
+	if err := w.WatchPerson(func(t kind.Touch) { d.touched(disp, t) }, lost); err != nil {
 		d.mu.Lock()
 		disp.personWhy = err.Error()
 		d.mu.Unlock()
@@ -360,15 +417,33 @@ func (d *Daemon) touched(disp *display, t kind.Touch) {
 	if t.Device != "" {
 		how += fmt.Sprintf(" on %q", t.Device)
 	}
+	d.mu.Lock()
+	disp.touchedAt = d.cfg.Now()
+	d.mu.Unlock()
+	d.pauseAll(disp, how)
+}
+
+// pauseAll pauses every agent holding a window of disp, the person
+// driving (how says why): their in-flight verbs are cut at once, the
+// state persisted once, each pause audited, what their input held
+// released.
+func (d *Daemon) pauseAll(disp *display, how string) {
+	var paused []*entry
 	for _, e := range d.entries(func(e *entry) bool { return e.disp == disp }) {
 		l, changed := d.leases.Touched(e.id, desktopUser, desktopSession, how)
 		if !changed {
 			continue
 		}
 		n := d.cancelFlight(e)
-		d.persist()
-		d.record(lease.Entry{Session: desktopSession, Target: e.id, Verb: "takeover", User: desktopUser, OK: true, Setting: "direct: " + how, Desktop: true})
+		paused = append(paused, e)
 		d.cfg.Logger.Info("the person's own input paused an agent", "target", e.id, "holder", l.Holder, "how", how, "cancelled", n)
+	}
+	if len(paused) == 0 {
+		return
+	}
+	d.persist()
+	for _, e := range paused {
+		d.record(lease.Entry{Session: desktopSession, Target: e.id, Verb: "takeover", User: desktopUser, OK: true, Setting: "direct: " + how, Desktop: true})
 		go d.releaseFor(context.Background(), e)
 	}
 }
@@ -423,16 +498,25 @@ func (d *Daemon) desktopDoctor(ctx context.Context, env *kind.DesktopEnv) []Chec
 	if p == nil {
 		return []Check{{Name: "your desktop", Detail: "no road to your desktop in this daemon"}}
 	}
-	var out []Check
+	out := []Check{{Name: "your desktop", OK: true, Detail: d.desktopWords()}}
 	if disp := d.desktopDisplay(); disp != nil {
-		out = append(out, Check{Name: "your desktop", OK: true, Detail: d.desktopWords()})
 		out = append(out, disp.d.Doctor(ctx)...)
 		return append(out, p.Doctor(ctx)...)
 	}
-	out = append(out, Check{Name: "your desktop", OK: true, Detail: d.desktopWords()})
 	if env == nil {
 		env = &kind.DesktopEnv{}
 	}
 	out = append(out, p.DoctorEnv(ctx, *env)...)
 	return append(out, p.Doctor(ctx)...)
+}
+
+// resumed ends, for a window of the user's desktop handed back, the quiet
+// time after the person's last touch (personQuiet): their handback is the
+// explicit act that resumes agents.
+func (d *Daemon) resumed(e *entry) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if e.rec.Desktop && e.disp != nil {
+		e.disp.touchedAt = time.Time{}
+	}
 }

@@ -164,8 +164,12 @@ func (d *Daemon) listDesktop(ctx context.Context, disp *display, l kind.Lister) 
 		}
 		return
 	}
+	added := false
 	for _, f := range found {
-		d.adoptDesktop(disp, f)
+		added = d.adoptDesktop(disp, f) || added
+	}
+	if added {
+		d.persist()
 	}
 }
 

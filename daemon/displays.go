@@ -56,8 +56,12 @@ type display struct {
 	idleSince time.Time
 	// personWhy (guarded by Daemon.mu) is why the person's own input is
 	// not observed on the user's desktop display ("" while it is, and on
-	// every other display).
-	personWhy string
+	// every other display); personLost is set when a watch that ran
+	// stopped (nothing is injected there from then on). touchedAt is the
+	// person's last touch of their own input there.
+	personWhy  string
+	personLost bool
+	touchedAt  time.Time
 }
 
 // starting is a per-session display being started: its provider's name

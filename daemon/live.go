@@ -138,6 +138,7 @@ func (d *Daemon) LiveFrames(ctx context.Context, id target.ID, o kind.FrameOptio
 	if _, err := d.refresh(ctx, e); err != nil {
 		return nil, err
 	}
+	ctx = kind.WithCaller(ctx, kind.Caller{Session: liveViewSession, Verb: "watch", Target: string(id)})
 	return e.t.Frames(ctx, o)
 }
 
@@ -151,6 +152,7 @@ func (d *Daemon) LiveLease(id target.ID) lease.Lease { return d.leases.Get(id) }
 // anything but a move or a release, as click --at does. A takeover never
 // waits for any of it.
 func (d *Daemon) LiveInput(ctx context.Context, id target.ID, user string, ev kind.Input) error {
+	ctx = kind.WithCaller(ctx, kind.Caller{Session: liveViewSession, Verb: "input (" + user + ")", Target: string(id)})
 	e, err := d.find(string(id))
 	if err != nil {
 		return err

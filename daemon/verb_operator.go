@@ -227,6 +227,7 @@ func (d *Daemon) handback(ctx context.Context, c *call) Response {
 	_, ok := d.leases.Handback(e.id)
 	did := "it was not taken over; nothing changed"
 	if ok {
+		d.resumed(e)
 		d.persist()
 		did = "handed back to the agents; its holder will be told once"
 		if user != l.User {

@@ -57,6 +57,18 @@ func listed(e *env, s, title string) wire.TargetInfo {
 	return wire.TargetInfo{}
 }
 
+// listedPID is the target of the list row of the window process pid made,
+// or the zero value.
+func listedPID(e *env, s string, pid int) wire.TargetInfo {
+	e.T.Helper()
+	for _, t := range e.Answer(s, "list").Targets {
+		if t.PID == pid {
+			return t
+		}
+	}
+	return wire.TargetInfo{}
+}
+
 // auditRows are the audit log's rows.
 func auditRows(t *testing.T, e *env) []map[string]any {
 	t.Helper()
@@ -82,10 +94,13 @@ func auditRows(t *testing.T, e *env) []map[string]any {
 // character, the setting kept across a restart, and off forgetting it all.
 func TestYourDesktop(t *testing.T) {
 	e := newEnv(t)
-	var app *testenv.Fixture
+	var app, second *testenv.Fixture
 	_, denv := personsDesktop(t, func(ctx context.Context, d *testenv.Desktop) {
 		var err error
-		if app, err = testenv.LaunchFixture(ctx, d); err != nil { // the person's own app
+		if app, err = testenv.LaunchFixture(ctx, d); err != nil { // the person's own apps
+			t.Fatal(err)
+		}
+		if second, err = testenv.LaunchFixture(ctx, d); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -93,7 +108,7 @@ func TestYourDesktop(t *testing.T) {
 	const title = "vibespace fixture"
 
 	// Off by default: nothing of the desktop is listed or addressable.
-	if got := listed(e, "s1", title); got.ID != "" {
+	if got := listedPID(e, "s1", app.Window.PID); got.ID != "" {
 		t.Fatalf("the person's window is listed before anyone opted in: %+v", got)
 	}
 	e.Refused("desktop_off", "s1", "open", "--display", "desktop", "xterm")
@@ -113,7 +128,7 @@ func TestYourDesktop(t *testing.T) {
 	if on.Code != 0 || !strings.Contains(on.Out, "is open to agents") || !strings.Contains(on.Out, "keyboard and pointer are watched") {
 		t.Fatalf("desktop on: exit %d\n%s%s", on.Code, on.Out, on.Errout)
 	}
-	win := listed(e, "s2", title)
+	win := listedPID(e, "s2", app.Window.PID)
 	if win.ID == "" || !win.Desktop || win.Origin != "" {
 		t.Fatalf("the person's window is not listed for another session, marked: %+v", win)
 	}
@@ -141,6 +156,7 @@ func TestYourDesktop(t *testing.T) {
 		t.Fatalf("no_pixels_grant does not say how to grant: %s", r.Errout)
 	}
 	e.Refused("no_pixels_grant", "s2", "scroll", id, "down", "--at", at)
+	e.Refused("no_pixels_grant", "s2", "scroll", id, "down") // at the window's centre: a point too
 	if evs, _ := app.Log.Events(); len(evs) > from {
 		t.Fatalf("a refused point verb reached the app: %v", evs[from:])
 	}
@@ -170,11 +186,21 @@ func TestYourDesktop(t *testing.T) {
 	typed := make(chan result, 1)
 	go func() { typed <- e.CLI("s2", "type", id, long) }()
 	wait(t, app.Log, from, "typing to begin", func(ev testenv.Event) bool { return ev.Type == "text" && ev.Widget == "notes" })
+	other := string(listedPID(e, "s3", second.Window.PID).ID)
+	if other == "" {
+		t.Fatal("the person's second window is not listed")
+	}
 	touched := time.Now()
 	if err := person.Key(ctx, 0xffe1); err != nil { // Shift_L
 		t.Fatal(err)
 	}
 	tr := <-typed
+	// Another agent cannot slip into the moment either: a window nobody
+	// held when the person touched their keyboard takes no keys for a
+	// while (personQuiet, 2 s; asked first thing after the touch).
+	if r := e.Refused("user_active", "s3", "key", other, "End"); !strings.Contains(r.Errout, "ago") {
+		t.Fatalf("a key into another desktop window right after the person's touch: %s", r.Errout)
+	}
 	t.Logf("the person's key to the agent's type answering user_active: %v", time.Since(touched).Round(time.Millisecond))
 	if tr.Code != 1 || !strings.Contains(tr.Errout, "[user_active]") || !strings.Contains(tr.Errout, "partial=true") {
 		t.Fatalf("the type in flight when the person pressed a key: exit %d\n%s%s", tr.Code, tr.Out, tr.Errout)
@@ -194,7 +220,7 @@ func TestYourDesktop(t *testing.T) {
 	if !strings.Contains(r.Errout, person.Name) {
 		t.Fatalf("user_active does not name the person's device: %s", r.Errout)
 	}
-	if got := listed(e, "s2", title); !strings.Contains(got.Lease, "own keyboard or pointer") {
+	if got := listedPID(e, "s2", app.Window.PID); !strings.Contains(got.Lease, "own keyboard or pointer") {
 		t.Fatalf("the lease does not say the person drives: %s", got.Lease)
 	}
 	e.Refused("window_paused", "s2", "handback", id, "--as", "you") // the paused agent cannot resume itself
@@ -206,7 +232,7 @@ func TestYourDesktop(t *testing.T) {
 	// The setting lasts across a restart of the daemon.
 	e.Stop()
 	e.StartServe()
-	if got := listed(e, "s3", title); got.ID != win.ID || !got.Desktop || !got.Pixels {
+	if got := listedPID(e, "s3", app.Window.PID); got.ID != win.ID || !got.Desktop || !got.Pixels {
 		t.Fatalf("after a restart the window is %+v; want %s, your desktop, pixels granted", got, id)
 	}
 
@@ -215,7 +241,7 @@ func TestYourDesktop(t *testing.T) {
 	if out := e.OK("operator", "desktop", "off"); !strings.Contains(out, "lease(s) closed ("+id+" by s2)") {
 		t.Fatalf("desktop off: %s", out)
 	}
-	if got := listed(e, "s2", title); got.ID != "" {
+	if got := listedPID(e, "s2", app.Window.PID); got.ID != "" {
 		t.Fatalf("listed after desktop off: %+v", got)
 	}
 	e.Refused("desktop_off", "s2", "snapshot", id)
@@ -505,7 +531,8 @@ func TestYourDesktopPortalToken(t *testing.T) {
 	var said []string
 	said = append(said, e.OK("s1", "key", id, "Return"))
 	tokenFile := filepath.Join(e.Home, "desktop-portal-token")
-	first, err := os.ReadFile(tokenFile)
+	firstRaw, err := os.ReadFile(tokenFile)
+	first := []byte(strings.TrimSpace(string(firstRaw)))
 	if err != nil || len(first) == 0 {
 		t.Fatalf("no restore token kept after a granted v2 session: %v", err)
 	}
@@ -523,8 +550,9 @@ func TestYourDesktopPortalToken(t *testing.T) {
 	if fake.Dialogs() != dialogs {
 		t.Fatal("a session started with the stored token still showed the dialog")
 	}
-	second, err := os.ReadFile(tokenFile)
-	if err != nil || string(second) == string(first) {
+	secondRaw, err := os.ReadFile(tokenFile)
+	second := []byte(strings.TrimSpace(string(secondRaw)))
+	if err != nil || len(second) == 0 || string(second) == string(first) {
 		t.Fatalf("the token kept is not the newest (single use): %v", err)
 	}
 	var rows []string

@@ -46,9 +46,11 @@ type Lister interface {
 type PersonWatcher interface {
 	// WatchPerson calls touched (from one goroutine, until the display
 	// closes) whenever the person uses a keyboard or pointer of theirs —
-	// never for input we injected. An error means their input cannot be
-	// observed on this display, and says why (for doctor and the answers).
-	WatchPerson(touched func(Touch)) error
+	// never for input we injected — and lost, once, if the watch stops
+	// before the display closes (its connection failed), saying why. An
+	// error means their input cannot be observed on this display, and
+	// says why (for doctor and the answers).
+	WatchPerson(touched func(Touch), lost func(error)) error
 }
 
 // Touch is one use of the person's own input.

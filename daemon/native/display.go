@@ -185,9 +185,14 @@ func parseKey(key string) (x11.WindowID, error) {
 	return x11.WindowID(n), nil
 }
 
-// alive reports whether pid runs (a zombie does not).
+// alive reports whether pid runs (a zombie does not). A process of
+// another user (a window of the person's desktop made by a root GUI) runs:
+// signalling it is refused, it is not gone.
 func alive(pid int) bool {
-	if pid <= 0 || syscall.Kill(pid, 0) != nil {
+	if pid <= 0 {
+		return false
+	}
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
 		return false
 	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -310,8 +315,10 @@ func (d *display) pixelsConn(ctx context.Context) (*x11.Display, error) {
 	return x, nil
 }
 
-// Close stops the desktop and everything on it (including applications an
-// earlier daemon launched: they carry the desktop's marker).
+// Close closes our connections and stops what its host started (on our
+// desktops: the desktop and every application on it, including those an
+// earlier daemon launched, which carry its marker; on the person's own
+// desktop: nothing).
 func (d *display) Close() error {
 	var errs []error
 	if d.bus != nil {

@@ -17,7 +17,7 @@ var _ kind.PersonWatcher = (*desktop)(nil)
 // WatchPerson watches the person's own keyboards and pointers on their X
 // server (XInput 2 raw events from every device but the XTEST ones our
 // injection goes through) until the display closes.
-func (d *desktop) WatchPerson(touched func(kind.Touch)) error {
+func (d *desktop) WatchPerson(touched func(kind.Touch), lost func(error)) error {
 	ctx, cancel := context.WithTimeout(context.Background(), personWatchBudget)
 	defer cancel()
 	h := d.host.(*theirs)
@@ -30,6 +30,19 @@ func (d *desktop) WatchPerson(touched func(kind.Touch)) error {
 	d.mu.Lock()
 	d.person = w
 	d.mu.Unlock()
+	go func() {
+		<-w.Done()
+		d.mu.Lock()
+		ours := d.person == w // not closed by Close
+		d.mu.Unlock()
+		if ours {
+			err := w.Err()
+			if err == nil {
+				err = fmt.Errorf("the watch of %s stopped", h.env.Display)
+			}
+			lost(err)
+		}
+	}()
 	return nil
 }
 

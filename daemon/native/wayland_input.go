@@ -113,9 +113,15 @@ func (r *portalRoad) chord(ctx context.Context, s *portal.Session, c target.Chor
 	return err
 }
 
+// focusEvery is how many characters typeText types between two checks that
+// its window still has the focus.
+const focusEvery = 16
+
 // typeText types text as keysyms, one press and release each; CR LF is one
-// Return. A cancelled ctx stops it between characters, holding nothing.
-func (r *portalRoad) typeText(ctx context.Context, s *portal.Session, text string) error {
+// Return. A cancelled ctx, or still failing (asked every focusEvery
+// characters: the window lost the focus), stops it between characters,
+// holding nothing.
+func (r *portalRoad) typeText(ctx context.Context, s *portal.Session, text string, still func() error) error {
 	syms := make([]int32, 0, len(text))
 	for i, ch := range text {
 		if ch == '\r' && i+1 < len(text) && text[i+1] == '\n' {
@@ -127,9 +133,15 @@ func (r *portalRoad) typeText(ctx context.Context, s *portal.Session, text strin
 		}
 		syms = append(syms, int32(sym))
 	}
-	for _, sym := range syms {
+	for i, sym := range syms {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if i%focusEvery == 0 {
+			if err := still(); err != nil {
+				r.releaseAll(ctx)
+				return err
+			}
 		}
 		if err := r.key(ctx, s, sym, true); err != nil {
 			r.releaseAll(ctx)

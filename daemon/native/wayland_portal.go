@@ -62,10 +62,10 @@ type portalRoad struct {
 
 	mu       sync.Mutex
 	sess     *portal.Session
-	declined time.Time // when the person declined the dialog (it stands)
+	declined time.Time                               // when the person declined the dialog (it stands)
 	heard    func(ctx context.Context, event string) // the core's ear for token events (kind.TokenWatcher)
-	starts   int       // sessions started, for doctor
-	held     held      // what our session holds pressed (wayland_input.go)
+	starts   int                                     // sessions started, for doctor
+	held     held                                    // what our session holds pressed (wayland_input.go)
 }
 
 // portalCallTimeout bounds each of our calls to the portal.

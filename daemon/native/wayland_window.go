@@ -149,7 +149,8 @@ func (w *wlWindow) focused(ctx context.Context) error {
 }
 
 // Key presses c in w, once it has the keyboard focus on the person's
-// desktop (focused).
+// desktop (focused): asked before the portal's dialog, and again after it
+// (the dialog took the focus, and the person may have moved it).
 func (w *wlWindow) Key(ctx context.Context, c target.Chord) error {
 	if err := w.focused(ctx); err != nil {
 		return err
@@ -158,11 +159,15 @@ func (w *wlWindow) Key(ctx context.Context, c target.Chord) error {
 	if err != nil {
 		return err
 	}
+	if err := w.focused(ctx); err != nil {
+		return err
+	}
 	return w.d.road.chord(ctx, s, c)
 }
 
-// Type types text as keysyms into w once it has the keyboard focus
-// (focused); a cancelled ctx stops between characters.
+// Type types text as keysyms into w while it has the keyboard focus
+// (focused: before and after the portal's dialog, and again every
+// focusEvery characters); a cancelled ctx stops between characters.
 func (w *wlWindow) Type(ctx context.Context, text string) error {
 	if err := w.focused(ctx); err != nil {
 		return err
@@ -171,7 +176,7 @@ func (w *wlWindow) Type(ctx context.Context, text string) error {
 	if err != nil {
 		return err
 	}
-	return w.d.road.typeText(ctx, s, text)
+	return w.d.road.typeText(ctx, s, text, func() error { return w.focused(ctx) })
 }
 
 // stream is the session's window stream for a point verb on w.

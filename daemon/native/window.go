@@ -54,7 +54,7 @@ func (w *window) Info(ctx context.Context) (kind.Info, error) {
 	if err != nil {
 		return kind.Info{}, err
 	}
-	if !alive(w.pid) {
+	if w.pid > 0 && !alive(w.pid) { // a window of no known process (a remote client's) lives as long as it does
 		return kind.Info{}, target.Refuse(target.CodeWindowGone, "its application (pid %d) has exited", w.pid)
 	}
 	if xw.PID == 0 {

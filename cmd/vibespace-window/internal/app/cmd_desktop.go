@@ -39,7 +39,9 @@ seen through XInput 2; an XTEST client such as xdotool looks like us), every age
 holding a window of your desktop is paused: its input in flight is cut, its verbs
 are refused user_active, and only handback win:N --as you resumes it. The setting
 lasts across daemon restarts until desktop off. Screenshots are taken only when an
-agent asks; nothing typed is ever logged.`,
+agent asks; nothing typed is ever logged. These words are cooperative, like
+sessions: any process of your user (an agent with a shell too) can run them; every
+change is audited with its session.`,
 		Usage:     "(operator) open your own desktop to agents, close it, or grant click --at on one of its windows",
 		ArgsUsage: "[status | on | off | pixels <handle> | no-pixels <handle>]",
 		Flags:     []cli.Flag{jsonFlag},
