@@ -13,6 +13,8 @@ import (
 
 	"github.com/godbus/dbus/v5"
 	"golang.org/x/sys/unix"
+
+	"github.com/vibespace/vibespace/internal/busdial"
 )
 
 // The frontend's names (upstream org.freedesktop.portal.*, version 2 of
@@ -179,38 +181,11 @@ func StartFake(ctx context.Context, addr string, o FakeOptions) (*Fake, error) {
 
 // connect opens a private connection bounded by ctx.
 func connect(ctx context.Context, addr string) (*dbus.Conn, error) {
-	type res struct {
-		c   *dbus.Conn
-		err error
+	c, err := busdial.Dial(ctx, addr)
+	if err != nil {
+		return nil, fmt.Errorf("portaltest: %w", err)
 	}
-	ch := make(chan res, 1)
-	go func() {
-		c, err := dbus.Dial(addr)
-		if err == nil {
-			if err = c.Auth(nil); err == nil {
-				err = c.Hello()
-			}
-			if err != nil {
-				c.Close()
-				c = nil
-			}
-		}
-		ch <- res{c, err}
-	}()
-	select {
-	case r := <-ch:
-		if r.err != nil {
-			return nil, fmt.Errorf("portaltest: connecting to %s: %w", addr, r.err)
-		}
-		return r.c, nil
-	case <-ctx.Done():
-		go func() {
-			if r := <-ch; r.c != nil {
-				r.c.Close()
-			}
-		}()
-		return nil, fmt.Errorf("portaltest: connecting to %s: %w", addr, ctx.Err())
-	}
+	return c, nil
 }
 
 func claim(conn *dbus.Conn, name string) error {
