@@ -138,8 +138,14 @@ func pair(v dbus.Variant) [2]int32 {
 	return out
 }
 
-// notify makes one Notify call if the session is live and granted need.
+// notify makes one Notify call, with no options, if the session is live
+// and granted need.
 func (s *Session) notify(ctx context.Context, need DeviceTypes, method string, args ...any) error {
+	return s.notifyWith(ctx, need, method, map[string]dbus.Variant{}, args...)
+}
+
+// notifyWith is notify with the call's options.
+func (s *Session) notifyWith(ctx context.Context, need DeviceTypes, method string, opts map[string]dbus.Variant, args ...any) error {
 	s.mu.Lock()
 	live, granted, why := s.live, s.devices, s.err
 	s.mu.Unlock()
@@ -154,7 +160,7 @@ func (s *Session) notify(ctx context.Context, need DeviceTypes, method string, a
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.c.opts.CallTimeout)
 	defer cancel()
-	all := append([]any{s.handle, map[string]dbus.Variant{}}, args...)
+	all := append([]any{s.handle, opts}, args...)
 	if err := s.c.conn.Object(BusName, ObjectPath).CallWithContext(cctx, IfaceRemote+"."+method, 0, all...).Err; err != nil {
 		return &StepError{method, err}
 	}
@@ -191,29 +197,11 @@ func (s *Session) PointerAxisDiscrete(ctx context.Context, axis uint32, steps in
 
 // PointerAxis is a smooth scroll by (dx, dy); finish ends a series.
 func (s *Session) PointerAxis(ctx context.Context, dx, dy float64, finish bool) error {
-	s.mu.Lock()
-	live, granted, why := s.live, s.devices, s.err
-	s.mu.Unlock()
-	const method = "NotifyPointerAxis"
-	if !live || granted&Pointer == 0 {
-		if why == nil && !live {
-			why = ErrClosed
-		}
-		if why == nil {
-			why = fmt.Errorf("the session has %s, not pointer", granted)
-		}
-		return &StepError{method, fmt.Errorf("%w: %w", ErrNotGranted, why)}
-	}
-	cctx, cancel := context.WithTimeout(ctx, s.c.opts.CallTimeout)
-	defer cancel()
 	opts := map[string]dbus.Variant{}
 	if finish {
 		opts["finish"] = dbus.MakeVariant(true)
 	}
-	if err := s.c.conn.Object(BusName, ObjectPath).CallWithContext(cctx, IfaceRemote+"."+method, 0, s.handle, opts, dx, dy).Err; err != nil {
-		return &StepError{method, err}
-	}
-	return nil
+	return s.notifyWith(ctx, Pointer, "NotifyPointerAxis", opts, dx, dy)
 }
 
 // KeyboardKeysym presses or releases an X keysym.

@@ -1,7 +1,6 @@
 package testenv
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -309,18 +308,7 @@ func (w *Wayland) LogTail(name string) string {
 		}
 	}
 	w.mu.Unlock()
-	if path == "" {
-		return "(no log)"
-	}
-	b, _ := os.ReadFile(path)
-	s := strings.TrimSpace(string(b))
-	if len(s) > 3000 {
-		s = "…" + s[len(s)-3000:]
-	}
-	if s == "" {
-		return "(empty)"
-	}
-	return s
+	return xvfb.TailFile(path, 3000)
 }
 
 // exited is a process of the stack that is no longer running, described
@@ -385,7 +373,7 @@ func (w *Wayland) poll(ctx context.Context, name, what string, ok func() bool) e
 // that each is ours to end by PID).
 func (w *Wayland) startBus(ctx context.Context) error {
 	svcDir := filepath.Join(w.dir, "dbus-services")
-	exe, err := waylandServiceExec("org.a11y.Bus")
+	exe, err := xvfb.ServiceExec("org.a11y.Bus")
 	if err != nil {
 		return err
 	}
@@ -408,39 +396,15 @@ func (w *Wayland) startBus(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ch := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(r).ReadString('\n')
-		ch <- strings.TrimSpace(line)
-	}()
-	select {
-	case addr := <-ch:
-		if addr == "" {
-			return fmt.Errorf("testenv: dbus-daemon printed no address; its log:\n%s", w.LogTail("dbus-daemon"))
-		}
-		w.bus = addr
-		return nil
-	case <-p.done:
-		return fmt.Errorf("testenv: dbus-daemon exited; its log:\n%s", w.LogTail("dbus-daemon"))
-	case <-ctx.Done():
+	addr, err := xvfb.ReadyLine(ctx, r, p.done)
+	switch {
+	case ctx.Err() != nil:
 		return fmt.Errorf("testenv: dbus-daemon not ready: %w", ctx.Err())
+	case err != nil:
+		return fmt.Errorf("testenv: dbus-daemon printed no address (it exited?); its log:\n%s", w.LogTail("dbus-daemon"))
 	}
-}
-
-// waylandServiceExec finds the Exec line of a system D-Bus service file.
-func waylandServiceExec(name string) (string, error) {
-	for _, dir := range []string{"/usr/share/dbus-1/services", "/usr/local/share/dbus-1/services"} {
-		b, err := os.ReadFile(filepath.Join(dir, name+".service"))
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(strings.TrimSpace(line), "Exec="); ok {
-				return v, nil
-			}
-		}
-	}
-	return "", fmt.Errorf("testenv: no D-Bus service file for %s (is at-spi2-core installed?)", name)
+	w.bus = addr
+	return nil
 }
 
 // startA11y activates the AT-SPI bus launcher through the session bus (as

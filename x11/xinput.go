@@ -378,14 +378,13 @@ func (w *InputWatch) shut() {
 // run turns raw events into Touches until the connection ends.
 func (w *InputWatch) run() {
 	defer close(w.done)
-	lastMotion := map[int]time.Time{}
 	for {
 		evs, err := w.q.take()
 		for _, e := range evs {
 			if w.closing.Load() {
 				break
 			}
-			w.handle(e, lastMotion)
+			w.handle(e)
 		}
 		if err != nil {
 			if !w.closing.Load() {
@@ -397,7 +396,8 @@ func (w *InputWatch) run() {
 	}
 }
 
-func (w *InputWatch) handle(e genEvent, lastMotion map[int]time.Time) {
+// handle reports e (motion is thinned already, as it was queued).
+func (w *InputWatch) handle(e genEvent) {
 	if e.evtype == xiHierarchyChanged {
 		// On an error the old list stays; the next change asks again,
 		// and a dead connection ends the watch through the reader.
@@ -427,12 +427,6 @@ func (w *InputWatch) handle(e genEvent, lastMotion map[int]time.Time) {
 	// copy is the one taken, so that a floating slave is seen too.
 	if ours && !w.reportOurs.Load() || known && (dev.use == xiMasterPointer || dev.use == xiMasterKeyboard) {
 		return
-	}
-	if what == "motion" {
-		if t, ok := lastMotion[e.sourceid]; ok && e.at.Sub(t) < motionEvery {
-			return
-		}
-		lastMotion[e.sourceid] = e.at
 	}
 	name := src.name
 	if name == "" {

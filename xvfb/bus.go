@@ -1,7 +1,6 @@
 package xvfb
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -51,7 +50,7 @@ func (d *Desktop) startBus(ctx context.Context) error {
 		return err
 	}
 	for _, name := range activatable {
-		exe, err := serviceExec(name)
+		exe, err := ServiceExec(name)
 		if err != nil {
 			return err
 		}
@@ -77,20 +76,14 @@ func (d *Desktop) startBus(ctx context.Context) error {
 		return err
 	}
 	w.Close()
-	ch := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(r).ReadString('\n')
-		ch <- strings.TrimSpace(line)
-	}()
-	select {
-	case addr := <-ch:
-		if addr == "" {
-			return fmt.Errorf("xvfb: dbus-daemon printed no address; its log: %s", d.logTail("dbus-daemon"))
-		}
-		d.BusAddress = addr
-	case <-ctx.Done():
+	addr, err := ReadyLine(ctx, r, nil)
+	switch {
+	case ctx.Err() != nil:
 		return fmt.Errorf("xvfb: dbus-daemon not ready: %w", ctx.Err())
+	case err != nil:
+		return fmt.Errorf("xvfb: dbus-daemon printed no address; its log: %s", d.logTail("dbus-daemon"))
 	}
+	d.BusAddress = addr
 	return nil
 }
 
@@ -103,14 +96,15 @@ func Missing() []string {
 			out = append(out, fmt.Sprintf("%s not found", b))
 		}
 	}
-	if _, err := serviceExec("org.a11y.Bus"); err != nil {
+	if _, err := ServiceExec("org.a11y.Bus"); err != nil {
 		out = append(out, err.Error())
 	}
 	return out
 }
 
-// serviceExec finds the Exec line of a system D-Bus service file.
-func serviceExec(name string) (string, error) {
+// ServiceExec finds the Exec line of a system D-Bus service file (the
+// program a bus activates for name).
+func ServiceExec(name string) (string, error) {
 	for _, dir := range systemServiceDirs {
 		b, err := os.ReadFile(filepath.Join(dir, name+".service"))
 		if err != nil {

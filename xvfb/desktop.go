@@ -190,13 +190,20 @@ func (d *Desktop) logTail(name string) string {
 		}
 	}
 	d.mu.Unlock()
+	return TailFile(path, 2000)
+}
+
+// TailFile is the end of the log file at path, at most max bytes, for a
+// failure message: "(no log)" when there is no path, "(empty)" when it
+// holds nothing.
+func TailFile(path string, max int) string {
 	if path == "" {
 		return "(no log)"
 	}
 	b, _ := os.ReadFile(path)
 	s := strings.TrimSpace(string(b))
-	if len(s) > 2000 {
-		s = "…" + s[len(s)-2000:]
+	if len(s) > max {
+		s = "…" + s[len(s)-max:]
 	}
 	if s == "" {
 		return "(empty)"

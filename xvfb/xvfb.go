@@ -1,13 +1,12 @@
 package xvfb
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
-	"strings"
 )
 
 // Server starts a desktop's X server in place of the plain Xvfb that Start
@@ -57,26 +56,15 @@ func (h Host) StartDisplayFD(ctx context.Context, cmd *exec.Cmd, name string) (d
 	}
 	w.Close() // the child has its copy; EOF on r now means the server died
 
-	type res struct {
-		line string
-		err  error
-	}
-	ch := make(chan res, 1)
-	go func() {
-		line, err := bufio.NewReader(r).ReadString('\n')
-		ch <- res{line, err}
-	}()
-	select {
-	case got := <-ch:
-		n, err := strconv.Atoi(strings.TrimSpace(got.line))
-		if err != nil {
-			return "", nil, fmt.Errorf("xvfb: %s did not report a display (%q, %v); its log: %s", name, got.line, got.err, h.d.logTail(name))
-		}
-		return ":" + strconv.Itoa(n), p.done, nil
-	case <-ctx.Done():
-		r.Close()
+	line, err := ReadyLine(ctx, r, nil)
+	if ctx.Err() != nil {
 		return "", nil, fmt.Errorf("xvfb: %s not ready: %w", name, ctx.Err())
 	}
+	n, perr := strconv.Atoi(line)
+	if err != nil || perr != nil {
+		return "", nil, fmt.Errorf("xvfb: %s did not report a display (%q, %v); its log: %s", name, line, errors.Join(err, perr), h.d.logTail(name))
+	}
+	return ":" + strconv.Itoa(n), p.done, nil
 }
 
 // LogTail is the end of the log of the desktop's latest process of name.

@@ -276,14 +276,20 @@ func (d *display) Doctor(ctx context.Context) []kind.Check {
 	} else {
 		out = append(out, kind.Check{Name: "MIT-SHM", Detail: "the server does not offer it: window grabs go through GetImage (slower)"})
 	}
-	if d.bus == nil {
-		out = append(out, kind.Check{Name: "AT-SPI", Detail: fmt.Sprintf("the accessibility bus did not answer: %v", d.busErr)})
-	} else if apps, err := d.bus.Applications(ctx); err != nil {
-		out = append(out, kind.Check{Name: "AT-SPI", Detail: "the registry did not answer: " + err.Error()})
-	} else {
-		out = append(out, kind.Check{Name: "AT-SPI", OK: true, Detail: fmt.Sprintf("bus %s, %d applications registered", d.host.a11yAddress(), len(apps))})
-	}
+	out = append(out, d.a11yCheck(ctx))
 	return append(out, d.switchCheck(ctx))
+}
+
+// a11yCheck is doctor's row of the display's accessibility bus.
+func (d *display) a11yCheck(ctx context.Context) kind.Check {
+	if d.bus == nil {
+		return kind.Check{Name: "AT-SPI", Detail: fmt.Sprintf("the accessibility bus did not answer: %v", d.busErr)}
+	}
+	apps, err := d.bus.Applications(ctx)
+	if err != nil {
+		return kind.Check{Name: "AT-SPI", Detail: "the registry did not answer: " + err.Error()}
+	}
+	return kind.Check{Name: "AT-SPI", OK: true, Detail: fmt.Sprintf("bus %s, %d applications registered", d.bus.Address(), len(apps))}
 }
 
 // Healthy checks that our X server and session bus answer, and on an Xpra

@@ -68,16 +68,7 @@ func connectWayland(ctx context.Context, env kind.DesktopEnv, o Options) (*wlDes
 	}
 	d := &wlDesktop{env: env, slots: map[string]x11.WindowID{}}
 	d.a11y = &display{host: &theirs{env: env}, walkTimeout: o.WalkTimeout, apps: nil, frames: map[x11.WindowID]atspi.Object{}, onBus: map[int]bool{}}
-	actx, cancel := context.WithTimeout(ctx, a11yAddressBudget)
-	addr, err := atspi.A11yAddress(actx, env.Bus, a11yAddressBudget)
-	if err == nil {
-		d.a11y.host.(*theirs).a11y = addr
-		d.a11y.bus, err = atspi.ConnectA11y(actx, addr, atspi.Options{})
-	}
-	cancel()
-	if err != nil {
-		d.a11y.busErr = err
-	}
+	d.a11y.host.(*theirs).a11y, d.a11y.bus, d.a11y.busErr = personsA11y(ctx, env.Bus)
 	d.road = dialPortal(ctx, env.Bus, o)
 	return d, nil
 }
@@ -179,20 +170,20 @@ func (d *wlDesktop) Windows(ctx context.Context, known map[string]bool) ([]kind.
 // portal's versions and what it offers, restore tokens, pixels.
 func (d *wlDesktop) Doctor(ctx context.Context) []kind.Check {
 	out := []kind.Check{{Name: "display", OK: true, Detail: fmt.Sprintf("your desktop %s (Wayland): the tree by AT-SPI on your session bus, input and pixels by the desktop portal, asked of you in its dialog on the first verb that needs them", d.Name())}}
-	out = append(out, a11yCheck(ctx, d.a11y))
+	out = append(out, d.a11y.a11yCheck(ctx))
 	return append(out, d.road.checks()...)
 }
 
-// a11yCheck is doctor's row of a display's accessibility bus.
-func a11yCheck(ctx context.Context, a *display) kind.Check {
-	if a.bus == nil {
-		return kind.Check{Name: "AT-SPI", Detail: fmt.Sprintf("the accessibility bus of your session did not answer: %v", a.busErr)}
+// personsA11y finds the person's accessibility bus through their session
+// bus and connects to it, bounded by a11yAddressBudget.
+func personsA11y(ctx context.Context, sessionBus string) (addr string, bus *atspi.Bus, err error) {
+	ctx, cancel := context.WithTimeout(ctx, a11yAddressBudget)
+	defer cancel()
+	if addr, err = atspi.A11yAddress(ctx, sessionBus, a11yAddressBudget); err != nil {
+		return "", nil, err
 	}
-	apps, err := a.bus.Applications(ctx)
-	if err != nil {
-		return kind.Check{Name: "AT-SPI", Detail: "the registry did not answer: " + err.Error()}
-	}
-	return kind.Check{Name: "AT-SPI", OK: true, Detail: fmt.Sprintf("bus %s, %d applications registered", a.bus.Address(), len(apps))}
+	bus, err = atspi.ConnectA11y(ctx, addr, atspi.Options{})
+	return addr, bus, err
 }
 
 // checks are doctor's rows of the portal road.
@@ -274,16 +265,11 @@ func doctorWayland(ctx context.Context, env kind.DesktopEnv, o Options) []kind.C
 	r := dialPortal(ctx, env.Bus, o)
 	defer r.close()
 	a := &display{}
-	actx, cancel := context.WithTimeout(ctx, a11yAddressBudget)
-	defer cancel()
-	if addr, err := atspi.A11yAddress(actx, env.Bus, a11yAddressBudget); err != nil {
-		a.busErr = err
-	} else if a.bus, err = atspi.ConnectA11y(actx, addr, atspi.Options{}); err != nil {
-		a.busErr = err
-	} else {
+	_, a.bus, a.busErr = personsA11y(ctx, env.Bus)
+	if a.bus != nil {
 		defer a.bus.Close()
 	}
-	out = append(out, a11yCheck(actx, a))
+	out = append(out, a.a11yCheck(ctx))
 	return append(out, r.checks()...)
 }
 

@@ -64,7 +64,6 @@ type portalRoad struct {
 	sess     *portal.Session
 	declined time.Time                               // when the person declined the dialog (it stands)
 	heard    func(ctx context.Context, event string) // the core's ear for token events (kind.TokenWatcher)
-	starts   int                                     // sessions started, for doctor
 	held     held                                    // what our session holds pressed (wayland_input.go)
 }
 
@@ -207,7 +206,6 @@ func (r *portalRoad) start(ctx context.Context) (*portal.Session, error) {
 	}
 	r.mu.Lock()
 	r.sess = s
-	r.starts++
 	r.mu.Unlock()
 	return s, nil
 }

@@ -7,7 +7,6 @@
 package portaltest
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -102,23 +101,17 @@ func StartBus(ctx context.Context, dir string) (*Bus, error) {
 	w.Close()
 	b := &Bus{Dir: dir, cmd: cmd, wait: make(chan error, 1)}
 	go func() { b.wait <- cmd.Wait() }()
-	ch := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(r).ReadString('\n')
-		ch <- strings.TrimSpace(line)
-	}()
-	select {
-	case addr := <-ch:
-		if addr == "" {
-			b.Close()
-			return nil, fmt.Errorf("portaltest: dbus-daemon printed no address")
-		}
-		b.Addr = addr
-		return b, nil
-	case <-ctx.Done():
+	addr, err := xvfb.ReadyLine(ctx, r, nil)
+	switch {
+	case ctx.Err() != nil:
 		b.Close()
 		return nil, fmt.Errorf("portaltest: dbus-daemon not ready: %w", ctx.Err())
+	case err != nil:
+		b.Close()
+		return nil, fmt.Errorf("portaltest: dbus-daemon printed no address")
 	}
+	b.Addr = addr
+	return b, nil
 }
 
 // Close kills the daemon by its PID and reaps it.
