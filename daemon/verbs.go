@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/lease"
@@ -50,6 +51,13 @@ type call struct {
 	road target.Road // the road taken, for the answer and the audit
 	done func()      // releases what reaching took (the browser's hold)
 	fact lease.Entry // what the verb adds to its audit row: user, force, replaced, with (verb_operator.go), mode
+
+	// What an acting verb learned, for its answer and its trace: when it
+	// began, the node it acted on (its role and name), and digests of what
+	// it observed of the target before and after it acted.
+	started       time.Time
+	acted         *target.NodeTraits
+	before, after string
 }
 
 // verbs is every verb the daemon answers. The shared verbs of both command
@@ -158,7 +166,7 @@ func (d *Daemon) Handle(ctx context.Context, req Request) Response {
 // ours or of a backend) becomes an internal answer to this caller only,
 // and the daemon keeps serving everyone else.
 func (d *Daemon) guarded(ctx context.Context, def verbDef, req Request) (resp Response) {
-	c := &call{req: req}
+	c := &call{req: req, started: d.cfg.Now()}
 	defer func() {
 		if c.done != nil {
 			c.done()

@@ -78,9 +78,14 @@ const (
 	CodeNoFocus             Code = "no_focus"              // the node cannot take focus (no Component, or not focusable)
 	CodeDeclined            Code = "declined"              // the application refused the change (its call answered false)
 	CodeNoFrame             Code = "no_frame"              // the window has no accessible frame (yet); its application is there
-	CodeNoBrowser           Code = "no_browser"            // this daemon has no browser backend (no Chromium)
-	CodeNoTab               Code = "no_tab"                // the session has no current tab in this profile: open <url> first
-	CodeBrowserLimit        Code = "browser_limit"         // the ceiling of browsers running at once is reached
+
+	// Observing and verifying (issue 15).
+	CodeNoProgress   Code = "no_progress"   // the same action on the same node saw no_visible_change too many times in a row: look again (snapshot) or do something else
+	CodeBudgetSpent  Code = "budget_spent"  // the session's step or wall-clock budget is spent: the operator raises it or resets it
+	CodeValueNotSet  Code = "value_not_set" // a form verb set a value that did not take: read back, the control holds something else
+	CodeNoBrowser    Code = "no_browser"    // this daemon has no browser backend (no Chromium)
+	CodeNoTab        Code = "no_tab"        // the session has no current tab in this profile: open <url> first
+	CodeBrowserLimit Code = "browser_limit" // the ceiling of browsers running at once is reached
 
 	// Xpra displays (xpra/).
 	CodeNoAttach Code = "no_attach" // the window's display has no client of its own a person can attach (only an xpra display has)

@@ -164,6 +164,10 @@ type Response struct {
 	Profiles    []ProfileInfo   `json:"profiles,omitempty"`    // profiles
 	Attachments []ProfileInfo   `json:"attachments,omitempty"` // attachments
 	Value       json.RawMessage `json:"value,omitempty"`       // eval: the result as JSON
+	// Effect is what an acting verb (click, type, fill, select, key,
+	// scroll) observed after it acted: a word of target's closed
+	// vocabulary and what changed.
+	Effect *target.Effect `json:"effect,omitempty"`
 }
 
 // ProfileInfo names a browser profile as an answer shows it:
