@@ -224,3 +224,15 @@ type Waiter interface {
 type PageReader interface {
 	Text(ctx context.Context) (string, error)
 }
+
+// Selector is a target whose choice controls (a page's <select>, a list
+// box, a combo box, a notebook's page tabs) are set to options by their
+// label, as a person picks them, and read back.
+type Selector interface {
+	// Select makes opts (labels, or a page option's value) exactly the
+	// chosen options of node n — one for a single choice — and answers
+	// the labels n holds chosen afterwards, read back from the control.
+	// An option n does not have is refused by code, naming the ones it
+	// has.
+	Select(ctx context.Context, n Node, opts []string) ([]string, error)
+}

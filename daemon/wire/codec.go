@@ -39,16 +39,7 @@ func appendRequest(b []byte, r *Request) []byte {
 		b = strconv.AppendInt(b, int64(r.By), 10)
 	}
 	b = appendStr(b, "with", r.With)
-	if len(r.Argv) > 0 {
-		b = append(b, `,"argv":[`...)
-		for i, a := range r.Argv {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, a)
-		}
-		b = append(b, ']')
-	}
+	b = appendStrings(b, "argv", r.Argv)
 	b = appendStr(b, "display", r.Display)
 	b = appendTrue(b, "interactive", r.Interactive)
 	b = appendTrue(b, "json", r.JSON)
@@ -57,6 +48,13 @@ func appendRequest(b []byte, r *Request) []byte {
 	b = appendStr(b, "mode", r.Mode)
 	b = appendTrue(b, "xpra", r.Xpra)
 	b = appendStr(b, "host", r.Host)
+	if r.Depth != 0 {
+		b = append(b, `,"depth":`...)
+		b = strconv.AppendInt(b, int64(r.Depth), 10)
+	}
+	b = appendTrue(b, "diff", r.Diff)
+	b = appendStrings(b, "values", r.Values)
+	b = appendTrue(b, "no_verify", r.NoVerify)
 	b = appendStr(b, "url", r.URL)
 	b = appendStr(b, "profile", r.Profile)
 	b = appendStr(b, "label", r.Label)
@@ -92,6 +90,23 @@ func appendStr(b []byte, key, s string) []byte {
 	b = append(b, key...)
 	b = append(b, '"', ':')
 	return appendString(b, s)
+}
+
+// appendStrings appends ,"key":["s",…] unless ss is empty (omitempty).
+func appendStrings(b []byte, key string, ss []string) []byte {
+	if len(ss) == 0 {
+		return b
+	}
+	b = append(b, ',', '"')
+	b = append(b, key...)
+	b = append(b, '"', ':', '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, s)
+	}
+	return append(b, ']')
 }
 
 // appendTrue appends ,"key":true when v (omitempty).
@@ -170,7 +185,7 @@ func decodeResponse(line []byte, resp *Response) error {
 
 // fastResponse decodes the answers the daemon writes: every key spelled as
 // its field's tag, each at most once, no null, integers as integers.
-// Facts, Snapshot, Bounds, Checks, PNG, Value and Capabilities are cut out
+// Facts, Snapshot, Effect, Bounds, Checks, PNG, Value and Capabilities are cut out
 // and handed to json.Unmarshal each. It reports false on anything else
 // (the caller then decodes the whole line with json.Unmarshal, which also
 // says what is wrong with a line that is not JSON).
@@ -218,6 +233,8 @@ func fastResponse(line []byte, r *Response) bool {
 			return d.reflect(&r.Facts)
 		case "snapshot":
 			return d.reflect(&r.Snapshot)
+		case "effect":
+			return d.reflect(&r.Effect)
 		case "png":
 			return d.reflect(&r.PNG)
 		case "bounds":

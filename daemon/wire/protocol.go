@@ -41,6 +41,12 @@ type Request struct {
 	Xpra        bool     `json:"xpra,omitempty"`  // watch --xpra: how a person attaches xpra's own client instead of the live view
 	Host        string   `json:"host,omitempty"`  // watch --xpra --ssh: how a remote person reaches this machine ("user@host")
 
+	// Observing and verifying (issue 15).
+	Depth    int      `json:"depth,omitempty"`     // snapshot --depth N: levels below the root (or the scope) kept; 0 all
+	Diff     bool     `json:"diff,omitempty"`      // snapshot --diff: what changed since this session's last snapshot of the target
+	Values   []string `json:"values,omitempty"`    // select @ref <option…>: the options to choose
+	NoVerify bool     `json:"no_verify,omitempty"` // an acting verb: do not watch for its effect (the answer's effect is unverifiable)
+
 	// The browser's words (vibespace-browser).
 	URL      string `json:"url,omitempty"`      // open <url>; wait --url
 	Profile  string `json:"profile,omitempty"`  // --profile <id|alias> or VIBESPACE_BROWSER: which attachment
