@@ -73,6 +73,7 @@ type Daemon struct {
 	// by desktop off (desktop.go). Guarded by mu.
 	desktopSet  desktopSetting
 	desktopGone map[target.ID]time.Time
+	tr          traceState // the trace (trace.go)
 
 	ln   net.Listener
 	wg   sync.WaitGroup

@@ -136,7 +136,8 @@ func BrowserVerbs() []string {
 }
 
 // forVerbs take Request.For: they act on another session's attachment set.
-var forVerbs = map[string]bool{"browser.use": true, "browser.detach": true, "browser.pin": true, "browser.attachments": true}
+var forVerbs = map[string]bool{"browser.use": true, "browser.detach": true, "browser.pin": true, "browser.attachments": true,
+	"trace": true, "browser.trace": true}
 
 // Handle answers one request. It never panics on bad input and always
 // answers within the verb timeout.
@@ -152,7 +153,7 @@ func (d *Daemon) Handle(ctx context.Context, req Request) Response {
 		return refusal(target.Refuse(target.CodeBadRequest, "a mode is a window's: only open, mode and new --backend desktop-app take one, not %s (a tab has no mode)", req.Verb))
 	}
 	if req.For != "" && !forVerbs[req.Verb] {
-		return refusal(target.Refuse(target.CodeBadRequest, "--for is the operator's word for another session's browser attachments: only use, detach, pin and attachments take it, not %s", req.Verb))
+		return refusal(target.Refuse(target.CodeBadRequest, "--for is the operator's word for another session's browser attachments or trace: only use, detach, pin, attachments and trace take it, not %s", req.Verb))
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.VerbTimeout)
 	defer cancel()
@@ -278,6 +279,7 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 		ent.Target = id
 	}
 	d.record(ent)
+	d.trace(c, resp, err)
 	return resp
 }
 

@@ -61,6 +61,11 @@ type Request struct {
 	Backend  string `json:"backend,omitempty"`  // new --backend: "desktop-app" (a real Chromium as a window, no DevTools); "" the CDP browser
 	Size     string `json:"size,omitempty"`     // new --size WxH: a desktop app's window size in pixels
 
+	// The trace (issue 15): trace --last N, the steps answered (0: the
+	// default); trace --pictures on|off is Action "pictures-on" /
+	// "pictures-off".
+	Last int `json:"last,omitempty"`
+
 	// Desktop names the caller's own desktop session, from its environment
 	// (desktop on, doctor): the user's desktop the operator opens to agents.
 	Desktop *DesktopEnv `json:"desktop,omitempty"`
@@ -174,6 +179,8 @@ type Response struct {
 	// scroll) observed after it acted: a word of target's closed
 	// vocabulary and what changed.
 	Effect *target.Effect `json:"effect,omitempty"`
+	// Trace is the trace verb's steps, oldest first (trace.go).
+	Trace []TraceStep `json:"trace,omitempty"`
 }
 
 // ProfileInfo names a browser profile as an answer shows it:
