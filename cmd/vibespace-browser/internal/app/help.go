@@ -78,6 +78,16 @@ SESSIONS, LEASES, TAKEOVER
    the tab never hands back nor replaces a takeover made from another session
    (the live view's), not even with --force.
 
+THE TRACE
+   vibespace-browser trace [--target tab:N] [--last N] [--json]
+   Your session's steps, one a line, oldest first (kept per session under the
+   state directory: the last 500, for 7 days, across restarts):
+   12:03:04.120 click tab:1 @e9 button "Save" by:tree → confirmed 42ms
+   A type or fill step says how many characters, never which. --for <session>
+   reads another session's (the operator's word, audited); trace --pictures
+   on|off (the operator's, audited) keeps the tab's picture after each acting
+   step. The live view lists a tab's recent steps beside its pane.
+
 ANSWERS AND EXIT CODES
    --json prints the daemon's answer as one JSON object. Exit 0: done. Exit 1:
    refused — stderr says "refused: <sentence> [<code>]" with a stable code

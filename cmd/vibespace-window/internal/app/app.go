@@ -162,6 +162,17 @@ YOUR DESKTOP (the user's own session; off until the operator opts in)
    Firefox is driven through its tree alone: no CDP, no automation flag. After
    desktop off, its old handles are refused desktop_off.
 
+THE TRACE
+   vibespace-window trace [--target win:N] [--last N] [--json]
+   Your session's steps, one a line, oldest first (kept per session under the
+   state directory: the last 500, for 7 days, across restarts):
+   12:03:04.120 click win:2 @e9 check box "Dark mode" by:tree → confirmed 42ms
+   A type step says how many characters, never which. --for <session> reads
+   another session's (the operator's word, audited); trace --pictures on|off (the
+   operator's, audited) keeps the target's picture after each acting step, never
+   of your desktop's windows without their pixels grant. The live view lists a
+   target's recent steps beside its pane.
+
 ANSWERS AND EXIT CODES
    Every answer names the target, its title, the lease state and the mode. --json prints the
    daemon's answer as one JSON object (before the command: vibespace-window --json

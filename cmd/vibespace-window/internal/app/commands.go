@@ -68,6 +68,7 @@ func commands(o Options) []*cli.Command {
 		desktopCommand(o),
 		statusCommand(o),
 		doctorCommand(o),
+		traceCommand(o),
 		daemoncall.ServeCommand(o),
 	}
 }
