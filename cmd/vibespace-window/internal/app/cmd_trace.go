@@ -38,4 +38,3 @@ effect. --json gives the whole steps, with digests of what each observed.
 		},
 	}
 }
-
