@@ -169,7 +169,9 @@ func (s *Store) Append(st wire.TraceStep) error {
 		for _, old := range ss.steps[:len(ss.steps)-s.lim.Steps] {
 			s.removePicture(old.Picture)
 		}
-		ss.steps = slices.Clone(ss.steps[len(ss.steps)-s.lim.Steps:])
+		// Not copied: the next append that outgrows the array copies
+		// only the steps kept.
+		ss.steps = ss.steps[len(ss.steps)-s.lim.Steps:]
 	}
 	var werr error
 	if ss.lines+1 >= 2*s.lim.Steps {
