@@ -137,7 +137,7 @@ func TestTraceNodeNamesNeverTheText(t *testing.T) {
 	e := td.entryOf(id)
 	now := td.cfg.Now()
 	td.trace(&call{req: Request{Verb: "click", Session: "a", Ref: "@e9"}, e: e, started: now,
-		acted: &target.NodeTraits{Role: "check box", Name: "Dark mode"}, before: "b1", after: "a1"},
+		acted: &target.NodeTraits{Role: "check box", Name: "Dark mode"}, before: "b1", after: "a1 hunter2 as text"},
 		Response{OK: true, By: target.RoadTree, Effect: &target.Effect{Word: target.EffectConfirmed, Seen: []string{"checked"}}}, nil)
 	td.trace(&call{req: Request{Verb: "browser.fill", Session: "a", Ref: "@e3", Text: "hunter2"}, e: e, started: now,
 		acted: &target.NodeTraits{Role: "combo box", Name: "hunter2"}},
@@ -148,7 +148,7 @@ func TestTraceNodeNamesNeverTheText(t *testing.T) {
 		t.Fatalf("steps: %+v", steps)
 	}
 	click, fill, key := steps[1], steps[2], steps[3]
-	if click.Role != "check box" || click.Name != "Dark mode" || click.Effect != target.EffectConfirmed || click.Before != "b1" || click.After != "a1" {
+	if click.Role != "check box" || click.Name != "Dark mode" || click.Effect != target.EffectConfirmed || click.Before != "b1" || click.After != digest("a1 hunter2 as text") {
 		t.Errorf("click step: %+v", click)
 	}
 	if want := `click ` + string(id) + ` @e9 check box "Dark mode" by:tree → confirmed `; !strings.Contains(click.Line(), want) {
