@@ -13,7 +13,7 @@ func traceCommand(o Options) *cli.Command {
 		Name:  "trace",
 		Usage: "your session's recent steps: verb, tab, node, road, effect, duration (never the text typed or filled)",
 		Description: `One line a step, oldest first:
-   12:03:04.120 click tab:1 @e9 button "Save" by:tree → confirmed 42ms
+   12:03:04.120 click tab:1 @e9 push button "Save" by:point → confirmed 42ms
 A type or fill step says how many characters it sent, never which; a refused
 step says its code ("→ refused stale_ref"); "→ -" is a step that reports no
 effect. --json gives the whole steps, with digests of what each observed.

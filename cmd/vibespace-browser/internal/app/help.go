@@ -82,7 +82,7 @@ THE TRACE
    vibespace-browser trace [--target tab:N] [--last N] [--json]
    Your session's steps, one a line, oldest first (kept per session under the
    state directory: the last 500, for 7 days, across restarts):
-   12:03:04.120 click tab:1 @e9 button "Save" by:tree → confirmed 42ms
+   12:03:04.120 click tab:1 @e9 push button "Save" by:point → confirmed 42ms
    A type or fill step says how many characters, never which. --for <session>
    reads another session's (the operator's word, audited); trace --pictures
    on|off (the operator's, audited) keeps the tab's picture after each acting
