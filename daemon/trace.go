@@ -46,11 +46,6 @@ const (
 // TraceStep is one step of a trace (wire.TraceStep).
 type TraceStep = wire.TraceStep
 
-func init() {
-	verbs["trace"] = verbDef{run: (*Daemon).traceVerb, check: checkTrace}
-	verbs["browser.trace"] = verbDef{run: (*Daemon).traceVerb, check: checkTrace}
-}
-
 // traceState is the daemon's trace store, opened on first use.
 type traceState struct {
 	once  sync.Once

@@ -85,6 +85,7 @@ var verbs = map[string]verbDef{
 	"scroll":     {run: (*Daemon).scroll, reach: reachHandle, check: checkScroll},
 	"mode":       {run: (*Daemon).setMode, reach: reachHandle, check: checkModeWord},
 	"desktop":    {run: (*Daemon).desktop, check: checkDesktop},
+	"trace":      {run: (*Daemon).traceVerb, check: checkTrace},
 
 	// vibespace-browser: the same verbs on the current tab…
 	"browser.snapshot":   {run: (*Daemon).snapshot, reach: reachTab},
@@ -112,6 +113,7 @@ var verbs = map[string]verbDef{
 	"browser.pin":         {run: (*Daemon).browserPin},
 	"browser.new-child":   {run: (*Daemon).browserNewChild},
 	"browser.status":      {run: (*Daemon).browserStatus},
+	"browser.trace":       {run: (*Daemon).traceVerb, check: checkTrace},
 }
 
 // Verbs lists the verbs the daemon answers, sorted.
