@@ -149,10 +149,13 @@ const setChoiceJS = `async function(want, point) {` + controlJS + `
   if (!ctl) return read();
   if (kind === 'listbox') {
     const o = opts[point];
-    if (!o) return read();
+    if (!o) return {missing: true};
     o.scrollIntoView({block: 'nearest', inline: 'nearest', behavior: 'instant'});
     const r = o.getBoundingClientRect();
-    return Object.assign(read(), {x: r.left + r.width / 2, y: r.top + r.height / 2});
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    const root = o.getRootNode();
+    const hit = (root.elementFromPoint ? root : document).elementFromPoint(x, y);
+    return {x, y, covered: !(hit && (hit === o || o.contains(hit))), label: label(o)};
   }
   let changed = false;
   opts.forEach((o, i) => { const s = want.includes(i); if (o.selected !== s) { o.selected = s; changed = true; } });
@@ -164,11 +167,13 @@ const setChoiceJS = `async function(want, point) {` + controlJS + `
   return read();
 }`
 
-// pointed is setChoiceJS's answer for an ARIA option: the control, and
-// the option's centre.
+// pointed is setChoiceJS's answer for an ARIA option: its centre.
 type pointed struct {
-	choiceControl
-	X, Y float64
+	X       float64 `json:"x"`
+	Y       float64 `json:"y"`
+	Missing bool    `json:"missing"` // the option went meanwhile
+	Covered bool    `json:"covered"` // something else is on top of its centre
+	Label   string  `json:"label"`
 }
 
 // Select makes opts exactly the chosen options of the choice control nr
@@ -200,6 +205,12 @@ func (t *Tab) Select(ctx context.Context, nr NodeRef, opts []string) ([]string, 
 			var p pointed
 			if err := t.call(ctx, n, setChoiceJS, &p, want, i); err != nil {
 				return nil, err
+			}
+			switch {
+			case p.Missing:
+				return nil, target.Refuse(target.CodeValueNotSet, "the options of %s changed while they were chosen; take a new snapshot", ref).With("ref", ref)
+			case p.Covered:
+				return nil, target.Refuse(target.CodeCovered, "option %q of %s is covered by another element at its centre", p.Label, ref).With("ref", ref).With("option", p.Label)
 			}
 			if err := t.ClickAt(ctx, Point{p.X, p.Y}); err != nil {
 				return nil, err
@@ -499,6 +510,9 @@ func (t *Tab) FillValue(ctx context.Context, nr NodeRef, text string) error {
 	}
 	if f.Gone {
 		return staleRef(ref)
+	}
+	if f.Tag == "select" {
+		return target.Refuse(target.CodeNotEditable, "%s is a <select>, not a text field: choose its options with select %s <option…>", ref, ref).With("ref", ref)
 	}
 	if _, picker := pickerFormats[f.Type]; picker && f.Tag == "input" {
 		switch {

@@ -110,7 +110,18 @@ const everyInputPage = `<!doctype html>
 <label for="locked">Locked</label> <select id="locked"><option>First</option><option>Second</option></select>
 <label for="notes">Notes</label> <textarea id="notes"></textarea>
 <label><input id="agree" type="checkbox"> I agree</label>
+<div role="listbox" aria-label="Size" id="size"><div role="option" aria-selected="false">Small</div><div role="option" aria-selected="true">Large</div></div>
+<div role="listbox" aria-label="Painted" id="painted"><div role="option" aria-selected="true">One</div><div role="option" aria-selected="false">Two</div></div>
 <script>
+// #size is a real list box: a person's click (trusted input) picks an
+// option, and the page posts it. #painted only looks like one.
+for (const o of document.querySelectorAll('#size [role=option]')) {
+  o.addEventListener('click', ev => {
+    if (!ev.isTrusted) return;
+    for (const p of document.querySelectorAll('#size [role=option]')) p.setAttribute('aria-selected', String(p === o));
+    fetch('/change', {method: 'POST', body: JSON.stringify({id: 'size', value: o.textContent})});
+  });
+}
 for (const el of document.querySelectorAll('input, select, textarea')) {
   el.addEventListener('change', () => {
     if (el.id === 'locked') el.selectedIndex = 0;
@@ -215,6 +226,18 @@ func TestSelect(t *testing.T) {
 		t.Errorf("value_not_set says not what it holds: %s", r.Message)
 	}
 
+	// A real ARIA list box: its option is clicked with real input, and
+	// its own script marks it; one that only looks like a list box is
+	// value_not_set, never "selected".
+	size, painted := ref(t, s, "list box", "Size"), ref(t, s, "list box", "Painted")
+	from = site.nposts()
+	resp = e.okJSON("s1", "select", size, "Small")
+	if json.Unmarshal(resp.Value, &held) != nil || !slices.Equal(held, []string{"Small"}) {
+		t.Errorf("select Small read back %s", resp.Value)
+	}
+	site.waitPost(t, from, "size", func(p formPost) bool { return p.Value == "Small" })
+	e.refusedJSON("value_not_set", "s1", "select", painted, "Two")
+
 	// A node that is no choice control.
 	e.refusedJSON("no_action", "s1", "select", fieldRef(t, s, "Text"), "x")
 }
@@ -278,6 +301,9 @@ func TestFillRefusesWhatDidNotTake(t *testing.T) {
 	}
 
 	e.refusedJSON("value_not_set", "s1", "fill", fieldRef(t, s, "Count"), "abc")
+	if r := e.refusedJSON("not_editable", "s1", "fill", ref(t, s, "combo box", "Fruit"), "Banana"); !strings.Contains(r.Message, "select") {
+		t.Errorf("fill on a <select> does not point to select: %s", r.Message)
+	}
 
 	// What does take still answers filled, read back.
 	e.OK("s1", "fill", fieldRef(t, s, "Text"), "hello")
