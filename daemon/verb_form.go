@@ -90,7 +90,8 @@ func (d *Daemon) selectOptions(ctx context.Context, c *call) Response {
 
 // selectedWords is select's answer: `selected "Green" in combo box
 // "Colour" @e12`; several: `selected "Ham", "Olives" in list box
-// "Toppings" @e36 (it holds exactly these)`.
+// "Toppings" @e36 (it holds exactly these)`; one in a list box, which may
+// take several: `(it holds only this)`.
 func selectedWords(held []string, ref string, tr target.NodeTraits) string {
 	q := make([]string, len(held))
 	for i, h := range held {
@@ -111,8 +112,12 @@ func selectedWords(held []string, ref string, tr target.NodeTraits) string {
 	if !tr.Has("Selection") && tr.Role != "" {
 		did = "selected " + what + " by its option " + in
 	}
-	if len(held) > 1 {
+	switch {
+	case len(held) > 1:
 		did += " (it holds exactly these)"
+	case len(held) == 1 && tr.Role == "list box":
+		// A list box may take several: say the pick replaced the others.
+		did += " (it holds only this)"
 	}
 	return did
 }

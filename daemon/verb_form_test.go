@@ -40,6 +40,9 @@ func TestSelectedWords(t *testing.T) {
 	if got := selectedWords([]string{"Ham", "Olives"}, "@e3", list); got != `selected "Ham", "Olives" in list box "Toppings" @e3 (it holds exactly these)` {
 		t.Error(got)
 	}
+	if got := selectedWords([]string{"Ham"}, "@e3", list); got != `selected "Ham" in list box "Toppings" @e3 (it holds only this)` {
+		t.Error(got)
+	}
 	option := target.NodeTraits{Role: "list item", Name: "Cherry"}
 	if got := selectedWords([]string{"Cherry"}, "@e9", option); got != `selected "Cherry" by its option list item "Cherry" @e9` {
 		t.Error(got)
