@@ -97,11 +97,11 @@ const everyInputPage = `<!doctype html>
 <html><head><title>Every input</title></head><body>
 <label for="text">Text</label> <input id="text">
 <label for="short">Short</label> <input id="short" maxlength="4">
-<label for="date">Date</label> <input id="date" type="date">
-<label for="time">Time</label> <input id="time" type="time">
-<label for="dtl">When</label> <input id="dtl" type="datetime-local">
-<label for="month">Month</label> <input id="month" type="month">
-<label for="week">Week</label> <input id="week" type="week">
+<label for="date">Birthday</label> <input id="date" type="date">
+<label for="time">Alarm</label> <input id="time" type="time">
+<label for="dtl">Meeting</label> <input id="dtl" type="datetime-local">
+<label for="month">Billing</label> <input id="month" type="month">
+<label for="week">Sprint</label> <input id="week" type="week">
 <label for="color">Colour</label> <input id="color" type="color">
 <label for="range">Volume</label> <input id="range" type="range" min="0" max="10" step="2" value="4">
 <label for="number">Count</label> <input id="number" type="number">
@@ -133,7 +133,8 @@ for (const el of document.querySelectorAll('input, select, textarea')) {
 </script></body></html>`
 
 // fieldRef is the ref of the control named name: not its label, whatever
-// role the page's tree gives it.
+// role the page's tree gives it. The page's names are chosen apart from
+// the parts a picker shows inside (Month, Day, Year, Hours…).
 func fieldRef(t testing.TB, s *target.Snapshot, name string) string {
 	t.Helper()
 	n := s.Root.Find(func(n *target.Node) bool {
@@ -248,11 +249,11 @@ func TestSelect(t *testing.T) {
 func TestFillSetsPickers(t *testing.T) {
 	e, site, s := openEvery(t)
 	for _, c := range []struct{ name, id, text, want string }{
-		{"Date", "date", "2026-12-02", "2026-12-02"},
-		{"Time", "time", "14:30", "14:30"},
-		{"When", "dtl", "2026-12-02T14:30", "2026-12-02T14:30"},
-		{"Month", "month", "2026-12", "2026-12"},
-		{"Week", "week", "2026-W49", "2026-W49"},
+		{"Birthday", "date", "2026-12-02", "2026-12-02"},
+		{"Alarm", "time", "14:30", "14:30"},
+		{"Meeting", "dtl", "2026-12-02T14:30", "2026-12-02T14:30"},
+		{"Billing", "month", "2026-12", "2026-12"},
+		{"Sprint", "week", "2026-W49", "2026-W49"},
 		{"Colour", "color", "#1E90FF", "#1e90ff"},
 		{"Volume", "range", "8", "8"},
 	} {
@@ -272,7 +273,7 @@ func TestFillSetsPickers(t *testing.T) {
 // a number field given letters. The page's DOM, read by eval, agrees.
 func TestFillRefusesWhatDidNotTake(t *testing.T) {
 	e, _, s := openEvery(t)
-	date := fieldRef(t, s, "Date")
+	date := fieldRef(t, s, "Birthday")
 	e.OK("s1", "fill", date, "2026-12-02")
 	r := e.refusedJSON("value_not_set", "s1", "fill", date, "2026-02-30")
 	if r.Facts["holds"] != "2026-12-02" || !strings.Contains(r.Message, "2026-12-02") {
