@@ -83,6 +83,7 @@ var verbs = map[string]verbDef{
 	"type":       {run: (*Daemon).typeText, reach: reachHandle, check: checkType},
 	"key":        {run: (*Daemon).key, reach: reachHandle, check: checkKey},
 	"scroll":     {run: (*Daemon).scroll, reach: reachHandle, check: checkScroll},
+	"select":     {run: (*Daemon).selectOptions, reach: reachHandle, check: checkSelect},
 	"mode":       {run: (*Daemon).setMode, reach: reachHandle, check: checkModeWord},
 	"desktop":    {run: (*Daemon).desktop, check: checkDesktop},
 	"trace":      {run: (*Daemon).traceVerb, check: checkTrace},
@@ -94,6 +95,7 @@ var verbs = map[string]verbDef{
 	"browser.type":       {run: (*Daemon).typeText, reach: reachTab, check: checkTypeKeys},
 	"browser.key":        {run: (*Daemon).key, reach: reachTab, check: checkKey},
 	"browser.scroll":     {run: (*Daemon).scroll, reach: reachTab, check: checkScroll},
+	"browser.select":     {run: (*Daemon).selectOptions, reach: reachTab, check: checkSelect},
 	// …and the browser's own words.
 	"browser.fill":        {run: (*Daemon).fill, reach: reachTab, check: checkFill},
 	"browser.get":         {run: (*Daemon).browserGet, reach: reachTab, check: checkGet},

@@ -24,6 +24,7 @@ func commands(o Options) []*cli.Command {
 		snapshotCommand(o),
 		clickCommand(o),
 		fillCommand(o),
+		selectCommand(o),
 		typeCommand(o),
 		keyCommand(o),
 		scrollCommand(o),

@@ -9,6 +9,7 @@ THE LOOP
    vibespace-browser open http://127.0.0.1:8080/    # → tab:<id>, your current tab
    vibespace-browser snapshot -i                    # the page's accessibility tree, with @refs
    vibespace-browser fill @e3 "ada@example.org"     # replace a field's value
+   vibespace-browser select @e12 "Green"            # choose options by label; read back
    vibespace-browser click @e7                      # act on a NODE (checked visible, enabled, not covered)
    vibespace-browser type @e3 " more"               # keys into a node (or, without a ref, the focused one)
    vibespace-browser key Enter                      # a chord: ctrl+a, shift+Tab, Enter

@@ -63,6 +63,7 @@ THE LOOP
    vibespace-window snapshot win:1 --interactive  # the accessibility tree, with @refs
    vibespace-window click win:1 @e12              # act on a NODE through its Action
    vibespace-window type win:1 @e7 "hello"        # text into a node (EditableText)
+   vibespace-window select win:1 @e9 "Green"      # choose options of a combo box / list
    vibespace-window key win:1 ctrl+s              # a chord, into the focused window
    vibespace-window screenshot win:1 --out w.png  # pixels, when the tree is not enough
    vibespace-window click win:1 --at 120,40       # a pixel of that screenshot

@@ -58,6 +58,7 @@ func commands(o Options) []*cli.Command {
 		screenshotCommand(o),
 		clickCommand(o),
 		typeCommand(o),
+		selectCommand(o),
 		keyCommand(o),
 		scrollCommand(o),
 		modeCommand(o),
