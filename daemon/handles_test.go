@@ -80,6 +80,22 @@ func TestTabHandlesShortNeverReused(t *testing.T) {
 		t.Fatalf("tab list text:\n%s", list.Text)
 	}
 
+	// The audit names each tab by its handle, a bare close too (before,
+	// a bare tab close named no target).
+	wantCode(t, td.call(t, Request{Verb: "browser.tab", Session: "a", Action: "close"}), "")
+	closes := auditRows(t, td, "browser.tab")
+	if len(closes) == 0 || closes[len(closes)-1].Target != want[len(want)-1] {
+		t.Fatalf("the last tab row of the audit: %+v, want %s closed", closes[len(closes)-1], want[len(want)-1])
+	}
+	for _, verb := range []string{"browser.open", "browser.tab"} {
+		for _, row := range auditRows(t, td, verb) {
+			if row.Target != "" && row.Target.TabNumber() == 0 { // tab list names none
+				t.Fatalf("an audit row of %s names %q", verb, row.Target)
+			}
+		}
+	}
+	open = open[:len(open)-1]
+
 	// A restart: the tabs die with the daemon, their numbers do not come
 	// back (the double's second browser names its tabs as the first did).
 	td.Close()
