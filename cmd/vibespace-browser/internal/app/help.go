@@ -40,7 +40,7 @@ PROFILES AND HANDLES
    default. A handle is never a filesystem path: a path is refused path_not_handle
    with the command that registers it. After your set changed (another session, or
    the operator), the next command is refused profile_changed once, naming what
-   was and what is; then commands run. Every answer's first line names the tab,
+   was and what is; then commands run. Every answer names on one line the tab,
    its lease and the profile it acted on: tab:3 "Sign up" · lease: yours ·
    profile: work (bp-3f9a1c02), default, 2 attachments (or "profile: own
    ephemeral"). A tab's handle is tab:N, never reused; --json also gives its CDP
