@@ -308,6 +308,8 @@ func (d *scan) target(t *TargetInfo) bool {
 			return d.bool(&t.Pixels)
 		case "browser":
 			return d.str(&t.Browser)
+		case "cdp_id":
+			return d.str(&t.CDPID)
 		}
 		return false
 	})

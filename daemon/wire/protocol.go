@@ -132,6 +132,10 @@ type TargetInfo struct {
 	// Chromium or Firefox, tier 3): driven through its tree alone, never
 	// CDP, never an automation flag; every line about it says so.
 	Browser string `json:"browser,omitempty"`
+	// CDPID is a tab's CDP target id, for programs that meet the tab over
+	// DevTools too ("" for a window). Its handle is ID (tab:N); a handle of
+	// the old form tab:<CDPID> still names it.
+	CDPID string `json:"cdp_id,omitempty"`
 }
 
 // ModeWords says the target's mode as answers print it: "auto → tree",

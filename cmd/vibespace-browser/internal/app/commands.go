@@ -75,7 +75,7 @@ func printText(r wire.Response, w io.Writer) error {
 	return nil
 }
 
-// tabID is a tab handle as the daemon names it: "tab:<id>". A handle of
+// tabID is a tab handle as the daemon names it: "tab:N" ("3" is tab:3). A handle of
 // another kind (win:N) is sent as it is, for the daemon to refuse by name.
 func tabID(s string) string {
 	if s == "" || strings.Contains(s, ":") {

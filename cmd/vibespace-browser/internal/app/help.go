@@ -6,7 +6,7 @@ storage and tabs, which no other session sees or reaches. Named profiles keep
 their cookies across runs.
 
 THE LOOP
-   vibespace-browser open http://127.0.0.1:8080/    # → tab:<id>, your current tab
+   vibespace-browser open http://127.0.0.1:8080/    # → tab:N, your current tab
    vibespace-browser snapshot -i                    # the page's accessibility tree, with @refs
    vibespace-browser fill @e3 "ada@example.org"     # replace a field's value
    vibespace-browser select @e12 "Green"            # choose options by label; read back
@@ -41,9 +41,11 @@ PROFILES AND HANDLES
    default. A handle is never a filesystem path: a path is refused path_not_handle
    with the command that registers it. After your set changed (another session, or
    the operator), the next command is refused profile_changed once, naming what
-   was and what is; then commands run. Every answer names the profile it acted on
-   ("profile: work (bp-3f9a1c02) · default · 2 attachments", or "profile: own
-   ephemeral context") and the tab.
+   was and what is; then commands run. Every answer names on one line the tab,
+   its lease and the profile it acted on: tab:3 "Sign up" · lease: yours ·
+   profile: work (bp-3f9a1c02), default, 2 attachments (or "profile: own
+   ephemeral"). A tab's handle is tab:N, never reused; --json also gives its CDP
+   target id (cdp_id), which is not a handle.
 
 A DESKTOP APP: A REAL CHROMIUM AS A WINDOW
    vibespace-browser new shop --backend desktop-app --url https://shop.example/ --size 1280x800
