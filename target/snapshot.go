@@ -491,8 +491,15 @@ func keptBelow(n *Node, hidden *int, headings bool) []*Node {
 			continue
 		}
 		heading := headings && c.Role == "heading" && c.Ref != "" && !offScreen(c)
-		if wanted || c.Unreadable != "" || heading || (unnamedAct && isLabel(c) && !offScreen(c)) || contextLine(c, below) {
+		if wanted || c.Unreadable != "" || heading || (unnamedAct && isLabel(c) && !offScreen(c)) {
 			cc := *c
+			cc.Children = below
+			kept = append(kept, &cc)
+			continue
+		}
+		if say := contextName(c, below); say != "" {
+			cc := *c
+			cc.Name = say
 			cc.Children = below
 			kept = append(kept, &cc)
 			continue
@@ -532,31 +539,55 @@ func rangeControl(n *Node) bool {
 	return false
 }
 
-// contextLine reports whether n, a table's row or cell or a list's item that
-// is not kept for itself, is kept as the line its kept descendants below
-// sit under: `push button "Delete"` inside `table row "Ada Lovelace"`. It
-// needs a name or text of its own, one that does not merely repeat its
-// only kept descendant's.
-func contextLine(n *Node, below []*Node) bool {
+// contextName is the name under which n — a table's row or cell or a
+// list's item that is not kept for itself — is kept as the line its kept
+// descendants sit under (`push button "Delete"` inside `table row "Ada
+// Lovelace"`), or "" when it is not. It is n's name or text; for a row
+// that has neither (a page's <tr>), the name of its first cell that is
+// not one of the kept nodes and does not merely repeat one. A cell that
+// only repeats its one kept descendant ("Delete" around its button) adds
+// nothing and is not kept.
+func contextName(n *Node, below []*Node) string {
 	if len(below) == 0 || offScreen(n) {
-		return false
+		return ""
 	}
 	switch n.Role {
 	case "table row", "row", "table cell", "cell", "grid cell", "list item", "tree item":
 	default:
+		return ""
+	}
+	repeats := func(s string) bool {
+		for _, k := range below {
+			if k.Name == s || k.Text == s {
+				return true
+			}
+		}
 		return false
 	}
 	say := n.Name
 	if say == "" {
 		say = n.Text
 	}
-	if say == "" {
-		return false
+	if say == "" && (n.Role == "table row" || n.Role == "row") {
+		for _, c := range n.Children {
+			if s := orText(c); s != "" && !c.Actionable() && !repeats(s) {
+				say = s
+				break
+			}
+		}
 	}
-	if len(below) == 1 && (below[0].Name == say || below[0].Text == say) {
-		return false
+	if say == "" || (len(below) == 1 && repeats(say)) {
+		return ""
 	}
-	return true
+	return say
+}
+
+// orText is a node's name, else its text.
+func orText(n *Node) string {
+	if n.Name != "" {
+		return n.Name
+	}
+	return n.Text
 }
 
 func isLabel(n *Node) bool {

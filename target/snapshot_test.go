@@ -279,6 +279,12 @@ func TestInteractiveKeepsTabsRangesAndRows(t *testing.T) {
 			{Key: "row2", Role: "table row", Name: "Alan Turing 1912", States: on, Children: []*Node{
 				{Key: "c3", Role: "table cell", Name: "Alan Turing", States: on},
 			}},
+			// A page's <tr> has no name: its first cell that is not the
+			// button's names it.
+			{Key: "row3", Role: "table row", States: on, Children: []*Node{
+				{Key: "c4", Role: "table cell", Name: "Grace Hopper", States: on},
+				{Key: "c5", Role: "table cell", Name: "Delete", States: on, Children: []*Node{btn("b2", "Delete")}},
+			}},
 		}},
 	}}
 	s := &Snapshot{Root: root, Census: root.Count()}
@@ -291,6 +297,8 @@ func TestInteractiveKeepsTabsRangesAndRows(t *testing.T) {
   progress bar @e7 =0.3 (0–1)
   table row "Ada Lovelace 1815 Delete" @e10
     push button "Delete" @e13 [click]
+  table row "Grace Hopper" @e16
+    push button "Delete" @e19 [click]
 `
 	if _, body, _ := strings.Cut(got, "\n"); body != want {
 		t.Errorf("interactive view:\n%s\nwant:\n%s", body, want)
