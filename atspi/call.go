@@ -42,6 +42,7 @@ const (
 	ifaceText         = "org.a11y.atspi.Text"
 	ifaceValue        = "org.a11y.atspi.Value"
 	ifaceSelection    = "org.a11y.atspi.Selection"
+	ifaceTable        = "org.a11y.atspi.Table"
 	ifaceProperties   = "org.freedesktop.DBus.Properties"
 
 	registryName = "org.a11y.atspi.Registry"

@@ -196,7 +196,7 @@ func (b *Bus) Select(ctx context.Context, o Object, opts []string) ([]string, er
 	if !n.Has("sensitive") {
 		return nil, describe(target.Refuse(target.CodeNotSensitive, "%s is disabled (not sensitive)", label(n)), o, n)
 	}
-	options, err := b.options(ctx, box)
+	options, table, err := b.options(ctx, box)
 	if err != nil {
 		return nil, err
 	}
@@ -218,13 +218,29 @@ func (b *Bus) Select(ctx context.Context, o Object, opts []string) ([]string, er
 			return nil, err
 		}
 	}
+	rows := map[int]int32{} // pick → its table row, where Table selected it
 	for _, i := range picks {
-		if err := b.SelectChild(ctx, box, options[i].index); err != nil {
+		err := b.SelectChild(ctx, box, options[i].index)
+		if target.CodeOf(err) == target.CodeDeclined && table {
+			var row int32
+			row, err = b.selectRow(ctx, box, options[i].index)
+			rows[i] = row
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
-	got, err := b.selectedNames(ctx, box, options)
-	if err != nil {
+	var got []string
+	if len(rows) > 0 {
+		got = []string{}
+		for _, i := range picks {
+			if ok, err := b.rowSelected(ctx, box, rows[i]); err != nil {
+				return nil, err
+			} else if ok {
+				got = append(got, options[i].name)
+			}
+		}
+	} else if got, err = b.selectedNames(ctx, box, options); err != nil {
 		return nil, err
 	}
 	for _, i := range picks {
@@ -238,67 +254,76 @@ func (b *Bus) Select(ctx context.Context, o Object, opts []string) ([]string, er
 
 // options are the children a Selection container counts: its own
 // children, or where a child is a menu or list (a GTK 3 combo box's
-// popup), that child's items, indexed among themselves.
-func (b *Bus) options(ctx context.Context, box Object) ([]option, error) {
-	kids, err := b.children(ctx, box)
+// popup), that child's items, indexed among themselves. They are read in
+// one walk two levels deep (every call in flight together). table says
+// whether the container is a table (its rows are selected through the
+// Table interface where Selection declines).
+func (b *Bus) options(ctx context.Context, box Object) (opts []option, table bool, err error) {
+	s, rn, err := b.walk(ctx, box, WalkOptions{Depth: 2, NoCache: true, TextMax: 100})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	nodes, err := b.nodes(ctx, kids)
-	if err != nil {
-		return nil, err
+	if rn.err != nil {
+		return nil, false, objRefusal(box, "reading the options", rn.err)
 	}
-	for k, c := range nodes {
-		if c != nil && (c.Role == "menu" || c.Role == "list") {
-			items, err := b.children(ctx, kids[k])
-			if err != nil {
-				return nil, err
-			}
-			in, err := b.nodes(ctx, items)
-			if err != nil {
-				return nil, err
-			}
-			return optionsOf(items, in), nil
+	kids := s.Root.Children
+	for _, c := range kids {
+		if c.Role == "menu" || c.Role == "list" {
+			kids = c.Children
+			break
 		}
 	}
-	return optionsOf(kids, nodes), nil
+	for i, n := range kids {
+		o, err := ParseKey(n.Key)
+		if err != nil || n.Unreadable != "" || n.Role == "separator" || n.Role == "table column header" {
+			continue
+		}
+		if name := orText(n); name != "" {
+			opts = append(opts, option{name: name, obj: o, index: i})
+		}
+	}
+	return opts, s.Root.Implements("Table"), nil
 }
 
-func optionsOf(objs []Object, nodes []*target.Node) []option {
-	var out []option
-	for i, n := range nodes {
-		if n == nil || n.Role == "separator" || n.Role == "table column header" {
-			continue
-		}
-		name := n.Name
-		if name == "" {
-			name = n.Text
-		}
-		if name == "" {
-			continue
-		}
-		out = append(out, option{name: name, obj: objs[i], index: i})
+// orText is a node's name, else its text.
+func orText(n *target.Node) string {
+	if n.Name != "" {
+		return n.Name
 	}
-	return out
+	return n.Text
 }
 
-// nodes reads each object's own fields (one shallow walk each, in turn;
-// a choice control has few options).
-func (b *Bus) nodes(ctx context.Context, objs []Object) ([]*target.Node, error) {
-	out := make([]*target.Node, len(objs))
-	for i, o := range objs {
-		if o.IsNull() {
-			continue
-		}
-		s, _, err := b.walk(ctx, o, WalkOptions{Depth: -1, NoCache: true, TextMax: 100})
-		if err != nil {
-			return nil, err
-		}
-		if s.Root.Unreadable == "" {
-			out[i] = s.Root
-		}
+// selectRow selects the table row of the container's child i (GTK 3's
+// tree view declines Selection.SelectChild when it has several columns,
+// and takes Table.AddRowSelection).
+func (b *Bus) selectRow(ctx context.Context, box Object, i int) (int32, error) {
+	cctx, cancel := withCallTimeout(ctx, b.opts.CallTimeout)
+	defer cancel()
+	rt := b.route(cctx, box.Name)
+	r := rt.call(cctx, box.Path, ifaceTable+".GetRowAtIndex", int32(i))
+	if r.err != nil {
+		return -1, objRefusal(box, "GetRowAtIndex", r.err)
 	}
-	return out, nil
+	row := r.body.i32()
+	ok, err := rt.call(cctx, box.Path, ifaceTable+".AddRowSelection", row).boolean()
+	if err != nil {
+		return -1, objRefusal(box, "AddRowSelection", err)
+	}
+	if !ok {
+		return -1, target.Refuse(target.CodeDeclined, "the application declined Table.AddRowSelection of row %d", row).With("object", box.Key())
+	}
+	return row, nil
+}
+
+// rowSelected reports whether a table's row is selected (Table.IsRowSelected).
+func (b *Bus) rowSelected(ctx context.Context, box Object, row int32) (bool, error) {
+	cctx, cancel := withCallTimeout(ctx, b.opts.CallTimeout)
+	defer cancel()
+	ok, err := b.route(cctx, box.Name).call(cctx, box.Path, ifaceTable+".IsRowSelected", row).boolean()
+	if err != nil {
+		return false, objRefusal(box, "IsRowSelected", err)
+	}
+	return ok, nil
 }
 
 // matchOption finds want among the options: exactly, then ignoring case
@@ -344,4 +369,23 @@ func quoteAll(s []string) string {
 		q[i] = strconvQuote(x)
 	}
 	return strings.Join(q, ", ")
+}
+
+// nodes reads each object's own fields (one shallow walk each, in turn:
+// a selection holds few children).
+func (b *Bus) nodes(ctx context.Context, objs []Object) ([]*target.Node, error) {
+	out := make([]*target.Node, len(objs))
+	for i, o := range objs {
+		if o.IsNull() {
+			continue
+		}
+		s, _, err := b.walk(ctx, o, WalkOptions{Depth: -1, NoCache: true, TextMax: 100})
+		if err != nil {
+			return nil, err
+		}
+		if s.Root.Unreadable == "" {
+			out[i] = s.Root
+		}
+	}
+	return out, nil
 }
