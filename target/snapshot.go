@@ -449,6 +449,7 @@ func isCheckable(n *Node) bool {
 // agent can act on: the root, every actionable node on screen (and every
 // control that declares Action with no action in it: emptyControl), every
 // page tab (a notebook's, clicked through its parent's Selection), every
+// list box or table with a Selection (the node select takes), every
 // slider, progress bar and spin button with its value, every unreadable
 // marker, the text that labels an unnamed actionable sibling (a label
 // next to an entry that has no name of its own), and a named table row,
@@ -484,7 +485,7 @@ func keptBelow(n *Node, hidden *int, headings bool) []*Node {
 	}
 	for _, c := range n.Children {
 		below := keptBelow(c, hidden, headings)
-		wanted := c.Actionable() || emptyControl(c) || rangeControl(c) || c.Role == "page tab"
+		wanted := c.Actionable() || emptyControl(c) || rangeControl(c) || c.Role == "page tab" || choiceList(c)
 		if wanted && offScreen(c) && c.Unreadable == "" {
 			*hidden++
 			kept = append(kept, below...)
@@ -521,6 +522,20 @@ func emptyControl(n *Node) bool {
 	switch n.Role {
 	case "push button", "toggle button", "check box", "radio button", "switch", "slider", "spin button",
 		"combo box", "page tab", "menu item", "check menu item", "radio menu item", "link":
+		return true
+	}
+	return false
+}
+
+// choiceList reports whether n is a list or table whose rows are chosen
+// through its Selection (select @ref takes it): kept as one line, so an
+// agent has its ref.
+func choiceList(n *Node) bool {
+	if !n.Implements("Selection") {
+		return false
+	}
+	switch n.Role {
+	case "list box", "list", "table", "tree table", "tree":
 		return true
 	}
 	return false

@@ -253,7 +253,8 @@ func TestGroupActionsAreNotClicks(t *testing.T) {
 }
 
 // The interactive view keeps a notebook's page tabs, the range controls
-// with their values, and a named table row as the context line of the
+// with their values, a list box with a Selection (what select takes), and
+// a named table row as the context line of the
 // button inside it — not a cell that only repeats its button, nor a row
 // with nothing kept inside.
 func TestInteractiveKeepsTabsRangesAndRows(t *testing.T) {
@@ -270,6 +271,9 @@ func TestInteractiveKeepsTabsRangesAndRows(t *testing.T) {
 			{Key: "s", Role: "slider", Name: "Volume", States: on, Interfaces: []string{"Value"}, Value: &Value{Current: 42, Max: 100}},
 			{Key: "p", Role: "progress bar", States: on, Interfaces: []string{"Value"}, Value: &Value{Current: 0.3, Max: 1}},
 			{Key: "sb", Role: "scroll bar", States: on, Interfaces: []string{"Value"}, Value: &Value{Max: 379}},
+		}},
+		{Key: "lb", Role: "list box", Name: "Rows", States: on, Interfaces: []string{"Selection"}, Children: []*Node{
+			{Key: "li", Role: "list item", Name: "Row 1", States: on},
 		}},
 		{Key: "tb", Role: "table", States: on, Children: []*Node{
 			{Key: "row1", Role: "table row", Name: "Ada Lovelace 1815 Delete", States: on, Children: []*Node{
@@ -295,10 +299,11 @@ func TestInteractiveKeepsTabsRangesAndRows(t *testing.T) {
   page tab "Second" @e4
   slider "Volume" @e6 =42 (0–100)
   progress bar @e7 =0.3 (0–1)
-  table row "Ada Lovelace 1815 Delete" @e10
-    push button "Delete" @e13 [click]
-  table row "Grace Hopper" @e16
-    push button "Delete" @e19 [click]
+  list box "Rows" @e9
+  table row "Ada Lovelace 1815 Delete" @e12
+    push button "Delete" @e15 [click]
+  table row "Grace Hopper" @e18
+    push button "Delete" @e21 [click]
 `
 	if _, body, _ := strings.Cut(got, "\n"); body != want {
 		t.Errorf("interactive view:\n%s\nwant:\n%s", body, want)

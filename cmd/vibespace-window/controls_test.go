@@ -15,7 +15,7 @@ import (
 
 // The interactive view of the fixture with its controls column shows the
 // entry and the slider by their labels' names, the slider and the progress
-// bar with their values, and the notebook's page tabs; a click on a page
+// bar with their values, the notebook's page tabs and the list box; a click on a page
 // tab (it has no Action) switches the page through the notebook's
 // Selection: the fixture logs it and the new page's content shows.
 func TestControlsInteractiveAndPageTab(t *testing.T) {
@@ -41,6 +41,7 @@ func TestControlsInteractiveAndPageTab(t *testing.T) {
 		`(?m)^  progress bar "Progress" @e\d+ .*=0\.3 \(0–1\)$`,
 		`(?m)^  page tab "First" @e\d+ .*selected`,
 		`(?m)^  page tab "Second" @e\d+ `,
+		`(?m)^  list box "Rows" @e\d+ `, // the node select takes
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("snapshot -i lacks %s:\n%s", re, out)
