@@ -217,7 +217,7 @@ func Capabilities(p Probe) []Capability {
 		verb Verb
 		why  string
 	}{
-		{VerbClickRef, "Action.DoAction where the node has an Action; no_action where it has none"},
+		{VerbClickRef, "Action.DoAction where the node has an Action; its parent's Selection.SelectChild where it has none but its parent selects it (a page tab); no_action otherwise"},
 		{VerbTypeRef, "EditableText, or focus and keys where the node takes focus and injection exists"},
 	} {
 		var c Capability
