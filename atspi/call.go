@@ -40,6 +40,9 @@ const (
 	ifaceComponent    = "org.a11y.atspi.Component"
 	ifaceEditableText = "org.a11y.atspi.EditableText"
 	ifaceText         = "org.a11y.atspi.Text"
+	ifaceValue        = "org.a11y.atspi.Value"
+	ifaceSelection    = "org.a11y.atspi.Selection"
+	ifaceTable        = "org.a11y.atspi.Table"
 	ifaceProperties   = "org.freedesktop.DBus.Properties"
 
 	registryName = "org.a11y.atspi.Registry"

@@ -44,6 +44,9 @@
 //	EditableText.SetTextContents                     Bus.SetText
 //	EditableText.InsertText                          Bus.InsertText
 //	Component.GrabFocus                              Bus.GrabFocus
+//	Accessible.GetRelationSet (LABELLED_BY)          Node.Name of an unnamed control (names.go)
+//	Properties.Get(Value, Current|Minimum|MaximumValue) Node.Value (drawn nodes only)
+//	Selection.SelectChild, ClearSelection, …         Bus.Select, Bus.Click (a page tab)
 //	(one object's own fields, fresh)                 Bus.Node
 //
 // Children are never placed by Accessible.GetIndexInParent: GTK3 answers
@@ -52,7 +55,10 @@
 // only for the objects the bridge holds; its child counts are not trusted,
 // so every node's children still come from GetChildren. The tests check that
 // the tree is the same with and without it, through the peer socket and
-// through the bus, and the same as pyatspi's.
+// through the bus, and the same as pyatspi's. ReadingOrder then reorders a
+// node's children by where they are drawn where the toolkit lists them
+// against the screen (a GTK 3 grid, last attached first); it never adds or
+// moves a node between parents.
 //
 // # Toolkits
 //

@@ -33,6 +33,10 @@ const (
 	qActions
 	qCharCount
 	qText
+	qRelations // GetRelationSet, of an unnamed node that matters (names.go)
+	qValue     // Value.CurrentValue
+	qValueMin  // Value.MinimumValue
+	qValueMax  // Value.MaximumValue
 	// The walk's own questions, of no node: Cache.GetItems, and the
 	// toolkit the application's root says it is built with.
 	qItems
@@ -41,14 +45,19 @@ const (
 	numQuestions
 )
 
-var questionNames = [numQuestions]string{"GetRole", "GetState", "GetInterfaces", "Name", "Description", "GetChildren", "GetExtents", "GetActions", "CharacterCount", "GetText", "GetItems", "ToolkitName", "Version"}
+var questionNames = [numQuestions]string{"GetRole", "GetState", "GetInterfaces", "Name", "Description", "GetChildren", "GetExtents", "GetActions", "CharacterCount", "GetText", "GetRelationSet", "CurrentValue", "MinimumValue", "MaximumValue", "GetItems", "ToolkitName", "Version"}
 
 // phaseOne is what an object not in the cache is asked first (and
 // GetChildren when the walk goes deeper); phaseTwo waits for all of it.
 var phaseOne = [...]question{qRole, qState, qInterfaces, qName, qDescription}
 
-// maxBatch is the most questions sent to a node at once.
-const maxBatch = len(phaseOne) + 1
+// maxBatch is the most questions sent to a node at once in phase one;
+// maxJob in any batch (phase two: children, extents, actions, character
+// count, relations and the three of Value).
+const (
+	maxBatch = len(phaseOne) + 1
+	maxJob   = 8
+)
 
 // send asks node n the questions qs in one batch.
 func (w *walker) send(n *wnode, qs ...question) {
@@ -80,6 +89,14 @@ func (w *walker) send(n *wnode, qs ...question) {
 			p.serial = n.rt.send(bt.deadline, path, ifaceProperties+".Get", w.ch, p, ifaceText, "CharacterCount")
 		case qText:
 			p.serial = n.rt.send(bt.deadline, path, ifaceText+".GetText", w.ch, p, int32(0), int32(min(n.n.TextLen, w.o.TextMax)))
+		case qRelations:
+			p.serial = n.rt.send(bt.deadline, path, ifaceAccessible+".GetRelationSet", w.ch, p)
+		case qValue:
+			p.serial = n.rt.send(bt.deadline, path, ifaceProperties+".Get", w.ch, p, ifaceValue, "CurrentValue")
+		case qValueMin:
+			p.serial = n.rt.send(bt.deadline, path, ifaceProperties+".Get", w.ch, p, ifaceValue, "MinimumValue")
+		case qValueMax:
+			p.serial = n.rt.send(bt.deadline, path, ifaceProperties+".Get", w.ch, p, ifaceValue, "MaximumValue")
 		}
 	}
 }
@@ -166,11 +183,29 @@ func (w *walker) answer(p *pend, r reply) {
 		acts := []string{}
 		b.array(8, func() {
 			b.align(8)
-			acts = append(acts, b.str())
+			name, desc := b.str(), b.str()
 			b.str()
-			b.str()
+			w.actionSeen(n, len(acts), name, desc)
+			acts = append(acts, name)
 		})
 		n.n.Actions = acts
+	case qRelations:
+		w.gotRelations(n, b)
+	case qValue, qValueMin, qValueMax:
+		f, ok := b.variant().(float64)
+		if ok && b.err == nil {
+			if n.n.Value == nil {
+				n.n.Value = &target.Value{}
+			}
+			switch p.q {
+			case qValue:
+				n.n.Value.Current = f
+			case qValueMin:
+				n.n.Value.Min = f
+			default:
+				n.n.Value.Max = f
+			}
+		}
 	case qCharCount:
 		cnt, _ := b.variant().(int32)
 		n.n.TextLen = int(cnt)
@@ -251,6 +286,10 @@ func (w *walker) phaseTwo(n *wnode) {
 		qs = append(qs, qChildren)
 	}
 	gtk4 := w.tkOf(n).gtk4()
+	drawn := n.n.Has("showing") || (gtk4 && n.depth > 0 && n.n.Has("visible"))
+	if drawn && n.n.Name == "" && mattersUnnamed(n.ifaces) {
+		qs = append(qs, qRelations)
+	}
 	for i, f := range n.ifaces {
 		n.n.Interfaces[i] = shortIface(f)
 		switch f {
@@ -265,6 +304,10 @@ func (w *walker) phaseTwo(n *wnode) {
 			}
 		case ifaceAction:
 			qs = append(qs, qActions)
+		case ifaceValue:
+			if drawn {
+				qs = append(qs, qValue, qValueMin, qValueMax)
+			}
 		case ifaceText:
 			if !w.o.NoText {
 				qs = append(qs, qCharCount)

@@ -76,7 +76,7 @@ func (o *WalkOptions) defaults() {
 	if o.InFlight <= 0 {
 		o.InFlight = DefaultInFlight
 	}
-	o.InFlight = max(o.InFlight, maxBatch)
+	o.InFlight = max(o.InFlight, maxBatch, maxJob)
 }
 
 // Walk reads the tree below root (root included) and returns it as a
@@ -136,6 +136,7 @@ func (b *Bus) walk(ctx context.Context, root Object, o WalkOptions) (*target.Sna
 		rt.uncork(false) // the loop's first round writes them
 	}
 	w.run()
+	w.names(rn)
 	w.finish(rn)
 	s := &target.Snapshot{Root: rn.n, Truncated: w.truncated}
 	s.Census = s.Root.Count()
@@ -164,10 +165,14 @@ type walker struct {
 	items     map[dbus.ObjectPath]*cacheItem // from Cache.GetItems of tkApp
 	itemsWait bool                           // nodes below the root wait for Cache.GetItems
 	tkApp     string
-	tk        toolkit  // of tkApp
-	tkLeft    int      // toolkit answers still to come
-	tkFailed  bool     // one of them did not come: ask again next walk
-	tkHeld    []*wnode // nodes waiting for the toolkit to start phase two
+	tk        toolkit           // of tkApp
+	tkLeft    int               // toolkit answers still to come
+	tkFailed  bool              // one of them did not come: ask again next walk
+	tkHeld    []*wnode          // nodes waiting for the toolkit to start phase two
+	labelled  []*wnode          // unnamed nodes that have LABELLED_BY targets
+	extras    []extra           // calls to make once the tree is read (names.go)
+	sentences []actionAt        // actions named by a sentence (names.go)
+	shortName map[string]string // an action's description → its short name
 }
 
 // wnode is a node being read.
@@ -180,6 +185,9 @@ type wnode struct {
 	left    int   // phase-one answers still to come
 	askKids bool  // GetChildren waits for phase two (a node from the cache)
 	ifaces  []string
+	// labelledBy are the objects that label it (LABELLED_BY), asked of
+	// an unnamed node that matters.
+	labelledBy []Object
 }
 
 // job is questions for one node waiting to be sent.

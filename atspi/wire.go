@@ -209,7 +209,7 @@ func (r *body) objRef() Object {
 }
 
 // variant reads v: its signature and, for the types AT-SPI properties use,
-// its value (string, int32, uint32, bool or Object); other values are
+// its value (string, int32, uint32, bool, float64 or Object); other values are
 // skipped and returned as nil.
 func (r *body) variant() any {
 	s := r.sig()
@@ -222,6 +222,14 @@ func (r *body) variant() any {
 		return r.u32()
 	case "b":
 		return r.u32() != 0
+	case "d":
+		r.align(8)
+		if !r.need(8) {
+			return nil
+		}
+		v := math.Float64frombits(r.order.Uint64(r.b[r.off:]))
+		r.off += 8
+		return v
 	case "(so)":
 		return r.objRef()
 	}

@@ -66,6 +66,11 @@ type NodeTraits struct {
 	Sensitive bool     `json:"sensitive"` // STATE_SENSITIVE (or ENABLED)
 	Editable  bool     `json:"editable"`  // STATE_EDITABLE
 	Focusable bool     `json:"focusable"` // STATE_FOCUSABLE
+	// InSelection is set when the node's parent implements Selection and
+	// counts the node among its children (a notebook's page tab, a list
+	// box's row): a node with no Action is clicked by its parent selecting
+	// it. The backend reads it only for nodes with no Action.
+	InSelection bool `json:"in_selection,omitempty"`
 }
 
 // Has reports whether the node implements interface name.
@@ -139,7 +144,15 @@ func Decide(verb Verb, p Probe, node *NodeTraits) Capability {
 		if node == nil {
 			return refuse(Refuse(CodeBadRef, "click @ref needs a node"))
 		}
-		if !node.Has("Action") || (node.Actions != nil && len(node.Actions) == 0) {
+		noAction := !node.Has("Action") || (node.Actions != nil && len(node.Actions) == 0)
+		if noAction && node.InSelection {
+			if !node.Sensitive {
+				return refuse(Refuse(CodeNotSensitive, "%s is not sensitive (disabled)", nodeWords(node)))
+			}
+			c.Road, c.Why = RoadTree, "Selection.SelectChild on its parent (it has no Action; its parent selects it, as a click on a page tab does)"
+			return c
+		}
+		if noAction {
 			return refuse(Refuse(CodeNoAction, "%s exposes no Action, so it cannot be clicked through the tree; a coordinate click (--at) is a separate, explicit choice", nodeWords(node)).
 				With("interfaces", strings.Join(node.Interfaces, ",")))
 		}
@@ -225,7 +238,7 @@ func Capabilities(p Probe) []Capability {
 		verb Verb
 		why  string
 	}{
-		{VerbClickRef, "Action.DoAction where the node has an Action; no_action where it has none"},
+		{VerbClickRef, "Action.DoAction where the node has an Action; its parent's Selection.SelectChild where it has none but its parent selects it (a page tab); no_action otherwise"},
 		{VerbTypeRef, "EditableText, or focus and keys where the node takes focus and injection exists"},
 	} {
 		var c Capability

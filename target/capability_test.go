@@ -31,6 +31,8 @@ func TestDecide(t *testing.T) {
 		{"click @ref with Action but no actions", VerbClickRef, full, &NodeTraits{Interfaces: []string{"Action"}, Actions: []string{}, Sensitive: true}, "", CodeNoAction},
 		{"click @ref insensitive", VerbClickRef, full, &NodeTraits{Interfaces: []string{"Action"}}, "", CodeNotSensitive},
 		{"click @ref without node", VerbClickRef, full, nil, "", CodeBadRef},
+		{"click @ref on a page tab: its parent's Selection", VerbClickRef, none, &NodeTraits{Role: "page tab", Name: "Second", Interfaces: []string{"Accessible", "Component"}, Sensitive: true, InSelection: true}, RoadTree, ""},
+		{"click @ref on a disabled page tab", VerbClickRef, full, &NodeTraits{Role: "page tab", Interfaces: []string{"Accessible"}, InSelection: true}, "", CodeNotSensitive},
 		{"type @ref EditableText", VerbTypeRef, full, entry, RoadTree, ""},
 		{"type @ref EditableText, no injection", VerbTypeRef, none, entry, RoadTree, ""},
 		{"type @ref insensitive", VerbTypeRef, full, disabled, "", CodeNotSensitive},

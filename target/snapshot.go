@@ -70,7 +70,10 @@ type Node struct {
 	// full length in characters, so a reader knows when Text is cut short.
 	Text    string `json:"text,omitempty"`
 	TextLen int    `json:"text_len,omitempty"`
-	Bounds  *Rect  `json:"bounds,omitempty"` // screen coordinates
+	// Value is a range control's value (a slider's, a progress bar's, a
+	// spin button's: AT-SPI's Value interface), nil when it has none.
+	Value  *Value `json:"value,omitempty"`
+	Bounds *Rect  `json:"bounds,omitempty"` // screen coordinates
 	// Unreadable, when set, says why this node's subtree could not be read
 	// (the application stopped answering, the walk's deadline passed…); the
 	// node's other fields are whatever was read before that.
@@ -80,6 +83,13 @@ type Node struct {
 	// path" for AT-SPI, a backendNodeId for CDP). Refs map to it. It is not
 	// shown to agents.
 	Key string `json:"-"`
+}
+
+// Value is where a range control stands between its bounds.
+type Value struct {
+	Current float64 `json:"current"`
+	Min     float64 `json:"min"`
+	Max     float64 `json:"max"`
 }
 
 // Rect is a rectangle in screen pixels.
@@ -342,6 +352,11 @@ func appendLine(b []byte, n *Node, depth int, compact bool) []byte {
 		}
 		b = append(b, ']')
 	}
+	v := n.Value
+	if v != nil && n.Text == "" {
+		b = append(b, " ="...)
+		b = strconv.AppendFloat(b, v.Current, 'f', -1, 64)
+	}
 	if n.Text != "" && n.Text != n.Name {
 		b = append(b, " ="...)
 		b = strconv.AppendQuote(b, n.Text)
@@ -349,6 +364,14 @@ func appendLine(b []byte, n *Node, depth int, compact bool) []byte {
 			b = append(b, "…+"...)
 			b = strconv.AppendInt(b, int64(n.TextLen-utf8.RuneCountInString(n.Text)), 10)
 		}
+	}
+	if v != nil && v.Max > v.Min {
+		// The bounds say what the value means: 42 of 0–100, 0.5 of 0–1.
+		b = append(b, " ("...)
+		b = strconv.AppendFloat(b, v.Min, 'f', -1, 64)
+		b = append(b, "–"...)
+		b = strconv.AppendFloat(b, v.Max, 'f', -1, 64)
+		b = append(b, ')')
 	}
 	if n.Unreadable != "" {
 		b = append(b, " !unreadable("...)
@@ -425,8 +448,12 @@ func isCheckable(n *Node) bool {
 // InteractiveView returns a copy of the snapshot that keeps only what an
 // agent can act on: the root, every actionable node on screen (and every
 // control that declares Action with no action in it: emptyControl), every
-// unreadable marker, and the text that labels an unnamed actionable sibling
-// (a label next to an entry that has no name of its own); a Compact
+// page tab (a notebook's, clicked through its parent's Selection), every
+// list box or table with a Selection (the node select takes), every
+// slider, progress bar and spin button with its value, every unreadable
+// marker, the text that labels an unnamed actionable sibling (a label
+// next to an entry that has no name of its own), and a named table row,
+// cell or list item with kept nodes inside it, as their context; a Compact
 // snapshot's view also keeps every heading on screen that has a ref. A node with
 // states but without "showing" (a closed menu's item) is left out and
 // counted in Hidden. Nodes in between are dropped and their kept
@@ -458,7 +485,7 @@ func keptBelow(n *Node, hidden *int, headings bool) []*Node {
 	}
 	for _, c := range n.Children {
 		below := keptBelow(c, hidden, headings)
-		wanted := c.Actionable() || emptyControl(c)
+		wanted := c.Actionable() || emptyControl(c) || rangeControl(c) || c.Role == "page tab" || choiceList(c)
 		if wanted && offScreen(c) && c.Unreadable == "" {
 			*hidden++
 			kept = append(kept, below...)
@@ -467,6 +494,13 @@ func keptBelow(n *Node, hidden *int, headings bool) []*Node {
 		heading := headings && c.Role == "heading" && c.Ref != "" && !offScreen(c)
 		if wanted || c.Unreadable != "" || heading || (unnamedAct && isLabel(c) && !offScreen(c)) {
 			cc := *c
+			cc.Children = below
+			kept = append(kept, &cc)
+			continue
+		}
+		if say := contextName(c, below); say != "" {
+			cc := *c
+			cc.Name = say
 			cc.Children = below
 			kept = append(kept, &cc)
 			continue
@@ -491,6 +525,84 @@ func emptyControl(n *Node) bool {
 		return true
 	}
 	return false
+}
+
+// choiceList reports whether n is a list or table whose rows are chosen
+// through its Selection (select @ref takes it): kept as one line, so an
+// agent has its ref.
+func choiceList(n *Node) bool {
+	if !n.Implements("Selection") {
+		return false
+	}
+	switch n.Role {
+	case "list box", "list", "table", "tree table", "tree":
+		return true
+	}
+	return false
+}
+
+// rangeControl reports whether n is a control whose value is a range an
+// agent reads or sets (a slider, a progress bar, a spin button).
+func rangeControl(n *Node) bool {
+	if n.Value == nil {
+		return false
+	}
+	switch n.Role {
+	case "slider", "progress bar", "spin button":
+		return true
+	}
+	return false
+}
+
+// contextName is the name under which n — a table's row or cell or a
+// list's item that is not kept for itself — is kept as the line its kept
+// descendants sit under (`push button "Delete"` inside `table row "Ada
+// Lovelace"`), or "" when it is not. It is n's name or text; for a row
+// that has neither (a page's <tr>), the name of its first cell that is
+// not one of the kept nodes and does not merely repeat one. A cell that
+// only repeats its one kept descendant ("Delete" around its button) adds
+// nothing and is not kept.
+func contextName(n *Node, below []*Node) string {
+	if len(below) == 0 || offScreen(n) {
+		return ""
+	}
+	switch n.Role {
+	case "table row", "row", "table cell", "cell", "grid cell", "list item", "tree item":
+	default:
+		return ""
+	}
+	repeats := func(s string) bool {
+		for _, k := range below {
+			if k.Name == s || k.Text == s {
+				return true
+			}
+		}
+		return false
+	}
+	say := n.Name
+	if say == "" {
+		say = n.Text
+	}
+	if say == "" && (n.Role == "table row" || n.Role == "row") {
+		for _, c := range n.Children {
+			if s := orText(c); s != "" && !c.Actionable() && !repeats(s) {
+				say = s
+				break
+			}
+		}
+	}
+	if say == "" || (len(below) == 1 && repeats(say)) {
+		return ""
+	}
+	return say
+}
+
+// orText is a node's name, else its text.
+func orText(n *Node) string {
+	if n.Name != "" {
+		return n.Name
+	}
+	return n.Text
 }
 
 func isLabel(n *Node) bool {

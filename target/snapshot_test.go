@@ -251,3 +251,73 @@ func TestGroupActionsAreNotClicks(t *testing.T) {
 		t.Errorf("interactive nodes %s, want frame,push button,check box", got)
 	}
 }
+
+// The interactive view keeps a notebook's page tabs, the range controls
+// with their values, a list box with a Selection (what select takes), and
+// a named table row as the context line of the
+// button inside it — not a cell that only repeats its button, nor a row
+// with nothing kept inside.
+func TestInteractiveKeepsTabsRangesAndRows(t *testing.T) {
+	on := []string{"sensitive", "showing"}
+	btn := func(key, name string) *Node {
+		return &Node{Key: key, Role: "push button", Name: name, States: on, Interfaces: []string{"Action"}, Actions: []string{"click"}}
+	}
+	root := &Node{Key: "r", Role: "frame", Name: "w", States: on, Children: []*Node{
+		{Key: "tl", Role: "page tab list", States: on, Interfaces: []string{"Selection"}, Children: []*Node{
+			{Key: "t1", Role: "page tab", Name: "First", States: append([]string{"selected"}, on...)},
+			{Key: "t2", Role: "page tab", Name: "Second", States: on},
+		}},
+		{Key: "f", Role: "filler", States: on, Children: []*Node{
+			{Key: "s", Role: "slider", Name: "Volume", States: on, Interfaces: []string{"Value"}, Value: &Value{Current: 42, Max: 100}},
+			{Key: "p", Role: "progress bar", States: on, Interfaces: []string{"Value"}, Value: &Value{Current: 0.3, Max: 1}},
+			{Key: "sb", Role: "scroll bar", States: on, Interfaces: []string{"Value"}, Value: &Value{Max: 379}},
+		}},
+		{Key: "lb", Role: "list box", Name: "Rows", States: on, Interfaces: []string{"Selection"}, Children: []*Node{
+			{Key: "li", Role: "list item", Name: "Row 1", States: on},
+		}},
+		{Key: "tb", Role: "table", States: on, Children: []*Node{
+			{Key: "row1", Role: "table row", Name: "Ada Lovelace 1815 Delete", States: on, Children: []*Node{
+				{Key: "c1", Role: "table cell", Name: "Ada Lovelace", States: on},
+				{Key: "c2", Role: "table cell", Name: "Delete", States: on, Children: []*Node{btn("b1", "Delete")}},
+			}},
+			{Key: "row2", Role: "table row", Name: "Alan Turing 1912", States: on, Children: []*Node{
+				{Key: "c3", Role: "table cell", Name: "Alan Turing", States: on},
+			}},
+			// A page's <tr> has no name: its first cell that is not the
+			// button's names it.
+			{Key: "row3", Role: "table row", States: on, Children: []*Node{
+				{Key: "c4", Role: "table cell", Name: "Grace Hopper", States: on},
+				{Key: "c5", Role: "table cell", Name: "Delete", States: on, Children: []*Node{btn("b2", "Delete")}},
+			}},
+		}},
+	}}
+	s := &Snapshot{Root: root, Census: root.Count()}
+	NewRefTable().Assign(s)
+	got := s.InteractiveView().Text()
+	want := `frame "w" @e1
+  page tab "First" @e3 selected
+  page tab "Second" @e4
+  slider "Volume" @e6 =42 (0–100)
+  progress bar @e7 =0.3 (0–1)
+  list box "Rows" @e9
+  table row "Ada Lovelace 1815 Delete" @e12
+    push button "Delete" @e15 [click]
+  table row "Grace Hopper" @e18
+    push button "Delete" @e21 [click]
+`
+	if _, body, _ := strings.Cut(got, "\n"); body != want {
+		t.Errorf("interactive view:\n%s\nwant:\n%s", body, want)
+	}
+}
+
+// A spin button shows its text once and the bounds of its value.
+func TestValueLine(t *testing.T) {
+	n := &Node{Role: "spin button", Text: "50", TextLen: 2, Value: &Value{Current: 50, Min: 1, Max: 1000}}
+	if got := string(appendLine(nil, n, 0, false)); got != "spin button =\"50\" (1–1000)\n" {
+		t.Errorf("%q", got)
+	}
+	n = &Node{Role: "spin button", Value: &Value{}}
+	if got := string(appendLine(nil, n, 0, false)); got != "spin button =0\n" {
+		t.Errorf("a value without a range: %q", got)
+	}
+}

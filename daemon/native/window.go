@@ -184,6 +184,9 @@ func (w *window) Snapshot(ctx context.Context, refs *target.RefTable) (*target.S
 		return nil, err
 	}
 	snap.Title = title
+	// Children in reading order where the toolkit lists them otherwise
+	// (a GTK 3 grid, last attached first).
+	atspi.ReadingOrder(snap.Root)
 	return snap, nil
 }
 
@@ -204,16 +207,27 @@ func (w *window) Node(ctx context.Context, n kind.Node) (target.NodeTraits, erro
 	if err != nil {
 		return target.NodeTraits{}, err
 	}
-	return target.TraitsOf(node), nil
+	tr := target.TraitsOf(node)
+	if !node.Implements("Action") || len(node.Actions) == 0 {
+		// A page tab has no Action: its notebook's Selection picks it.
+		_, _, tr.InSelection, err = w.d.bus.SelectionParent(ctx, o)
+		if err != nil {
+			return target.NodeTraits{}, err
+		}
+	}
+	return tr, nil
 }
 
-// Act does the node's click-like action (never a coordinate click).
+// Act does the node's click-like action (never a coordinate click), or,
+// for a node with no Action in a Selection parent (a page tab), has the
+// parent select it: the road the capability law chose from the node's
+// traits (InSelection).
 func (w *window) Act(ctx context.Context, n kind.Node) error {
 	o, err := w.object(n)
 	if err != nil {
 		return err
 	}
-	_, err = w.d.bus.DoAction(ctx, o, "")
+	_, err = w.d.bus.Click(ctx, o)
 	return err
 }
 
