@@ -302,3 +302,29 @@ func selfCPU() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkSnapshotCost is a whole tab snapshot of the bench page (the
+// tree, the frames and script-clickable pass, the build, refs, the
+// interactive view and its text), median wall time per call and the
+// browser's CPU: the figure issue 15's page pass is measured by, before
+// and after.
+func BenchmarkSnapshotCost(b *testing.B) {
+	tab := benchTab(b)
+	if _, err := tab.Snapshot(ctxT(b), refsOf(tab), false); err != nil { // the first tree costs more
+		b.Fatal(err)
+	}
+	for _, interactive := range []bool{false, true} {
+		b.Run(fmt.Sprintf("i=%v", interactive), func(b *testing.B) {
+			ctx := ctxT(b)
+			cpu := browserCPU(b)
+			defer cpu.report(b)
+			loopP50(b, func() error {
+				s, err := tab.Snapshot(ctx, refsOf(tab), interactive)
+				if err == nil {
+					_ = s.Text()
+				}
+				return err
+			})
+		})
+	}
+}
