@@ -20,6 +20,10 @@ const SnapshotBudget = 20000
 // textCap is how many characters of a node's value a snapshot carries.
 const textCap = 200
 
+// nameCap is how many characters of its text name a node Chromium gave no
+// name (a clickable <div>): enough to tell it, short enough for -i.
+const nameCap = 100
+
 // axNode is the part of an Accessibility.AXNode a snapshot reads, its
 // values already strings (axScan.value). A reply is decoded by hand
 // (axTree): one pass over its bytes, without reflection, that skips what a
@@ -291,7 +295,7 @@ func (b *builder) convert(n *axNode, i int32, out []*target.Node) []*target.Node
 		node.Children = kids
 	}
 	if scripted || (focusable && droppedRoles[role]) {
-		promoted(node, scripted && !focusable)
+		promoted(node)
 	}
 	if foldable(role, node) {
 		node.Key = ""
@@ -329,26 +333,24 @@ func (b *builder) frame(node *target.Node, sub *axPage) []*target.Node {
 // promoted finishes a node kept because a script made it clickable or it
 // is focusable while its role alone would have dropped it: Chromium gives
 // such a node (a generic <div>) no name, so it is named by its text, and
-// text children that only spell that name go. A node made clickable only
-// by a listener that holds other things to act on is a delegating
-// container (a framework's root listening for every click below it), not
-// a control: it loses the click it was given.
-func promoted(node *target.Node, byListener bool) {
-	if byListener {
-		inner := false
-		for _, k := range node.Children {
-			k.Walk(func(n *target.Node, _ int) bool {
-				if n.Actionable() {
-					inner = true
-				}
-				return !inner
-			})
-		}
-		if inner {
-			node.Actions = nil
-			node.Interfaces = slices.DeleteFunc(node.Interfaces, func(s string) bool { return s == "Action" })
-			return
-		}
+// text children that only spell that name go. Such a node that holds
+// other things to act on is a container, not a control (a framework's
+// root listening for every click below it, a region made focusable with
+// tabindex="-1" for focus management): it loses the click it was given.
+func promoted(node *target.Node) {
+	inner := false
+	for _, k := range node.Children {
+		k.Walk(func(n *target.Node, _ int) bool {
+			if n.Actionable() {
+				inner = true
+			}
+			return !inner
+		})
+	}
+	if inner {
+		node.Actions = nil
+		node.Interfaces = slices.DeleteFunc(node.Interfaces, func(s string) bool { return s == "Action" })
+		return
 	}
 	if node.Name != "" {
 		return
@@ -359,13 +361,13 @@ func promoted(node *target.Node, byListener bool) {
 		k.Walk(func(n *target.Node, _ int) bool {
 			if n.Role == "static" && n.Name != "" {
 				parts = append(parts, strings.TrimSpace(n.Name))
-			} else if n != k || len(n.Children) == 0 {
+			} else {
 				onlyText = false
 			}
 			return true
 		})
 	}
-	node.Name = capRunes(strings.Join(strings.Fields(strings.Join(parts, " ")), " "), textCap)
+	node.Name = capRunes(strings.Join(strings.Fields(strings.Join(parts, " ")), " "), nameCap)
 	if onlyText && node.Name != "" {
 		node.Children = nil
 	}
