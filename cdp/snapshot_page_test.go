@@ -251,6 +251,21 @@ func TestSnapshotFrames(t *testing.T) {
 			t.Errorf("no %s in -i:\n%s", want, i)
 		}
 	}
+	// A frame removed from the page takes its refs with it: stale_ref,
+	// and the tab goes on.
+	for _, f := range []string{"Same", "Cross"} {
+		button := find(t, s, "push button", "Button "+strings.ToLower(f))
+		if _, err := tab.Eval(ctx, `document.querySelector('iframe[title="`+f+` frame"]').remove()`); err != nil {
+			t.Fatal(err)
+		}
+		err := tab.Click(ctx, nr(tab, button.Ref))
+		if code := target.CodeOf(err); code != target.CodeStaleRef {
+			t.Errorf("click %s in the removed %s frame: %v (code %q), want stale_ref", button.Ref, f, err, code)
+		}
+		if _, err := tab.Title(ctx); err != nil {
+			t.Fatalf("the tab after its frame went: %v", err)
+		}
+	}
 }
 
 // corpus opens every page these tests use and returns its snapshots, full
