@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/accessibility"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/domsnapshot"
 
 	"github.com/vibespace/vibespace/cdp"
 	"github.com/vibespace/vibespace/target"
@@ -39,6 +40,14 @@ func BenchmarkSnapshotSteps(b *testing.B) {
 	b.Run("ax-call-discard", func(b *testing.B) {
 		cpu := browserCPU(b)
 		loopP50(b, func() error { return sess.Call(ctx, accessibility.CommandGetFullAXTree, params, nil) })
+		cpu.report(b)
+	})
+	// The script-clickable and frames pass (clickable.go): one capture
+	// with the cursor style, reply discarded.
+	b.Run("dom-capture-discard", func(b *testing.B) {
+		cpu := browserCPU(b)
+		capture := &domsnapshot.CaptureSnapshotParams{ComputedStyles: []string{"cursor"}}
+		loopP50(b, func() error { return sess.Call(ctx, domsnapshot.CommandCaptureSnapshot, capture, nil) })
 		cpu.report(b)
 	})
 	var raw jsonv2.Value
