@@ -84,7 +84,7 @@ func (fs *frameSet) lookup(id string) *frameRec {
 	return fs.byID[id]
 }
 
-// session is the tab's session with the out-of-process frame id, attached
+// frameSession is the tab's session with the out-of-process frame id, attached
 // on first use (flat mode, on the browser connection: its detach is seen
 // there and ends the session).
 func (t *Tab) frameSession(ctx context.Context, id string) (*Session, error) {
