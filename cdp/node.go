@@ -21,35 +21,53 @@ type NodeRef struct {
 	Key string
 }
 
-// node is a ref resolved to a live DOM node: its JS object in the page.
+// node is a ref resolved to a live DOM node: its JS object in the page,
+// and the session and frame it lives in.
 type node struct {
 	ref      string
 	objectID runtime.RemoteObjectID
+	sess     *Session
+	frame    *frameRec // nil: the main frame
 }
 
-// resolve finds the DOM node of nr. A key that names no DOM node, or whose
-// node is gone (removed, or the page navigated), is stale_ref.
+// resolve finds the DOM node of nr, in its frame's session. A key that
+// names no DOM node, or whose node (or frame) is gone (removed, or the page
+// navigated), is stale_ref.
 func (t *Tab) resolve(ctx context.Context, nr NodeRef) (*node, error) {
 	ref := nr.Ref
-	gen, id, ok := parseKey(nr.Key)
+	base, frame := splitFrame(nr.Key)
+	gen, id, ok := parseKey(base)
 	if !ok {
 		return nil, target.Refuse(target.CodeStaleRef, "ref %s has no DOM node; take a new snapshot", ref).With("ref", ref)
 	}
 	if gen != t.gen.Load() {
 		return nil, target.Refuse(target.CodeStaleRef, "ref %s is of a page this tab has navigated away from; take a new snapshot", ref).With("ref", ref)
 	}
+	f, sess, err := t.frameOf(ref, frame, gen)
+	if err != nil {
+		return nil, err
+	}
+	return t.resolveIn(ctx, ref, sess, f, id)
+}
+
+// resolveIn finds the DOM node of backend node id in sess, the session of
+// frame f (nil: the main frame).
+func (t *Tab) resolveIn(ctx context.Context, ref string, sess *Session, f *frameRec, id int64) (*node, error) {
 	var res dom.ResolveNodeResult
-	err := t.sess.Call(ctx, dom.CommandResolveNode, &dom.ResolveNodeParams{BackendNodeID: proto.BackendNodeID(id)}, &res)
+	err := sess.Call(ctx, dom.CommandResolveNode, &dom.ResolveNodeParams{BackendNodeID: proto.BackendNodeID(id)}, &res)
 	if err != nil {
 		if e, ok := asError(err); ok && e.Code == codeServerError {
 			return nil, staleRef(ref).Wrap(err)
+		}
+		if sess != t.sess {
+			return nil, t.frameFail(ref, err)
 		}
 		return nil, t.fail(err)
 	}
 	if res.Object == nil || res.Object.ObjectID == "" {
 		return nil, staleRef(ref)
 	}
-	return &node{ref: ref, objectID: res.Object.ObjectID}, nil
+	return &node{ref: ref, objectID: res.Object.ObjectID, sess: sess, frame: f}, nil
 }
 
 // releaseNode lets the page drop the handle resolve made for n, without
@@ -58,7 +76,7 @@ func (t *Tab) resolve(ctx context.Context, nr NodeRef) (*node, error) {
 // removed nodes in memory on a long-lived page. Nothing after the probe
 // uses the handle: the verbs act by point, by focus or by key.
 func (t *Tab) releaseNode(ctx context.Context, n *node) {
-	_, _ = t.sess.send(context.WithoutCancel(ctx), runtime.CommandReleaseObject, &runtime.ReleaseObjectParams{ObjectID: n.objectID})
+	_, _ = n.sess.send(context.WithoutCancel(ctx), runtime.CommandReleaseObject, &runtime.ReleaseObjectParams{ObjectID: n.objectID})
 }
 
 func staleRef(ref string) *target.Refusal {
@@ -77,7 +95,7 @@ func (t *Tab) call(ctx context.Context, n *node, fn string, out any, args ...any
 		cargs = append(cargs, &runtime.CallArgument{Value: v})
 	}
 	var res runtime.CallFunctionOnResult
-	err := t.sess.Call(ctx, runtime.CommandCallFunctionOn, &runtime.CallFunctionOnParams{
+	err := n.sess.Call(ctx, runtime.CommandCallFunctionOn, &runtime.CallFunctionOnParams{
 		FunctionDeclaration: fn,
 		ObjectID:            n.objectID,
 		Arguments:           cargs,
@@ -87,6 +105,9 @@ func (t *Tab) call(ctx context.Context, n *node, fn string, out any, args ...any
 	if err != nil {
 		if e, ok := asError(err); ok && e.Code == codeServerError {
 			return staleRef(n.ref).Wrap(err) // the object died with its document
+		}
+		if n.sess != t.sess {
+			return t.frameFail(n.ref, err)
 		}
 		return t.fail(err)
 	}
@@ -212,6 +233,13 @@ func (t *Tab) probeNode(ctx context.Context, nr NodeRef, scroll bool, focus focu
 	var p probe
 	err = t.call(ctx, n, probeJS, &p, scroll, int(focus))
 	t.releaseNode(ctx, n)
+	if err != nil || p.Gone || n.frame == nil {
+		return p, err
+	}
+	// The probe's point is in its frame's viewport; the pointer goes
+	// through the tab's.
+	dx, dy, err := t.frameOffset(ctx, nr.Ref, n.frame)
+	p.X, p.Y = p.X+dx, p.Y+dy
 	return p, err
 }
 

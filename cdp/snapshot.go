@@ -3,10 +3,11 @@ package cdp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
-	"github.com/chromedp/cdproto/accessibility"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 
 	"github.com/vibespace/vibespace/target"
@@ -18,6 +19,10 @@ const SnapshotBudget = 20000
 
 // textCap is how many characters of a node's value a snapshot carries.
 const textCap = 200
+
+// nameCap is how many characters of its text name a node Chromium gave no
+// name (a clickable <div>): enough to tell it, short enough for -i.
+const nameCap = 100
 
 // axNode is the part of an Accessibility.AXNode a snapshot reads, its
 // values already strings (axScan.value). A reply is decoded by hand
@@ -112,24 +117,28 @@ func (p *axProps) set(name, v string) {
 // Snapshot reads the tab's accessibility tree (Accessibility.getFullAXTree)
 // and returns it in the shared snapshot shape, every element node keyed by
 // its document generation and backend node id (a key names the node as
-// long as its DOM node lives). With refs, the refs are minted there
-// (AssignRefs); with interactive, it returns the interactive view (what an
-// agent can act on).
+// long as its DOM node lives), a node inside a frame also by its frame
+// (frames.go). The trees of the page's frames, same-process and
+// out-of-process, are grafted under their iframe nodes; elements a script
+// made clickable get the click action (clickable.go). With refs, the refs
+// are minted there (AssignRefs); with interactive, it returns the
+// interactive view (what an agent can act on).
 func (t *Tab) Snapshot(ctx context.Context, refs *target.RefTable, interactive bool) (*target.Snapshot, error) {
-	var res axTree
+	var root *axPage
 	// A navigation while the tree was read leaves it unclear which document
 	// it is of: read it again.
 	var gen int64
 	for try := 0; ; try++ {
 		gen = t.gen.Load()
-		if err := t.sess.Call(ctx, accessibility.CommandGetFullAXTree, &accessibility.GetFullAXTreeParams{}, &res); err != nil {
+		var err error
+		if root, err = t.readPage(ctx, gen); err != nil {
 			return nil, t.fail(err)
 		}
 		if t.gen.Load() == gen || try == 2 {
 			break
 		}
 	}
-	s := buildSnapshot(res.nodes, gen)
+	s := buildPage(root, gen)
 	s.Target = "tab:" + t.ID()
 	if refs != nil {
 		AssignRefs(refs, s)
@@ -142,7 +151,8 @@ func (t *Tab) Snapshot(ctx context.Context, refs *target.RefTable, interactive b
 
 // AssignRefs sets the refs of a page snapshot's nodes from refs, the tab's
 // table. What the interactive view shows gets its refs first, so an agent
-// reading a fresh page sees short refs (@e1…) on the nodes it acts on.
+// reading a fresh page sees short refs (@e1…) on the nodes it acts on. A
+// node without a key (the document, text, unnamed wrappers) gets no ref.
 func AssignRefs(refs *target.RefTable, s *target.Snapshot) {
 	if s.Root != nil {
 		s.Root.Walk(func(n *target.Node, _ int) bool {
@@ -155,45 +165,79 @@ func AssignRefs(refs *target.RefTable, s *target.Snapshot) {
 	refs.Assign(s)
 }
 
-// buildSnapshot turns the flat AX node list into the snapshot tree: ignored
-// and layout-only nodes are dropped (their children move up), roles and
-// states are mapped to the AT-SPI vocabulary, and every element node gets
-// its document generation and backend node id as Key. The snapshot is
-// Compact: every ref of a tab is acted on through its DOM node.
+// axPage is the accessibility tree of one document of the tab: the main
+// frame's, or a frame's (frame names it), with the trees of the frames it
+// holds by their owner element's backend node id.
+type axPage struct {
+	frame     *frameRec // nil: the main frame
+	nodes     []*axNode
+	clickable map[int64]bool    // elements a script made clickable (clickable.go), of the page's process
+	frames    map[int64]*axPage // by the backend node id of the <iframe>
+}
+
+// buildSnapshot turns one flat AX node list (a document with no frames and
+// nothing script-clickable) into the snapshot tree.
 func buildSnapshot(nodes []*axNode, gen int64) *target.Snapshot {
+	return buildPage(&axPage{nodes: nodes}, gen)
+}
+
+// buildPage turns the page's AX trees into the snapshot tree: ignored
+// and layout-only nodes are dropped (their children move up), roles and
+// states are mapped to the AT-SPI vocabulary, every element node that can
+// be acted on or named gets its key (document generation, backend node id,
+// frame), and each frame's tree hangs under its iframe node. The snapshot
+// is Compact: every ref of a tab is acted on through its DOM node.
+func buildPage(page *axPage, gen int64) *target.Snapshot {
 	s := &target.Snapshot{Compact: true}
-	if len(nodes) == 0 {
+	if page == nil || len(page.nodes) == 0 {
 		return s
 	}
+	sh := &shared{gen: gen}
+	out := sh.tree(page)
+	if len(out) == 0 {
+		out = nil
+	}
+	if len(out) == 1 && out[0].Role == "document web" {
+		s.Root = out[0]
+	} else {
+		s.Root = &target.Node{Role: "document web", Children: out}
+	}
+	s.Title = s.Root.Name
+	s.Truncated = sh.truncated
+	s.Census = s.Root.Count()
+	return s
+}
+
+// shared is what the builders of one snapshot's trees share: the budget.
+type shared struct {
+	gen       int64 // the document generation keys carry
+	count     int
+	truncated bool
+}
+
+// tree converts one document's AX tree.
+func (sh *shared) tree(page *axPage) []*target.Node {
+	nodes := page.nodes
 	// A node id names the last node listed with it; seen is by that index.
 	byID := make(map[string]int32, len(nodes))
 	for i, n := range nodes {
 		byID[n.NodeID] = int32(i)
 	}
 	root := nodes[0] // the RootWebArea comes first
-	b := builder{nodes: nodes, byID: byID, seen: make([]bool, len(nodes)), gen: gen}
-	out := b.convert(root, byID[root.NodeID], nil)
-	if len(out) == 0 {
-		out = nil
+	b := builder{shared: sh, page: page, nodes: nodes, byID: byID, seen: make([]bool, len(nodes))}
+	if page.frame != nil {
+		b.suffix = "@" + page.frame.id
 	}
-	if len(out) == 1 {
-		s.Root = out[0]
-	} else {
-		s.Root = &target.Node{Role: "document web", Children: out}
-	}
-	s.Title = s.Root.Name
-	s.Truncated = b.truncated
-	s.Census = s.Root.Count()
-	return s
+	return b.convert(root, byID[root.NodeID], nil)
 }
 
 type builder struct {
-	gen       int64 // the document generation keys carry
-	nodes     []*axNode
-	byID      map[string]int32 // index in nodes
-	seen      []bool           // by index in nodes
-	count     int
-	truncated bool
+	*shared
+	page   *axPage
+	suffix string // of keys: "" in the main frame, "@frameId" in a frame
+	nodes  []*axNode
+	byID   map[string]int32 // index in nodes
+	seen   []bool           // by index in nodes
 }
 
 // convert appends to out the snapshot nodes for n (at index i of the node
@@ -204,12 +248,29 @@ func (b *builder) convert(n *axNode, i int32, out []*target.Node) []*target.Node
 	}
 	b.seen[i] = true
 	role, name := n.Role, n.Name
-	if n.Ignored || role == "InlineTextBox" || (droppedRoles[role] && name == "") {
-		return b.children(n, "", out)
+	if n.Ignored || role == "InlineTextBox" {
+		return b.children(n, "", "", out)
+	}
+	// Text that is only white space (a line break too) is layout, not
+	// content.
+	if (role == "StaticText" || role == "LineBreak") && strings.TrimSpace(name) == "" {
+		return out
+	}
+	// A script's click listener (or a pointer cursor) on an element makes
+	// it something a person clicks, whatever its role; so does a tabindex
+	// (Chromium marks it focusable).
+	scripted := n.BackendID != 0 && b.page.clickable[n.BackendID] && !clickRoles[role]
+	focusable := n.Props.focusable == axTrue && role != "RootWebArea" && role != "WebArea"
+	if droppedRoles[role] && name == "" && !scripted && !focusable {
+		return b.children(n, "", "", out)
 	}
 	b.count++
 	node := &target.Node{Role: roleName(role), Name: name, Description: n.Desc}
 	node.States, node.Interfaces, node.Actions = traits(role, &n.Props)
+	if scripted && node.Actions == nil && n.Props.editable == axNone {
+		node.Interfaces = append(node.Interfaces, "Action")
+		node.Actions = []string{"click"}
+	}
 	if role == "heading" {
 		node.Level, _ = strconv.Atoi(n.Props.level)
 	}
@@ -217,18 +278,119 @@ func (b *builder) convert(n *axNode, i int32, out []*target.Node) []*target.Node
 		node.TextLen = utf8.RuneCountInString(v)
 		node.Text = capRunes(v, textCap)
 	}
-	if n.BackendID != 0 && role != "StaticText" && role != "RootWebArea" {
-		node.Key = nodeKey(b.gen, n.BackendID)
+	if n.BackendID != 0 && !keylessRoles[role] {
+		node.Key = nodeKey(b.gen, n.BackendID) + b.suffix
 	}
-	if kids := b.children(n, name, nil); len(kids) > 0 {
+	// A text field's value is printed on its line: text inside it that
+	// repeats the value says nothing.
+	value := ""
+	if n.Props.editable != axNone {
+		value = n.Value
+	}
+	kids := b.children(n, name, value, nil)
+	if sub := b.page.frames[n.BackendID]; sub != nil && (role == "Iframe" || role == "IframePresentational") {
+		kids = append(kids, b.frame(node, sub)...)
+	}
+	if len(kids) > 0 {
 		node.Children = kids
+	}
+	if scripted || (focusable && droppedRoles[role]) {
+		promoted(node)
+	}
+	if foldable(role, node) {
+		node.Key = ""
+		switch len(node.Children) {
+		case 0:
+			b.count--
+			return out
+		case 1:
+			b.count--
+			return append(out, node.Children[0])
+		}
 	}
 	return append(out, node)
 }
 
+// frame converts the tree of a frame whose iframe is node: its document's
+// nodes, without a line for the document itself (the iframe's line names
+// it).
+func (b *builder) frame(node *target.Node, sub *axPage) []*target.Node {
+	if len(sub.nodes) == 0 {
+		return nil
+	}
+	out := b.shared.tree(sub)
+	if len(out) == 1 && out[0].Role == "document web" {
+		doc := out[0]
+		if node.Name == "" {
+			node.Name = doc.Name
+		}
+		b.count--
+		return doc.Children
+	}
+	return out
+}
+
+// promoted finishes a node kept because a script made it clickable or it
+// is focusable while its role alone would have dropped it: Chromium gives
+// such a node (a generic <div>) no name, so it is named by its text, and
+// text children that only spell that name go. Such a node that holds
+// other things to act on is a container, not a control (a framework's
+// root listening for every click below it, a region made focusable with
+// tabindex="-1" for focus management): it loses the click it was given.
+func promoted(node *target.Node) {
+	inner := false
+	for _, k := range node.Children {
+		k.Walk(func(n *target.Node, _ int) bool {
+			if n.Actionable() {
+				inner = true
+			}
+			return !inner
+		})
+	}
+	if inner {
+		node.Actions = nil
+		node.Interfaces = slices.DeleteFunc(node.Interfaces, func(s string) bool { return s == "Action" })
+		return
+	}
+	if node.Name != "" {
+		return
+	}
+	var parts []string
+	onlyText := true
+	for _, k := range node.Children {
+		k.Walk(func(n *target.Node, _ int) bool {
+			if n.Role == "static" && n.Name != "" {
+				parts = append(parts, strings.TrimSpace(n.Name))
+			} else {
+				onlyText = false
+			}
+			return true
+		})
+	}
+	node.Name = capRunes(strings.Join(strings.Fields(strings.Join(parts, " ")), " "), nameCap)
+	if onlyText && node.Name != "" {
+		node.Children = nil
+	}
+}
+
+// foldable reports whether node, of Chromium role role, is a wrapper that
+// says nothing of its own: unnamed, undescribed, no value, nothing to act
+// on, nothing to edit.
+// Such a node carries no key (no ref to waste an agent's attention on);
+// with one node inside or none it folds away (a level that adds nothing),
+// with more it stays as structure, since grouping is information.
+func foldable(role string, node *target.Node) bool {
+	// Unnamed text structure (ruby with its annotation as description)
+	// is text, whatever it describes.
+	described := node.Description != "" && node.Role != "static"
+	return (wrapperRoles[role] || wrapperNames[node.Role]) && node.Name == "" && !described && node.Text == "" &&
+		!node.Actionable() && !node.Implements("EditableText")
+}
+
 // children appends to kids the snapshot nodes of n's children, less a text
-// child that only repeats parentName.
-func (b *builder) children(n *axNode, parentName string, kids []*target.Node) []*target.Node {
+// child that only repeats parentName or (in a text field) the field's
+// value.
+func (b *builder) children(n *axNode, parentName, value string, kids []*target.Node) []*target.Node {
 	for _, id := range n.ChildIDs {
 		if b.count >= SnapshotBudget {
 			b.truncated = true
@@ -240,13 +402,14 @@ func (b *builder) children(n *axNode, parentName string, kids []*target.Node) []
 		}
 		from := len(kids)
 		kids = b.convert(b.nodes[i], i, kids)
-		if parentName == "" {
+		if parentName == "" && value == "" {
 			continue
 		}
 		// A text child that only repeats its parent's name says nothing.
 		keep := kids[:from]
 		for _, k := range kids[from:] {
-			if k.Role == "static" && k.Name == parentName && len(k.Children) == 0 {
+			if k.Role == "static" && len(k.Children) == 0 &&
+				((parentName != "" && k.Name == parentName) || (value != "" && strings.Contains(value, k.Name))) {
 				continue
 			}
 			keep = append(keep, k)

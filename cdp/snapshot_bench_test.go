@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/accessibility"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/domsnapshot"
 
 	"github.com/vibespace/vibespace/cdp"
 	"github.com/vibespace/vibespace/target"
@@ -39,6 +40,14 @@ func BenchmarkSnapshotSteps(b *testing.B) {
 	b.Run("ax-call-discard", func(b *testing.B) {
 		cpu := browserCPU(b)
 		loopP50(b, func() error { return sess.Call(ctx, accessibility.CommandGetFullAXTree, params, nil) })
+		cpu.report(b)
+	})
+	// The script-clickable and frames pass (clickable.go): one capture
+	// with the cursor style, reply discarded.
+	b.Run("dom-capture-discard", func(b *testing.B) {
+		cpu := browserCPU(b)
+		capture := &domsnapshot.CaptureSnapshotParams{ComputedStyles: []string{"cursor"}}
+		loopP50(b, func() error { return sess.Call(ctx, domsnapshot.CommandCaptureSnapshot, capture, nil) })
 		cpu.report(b)
 	})
 	var raw jsonv2.Value
@@ -301,4 +310,30 @@ func selfCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkSnapshotCost is a whole tab snapshot of the bench page (the
+// tree, the frames and script-clickable pass, the build, refs, the
+// interactive view and its text), median wall time per call and the
+// browser's CPU: the figure issue 15's page pass is measured by, before
+// and after.
+func BenchmarkSnapshotCost(b *testing.B) {
+	tab := benchTab(b)
+	if _, err := tab.Snapshot(ctxT(b), refsOf(tab), false); err != nil { // the first tree costs more
+		b.Fatal(err)
+	}
+	for _, interactive := range []bool{false, true} {
+		b.Run(fmt.Sprintf("i=%v", interactive), func(b *testing.B) {
+			ctx := ctxT(b)
+			cpu := browserCPU(b)
+			defer cpu.report(b)
+			loopP50(b, func() error {
+				s, err := tab.Snapshot(ctx, refsOf(tab), interactive)
+				if err == nil {
+					_ = s.Text()
+				}
+				return err
+			})
+		})
+	}
 }

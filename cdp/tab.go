@@ -25,6 +25,8 @@ type Tab struct {
 	sess *Session
 	gen  atomic.Int64 // main-frame navigations seen (document.go)
 
+	frames frameSet // the frames its snapshots read (frames.go)
+
 	infoStale atomic.Bool // the tab navigated since info was read
 	infoMu    sync.Mutex
 	info      TabInfo // as Info last read it

@@ -1,0 +1,150 @@
+package main_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/vibespace/vibespace/target"
+)
+
+// refSite serves the pages of TestPageRefs on 127.0.0.1 (and, as
+// localhost, as a second site) and records what they report to /hit.
+type refSite struct {
+	*httptest.Server
+	mu      sync.Mutex
+	hits    []string
+	changed chan struct{}
+}
+
+const refClicksPage = `<!doctype html><title>Clickables</title>
+<div data-k="onclick" onclick="report('onclick')">Load more</div>
+<span id="l">Listener only</span>
+<div style="cursor:pointer" data-k="pointer">Pointer target</div>
+<div tabindex="0" data-k="tabindex">Focus me</div>
+<p>
+  text between
+</p>
+<label>Name <input value="Ada"></label>
+<script>
+function report(k) { fetch('/hit?k=' + k) }
+document.getElementById('l').addEventListener('click', () => report('listener'));
+document.addEventListener('click', e => { const t = e.target.closest('[data-k]'); if (t && t.dataset.k !== 'onclick') report(t.dataset.k) });
+</script>`
+
+const refInnerPage = `<!doctype html><title>Inner %[1]s</title>
+<button onclick="fetch('/hit?k=%[1]s-click')">Button %[1]s</button>
+<input aria-label="Field %[1]s" oninput="fetch('/hit?k=%[1]s-value-' + encodeURIComponent(this.value))">`
+
+func newRefSite(t *testing.T) *refSite {
+	t.Helper()
+	s := &refSite{changed: make(chan struct{})}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		switch r.URL.Path {
+		case "/clicks":
+			fmt.Fprint(w, refClicksPage)
+		case "/frames":
+			port := s.URL[strings.LastIndex(s.URL, ":")+1:]
+			fmt.Fprintf(w, `<!doctype html><title>Frames</title><h1>Frames</h1>
+<iframe src="/inner?f=same" title="Same frame"></iframe>
+<iframe src="http://localhost:%s/inner?f=cross" title="Cross frame"></iframe>`, port)
+		case "/inner":
+			fmt.Fprintf(w, refInnerPage, r.URL.Query().Get("f"))
+		case "/hit":
+			s.mu.Lock()
+			s.hits = append(s.hits, r.URL.Query().Get("k"))
+			close(s.changed)
+			s.changed = make(chan struct{})
+			s.mu.Unlock()
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// waitHit waits for the page to report k.
+func (s *refSite) waitHit(t *testing.T, k string) {
+	t.Helper()
+	ctx, cancel := waitCtx(t)
+	defer cancel()
+	for {
+		s.mu.Lock()
+		for _, h := range s.hits {
+			if h == k {
+				s.mu.Unlock()
+				return
+			}
+		}
+		ch, got := s.changed, strings.Join(s.hits, " ")
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			t.Fatalf("the page never reported %q (it reported: %s)", k, got)
+		}
+	}
+}
+
+// Through vibespace-browser: elements only a script makes clickable have
+// refs in -i and a click on each reaches the page; a same-origin and a
+// cross-site (out-of-process) frame's button and field are clicked and
+// filled by ref, as their pages report; no role prints as Chromium's
+// CamelCase, no white-space text is a line with a ref, and -i prints a
+// field's value once.
+func TestPageRefs(t *testing.T) {
+	e := newEnv(t)
+	e.serve()
+	site := newRefSite(t)
+
+	e.OK("p", "open", site.URL+"/clicks")
+	text := e.OK("p", "snapshot", "-i")
+	for name, k := range map[string]string{"Load more": "onclick", "Listener only": "listener", "Pointer target": "pointer", "Focus me": "tabindex"} {
+		e.OK("p", "click", textRef(t, text, "section", name))
+		site.waitHit(t, k)
+	}
+	if strings.Contains(text, `static "Ada"`) {
+		t.Errorf("-i prints the field's value twice:\n%s", text)
+	}
+	checkTree(t, e.snapshot("p"))
+
+	e.OK("p", "open", site.URL+"/frames")
+	ctx, cancel := waitCtx(t)
+	defer cancel()
+	for !strings.Contains(text, `"Button same"`) || !strings.Contains(text, `"Button cross"`) {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the frames' contents never showed in -i:\n%s", text)
+		case <-time.After(50 * time.Millisecond):
+		}
+		text = e.OK("p", "snapshot", "-i")
+	}
+	for _, f := range []string{"same", "cross"} {
+		e.OK("p", "click", textRef(t, text, "push button", "Button "+f))
+		site.waitHit(t, f+"-click")
+		e.OK("p", "fill", textRef(t, text, "entry", "Field "+f), "hi "+f)
+		site.waitHit(t, f+"-value-hi "+f)
+	}
+	checkTree(t, e.snapshot("p"))
+}
+
+// checkTree fails on a role in CamelCase and on a white-space text node.
+func checkTree(t *testing.T, s *target.Snapshot) {
+	t.Helper()
+	s.Root.Walk(func(n *target.Node, _ int) bool {
+		if strings.IndexFunc(n.Role, unicode.IsUpper) >= 0 {
+			t.Errorf("role %q (node %q) is Chromium's, not mapped", n.Role, n.Name)
+		}
+		if n.Role == "static" && strings.TrimSpace(n.Name) == "" {
+			t.Errorf("a white-space text line %q (ref %q)", n.Name, n.Ref)
+		}
+		return true
+	})
+}
