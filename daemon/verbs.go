@@ -85,6 +85,7 @@ var verbs = map[string]verbDef{
 	"scroll":     {run: (*Daemon).scroll, reach: reachHandle, check: checkScroll},
 	"mode":       {run: (*Daemon).setMode, reach: reachHandle, check: checkModeWord},
 	"desktop":    {run: (*Daemon).desktop, check: checkDesktop},
+	"find":       {run: (*Daemon).findText, reach: reachHandle, check: checkFind},
 
 	// vibespace-browser: the same verbs on the current tab…
 	"browser.snapshot":   {run: (*Daemon).snapshot, reach: reachTab},
@@ -93,6 +94,7 @@ var verbs = map[string]verbDef{
 	"browser.type":       {run: (*Daemon).typeText, reach: reachTab, check: checkTypeKeys},
 	"browser.key":        {run: (*Daemon).key, reach: reachTab, check: checkKey},
 	"browser.scroll":     {run: (*Daemon).scroll, reach: reachTab, check: checkScroll},
+	"browser.find":       {run: (*Daemon).findText, reach: reachTab, check: checkFind},
 	// …and the browser's own words.
 	"browser.fill":        {run: (*Daemon).fill, reach: reachTab, check: checkFill},
 	"browser.get":         {run: (*Daemon).browserGet, reach: reachTab, check: checkGet},
