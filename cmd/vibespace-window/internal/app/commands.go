@@ -55,6 +55,7 @@ func commands(o Options) []*cli.Command {
 		detachCommand(o),
 		closeCommand(o),
 		snapshotCommand(o),
+		findCommand(o),
 		screenshotCommand(o),
 		clickCommand(o),
 		typeCommand(o),
