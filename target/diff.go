@@ -41,13 +41,17 @@ type Change struct {
 	Role  string `json:"role"`
 	Name  string `json:"name,omitempty"`
 	Below int    `json:"below,omitempty"` // + and -: the nodes added or removed below it
+	// Text is an added or removed node's text when it has no name (a list
+	// item's words), so the line says which one.
+	Text string `json:"text,omitempty"`
 	// What is a changed node's fields, each as it was and as it is.
 	What []FieldChange `json:"what,omitempty"`
 }
 
 // FieldChange is one field of a changed node. Field is "states", "name",
-// "text" or "role"; for states From and To are the states that went and
-// came, space-separated.
+// "text" or "role". A states change is a pair that flipped (From
+// "unchecked", To "checked"), or the states that came (From "") or went
+// (To ""), space-separated.
 type FieldChange struct {
 	Field string `json:"field"`
 	From  string `json:"from"`
@@ -139,7 +143,15 @@ func DiffSnapshots(old, new *Snapshot) *Diff {
 			return
 		}
 		line[k] = len(d.Changes)
-		d.Changes = append(d.Changes, change(op, n))
+		c := change(op, n)
+		if c.Name == "" {
+			if op == "+" {
+				c.Text = strings.TrimSpace(nm[k].text)
+			} else {
+				c.Text = strings.TrimSpace(om[k].text)
+			}
+		}
+		d.Changes = append(d.Changes, c)
 	}
 	for _, k := range norder {
 		nk := nm[k]
@@ -153,9 +165,7 @@ func DiffSnapshots(old, new *Snapshot) *Diff {
 		if ok.n.Role != nk.n.Role {
 			what = append(what, FieldChange{"role", ok.n.Role, nk.n.Role})
 		}
-		if went, came := setDiff(ok.states, nk.states), setDiff(nk.states, ok.states); len(went)+len(came) > 0 {
-			what = append(what, FieldChange{"states", strings.Join(went, " "), strings.Join(came, " ")})
-		}
+		what = append(what, stateChanges(ok.states, nk.states)...)
 		if ok.n.Name != nk.n.Name {
 			what = append(what, FieldChange{"name", ok.n.Name, nk.n.Name})
 		}
@@ -180,6 +190,34 @@ func DiffSnapshots(old, new *Snapshot) *Diff {
 	return d
 }
 
+// statePairs are the states that replace each other: one goes as the
+// other comes, and a diff says so in one change.
+var statePairs = [...][2]string{{"unchecked", "checked"}, {"collapsed", "expanded"}}
+
+// stateChanges is how a node's shown states changed: a pair that flipped
+// (unchecked → checked), then the states that came (+focused), then those
+// that went (-hidden).
+func stateChanges(old, new []string) []FieldChange {
+	went, came := setDiff(old, new), setDiff(new, old)
+	var out []FieldChange
+	for _, p := range statePairs {
+		for _, dir := range [...][2]string{{p[0], p[1]}, {p[1], p[0]}} {
+			if slices.Contains(went, dir[0]) && slices.Contains(came, dir[1]) {
+				out = append(out, FieldChange{"states", dir[0], dir[1]})
+				went = slices.DeleteFunc(went, func(s string) bool { return s == dir[0] })
+				came = slices.DeleteFunc(came, func(s string) bool { return s == dir[1] })
+			}
+		}
+	}
+	if len(came) > 0 {
+		out = append(out, FieldChange{"states", "", strings.Join(came, " ")})
+	}
+	if len(went) > 0 {
+		out = append(out, FieldChange{"states", strings.Join(went, " "), ""})
+	}
+	return out
+}
+
 func change(op string, n *Node) Change {
 	return Change{Op: op, Ref: n.Ref, Role: n.Role, Name: n.Name}
 }
@@ -200,6 +238,7 @@ func setDiff(a, b []string) []string {
 //	~ check box "Dark" @e9: unchecked → checked
 //	~ entry "Name" @e3: text "" → "ada"; +focused
 //	+ dialog "About" @e40 +12 below
+//	+ list item @e41 ="Fresh 1" +2 below
 //	- push button "Load more" @e31
 func (d *Diff) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
@@ -223,6 +262,10 @@ func (d *Diff) WriteText(w io.Writer) error {
 		if c.Ref != "" {
 			b = append(b, ' ')
 			b = append(b, c.Ref...)
+		}
+		if c.Text != "" {
+			b = append(b, " ="...)
+			b = strconv.AppendQuote(b, clipDiff(c.Text))
 		}
 		if c.Below > 0 {
 			b = append(b, " +"...)

@@ -40,15 +40,14 @@ func TestDiffStatesNameText(t *testing.T) {
 	s := people()
 	n := again(s)
 	dark := n.Root.Find(func(x *Node) bool { return x.Key == "dark" })
-	dark.States = append(dark.States, "checked")
+	dark.States = append(dark.States, "checked", "focused")
 	q := n.Root.Find(func(x *Node) bool { return x.Key == "q" })
 	q.Text = "ada l"
-	q.States = append(q.States, "focused")
 	cell := n.Root.Find(func(x *Node) bool { return x.Key == "cell2" })
 	cell.Children[0].Name = "Alan M. Turing" // a text run without a key: its cell's text
 	d := DiffSnapshots(s, n)
-	want := `~ entry "Query" ` + refOf(t, s, "q") + `: +focused; text "ada" → "ada l"` + "\n" +
-		`~ check box "Dark" ` + refOf(t, s, "dark") + ": unchecked → checked\n" +
+	want := `~ entry "Query" ` + refOf(t, s, "q") + `: text "ada" → "ada l"` + "\n" +
+		`~ check box "Dark" ` + refOf(t, s, "dark") + ": unchecked → checked; +focused\n" +
 		"~ cell " + refOf(t, s, "cell2") + `: text "Alan Turing" → "Alan M. Turing"` + "\n"
 	if d.Text() != want || d.Changed != 3 || d.Added+d.Removed != 0 {
 		t.Fatalf("diff:\n%s\nwant:\n%s(%+v)", d.Text(), want, d)
@@ -73,6 +72,12 @@ func TestDiffAddedRemovedFolded(t *testing.T) {
 		t.Fatalf("diff:\n%s\nwant:\n%s(%+v)", d.Text(), want, d)
 	}
 	// The first snapshot: everything is added.
+	// A node without a name says its text.
+	m := again(s)
+	m.Root.Children = append(m.Root.Children, &Node{Role: "list item", Key: "li", Ref: "@e99", Children: []*Node{{Role: "static", Name: "Fresh 1"}}})
+	if got := DiffSnapshots(s, m).Text(); got != `+ list item @e99 ="Fresh 1"`+"\n" {
+		t.Fatalf("an unnamed node added: %q", got)
+	}
 	if d := DiffSnapshots(nil, s); d.Added != 16 || len(d.Changes) != 1 {
 		t.Fatalf("diff from nothing: %+v", d)
 	}
@@ -86,12 +91,19 @@ func TestFindWithContext(t *testing.T) {
 	if f.Text() != want || f.Searched != 18 {
 		t.Fatalf("find:\n%s\nwant:\n%s(searched %d)", f.Text(), want, f.Searched)
 	}
-	// A text run without a ref counts as its cell, once; a value matches.
-	if got := s.FindText("LOVELACE", 10).Text(); !strings.HasPrefix(got, `row "Ada Lovelace" `+refOf(t, s, "row1")) || strings.Count(got, "\n") != 2 {
+	// A text run without a ref counts as its cell, once, and the row
+	// named by the same words gives way to it; a value matches.
+	if got := s.FindText("LOVELACE", 10).Text(); got != "cell "+refOf(t, s, "cell1")+` in row "Ada Lovelace" `+refOf(t, s, "row1")+`, table "People" `+refOf(t, s, "table")+"\n" {
 		t.Fatalf("find lovelace:\n%s", got)
 	}
-	if got := s.FindText("ada", 10).Text(); !strings.Contains(got, `entry "Query" `+refOf(t, s, "q")+` ="ada" in form "Search"`) {
+	if got := s.FindText("ada", 10).Text(); !strings.Contains(got, `entry "Query" `+refOf(t, s, "q")+` ="ada" in form "Search" `+refOf(t, s, "form")+"\n") {
 		t.Fatalf("find by value:\n%s", got)
+	}
+	// An unnamed row is named by its first words.
+	u := again(s)
+	u.Root.Children[2].Children[0].Name = ""
+	if got := u.FindText("edit", 1).Text(); !strings.HasPrefix(got, `link "Edit" `+refOf(t, s, "edit1")+` in row "Ada Lovelace" `) {
+		t.Fatalf("an unnamed row as context:\n%s", got)
 	}
 	// The cap, and no match.
 	if f := s.FindText("e", 2); len(f.Matches) != 2 || f.More == 0 || !strings.Contains(f.Text(), "more matches not shown") {

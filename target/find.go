@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -41,52 +42,106 @@ type Context struct {
 const FindContext = 2
 
 // FindText finds the nodes whose name or text value contains q,
-// case-insensitively, and answers at most max of them. A matching node
-// without a ref (a tab's text run) counts as its nearest ancestor with
-// one, once: the link "Edit", not the text inside it. The root is context,
-// never a match unless it has a ref.
+// case-insensitively, and answers at most max of them, in tree order. A
+// matching node without a ref (a tab's text run) counts as its nearest
+// ancestor with one, once; a node that matches only as its contents do (a
+// cell named "Edit Delete" by the link "Edit" in it) gives way to the
+// deepest match below it. A match's context is its nearest named
+// ancestors, leaving out the root (the answer names the target) and those
+// named by the match's own words; a row or an item without a name is named
+// by its first words ("Ada Lovelace").
 func (s *Snapshot) FindText(q string, max int) *Found {
 	f := &Found{Query: q}
 	if s == nil || s.Root == nil {
 		return f
 	}
 	needle := strings.ToLower(q)
+	matches := func(n *Node) bool {
+		return needle != "" && (strings.Contains(strings.ToLower(n.Name), needle) || strings.Contains(strings.ToLower(n.Text), needle))
+	}
+	type hit struct {
+		at    *Node
+		above []*Node // its ancestors, root first
+	}
+	var hits []hit
 	seen := map[*Node]bool{}
 	var path []*Node // ancestors of the node visited, root first
-	var visit func(n *Node)
-	visit = func(n *Node) {
+	// visit reports whether a match with a ref was found in n's subtree.
+	var visit func(n *Node) bool
+	visit = func(n *Node) bool {
 		f.Searched++
-		if needle != "" && (strings.Contains(strings.ToLower(n.Name), needle) || strings.Contains(strings.ToLower(n.Text), needle)) {
-			at, above := n, path
-			for at.Ref == "" && len(above) > 0 {
-				at, above = above[len(above)-1], above[:len(above)-1]
-			}
-			if at.Ref != "" && !seen[at] {
-				seen[at] = true
-				if len(f.Matches) < max {
-					m := Match{Ref: at.Ref, Role: at.Role, Name: at.Name}
-					if !strings.Contains(strings.ToLower(at.Name), needle) && strings.Contains(strings.ToLower(at.Text), needle) {
-						m.Text = at.Text
-					}
-					for i := len(above) - 1; i >= 0 && len(m.In) < FindContext; i-- {
-						if a := above[i]; a.Name != "" {
-							m.In = append(m.In, Context{Ref: a.Ref, Role: a.Role, Name: a.Name})
-						}
-					}
-					f.Matches = append(f.Matches, m)
-				} else {
-					f.More++
-				}
-			}
-		}
 		path = append(path, n)
+		found, at := false, len(hits)
 		for _, c := range n.Children {
-			visit(c)
+			found = visit(c) || found
 		}
 		path = path[:len(path)-1]
+		if !matches(n) {
+			return found
+		}
+		// The nearest node with a ref, n itself or an ancestor.
+		i := len(path)
+		t := n
+		for t.Ref == "" && i > 0 {
+			i--
+			t = path[i]
+		}
+		if t.Ref == "" || seen[t] {
+			return found
+		}
+		if t == n && found {
+			return true // a deeper match says it better
+		}
+		seen[t] = true
+		h := hit{at: t, above: append([]*Node(nil), path[:i]...)}
+		hits = slices.Insert(hits, at, h) // before its subtree's: tree order
+		return true
 	}
 	visit(s.Root)
+	for _, h := range hits {
+		if len(f.Matches) == max {
+			f.More++
+			continue
+		}
+		t := h.at
+		m := Match{Ref: t.Ref, Role: t.Role, Name: t.Name}
+		if !strings.Contains(strings.ToLower(t.Name), needle) && strings.Contains(strings.ToLower(t.Text), needle) {
+			m.Text = t.Text
+		}
+		for i := len(h.above) - 1; i >= 1 && len(m.In) < FindContext; i-- { // above[0] is the root
+			a := h.above[i]
+			name := a.Name
+			if name == "" && itemRoles[a.Role] {
+				name = firstWords(a)
+			}
+			if name == "" || (t.Name != "" && strings.Contains(name, t.Name)) {
+				continue
+			}
+			m.In = append(m.In, Context{Ref: a.Ref, Role: a.Role, Name: name})
+		}
+		f.Matches = append(f.Matches, m)
+	}
 	return f
+}
+
+// itemRoles are the roles of a collection's members, which a toolkit
+// often leaves unnamed: find names them by their first words.
+var itemRoles = map[string]bool{"table row": true, "row": true, "list item": true, "tree item": true}
+
+// firstWords is the first name or text below n.
+func firstWords(n *Node) string {
+	var w string
+	n.Walk(func(x *Node, depth int) bool {
+		if depth > 0 {
+			if v := strings.TrimSpace(x.Name); v != "" {
+				w = v
+			} else if v := strings.TrimSpace(x.Text); v != "" {
+				w = v
+			}
+		}
+		return w == ""
+	})
+	return w
 }
 
 // WriteText renders what find found, one match a line, or "no match":
