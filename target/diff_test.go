@@ -91,9 +91,9 @@ func TestFindWithContext(t *testing.T) {
 	if f.Text() != want || f.Searched != 18 {
 		t.Fatalf("find:\n%s\nwant:\n%s(searched %d)", f.Text(), want, f.Searched)
 	}
-	// A text run without a ref counts as its cell, once, and the row
-	// named by the same words gives way to it; a value matches.
-	if got := s.FindText("LOVELACE", 10).Text(); got != "cell "+refOf(t, s, "cell1")+` in row "Ada Lovelace" `+refOf(t, s, "row1")+`, table "People" `+refOf(t, s, "table")+"\n" {
+	// A text run without a ref counts as its cell, and the row its words
+	// name stands for both, once; a value matches.
+	if got := s.FindText("LOVELACE", 10).Text(); got != `row "Ada Lovelace" `+refOf(t, s, "row1")+` in table "People" `+refOf(t, s, "table")+"\n" {
 		t.Fatalf("find lovelace:\n%s", got)
 	}
 	if got := s.FindText("ada", 10).Text(); !strings.Contains(got, `entry "Query" `+refOf(t, s, "q")+` ="ada" in form "Search" `+refOf(t, s, "form")+"\n") {

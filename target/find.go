@@ -46,7 +46,8 @@ const FindContext = 2
 // matching node without a ref (a tab's text run) counts as its nearest
 // ancestor with one, once; a node that matches only as its contents do (a
 // cell named "Edit Delete" by the link "Edit" in it) gives way to the
-// deepest match below it. A match's context is its nearest named
+// deepest match below it, and one whose very name a node below it
+// repeats (a list item "Row 7" and its label) stands for that node. A match's context is its nearest named
 // ancestors, leaving out the root (the answer names the target) and those
 // named by the match's own words; a row or an item without a name is named
 // by its first words ("Ada Lovelace").
@@ -62,6 +63,7 @@ func (s *Snapshot) FindText(q string, max int) *Found {
 	type hit struct {
 		at    *Node
 		above []*Node // its ancestors, root first
+		said  string  // the name of the node that matched (at's, or a text run's in it)
 	}
 	var hits []hit
 	seen := map[*Node]bool{}
@@ -90,10 +92,17 @@ func (s *Snapshot) FindText(q string, max int) *Found {
 			return found
 		}
 		if t == n && found {
-			return true // a deeper match says it better
+			// A deeper match that says n's very name repeats n (a row's
+			// label): n stands for it. Else the deeper match says it
+			// better (n is named by its contents).
+			same := slices.IndexFunc(hits[at:], func(h hit) bool { return h.said == n.Name })
+			if n.Name == "" || same < 0 {
+				return true
+			}
+			hits = slices.DeleteFunc(hits, func(h hit) bool { return h.said == n.Name && slices.Contains(h.above, n) })
 		}
 		seen[t] = true
-		h := hit{at: t, above: append([]*Node(nil), path[:i]...)}
+		h := hit{at: t, above: append([]*Node(nil), path[:i]...), said: n.Name}
 		hits = slices.Insert(hits, at, h) // before its subtree's: tree order
 		return true
 	}
