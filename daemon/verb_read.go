@@ -72,11 +72,10 @@ func (d *Daemon) snapshot(ctx context.Context, c *call) Response {
 			view = view.InteractiveView()
 		}
 		diff := target.DiffSnapshots(old, view)
-		if !diff.Unchanged() {
-			resp.Did = fmt.Sprintf("since your last snapshot: %d changed, %d added, %d removed", diff.Changed, diff.Added, diff.Removed)
-		}
 		if c.req.JSON {
+			// The text's lines say as much: its counts are for programs.
 			resp.Diff = diff
+			resp.Did = fmt.Sprintf("since your last snapshot: %d changed, %d added, %d removed", diff.Changed, diff.Added, diff.Removed)
 		} else {
 			resp.Text = diff.Text()
 		}

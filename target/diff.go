@@ -98,12 +98,16 @@ func index(root *Node) (map[string]*keyed, []string) {
 }
 
 // ownText is a node's value and the names of the nodes without a key
-// below it, down to the next node with one.
+// below it, down to the next node with one, each trimmed (a page's runs
+// of white space between elements say nothing).
 func ownText(n *Node) string {
 	parts := []string{}
-	if n.Text != "" {
-		parts = append(parts, n.Text)
+	add := func(s string) {
+		if s = strings.TrimSpace(s); s != "" {
+			parts = append(parts, s)
+		}
 	}
+	add(n.Text)
 	var walk func(*Node)
 	walk = func(x *Node) {
 		for _, c := range x.Children {
@@ -111,9 +115,9 @@ func ownText(n *Node) string {
 				continue
 			}
 			if c.Name != "" {
-				parts = append(parts, c.Name)
-			} else if c.Text != "" {
-				parts = append(parts, c.Text)
+				add(c.Name)
+			} else {
+				add(c.Text)
 			}
 			walk(c)
 		}
