@@ -48,6 +48,22 @@ func (d *Daemon) findText(ctx context.Context, c *call) Response {
 	return d.finish(c, resp, nil)
 }
 
+func checkGetNode(d *Daemon, req Request) error {
+	if req.Action != "text" || req.Ref == "" {
+		return target.Refuse(target.CodeBadRequest, "get %s: a window's get is get <handle> text @ref (its node's text)", target.Echo(req.Action))
+	}
+	return nil
+}
+
+// getNode answers a window's node's text (get <handle> text @ref): the
+// same reading as a tab's get text @ref.
+func (d *Daemon) getNode(ctx context.Context, c *call) Response {
+	if err := d.decide(c, target.VerbSnapshot, c.e.t.Probe(ctx), nil); err != nil {
+		return d.fail(c, err)
+	}
+	return d.locked(ctx, c, func(ctx context.Context) (Response, error) { return d.nodeText(ctx, c, c.req.Ref) })
+}
+
 // nodeText reads c's target's tree and answers the text of the node ref
 // names (target.NodeText): bad_ref for a ref never minted for it,
 // stale_ref for one whose node is gone. The caller holds the target

@@ -86,6 +86,7 @@ var verbs = map[string]verbDef{
 	"mode":       {run: (*Daemon).setMode, reach: reachHandle, check: checkModeWord},
 	"desktop":    {run: (*Daemon).desktop, check: checkDesktop},
 	"find":       {run: (*Daemon).findText, reach: reachHandle, check: checkFind},
+	"get":        {run: (*Daemon).getNode, reach: reachHandle, check: checkGetNode},
 
 	// vibespace-browser: the same verbs on the current tab…
 	"browser.snapshot":   {run: (*Daemon).snapshot, reach: reachTab},

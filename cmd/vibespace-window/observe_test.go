@@ -2,10 +2,12 @@ package main_test
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/vibespace/vibespace/cmd/internal/clitest"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
 )
@@ -125,7 +127,7 @@ func TestObserveLessOnAWindow(t *testing.T) {
 	e.OK("s1", "click", id, doomed.Ref)
 	wait(t, log, from, "the removal", func(ev testenv.Event) bool { return ev.Type == "removed" && ev.Widget == "doomed" })
 	lines = diffLines(e.OK("s1", "snapshot", id, "--diff"))
-	if !slicesContains(lines, `- push button "Remove me" `+doomed.Ref) {
+	if !slices.Contains(lines, `- push button "Remove me" `+doomed.Ref) {
 		t.Fatalf("the diff after the removal: %q", lines)
 	}
 	e.snapshot("s1", id).Root.Walk(func(n *target.Node, _ int) bool {
@@ -137,6 +139,17 @@ func TestObserveLessOnAWindow(t *testing.T) {
 	e.Refused("stale_ref", "s1", "snapshot", id, doomed.Ref)
 	e.Refused("stale_ref", "s1", "click", id, doomed.Ref)
 	e.Refused("bad_ref", "s1", "snapshot", id, "@e99999")
+
+	// get text @ref: the entry's text, as the fixture logged it.
+	entry := node(t, full, "text", "Name")
+	from = log.Len()
+	e.OK("s1", "type", id, entry.Ref, "Ada L")
+	ev := wait(t, log, from, "the typed text", func(ev testenv.Event) bool { return ev.Type == "text" && ev.Widget == "entry" && ev.Text == "Ada L" })
+	if got := clitest.LastLine(e.OK("s1", "get", id, "text", entry.Ref)); got != ev.Text {
+		t.Fatalf("get text %s = %q, the fixture has %q", entry.Ref, got, ev.Text)
+	}
+	e.Refused("bad_ref", "s1", "get", id, "text", "@e99999")
+	e.Refused("stale_ref", "s1", "get", id, "text", doomed.Ref)
 
 	// find: refs with their context, and the cap.
 	row7 := node(t, full, "list item", "Row 7")
@@ -151,13 +164,4 @@ func TestObserveLessOnAWindow(t *testing.T) {
 	if r := e.CLI("s1", "find", id, "zebra"); r.Code != 0 || !strings.Contains(r.Out, `no match for "zebra" among `+strconv.Itoa(e.snapshot("s1", id).Census.Nodes)+" nodes") {
 		t.Fatalf("find zebra: exit %d\n%s%s", r.Code, r.Out, r.Errout)
 	}
-}
-
-func slicesContains(ls []string, s string) bool {
-	for _, l := range ls {
-		if l == s {
-			return true
-		}
-	}
-	return false
 }

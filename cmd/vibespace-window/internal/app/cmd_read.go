@@ -86,6 +86,28 @@ many nodes were searched. At most 25 are printed, and how many more there are.
 	}
 }
 
+func getCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "get", Usage: "a node's text: get <handle> text @ref",
+		Description: `Prints the text of one node: its value (an entry's, a text view's), else the text
+it shows (its name, or its descendants' names). A ref never minted for the window is
+refused bad_ref, one whose node is gone stale_ref.
+
+   vibespace-window get win:1 text @e7`,
+		ArgsUsage: "<handle> text @ref", Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			h, err := handle(c)
+			if err != nil {
+				return err
+			}
+			if c.NArg() != 3 || c.Args().Get(1) != "text" {
+				return usage("get needs a handle, text and a ref: get win:1 text @e7")
+			}
+			return ask(c, o, wire.Request{Verb: "get", Target: h, Action: "text", Ref: c.Args().Get(2)}, callTimeout, printBody)
+		},
+	}
+}
+
 func screenshotCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "screenshot", Usage: "the window's pixels as PNG (the fallback when the tree is not enough)",

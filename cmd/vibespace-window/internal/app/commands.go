@@ -56,6 +56,7 @@ func commands(o Options) []*cli.Command {
 		closeCommand(o),
 		snapshotCommand(o),
 		findCommand(o),
+		getCommand(o),
 		screenshotCommand(o),
 		clickCommand(o),
 		typeCommand(o),
