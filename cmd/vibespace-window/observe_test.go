@@ -165,3 +165,42 @@ func TestObserveLessOnAWindow(t *testing.T) {
 		t.Fatalf("find zebra: exit %d\n%s%s", r.Code, r.Out, r.Errout)
 	}
 }
+
+// TestObserveLessOnWidgetFactory: on a real tree of some hundreds of nodes,
+// -i --depth 1 cuts and says how many, a scope is its subtree with the same
+// refs, find answers a ref with context, and a --diff with nothing done is
+// "unchanged" (no churn reads as a change).
+func TestObserveLessOnWidgetFactory(t *testing.T) {
+	testenv.NeedIntegration(t, "gtk3-widget-factory")
+	e := newEnv(t)
+	e.StartServe()
+	resp := e.Answer("s1", "open", "gtk3-widget-factory")
+	if !resp.OK {
+		t.Fatalf("open: %+v", resp)
+	}
+	e.readDesk()
+	id := string(resp.Target.ID)
+	full := e.snapshot("s1", id)
+	if full.Census.Nodes < 200 {
+		t.Fatalf("a small tree: %+v", full.Census)
+	}
+	text := snapBody(t, e.OK("s1", "snapshot", id, "-i", "--depth", "1"))
+	m := regexp.MustCompile(`; depth 1: (\d+) nodes below not shown \(snapshot (@e\d+) shows what is below it\)`).FindStringSubmatch(text)
+	if m == nil || strings.Contains(text, "\n    ") {
+		t.Fatalf("-i --depth 1:\n%s", text)
+	}
+	// The scope the cut names: its subtree, with the refs of the whole.
+	scoped := e.Answer("s1", "snapshot", id, m[2]).Snapshot
+	at := full.Root.Find(func(n *target.Node) bool { return n.Ref == m[2] })
+	if scoped == nil || at == nil || scoped.Root.Ref != m[2] || scoped.Census.Nodes != at.Count().Nodes {
+		t.Fatalf("snapshot %s: %+v (in the whole tree: %+v)", m[2], scoped, at)
+	}
+	close := node(t, full, "push button", "Close")
+	if out := e.OK("s1", "find", id, "close"); !strings.Contains(out, `push button "Close" `+close.Ref) {
+		t.Fatalf("find close:\n%s", out)
+	}
+	e.OK("s1", "snapshot", id)
+	if lines := diffLines(e.OK("s1", "snapshot", id, "--diff")); len(lines) != 1 || lines[0] != "unchanged" {
+		t.Fatalf("a --diff with nothing done: %q", lines)
+	}
+}
