@@ -21,8 +21,6 @@ import (
 type browserState struct {
 	mu      sync.Mutex
 	current map[string]target.ID // session + "\x00" + context key → its current tab
-	closed  map[target.ID]bool   // tabs that existed and closed, so a handle that never named a tab is told apart
-	order   []target.ID          // closed, oldest first (the memory is bounded by maxClosed)
 	appSlot chan struct{}        // one slot: one desktop app starting at a time (desktopapp.go)
 
 	regOnce sync.Once
@@ -48,13 +46,8 @@ type selection struct {
 
 func (bs *browserState) init() {
 	bs.current = make(map[string]target.ID)
-	bs.closed = make(map[target.ID]bool)
 	bs.appSlot = make(chan struct{}, 1)
 }
-
-// maxClosed bounds how many closed tabs are remembered: older ones answer
-// unknown_target, as a handle that never named a tab does.
-const maxClosed = 1024
 
 func currentKey(session string, k kind.BrowserKey) string { return session + "\x00" + k.String() }
 
@@ -72,8 +65,7 @@ func (bs *browserState) setCurrent(session string, key kind.BrowserKey, id targe
 	bs.mu.Unlock()
 }
 
-// forget drops a target from every session's current tabs; a tab is
-// remembered as closed.
+// forget drops a target from every session's current tabs.
 func (bs *browserState) forget(id target.ID) {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
@@ -82,22 +74,16 @@ func (bs *browserState) forget(id target.ID) {
 			delete(bs.current, k)
 		}
 	}
-	if id.Kind() != target.KindTab || bs.closed[id] {
-		return
-	}
-	bs.closed[id] = true
-	bs.order = append(bs.order, id)
-	if len(bs.order) > maxClosed {
-		delete(bs.closed, bs.order[0])
-		bs.order = bs.order[1:]
-	}
 }
 
-// wasClosed reports whether id named a tab that has closed.
-func (bs *browserState) wasClosed(id target.ID) bool {
-	bs.mu.Lock()
-	defer bs.mu.Unlock()
-	return bs.closed[id]
+// wasClosed reports whether id named a tab that has closed: a tab:N the
+// daemon's tab counter passed (this daemon's, or one before it on this
+// state directory: tabs die with a daemon) and no tab has now.
+func (d *Daemon) wasClosed(id target.ID) bool {
+	n := id.TabNumber()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return n > 0 && n <= d.nextTab && d.targets[id] == nil
 }
 
 // noBrowser is the refusal of every browser verb on a daemon without a
@@ -158,11 +144,17 @@ func (d *Daemon) reachTab(ctx context.Context, c *call) error {
 // reachTabID reaches tab id of the chosen context for the session, under its
 // lease. known says id came from the daemon (the session's current tab), so
 // a tab that is not there has closed; a handle the caller gave that names no
-// tab this daemon ever had is unknown_target, not tab_gone.
+// tab this daemon ever had is unknown_target, not tab_gone (and one of the
+// old form, tab:<CDP id>, is told the tab's handle: cdpHandle).
 func (d *Daemon) reachTabID(ctx context.Context, c *call, id target.ID, known bool) error {
 	e := d.entryOf(id)
 	if e == nil || e.tab == nil {
-		if !known && !d.br.wasClosed(id) {
+		if !known {
+			if err := d.cdpHandle(id); err != nil {
+				return err
+			}
+		}
+		if !known && !d.wasClosed(id) {
 			return target.Refuse(target.CodeUnknownTarget, "there is no tab %s (tab list shows yours)", id).With("target", string(id))
 		}
 		d.br.forget(id)
@@ -187,7 +179,10 @@ func where(sel selection) string {
 }
 
 // newTab opens a blank tab in bc and makes it a target of the session,
-// leased to it and its current tab in the context.
+// leased to it and its current tab in the context. Its handle is tab:N, the
+// next number of the daemon's tab counter (apart from the windows'): never
+// minted twice, across restarts too (the counter is persisted), so a
+// handle an agent kept, or an audit row names, never means another tab.
 func (d *Daemon) newTab(ctx context.Context, c *call, bc kind.BrowserContext) error {
 	kt, err := bc.NewTab(ctx)
 	if err != nil {
@@ -198,8 +193,12 @@ func (d *Daemon) newTab(ctx context.Context, c *call, bc kind.BrowserContext) er
 		kt.Close(context.WithoutCancel(ctx))
 		return err
 	}
+	d.mu.Lock()
+	d.nextTab++
+	id := target.TabID(d.nextTab)
+	d.mu.Unlock()
 	rec := target.Target{
-		ID: target.TabID(info.Key), Kind: target.KindTab, Title: info.Title, App: info.App, Origin: c.req.Session,
+		ID: id, Kind: target.KindTab, Title: info.Title, App: info.App, Origin: c.req.Session,
 		Opened: d.cfg.Now().UTC(), Key: info.Key, Exposure: []string{c.req.Session},
 	}
 	c.e = d.add(rec, kt, nil, &tabState{key: c.sel.key, prof: c.sel.prof}, info)
@@ -340,6 +339,7 @@ func (d *Daemon) browserTab(ctx context.Context, c *call) Response {
 	if reach != nil {
 		return d.fail(c, reach)
 	}
+	c.req.Target = string(id) // the audit row names the tab closed, as for a bare close
 	info := d.info(c.e)
 	if err := c.e.t.Close(ctx); err != nil {
 		return d.fail(c, err)
@@ -355,7 +355,7 @@ func (d *Daemon) tabList(ctx context.Context, c *call) Response {
 	req, sel := c.req, c.sel
 	cur, _ := d.br.currentTab(req.Session, sel.key)
 	tabs := d.entries(func(e *entry) bool { return e.tab != nil && e.tab.key.String() == sel.key.String() })
-	slices.SortFunc(tabs, func(a, b *entry) int { return strings.Compare(string(a.id), string(b.id)) })
+	slices.SortFunc(tabs, func(a, b *entry) int { return a.id.TabNumber() - b.id.TabNumber() })
 	resp := Response{Targets: []TargetInfo{}}
 	others := 0
 	var lines []string

@@ -92,6 +92,15 @@ type Config struct {
 	// MaxConnsPerPeer bounds the connections one process holds at once;
 	// default half of MaxConns.
 	MaxConnsPerPeer int
+
+	// The trace (trace.go): TraceSteps bounds the steps kept per session
+	// (default DefaultTraceSteps); TraceRetention removes a step, and its
+	// picture, this old (default DefaultTraceRetention; negative keeps
+	// them); TracePictureMax bounds one kept picture in bytes (default
+	// DefaultTracePictureMax; a larger one is not kept).
+	TraceSteps      int
+	TraceRetention  time.Duration
+	TracePictureMax int64
 }
 
 func (c *Config) fill() error {
@@ -149,6 +158,15 @@ func (c *Config) fill() error {
 	}
 	if c.MaxConnsPerPeer <= 0 {
 		c.MaxConnsPerPeer = max(1, c.MaxConns/2)
+	}
+	if c.TraceSteps <= 0 {
+		c.TraceSteps = DefaultTraceSteps
+	}
+	if c.TraceRetention == 0 {
+		c.TraceRetention = DefaultTraceRetention
+	}
+	if c.TracePictureMax <= 0 {
+		c.TracePictureMax = DefaultTracePictureMax
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -30,8 +30,8 @@ const (
 
 // Keys of lease.State.Backends: the running shared displays' records (by
 // display name), the per-session displays' (a list, each with its
-// provider's name and its session), the browsers', and the highest target
-// number ever used (so a restart never reuses one). legacyDisplayKey is
+// provider's name and its session), the browsers', and the highest window
+// and tab numbers ever used (so a restart never reuses one). legacyDisplayKey is
 // where a daemon of an earlier version kept its one display's record.
 const (
 	displaysKey        = "displays"
@@ -54,7 +54,8 @@ type Daemon struct {
 
 	mu       sync.Mutex // guards the fields below and every entry's mutable fields; never held across a backend call
 	targets  map[target.ID]*entry
-	next     int
+	next     int                 // the highest window number minted (win:N)
+	nextTab  int                 // the highest tab number minted (tab:N): tabs are numbered apart, never twice
 	displays map[string]*display // by displayKey: the running ones
 	starting map[string]starting // per-session displays being started, by key (for the ceiling)
 	closed   bool
@@ -73,6 +74,7 @@ type Daemon struct {
 	// by desktop off (desktop.go). Guarded by mu.
 	desktopSet  desktopSetting
 	desktopGone map[target.ID]time.Time
+	tr          traceState // the trace (trace.go)
 
 	ln   net.Listener
 	wg   sync.WaitGroup
@@ -189,15 +191,18 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 		nd := newDisplay(p, disp, r.Session)
 		d.displays[nd.key()] = nd
 	}
-	var counter struct{ Next int }
+	var counter struct{ Next, Tab int }
 	if b := st.Backends[counterKey]; len(b) > 0 {
 		json.Unmarshal(b, &counter)
 	}
-	d.next = counter.Next
+	d.next, d.nextTab = counter.Next, counter.Tab
 	alive := make(map[target.ID]bool)
 	for _, t := range st.Targets {
 		if n := t.ID.Number(); n > d.next {
 			d.next = n // never reuse a number, even of a dropped target
+		}
+		if n := t.ID.TabNumber(); n > d.nextTab {
+			d.nextTab = n // nor a tab's: its handle may be in an agent's hands, an audit row, a cut verb's note
 		}
 		if t.Display == "" {
 			continue // a target on no display (a tab) dies with the daemon's browser contexts
@@ -259,7 +264,7 @@ func (d *Daemon) persist() error {
 		}
 		st.Targets = append(st.Targets, rec)
 	}
-	st.Backends = map[string]json.RawMessage{counterKey: json.RawMessage(fmt.Sprintf(`{"next":%d}`, d.next))}
+	st.Backends = map[string]json.RawMessage{counterKey: json.RawMessage(fmt.Sprintf(`{"next":%d,"tab":%d}`, d.next, d.nextTab))}
 	disps := make(map[string]*display, len(d.displays))
 	maps.Copy(disps, d.displays)
 	d.mu.Unlock()

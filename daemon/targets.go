@@ -73,7 +73,8 @@ func (d *Daemon) entryOf(id target.ID) *entry {
 	return d.targets[id]
 }
 
-// entries lists the targets, windows first and in number order, then tabs.
+// entries lists the targets, windows first and in number order, then tabs
+// in number order.
 func (d *Daemon) entries(keep func(*entry) bool) []*entry {
 	d.mu.Lock()
 	var es []*entry
@@ -90,6 +91,9 @@ func (d *Daemon) entries(keep func(*entry) bool) []*entry {
 				return b.Number() == 0
 			}
 			return a.Number() < b.Number()
+		}
+		if a.TabNumber() != b.TabNumber() {
+			return a.TabNumber() < b.TabNumber()
 		}
 		return a < b
 	})
@@ -112,9 +116,38 @@ func (d *Daemon) find(handle string) (*entry, error) {
 	}
 	e := d.entryOf(id)
 	if e == nil {
+		if err := d.cdpHandle(id); err != nil {
+			return nil, err
+		}
 		return nil, target.Refuse(target.CodeUnknownTarget, "there is no target %s", id).With("target", string(id))
 	}
 	return e, nil
+}
+
+// cdpHandle refuses a tab's handle of the old form, tab:<CDP target id>
+// (before tab handles were short), naming the handle of the tab it meant
+// when there is one: a target has one name, which every answer, audit row,
+// lease and note uses. Whoever holds a tab's CDP id learns nothing more
+// from its number. nil when id is not of that form.
+func (d *Daemon) cdpHandle(id target.ID) error {
+	key, ok := id.TabKey()
+	if !ok {
+		return nil
+	}
+	var short target.ID
+	d.mu.Lock()
+	for _, e := range d.targets {
+		if e.tab != nil && e.rec.Key == key {
+			short = e.id
+		}
+	}
+	d.mu.Unlock()
+	given := target.Echo(string(id))
+	if short == "" {
+		return target.Refuse(target.CodeUnknownTarget, "%s is not a tab handle: a tab's handle is tab:N, as tab list or open prints", given).With("target", target.Clip(string(id)))
+	}
+	return target.Refuse(target.CodeUnknownTarget, "%s names a tab by its CDP target id, not its handle: use %s", given, short).
+		With("target", target.Clip(string(id))).With("handle", string(short))
 }
 
 // lookup finds the target named by req's handle for req's session,
@@ -130,6 +163,9 @@ func (d *Daemon) lookup(ctx context.Context, req Request) (*entry, error) {
 	}
 	e := d.entryOf(id)
 	if e == nil {
+		if err := d.cdpHandle(id); err != nil {
+			return nil, err
+		}
 		return nil, d.desktopGoneOr(req.Target, target.Refuse(target.CodeUnknownTarget, "there is no target %s (list shows yours)", id).With("target", string(id)))
 	}
 	d.mu.Lock()
@@ -223,6 +259,9 @@ func (d *Daemon) info(e *entry) *TargetInfo {
 	}
 	if t.ID.Kind() == target.KindWindow {
 		ti.Mode, ti.Resolved, ti.ModeWhy = modeOf(t), t.Resolved, t.ModeWhy
+	}
+	if e.tab != nil {
+		ti.CDPID = t.Key
 	}
 	ti.Desktop, ti.Pixels, ti.Browser = t.Desktop, t.Pixels, t.Browser
 	if !l.Since.IsZero() {

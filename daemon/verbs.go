@@ -83,10 +83,12 @@ var verbs = map[string]verbDef{
 	"type":       {run: (*Daemon).typeText, reach: reachHandle, check: checkType},
 	"key":        {run: (*Daemon).key, reach: reachHandle, check: checkKey},
 	"scroll":     {run: (*Daemon).scroll, reach: reachHandle, check: checkScroll},
+	"select":     {run: (*Daemon).selectOptions, reach: reachHandle, check: checkSelect},
 	"mode":       {run: (*Daemon).setMode, reach: reachHandle, check: checkModeWord},
 	"desktop":    {run: (*Daemon).desktop, check: checkDesktop},
 	"find":       {run: (*Daemon).findText, reach: reachHandle, check: checkFind},
 	"get":        {run: (*Daemon).getNode, reach: reachHandle, check: checkGetNode},
+	"trace":      {run: (*Daemon).traceVerb, check: checkTrace},
 
 	// vibespace-browser: the same verbs on the current tab…
 	"browser.snapshot":   {run: (*Daemon).snapshot, reach: reachTab},
@@ -96,6 +98,7 @@ var verbs = map[string]verbDef{
 	"browser.key":        {run: (*Daemon).key, reach: reachTab, check: checkKey},
 	"browser.scroll":     {run: (*Daemon).scroll, reach: reachTab, check: checkScroll},
 	"browser.find":       {run: (*Daemon).findText, reach: reachTab, check: checkFind},
+	"browser.select":     {run: (*Daemon).selectOptions, reach: reachTab, check: checkSelect},
 	// …and the browser's own words.
 	"browser.fill":        {run: (*Daemon).fill, reach: reachTab, check: checkFill},
 	"browser.get":         {run: (*Daemon).browserGet, reach: reachTab, check: checkGet},
@@ -115,6 +118,7 @@ var verbs = map[string]verbDef{
 	"browser.pin":         {run: (*Daemon).browserPin},
 	"browser.new-child":   {run: (*Daemon).browserNewChild},
 	"browser.status":      {run: (*Daemon).browserStatus},
+	"browser.trace":       {run: (*Daemon).traceVerb, check: checkTrace},
 }
 
 // Verbs lists the verbs the daemon answers, sorted.
@@ -139,7 +143,8 @@ func BrowserVerbs() []string {
 }
 
 // forVerbs take Request.For: they act on another session's attachment set.
-var forVerbs = map[string]bool{"browser.use": true, "browser.detach": true, "browser.pin": true, "browser.attachments": true}
+var forVerbs = map[string]bool{"browser.use": true, "browser.detach": true, "browser.pin": true, "browser.attachments": true,
+	"trace": true, "browser.trace": true}
 
 // Handle answers one request. It never panics on bad input and always
 // answers within the verb timeout.
@@ -155,7 +160,7 @@ func (d *Daemon) Handle(ctx context.Context, req Request) Response {
 		return refusal(target.Refuse(target.CodeBadRequest, "a mode is a window's: only open, mode and new --backend desktop-app take one, not %s (a tab has no mode)", req.Verb))
 	}
 	if req.For != "" && !forVerbs[req.Verb] {
-		return refusal(target.Refuse(target.CodeBadRequest, "--for is the operator's word for another session's browser attachments: only use, detach, pin and attachments take it, not %s", req.Verb))
+		return refusal(target.Refuse(target.CodeBadRequest, "--for is the operator's word for another session's browser attachments or trace: only use, detach, pin, attachments and trace take it, not %s", req.Verb))
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.VerbTimeout)
 	defer cancel()
@@ -281,6 +286,7 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 		ent.Target = id
 	}
 	d.record(ent)
+	d.trace(c, resp, err)
 	return resp
 }
 

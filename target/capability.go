@@ -18,6 +18,7 @@ const (
 	VerbTypeFocus  Verb = "type_keys" // type "…" (no ref): keys into the focused node
 	VerbKey        Verb = "key"
 	VerbScroll     Verb = "scroll"
+	VerbSelect     Verb = "select" // select @ref <option…>: a choice control's own selection
 )
 
 // Road is how a verb reaches the application. The audit log records it.
@@ -178,6 +179,26 @@ func Decide(verb Verb, p Probe, node *NodeTraits) Capability {
 		}
 		return refuse(Refuse(CodeNoEditableText, "%s has no EditableText and %s; nothing was typed", nodeWords(node), why).
 			With("interfaces", strings.Join(node.Interfaces, ",")))
+	case VerbSelect:
+		// A choice control is set through its own selection (AT-SPI
+		// Selection; a page's DOM selected flags), never by a pointer
+		// at a guessed place in an open list.
+		if !p.Tree {
+			why := orDefault(p.TreeWhy, "the application is not on the accessibility bus")
+			return refuse(Refuse(CodeNoTree, "select needs the tree, and there is none (%s)", why).With("reason", why))
+		}
+		if node == nil {
+			return refuse(Refuse(CodeBadRef, "select @ref needs a node"))
+		}
+		if !node.Has("Selection") && !optionRoles[node.Role] {
+			return refuse(Refuse(CodeNoAction, "%s offers no selection: select takes a choice control (a combo box, a list box, a page tab list) or one of its options", nodeWords(node)).
+				With("interfaces", strings.Join(node.Interfaces, ",")))
+		}
+		if !node.Sensitive {
+			return refuse(Refuse(CodeNotSensitive, "%s is not sensitive (disabled); nothing was selected", nodeWords(node)))
+		}
+		c.Road, c.Why = RoadTree, "the control's own selection on the node"
+		return c
 	case VerbTypeFocus, VerbKey:
 		if p.Injection == "" {
 			return noInjection()
@@ -226,6 +247,10 @@ func Capabilities(p Probe) []Capability {
 	}
 	return out
 }
+
+// optionRoles are the roles of a choice control's options: select on one
+// chooses it (its control is the one changed).
+var optionRoles = map[string]bool{"list item": true, "menu item": true, "page tab": true, "option": true}
 
 func verbWords(v Verb) string {
 	switch v {

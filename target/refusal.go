@@ -83,6 +83,7 @@ const (
 	CodeNoProgress   Code = "no_progress"   // the same action on the same node saw no_visible_change too many times in a row: look again (snapshot) or do something else
 	CodeBudgetSpent  Code = "budget_spent"  // the session's step or wall-clock budget is spent: the operator raises it or resets it
 	CodeValueNotSet  Code = "value_not_set" // a form verb set a value that did not take: read back, the control holds something else
+	CodeNoOption     Code = "no_option"     // select named an option the control does not have: the answer lists the ones it has
 	CodeNoBrowser    Code = "no_browser"    // this daemon has no browser backend (no Chromium)
 	CodeNoTab        Code = "no_tab"        // the session has no current tab in this profile: open <url> first
 	CodeBrowserLimit Code = "browser_limit" // the ceiling of browsers running at once is reached

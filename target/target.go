@@ -33,7 +33,7 @@ type KindWords struct {
 
 var kinds = []KindWords{
 	{Kind: KindWindow, Prefix: "win", Noun: "window", CLI: "vibespace-window", Paused: CodeWindowPaused, Gone: CodeWindowGone, Handles: "win:N, as list or open prints"},
-	{Kind: KindTab, Prefix: "tab", Noun: "page", CLI: "vibespace-browser", Paused: CodeBrowserPaused, Gone: CodeTabGone, Handles: "tab:<id>, as tab list prints"},
+	{Kind: KindTab, Prefix: "tab", Noun: "page", CLI: "vibespace-browser", Paused: CodeBrowserPaused, Gone: CodeTabGone, Handles: "tab:N, as tab list or open prints"},
 }
 
 // Words is the row of kind k; an unknown kind has an empty row.
@@ -46,20 +46,22 @@ func (k Kind) Words() KindWords {
 	return KindWords{Kind: k}
 }
 
-// ID names a target: "win:3" or "tab:<id>". It is stable for the target's
-// life and is what agents pass as the handle of every verb.
+// ID names a target: "win:3" or "tab:3". It is stable for the target's
+// life and is what agents pass as the handle of every verb. The daemon
+// numbers windows and tabs apart (win:1 and tab:1 are two targets), and
+// never mints a number twice.
 type ID string
 
 // WindowID is the ID of the n-th window target.
 func WindowID(n int) ID { return ID("win:" + strconv.Itoa(n)) }
 
-// TabID is the ID of the tab whose backend key (its CDP target id) is key.
-func TabID(key string) ID { return ID("tab:" + key) }
+// TabID is the ID of the n-th tab target.
+func TabID(n int) ID { return ID("tab:" + strconv.Itoa(n)) }
 
-// ParseID checks that s is a target handle ("win:N" with N ≥ 1, or
-// "tab:<something>" without spaces and without a second kind prefix). A
-// handle that is not one is an unknown_target refusal naming what was
-// given.
+// ParseID checks that s is a target handle ("win:N" with N ≥ 1, or "tab:N",
+// or a tab's handle of the old form "tab:<its CDP target id>": anything
+// without spaces and without a second kind prefix). A handle that is not
+// one is an unknown_target refusal naming what was given.
 func ParseID(s string) (ID, error) {
 	prefix, rest, ok := strings.Cut(s, ":")
 	switch {
@@ -71,7 +73,7 @@ func ParseID(s string) (ID, error) {
 	case ok && prefix == "tab" && rest != "" && !strings.ContainsAny(rest, " \t\r\n") && ID(rest).Kind() == "":
 		return ID(s), nil
 	}
-	return "", Refuse(CodeUnknownTarget, "%s is not a target handle (expected win:N, as list or open prints, or tab:<id>, as tab list prints)", Echo(s)).With("handle", Clip(s))
+	return "", Refuse(CodeUnknownTarget, "%s is not a target handle (expected win:N, as list or open prints, or tab:N, as tab list or open prints)", Echo(s)).With("handle", Clip(s))
 }
 
 // Kind is the kind the ID names, or "" for an ID that is neither.
@@ -99,6 +101,30 @@ func (id ID) Number() int {
 		return 0
 	}
 	return n
+}
+
+// TabNumber is N of "tab:N", or 0 if id is not a tab's short handle.
+func (id ID) TabNumber() int {
+	s, ok := strings.CutPrefix(string(id), "tab:")
+	if !ok {
+		return 0
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || strconv.Itoa(n) != s {
+		return 0
+	}
+	return n
+}
+
+// TabKey is the backend key (a CDP target id) a tab handle of the old form
+// "tab:<key>" names: a tab's handle that is not "tab:N". ok is false for
+// any other ID.
+func (id ID) TabKey() (key string, ok bool) {
+	key, ok = strings.CutPrefix(string(id), "tab:")
+	if !ok || key == "" || id.TabNumber() != 0 {
+		return "", false
+	}
+	return key, true
 }
 
 func (id ID) String() string { return string(id) }

@@ -6,7 +6,7 @@ import (
 )
 
 func TestParseID(t *testing.T) {
-	for _, s := range []string{"win:1", "win:42", "tab:ABC123"} {
+	for _, s := range []string{"win:1", "win:42", "tab:1", "tab:42", "tab:ABC123"} {
 		if id, err := ParseID(s); err != nil || string(id) != s {
 			t.Errorf("ParseID(%q) = %q, %v", s, id, err)
 		}
@@ -18,6 +18,31 @@ func TestParseID(t *testing.T) {
 	}
 	if WindowID(7).Number() != 7 || WindowID(7).Kind() != KindWindow || ID("tab:x").Kind() != KindTab {
 		t.Fatal("ID accessors")
+	}
+}
+
+// A tab's short handle is tab:N (N ≥ 1, as minted); anything else after
+// "tab:" is the old form, naming a CDP target id — a window's handle is
+// neither.
+func TestTabNumberAndKey(t *testing.T) {
+	for _, tc := range []struct {
+		id  ID
+		n   int
+		key string
+	}{
+		{"tab:1", 1, ""}, {"tab:42", 42, ""}, {TabID(7), 7, ""},
+		{"tab:DAB9E87B7BC9278C91D2EE2C73F059BB", 0, "DAB9E87B7BC9278C91D2EE2C73F059BB"},
+		{"tab:0", 0, "0"}, {"tab:01", 0, "01"}, {"tab:-1", 0, "-1"},
+		{"tab:12345678901234567890123456789012", 0, "12345678901234567890123456789012"}, // a CDP id of digits alone
+		{"win:3", 0, ""}, {"tab:", 0, ""}, {"", 0, ""},
+	} {
+		key, ok := tc.id.TabKey()
+		if tc.id.TabNumber() != tc.n || key != tc.key || ok != (tc.key != "") {
+			t.Errorf("%q: number %d, key %q %v; want %d, %q", tc.id, tc.id.TabNumber(), key, ok, tc.n, tc.key)
+		}
+	}
+	if ID("win:3").Number() != 3 || TabID(3).Number() != 0 {
+		t.Fatal("Number is a window's alone")
 	}
 }
 
@@ -50,7 +75,7 @@ func TestKindWordsAndWrongKind(t *testing.T) {
 			t.Errorf("WrongKind(%s, %s) = %v", tc.id, tc.from, r)
 		}
 	}
-	if TabID("AB12") != "tab:AB12" || TabID("AB12").Kind() != KindTab {
+	if TabID(12) != "tab:12" || TabID(12).Kind() != KindTab {
 		t.Fatal("TabID")
 	}
 }
@@ -70,7 +95,7 @@ func TestExposure(t *testing.T) {
 
 // FuzzParseID: a handle parses to itself or is refused unknown_target.
 func FuzzParseID(f *testing.F) {
-	for _, s := range []string{"win:1", "win:0", "win:007", "tab:AB12", "tab:", "win:-1", "", "win:1 ", "wín:1", "win:99999999999999999999"} {
+	for _, s := range []string{"win:1", "win:0", "win:007", "tab:AB12", "tab:3", "tab:03", "tab:", "win:-1", "", "win:1 ", "wín:1", "win:99999999999999999999"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -85,6 +110,12 @@ func FuzzParseID(f *testing.F) {
 			t.Fatalf("ParseID(%q) = %q", s, id)
 		}
 		if id.Kind() == KindWindow && WindowID(id.Number()) != id {
+			t.Fatalf("%q does not round-trip through its number", s)
+		}
+		if _, old := id.TabKey(); id.Kind() == KindTab && (id.TabNumber() > 0) == old {
+			t.Fatalf("%q is both or neither a short handle and the old form", s)
+		}
+		if n := id.TabNumber(); n > 0 && TabID(n) != id {
 			t.Fatalf("%q does not round-trip through its number", s)
 		}
 	})

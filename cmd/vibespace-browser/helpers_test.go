@@ -111,12 +111,13 @@ func textRef(t testing.TB, text, role, name string) string {
 	return ""
 }
 
-// profileLine is the profile line of a text answer.
+// profileLine is the profile part of a text answer's header line, from
+// "profile: " on.
 func profileLine(t testing.TB, out string) string {
 	t.Helper()
 	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "profile: ") {
-			return l
+		if _, p, ok := strings.Cut(l, "profile: "); ok {
+			return "profile: " + p
 		}
 	}
 	t.Fatalf("the answer names no profile:\n%s", out)

@@ -22,7 +22,7 @@ func TestAgentDrivesAPage(t *testing.T) {
 	site := newSite(t)
 
 	out := e.OK("s1", "open", site.URL+"/form")
-	if line := profileLine(t, out); line != "profile: own ephemeral context" {
+	if line := profileLine(t, out); line != "profile: own ephemeral" {
 		t.Errorf("open's profile line: %q", line)
 	}
 	if !strings.Contains(out, `tab:`) || !strings.Contains(out, site.URL+"/form") {
@@ -37,7 +37,7 @@ func TestAgentDrivesAPage(t *testing.T) {
 	e.OK("s1", "click", agree)
 	from := site.nreports()
 	out = e.OK("s1", "click", save)
-	if !strings.Contains(out, "profile: own ephemeral context") || !strings.Contains(out, "lease: ") {
+	if !strings.Contains(out, "profile: own ephemeral") || !strings.Contains(out, "lease: ") {
 		t.Errorf("click answer names no profile or tab:\n%s", out)
 	}
 	rep := site.waitReport(t, from, "the save", func(r report) bool { return r.Event == "save" })

@@ -142,7 +142,7 @@ func TestYourDesktop(t *testing.T) {
 	snap := e.snapshot("s2", id)
 	from := app.Log.Len()
 	out := e.OK("s2", "click", id, node(t, snap, "push button", "Alpha").Ref)
-	if !strings.Contains(out, "[by tree]") || !strings.Contains(out, "· your desktop · lease: held by s2") {
+	if !strings.Contains(out, "[by tree]") || !strings.Contains(out, "· your desktop · lease: yours") {
 		t.Fatalf("click answer: %s", out)
 	}
 	wait(t, app.Log, from, "the click on Alpha", func(ev testenv.Event) bool { return ev.Type == "click" && ev.Widget == "alpha" })

@@ -64,7 +64,7 @@ func TestWholeLoop(t *testing.T) {
 
 	from := log.Len()
 	out = e.OK("s1", "click", id, node(t, snap, "push button", "Alpha").Ref)
-	if !strings.Contains(out, "[by tree]") || !strings.Contains(out, id+` "vibespace fixture" · lease: held by s1`) {
+	if !strings.Contains(out, "[by tree]") || !strings.Contains(out, id+` "vibespace fixture" · lease: yours`) {
 		t.Fatalf("click answer: %s", out)
 	}
 	wait(t, log, from, "the click on Alpha", func(ev testenv.Event) bool { return ev.Type == "click" && ev.Widget == "alpha" })

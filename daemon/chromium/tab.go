@@ -32,6 +32,7 @@ var (
 	_ kind.Evaluator  = (*tab)(nil)
 	_ kind.Waiter     = (*tab)(nil)
 	_ kind.PageReader = (*tab)(nil)
+	_ kind.Selector   = (*tab)(nil)
 )
 
 func newTab(t *cdp.Tab, c *cdp.Context) *tab { return &tab{t: t, c: c} }
@@ -86,13 +87,26 @@ func (t *tab) Snapshot(ctx context.Context, refs *target.RefTable) (*target.Snap
 	return s, nil
 }
 
-// Node reads what the page says of a node now, without scrolling it.
+// Node reads what the page says of a node now, without scrolling it: its
+// state, and its role and name in the page's tree.
 func (t *tab) Node(ctx context.Context, n kind.Node) (target.NodeTraits, error) {
 	st, err := t.t.NodeState(ctx, t.node(n))
 	if err != nil {
 		return target.NodeTraits{}, err
 	}
-	return target.NodeTraits{Sensitive: !st.Disabled, Editable: st.Editable, Focusable: st.Visible}, nil
+	tr := target.NodeTraits{Sensitive: !st.Disabled, Editable: st.Editable, Focusable: st.Visible}
+	// Its role and name from the page's tree, for the answer; a choice
+	// control (a <select>, a list box, a combo box) offers a selection,
+	// as AT-SPI's Selection does (the law's choice for select).
+	info, err := t.t.NodeRole(ctx, t.node(n))
+	if err != nil {
+		return target.NodeTraits{}, err
+	}
+	tr.Role, tr.Name = info.Role, info.Name
+	if info.Choice {
+		tr.Interfaces = []string{"Selection"}
+	}
+	return tr, nil
 }
 
 func (t *tab) Act(ctx context.Context, n kind.Node) error   { return t.t.Click(ctx, t.node(n)) }
@@ -106,8 +120,19 @@ func (t *tab) InsertText(ctx context.Context, n kind.Node, text string) error {
 	return t.t.InsertText(ctx, text)
 }
 
+// Fill replaces a field's value and reads it back (cdp.Tab.FillValue): a
+// picker (date, time, colour, range…) is set through its value setter, and
+// a value the field does not hold afterwards is value_not_set, never
+// "filled".
 func (t *tab) Fill(ctx context.Context, n kind.Node, text string) error {
-	return t.t.Fill(ctx, t.node(n), text)
+	return t.t.FillValue(ctx, t.node(n), text)
+}
+
+// Select sets a choice control's options (a <select>, an ARIA list box, or
+// an option's control) and answers what it holds, read back
+// (cdp.Tab.Select).
+func (t *tab) Select(ctx context.Context, n kind.Node, opts []string) ([]string, error) {
+	return t.t.Select(ctx, t.node(n), opts)
 }
 
 func (t *tab) ClickAt(ctx context.Context, p kind.Point) error {

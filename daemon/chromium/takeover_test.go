@@ -29,7 +29,7 @@ func TestBrowserTakeoverCutsType(t *testing.T) {
 	h.pool.mu.Lock()
 	cctx := h.pool.contexts["ivy"]
 	h.pool.mu.Unlock()
-	tab, err := cctx.Tab(t.Context(), strings.TrimPrefix(string(id), "tab:"))
+	tab, err := cctx.Tab(t.Context(), open.Target.CDPID)
 	if err != nil {
 		t.Fatal(err)
 	}

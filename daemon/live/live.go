@@ -1,5 +1,5 @@
 // Package live is the daemon's live view: an HTTP server on 127.0.0.1
-// serving the viewer page, the targets API, WHEP signalling (package rtc:
+// serving the viewer page, the targets and trace API, WHEP signalling (package rtc:
 // one encoder per target, shared by its viewers) and the page's Take over
 // and Hand back, started on the first watch and stopped with the daemon.
 //
@@ -44,6 +44,7 @@ type Core interface {
 	LiveInput(ctx context.Context, id target.ID, user string, ev kind.Input) error
 	LiveTakeover(ctx context.Context, id target.ID, user string) daemon.Response
 	LiveHandback(ctx context.Context, id target.ID, user string) daemon.Response
+	LiveTrace(id target.ID, n int) []daemon.TraceStep
 }
 
 // Options configure the live view.
@@ -213,6 +214,7 @@ func (v *View) handler(hub *rtc.Hub, token string) http.Handler {
 	mux.Handle("/", viewer.Handler())
 	api := http.NewServeMux()
 	api.HandleFunc("GET /api/targets", v.apiTargets)
+	api.HandleFunc("GET /api/trace/{target}", v.apiTrace)
 	api.Handle("/api/whep/", hub.WHEP(v.resolve))
 	api.HandleFunc("POST /api/takeover/{target}", func(w http.ResponseWriter, r *http.Request) { v.apiControl(w, r, "takeover") })
 	api.HandleFunc("POST /api/handback/{target}", func(w http.ResponseWriter, r *http.Request) { v.apiControl(w, r, "handback") })
@@ -359,6 +361,31 @@ func (v *View) targets(ctx context.Context, mine map[string]bool) Targets {
 	}
 	v.mu.Unlock()
 	return out
+}
+
+// traceSteps is how many of a target's recent steps its pane lists.
+const traceSteps = 20
+
+// Trace is the answer of GET /api/trace/<target>: the target's recent
+// steps, of every session, oldest first. A step carries no text an agent
+// typed or filled (its length only), and no picture.
+type Trace struct {
+	Target target.ID          `json:"target"`
+	Steps  []daemon.TraceStep `json:"steps"`
+}
+
+// apiTrace lists a target's recent steps for the panel beside its pane.
+func (v *View) apiTrace(w http.ResponseWriter, r *http.Request) {
+	id, err := target.ParseID(r.PathValue("target"))
+	if err != nil {
+		writeRefusal(w, err)
+		return
+	}
+	steps := v.core.LiveTrace(id, traceSteps)
+	if steps == nil {
+		steps = []daemon.TraceStep{}
+	}
+	writeJSON(w, http.StatusOK, Trace{Target: id, Steps: steps})
 }
 
 // resolve maps a WHEP request (/api/whep/<target>) to the target's pipeline

@@ -47,7 +47,26 @@
     } catch (e) {
       setConn('the daemon does not answer: ' + e.message);
     }
+    panes.forEach((p) => p.pollTrace());
     setTimeout(poll, 1000);
+  }
+
+  // stepLine is one step of a target's trace as its panel lists it: the
+  // time (UTC), the session, the verb, the node, the road, the effect and
+  // the duration. A step carries no text an agent typed, only its length.
+  function stepLine(s) {
+    const parts = [new Date(s.time).toISOString().slice(11, 23), (s.verb || '').replace(/^browser\./, '')];
+    if (s.ref) parts.push(s.ref);
+    if (s.role) parts.push(s.role);
+    if (s.name) parts.push(JSON.stringify(s.name));
+    if (s.at) parts.push('at ' + s.at.x + ',' + s.at.y);
+    if (s.key) parts.push(s.key);
+    if (s.dir) parts.push(s.dir + ' ' + s.steps);
+    if (s.chars) parts.push('(' + s.chars + ' chars)');
+    if (s.by) parts.push('by:' + s.by);
+    parts.push('\u2192 ' + (!s.ok ? 'refused ' + s.code : (s.effect || '-')));
+    parts.push(s.ms + 'ms');
+    return parts.join(' ');
   }
 
   const listEl = document.getElementById('list');
@@ -83,6 +102,7 @@
       p = new Pane(id);
       panes.set(id, p);
       renderList();
+      p.pollTrace();
     }
     p.el.scrollIntoView({ block: 'nearest' });
     return p;
@@ -117,6 +137,7 @@
       this.q('.handback').addEventListener('click', () => this.handback());
       this.q('.reconnect').addEventListener('click', () => this.connect());
       this.q('.close').addEventListener('click', () => this.close());
+      this.steps = [];
       this.wireInput();
       document.getElementById('panes').append(el);
       this.countFrames();
@@ -346,6 +367,36 @@
         if (ev.metaKey) mods.push('super');
         this.send({ t: 'key', chord: mods.concat([name]).join('+') });
       });
+    }
+
+    // pollTrace lists the target's recent steps, of every session, in
+    // the panel beside the pane (the newest last).
+    async pollTrace() {
+      if (this.tracing) return;
+      this.tracing = true;
+      try {
+        const r = await api('/api/trace/' + encodeURIComponent(this.id));
+        if (r.ok) this.renderTrace((await r.json()).steps || []);
+      } catch (e) { /* the next poll tries again */ }
+      this.tracing = false;
+    }
+
+    renderTrace(steps) {
+      this.steps = steps;
+      const ol = this.q('.steps');
+      ol.textContent = '';
+      this.q('.trace-empty').hidden = steps.length > 0;
+      steps.forEach((s) => {
+        const li = document.createElement('li');
+        if (!s.ok) li.className = 'refused';
+        const who = document.createElement('span');
+        who.className = 'who';
+        who.textContent = s.session + ': ';
+        li.append(who, document.createTextNode(stepLine(s)));
+        ol.append(li);
+      });
+      const panel = this.q('.trace');
+      panel.scrollTop = panel.scrollHeight; // the newest step in view
     }
 
     async takeover() { await this.control('takeover'); }

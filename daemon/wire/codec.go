@@ -67,6 +67,10 @@ func appendRequest(b []byte, r *Request) []byte {
 	b = appendStr(b, "for", r.For)
 	b = appendStr(b, "backend", r.Backend)
 	b = appendStr(b, "size", r.Size)
+	if r.Last != 0 {
+		b = append(b, `,"last":`...)
+		b = strconv.AppendInt(b, int64(r.Last), 10)
+	}
 	if e := r.Desktop; e != nil {
 		b = append(b, `,"desktop":{`...)
 		n := len(b)
@@ -249,6 +253,8 @@ func fastResponse(line []byte, r *Response) bool {
 			return d.reflect(&r.Diff)
 		case "found":
 			return d.reflect(&r.Found)
+		case "trace": // cut out too, like value
+			return d.reflect(&r.Trace)
 		}
 		return false
 	})
@@ -308,6 +314,8 @@ func (d *scan) target(t *TargetInfo) bool {
 			return d.bool(&t.Pixels)
 		case "browser":
 			return d.str(&t.Browser)
+		case "cdp_id":
+			return d.str(&t.CDPID)
 		}
 		return false
 	})

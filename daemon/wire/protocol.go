@@ -61,6 +61,11 @@ type Request struct {
 	Backend  string `json:"backend,omitempty"`  // new --backend: "desktop-app" (a real Chromium as a window, no DevTools); "" the CDP browser
 	Size     string `json:"size,omitempty"`     // new --size WxH: a desktop app's window size in pixels
 
+	// The trace (issue 15): trace --last N, the steps answered (0: the
+	// default); trace --pictures on|off is Action "pictures-on" /
+	// "pictures-off".
+	Last int `json:"last,omitempty"`
+
 	// Desktop names the caller's own desktop session, from its environment
 	// (desktop on, doctor): the user's desktop the operator opens to agents.
 	Desktop *DesktopEnv `json:"desktop,omitempty"`
@@ -127,6 +132,10 @@ type TargetInfo struct {
 	// Chromium or Firefox, tier 3): driven through its tree alone, never
 	// CDP, never an automation flag; every line about it says so.
 	Browser string `json:"browser,omitempty"`
+	// CDPID is a tab's CDP target id, for programs that meet the tab over
+	// DevTools too ("" for a window). Its handle is ID (tab:N); a handle of
+	// the old form tab:<CDPID> still names it.
+	CDPID string `json:"cdp_id,omitempty"`
 }
 
 // ModeWords says the target's mode as answers print it: "auto → tree",
@@ -179,6 +188,8 @@ type Response struct {
 	Cut   *target.Cut   `json:"cut,omitempty"`   // snapshot --depth: what the cut left out
 	Diff  *target.Diff  `json:"diff,omitempty"`  // snapshot --diff: what changed since the session's last snapshot
 	Found *target.Found `json:"found,omitempty"` // find: the matching refs
+	// Trace is the trace verb's steps, oldest first (trace.go).
+	Trace []TraceStep `json:"trace,omitempty"`
 }
 
 // ProfileInfo names a browser profile as an answer shows it:

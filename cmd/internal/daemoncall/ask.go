@@ -39,7 +39,10 @@ func Ask(c *cli.Context, o Options, req wire.Request, timeout time.Duration, bod
 
 // Print prints an answer to req as Ask does.
 func Print(c *cli.Context, o Options, req wire.Request, resp wire.Response, body Body) error {
-	p := Printer{Out: o.Stdout, Err: o.Stderr, JSON: WantJSON(c)}
+	p := Printer{Out: o.Stdout, Err: o.Stderr, JSON: WantJSON(c), Session: req.Session}
+	if p.Session == "" {
+		p.Session = Session(o.Getenv)
+	}
 	var bodyErr error
 	perr := p.Answer(resp, func(w io.Writer) {
 		if body != nil {

@@ -16,6 +16,9 @@ import (
 type Printer struct {
 	Out, Err io.Writer
 	JSON     bool
+	// Session is the caller's session: a lease it holds is "yours" in
+	// the header line ("" names every holder).
+	Session string
 }
 
 // Answer prints resp and returns the error whose code the command exits
@@ -50,11 +53,8 @@ func (p Printer) Answer(resp wire.Response, body func(w io.Writer)) error {
 			}
 			fmt.Fprintf(p.Err, "  --profile %s%s\n", h, mark)
 		}
-		if resp.Profile != nil {
-			fmt.Fprintf(p.Err, "  %s\n", ProfileLine(resp.Profile))
-		}
-		if resp.Target != nil {
-			fmt.Fprintf(p.Err, "  %s\n", TargetLine(resp.Target))
+		if h := Header(resp.Target, resp.Profile, p.Session); h != "" {
+			fmt.Fprintf(p.Err, "  %s\n", h)
 		}
 		if resp.Note != "" {
 			fmt.Fprintf(p.Err, "note: %s\n", resp.Note)
@@ -64,11 +64,8 @@ func (p Printer) Answer(resp wire.Response, body func(w io.Writer)) error {
 	if resp.Note != "" {
 		fmt.Fprintf(p.Out, "note: %s\n", resp.Note)
 	}
-	if resp.Profile != nil {
-		fmt.Fprintln(p.Out, ProfileLine(resp.Profile))
-	}
-	if resp.Target != nil {
-		fmt.Fprintln(p.Out, TargetLine(resp.Target))
+	if h := Header(resp.Target, resp.Profile, p.Session); h != "" {
+		fmt.Fprintln(p.Out, h)
 	}
 	if resp.Did != "" {
 		by := ""
@@ -83,15 +80,55 @@ func (p Printer) Answer(resp wire.Response, body func(w io.Writer)) error {
 	return nil
 }
 
+// Header is an answer's one header line: the target, its title, its lease
+// state (a lease the caller's session holds is "yours"), a window's mode,
+// and for the browser's words the profile, after the target:
+//
+//	tab:3 "Sign up" · lease: yours · profile: work (bp-3f9a1c02), default
+//	win:2 "Editor" · lease: held by s2 since 2026-12-02T00:26:41Z · mode: auto → tree
+//
+// "" when the answer names neither.
+func Header(t *wire.TargetInfo, p *wire.ProfileInfo, session string) string {
+	var line string
+	if t != nil {
+		line = targetLine(t, session)
+	}
+	if p != nil {
+		if line != "" {
+			line += " · "
+			q := *p
+			q.Running = false // a tab of it is there: its browser runs (a desktop app's window is still named)
+			p = &q
+		}
+		line += "profile: " + profileWords(p, true)
+	}
+	return line
+}
+
 // TargetLine names a target, its title and its lease state, and a
 // window's mode; while someone is attached to its display from outside
 // (WatchedWords), that too.
-func TargetLine(t *wire.TargetInfo) string {
-	line := fmt.Sprintf("%s %q%s · lease: %s", t.ID, t.Title, DesktopWords(t), t.Lease)
+func TargetLine(t *wire.TargetInfo) string { return targetLine(t, "") }
+
+func targetLine(t *wire.TargetInfo, session string) string {
+	line := fmt.Sprintf("%s %q%s · lease: %s", t.ID, t.Title, DesktopWords(t), LeaseWords(t, session))
 	if m := t.ModeWords(); m != "" {
 		line += " · mode: " + m
 	}
 	return line + WatchedWords(t)
+}
+
+// LeaseWords is the target's lease state in words, with a lease session
+// holds said "yours" ("yours — paused: …" while a person drives it): when
+// it took it is the one fact left out, and --json keeps it (since).
+func LeaseWords(t *wire.TargetInfo, session string) string {
+	if session == "" || t.Holder != session {
+		return t.Lease
+	}
+	if rest, ok := strings.CutPrefix(t.Lease, "held by "+session+" since "+t.Since); ok {
+		return "yours" + rest
+	}
+	return t.Lease
 }
 
 // DesktopWords says, after a window's title, that it is a window of the
@@ -135,18 +172,29 @@ func WatchedWords(t *wire.TargetInfo) string {
 	return " · a person may be driving (" + what + ")"
 }
 
-// ProfileLine names the browser profile an answer acted on:
-// "profile: work (bp-3f9a1c02) · default · 2 attachments", or
-// "profile: own ephemeral context".
-func ProfileLine(p *wire.ProfileInfo) string {
-	if p.Ephemeral || p.ID == "" {
-		return "profile: own ephemeral context"
-	}
-	return "profile: " + ProfileWords(p)
-}
+// ProfileLine names the browser profile an answer acted on, as its
+// header line does after the target: "profile: work (bp-3f9a1c02),
+// default, 2 attachments", or "profile: own ephemeral".
+func ProfileLine(p *wire.ProfileInfo) string { return "profile: " + profileWords(p, true) }
 
-// ProfileWords names a profile without the "profile:" prefix.
-func ProfileWords(p *wire.ProfileInfo) string {
+// ProfileWords names a profile without the "profile:" prefix, as a row of
+// its own (profiles, attachments): "work (bp-3f9a1c02) · default · 1
+// attachment".
+func ProfileWords(p *wire.ProfileInfo) string { return profileWords(p, false) }
+
+// profileWords names a profile. In a header (after the target, whose
+// parts "·" parts) its facts are parted by ", ", the ephemeral context is
+// "own ephemeral", and the session's attachments are counted only when
+// there are others than the one named; beside a target, a browser that
+// runs goes without saying (Header).
+func profileWords(p *wire.ProfileInfo, header bool) string {
+	sep := " · "
+	if header {
+		if p.Ephemeral || p.ID == "" {
+			return "own ephemeral"
+		}
+		sep = ", "
+	}
 	name := p.Handle
 	if name == "" {
 		name = p.Label
@@ -161,29 +209,29 @@ func ProfileWords(p *wire.ProfileInfo) string {
 		fmt.Fprintf(&b, " %q", p.Label)
 	}
 	if p.Parent != "" {
-		fmt.Fprintf(&b, " · child of %s", p.Parent)
+		fmt.Fprintf(&b, "%schild of %s", sep, p.Parent)
 	}
 	if p.Default {
-		b.WriteString(" · default")
+		b.WriteString(sep + "default")
 	}
 	if p.Pinned {
-		b.WriteString(" · pinned")
+		b.WriteString(sep + "pinned")
 	}
 	if p.Backend != "" {
-		b.WriteString(" · " + p.Backend)
+		b.WriteString(sep + p.Backend)
 	}
 	switch {
 	case p.Window != "":
-		fmt.Fprintf(&b, " · running as %s", p.Window)
+		fmt.Fprintf(&b, "%srunning as %s", sep, p.Window)
 	case p.Running:
-		b.WriteString(" · running")
+		b.WriteString(sep + "running")
 	}
-	switch p.Attachments {
-	case 0:
-	case 1:
-		b.WriteString(" · 1 attachment")
+	switch {
+	case p.Attachments == 0, p.Attachments == 1 && header:
+	case p.Attachments == 1:
+		b.WriteString(sep + "1 attachment")
 	default:
-		fmt.Fprintf(&b, " · %d attachments", p.Attachments)
+		fmt.Fprintf(&b, "%s%d attachments", sep, p.Attachments)
 	}
 	return b.String()
 }

@@ -75,7 +75,7 @@ func TestWireVerbAndProfile(t *testing.T) {
 	env := testEnv(t)
 	got := listener(t, env, func(req daemon.Request) daemon.Response {
 		return daemon.Response{OK: true, Profile: &daemon.ProfileInfo{ID: "bp-3f9a1c02", Label: "work", Handle: "work", Default: true, Attachments: 2},
-			Target: &daemon.TargetInfo{ID: "tab:AB12", Title: "Form", Lease: "held by s1"}, Text: "- button \"Go\" @e1\n"}
+			Target: &daemon.TargetInfo{ID: "tab:3", Title: "Form", Lease: "held by s1 since 2026-12-02T00:26:41Z", Holder: "s1", Since: "2026-12-02T00:26:41Z", CDPID: "DAB9E87B7BC9278C91D2EE2C73F059BB"}, Text: "- button \"Go\" @e1\n"}
 	})
 	for _, tc := range []struct {
 		args       []string
@@ -90,8 +90,8 @@ func TestWireVerbAndProfile(t *testing.T) {
 		{[]string{"type", "hello"}, "", daemon.Request{Verb: "browser.type", Text: "hello"}},
 		{[]string{"scroll", "down", "--by", "5", "--at", "3,4"}, "", daemon.Request{Verb: "browser.scroll", Dir: "down", By: 5, At: &daemon.Point{X: 3, Y: 4}}},
 		{[]string{"get", "title"}, "", daemon.Request{Verb: "browser.get", Action: "title"}},
-		{[]string{"tab", "close", "AB12"}, "", daemon.Request{Verb: "browser.tab", Action: "close", Target: "tab:AB12"}},
-		{[]string{"tab", "tab:AB12"}, "", daemon.Request{Verb: "browser.tab", Action: "select", Target: "tab:AB12"}},
+		{[]string{"tab", "close", "3"}, "", daemon.Request{Verb: "browser.tab", Action: "close", Target: "tab:3"}},
+		{[]string{"tab", "tab:3"}, "", daemon.Request{Verb: "browser.tab", Action: "select", Target: "tab:3"}},
 		{[]string{"tab"}, "", daemon.Request{Verb: "browser.tab", Action: "list"}},
 		{[]string{"pin", "--none"}, "", daemon.Request{Verb: "browser.pin", None: true}},
 		{[]string{"pin", "w"}, "env", daemon.Request{Verb: "browser.pin", Profile: "w"}},
@@ -115,8 +115,11 @@ func TestWireVerbAndProfile(t *testing.T) {
 		if string(a) != string(b) {
 			t.Errorf("%v sent %s, want %s", tc.args, a, b)
 		}
-		if !strings.Contains(out, "profile: work (bp-3f9a1c02) · default · 2 attachments\n") || !strings.Contains(out, `tab:AB12 "Form" · lease: held by s1`) {
-			t.Errorf("%v: the answer does not name the profile and the tab:\n%s", tc.args, out)
+		// One header line: the target, its title, the lease (the caller's:
+		// yours) and the profile; the CDP id is --json's alone.
+		if head, _, _ := strings.Cut(out, "\n"); head != `tab:3 "Form" · lease: yours · profile: work (bp-3f9a1c02), default, 2 attachments` ||
+			strings.Count(out, "profile: ") != 1 || strings.Count(out, "lease: ") != 1 || strings.Contains(out, "DAB9") {
+			t.Errorf("%v: the answer does not name the tab and the profile on its first line:\n%s", tc.args, out)
 		}
 	}
 }
@@ -234,8 +237,7 @@ func TestDesktopAppWords(t *testing.T) {
 		return daemon.Response{OK: true, Profile: &shop, Target: &daemon.TargetInfo{ID: "win:3", Title: "Shop", Lease: "held by s1", Mode: "tree"}, Did: "opened chromium"}
 	})
 	code, out, errs := run(t, env, "new", "shop", "--backend", "desktop-app")
-	if code != 0 || !strings.Contains(out, "profile: shop (bp-3f9a1c02) · default · desktop-app · running as win:3 · 1 attachment\n") ||
-		!strings.Contains(out, `win:3 "Shop" · lease: held by s1 · mode: tree`) {
+	if code != 0 || !strings.Contains(out, `win:3 "Shop" · lease: held by s1 · mode: tree · profile: shop (bp-3f9a1c02), default, desktop-app, running as win:3`+"\n") {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
 	code, out, errs = run(t, env, "profiles")

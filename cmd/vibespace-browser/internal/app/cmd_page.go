@@ -18,7 +18,7 @@ import (
 func openCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "open", Description: `Loads <url> in your current tab (a new one when you have none) and waits for the
-load. The answer names the tab (tab:<id>) and the profile it opened in.
+load. The answer names the tab (tab:N) and the profile it opened in.
 
    vibespace-browser open http://127.0.0.1:8080/form`,
 		Usage: "load a URL in your current tab (a new tab when you have none)", ArgsUsage: "<url>", Flags: []cli.Flag{jsonFlag},

@@ -20,8 +20,8 @@ Another session's tab is refused not_your_tab.
 
    vibespace-browser tab
    vibespace-browser tab new http://127.0.0.1:8080/
-   vibespace-browser tab close tab:6F1A…
-   vibespace-browser tab tab:6F1A…`,
+   vibespace-browser tab close tab:3
+   vibespace-browser tab tab:3                 (or: tab 3)`,
 		Usage:     "list your tabs, open a new one, close one, or switch to one",
 		ArgsUsage: "[list | new [url] | close [id] | <id>]", Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {

@@ -25,6 +25,7 @@ func commands(o Options) []*cli.Command {
 		findCommand(o),
 		clickCommand(o),
 		fillCommand(o),
+		selectCommand(o),
 		typeCommand(o),
 		keyCommand(o),
 		scrollCommand(o),
@@ -48,6 +49,7 @@ func commands(o Options) []*cli.Command {
 		watchCommand(o),
 		takeoverCommand(o),
 		handbackCommand(o),
+		traceCommand(o),
 		daemoncall.ServeCommand(o),
 	}
 }
@@ -74,7 +76,7 @@ func printText(r wire.Response, w io.Writer) error {
 	return nil
 }
 
-// tabID is a tab handle as the daemon names it: "tab:<id>". A handle of
+// tabID is a tab handle as the daemon names it: "tab:N" ("3" is tab:3). A handle of
 // another kind (win:N) is sent as it is, for the daemon to refuse by name.
 func tabID(s string) string {
 	if s == "" || strings.Contains(s, ":") {

@@ -6,9 +6,10 @@ storage and tabs, which no other session sees or reaches. Named profiles keep
 their cookies across runs.
 
 THE LOOP
-   vibespace-browser open http://127.0.0.1:8080/    # → tab:<id>, your current tab
+   vibespace-browser open http://127.0.0.1:8080/    # → tab:N, your current tab
    vibespace-browser snapshot -i                    # the page's accessibility tree, with @refs
    vibespace-browser fill @e3 "ada@example.org"     # replace a field's value
+   vibespace-browser select @e12 "Green"            # choose options by label; read back
    vibespace-browser click @e7                      # act on a NODE (checked visible, enabled, not covered)
    vibespace-browser type @e3 " more"               # keys into a node (or, without a ref, the focused one)
    vibespace-browser key Enter                      # a chord: ctrl+a, shift+Tab, Enter
@@ -41,9 +42,11 @@ PROFILES AND HANDLES
    default. A handle is never a filesystem path: a path is refused path_not_handle
    with the command that registers it. After your set changed (another session, or
    the operator), the next command is refused profile_changed once, naming what
-   was and what is; then commands run. Every answer names the profile it acted on
-   ("profile: work (bp-3f9a1c02) · default · 2 attachments", or "profile: own
-   ephemeral context") and the tab.
+   was and what is; then commands run. Every answer names on one line the tab,
+   its lease and the profile it acted on: tab:3 "Sign up" · lease: yours ·
+   profile: work (bp-3f9a1c02), default, 2 attachments (or "profile: own
+   ephemeral"). A tab's handle is tab:N, never reused; --json also gives its CDP
+   target id (cdp_id), which is not a handle.
 
 A DESKTOP APP: A REAL CHROMIUM AS A WINDOW
    vibespace-browser new shop --backend desktop-app --url https://shop.example/ --size 1280x800
@@ -78,6 +81,16 @@ SESSIONS, LEASES, TAKEOVER
    took over hands back (--as); --force lets another user; the session holding
    the tab never hands back nor replaces a takeover made from another session
    (the live view's), not even with --force.
+
+THE TRACE
+   vibespace-browser trace [--target tab:N] [--last N] [--json]
+   Your session's steps, one a line, oldest first (kept per session under the
+   state directory: the last 500, for 7 days, across restarts):
+   12:03:04.120 click tab:1 @e9 push button "Save" by:point → confirmed 42ms
+   A type or fill step says how many characters, never which. --for <session>
+   reads another session's (the operator's word, audited); trace --pictures
+   on|off (the operator's, audited) keeps the tab's picture after each acting
+   step. The live view lists a tab's recent steps beside its pane.
 
 ANSWERS AND EXIT CODES
    --json prints the daemon's answer as one JSON object. Exit 0: done. Exit 1:

@@ -64,6 +64,7 @@ THE LOOP
    vibespace-window find win:1 "Dark"; snapshot win:1 @e12 --depth 2 | --diff; get win:1 text @e7   # observe less
    vibespace-window click win:1 @e12              # act on a NODE through its Action
    vibespace-window type win:1 @e7 "hello"        # text into a node (EditableText)
+   vibespace-window select win:1 @e9 "Green"      # choose options of a combo box / list
    vibespace-window key win:1 ctrl+s              # a chord, into the focused window
    vibespace-window screenshot win:1 --out w.png  # pixels, when the tree is not enough
    vibespace-window click win:1 --at 120,40       # a pixel of that screenshot
@@ -162,6 +163,17 @@ YOUR DESKTOP (the user's own session; off until the operator opts in)
    window their compositor focused (not_focused otherwise). Their own Chromium or
    Firefox is driven through its tree alone: no CDP, no automation flag. After
    desktop off, its old handles are refused desktop_off.
+
+THE TRACE
+   vibespace-window trace [--target win:N] [--last N] [--json]
+   Your session's steps, one a line, oldest first (kept per session under the
+   state directory: the last 500, for 7 days, across restarts):
+   12:03:04.120 click win:2 @e9 check box "Dark mode" by:tree → confirmed 42ms
+   A type step says how many characters, never which. --for <session> reads
+   another session's (the operator's word, audited); trace --pictures on|off (the
+   operator's, audited) keeps the target's picture after each acting step, never
+   of your desktop's windows without their pixels grant. The live view lists a
+   target's recent steps beside its pane.
 
 ANSWERS AND EXIT CODES
    Every answer names the target, its title, the lease state and the mode. --json prints the

@@ -60,6 +60,7 @@ func commands(o Options) []*cli.Command {
 		screenshotCommand(o),
 		clickCommand(o),
 		typeCommand(o),
+		selectCommand(o),
 		keyCommand(o),
 		scrollCommand(o),
 		modeCommand(o),
@@ -70,6 +71,7 @@ func commands(o Options) []*cli.Command {
 		desktopCommand(o),
 		statusCommand(o),
 		doctorCommand(o),
+		traceCommand(o),
 		daemoncall.ServeCommand(o),
 	}
 }

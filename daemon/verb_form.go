@@ -1,0 +1,123 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/target"
+)
+
+// The bounds of one select's options.
+const (
+	maxSelectValues = 100
+	maxSelectValue  = 1000 // characters of one option's label
+)
+
+func checkSelect(d *Daemon, req Request) error {
+	if req.Ref == "" {
+		return target.Refuse(target.CodeBadRequest, `select needs @ref and the options: select @e12 "Green" (an option's own ref alone chooses it)`)
+	}
+	if len(req.Values) > maxSelectValues {
+		return target.Refuse(target.CodeBadRequest, "select takes at most %d options at once, not %d", maxSelectValues, len(req.Values))
+	}
+	for _, v := range req.Values {
+		if !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
+			return target.Refuse(target.CodeBadRequest, "an option is not valid UTF-8 text")
+		}
+		if n := utf8.RuneCountInString(v); n > maxSelectValue {
+			return target.Refuse(target.CodeBadRequest, "an option is %d characters; at most %d", n, maxSelectValue)
+		}
+	}
+	return nil
+}
+
+// selectOptions sets a choice control (@ref: a combo box, a list box, a
+// page's <select>, or one of their options) to the options named — by
+// label, or a page's option by value — through the control's own
+// selection, never a pointer at a guessed place in an open list. A single
+// choice takes exactly one; a multiple one ends holding exactly those.
+// The answer is what the control holds, read back from it (Value, as a
+// JSON array of labels); a control that ends holding something else is
+// value_not_set, an option it lacks no_option.
+func (d *Daemon) selectOptions(ctx context.Context, c *call) Response {
+	e, req := c.e, c.req
+	probe := e.t.Probe(ctx)
+	if !probe.Tree {
+		return d.fail(c, target.Decide(target.VerbSelect, probe, nil).Err())
+	}
+	c.road = target.RoadTree
+	ctx, end, err := d.begin(ctx, e)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	defer end()
+	n, err := e.node(req.Ref)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	tr, err := e.t.Node(ctx, n)
+	if err != nil {
+		return d.fail(c, d.cut(ctx, e, req.Session, err))
+	}
+	c.acted = &tr
+	s, ok := e.t.(kind.Selector)
+	if !ok {
+		c.road = ""
+		return d.fail(c, target.Refuse(target.CodeNoAction, "this %s's node %s offers no selection: select does not reach it (click its options instead)", e.words().Noun, strings.TrimSpace(req.Ref+" "+describe(tr))).
+			With("ref", req.Ref).With("interfaces", strings.Join(tr.Interfaces, ",")))
+	}
+	if err := d.decide(c, target.VerbSelect, probe, &tr); err != nil {
+		return d.fail(c, err)
+	}
+	if err := d.still(e, req.Session); err != nil {
+		return d.fail(c, err)
+	}
+	held, err := s.Select(ctx, n, req.Values)
+	if err != nil {
+		return d.fail(c, d.cut(ctx, e, req.Session, err))
+	}
+	v, err := json.Marshal(held)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	return d.finish(c, Response{Did: selectedWords(held, req.Ref, tr), Value: v}, nil)
+}
+
+// selectedWords is select's answer: `selected "Green" in combo box
+// "Colour" @e12`; several: `selected "Ham", "Olives" in list box
+// "Toppings" @e36 (it holds exactly these)`; one in a list box, which may
+// take several: `(it holds only this)`.
+func selectedWords(held []string, ref string, tr target.NodeTraits) string {
+	q := make([]string, len(held))
+	for i, h := range held {
+		q[i] = strconv.Quote(h)
+	}
+	what := strings.Join(q, ", ")
+	if len(held) == 0 {
+		what = "nothing"
+	}
+	in := ref
+	switch {
+	case tr.Role != "" && tr.Name != "":
+		in = fmt.Sprintf("%s %q %s", tr.Role, tr.Name, ref)
+	case tr.Role != "":
+		in = tr.Role + " " + ref
+	}
+	did := "selected " + what + " in " + in
+	if !tr.Has("Selection") && tr.Role != "" {
+		did = "selected " + what + " by its option " + in
+	}
+	switch {
+	case len(held) > 1:
+		did += " (it holds exactly these)"
+	case len(held) == 1 && tr.Role == "list box":
+		// A list box may take several: say the pick replaced the others.
+		did += " (it holds only this)"
+	}
+	return did
+}
