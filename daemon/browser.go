@@ -398,7 +398,8 @@ func (d *Daemon) closeSessionTabs(ctx context.Context, session string, key kind.
 	}
 }
 
-// browserGet answers the page's text, URL or title.
+// browserGet answers the page's text (or, with a ref, that node's), URL
+// or title.
 func checkGet(d *Daemon, req Request) error {
 	switch req.Action {
 	case "text", "url", "title":
@@ -420,6 +421,9 @@ func (d *Daemon) browserGet(ctx context.Context, c *call) Response {
 				return Response{URL: info.App, Text: info.App}, nil
 			}
 			return Response{Text: info.Title}, nil
+		}
+		if c.req.Ref != "" {
+			return d.nodeText(ctx, c, c.req.Ref) // get text @ref: that node's (verb_find.go)
 		}
 		pr, ok := c.e.t.(kind.PageReader)
 		if !ok {

@@ -5,27 +5,121 @@ import (
 	"context"
 	"fmt"
 	"image/png"
+	"slices"
 
 	"github.com/vibespace/vibespace/target"
 )
 
 // snapshot answers the target's accessibility tree with refs minted for it.
 // A subtree the application did not answer in time is marked unreadable by
-// the backend; the verb still answers. The text form carries its census in
-// its header, so the answer says it once.
+// the backend; the verb still answers. The answer's target line names the
+// handle and title, so the text's header carries the counts alone.
+//
+// Less of it: Request.Ref scopes the answer to that node's subtree (refs
+// unchanged; a ref never minted is bad_ref, one whose node is gone
+// stale_ref); Depth keeps that many levels below the root or the scope and
+// says what it cut; Diff answers what changed since this session's last
+// snapshot of the target (of the scope, of the -i view when -i is given),
+// or the whole snapshot when there was none. Every snapshot read keeps the
+// whole tree as the session's last one, scoped, cut or diffed alike: the
+// backend reads it whole anyway, and the next --diff is against that
+// moment.
 func (d *Daemon) snapshot(ctx context.Context, c *call) Response {
 	e := c.e
 	if err := d.decide(c, target.VerbSnapshot, e.t.Probe(ctx), nil); err != nil {
 		return d.fail(c, err)
+	}
+	if err := checkObserve(c.req); err != nil {
+		return d.fail(c, err)
+	}
+	var scopeKey string
+	if c.req.Ref != "" {
+		k, err := e.refs.Key(c.req.Ref)
+		if err != nil {
+			return d.fail(c, err)
+		}
+		scopeKey = k
 	}
 	ctx, end, err := d.begin(ctx, e)
 	if err != nil {
 		return d.fail(c, err)
 	}
 	defer end()
+	snap, err := d.readTree(ctx, c)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	prev := d.keepLast(e, c.req.Session, snap)
+	view, scope := snap, ""
+	if scopeKey != "" {
+		scope = e.refs.Ref(scopeKey)
+		sub, ok := snap.Scope(scopeKey)
+		if !ok {
+			return d.fail(c, goneRef(e, scope))
+		}
+		view = sub
+	}
+	resp := Response{}
+	if c.req.Diff && prev != nil {
+		old := prev
+		if scopeKey != "" {
+			old, _ = prev.Scope(scopeKey) // nil when the node is new: all of it is added
+		}
+		if c.req.Interactive {
+			if old != nil {
+				old = old.InteractiveView()
+			}
+			view = view.InteractiveView()
+		}
+		diff := target.DiffSnapshots(old, view)
+		if c.req.JSON {
+			// The text's lines say as much: its counts are for programs.
+			resp.Diff = diff
+			resp.Did = fmt.Sprintf("since your last snapshot: %d changed, %d added, %d removed", diff.Changed, diff.Added, diff.Removed)
+		} else {
+			resp.Text = diff.Text()
+		}
+		return d.finish(c, resp, nil)
+	}
+	if c.req.Diff {
+		resp.Did = "no earlier snapshot of this target in this session: the whole snapshot; the next --diff answers what changed"
+	}
+	if c.req.Interactive {
+		view = view.InteractiveView()
+	}
+	view, cut := view.CutDepth(c.req.Depth)
+	if c.req.JSON {
+		resp.Snapshot = view
+		if cut.Nodes > 0 {
+			resp.Cut = &cut
+		}
+		if resp.Did == "" {
+			resp.Did = fmt.Sprintf("%d nodes, %d actionable, %d unreadable", view.Census.Nodes, view.Census.Action, view.Census.Unreadable)
+		}
+	} else {
+		resp.Text = view.AnswerText(target.Framing{Scope: scope, Cut: cut})
+	}
+	return d.finish(c, resp, nil)
+}
+
+// checkObserve checks the observing fields of a snapshot request.
+func checkObserve(req Request) error {
+	if req.Depth < 0 {
+		return target.Refuse(target.CodeBadRequest, "--depth takes a number of levels below the root, 1 or more (0: all)").With("depth", req.Depth)
+	}
+	if req.Diff && req.Depth > 0 {
+		return target.Refuse(target.CodeBadRequest, "--diff answers what changed, not levels: drop --depth (snapshot @ref --diff narrows a diff to one part)")
+	}
+	return nil
+}
+
+// readTree reads c's target's tree, whole, with refs minted for it, and
+// notes what it told of the target.
+func (d *Daemon) readTree(ctx context.Context, c *call) (*target.Snapshot, error) {
+	e := c.e
 	snap, err := e.t.Snapshot(ctx, e.refs)
 	if err != nil {
-		return d.fail(c, d.cut(ctx, e, c.req.Session, err))
+		return nil, d.cut(ctx, e, c.req.Session, err)
 	}
 	e.refs.Assign(snap)
 	if snap.Title == "" {
@@ -33,18 +127,45 @@ func (d *Daemon) snapshot(ctx context.Context, c *call) Response {
 	}
 	snap.Target = string(e.id)
 	d.noteSnapshot(e, snap)
-	view := snap
-	if c.req.Interactive {
-		view = snap.InteractiveView()
+	return snap, nil
+}
+
+// goneRef is the refusal of a ref that was minted for e and whose node is
+// no longer in its tree.
+func goneRef(e *entry, ref string) error {
+	return target.Refuse(target.CodeStaleRef, "the node of %s is gone from %s; take a new snapshot", ref, e.id).With("ref", ref).With("target", string(e.id))
+}
+
+// maxLastSessions bounds how many sessions' last snapshots a target
+// keeps; the oldest is forgotten first (its next --diff answers whole).
+const maxLastSessions = 16
+
+// lastSnapshots is each session's last snapshot of one target: one tree per
+// session, gone with the target's entry. Guarded by Daemon.mu.
+type lastSnapshots struct {
+	by    map[string]*target.Snapshot
+	order []string // sessions, oldest first
+}
+
+// keepLast keeps snap as the session's last snapshot of e and answers the
+// one it replaces (nil: none).
+func (d *Daemon) keepLast(e *entry, session string, snap *target.Snapshot) *target.Snapshot {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	l := &e.last
+	if l.by == nil {
+		l.by = map[string]*target.Snapshot{}
 	}
-	resp := Response{}
-	if c.req.JSON {
-		resp.Snapshot = view
-		resp.Did = fmt.Sprintf("%d nodes, %d actionable, %d unreadable", snap.Census.Nodes, snap.Census.Action, snap.Census.Unreadable)
-	} else {
-		resp.Text = view.Text()
+	prev, had := l.by[session]
+	if had {
+		l.order = slices.DeleteFunc(l.order, func(s string) bool { return s == session })
+	} else if len(l.order) >= maxLastSessions {
+		delete(l.by, l.order[0])
+		l.order = l.order[1:]
 	}
-	return d.finish(c, resp, nil)
+	l.by[session] = snap
+	l.order = append(l.order, session)
+	return prev
 }
 
 // noteSnapshot keeps what a snapshot told of e: its title, and where its

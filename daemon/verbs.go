@@ -86,6 +86,8 @@ var verbs = map[string]verbDef{
 	"select":     {run: (*Daemon).selectOptions, reach: reachHandle, check: checkSelect},
 	"mode":       {run: (*Daemon).setMode, reach: reachHandle, check: checkModeWord},
 	"desktop":    {run: (*Daemon).desktop, check: checkDesktop},
+	"find":       {run: (*Daemon).findText, reach: reachHandle, check: checkFind},
+	"get":        {run: (*Daemon).getNode, reach: reachHandle, check: checkGetNode},
 	"trace":      {run: (*Daemon).traceVerb, check: checkTrace},
 
 	// vibespace-browser: the same verbs on the current tab…
@@ -95,6 +97,7 @@ var verbs = map[string]verbDef{
 	"browser.type":       {run: (*Daemon).typeText, reach: reachTab, check: checkTypeKeys},
 	"browser.key":        {run: (*Daemon).key, reach: reachTab, check: checkKey},
 	"browser.scroll":     {run: (*Daemon).scroll, reach: reachTab, check: checkScroll},
+	"browser.find":       {run: (*Daemon).findText, reach: reachTab, check: checkFind},
 	"browser.select":     {run: (*Daemon).selectOptions, reach: reachTab, check: checkSelect},
 	// …and the browser's own words.
 	"browser.fill":        {run: (*Daemon).fill, reach: reachTab, check: checkFill},

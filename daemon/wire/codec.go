@@ -247,6 +247,12 @@ func fastResponse(line []byte, r *Response) bool {
 			return d.reflect(&r.Checks)
 		case "value":
 			return d.reflect(&r.Value)
+		case "cut":
+			return d.reflect(&r.Cut)
+		case "diff":
+			return d.reflect(&r.Diff)
+		case "found":
+			return d.reflect(&r.Found)
 		case "trace": // cut out too, like value
 			return d.reflect(&r.Trace)
 		}

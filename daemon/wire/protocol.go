@@ -183,6 +183,11 @@ type Response struct {
 	// scroll) observed after it acted: a word of target's closed
 	// vocabulary and what changed.
 	Effect *target.Effect `json:"effect,omitempty"`
+
+	// Observing less (snapshot @ref, --depth, --diff; find).
+	Cut   *target.Cut   `json:"cut,omitempty"`   // snapshot --depth: what the cut left out
+	Diff  *target.Diff  `json:"diff,omitempty"`  // snapshot --diff: what changed since the session's last snapshot
+	Found *target.Found `json:"found,omitempty"` // find: the matching refs
 	// Trace is the trace verb's steps, oldest first (trace.go).
 	Trace []TraceStep `json:"trace,omitempty"`
 }

@@ -1,6 +1,6 @@
 package app
 
-// Commands of the page: open, snapshot, screenshot, get, eval, wait.
+// Commands of the page: open, snapshot, find, screenshot, get, eval, wait.
 
 import (
 	"fmt"
@@ -37,14 +37,43 @@ func snapshotCommand(o Options) *cli.Command {
 states, in the same shape as vibespace-window's. -i keeps what you can act on.
 --json gives the whole tree as JSON.
 
-   vibespace-browser snapshot -i`,
-		Usage: "the page's accessibility tree, with @refs for click, fill and type",
-		Flags: []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "interactive", Aliases: []string{"i"}, Usage: "only nodes you can act on"}},
+Less of it: @ref prints that node's subtree only (the same refs); --depth N keeps N
+levels below the page (or the @ref) and says how many nodes it cut ("+12 below" on
+the node they are under: snapshot @ref shows them); --diff prints only what changed
+since your last snapshot of this tab, one line a node (+ added, - removed,
+~ changed: states, name, text), or "unchanged".
+
+   vibespace-browser snapshot -i
+   vibespace-browser snapshot @e12 --depth 2
+   vibespace-browser snapshot --diff`,
+		Usage: "the page's accessibility tree, with @refs for click, fill and type", ArgsUsage: "[@ref]",
+		Flags: []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "interactive", Aliases: []string{"i"}, Usage: "only nodes you can act on"},
+			&cli.IntFlag{Name: "depth", Usage: "keep N levels below the page (or the @ref); says how many nodes it cut"},
+			&cli.BoolFlag{Name: "diff", Usage: "only what changed since your last snapshot of this tab (the whole tree the first time)"}},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return usage("snapshot takes no arguments (it reads your current tab; tab <id> switches)")
+			if c.NArg() > 1 {
+				return usage("snapshot takes at most one @ref (it reads your current tab; tab <id> switches)")
 			}
-			return ask(c, o, wire.Request{Verb: "snapshot", Interactive: c.Bool("interactive"), JSON: daemoncall.WantJSON(c)}, printText)
+			return ask(c, o, wire.Request{Verb: "snapshot", Ref: c.Args().First(), Interactive: c.Bool("interactive"), JSON: daemoncall.WantJSON(c),
+				Depth: c.Int("depth"), Diff: c.Bool("diff")}, printText)
+		},
+	}
+}
+
+func findCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "find", Usage: "the @refs whose name or text contains a text, each with where it is",
+		Description: `Prints the nodes whose name or text value contains <text> (case-insensitive), one
+a line with its role, name, @ref and its nearest named ancestors; "no match" says how
+many nodes were searched. At most 25 are printed, and how many more there are.
+
+   vibespace-browser find "Edit"`,
+		ArgsUsage: "<text>", Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usage(`find needs one text (quote it): find "Save as"`)
+			}
+			return ask(c, o, wire.Request{Verb: "find", Text: c.Args().First(), JSON: daemoncall.WantJSON(c)}, printText)
 		},
 	}
 }

@@ -22,6 +22,7 @@ func commands(o Options) []*cli.Command {
 	return []*cli.Command{
 		openCommand(o),
 		snapshotCommand(o),
+		findCommand(o),
 		clickCommand(o),
 		fillCommand(o),
 		selectCommand(o),

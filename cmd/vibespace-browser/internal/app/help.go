@@ -14,6 +14,7 @@ THE LOOP
    vibespace-browser type @e3 " more"               # keys into a node (or, without a ref, the focused one)
    vibespace-browser key Enter                      # a chord: ctrl+a, shift+Tab, Enter
    vibespace-browser get text | url | title         # read the page back
+   vibespace-browser find "Edit"; snapshot @e12 --depth 2; snapshot --diff   # observe less
    vibespace-browser wait --text "Saved"            # until a selector, text or URL appears
    vibespace-browser screenshot --out page.png      # pixels, when the tree is not enough
    vibespace-browser click --at 120,40              # a pixel of that screenshot

@@ -61,6 +61,7 @@ AT-SPI bus: nothing of the user's desktop is listed or reachable).
 THE LOOP
    vibespace-window open gtk3-widget-factory      # → win:1, and you hold its lease
    vibespace-window snapshot win:1 --interactive  # the accessibility tree, with @refs
+   vibespace-window find win:1 "Dark"; snapshot win:1 @e12 --depth 2 | --diff; get win:1 text @e7   # observe less
    vibespace-window click win:1 @e12              # act on a NODE through its Action
    vibespace-window type win:1 @e7 "hello"        # text into a node (EditableText)
    vibespace-window select win:1 @e9 "Green"      # choose options of a combo box / list

@@ -22,23 +22,88 @@ Refs stay valid while their node exists. A subtree whose application did not ans
 in time is marked unreadable; the rest is printed. --interactive keeps only what you
 can act on. --json gives the whole tree as JSON.
 
-   vibespace-window snapshot win:1 -i`,
+Less of it: @ref prints that node's subtree only (the same refs); --depth N keeps N
+levels below the root (or the @ref) and says how many nodes it cut ("+12 below" on
+the node they are under: snapshot @ref shows them); --diff prints only what changed
+since your last snapshot of this window, one line a node (+ added, - removed,
+~ changed: states, name, text), or "unchanged".
+
+   vibespace-window snapshot win:1 -i
+   vibespace-window snapshot win:1 @e12 --depth 2
+   vibespace-window snapshot win:1 --diff`,
 		Usage:     "the window's accessibility tree, with @refs for click and type",
-		ArgsUsage: "<handle>",
-		Flags:     []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "interactive", Aliases: []string{"i"}, Usage: "only nodes you can act on, and the labels around them"}},
+		ArgsUsage: "<handle> [@ref]",
+		Flags:     append([]cli.Flag{jsonFlag, &cli.BoolFlag{Name: "interactive", Aliases: []string{"i"}, Usage: "only nodes you can act on, and the labels around them"}}, observeFlags...),
 		Action: func(c *cli.Context) error {
 			h, err := handle(c)
 			if err != nil {
 				return err
 			}
-			return ask(c, o, wire.Request{Verb: "snapshot", Target: h, Interactive: c.Bool("interactive"), JSON: wantJSON(c)}, callTimeout,
-				func(r wire.Response, w io.Writer) error {
-					fmt.Fprint(w, r.Text)
-					if r.Text != "" && !strings.HasSuffix(r.Text, "\n") {
-						fmt.Fprintln(w)
-					}
-					return nil
-				})
+			if c.NArg() > 2 {
+				return usage("snapshot takes a handle and at most one @ref: snapshot win:1 @e12")
+			}
+			req := wire.Request{Verb: "snapshot", Target: h, Ref: c.Args().Get(1), Interactive: c.Bool("interactive"), JSON: wantJSON(c),
+				Depth: c.Int("depth"), Diff: c.Bool("diff")}
+			return ask(c, o, req, callTimeout, printBody)
+		},
+	}
+}
+
+// observeFlags are snapshot's flags for seeing less of a tree.
+var observeFlags = []cli.Flag{
+	&cli.IntFlag{Name: "depth", Usage: "keep N levels below the root (or the @ref); says how many nodes it cut"},
+	&cli.BoolFlag{Name: "diff", Usage: "only what changed since your last snapshot of it (the whole tree the first time)"},
+}
+
+// printBody prints an answer's text, ending it with a newline.
+func printBody(r wire.Response, w io.Writer) error {
+	fmt.Fprint(w, r.Text)
+	if r.Text != "" && !strings.HasSuffix(r.Text, "\n") {
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+func findCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "find", Usage: "the @refs whose name or text contains a text, each with where it is",
+		Description: `Prints the nodes whose name or text value contains <text> (case-insensitive), one
+a line with its role, name, @ref and its nearest named ancestors; "no match" says how
+many nodes were searched. At most 25 are printed, and how many more there are.
+
+   vibespace-window find win:1 "Dark"`,
+		ArgsUsage: "<handle> <text>", Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			h, err := handle(c)
+			if err != nil {
+				return err
+			}
+			if c.NArg() != 2 {
+				return usage(`find needs a handle and one text (quote it): find win:1 "Save as"`)
+			}
+			return ask(c, o, wire.Request{Verb: "find", Target: h, Text: c.Args().Get(1), JSON: wantJSON(c)}, callTimeout, printBody)
+		},
+	}
+}
+
+func getCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "get", Usage: "a node's text: get <handle> text @ref",
+		Description: `Prints the text of one node: its value (an entry's, a text view's), else the text
+it shows (its name, or its descendants' names). A ref never minted for the window is
+refused bad_ref, one whose node is gone stale_ref.
+
+   vibespace-window get win:1 text @e7`,
+		ArgsUsage: "<handle> text @ref", Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			h, err := handle(c)
+			if err != nil {
+				return err
+			}
+			if c.NArg() != 3 || c.Args().Get(1) != "text" {
+				return usage("get needs a handle, text and a ref: get win:1 text @e7")
+			}
+			return ask(c, o, wire.Request{Verb: "get", Target: h, Action: "text", Ref: c.Args().Get(2)}, callTimeout, printBody)
 		},
 	}
 }

@@ -55,6 +55,8 @@ func commands(o Options) []*cli.Command {
 		detachCommand(o),
 		closeCommand(o),
 		snapshotCommand(o),
+		findCommand(o),
+		getCommand(o),
 		screenshotCommand(o),
 		clickCommand(o),
 		typeCommand(o),

@@ -1,0 +1,322 @@
+package target
+
+import (
+	"bufio"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Diff is what changed in a target's tree between two snapshots: nodes
+// added, removed and changed, matched by Key (the backend's identity of
+// the object: the same key is the same object, whatever moved around it).
+//
+// A node changed when what an agent decides with changed: its name, its
+// shown states (checked, focused, expanded, hidden, disabled…: the states
+// the text form prints), its text — its value and the text of the nodes
+// without a key of their own below it (a tab's text runs), which have no
+// identity to be matched by — or its role. Bounds are not compared: a
+// scroll, a resize or a relayout moves every node, and a diff listing them
+// all would bury the change that matters; a node that goes off screen or
+// comes back shows as its "hidden" state.
+//
+// An added node whose parent is added too is counted in that parent's
+// line (a dialog that opened is one line, "+12 below"), and so is a removed
+// one.
+type Diff struct {
+	Changes []Change `json:"changes,omitempty"`
+	Added   int      `json:"added"`   // nodes, counting those below an added one
+	Removed int      `json:"removed"` // likewise
+	Changed int      `json:"changed"`
+}
+
+// Unchanged reports whether nothing changed.
+func (d *Diff) Unchanged() bool { return len(d.Changes) == 0 }
+
+// Change is one line of a diff.
+type Change struct {
+	Op    string `json:"op"` // "+" added, "-" removed, "~" changed
+	Ref   string `json:"ref,omitempty"`
+	Role  string `json:"role"`
+	Name  string `json:"name,omitempty"`
+	Below int    `json:"below,omitempty"` // + and -: the nodes added or removed below it
+	// Text is an added or removed node's text when it has no name (a list
+	// item's words), so the line says which one.
+	Text string `json:"text,omitempty"`
+	// What is a changed node's fields, each as it was and as it is.
+	What []FieldChange `json:"what,omitempty"`
+}
+
+// FieldChange is one field of a changed node. Field is "states", "name",
+// "text" or "role". A states change is a pair that flipped (From
+// "unchecked", To "checked"), or the states that came (From "") or went
+// (To ""), space-separated.
+type FieldChange struct {
+	Field string `json:"field"`
+	From  string `json:"from"`
+	To    string `json:"to"`
+}
+
+// rootKey matches two roots without a key of their own (a tab's document).
+const rootKey = "\x00root"
+
+// keyed is a node of a tree with a key, with what a diff compares.
+type keyed struct {
+	n      *Node
+	parent string // the key of its nearest ancestor with one
+	text   string
+	states []string
+}
+
+// index lists the nodes of a tree with a key, in depth-first order.
+func index(root *Node) (map[string]*keyed, []string) {
+	m := map[string]*keyed{}
+	var order []string
+	if root == nil {
+		return m, order
+	}
+	var visit func(n *Node, parent string)
+	visit = func(n *Node, parent string) {
+		k := n.Key
+		if k == "" && n == root {
+			k = rootKey
+		}
+		if k != "" {
+			if _, dup := m[k]; !dup {
+				m[k] = &keyed{n: n, parent: parent, text: ownText(n), states: shownStates(n)}
+				order = append(order, k)
+			}
+			parent = k
+		}
+		for _, c := range n.Children {
+			visit(c, parent)
+		}
+	}
+	visit(root, "")
+	return m, order
+}
+
+// ownText is a node's value and the names of the nodes without a key
+// below it, down to the next node with one, each trimmed (a page's runs
+// of white space between elements say nothing).
+func ownText(n *Node) string {
+	parts := []string{}
+	add := func(s string) {
+		if s = strings.TrimSpace(s); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	add(n.Text)
+	var walk func(*Node)
+	walk = func(x *Node) {
+		for _, c := range x.Children {
+			if c.Key != "" {
+				continue
+			}
+			if c.Name != "" {
+				add(c.Name)
+			} else {
+				add(c.Text)
+			}
+			walk(c)
+		}
+	}
+	walk(n)
+	return strings.Join(parts, " ")
+}
+
+// DiffSnapshots compares two snapshots of one target, old before new.
+// Refs are taken from the snapshots (a removed node keeps the ref it had).
+func DiffSnapshots(old, new *Snapshot) *Diff {
+	var oldRoot, newRoot *Node
+	if old != nil {
+		oldRoot = old.Root
+	}
+	if new != nil {
+		newRoot = new.Root
+	}
+	om, oorder := index(oldRoot)
+	nm, norder := index(newRoot)
+	d := &Diff{}
+	line := map[string]int{} // an added or removed key → the index of the line that counts it
+	fold := func(op, k, parent string, n *Node) {
+		if i, ok := line[parent]; ok {
+			d.Changes[i].Below++
+			line[k] = i
+			return
+		}
+		line[k] = len(d.Changes)
+		c := change(op, n)
+		if c.Name == "" {
+			if op == "+" {
+				c.Text = strings.TrimSpace(nm[k].text)
+			} else {
+				c.Text = strings.TrimSpace(om[k].text)
+			}
+		}
+		d.Changes = append(d.Changes, c)
+	}
+	for _, k := range norder {
+		nk := nm[k]
+		ok, was := om[k]
+		if !was {
+			d.Added++
+			fold("+", k, nk.parent, nk.n)
+			continue
+		}
+		var what []FieldChange
+		if ok.n.Role != nk.n.Role {
+			what = append(what, FieldChange{"role", ok.n.Role, nk.n.Role})
+		}
+		what = append(what, stateChanges(ok.states, nk.states)...)
+		if ok.n.Name != nk.n.Name {
+			what = append(what, FieldChange{"name", ok.n.Name, nk.n.Name})
+		}
+		if ok.text != nk.text {
+			what = append(what, FieldChange{"text", ok.text, nk.text})
+		}
+		if len(what) > 0 {
+			d.Changed++
+			c := change("~", nk.n)
+			c.What = what
+			d.Changes = append(d.Changes, c)
+		}
+	}
+	clear(line) // a key is in one tree or the other, never both: a fresh start
+	for _, k := range oorder {
+		if _, still := nm[k]; still {
+			continue
+		}
+		d.Removed++
+		fold("-", k, om[k].parent, om[k].n)
+	}
+	return d
+}
+
+// statePairs are the states that replace each other: one goes as the
+// other comes, and a diff says so in one change.
+var statePairs = [...][2]string{{"unchecked", "checked"}, {"collapsed", "expanded"}}
+
+// stateChanges is how a node's shown states changed: a pair that flipped
+// (unchecked → checked), then the states that came (+focused), then those
+// that went (-hidden).
+func stateChanges(old, new []string) []FieldChange {
+	went, came := setDiff(old, new), setDiff(new, old)
+	var out []FieldChange
+	for _, p := range statePairs {
+		for _, dir := range [...][2]string{{p[0], p[1]}, {p[1], p[0]}} {
+			if slices.Contains(went, dir[0]) && slices.Contains(came, dir[1]) {
+				out = append(out, FieldChange{"states", dir[0], dir[1]})
+				went = slices.DeleteFunc(went, func(s string) bool { return s == dir[0] })
+				came = slices.DeleteFunc(came, func(s string) bool { return s == dir[1] })
+			}
+		}
+	}
+	if len(came) > 0 {
+		out = append(out, FieldChange{"states", "", strings.Join(came, " ")})
+	}
+	if len(went) > 0 {
+		out = append(out, FieldChange{"states", strings.Join(went, " "), ""})
+	}
+	return out
+}
+
+func change(op string, n *Node) Change {
+	return Change{Op: op, Ref: n.Ref, Role: n.Role, Name: n.Name}
+}
+
+// setDiff is the members of a not in b, in a's order.
+func setDiff(a, b []string) []string {
+	var out []string
+	for _, s := range a {
+		if !slices.Contains(b, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// WriteText renders the diff one change a line, or "unchanged":
+//
+//	~ check box "Dark" @e9: unchecked → checked
+//	~ entry "Name" @e3: text "" → "ada"; +focused
+//	+ dialog "About" @e40 +12 below
+//	+ list item @e41 ="Fresh 1" +2 below
+//	- push button "Load more" @e31
+func (d *Diff) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	if d.Unchanged() {
+		bw.WriteString("unchanged\n")
+		return bw.Flush()
+	}
+	var b []byte
+	for _, c := range d.Changes {
+		b = append(b[:0], c.Op...)
+		b = append(b, ' ')
+		if c.Role == "" {
+			b = append(b, "node"...)
+		} else {
+			b = append(b, c.Role...)
+		}
+		if c.Name != "" {
+			b = append(b, ' ')
+			b = strconv.AppendQuote(b, clipDiff(c.Name))
+		}
+		if c.Ref != "" {
+			b = append(b, ' ')
+			b = append(b, c.Ref...)
+		}
+		if c.Text != "" {
+			b = append(b, " ="...)
+			b = strconv.AppendQuote(b, clipDiff(c.Text))
+		}
+		if c.Below > 0 {
+			b = append(b, " +"...)
+			b = strconv.AppendInt(b, int64(c.Below), 10)
+			b = append(b, " below"...)
+		}
+		for i, f := range c.What {
+			if i == 0 {
+				b = append(b, ": "...)
+			} else {
+				b = append(b, "; "...)
+			}
+			switch {
+			case f.Field == "states" && f.From != "" && f.To != "":
+				b = append(b, f.From+" → "+f.To...)
+			case f.Field == "states" && f.To != "":
+				b = append(b, "+"+strings.ReplaceAll(f.To, " ", " +")...)
+			case f.Field == "states":
+				b = append(b, "-"+strings.ReplaceAll(f.From, " ", " -")...)
+			default:
+				b = append(b, f.Field...)
+				b = append(b, ' ')
+				b = strconv.AppendQuote(b, clipDiff(f.From))
+				b = append(b, " → "...)
+				b = strconv.AppendQuote(b, clipDiff(f.To))
+			}
+		}
+		b = append(b, '\n')
+		bw.Write(b)
+	}
+	return bw.Flush()
+}
+
+// Text is WriteText into a string.
+func (d *Diff) Text() string {
+	var b strings.Builder
+	_ = d.WriteText(&b)
+	return b.String()
+}
+
+// diffClip bounds a name or text in a diff line, in characters.
+const diffClip = 80
+
+func clipDiff(s string) string {
+	r := []rune(s)
+	if len(r) <= diffClip {
+		return s
+	}
+	return string(r[:diffClip]) + "…"
+}

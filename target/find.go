@@ -1,0 +1,201 @@
+package target
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Found is what find <text> answers: the nodes with a ref whose name or
+// text value contains the text, case-insensitively, in tree order, each
+// with its nearest named ancestors as context; More is how many matches
+// the cap left out, Searched how many nodes were looked at.
+type Found struct {
+	Query    string  `json:"query"`
+	Searched int     `json:"searched"`
+	Matches  []Match `json:"matches,omitempty"`
+	More     int     `json:"more,omitempty"`
+}
+
+// Match is one node find found.
+type Match struct {
+	Ref  string `json:"ref"`
+	Role string `json:"role"`
+	Name string `json:"name,omitempty"`
+	Text string `json:"text,omitempty"` // its value, when that is what matched
+	// In is its nearest named ancestors, nearest first (at most
+	// FindContext).
+	In []Context `json:"in,omitempty"`
+}
+
+// Context is a named ancestor of a match.
+type Context struct {
+	Ref  string `json:"ref,omitempty"`
+	Role string `json:"role"`
+	Name string `json:"name"`
+}
+
+// FindContext is how many named ancestors a match carries.
+const FindContext = 2
+
+// FindText finds the nodes whose name or text value contains q,
+// case-insensitively, and answers at most max of them, in tree order. A
+// matching node without a ref (a tab's text run) counts as its nearest
+// ancestor with one, once; a node that matches only as its contents do (a
+// cell named "Edit Delete" by the link "Edit" in it) gives way to the
+// deepest match below it, and one whose very name a node below it
+// repeats (a list item "Row 7" and its label) stands for that node. A match's context is its nearest named
+// ancestors, leaving out the root (the answer names the target) and those
+// named by the match's own words; a row or an item without a name is named
+// by its first words ("Ada Lovelace").
+func (s *Snapshot) FindText(q string, max int) *Found {
+	f := &Found{Query: q}
+	if s == nil || s.Root == nil {
+		return f
+	}
+	needle := strings.ToLower(q)
+	matches := func(n *Node) bool {
+		return needle != "" && (strings.Contains(strings.ToLower(n.Name), needle) || strings.Contains(strings.ToLower(n.Text), needle))
+	}
+	type hit struct {
+		at    *Node
+		above []*Node // its ancestors, root first
+		said  string  // the name of the node that matched (at's, or a text run's in it)
+	}
+	var hits []hit
+	seen := map[*Node]bool{}
+	var path []*Node // ancestors of the node visited, root first
+	// visit reports whether a match with a ref was found in n's subtree.
+	var visit func(n *Node) bool
+	visit = func(n *Node) bool {
+		f.Searched++
+		path = append(path, n)
+		found, at := false, len(hits)
+		for _, c := range n.Children {
+			found = visit(c) || found
+		}
+		path = path[:len(path)-1]
+		if !matches(n) {
+			return found
+		}
+		// The nearest node with a ref, n itself or an ancestor.
+		i := len(path)
+		t := n
+		for t.Ref == "" && i > 0 {
+			i--
+			t = path[i]
+		}
+		if t.Ref == "" || seen[t] {
+			return found
+		}
+		if t == n && found {
+			// A deeper match that says n's very name repeats n (a row's
+			// label): n stands for it. Else the deeper match says it
+			// better (n is named by its contents).
+			same := slices.IndexFunc(hits[at:], func(h hit) bool { return h.said == n.Name })
+			if n.Name == "" || same < 0 {
+				return true
+			}
+			hits = slices.DeleteFunc(hits, func(h hit) bool { return h.said == n.Name && slices.Contains(h.above, n) })
+		}
+		seen[t] = true
+		h := hit{at: t, above: append([]*Node(nil), path[:i]...), said: n.Name}
+		hits = slices.Insert(hits, at, h) // before its subtree's: tree order
+		return true
+	}
+	visit(s.Root)
+	for _, h := range hits {
+		if len(f.Matches) == max {
+			f.More++
+			continue
+		}
+		t := h.at
+		m := Match{Ref: t.Ref, Role: t.Role, Name: t.Name}
+		if !strings.Contains(strings.ToLower(t.Name), needle) && strings.Contains(strings.ToLower(t.Text), needle) {
+			m.Text = t.Text
+		}
+		for i := len(h.above) - 1; i >= 1 && len(m.In) < FindContext; i-- { // above[0] is the root
+			a := h.above[i]
+			name := a.Name
+			if name == "" && itemRoles[a.Role] {
+				name = firstWords(a)
+			}
+			if name == "" || (t.Name != "" && strings.Contains(name, t.Name)) {
+				continue
+			}
+			m.In = append(m.In, Context{Ref: a.Ref, Role: a.Role, Name: name})
+		}
+		f.Matches = append(f.Matches, m)
+	}
+	return f
+}
+
+// itemRoles are the roles of a collection's members, which a toolkit
+// often leaves unnamed: find names them by their first words.
+var itemRoles = map[string]bool{"table row": true, "row": true, "list item": true, "tree item": true}
+
+// firstWords is the first name or text below n.
+func firstWords(n *Node) string {
+	var w string
+	n.Walk(func(x *Node, depth int) bool {
+		if depth > 0 {
+			if v := strings.TrimSpace(x.Name); v != "" {
+				w = v
+			} else if v := strings.TrimSpace(x.Text); v != "" {
+				w = v
+			}
+		}
+		return w == ""
+	})
+	return w
+}
+
+// WriteText renders what find found, one match a line, or "no match":
+//
+//	link "Edit" @e88 in row "Ada Lovelace" @e80, table "People"
+//	entry "Email" @e7 ="ada@example.org" in form "Sign up"
+//	… 14 more: a longer text finds fewer
+//	no match for "Delete" among 412 nodes
+func (f *Found) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	if len(f.Matches) == 0 {
+		fmt.Fprintf(bw, "no match for %s among %d nodes\n", strconv.Quote(f.Query), f.Searched)
+		return bw.Flush()
+	}
+	for _, m := range f.Matches {
+		bw.WriteString(m.Role)
+		if m.Name != "" {
+			bw.WriteString(" " + strconv.Quote(clipDiff(m.Name)))
+		}
+		bw.WriteString(" " + m.Ref)
+		if m.Text != "" {
+			bw.WriteString(" =" + strconv.Quote(clipDiff(m.Text)))
+		}
+		for i, c := range m.In {
+			if i == 0 {
+				bw.WriteString(" in ")
+			} else {
+				bw.WriteString(", ")
+			}
+			bw.WriteString(c.Role + " " + strconv.Quote(clipDiff(c.Name)))
+			if c.Ref != "" {
+				bw.WriteString(" " + c.Ref)
+			}
+		}
+		bw.WriteString("\n")
+	}
+	if f.More > 0 {
+		fmt.Fprintf(bw, "… %d more matches not shown: a longer text finds fewer, snapshot @ref shows one part\n", f.More)
+	}
+	return bw.Flush()
+}
+
+// Text is WriteText into a string.
+func (f *Found) Text() string {
+	var b strings.Builder
+	_ = f.WriteText(&b)
+	return b.String()
+}
