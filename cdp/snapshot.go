@@ -251,6 +251,12 @@ func (b *builder) convert(n *axNode, i int32, out []*target.Node) []*target.Node
 	if n.Ignored || role == "InlineTextBox" {
 		return b.children(n, "", "", out)
 	}
+	// A list item's bullet or number is drawn by the page's style, not
+	// content: it would print as a line of its own and prefix the item's
+	// text ("• Apple") in diffs and finds.
+	if role == "ListMarker" {
+		return out
+	}
 	// Text that is only white space (a line break too) is layout, not
 	// content.
 	if (role == "StaticText" || role == "LineBreak") && strings.TrimSpace(name) == "" {
