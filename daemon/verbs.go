@@ -85,6 +85,7 @@ var verbs = map[string]verbDef{
 	"scroll":     {run: (*Daemon).scroll, reach: reachHandle, check: checkScroll},
 	"mode":       {run: (*Daemon).setMode, reach: reachHandle, check: checkModeWord},
 	"desktop":    {run: (*Daemon).desktop, check: checkDesktop},
+	"budget":     {run: (*Daemon).budget},
 
 	// vibespace-browser: the same verbs on the current tab…
 	"browser.snapshot":   {run: (*Daemon).snapshot, reach: reachTab},
@@ -112,6 +113,7 @@ var verbs = map[string]verbDef{
 	"browser.pin":         {run: (*Daemon).browserPin},
 	"browser.new-child":   {run: (*Daemon).browserNewChild},
 	"browser.status":      {run: (*Daemon).browserStatus},
+	"browser.budget":      {run: (*Daemon).budget},
 }
 
 // Verbs lists the verbs the daemon answers, sorted.
@@ -136,7 +138,8 @@ func BrowserVerbs() []string {
 }
 
 // forVerbs take Request.For: they act on another session's attachment set.
-var forVerbs = map[string]bool{"browser.use": true, "browser.detach": true, "browser.pin": true, "browser.attachments": true}
+var forVerbs = map[string]bool{"browser.use": true, "browser.detach": true, "browser.pin": true, "browser.attachments": true,
+	"budget": true, "browser.budget": true}
 
 // Handle answers one request. It never panics on bad input and always
 // answers within the verb timeout.
@@ -181,6 +184,9 @@ func (d *Daemon) guarded(ctx context.Context, def verbDef, req Request) (resp Re
 			d.record(ent)
 		}
 	}()
+	if err := d.admitStep(req); err != nil {
+		return d.fail(c, err)
+	}
 	if def.check != nil {
 		if err := def.check(d, req); err != nil {
 			return d.fail(c, err)
@@ -278,6 +284,7 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 		ent.Target = id
 	}
 	d.record(ent)
+	d.stepped(c.req, resp)
 	return resp
 }
 
