@@ -47,6 +47,7 @@ func commands(o Options) []*cli.Command {
 		watchCommand(o),
 		takeoverCommand(o),
 		handbackCommand(o),
+		budgetCommand(o),
 		daemoncall.ServeCommand(o),
 	}
 }

@@ -64,6 +64,7 @@ func commands(o Options) []*cli.Command {
 		shareCommand(o),
 		takeoverCommand(o),
 		handbackCommand(o),
+		budgetCommand(o),
 		watchCommand(o),
 		desktopCommand(o),
 		statusCommand(o),
