@@ -5,7 +5,8 @@ package daemon
 // its target through the kind seam — the acted node's own facts
 // (kind.NodeReader), the target's title and URL, the targets the session
 // sees (a new window, dialog or tab), and the target's content
-// (kind.ContentDigester) or else its pixels (its screenshot, as a digest:
+// (kind.ContentDigester) or else, on a road with no node to read (a
+// point, keys to the focused node), its pixels (its screenshot, as a digest:
 // no picture is kept) — then acts, then looks again every VerifyPoll until
 // something changed or VerifyWait passed, and says what it saw as a word
 // of target.Effect.
@@ -184,9 +185,14 @@ func (w *watch) observe(ctx context.Context) observation {
 		if s, err := cd.ContentDigest(ctx); err == nil {
 			o.content = s
 		}
-	} else if png, err := e.t.Screenshot(ctx); err == nil && len(png) > 0 {
-		sum := sha256.Sum256(png)
-		o.content, o.pixels = hex.EncodeToString(sum[:6]), true
+	} else if w.node == nil || c.road == target.RoadPoint {
+		// Pixels only where no node is read (a point, keys to the focused
+		// node): a toolkit animates the node it acts on (a button's press,
+		// a check's tick), which would read as a change elsewhere.
+		if png, err := e.t.Screenshot(ctx); err == nil && len(png) > 0 {
+			sum := sha256.Sum256(png)
+			o.content, o.pixels = hex.EncodeToString(sum[:6]), true
+		}
 	}
 	return o
 }
