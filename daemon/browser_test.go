@@ -37,7 +37,7 @@ func TestNoBrowserBackend(t *testing.T) {
 			t.Fatalf("%s has no method", v)
 		}
 	}
-	if got := len(BrowserVerbs()); got != 24 {
-		t.Fatalf("%d browser verbs, want the contract's 23 and close (a desktop app's)", got)
+	if got := len(BrowserVerbs()); got != 25 {
+		t.Fatalf("%d browser verbs, want the contract's 23, close (a desktop app's) and budget", got)
 	}
 }
