@@ -189,7 +189,7 @@ func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb ta
 		return d.fail(c, d.cut(ctx, e, req.Session, err))
 	}
 	noun := e.words().Noun
-	w := d.watchBefore(ctx, c, nil)
+	w := d.watchAt(ctx, c, nil, &p)
 	var did string
 	if verb == target.VerbScroll {
 		err = e.t.Scroll(ctx, at, dir, steps)

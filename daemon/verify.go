@@ -12,10 +12,13 @@ package daemon
 // of target.Effect.
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"image"
+	"image/png"
 	"net/url"
 	"slices"
 	"strings"
@@ -26,13 +29,17 @@ import (
 )
 
 // pixelHold is how long a change seen only in a window's pixels must last
-// before it ends the wait: a toolkit shows a button pressed for a moment
-// when its action is done (GTK: 250 ms) and then draws it as before.
+// before it ends the wait: a toolkit may show a button pressed, or animate
+// a transition, for a moment after input and then draw it as before.
 const pixelHold = 300 * time.Millisecond
 
 // transientStates are states a node shows for a moment while it is acted
 // on, never an effect of the action.
 var transientStates = []string{"armed"}
+
+// nodeUnanswered is observation.nodeErr for a node read that failed
+// otherwise than stale_ref (the application did not answer in time).
+const nodeUnanswered = "unanswered"
 
 // observation is what a watch saw of its target at one moment.
 type observation struct {
@@ -52,6 +59,7 @@ type watch struct {
 	d    *Daemon
 	c    *call
 	node *kind.Node // the node acted on; nil for the focused node or a point
+	at   *kind.Point // the pixel acted at: only the region around it is compared
 	off  string     // why it does not look ("": it looks)
 	// before is what was seen before the verb acted.
 	before observation
@@ -61,12 +69,21 @@ type watch struct {
 // focused node, or a point): the first half of verifying. Call it after the
 // verb's checks and before it acts; then act, then w.verify.
 func (d *Daemon) watchBefore(ctx context.Context, c *call, n *kind.Node) *watch {
-	w := &watch{d: d, c: c, node: n}
+	return d.watchAt(ctx, c, n, nil)
+}
+
+// watchAt is watchBefore for input at pixel at of the target's picture:
+// of its pixels only the region around at is compared (a scroll bar fading
+// or a list still scrolling elsewhere is not this action's effect).
+func (d *Daemon) watchAt(ctx context.Context, c *call, n *kind.Node, at *kind.Point) *watch {
+	w := &watch{d: d, c: c, node: n, at: at}
 	if c.req.NoVerify {
 		w.off = "verification off"
 		return w
 	}
-	w.before = w.observe(ctx)
+	octx, cancel := context.WithTimeout(ctx, d.cfg.VerifyWait)
+	w.before = w.observe(octx)
+	cancel()
 	if nb := w.before.node; nb != nil && c.acted == nil {
 		c.acted = &target.NodeTraits{Role: nb.Role, Name: nb.Name}
 	}
@@ -98,6 +115,10 @@ func (w *watch) verify(ctx context.Context, resp *Response) {
 	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
 		deadline = dl
 	}
+	// Each look is bounded too: an application that stopped answering
+	// leaves the node unread, not the verb waiting.
+	octx, cancel := context.WithDeadline(ctx, deadline.Add(2*d.cfg.VerifyPoll))
+	defer cancel()
 	t := time.NewTimer(0)
 	defer t.Stop()
 	last := w.before
@@ -109,7 +130,7 @@ func (w *watch) verify(ctx context.Context, resp *Response) {
 		if ctx.Err() != nil {
 			break
 		}
-		now := w.observe(ctx)
+		now := w.observe(octx)
 		if now.content != "" && now.content == last.content {
 			now.contentT = last.contentT
 		}
@@ -133,6 +154,8 @@ func (w *watch) verify(ctx context.Context, resp *Response) {
 		eff.Word, eff.Seen = target.EffectChangedElsewhere, elsewhere
 	case ctx.Err() != nil && d.cfg.Now().Before(deadline):
 		eff.Word, eff.Why = target.EffectUnverifiable, "the wait was cut short: "+ctx.Err().Error()
+	case w.before.node != nil && last.nodeErr == nodeUnanswered:
+		eff.Word, eff.Why = target.EffectUnverifiable, "the application did not answer for "+w.node.Ref+" within the wait"
 	default:
 		eff.Word = target.EffectNoVisibleChange
 	}
@@ -163,6 +186,8 @@ func (w *watch) observe(ctx context.Context) observation {
 				o.node = n
 			case target.CodeOf(err) == target.CodeStaleRef:
 				o.nodeErr = string(target.CodeStaleRef)
+			default:
+				o.nodeErr = nodeUnanswered
 			}
 		}
 	}
@@ -189,9 +214,8 @@ func (w *watch) observe(ctx context.Context) observation {
 		// Pixels only where no node is read (a point, keys to the focused
 		// node): a toolkit animates the node it acts on (a button's press,
 		// a check's tick), which would read as a change elsewhere.
-		if png, err := e.t.Screenshot(ctx); err == nil && len(png) > 0 {
-			sum := sha256.Sum256(png)
-			o.content, o.pixels = hex.EncodeToString(sum[:6]), true
+		if pic, err := e.t.Screenshot(ctx); err == nil && len(pic) > 0 {
+			o.content, o.pixels = pixelDigest(pic, w.at), true
 		}
 	}
 	return o
@@ -355,3 +379,30 @@ func effectWords(e *target.Effect) string {
 	}
 	return s
 }
+
+// regionRadius is half the side of the square of pixels around a point
+// that a point verb compares.
+const regionRadius = 48
+
+// pixelDigest digests a PNG's pixels: the square around at (nil: all of
+// them). A picture that does not decode is digested as its bytes.
+func pixelDigest(pic []byte, at *kind.Point) string {
+	h := sha256.New()
+	img, err := pngDecode(pic)
+	if err != nil || at == nil {
+		h.Write(pic)
+		return hex.EncodeToString(h.Sum(nil)[:6])
+	}
+	r := image.Rect(at.X-regionRadius, at.Y-regionRadius, at.X+regionRadius, at.Y+regionRadius).Intersect(img.Bounds())
+	var px [4]byte
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			cr, cg, cb, ca := img.At(x, y).RGBA()
+			px[0], px[1], px[2], px[3] = byte(cr>>8), byte(cg>>8), byte(cb>>8), byte(ca>>8)
+			h.Write(px[:])
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:6])
+}
+
+func pngDecode(b []byte) (image.Image, error) { return png.Decode(bytes.NewReader(b)) }

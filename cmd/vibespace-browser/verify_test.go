@@ -33,7 +33,7 @@ type verifySite struct {
 	paths []string
 }
 
-func newVerifySite(t *testing.T) *verifySite {
+func newVerifySite(t testing.TB) *verifySite {
 	s := &verifySite{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()

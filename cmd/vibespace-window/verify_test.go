@@ -44,6 +44,24 @@ func TestVerifyWindow(t *testing.T) {
 		return ev.Type == "toggled" && ev.Widget == "check" && ev.Active
 	})
 
+	// The point road sees the window's pixels around the point: a press
+	// on an area that draws nothing new changed nothing; the list scrolled.
+	from = log.Len()
+	effectOf(t, e.Answer("s1", "click", id, "--at", centre(t, e, "s1", id, snap.Root.Find(func(n *target.Node) bool { return n.Name == "Press area" && !n.Implements("Action") }))), target.EffectNoVisibleChange)
+	wait(t, log, from, "the press on the area", func(ev testenv.Event) bool { return ev.Type == "button" && ev.Widget == "noaction" })
+	from = log.Len()
+	rows := *snap.Root.Find(func(n *target.Node) bool { return n.Name == "Rows" })
+	b := *rows.Bounds
+	// The list is taller than its scroller: its top rows are in view, their
+	// labels at its left.
+	b.W, b.H = 80, 60
+	rows.Bounds = &b
+	eff := effectOf(t, e.Answer("s1", "scroll", id, "down", "--by", "5", "--at", centre(t, e, "s1", id, &rows)), target.EffectChangedElsewhere)
+	if !slices.Contains(eff.Seen, "the window's pixels changed") {
+		t.Fatalf("scroll saw %q", eff.Seen)
+	}
+	wait(t, log, from, "the list scrolled", func(ev testenv.Event) bool { return ev.Type == "scroll" && ev.Widget == "list" })
+
 	for range 3 {
 		from = log.Len()
 		effectOf(t, e.Answer("s1", "click", id, alpha), target.EffectNoVisibleChange)
@@ -61,7 +79,7 @@ func TestVerifyWindow(t *testing.T) {
 
 	from = log.Len()
 	resp := e.Answer("s1", "click", id, open)
-	eff := effectOf(t, resp, target.EffectChangedElsewhere)
+	eff = effectOf(t, resp, target.EffectChangedElsewhere)
 	if !slices.ContainsFunc(eff.Seen, func(s string) bool {
 		return strings.HasPrefix(s, "new window win:") && strings.HasSuffix(s, `"Fixture dialog"`)
 	}) {
