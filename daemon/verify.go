@@ -58,9 +58,9 @@ type observation struct {
 type watch struct {
 	d    *Daemon
 	c    *call
-	node *kind.Node // the node acted on; nil for the focused node or a point
+	node *kind.Node  // the node acted on; nil for the focused node or a point
 	at   *kind.Point // the pixel acted at: only the region around it is compared
-	off  string     // why it does not look ("": it looks)
+	off  string      // why it does not look ("": it looks)
 	// before is what was seen before the verb acted.
 	before observation
 }
