@@ -45,6 +45,7 @@ const nodeUnanswered = "unanswered"
 type observation struct {
 	node     *target.Node // the acted node's facts; nil when not read
 	nodeErr  string       // why the node could not be read (gone: its code)
+	gone     bool         // the target itself is gone (the action closed it)
 	hasInfo  bool
 	title    string
 	url      string
@@ -191,11 +192,14 @@ func (w *watch) observe(ctx context.Context) observation {
 			}
 		}
 	}
-	if info, err := d.relistWithin(ctx, e, d.cfg.VerifyPoll*4); err == nil {
+	switch info, err := d.relist(ctx, e); {
+	case err == nil:
 		o.hasInfo, o.title, o.url = true, info.Title, info.App
 		if e.tab == nil {
 			o.url = "" // a window's App is its program, not a place
 		}
+	case target.CodeOf(err) == e.words().Gone:
+		o.gone = true
 	}
 	if e.disp != nil {
 		d.rescan(ctx, e.disp)
@@ -237,6 +241,9 @@ func (d *Daemon) rescan(ctx context.Context, disp *display) {
 // (or the tab's address), and elsewhere.
 func (w *watch) compare(now observation) (at, elsewhere []string) {
 	b := w.before
+	if now.gone && !b.gone {
+		return []string{string(w.c.e.id) + " closed"}, nil
+	}
 	if w.node != nil {
 		switch {
 		case b.node != nil && now.nodeErr == string(target.CodeStaleRef):
