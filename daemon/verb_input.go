@@ -176,6 +176,7 @@ func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb ta
 	if err != nil {
 		return d.fail(c, err)
 	}
+	unstack = once(unstack)
 	defer unstack()
 	if err := d.still(e, req.Session); err != nil {
 		return d.fail(c, err)
@@ -205,7 +206,10 @@ func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb ta
 		return d.fail(c, d.cut(ctx, e, req.Session, err))
 	}
 	resp := Response{Did: did}
+	// The display's input and stacking are free while the verb watches:
+	// only the target's own lock is held, so a takeover cuts the wait.
 	release()
+	unstack()
 	w.verify(ctx, &resp)
 	return d.finish(c, resp, nil)
 }
