@@ -192,7 +192,18 @@ func (w *watch) observe(ctx context.Context) observation {
 			}
 		}
 	}
-	switch info, err := d.relist(ctx, e); {
+	// Read as relist reads, but a target that went is left in the table:
+	// the next verb on it answers its gone code, as for any target.
+	read := e.t.Info
+	if r, ok := e.t.(kind.Refresher); ok {
+		read = r.Refresh
+	}
+	var info kind.Info
+	err := d.budgeted(ctx, e, readBudget, func(ctx context.Context) (err error) {
+		info, err = read(ctx)
+		return err
+	})
+	switch {
 	case err == nil:
 		o.hasInfo, o.title, o.url = true, info.Title, info.App
 		if e.tab == nil {
