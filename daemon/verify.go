@@ -89,8 +89,11 @@ func (d *Daemon) watchAt(ctx context.Context, c *call, n *kind.Node, at *kind.Po
 		c.acted = &target.NodeTraits{Role: nb.Role, Name: nb.Name}
 	}
 	c.before = w.before.digest()
-	if w.before.node == nil && w.before.content == "" && !w.before.hasInfo {
+	switch {
+	case w.before.node == nil && w.before.content == "" && !w.before.hasInfo:
 		w.off = "no tree and no pixels of " + string(c.e.id) + " to look at"
+	case n == nil && w.before.content == "":
+		w.off = "no node to read and no pixels of " + string(c.e.id) + " to look at"
 	}
 	return w
 }
@@ -225,7 +228,7 @@ func (w *watch) observe(ctx context.Context) observation {
 		if s, err := cd.ContentDigest(ctx); err == nil {
 			o.content = s
 		}
-	} else if w.node == nil || c.road == target.RoadPoint {
+	} else if (w.node == nil || c.road == target.RoadPoint) && w.mayReadPixels() {
 		// Pixels only where no node is read (a point, keys to the focused
 		// node): a toolkit animates the node it acts on (a button's press,
 		// a check's tick), which would read as a change elsewhere.
@@ -236,9 +239,23 @@ func (w *watch) observe(ctx context.Context) observation {
 	return o
 }
 
+// mayReadPixels reports whether the watch may read the target's pixels: a
+// window of the person's own desktop only with the operator's pixels grant
+// (a screenshot there may ask the person).
+func (w *watch) mayReadPixels() bool {
+	w.d.mu.Lock()
+	defer w.d.mu.Unlock()
+	return !w.c.e.rec.Desktop || w.c.e.rec.Pixels
+}
+
 // rescan scans disp for new windows now (a dialog the action opened), as
-// the discovery loop would, unless a scan is running already.
+// the discovery loop would, unless a scan is running already. A display
+// that lists a whole desktop (kind.Lister) is left to the loop: listing it
+// is no cheap look.
 func (d *Daemon) rescan(ctx context.Context, disp *display) {
+	if _, ok := disp.d.(kind.Lister); ok {
+		return
+	}
 	select {
 	case d.scanSlot <- struct{}{}:
 	default:
