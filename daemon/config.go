@@ -29,6 +29,14 @@ const (
 	// same way by the program that writes it (cmd/vibespace-daemon).
 	DefaultLogMaxBytes = 8 << 20
 	DefaultLogKeep     = 2
+
+	// An acting verb watches for its effect this long at most, looking
+	// every DefaultVerifyPoll (verify.go); the same action that saw no
+	// visible change this many times in a row is refused no_progress the
+	// next time (budget.go).
+	DefaultVerifyWait      = 500 * time.Millisecond
+	DefaultVerifyPoll      = 50 * time.Millisecond
+	DefaultNoProgressAfter = 3
 )
 
 // Config configures a Daemon. StateDir, SocketPath and at least one display
@@ -101,6 +109,15 @@ type Config struct {
 	TraceSteps      int
 	TraceRetention  time.Duration
 	TracePictureMax int64
+	// VerifyWait bounds how long an acting verb watches for its effect (a
+	// change ends the wait early); VerifyPoll is how often it looks.
+	// Zero means DefaultVerifyWait, DefaultVerifyPoll.
+	VerifyWait time.Duration
+	VerifyPoll time.Duration
+	// NoProgressAfter is how many times in a row one session's same
+	// action may see no visible change before the next is refused
+	// no_progress; zero means DefaultNoProgressAfter, negative never.
+	NoProgressAfter int
 }
 
 func (c *Config) fill() error {
@@ -167,6 +184,15 @@ func (c *Config) fill() error {
 	}
 	if c.TracePictureMax <= 0 {
 		c.TracePictureMax = DefaultTracePictureMax
+	}
+	if c.VerifyWait <= 0 {
+		c.VerifyWait = DefaultVerifyWait
+	}
+	if c.VerifyPoll <= 0 {
+		c.VerifyPoll = DefaultVerifyPoll
+	}
+	if c.NoProgressAfter == 0 {
+		c.NoProgressAfter = DefaultNoProgressAfter
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -69,6 +69,7 @@ type Daemon struct {
 	persistMu    sync.Mutex
 	br           browserState  // the browser words' state (browser.go)
 	scanSlot     chan struct{} // one scan for windows at a time (discover.go): two would find one window twice
+	steps        stepBook      // every session's budget and loop count (budget.go)
 	// desktopSet is who opened the user's desktop to agents and when (zero
 	// while it is off); desktopGone, when each window of it was forgotten
 	// by desktop off (desktop.go). Guarded by mu.

@@ -3,6 +3,7 @@ package daemon
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -88,7 +89,7 @@ func TestTraceOfASession(t *testing.T) {
 	if bad.OK || bad.Code != target.CodeBadRef || bad.Ref != "@e99" {
 		t.Errorf("a refused step: %+v", bad)
 	}
-	if line := click.Line(); !strings.Contains(line, "click "+string(id)+" @e2 by:tree → - ") || !strings.HasSuffix(line, "ms") {
+	if line := click.Line(); !strings.Contains(line, "click "+string(id)+` @e2 push button "Alpha" by:tree → no_visible_change `) || !regexp.MustCompile(` \d+ms tree:[0-9a-f]+→[0-9a-f]+$`).MatchString(line) {
 		t.Errorf("click's line: %q", line)
 	}
 	if line := bad.Line(); !strings.Contains(line, "→ refused bad_ref") {

@@ -117,14 +117,23 @@ func (d *Daemon) click(ctx context.Context, c *call) Response {
 	if err := d.still(e, req.Session); err != nil {
 		return d.fail(c, err)
 	}
+	if traits != nil {
+		c.acted = &target.NodeTraits{Role: traits.Role, Name: traits.Name}
+	}
+	w := d.watchBefore(ctx, c, &n)
 	if err := e.t.Act(ctx, n); err != nil {
 		return d.fail(c, d.cut(ctx, e, req.Session, err))
 	}
 	did := "clicked " + req.Ref
-	if traits != nil {
+	switch {
+	case traits != nil:
 		did = fmt.Sprintf("clicked %s %s through its Action", req.Ref, describe(*traits))
+	case c.acted != nil && describe(*c.acted) != "":
+		did = fmt.Sprintf("clicked %s %s", req.Ref, describe(*c.acted))
 	}
-	return d.finish(c, Response{Did: did}, nil)
+	resp := Response{Did: did}
+	w.verify(ctx, &resp)
+	return d.finish(c, resp, nil)
 }
 
 // point runs click --at and scroll: injected pointer input at a pixel of the
@@ -161,11 +170,13 @@ func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb ta
 	if err != nil {
 		return d.fail(c, err)
 	}
+	release = once(release)
 	defer release()
 	unstack, err := d.stacking(ctx, e)
 	if err != nil {
 		return d.fail(c, err)
 	}
+	unstack = once(unstack)
 	defer unstack()
 	if err := d.still(e, req.Session); err != nil {
 		return d.fail(c, err)
@@ -179,6 +190,7 @@ func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb ta
 		return d.fail(c, d.cut(ctx, e, req.Session, err))
 	}
 	noun := e.words().Noun
+	w := d.watchAt(ctx, c, nil, &p)
 	var did string
 	if verb == target.VerbScroll {
 		err = e.t.Scroll(ctx, at, dir, steps)
@@ -193,7 +205,13 @@ func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb ta
 	if err != nil {
 		return d.fail(c, d.cut(ctx, e, req.Session, err))
 	}
-	return d.finish(c, Response{Did: did}, nil)
+	resp := Response{Did: did}
+	// The display's input and stacking are free while the verb watches:
+	// only the target's own lock is held, so a takeover cuts the wait.
+	release()
+	unstack()
+	w.verify(ctx, &resp)
+	return d.finish(c, resp, nil)
 }
 
 // scroll turns the wheel at a pixel of the target (its centre by default).
@@ -211,11 +229,44 @@ func (d *Daemon) key(ctx context.Context, c *call) Response {
 	if err := d.decide(c, target.VerbKey, c.e.t.Probe(ctx), nil); err != nil {
 		return d.fail(c, err)
 	}
-	err = d.inject(ctx, c, func(ctx context.Context) error { return c.e.t.Key(ctx, chord) })
+	var w *watch
+	err = d.inject(ctx, c, func(ctx context.Context) error {
+		w = d.watchBefore(ctx, c, nil)
+		return c.e.t.Key(ctx, chord)
+	})
 	if err != nil {
 		return d.fail(c, err)
 	}
-	return d.finish(c, Response{Did: "pressed " + chord.String() + keysRead(ctx, c.e)}, nil)
+	resp := Response{Did: "pressed " + chord.String() + keysRead(ctx, c.e)}
+	d.verifyAfter(ctx, c, w, &resp)
+	return d.finish(c, resp, nil)
+}
+
+// verifyAfter runs w.verify after the verb let go of its target (inject
+// did), with the target's lock taken again so a takeover cancels the wait.
+func (d *Daemon) verifyAfter(ctx context.Context, c *call, w *watch, resp *Response) {
+	if w == nil {
+		return
+	}
+	vctx, end, err := d.begin(ctx, c.e)
+	if err != nil {
+		w.off = "the target was busy"
+		w.verify(ctx, resp)
+		return
+	}
+	defer end()
+	w.verify(vctx, resp)
+}
+
+// once makes f safe to call more than once: it runs the first time.
+func once(f func()) func() {
+	done := false
+	return func() {
+		if !done {
+			done = true
+			f()
+		}
+	}
 }
 
 // keysRead waits (bounded) until the application with the keyboard focus has
@@ -321,19 +372,26 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 			if err := d.still(e, req.Session); err != nil {
 				return Response{}, err
 			}
+			w := d.watchBefore(ctx, c, &node)
 			if err := e.t.InsertText(ctx, node, req.Text); err != nil {
 				return Response{}, err
 			}
-			return Response{Did: fmt.Sprintf("inserted %d characters into %s through EditableText", n, where)}, nil
+			resp := Response{Did: fmt.Sprintf("inserted %d characters into %s through EditableText", n, where)}
+			w.verify(ctx, &resp)
+			return resp, nil
 		})
 	}
 	typed := 0
+	var w *watch
 	err := d.inject(ctx, c, func(ctx context.Context) error {
+		var acted *kind.Node
 		if req.Ref != "" {
 			if err := e.t.Focus(ctx, node); err != nil {
 				return err
 			}
+			acted = &node
 		}
+		w = d.watchBefore(ctx, c, acted)
 		rest := req.Text
 		for rest != "" {
 			chunk := rest
@@ -367,7 +425,9 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 		}
 		return d.fail(c, err)
 	}
-	return d.finish(c, Response{Did: fmt.Sprintf("typed %d characters as keys into %s", n, where) + keysRead(ctx, e)}, nil)
+	resp := Response{Did: fmt.Sprintf("typed %d characters as keys into %s", n, where) + keysRead(ctx, e)}
+	d.verifyAfter(ctx, c, w, &resp)
+	return d.finish(c, resp, nil)
 }
 
 // byteIndexOfRune is the byte offset of the n-th rune of s, or -1.
@@ -401,9 +461,16 @@ func (d *Daemon) fill(ctx context.Context, c *call) Response {
 		if err := d.still(e, req.Session); err != nil {
 			return Response{}, err
 		}
+		w := d.watchBefore(ctx, c, &node)
 		if err := f.Fill(ctx, node, req.Text); err != nil {
 			return Response{}, err
 		}
-		return Response{Did: fmt.Sprintf("filled %s with %d characters", req.Ref, utf8.RuneCountInString(req.Text))}, nil
+		where := req.Ref
+		if c.acted != nil && describe(*c.acted) != "" {
+			where += " " + describe(*c.acted)
+		}
+		resp := Response{Did: fmt.Sprintf("filled %s with %d characters", where, utf8.RuneCountInString(req.Text))}
+		w.verify(ctx, &resp)
+		return resp, nil
 	})
 }

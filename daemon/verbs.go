@@ -89,6 +89,7 @@ var verbs = map[string]verbDef{
 	"find":       {run: (*Daemon).findText, reach: reachHandle, check: checkFind},
 	"get":        {run: (*Daemon).getNode, reach: reachHandle, check: checkGetNode},
 	"trace":      {run: (*Daemon).traceVerb, check: checkTrace},
+	"budget":     {run: (*Daemon).budget},
 
 	// vibespace-browser: the same verbs on the current tab…
 	"browser.snapshot":   {run: (*Daemon).snapshot, reach: reachTab},
@@ -119,6 +120,7 @@ var verbs = map[string]verbDef{
 	"browser.new-child":   {run: (*Daemon).browserNewChild},
 	"browser.status":      {run: (*Daemon).browserStatus},
 	"browser.trace":       {run: (*Daemon).traceVerb, check: checkTrace},
+	"browser.budget":      {run: (*Daemon).budget},
 }
 
 // Verbs lists the verbs the daemon answers, sorted.
@@ -144,7 +146,7 @@ func BrowserVerbs() []string {
 
 // forVerbs take Request.For: they act on another session's attachment set.
 var forVerbs = map[string]bool{"browser.use": true, "browser.detach": true, "browser.pin": true, "browser.attachments": true,
-	"trace": true, "browser.trace": true}
+	"trace": true, "browser.trace": true, "budget": true, "browser.budget": true}
 
 // Handle answers one request. It never panics on bad input and always
 // answers within the verb timeout.
@@ -189,6 +191,9 @@ func (d *Daemon) guarded(ctx context.Context, def verbDef, req Request) (resp Re
 			d.record(ent)
 		}
 	}()
+	if err := d.admitStep(req); err != nil {
+		return d.fail(c, err)
+	}
 	if def.check != nil {
 		if err := def.check(d, req); err != nil {
 			return d.fail(c, err)
@@ -287,6 +292,7 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 	}
 	d.record(ent)
 	d.trace(c, resp, err)
+	d.stepped(c.req, resp)
 	return resp
 }
 

@@ -146,18 +146,6 @@ func fieldRef(t testing.TB, s *target.Snapshot, name string) string {
 	return n.Ref
 }
 
-// eval is the page's own answer to a script: a road other than the verbs
-// under test.
-func (e *env) evalString(s, expr string) string {
-	e.T.Helper()
-	v := e.okJSON(s, "eval", expr)
-	var out string
-	if err := json.Unmarshal(v.Value, &out); err != nil {
-		e.T.Fatalf("eval %s: %s: %v", expr, v.Value, err)
-	}
-	return out
-}
-
 func openEvery(t *testing.T) (*env, *formSite, *target.Snapshot) {
 	e := newEnv(t)
 	e.serve()

@@ -128,3 +128,15 @@ func profileLine(t testing.TB, out string) string {
 func waitCtx(t testing.TB) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), 60*time.Second)
 }
+
+// evalString evaluates expr in the session's tab and answers its string
+// value: the page's own answer, a road other than the verbs under test.
+func (e *env) evalString(s, expr string) string {
+	e.T.Helper()
+	resp := e.okJSON(s, "eval", expr)
+	var v string
+	if err := json.Unmarshal(resp.Value, &v); err != nil {
+		e.T.Fatalf("eval %s: %s: %v", expr, resp.Value, err)
+	}
+	return v
+}

@@ -319,3 +319,39 @@ func (b browserContext) NewTab(ctx context.Context) (kind.Target, error) {
 	}
 	return newTab(t, b.c), nil
 }
+
+var (
+	_ kind.NodeReader      = (*tab)(nil)
+	_ kind.ContentDigester = (*tab)(nil)
+)
+
+// ReadNode reads what the page says of an element now: its states, and its
+// value (a field's) or text as the node's text.
+func (t *tab) ReadNode(ctx context.Context, n kind.Node) (*target.Node, error) {
+	f, err := t.t.NodeFacts(ctx, t.node(n))
+	if err != nil {
+		return nil, err
+	}
+	out := &target.Node{Role: f.Role, Name: f.Name, Text: f.Text, TextLen: f.TextLen}
+	if out.Role == "" {
+		out.Role = f.Tag
+	}
+	if f.Tag == "input" || f.Tag == "textarea" || f.Tag == "select" {
+		out.Text, out.TextLen = f.Value, len([]rune(f.Value))
+	}
+	for _, s := range []struct {
+		on   bool
+		name string
+	}{
+		{f.Checked, "checked"}, {f.Selected, "selected"}, {f.Focused, "focused"}, {f.Disabled, "disabled"},
+		{f.Expanded == "true", "expanded"}, {f.Pressed == "true", "pressed"},
+	} {
+		if s.on {
+			out.States = append(out.States, s.name)
+		}
+	}
+	return out, nil
+}
+
+// ContentDigest digests what a person reads of the page now.
+func (t *tab) ContentDigest(ctx context.Context) (string, error) { return t.t.ContentDigest(ctx) }

@@ -387,3 +387,15 @@ func abs(f float64) float64 {
 
 // Close stops the window's application.
 func (w *window) Close(ctx context.Context) error { return w.d.stop(ctx, w.pid) }
+
+var _ kind.NodeReader = (*window)(nil)
+
+// ReadNode reads one node's own fields (role, name, states, text length),
+// fresh from the application.
+func (w *window) ReadNode(ctx context.Context, n kind.Node) (*target.Node, error) {
+	o, err := w.object(n)
+	if err != nil {
+		return nil, err
+	}
+	return w.d.bus.Node(ctx, o)
+}

@@ -55,6 +55,15 @@ func appendRequest(b []byte, r *Request) []byte {
 	b = appendTrue(b, "diff", r.Diff)
 	b = appendStrings(b, "values", r.Values)
 	b = appendTrue(b, "no_verify", r.NoVerify)
+	if r.Steps != 0 {
+		b = append(b, `,"steps":`...)
+		b = strconv.AppendInt(b, int64(r.Steps), 10)
+	}
+	if r.Minutes != 0 {
+		b = append(b, `,"minutes":`...)
+		b = strconv.AppendInt(b, int64(r.Minutes), 10)
+	}
+	b = appendTrue(b, "reset", r.Reset)
 	b = appendStr(b, "url", r.URL)
 	b = appendStr(b, "profile", r.Profile)
 	b = appendStr(b, "label", r.Label)

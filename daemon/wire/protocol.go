@@ -46,6 +46,9 @@ type Request struct {
 	Diff     bool     `json:"diff,omitempty"`      // snapshot --diff: what changed since this session's last snapshot of the target
 	Values   []string `json:"values,omitempty"`    // select @ref <option…>: the options to choose
 	NoVerify bool     `json:"no_verify,omitempty"` // an acting verb: do not watch for its effect (the answer's effect is unverifiable)
+	Steps    int      `json:"steps,omitempty"`     // budget --steps N: acting verbs allowed (-1: no bound)
+	Minutes  int      `json:"minutes,omitempty"`   // budget --minutes N: wall clock allowed from now (-1: no bound)
+	Reset    bool     `json:"reset,omitempty"`     // budget --reset: start the count and the clock over
 
 	// The browser's words (vibespace-browser).
 	URL      string `json:"url,omitempty"`      // open <url>; wait --url

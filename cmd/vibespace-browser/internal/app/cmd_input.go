@@ -34,9 +34,9 @@ pixels); a point outside the viewport is refused outside_page.
    vibespace-browser click @e7
    vibespace-browser click --at 120,40`,
 		Usage:     "click a node (@ref) or a pixel of the tab's screenshot (--at x,y)",
-		ArgsUsage: "@ref | --at x,y", Flags: []cli.Flag{jsonFlag, atFlag},
+		ArgsUsage: "@ref | --at x,y", Flags: []cli.Flag{jsonFlag, noVerifyFlag, atFlag},
 		Action: func(c *cli.Context) error {
-			req := wire.Request{Verb: "click", Ref: c.Args().First()}
+			req := wire.Request{Verb: "click", NoVerify: c.Bool("no-verify"), Ref: c.Args().First()}
 			if err := at(c, &req); err != nil {
 				return err
 			}
@@ -51,12 +51,12 @@ pixels); a point outside the viewport is refused outside_page.
 func fillCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "fill", Usage: "replace the value of a field (@ref) with text; the text is never audited",
-		ArgsUsage: "@ref \"text\"", Flags: []cli.Flag{jsonFlag},
+		ArgsUsage: "@ref \"text\"", Flags: []cli.Flag{jsonFlag, noVerifyFlag},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
 				return usage(`fill needs a ref and the text: fill @e3 "hello" (quote it as one argument)`)
 			}
-			return ask(c, o, wire.Request{Verb: "fill", Ref: c.Args().Get(0), Text: c.Args().Get(1)}, nil)
+			return ask(c, o, wire.Request{Verb: "fill", NoVerify: c.Bool("no-verify"), Ref: c.Args().Get(0), Text: c.Args().Get(1)}, nil)
 		},
 	}
 }
@@ -64,9 +64,9 @@ func fillCommand(o Options) *cli.Command {
 func typeCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "type", Usage: "type text as keys into a node (@ref, focused first) or the focused node; never audited",
-		ArgsUsage: "[@ref] \"text\"", Flags: []cli.Flag{jsonFlag},
+		ArgsUsage: "[@ref] \"text\"", Flags: []cli.Flag{jsonFlag, noVerifyFlag},
 		Action: func(c *cli.Context) error {
-			req := wire.Request{Verb: "type"}
+			req := wire.Request{Verb: "type", NoVerify: c.Bool("no-verify")}
 			switch c.NArg() {
 			case 1:
 				req.Text = c.Args().Get(0)
@@ -83,12 +83,12 @@ func typeCommand(o Options) *cli.Command {
 func keyCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "key", Usage: "press a chord in the page: Enter, Tab, ctrl+a, shift+Tab, Escape",
-		ArgsUsage: "<chord>", Flags: []cli.Flag{jsonFlag},
+		ArgsUsage: "<chord>", Flags: []cli.Flag{jsonFlag, noVerifyFlag},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usage("key needs one chord: key ctrl+a")
 			}
-			return ask(c, o, wire.Request{Verb: "key", Chord: c.Args().First()}, nil)
+			return ask(c, o, wire.Request{Verb: "key", NoVerify: c.Bool("no-verify"), Chord: c.Args().First()}, nil)
 		},
 	}
 }
@@ -97,13 +97,13 @@ func scrollCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "scroll", Usage: "scroll the page with the wheel at a pixel (the viewport's centre by default)",
 		ArgsUsage: "up|down|left|right",
-		Flags: []cli.Flag{jsonFlag, atFlag,
+		Flags: []cli.Flag{jsonFlag, noVerifyFlag, atFlag,
 			&cli.IntFlag{Name: "by", Value: 3, Usage: "wheel steps (1–100)"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usage("scroll needs a direction: scroll down [--by 5] [--at x,y]")
 			}
-			req := wire.Request{Verb: "scroll", Dir: c.Args().First(), By: c.Int("by")}
+			req := wire.Request{Verb: "scroll", NoVerify: c.Bool("no-verify"), Dir: c.Args().First(), By: c.Int("by")}
 			if err := at(c, &req); err != nil {
 				return err
 			}
@@ -111,3 +111,8 @@ func scrollCommand(o Options) *cli.Command {
 		},
 	}
 }
+
+// noVerifyFlag turns off an acting verb's watch for its effect: the answer's
+// effect is then unverifiable ("verification off"), and the verb answers
+// without waiting.
+var noVerifyFlag = &cli.BoolFlag{Name: "no-verify", Usage: "do not watch for the action's effect (it is then unverifiable)"}

@@ -50,6 +50,7 @@ func commands(o Options) []*cli.Command {
 		takeoverCommand(o),
 		handbackCommand(o),
 		traceCommand(o),
+		budgetCommand(o),
 		daemoncall.ServeCommand(o),
 	}
 }

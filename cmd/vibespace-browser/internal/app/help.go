@@ -92,6 +92,15 @@ THE TRACE
    on|off (the operator's, audited) keeps the tab's picture after each acting
    step. The live view lists a tab's recent steps beside its pane.
 
+EVERY ACTION SAYS WHAT IT DID
+   click, fill, type, key and scroll watch the tab for up to half a second and end
+   their line with what they saw: confirmed (the node's value or state changed,
+   or the tab navigated), changed_elsewhere (the page's text, the title or a new
+   tab), no_visible_change, or unverifiable (--no-verify). The same action that
+   saw no_visible_change three times in a row is refused no_progress: snapshot
+   and try something else. budget --steps N --minutes M bounds your acting verbs
+   (refused budget_spent when spent); budget shows what is left, --reset starts over.
+
 ANSWERS AND EXIT CODES
    --json prints the daemon's answer as one JSON object. Exit 0: done. Exit 1:
    refused — stderr says "refused: <sentence> [<code>]" with a stable code

@@ -20,13 +20,13 @@ top gets the pointer); one that stays covered there is refused window_not_visibl
    vibespace-window click win:1 --at 120,40`,
 		Usage:     "click a node through its Action (@ref), or a pixel of the window's screenshot (--at x,y)",
 		ArgsUsage: "<handle> @ref | <handle> --at x,y",
-		Flags:     []cli.Flag{jsonFlag, &cli.StringFlag{Name: "at", Usage: "x,y in pixels of the window's own screenshot"}},
+		Flags:     []cli.Flag{jsonFlag, noVerifyFlag, &cli.StringFlag{Name: "at", Usage: "x,y in pixels of the window's own screenshot"}},
 		Action: func(c *cli.Context) error {
 			h, err := handle(c)
 			if err != nil {
 				return err
 			}
-			req := wire.Request{Verb: "click", Target: h, Ref: c.Args().Get(1)}
+			req := wire.Request{Verb: "click", NoVerify: c.Bool("no-verify"), Target: h, Ref: c.Args().Get(1)}
 			if at := c.String("at"); at != "" {
 				if req.At, err = parsePoint(at); err != nil {
 					return err
@@ -51,13 +51,13 @@ At most 1500 characters as keys, 65536 through EditableText. Text starting with
    vibespace-window type win:1 @e9 "hello"
    vibespace-window type win:1 -- "-5 degrees"`,
 		Usage:     "type text into a node (@ref) or into the window's focused node",
-		ArgsUsage: "<handle> [@ref] \"text\"", Flags: []cli.Flag{jsonFlag},
+		ArgsUsage: "<handle> [@ref] \"text\"", Flags: []cli.Flag{jsonFlag, noVerifyFlag},
 		Action: func(c *cli.Context) error {
 			h, err := handle(c)
 			if err != nil {
 				return err
 			}
-			req := wire.Request{Verb: "type", Target: h}
+			req := wire.Request{Verb: "type", NoVerify: c.Bool("no-verify"), Target: h}
 			switch c.NArg() {
 			case 2:
 				req.Text = c.Args().Get(1)
@@ -79,7 +79,7 @@ joined by +, then one key by its X keysym name or a single character.
    vibespace-window key win:1 ctrl+s
    vibespace-window key win:1 Return`,
 		Usage:     "press a chord in the window: ctrl+s, Return, alt+F4, shift+Tab, ctrl+shift+z",
-		ArgsUsage: "<handle> <chord>", Flags: []cli.Flag{jsonFlag},
+		ArgsUsage: "<handle> <chord>", Flags: []cli.Flag{jsonFlag, noVerifyFlag},
 		Action: func(c *cli.Context) error {
 			h, err := handle(c)
 			if err != nil {
@@ -88,7 +88,7 @@ joined by +, then one key by its X keysym name or a single character.
 			if c.NArg() != 2 {
 				return usage("key needs one chord: key win:1 ctrl+s")
 			}
-			return ask(c, o, wire.Request{Verb: "key", Target: h, Chord: c.Args().Get(1)}, callTimeout, nil)
+			return ask(c, o, wire.Request{Verb: "key", NoVerify: c.Bool("no-verify"), Target: h, Chord: c.Args().Get(1)}, callTimeout, nil)
 		},
 	}
 }
@@ -102,7 +102,7 @@ first and refuses window_not_visible if another window stays on top at that pixe
    vibespace-window scroll win:1 down --by 5 --at 200,300`,
 		Usage:     "scroll the window at a pixel (its centre by default)",
 		ArgsUsage: "<handle> up|down|left|right",
-		Flags: []cli.Flag{jsonFlag,
+		Flags: []cli.Flag{jsonFlag, noVerifyFlag,
 			&cli.IntFlag{Name: "by", Value: 3, Usage: "wheel steps (1–100)"},
 			&cli.StringFlag{Name: "at", Usage: "x,y in pixels of the window's own screenshot"}},
 		Action: func(c *cli.Context) error {
@@ -113,7 +113,7 @@ first and refuses window_not_visible if another window stays on top at that pixe
 			if c.NArg() != 2 {
 				return usage("scroll needs a direction: scroll win:1 down [--by 5] [--at x,y]")
 			}
-			req := wire.Request{Verb: "scroll", Target: h, Dir: c.Args().Get(1), By: c.Int("by")}
+			req := wire.Request{Verb: "scroll", NoVerify: c.Bool("no-verify"), Target: h, Dir: c.Args().Get(1), By: c.Int("by")}
 			if at := c.String("at"); at != "" {
 				if req.At, err = parsePoint(at); err != nil {
 					return err
@@ -123,3 +123,8 @@ first and refuses window_not_visible if another window stays on top at that pixe
 		},
 	}
 }
+
+// noVerifyFlag turns off an acting verb's watch for its effect: the answer's
+// effect is then unverifiable ("verification off"), and the verb answers
+// without waiting.
+var noVerifyFlag = &cli.BoolFlag{Name: "no-verify", Usage: "do not watch for the action's effect (it is then unverifiable)"}

@@ -67,6 +67,7 @@ func commands(o Options) []*cli.Command {
 		shareCommand(o),
 		takeoverCommand(o),
 		handbackCommand(o),
+		budgetCommand(o),
 		watchCommand(o),
 		desktopCommand(o),
 		statusCommand(o),

@@ -1,0 +1,52 @@
+package daemoncall
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/vibespace/vibespace/daemon/wire"
+)
+
+// BudgetCommand is the budget command of program prog (its examples name
+// it); ask sends the request as that command line does.
+func BudgetCommand(prog string, ask func(c *cli.Context, req wire.Request) error) *cli.Command {
+	return &cli.Command{
+		Name: "budget", Description: `Shows, sets or starts over a session's budget. A step is an acting verb that
+ran (click, type, fill, select, key, scroll); reading, navigating and these words
+are not. Once the steps or the minutes are spent, acting verbs are refused
+budget_spent until the budget is raised or started over. 0 lifts a bound.
+--for sets another session's (the operator's word).
+
+   ` + prog + ` budget --steps 200 --minutes 30
+   ` + prog + ` budget
+   ` + prog + ` budget --reset
+   ` + prog + ` budget --for agent-2 --steps 50`,
+		Usage: "show, set (--steps N, --minutes N) or start over (--reset) a session's budget",
+		Flags: []cli.Flag{JSONFlag,
+			&cli.IntFlag{Name: "steps", Usage: "acting verbs allowed from now on in all (0: no bound)"},
+			&cli.IntFlag{Name: "minutes", Usage: "wall clock allowed from now (0: no bound)"},
+			&cli.BoolFlag{Name: "reset", Usage: "start the count of steps and the clock over"},
+			&cli.StringFlag{Name: "for", Usage: "the session whose budget this is, instead of your own (the operator's word)"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return Usage("budget takes no arguments: budget --steps 200 --minutes 30")
+			}
+			req := wire.Request{Verb: "budget", Reset: c.Bool("reset"), For: c.String("for")}
+			req.Steps, req.Minutes = budgetBound(c, "steps"), budgetBound(c, "minutes")
+			if req.Steps < -1 || req.Minutes < -1 {
+				return Usage("--steps and --minutes take a number of at least 0")
+			}
+			return ask(c, req)
+		},
+	}
+}
+
+// budgetBound is a bound as the request carries it: 0 unchanged, -1 lifted.
+func budgetBound(c *cli.Context, name string) int {
+	if !c.IsSet(name) {
+		return 0
+	}
+	if n := c.Int(name); n != 0 {
+		return n
+	}
+	return -1
+}
