@@ -77,6 +77,7 @@ func (d *Daemon) selectOptions(ctx context.Context, c *call) Response {
 	if err := d.still(e, req.Session); err != nil {
 		return d.fail(c, err)
 	}
+	w := d.watchBefore(ctx, c, &n)
 	held, err := s.Select(ctx, n, req.Values)
 	if err != nil {
 		return d.fail(c, d.cut(ctx, e, req.Session, err))
@@ -85,7 +86,9 @@ func (d *Daemon) selectOptions(ctx context.Context, c *call) Response {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	return d.finish(c, Response{Did: selectedWords(held, req.Ref, tr), Value: v}, nil)
+	resp := Response{Did: selectedWords(held, req.Ref, tr), Value: v}
+	w.verify(ctx, &resp)
+	return d.finish(c, resp, nil)
 }
 
 // selectedWords is select's answer: `selected "Green" in combo box

@@ -126,6 +126,8 @@ func (d *Daemon) click(ctx context.Context, c *call) Response {
 	}
 	did := "clicked " + req.Ref
 	switch {
+	case traits != nil && traits.InSelection && (!traits.Has("Action") || len(traits.Actions) == 0):
+		did = fmt.Sprintf("clicked %s %s through its parent's Selection", req.Ref, describe(*traits))
 	case traits != nil:
 		did = fmt.Sprintf("clicked %s %s through its Action", req.Ref, describe(*traits))
 	case c.acted != nil && describe(*c.acted) != "":

@@ -53,10 +53,28 @@ func TestControlsInteractiveAndPageTab(t *testing.T) {
 		t.Fatalf("no page tab Second:\n%s", snap.Text())
 	}
 	from := log.Len()
-	e.OK("s1", "click", id, tab.Ref)
+	if out := e.OK("s1", "click", id, tab.Ref); !strings.Contains(out, `(page tab "Second") through its parent's Selection → `) {
+		t.Errorf("the click answer does not say its road: %q", out)
+	}
 	wait(t, log, from, "the Second page", func(ev testenv.Event) bool {
 		return ev.Type == "page" && ev.Widget == "pages" && ev.Text == "Second"
 	})
+	// select, through the command line, on a combo box: the application
+	// logs the pick, and the answer names the node and what it holds.
+	combo := snap.Root.Find(func(n *target.Node) bool { return n.Role == "combo box" && n.Name == "Red" })
+	if combo == nil {
+		t.Fatalf("no combo box Red:\n%s", snap.Text())
+	}
+	from = log.Len()
+	if out := e.OK("s1", "select", id, combo.Ref, "Blue"); !strings.Contains(out, `selected "Blue" in combo box "Red" `+combo.Ref) {
+		t.Errorf("select's answer: %q", out)
+	}
+	wait(t, log, from, "the combo box's Blue", func(ev testenv.Event) bool {
+		return ev.Type == "select" && ev.Widget == "colour" && ev.Text == "Blue"
+	})
+	if r := e.Answer("s1", "select", id, combo.Ref, "Purple"); r.OK || r.Code != target.CodeNoOption {
+		t.Errorf("select of an option the combo box lacks: %+v", r)
+	}
 	after := e.snapshot("s1", id)
 	content := after.Root.Find(func(n *target.Node) bool { return n.Name == "Content of Second" })
 	if content == nil || !content.Has("showing") {
