@@ -103,18 +103,12 @@ type Framing struct {
 //	  list item "Apple" @e13 +3 below
 func (s *Snapshot) WriteAnswer(w io.Writer, f Framing) error {
 	bw := bufio.NewWriter(w)
-	head := *s
-	head.Target, head.Title, head.Root = "", "", nil
-	var hb strings.Builder
-	_ = head.WriteText(&hb)
-	counts := strings.TrimSuffix(strings.TrimPrefix(hb.String(), "# "), "\n")
-	counts = strings.TrimPrefix(counts, ": ")
 	bw.WriteString("# ")
 	if f.Scope != "" {
 		bw.WriteString(f.Scope)
 		bw.WriteString(": ")
 	}
-	bw.WriteString(counts)
+	s.writeCounts(bw)
 	marks := map[*Node]int{}
 	if f.Cut.Nodes > 0 {
 		fmt.Fprintf(bw, "; depth %d: %d nodes below not shown (", f.Cut.Depth, f.Cut.Nodes)
@@ -133,24 +127,7 @@ func (s *Snapshot) WriteAnswer(w io.Writer, f Framing) error {
 		bw.WriteString(")")
 	}
 	bw.WriteString("\n")
-	if s.Root != nil {
-		var line []byte
-		skipRoot := s.Compact && s.Root.Ref == "" && s.Root.Unreadable == ""
-		s.Root.Walk(func(n *Node, depth int) bool {
-			if skipRoot {
-				if depth == 0 {
-					return true
-				}
-				depth--
-			}
-			line = appendLine(line[:0], n, depth, s.Compact)
-			if below, ok := marks[n]; ok {
-				line = fmt.Appendf(line[:len(line)-1], " +%d below\n", below)
-			}
-			bw.Write(line)
-			return true
-		})
-	}
+	s.writeNodes(bw, marks)
 	return bw.Flush()
 }
 

@@ -247,9 +247,19 @@ func (s *Snapshot) WriteText(w io.Writer) error {
 	if s.Title != "" {
 		bw.WriteString(strconv.Quote(s.Title))
 	}
+	bw.WriteString(": ")
+	s.writeCounts(bw)
+	bw.WriteString("\n")
+	s.writeNodes(bw, nil)
+	return bw.Flush()
+}
+
+// writeCounts writes the header's census, "87 nodes, 23 action, …", and
+// what the view left out.
+func (s *Snapshot) writeCounts(bw *bufio.Writer) {
 	c := s.Census
 	if s.Compact {
-		fmt.Fprintf(bw, ": %d nodes, %d action, %d editable", c.Nodes, c.Action, c.Editable)
+		fmt.Fprintf(bw, "%d nodes, %d action, %d editable", c.Nodes, c.Action, c.Editable)
 		if c.Unreadable > 0 {
 			fmt.Fprintf(bw, ", %d unreadable", c.Unreadable)
 		}
@@ -262,34 +272,41 @@ func (s *Snapshot) WriteText(w io.Writer) error {
 				fmt.Fprintf(bw, ", %d hidden not shown", s.Hidden)
 			}
 		}
-	} else {
-		fmt.Fprintf(bw, ": %d nodes, %d action, %d editable, %d unreadable", c.Nodes, c.Action, c.Editable, c.Unreadable)
-		if s.Truncated {
-			bw.WriteString(", truncated at budget")
-		}
-		if s.Interactive {
-			fmt.Fprintf(bw, " (interactive view; %d hidden not shown)", s.Hidden)
-		}
+		return
 	}
-	bw.WriteString("\n")
-	if s.Root != nil {
-		var line []byte
-		// A compact root without a ref (a tab's document) says nothing the
-		// header does not: its children are written in its place.
-		skipRoot := s.Compact && s.Root.Ref == "" && s.Root.Unreadable == ""
-		s.Root.Walk(func(n *Node, depth int) bool {
-			if skipRoot {
-				if depth == 0 {
-					return true
-				}
-				depth--
+	fmt.Fprintf(bw, "%d nodes, %d action, %d editable, %d unreadable", c.Nodes, c.Action, c.Editable, c.Unreadable)
+	if s.Truncated {
+		bw.WriteString(", truncated at budget")
+	}
+	if s.Interactive {
+		fmt.Fprintf(bw, " (interactive view; %d hidden not shown)", s.Hidden)
+	}
+}
+
+// writeNodes writes one line a node; a node in below (what a depth cut
+// left out under it) ends in "+N below".
+func (s *Snapshot) writeNodes(bw *bufio.Writer, below map[*Node]int) {
+	if s.Root == nil {
+		return
+	}
+	var line []byte
+	// A compact root without a ref (a tab's document) says nothing the
+	// header does not: its children are written in its place.
+	skipRoot := s.Compact && s.Root.Ref == "" && s.Root.Unreadable == ""
+	s.Root.Walk(func(n *Node, depth int) bool {
+		if skipRoot {
+			if depth == 0 {
+				return true
 			}
-			line = appendLine(line[:0], n, depth, s.Compact)
-			bw.Write(line)
-			return true
-		})
-	}
-	return bw.Flush()
+			depth--
+		}
+		line = appendLine(line[:0], n, depth, s.Compact)
+		if b, ok := below[n]; ok {
+			line = fmt.Appendf(line[:len(line)-1], " +%d below\n", b)
+		}
+		bw.Write(line)
+		return true
+	})
 }
 
 // Text is WriteText into a string.
