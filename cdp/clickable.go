@@ -54,8 +54,11 @@ type domCapture struct {
 }
 
 // notClickable are elements whose listeners say nothing of what a person
-// clicks: a page's top-level listeners sit there.
-var notClickable = map[string]bool{"HTML": true, "BODY": true, "#document": true}
+// clicks: a page's top-level listeners sit there. A <label> is clickable
+// by its activation behaviour (Chromium marks every one), but what it
+// activates is its control, which has a ref of its own and the label's
+// text as its name: a second ref for it is noise in -i.
+var notClickable = map[string]bool{"HTML": true, "BODY": true, "#document": true, "LABEL": true}
 
 // facts reads a capture: the clickable elements and the frames' owners.
 func (c *domCapture) facts() domFacts {
