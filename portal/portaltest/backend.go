@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"testing"
@@ -120,7 +121,11 @@ func (b *Backend) Wait(ctx context.Context, from int, match func(Call) bool) (Ca
 
 func (b *Backend) record(c Call) {
 	b.mu.Lock()
-	b.log = append(b.log, c)
+	i := len(b.log)
+	for c.serial != 0 && i > 0 && b.log[i-1].Sender == c.Sender && b.log[i-1].serial > c.serial {
+		i-- // sent after c, answered before it
+	}
+	b.log = slices.Insert(b.log, i, c)
 	close(b.changed)
 	b.changed = make(chan struct{})
 	b.mu.Unlock()
@@ -258,49 +263,55 @@ func (r implRD) Start(handle, session dbus.ObjectPath, appID, parent string, opt
 	return 0, res, nil
 }
 
-func (r implRD) notify(method string, session dbus.ObjectPath, opts map[string]dbus.Variant, args ...any) *dbus.Error {
-	r.b.record(Call{Iface: IfaceImplRemote, Method: method, Session: session, Options: unwrap(opts), Args: args})
+// notify records one Notify* call. The bus delivers a connection's calls
+// in the order they were sent, but godbus answers each in a goroutine of
+// its own, so two calls sent back to back (a key's press and release) can
+// reach record in either order: they are logged in the order of their
+// serials on the sender's connection, the order the sender sent them.
+func (r implRD) notify(msg dbus.Message, method string, session dbus.ObjectPath, opts map[string]dbus.Variant, args ...any) *dbus.Error {
+	sender, _ := msg.Headers[dbus.FieldSender].Value().(string)
+	r.b.record(Call{Iface: IfaceImplRemote, Method: method, Sender: sender, Session: session, Options: unwrap(opts), Args: args, serial: msg.Serial()})
 	return nil
 }
 
-func (r implRD) NotifyPointerMotion(session dbus.ObjectPath, opts map[string]dbus.Variant, dx, dy float64) *dbus.Error {
-	return r.notify("NotifyPointerMotion", session, opts, dx, dy)
+func (r implRD) NotifyPointerMotion(msg dbus.Message, session dbus.ObjectPath, opts map[string]dbus.Variant, dx, dy float64) *dbus.Error {
+	return r.notify(msg, "NotifyPointerMotion", session, opts, dx, dy)
 }
 
-func (r implRD) NotifyPointerMotionAbsolute(session dbus.ObjectPath, opts map[string]dbus.Variant, stream uint32, x, y float64) *dbus.Error {
-	return r.notify("NotifyPointerMotionAbsolute", session, opts, stream, x, y)
+func (r implRD) NotifyPointerMotionAbsolute(msg dbus.Message, session dbus.ObjectPath, opts map[string]dbus.Variant, stream uint32, x, y float64) *dbus.Error {
+	return r.notify(msg, "NotifyPointerMotionAbsolute", session, opts, stream, x, y)
 }
 
-func (r implRD) NotifyPointerButton(session dbus.ObjectPath, opts map[string]dbus.Variant, button int32, state uint32) *dbus.Error {
-	return r.notify("NotifyPointerButton", session, opts, button, state)
+func (r implRD) NotifyPointerButton(msg dbus.Message, session dbus.ObjectPath, opts map[string]dbus.Variant, button int32, state uint32) *dbus.Error {
+	return r.notify(msg, "NotifyPointerButton", session, opts, button, state)
 }
 
-func (r implRD) NotifyPointerAxis(session dbus.ObjectPath, opts map[string]dbus.Variant, dx, dy float64) *dbus.Error {
-	return r.notify("NotifyPointerAxis", session, opts, dx, dy)
+func (r implRD) NotifyPointerAxis(msg dbus.Message, session dbus.ObjectPath, opts map[string]dbus.Variant, dx, dy float64) *dbus.Error {
+	return r.notify(msg, "NotifyPointerAxis", session, opts, dx, dy)
 }
 
-func (r implRD) NotifyPointerAxisDiscrete(session dbus.ObjectPath, opts map[string]dbus.Variant, axis uint32, steps int32) *dbus.Error {
-	return r.notify("NotifyPointerAxisDiscrete", session, opts, axis, steps)
+func (r implRD) NotifyPointerAxisDiscrete(msg dbus.Message, session dbus.ObjectPath, opts map[string]dbus.Variant, axis uint32, steps int32) *dbus.Error {
+	return r.notify(msg, "NotifyPointerAxisDiscrete", session, opts, axis, steps)
 }
 
-func (r implRD) NotifyKeyboardKeycode(session dbus.ObjectPath, opts map[string]dbus.Variant, keycode int32, state uint32) *dbus.Error {
-	return r.notify("NotifyKeyboardKeycode", session, opts, keycode, state)
+func (r implRD) NotifyKeyboardKeycode(msg dbus.Message, session dbus.ObjectPath, opts map[string]dbus.Variant, keycode int32, state uint32) *dbus.Error {
+	return r.notify(msg, "NotifyKeyboardKeycode", session, opts, keycode, state)
 }
 
-func (r implRD) NotifyKeyboardKeysym(session dbus.ObjectPath, opts map[string]dbus.Variant, keysym int32, state uint32) *dbus.Error {
-	return r.notify("NotifyKeyboardKeysym", session, opts, keysym, state)
+func (r implRD) NotifyKeyboardKeysym(msg dbus.Message, session dbus.ObjectPath, opts map[string]dbus.Variant, keysym int32, state uint32) *dbus.Error {
+	return r.notify(msg, "NotifyKeyboardKeysym", session, opts, keysym, state)
 }
 
-func (r implRD) NotifyTouchDown(session dbus.ObjectPath, opts map[string]dbus.Variant, stream, slot uint32, x, y float64) *dbus.Error {
-	return r.notify("NotifyTouchDown", session, opts, stream, slot, x, y)
+func (r implRD) NotifyTouchDown(msg dbus.Message, session dbus.ObjectPath, opts map[string]dbus.Variant, stream, slot uint32, x, y float64) *dbus.Error {
+	return r.notify(msg, "NotifyTouchDown", session, opts, stream, slot, x, y)
 }
 
-func (r implRD) NotifyTouchMotion(session dbus.ObjectPath, opts map[string]dbus.Variant, stream, slot uint32, x, y float64) *dbus.Error {
-	return r.notify("NotifyTouchMotion", session, opts, stream, slot, x, y)
+func (r implRD) NotifyTouchMotion(msg dbus.Message, session dbus.ObjectPath, opts map[string]dbus.Variant, stream, slot uint32, x, y float64) *dbus.Error {
+	return r.notify(msg, "NotifyTouchMotion", session, opts, stream, slot, x, y)
 }
 
-func (r implRD) NotifyTouchUp(session dbus.ObjectPath, opts map[string]dbus.Variant, slot uint32) *dbus.Error {
-	return r.notify("NotifyTouchUp", session, opts, slot)
+func (r implRD) NotifyTouchUp(msg dbus.Message, session dbus.ObjectPath, opts map[string]dbus.Variant, slot uint32) *dbus.Error {
+	return r.notify(msg, "NotifyTouchUp", session, opts, slot)
 }
 
 type implSC struct{ b *Backend }

@@ -89,6 +89,7 @@ type Call struct {
 	Session dbus.ObjectPath // the session handle argument, or the object path
 	Options map[string]any  // the a{sv} argument, values unwrapped
 	Args    []any           // the other arguments, in order
+	serial  uint32          // the message's serial on the sender's connection (0: not kept)
 }
 
 func (c Call) String() string {
