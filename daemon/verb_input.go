@@ -356,7 +356,7 @@ func (d *Daemon) inject(ctx context.Context, c *call, look, f func(context.Conte
 		return err
 	}
 	defer end()
-	if err := d.raised(ctx, c, !c.req.NoVerify); err != nil {
+	if err := d.raised(ctx, c, look != nil); err != nil {
 		return err
 	}
 	if look != nil {
