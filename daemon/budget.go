@@ -4,8 +4,11 @@ package daemon
 // change NoProgressAfter times in a row is refused no_progress the next
 // time) and budgets (an optional number of acting verbs and an optional
 // wall clock, refused budget_spent once spent). Steps are the acting verbs
-// that ran (click, type, fill, select, key, scroll: what changes a
-// target); reading, navigating and the operator's words are not steps.
+// the verb table marks acting (verbDef.acts: click, type, fill, select,
+// key, scroll, and a tab's back, forward and reload, which change what it
+// shows) that ran; reading and the operator's words are not steps. A
+// budget is a guard rail the agent's own operator sets, not a security
+// boundary: every session runs as one user, and any may reset its own.
 // Budgets are kept in budgets.json in the state directory, so a daemon
 // that restarts keeps them; the loop count is not (a restart is a look
 // again).
@@ -24,16 +27,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
 )
-
-// actingVerbs are the verbs that change a target: they are verified,
-// counted as steps, and watched for loops.
-var actingVerbs = map[string]bool{
-	"click": true, "type": true, "key": true, "scroll": true, "select": true,
-	"browser.click": true, "browser.type": true, "browser.key": true, "browser.scroll": true,
-	"browser.fill": true, "browser.select": true,
-}
 
 // Budget is one session's budget as budget answers it (Response.Value).
 type Budget struct {
@@ -54,7 +50,13 @@ type stepBook struct {
 	mu      sync.Mutex
 	loaded  bool
 	budgets map[string]*Budget
-	last    map[string]loopMark
+	// last is each session's last action on each target (loopAt).
+	last map[string]loopMark
+	// gen counts the budgets' changes; saved is the last one written
+	// (under saveMu, so an older copy never replaces a newer one).
+	gen    uint64
+	saveMu sync.Mutex
+	saved  uint64
 }
 
 // loopMark is a session's last action and how many times in a row it saw
@@ -64,15 +66,25 @@ type loopMark struct {
 	times int
 }
 
-// actionKey names an action for loop detection: the verb, the target, the
-// node or point, and a digest of the text (never the text itself).
-func actionKey(req Request) string {
+// loopAt is where a session's loop count is kept: one per session and
+// target, so an action on another target leaves it be.
+func loopAt(session string, id target.ID) string { return session + "\x00" + string(id) }
+
+// actionKey names an action for loop detection: the verb, the target it
+// reached, the node (by the backend's key, as a new snapshot's ref to it
+// is the same node) or point, and a digest of the text (never the text
+// itself).
+func actionKey(c *call) string {
+	req := c.req
 	sum := sha256.Sum256([]byte(req.Text + "\x00" + strings.Join(req.Values, "\x00")))
-	at := ""
+	at, node := "", req.Ref
 	if req.At != nil {
 		at = fmt.Sprintf("%d,%d", req.At.X, req.At.Y)
 	}
-	return strings.Join([]string{req.Verb, req.Target, req.Profile, req.Ref, at, req.Chord, req.Dir, fmt.Sprint(req.By), hex.EncodeToString(sum[:8])}, "|")
+	if n, err := c.e.node(req.Ref); req.Ref != "" && err == nil && n.Key != "" {
+		node = n.Key
+	}
+	return strings.Join([]string{req.Verb, string(c.e.id), node, at, req.Chord, req.Dir, fmt.Sprint(req.By), hex.EncodeToString(sum[:8])}, "|")
 }
 
 func (d *Daemon) book() *stepBook {
@@ -99,84 +111,132 @@ func (d *Daemon) book() *stepBook {
 
 func (d *Daemon) budgetPath() string { return filepath.Join(d.cfg.StateDir, "budgets.json") }
 
-// saveBudgets writes every budget; b.mu is held.
-func (d *Daemon) saveBudgets(b *stepBook) {
-	bs := make([]*Budget, 0, len(b.budgets))
+// budgetsChanged notes a change of the budgets and answers a copy of
+// them to save (saveBudgets) once b.mu is let go; b.mu is held.
+func (b *stepBook) budgetsChanged() (uint64, []Budget) {
+	b.gen++
+	bs := make([]Budget, 0, len(b.budgets))
 	for _, x := range b.budgets {
-		bs = append(bs, x)
+		bs = append(bs, *x)
 	}
-	raw, _ := json.Marshal(bs)
-	tmp := d.budgetPath() + ".tmp"
-	if err := os.WriteFile(tmp, raw, 0o600); err == nil {
-		err = os.Rename(tmp, d.budgetPath())
-		if err != nil {
-			d.cfg.Logger.Warn("budgets.json could not be written", "err", err)
-		}
+	return b.gen, bs
+}
+
+// saveBudgets writes the budgets of change gen atomically (temp, fsync,
+// rename, fsync of the directory), outside the daemon's locks; a copy
+// older than one already written is dropped. A failure is logged: the
+// budgets hold in memory until the daemon restarts.
+func (d *Daemon) saveBudgets(gen uint64, bs []Budget) {
+	b := &d.steps
+	b.saveMu.Lock()
+	defer b.saveMu.Unlock()
+	if gen <= b.saved {
+		return
 	}
+	raw, err := json.Marshal(bs)
+	if err == nil {
+		err = lease.WriteFileAtomic(d.budgetPath(), raw)
+	}
+	if err != nil {
+		d.cfg.Logger.Warn("budgets.json could not be written; the budgets hold until the daemon restarts", "err", err)
+		return
+	}
+	b.saved = gen
 }
 
 // admitStep refuses an acting verb before it reaches anything when its
-// session's budget is spent, or when it is the action that saw no visible
-// change NoProgressAfter times in a row (so with the default 3, the fourth
-// attempt is refused, and every one after it until something else is
-// done).
-func (d *Daemon) admitStep(req Request) error {
-	if !actingVerbs[req.Verb] {
+// session's budget is spent, and otherwise takes one step of the budget
+// for it (c.reserved), under the lock, so verbs of one session run at
+// once never pass one budget together; stepped gives the step back when
+// the verb did not run.
+func (d *Daemon) admitStep(c *call) error {
+	if !c.def.acts {
 		return nil
 	}
+	req := c.req
 	b := &d.steps
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	d.book()
-	if bu := b.budgets[req.Session]; bu != nil {
-		if bu.Steps > 0 && bu.Used >= bu.Steps {
-			return target.Refuse(target.CodeBudgetSpent, "this session's budget of %d steps is spent: the operator raises it (budget --steps N) or starts it over (budget --reset)", bu.Steps).
-				With("steps", bu.Steps).With("used", bu.Used)
-		}
-		if !bu.Until.IsZero() && !d.cfg.Now().Before(bu.Until) {
-			return target.Refuse(target.CodeBudgetSpent, "this session's budget of %d minutes is spent: the operator raises it (budget --minutes N) or starts it over (budget --reset)", bu.Minutes).
-				With("minutes", bu.Minutes).With("until", bu.Until.UTC().Format(time.RFC3339))
-		}
+	bu := b.budgets[req.Session]
+	if bu == nil {
+		return nil
+	}
+	if bu.Steps > 0 && bu.Used >= bu.Steps {
+		return target.Refuse(target.CodeBudgetSpent, "this session's budget of %d steps is spent: its operator sets a new one (budget --steps N) or starts it over (budget --reset)", bu.Steps).
+			With("steps", bu.Steps).With("used", bu.Used)
+	}
+	if !bu.Until.IsZero() && !d.cfg.Now().Before(bu.Until) {
+		return target.Refuse(target.CodeBudgetSpent, "this session's budget of %d minutes is spent: its operator sets a new one (budget --minutes N) or starts it over (budget --reset)", bu.Minutes).
+			With("minutes", bu.Minutes).With("until", bu.Until.UTC().Format(time.RFC3339))
+	}
+	bu.Used++
+	c.reserved = bu
+	return nil
+}
+
+// admitLoop refuses an acting verb on the target it reached when it is
+// the action that saw no visible change NoProgressAfter times in a row on
+// that target (so with the default 3, the fourth attempt is refused, and
+// every one after it until another action on that target, or a change).
+func (d *Daemon) admitLoop(c *call) error {
+	if !c.def.acts || c.e == nil {
+		return nil
 	}
 	n := d.cfg.NoProgressAfter
-	if m, ok := b.last[req.Session]; ok && n > 0 && m.key == actionKey(req) && m.times >= n {
-		return target.Refuse(target.CodeNoProgress, "this same %s saw no visible change %d times in a row: take a snapshot to look again, or do something else", strings.TrimPrefix(req.Verb, "browser."), m.times).
+	b := &d.steps
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	d.book()
+	if m, ok := b.last[loopAt(c.req.Session, c.e.id)]; ok && n > 0 && m.key == actionKey(c) && m.times >= n {
+		return target.Refuse(target.CodeNoProgress, "this same %s saw no visible change %d times in a row: do something else on %s (another action, or wait for a change) before trying it again", strings.TrimPrefix(c.req.Verb, "browser."), m.times, c.e.id).
 			With("times", m.times)
 	}
 	return nil
 }
 
-// stepped records a verb's answer in its session's steps: an acting verb
-// that ran is a step of its budget; its no_visible_change counts towards
-// no_progress; anything else (another verb, another result) starts the
-// count over. A refusal of admitStep's changes nothing.
-func (d *Daemon) stepped(req Request, resp Response) {
-	if resp.Code == target.CodeNoProgress || resp.Code == target.CodeBudgetSpent {
+// stepped records a verb's answer in its session's steps. An acting verb
+// that ran keeps the step admitStep took of its budget; one that did not
+// gives it back. Its no_visible_change counts towards no_progress on its
+// target; another result of an acting verb on that target starts the
+// count over. Reading verbs, and acting verbs on other targets, leave the
+// count be; a refusal of admitStep's or admitLoop's changes nothing.
+func (d *Daemon) stepped(c *call, resp Response) {
+	if !c.def.acts {
 		return
 	}
 	b := &d.steps
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	d.book()
-	if !actingVerbs[req.Verb] || !resp.OK {
-		delete(b.last, req.Session)
-		return
+	var (
+		gen  uint64
+		save []Budget
+	)
+	if bu := c.reserved; bu != nil {
+		c.reserved = nil
+		if !resp.OK {
+			bu.Used = max(0, bu.Used-1)
+		} else if b.budgets[bu.Session] == bu {
+			gen, save = b.budgetsChanged()
+		}
 	}
-	if bu := b.budgets[req.Session]; bu != nil {
-		bu.Used++
-		d.saveBudgets(b)
+	if c.e != nil && resp.Code != target.CodeNoProgress && resp.Code != target.CodeBudgetSpent {
+		at := loopAt(c.req.Session, c.e.id)
+		if !resp.OK || resp.Effect == nil || resp.Effect.Word != target.EffectNoVisibleChange {
+			delete(b.last, at)
+		} else {
+			key := actionKey(c)
+			m := b.last[at]
+			if m.key != key {
+				m = loopMark{key: key}
+			}
+			m.times++
+			b.last[at] = m
+		}
 	}
-	if resp.Effect == nil || resp.Effect.Word != target.EffectNoVisibleChange {
-		delete(b.last, req.Session)
-		return
+	b.mu.Unlock()
+	if save != nil {
+		d.saveBudgets(gen, save)
 	}
-	key := actionKey(req)
-	m := b.last[req.Session]
-	if m.key != key {
-		m = loopMark{key: key}
-	}
-	m.times++
-	b.last[req.Session] = m
 }
 
 // budget shows, sets or starts over a session's budget (--for: the
@@ -205,7 +265,11 @@ func (d *Daemon) budget(ctx context.Context, c *call) Response {
 			if bu.Minutes > 0 {
 				bu.Until = now.Add(time.Duration(bu.Minutes) * time.Minute)
 			}
-			delete(b.last, who)
+			for k := range b.last {
+				if strings.HasPrefix(k, who+"\x00") {
+					delete(b.last, k)
+				}
+			}
 		}
 		switch {
 		case req.Steps > 0:
@@ -222,9 +286,13 @@ func (d *Daemon) budget(ctx context.Context, c *call) Response {
 		if bu.Steps == 0 && bu.Minutes == 0 {
 			delete(b.budgets, who)
 		}
-		if changed {
-			d.saveBudgets(b)
-		}
+	}
+	var (
+		gen  uint64
+		save []Budget
+	)
+	if changed {
+		gen, save = b.budgetsChanged()
 	}
 	var out Budget
 	if bu != nil && b.budgets[who] != nil {
@@ -234,6 +302,7 @@ func (d *Daemon) budget(ctx context.Context, c *call) Response {
 	}
 	b.mu.Unlock()
 	if changed {
+		d.saveBudgets(gen, save)
 		c.fact.Setting = budgetWords(out, now)
 	}
 	raw, _ := json.Marshal(out)

@@ -69,21 +69,14 @@ func (d *Daemon) traces() (*tracelog.Store, error) {
 	return d.tr.store, d.tr.err
 }
 
-// untraced verbs are no step on a target: reading the trace itself, and
-// watching.
-var untraced = map[string]bool{"trace": true, "browser.trace": true, "watch": true}
-
-// actingWords are the verbs (their word, without "browser.") after which a
-// picture is kept while pictures are on.
-var actingWords = map[string]bool{"click": true, "type": true, "key": true, "scroll": true, "fill": true,
-	"select": true, "back": true, "forward": true, "reload": true}
-
 // trace records the step c answered with resp (err its refusal) in its
 // session's trace. finish calls it once per verb; a verb that names no
-// target is no step. A failure to trace is logged, not fatal.
+// target, or one the verb table marks untraced, is no step. After a verb
+// the table marks acting, a picture is kept while pictures are on. A
+// failure to trace is logged, not fatal.
 func (d *Daemon) trace(c *call, resp Response, err error) {
 	req := c.req
-	if untraced[req.Verb] {
+	if c.def.untraced {
 		return
 	}
 	var id target.ID
@@ -151,7 +144,7 @@ func (d *Daemon) trace(c *call, resp Response, err error) {
 			s.After = digest(resp.Snapshot.Text())
 		}
 	}
-	if s.OK && actingWords[word] && c.e != nil && st.Setting().Pictures {
+	if s.OK && c.def.acts && c.e != nil && st.Setting().Pictures {
 		s.Picture = d.tracePicture(st, c)
 	}
 	if aerr := st.Append(s); aerr != nil {

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -149,7 +150,7 @@ func TestTraceNodeNamesNeverTheText(t *testing.T) {
 		t.Fatalf("steps: %+v", steps)
 	}
 	click, fill, key := steps[1], steps[2], steps[3]
-	if click.Role != "check box" || click.Name != "Dark mode" || click.Effect != target.EffectConfirmed || click.Before != "b1" || click.After != digest("a1 hunter2 as text") {
+	if click.Role != "check box" || click.Name != "Dark mode" || click.Effect != target.EffectConfirmed || click.Before != "b1" || click.After == "" || click.After == click.Before || strings.Contains(click.After, "hunter2") {
 		t.Errorf("click step: %+v", click)
 	}
 	if want := `click ` + string(id) + ` @e9 check box "Dark mode" by:tree → confirmed `; !strings.Contains(click.Line(), want) {
@@ -218,12 +219,12 @@ func TestTracePictures(t *testing.T) {
 	e.rec.Desktop = true
 	td.mu.Unlock()
 	advance(time.Second)
-	td.trace(&call{req: Request{Verb: "click", Session: "a", Ref: "@e2"}, e: e, started: clock()}, Response{OK: true, By: target.RoadTree}, nil)
+	td.trace(&call{req: Request{Verb: "click", Session: "a", Ref: "@e2"}, def: verbs["click"], e: e, started: clock()}, Response{OK: true, By: target.RoadTree}, nil)
 	td.mu.Lock()
 	e.rec.Pixels = true
 	td.mu.Unlock()
 	advance(time.Second)
-	td.trace(&call{req: Request{Verb: "click", Session: "a", Ref: "@e2"}, e: e, started: clock()}, Response{OK: true, By: target.RoadTree}, nil)
+	td.trace(&call{req: Request{Verb: "click", Session: "a", Ref: "@e2"}, def: verbs["click"], e: e, started: clock()}, Response{OK: true, By: target.RoadTree}, nil)
 	steps = td.call(t, Request{Verb: "trace", Session: "a"}).Trace
 	if steps[len(steps)-2].Picture != "" || steps[len(steps)-1].Picture == "" {
 		t.Errorf("your desktop: without the grant %q, with it %q", steps[len(steps)-2].Picture, steps[len(steps)-1].Picture)
@@ -252,4 +253,46 @@ func TestTracePictures(t *testing.T) {
 	if !strings.Contains(off.Did, "pictures off") {
 		t.Errorf("off: %q", off.Did)
 	}
+}
+
+// TestTraceDigestsSayAChange: a step's before and after digests are equal
+// when nothing it looks at changed, and differ when something did (here a
+// window the session sees opened while the keys were typed).
+func TestTraceDigestsSayAChange(t *testing.T) {
+	b := &kindtest.Provider{}
+	td := startDaemon(t, b, "")
+	id := td.open(t, "a")
+	wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: string(id), Chord: "ctrl+a"}), "")
+	gate := b.Display().GateTyping()
+	done := make(chan Response, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		done <- td.Handle(ctx, Request{Verb: "type", Session: "a", Target: string(id), Text: "hunter2"})
+	}()
+	// The type holds its display's input only once it has looked: wait
+	// for that, then open a window while it waits at the gate.
+	disp := td.entryOf(id).disp
+	for len(disp.inject) == 0 {
+		select {
+		case r := <-done:
+			t.Fatalf("the type answered before it typed: %+v", r)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	td.open(t, "a")
+	close(gate)
+	wantCode(t, <-done, "")
+	steps := td.call(t, Request{Verb: "trace", Session: "a", Target: string(id)}).Trace
+	if len(steps) < 3 {
+		t.Fatalf("steps: %+v", steps)
+	}
+	key, typ := steps[len(steps)-2], steps[len(steps)-1]
+	if key.Verb != "key" || key.Before == "" || key.Before != key.After {
+		t.Errorf("a key that changed nothing: before %q after %q", key.Before, key.After)
+	}
+	if typ.Verb != "type" || typ.Before == "" || typ.After == "" || typ.Before == typ.After {
+		t.Errorf("a type while a window opened: before %q after %q", typ.Before, typ.After)
+	}
+	grepTree(t, td.cfg.StateDir, "hunter2")
 }

@@ -117,9 +117,7 @@ func (d *Daemon) click(ctx context.Context, c *call) Response {
 	if err := d.still(e, req.Session); err != nil {
 		return d.fail(c, err)
 	}
-	if traits != nil {
-		c.acted = &target.NodeTraits{Role: traits.Role, Name: traits.Name}
-	}
+	d.nameActed(ctx, c, n, traits)
 	w := d.watchBefore(ctx, c, &n)
 	if err := e.t.Act(ctx, n); err != nil {
 		return d.fail(c, d.cut(ctx, e, req.Session, err))
@@ -168,6 +166,19 @@ func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb ta
 		return d.fail(c, err)
 	}
 	defer end()
+	// The event goes to whichever window is on top there: raise it first,
+	// and look at it raised before acting, holding neither the display's
+	// input nor its stacking while it looks.
+	p := kind.Point{X: b.W / 2, Y: b.H / 2}
+	if at != nil {
+		p = *at
+	}
+	if !req.NoVerify {
+		if err := d.raisedAt(ctx, c, info, b.X+p.X, b.Y+p.Y); err != nil {
+			return d.fail(c, err)
+		}
+	}
+	w := d.watchAt(ctx, c, nil, &p)
 	release, err := d.injecting(ctx, e)
 	if err != nil {
 		return d.fail(c, err)
@@ -183,16 +194,11 @@ func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb ta
 	if err := d.still(e, req.Session); err != nil {
 		return d.fail(c, err)
 	}
-	// The event goes to whichever window is on top there: raise it first.
-	p := kind.Point{X: b.W / 2, Y: b.H / 2}
-	if at != nil {
-		p = *at
-	}
+	// Raised again: another window may have come over it while it looked.
 	if err := d.raiseTopAt(ctx, e, info, b.X+p.X, b.Y+p.Y); err != nil {
 		return d.fail(c, d.cut(ctx, e, req.Session, err))
 	}
 	noun := e.words().Noun
-	w := d.watchAt(ctx, c, nil, &p)
 	var did string
 	if verb == target.VerbScroll {
 		err = e.t.Scroll(ctx, at, dir, steps)
@@ -216,6 +222,47 @@ func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb ta
 	return d.finish(c, resp, nil)
 }
 
+// raisedAt raises c's target on top at the root point (x, y) with the
+// display's stacking slot held only for that, so the look before a point
+// verb acts sees it as the verb will act on it.
+func (d *Daemon) raisedAt(ctx context.Context, c *call, info kind.Info, x, y int) error {
+	unstack, err := d.stacking(ctx, c.e)
+	if err != nil {
+		return err
+	}
+	defer unstack()
+	if err := d.still(c.e, c.req.Session); err != nil {
+		return err
+	}
+	return d.cut(ctx, c.e, c.req.Session, d.raiseTopAt(ctx, c.e, info, x, y))
+}
+
+// nameActed notes the node a verb acts on (its role and name) for its
+// answer and its trace, once, before it acts: from the traits the verb
+// read already, or else read from the node (bounded; a node that does not
+// answer is left unnamed).
+func (d *Daemon) nameActed(ctx context.Context, c *call, n kind.Node, traits *target.NodeTraits) {
+	if traits != nil {
+		c.acted = &target.NodeTraits{Role: traits.Role, Name: traits.Name}
+		return
+	}
+	e := c.e
+	_ = d.budgeted(ctx, e, readBudget, func(ctx context.Context) error {
+		if r, ok := e.t.(kind.NodeReader); ok {
+			nd, err := r.ReadNode(ctx, n)
+			if err == nil && nd != nil {
+				c.acted = &target.NodeTraits{Role: nd.Role, Name: nd.Name}
+			}
+			return err
+		}
+		tr, err := e.t.Node(ctx, n)
+		if err == nil {
+			c.acted = &target.NodeTraits{Role: tr.Role, Name: tr.Name}
+		}
+		return err
+	})
+}
+
 // scroll turns the wheel at a pixel of the target (its centre by default).
 func (d *Daemon) scroll(ctx context.Context, c *call) Response {
 	return d.point(ctx, c, c.e.t.Probe(ctx), target.VerbScroll)
@@ -234,6 +281,8 @@ func (d *Daemon) key(ctx context.Context, c *call) Response {
 	var w *watch
 	err = d.inject(ctx, c, func(ctx context.Context) error {
 		w = d.watchBefore(ctx, c, nil)
+		return nil
+	}, func(ctx context.Context) error {
 		return c.e.t.Key(ctx, chord)
 	})
 	if err != nil {
@@ -293,8 +342,11 @@ func keysRead(ctx context.Context, e *entry) string {
 
 // inject runs f with c's target's lock and its display's injection slot
 // held, the target raised and focused, and the lease re-checked just
-// before.
-func (d *Daemon) inject(ctx context.Context, c *call, f func(context.Context) error) error {
+// before. look (nil: none) runs first, with the target raised and the
+// lock held but neither the display's input nor its stacking: the look
+// before acting, which may take up to VerifyWait, blocks no other target
+// of the display.
+func (d *Daemon) inject(ctx context.Context, c *call, look, f func(context.Context) error) error {
 	e := c.e
 	if !d.seen(e).Viewable {
 		return notVisible(e)
@@ -304,24 +356,41 @@ func (d *Daemon) inject(ctx context.Context, c *call, f func(context.Context) er
 		return err
 	}
 	defer end()
+	if err := d.raised(ctx, c, look != nil); err != nil {
+		return err
+	}
+	if look != nil {
+		if err := look(ctx); err != nil {
+			return d.cut(ctx, e, c.req.Session, err)
+		}
+	}
 	release, err := d.injecting(ctx, e)
 	if err != nil {
 		return err
 	}
 	defer release()
-	if err := d.still(e, c.req.Session); err != nil {
+	if err := d.raised(ctx, c, true); err != nil {
 		return err
-	}
-	unstack, err := d.stacking(ctx, e)
-	if err != nil {
-		return err
-	}
-	err = raise(ctx, e)
-	unstack()
-	if err != nil {
-		return d.cut(ctx, e, c.req.Session, err)
 	}
 	return d.cut(ctx, e, c.req.Session, f(ctx))
+}
+
+// raised re-checks the lease and, when up, raises and focuses c's target
+// with its display's stacking slot held for that only.
+func (d *Daemon) raised(ctx context.Context, c *call, up bool) error {
+	if err := d.still(c.e, c.req.Session); err != nil {
+		return err
+	}
+	if !up {
+		return nil
+	}
+	unstack, err := d.stacking(ctx, c.e)
+	if err != nil {
+		return err
+	}
+	err = raise(ctx, c.e)
+	unstack()
+	return d.cut(ctx, c.e, c.req.Session, err)
 }
 
 // typeText types text into a node (@ref: EditableText on the tree road, or
@@ -364,9 +433,10 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 	}
 	where := "the focused node"
 	if req.Ref != "" {
+		d.nameActed(ctx, c, node, traits)
 		where = req.Ref
-		if traits != nil {
-			where += " " + describe(*traits)
+		if c.acted != nil && describe(*c.acted) != "" {
+			where += " " + describe(*c.acted)
 		}
 	}
 	if c.road == target.RoadTree {
@@ -386,6 +456,8 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 	typed := 0
 	var w *watch
 	err := d.inject(ctx, c, func(ctx context.Context) error {
+		// Focused first: the keys go where it is, and its focus is no
+		// effect of the typing.
 		var acted *kind.Node
 		if req.Ref != "" {
 			if err := e.t.Focus(ctx, node); err != nil {
@@ -394,6 +466,8 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 			acted = &node
 		}
 		w = d.watchBefore(ctx, c, acted)
+		return nil
+	}, func(ctx context.Context) error {
 		rest := req.Text
 		for rest != "" {
 			chunk := rest
@@ -463,6 +537,7 @@ func (d *Daemon) fill(ctx context.Context, c *call) Response {
 		if err := d.still(e, req.Session); err != nil {
 			return Response{}, err
 		}
+		d.nameActed(ctx, c, node, nil)
 		w := d.watchBefore(ctx, c, &node)
 		if err := f.Fill(ctx, node, req.Text); err != nil {
 			return Response{}, err

@@ -39,6 +39,16 @@ type verbDef struct {
 	run   func(d *Daemon, ctx context.Context, c *call) Response
 	reach reach
 	check func(d *Daemon, req Request) error
+	// acts: the verb changes its target. It is a step of its session's
+	// budget, watched for loops (no_progress), and its trace keeps a
+	// picture after it while pictures are on.
+	acts bool
+	// focuses: acting on a node moves the focus to it, so the node's
+	// "focused" is no effect the verb meant (a click).
+	focuses bool
+	// untraced: the verb is no step of any trace (reading the trace
+	// itself, watching).
+	untraced bool
 }
 
 // call is one verb being answered: the request, and the target, lease and
@@ -58,6 +68,10 @@ type call struct {
 	started       time.Time
 	acted         *target.NodeTraits
 	before, after string
+	// def is the verb's entry of verbs; reserved, that admitStep took one
+	// step of the session's budget for it (given back unless it ran).
+	def      verbDef
+	reserved *Budget
 }
 
 // verbs is every verb the daemon answers. The shared verbs of both command
@@ -76,37 +90,37 @@ var verbs = map[string]verbDef{
 	"share":      {run: (*Daemon).share},
 	"takeover":   {run: (*Daemon).takeover},
 	"handback":   {run: (*Daemon).handback},
-	"watch":      {run: (*Daemon).watch},
+	"watch":      {run: (*Daemon).watch, untraced: true},
 	"snapshot":   {run: (*Daemon).snapshot, reach: reachHandle},
 	"screenshot": {run: (*Daemon).screenshot, reach: reachHandle},
-	"click":      {run: (*Daemon).click, reach: reachHandle, check: checkClick},
-	"type":       {run: (*Daemon).typeText, reach: reachHandle, check: checkType},
-	"key":        {run: (*Daemon).key, reach: reachHandle, check: checkKey},
-	"scroll":     {run: (*Daemon).scroll, reach: reachHandle, check: checkScroll},
-	"select":     {run: (*Daemon).selectOptions, reach: reachHandle, check: checkSelect},
+	"click":      {run: (*Daemon).click, reach: reachHandle, check: checkClick, acts: true, focuses: true},
+	"type":       {run: (*Daemon).typeText, reach: reachHandle, check: checkType, acts: true},
+	"key":        {run: (*Daemon).key, reach: reachHandle, check: checkKey, acts: true},
+	"scroll":     {run: (*Daemon).scroll, reach: reachHandle, check: checkScroll, acts: true},
+	"select":     {run: (*Daemon).selectOptions, reach: reachHandle, check: checkSelect, acts: true},
 	"mode":       {run: (*Daemon).setMode, reach: reachHandle, check: checkModeWord},
 	"desktop":    {run: (*Daemon).desktop, check: checkDesktop},
 	"find":       {run: (*Daemon).findText, reach: reachHandle, check: checkFind},
 	"get":        {run: (*Daemon).getNode, reach: reachHandle, check: checkGetNode},
-	"trace":      {run: (*Daemon).traceVerb, check: checkTrace},
+	"trace":      {run: (*Daemon).traceVerb, check: checkTrace, untraced: true},
 	"budget":     {run: (*Daemon).budget},
 
 	// vibespace-browser: the same verbs on the current tab…
 	"browser.snapshot":   {run: (*Daemon).snapshot, reach: reachTab},
 	"browser.screenshot": {run: (*Daemon).screenshot, reach: reachTab},
-	"browser.click":      {run: (*Daemon).click, reach: reachTab, check: checkClick},
-	"browser.type":       {run: (*Daemon).typeText, reach: reachTab, check: checkTypeKeys},
-	"browser.key":        {run: (*Daemon).key, reach: reachTab, check: checkKey},
-	"browser.scroll":     {run: (*Daemon).scroll, reach: reachTab, check: checkScroll},
+	"browser.click":      {run: (*Daemon).click, reach: reachTab, check: checkClick, acts: true, focuses: true},
+	"browser.type":       {run: (*Daemon).typeText, reach: reachTab, check: checkTypeKeys, acts: true},
+	"browser.key":        {run: (*Daemon).key, reach: reachTab, check: checkKey, acts: true},
+	"browser.scroll":     {run: (*Daemon).scroll, reach: reachTab, check: checkScroll, acts: true},
 	"browser.find":       {run: (*Daemon).findText, reach: reachTab, check: checkFind},
-	"browser.select":     {run: (*Daemon).selectOptions, reach: reachTab, check: checkSelect},
+	"browser.select":     {run: (*Daemon).selectOptions, reach: reachTab, check: checkSelect, acts: true},
 	// …and the browser's own words.
-	"browser.fill":        {run: (*Daemon).fill, reach: reachTab, check: checkFill},
+	"browser.fill":        {run: (*Daemon).fill, reach: reachTab, check: checkFill, acts: true},
 	"browser.get":         {run: (*Daemon).browserGet, reach: reachTab, check: checkGet},
 	"browser.eval":        {run: (*Daemon).browserEval, reach: reachTab, check: checkEval},
-	"browser.back":        {run: (*Daemon).browserBack, reach: reachTab},
-	"browser.forward":     {run: (*Daemon).browserForward, reach: reachTab},
-	"browser.reload":      {run: (*Daemon).browserReload, reach: reachTab},
+	"browser.back":        {run: (*Daemon).browserBack, reach: reachTab, acts: true},
+	"browser.forward":     {run: (*Daemon).browserForward, reach: reachTab, acts: true},
+	"browser.reload":      {run: (*Daemon).browserReload, reach: reachTab, acts: true},
 	"browser.wait":        {run: (*Daemon).browserWait, reach: reachTab},
 	"browser.open":        {run: (*Daemon).browserOpen},
 	"browser.tab":         {run: (*Daemon).browserTab},
@@ -119,7 +133,7 @@ var verbs = map[string]verbDef{
 	"browser.pin":         {run: (*Daemon).browserPin},
 	"browser.new-child":   {run: (*Daemon).browserNewChild},
 	"browser.status":      {run: (*Daemon).browserStatus},
-	"browser.trace":       {run: (*Daemon).traceVerb, check: checkTrace},
+	"browser.trace":       {run: (*Daemon).traceVerb, check: checkTrace, untraced: true},
 	"browser.budget":      {run: (*Daemon).budget},
 }
 
@@ -176,7 +190,7 @@ func (d *Daemon) Handle(ctx context.Context, req Request) Response {
 // ours or of a backend) becomes an internal answer to this caller only,
 // and the daemon keeps serving everyone else.
 func (d *Daemon) guarded(ctx context.Context, def verbDef, req Request) (resp Response) {
-	c := &call{req: req, started: d.cfg.Now()}
+	c := &call{req: req, started: d.cfg.Now(), def: def}
 	defer func() {
 		if c.done != nil {
 			c.done()
@@ -189,9 +203,10 @@ func (d *Daemon) guarded(ctx context.Context, def verbDef, req Request) (resp Re
 				ent.Target = id
 			}
 			d.record(ent)
+			d.stepped(c, resp) // the step admitStep took is given back
 		}
 	}()
-	if err := d.admitStep(req); err != nil {
+	if err := d.admitStep(c); err != nil {
 		return d.fail(c, err)
 	}
 	if def.check != nil {
@@ -212,6 +227,9 @@ func (d *Daemon) guarded(ctx context.Context, def verbDef, req Request) (resp Re
 		if err := d.reachTab(ctx, c); err != nil {
 			return d.finish(c, Response{}, err)
 		}
+	}
+	if err := d.admitLoop(c); err != nil {
+		return d.fail(c, err)
 	}
 	defer d.inFlight(c)()
 	return def.run(d, ctx, c)
@@ -292,7 +310,7 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 	}
 	d.record(ent)
 	d.trace(c, resp, err)
-	d.stepped(c.req, resp)
+	d.stepped(c, resp)
 	return resp
 }
 

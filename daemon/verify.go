@@ -14,6 +14,8 @@ package daemon
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -22,6 +24,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/kind"
@@ -85,9 +88,6 @@ func (d *Daemon) watchAt(ctx context.Context, c *call, n *kind.Node, at *kind.Po
 	octx, cancel := context.WithTimeout(ctx, d.cfg.VerifyWait)
 	w.before = w.observe(octx)
 	cancel()
-	if nb := w.before.node; nb != nil && c.acted == nil {
-		c.acted = &target.NodeTraits{Role: nb.Role, Name: nb.Name}
-	}
 	c.before = w.before.digest()
 	switch {
 	case w.before.node == nil && w.before.content == "" && !w.before.hasInfo:
@@ -208,9 +208,9 @@ func (w *watch) observe(ctx context.Context) observation {
 	})
 	switch {
 	case err == nil:
-		o.hasInfo, o.title, o.url = true, info.Title, info.App
-		if e.tab == nil {
-			o.url = "" // a window's App is its program, not a place
+		o.hasInfo, o.title = true, info.Title
+		if _, ok := e.t.(kind.Navigator); ok {
+			o.url = info.App // a target that loads addresses: App is its address (else its program)
 		}
 	case target.CodeOf(err) == e.words().Gone:
 		o.gone = true
@@ -277,7 +277,7 @@ func (w *watch) compare(now observation) (at, elsewhere []string) {
 		case b.node != nil && now.nodeErr == string(target.CodeStaleRef):
 			at = append(at, w.node.Ref+" is gone")
 		case b.node != nil && now.node != nil:
-			at = append(at, nodeChanges(b.node, now.node, w.c.req.Verb)...)
+			at = append(at, nodeChanges(b.node, now.node, w.c.def.focuses)...)
 		}
 	}
 	if b.hasInfo && now.hasInfo {
@@ -321,11 +321,12 @@ func sortedIDs(m map[target.ID]string) []target.ID {
 }
 
 // nodeChanges says, in words, how node a became b: its states, its text
-// (by its length: never the text itself), its name. A click's focus moving
-// to the node it clicked is not a change the click meant.
-func nodeChanges(a, b *target.Node, verb string) []string {
+// (by its length: never the text itself), its name, its value (a range
+// control's). Focus moving to the node a verb that focuses acted on (a
+// click) is not a change the verb meant.
+func nodeChanges(a, b *target.Node, focuses bool) []string {
 	ignore := func(s string) bool {
-		return slices.Contains(transientStates, s) || (s == "focused" && strings.HasSuffix(verb, "click"))
+		return slices.Contains(transientStates, s) || (s == "focused" && focuses)
 	}
 	var out []string
 	for _, s := range b.States {
@@ -346,6 +347,14 @@ func nodeChanges(a, b *target.Node, verb string) []string {
 	}
 	if a.Name != b.Name {
 		out = append(out, "name changed")
+	}
+	switch va, vb := a.Value, b.Value; {
+	case va != nil && vb != nil && va.Current != vb.Current:
+		out = append(out, fmt.Sprintf("value: %g → %g", va.Current, vb.Current))
+	case va != nil && vb != nil && (va.Min != vb.Min || va.Max != vb.Max):
+		out = append(out, fmt.Sprintf("range: %g–%g → %g–%g", va.Min, va.Max, vb.Min, vb.Max))
+	case (va == nil) != (vb == nil):
+		out = append(out, "value changed")
 	}
 	return out
 }
@@ -384,18 +393,38 @@ func shortURL(u, other string) string {
 	return s
 }
 
-// digest is a short digest of what o saw, for the trace (never a picture,
-// never the text itself).
-func (o observation) digest() string {
-	h := sha256.New()
-	if o.node != nil {
-		fmt.Fprintf(h, "node %v %d %s %s\n", o.node.States, o.node.TextLen, o.node.Text, o.node.Name)
+// digestKey keys every digest of what a watch saw: random, made once per
+// daemon process and kept in memory only.
+var digestKey = sync.OnceValue(func() []byte {
+	k := make([]byte, 32)
+	if _, err := rand.Read(k); err != nil {
+		panic("verify: no randomness for the digest key: " + err.Error())
 	}
-	fmt.Fprintf(h, "gone %s\ninfo %s %s\ncontent %s\n", o.nodeErr, o.title, o.url, o.content)
+	return k
+})
+
+// digest is a short digest of what o saw, for the trace (never a picture,
+// never the text itself). It is an HMAC under digestKey: a node's text is
+// often what was just typed (a PIN, a password), and a plain hash of a
+// short text is undone by trying every text of that length; without the
+// key, which never leaves the process, no digest can be tried against.
+// It still tells every change of the node apart (a text of the same
+// length, a name that holds the value), which a hash of the lengths alone
+// would not. A before and an after are compared within one step, so a
+// key that a restart changes costs nothing.
+func (o observation) digest() string {
+	h := hmac.New(sha256.New, digestKey())
+	if o.node != nil {
+		fmt.Fprintf(h, "node %q %d %q %q\n", o.node.States, o.node.TextLen, o.node.Text, o.node.Name)
+		if v := o.node.Value; v != nil {
+			fmt.Fprintf(h, "value %g %g %g\n", v.Current, v.Min, v.Max)
+		}
+	}
+	fmt.Fprintf(h, "gone %s\ninfo %q %q\ncontent %s\n", o.nodeErr, o.title, o.url, o.content)
 	for _, id := range sortedIDs(o.targets) {
 		fmt.Fprintf(h, "target %s\n", id)
 	}
-	return hex.EncodeToString(h.Sum(nil)[:6])
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
 // effectWords is the effect as the end of an answer's line:

@@ -85,8 +85,12 @@ func TestVerifyPage(t *testing.T) {
 	if !slices.Contains(eff.Seen, "text: 0 → 3 characters") || strings.Contains(strings.Join(eff.Seen, " "), "ada") {
 		t.Fatalf("fill saw %q: want its length, never its text", eff.Seen)
 	}
-	// type @ref: keys into the field.
-	effectOf(t, e.okJSON("s1", "type", name, "x"), target.EffectConfirmed)
+	// type @ref: keys into the field, which it names.
+	resp := e.okJSON("s1", "type", name, "x")
+	effectOf(t, resp, target.EffectConfirmed)
+	if !strings.Contains(resp.Did, "into "+name+` (entry "Name")`) {
+		t.Fatalf("type @ref answered %q: it does not name the field", resp.Did)
+	}
 	if got := e.evalString("s1", "document.getElementById('name').value"); got != "adax" {
 		t.Fatalf("after type the field holds %q", got)
 	}
@@ -107,9 +111,10 @@ func TestVerifyPage(t *testing.T) {
 	}
 
 	// --no-verify: nothing is watched.
-	eff = effectOf(t, e.okJSON("s1", "click", show, "--no-verify"), target.EffectUnverifiable)
-	if eff.Why != "verification off" {
-		t.Fatalf("--no-verify: why %q", eff.Why)
+	resp = e.okJSON("s1", "click", show, "--no-verify")
+	eff = effectOf(t, resp, target.EffectUnverifiable)
+	if eff.Why != "verification off" || !strings.Contains(resp.Did, `(push button "Show")`) {
+		t.Fatalf("--no-verify: why %q, did %q (the node it clicked unnamed?)", eff.Why, resp.Did)
 	}
 
 	// An inert button.
@@ -119,7 +124,7 @@ func TestVerifyPage(t *testing.T) {
 	}
 
 	// A link: the tab navigated.
-	resp := e.okJSON("s1", "click", ref(t, e.snapshot("s1", "-i"), "link", "Next"))
+	resp = e.okJSON("s1", "click", ref(t, e.snapshot("s1", "-i"), "link", "Next"))
 	eff = effectOf(t, resp, target.EffectConfirmed)
 	if !slices.Contains(eff.Seen, "url: /v → /next") || !site.served("/next") {
 		t.Fatalf("click Next saw %q; the server served %v", eff.Seen, site.paths)
@@ -128,7 +133,9 @@ func TestVerifyPage(t *testing.T) {
 
 // TestNoProgressPage: three clicks in a row on an inert button that saw no
 // visible change, and the fourth is refused no_progress saying how to go on;
-// another verb starts the count over.
+// another session's same click is not this one's loop; a snapshot between
+// the clicks does not start the count over (click → snapshot → click … is
+// the loop it is for), another action on the tab does.
 func TestNoProgressPage(t *testing.T) {
 	e := newEnv(t)
 	e.serve()
@@ -139,14 +146,30 @@ func TestNoProgressPage(t *testing.T) {
 		effectOf(t, e.okJSON("s1", "click", inert), target.EffectNoVisibleChange)
 	}
 	r := e.refusedJSON("no_progress", "s1", "click", inert)
-	if !strings.Contains(r.Message, "snapshot") || !strings.Contains(r.Message, "3 times in a row") {
+	if !strings.Contains(r.Message, "3 times in a row") || !strings.Contains(r.Message, "another action") {
 		t.Fatalf("no_progress says: %s", r.Message)
 	}
-	// Another session is not this one's loop.
+	// Another session is not this one's loop: its same click runs, and s1's
+	// is still refused.
 	e.okJSON("s2", "open", site.URL+"/v")
-	// A look again starts over.
+	inert2 := ref(t, e.snapshot("s2", "-i"), "push button", "Inert")
+	effectOf(t, e.okJSON("s2", "click", inert2), target.EffectNoVisibleChange)
+	e.refusedJSON("no_progress", "s1", "click", inert)
+	// A look again is no way out.
 	e.snapshot("s1", "-i")
-	effectOf(t, e.okJSON("s1", "click", inert), target.EffectNoVisibleChange)
+	e.refusedJSON("no_progress", "s1", "click", inert)
+	// Another action on the tab is.
+	show := ref(t, e.snapshot("s1", "-i"), "push button", "Show")
+	effectOf(t, e.okJSON("s1", "click", show), target.EffectChangedElsewhere)
+	// click → snapshot → click → snapshot → click → snapshot → click.
+	for range 3 {
+		effectOf(t, e.okJSON("s1", "click", inert), target.EffectNoVisibleChange)
+		inert = ref(t, e.snapshot("s1", "-i"), "push button", "Inert")
+	}
+	e.refusedJSON("no_progress", "s1", "click", inert)
+	if got := e.evalString("s1", "document.getElementById('out').textContent"); got != "shown 1" {
+		t.Fatalf("the page says %q", got)
+	}
 }
 
 // TestBudgetSteps: with a budget of two steps the third acting verb is

@@ -69,7 +69,7 @@ func TestVerifyWindow(t *testing.T) {
 	}
 	from = log.Len()
 	r := e.Refused("no_progress", "s1", "click", id, alpha)
-	if !strings.Contains(r.Errout, "snapshot") {
+	if !strings.Contains(r.Errout, "another action") {
 		t.Fatalf("no_progress says:\n%s", r.Errout)
 	}
 	// Another action starts the count over.

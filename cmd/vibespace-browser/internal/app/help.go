@@ -97,9 +97,11 @@ EVERY ACTION SAYS WHAT IT DID
    their line with what they saw: confirmed (the node's value or state changed,
    or the tab navigated), changed_elsewhere (the page's text, the title or a new
    tab), no_visible_change, or unverifiable (--no-verify). The same action that
-   saw no_visible_change three times in a row is refused no_progress: snapshot
-   and try something else. budget --steps N --minutes M bounds your acting verbs
-   (refused budget_spent when spent); budget shows what is left, --reset starts over.
+   saw no_visible_change three times in a row on a tab is refused no_progress
+   until you do something else there (another action) or it changes: a snapshot
+   in between does not start it over. budget --steps N --minutes M bounds your
+   acting verbs (refused budget_spent when spent): a guard rail your operator
+   sets, not a security boundary. budget shows what is left, --reset starts over.
 
 ANSWERS AND EXIT CODES
    --json prints the daemon's answer as one JSON object. Exit 0: done. Exit 1:

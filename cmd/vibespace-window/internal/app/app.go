@@ -175,6 +175,15 @@ THE TRACE
    of your desktop's windows without their pixels grant. The live view lists a
    target's recent steps beside its pane.
 
+EVERY ACTION SAYS WHAT IT DID
+   click, type, key, scroll and select end their line with what they saw:
+   confirmed, changed_elsewhere, no_visible_change or unverifiable (--no-verify).
+   The same action that saw no_visible_change three times in a row on a window
+   is refused no_progress until you do something else there (another action) or
+   it changes: a snapshot in between does not start it over. budget --steps N
+   --minutes M bounds your acting verbs (refused budget_spent when spent): a
+   guard rail your operator sets, not a security boundary.
+
 ANSWERS AND EXIT CODES
    Every answer names the target, its title, the lease state and the mode. --json prints the
    daemon's answer as one JSON object (before the command: vibespace-window --json
