@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/chromedp/cdproto/accessibility"
-	proto "github.com/chromedp/cdproto/cdp"
 
 	"github.com/vibespace/vibespace/target"
 )
@@ -31,49 +30,34 @@ type NodeInfo struct {
 	Choice     bool // a choice control: select sets its options
 }
 
-// axRoleName is the part of an AXNode NodeRole reads.
-type axRoleName struct {
-	Nodes []struct {
-		Role *struct {
-			Value string `json:"value"`
-		} `json:"role"`
-		Name *struct {
-			Value string `json:"value"`
-		} `json:"name"`
-	} `json:"nodes"`
-}
-
 // choiceRoles are Chromium's roles of choice controls.
 var choiceRoles = map[string]bool{"combobox": true, "listbox": true, "PopUpButton": true, "MenuListPopup": true}
 
-// NodeRole reads the role and name of node nr from the page's
-// accessibility tree (one round trip). A node the tree leaves out has no
-// role; a key that names no node is stale_ref.
+// NodeRole reads the role and name of node nr from the accessibility
+// tree of its frame's document (one round trip, on the frame's session).
+// A node the tree leaves out has no role; a key that names no node is
+// stale_ref.
 func (t *Tab) NodeRole(ctx context.Context, nr NodeRef) (NodeInfo, error) {
-	gen, id, ok := parseKey(nr.Key)
+	base, frame := splitFrame(nr.Key)
+	gen, id, ok := parseKey(base)
 	if !ok || gen != t.gen.Load() {
 		return NodeInfo{}, staleRef(nr.Ref)
 	}
-	var res axRoleName
-	err := t.sess.Call(ctx, accessibility.CommandGetPartialAXTree, &accessibility.GetPartialAXTreeParams{
-		BackendNodeID: proto.BackendNodeID(id), FetchRelatives: new(false),
-	}, &res)
+	_, sess, err := t.frameOf(nr.Ref, frame, gen)
 	if err != nil {
-		if e, ok := asError(err); ok && e.Code == codeServerError {
-			return NodeInfo{}, staleRef(nr.Ref).Wrap(err)
-		}
-		return NodeInfo{}, t.fail(err)
+		return NodeInfo{}, err
+	}
+	call, err := sess.send(ctx, accessibility.CommandGetPartialAXTree, axNodeParams(id))
+	if err != nil {
+		return NodeInfo{}, t.nodeFail(nr.Ref, sess, err)
+	}
+	a, err := t.axNodeReply(ctx, nr.Ref, sess, call, id)
+	if err != nil {
+		return NodeInfo{}, err
 	}
 	var info NodeInfo
-	if len(res.Nodes) > 0 {
-		n := res.Nodes[0]
-		if n.Role != nil {
-			info.Role = roleName(n.Role.Value)
-			info.Choice = choiceRoles[n.Role.Value]
-		}
-		if n.Name != nil {
-			info.Name = n.Name.Value
-		}
+	if a != nil {
+		info = NodeInfo{Role: roleName(a.Role), Name: a.Name, Choice: choiceRoles[a.Role]}
 	}
 	return info, nil
 }
