@@ -88,7 +88,7 @@ func framesLoaded(t *testing.T, tab *cdp.Tab) *target.Snapshot {
 }
 
 // In the same-origin and the cross-site frame: a node's role and name
-// are read in its own frame (NodeRole, NodeFacts: the frame's button, not
+// are read in its own frame (NodeState, NodeFacts: the frame's button, not
 // a main-frame element), select by ref reaches the frame's <select> (its
 // report to the server), and a click whose handler changes the frame's
 // text changes the tab's content digest.
@@ -100,18 +100,18 @@ func TestFrameNodes(t *testing.T) {
 	s := framesLoaded(t, tab)
 	for _, f := range []string{"same", "cross"} {
 		button := find(t, s, "push button", "Press "+f)
-		info, err := tab.NodeRole(ctx, nr(tab, button.Ref))
+		_, info, err := tab.NodeState(ctx, nr(tab, button.Ref))
 		if err != nil || info.Role != "push button" || info.Name != "Press "+f {
-			t.Errorf("frame %s: NodeRole(%s) = %+v, %v; want push button %q", f, button.Ref, info, err, "Press "+f)
+			t.Errorf("frame %s: NodeState(%s) = %+v, %v; want push button %q", f, button.Ref, info, err, "Press "+f)
 		}
 		facts, err := tab.NodeFacts(ctx, nr(tab, button.Ref))
 		if err != nil || facts.Role != "push button" || facts.Name != "Press "+f {
 			t.Errorf("frame %s: NodeFacts(%s) = %+v, %v; want push button %q", f, button.Ref, facts, err, "Press "+f)
 		}
 		pick := find(t, s, "combo box", "Pick "+f)
-		info, err = tab.NodeRole(ctx, nr(tab, pick.Ref))
+		_, info, err = tab.NodeState(ctx, nr(tab, pick.Ref))
 		if err != nil || !info.Choice {
-			t.Errorf("frame %s: NodeRole(%s) = %+v, %v; want a choice control", f, pick.Ref, info, err)
+			t.Errorf("frame %s: NodeState(%s) = %+v, %v; want a choice control", f, pick.Ref, info, err)
 		}
 		if _, err := tab.Select(ctx, nr(tab, pick.Ref), []string{"two"}); err != nil {
 			t.Fatalf("frame %s: select %s: %v", f, pick.Ref, err)
