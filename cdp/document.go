@@ -1,6 +1,7 @@
 package cdp
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -31,10 +32,13 @@ func (t *Tab) watchDocument() {
 					} `json:"frame"`
 				}
 				if jsonv2.Unmarshal(v, &e) == nil && e.Frame.ParentID == "" {
-					t.gen.Add(1)
+					gen := t.gen.Add(1)
 					t.infoStale.Store(true)
+					// The frames of the document that went went with it.
+					t.detach(t.frames.forget(gen))
 				}
 			case <-t.sess.gone:
+				t.detach(t.frames.forget(math.MaxInt64))
 				return
 			}
 		}

@@ -20,3 +20,16 @@ func (t *Tab) BrowserCall(ctx context.Context, method string, params, result any
 func (t *Tab) RawSubscribe(method string) (<-chan jsonv2.Value, func()) {
 	return t.sess.Subscribe(method)
 }
+
+// FrameCounts is how many frames the tab holds, how many sessions with
+// out-of-process frames, and how many sessions the browser connection
+// holds (tests only).
+func (t *Tab) FrameCounts() (frames, sessions, conn int) {
+	t.frames.mu.Lock()
+	frames, sessions = len(t.frames.byID), len(t.frames.sessions)
+	t.frames.mu.Unlock()
+	t.c.b.conn.mu.Lock()
+	conn = len(t.c.b.conn.sessions)
+	t.c.b.conn.mu.Unlock()
+	return frames, sessions, conn
+}

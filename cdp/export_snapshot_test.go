@@ -51,7 +51,6 @@ func (t *Tab) RefTabSnapshot(ctx context.Context, refs *target.RefTable, interac
 		return nil, t.fail(err)
 	}
 	s := refBuild(res.Nodes, gen)
-	s.Target = "tab:" + t.ID()
 	AssignRefs(refs, s)
 	if interactive {
 		return s.InteractiveView(), nil

@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/chromedp/cdproto/accessibility"
-	proto "github.com/chromedp/cdproto/cdp"
 
 	"github.com/vibespace/vibespace/target"
 )
@@ -31,52 +30,8 @@ type NodeInfo struct {
 	Choice     bool // a choice control: select sets its options
 }
 
-// axRoleName is the part of an AXNode NodeRole reads.
-type axRoleName struct {
-	Nodes []struct {
-		Role *struct {
-			Value string `json:"value"`
-		} `json:"role"`
-		Name *struct {
-			Value string `json:"value"`
-		} `json:"name"`
-	} `json:"nodes"`
-}
-
 // choiceRoles are Chromium's roles of choice controls.
 var choiceRoles = map[string]bool{"combobox": true, "listbox": true, "PopUpButton": true, "MenuListPopup": true}
-
-// NodeRole reads the role and name of node nr from the page's
-// accessibility tree (one round trip). A node the tree leaves out has no
-// role; a key that names no node is stale_ref.
-func (t *Tab) NodeRole(ctx context.Context, nr NodeRef) (NodeInfo, error) {
-	gen, id, ok := parseKey(nr.Key)
-	if !ok || gen != t.gen.Load() {
-		return NodeInfo{}, staleRef(nr.Ref)
-	}
-	var res axRoleName
-	err := t.sess.Call(ctx, accessibility.CommandGetPartialAXTree, &accessibility.GetPartialAXTreeParams{
-		BackendNodeID: proto.BackendNodeID(id), FetchRelatives: new(false),
-	}, &res)
-	if err != nil {
-		if e, ok := asError(err); ok && e.Code == codeServerError {
-			return NodeInfo{}, staleRef(nr.Ref).Wrap(err)
-		}
-		return NodeInfo{}, t.fail(err)
-	}
-	var info NodeInfo
-	if len(res.Nodes) > 0 {
-		n := res.Nodes[0]
-		if n.Role != nil {
-			info.Role = roleName(n.Role.Value)
-			info.Choice = choiceRoles[n.Role.Value]
-		}
-		if n.Name != nil {
-			info.Name = n.Name.Value
-		}
-	}
-	return info, nil
-}
 
 // choiceOption is one option of a choice control as the page says it.
 type choiceOption struct {
@@ -626,4 +581,42 @@ func notSet(ref string, f field, want, holds, would string, set bool) *target.Re
 		r = r.With("maxlength", f.MaxLen)
 	}
 	return r
+}
+
+// NodeState reads the state of the node nr without scrolling or focusing
+// it, and its role and name in the accessibility tree of its frame's
+// document: the node resolved once on its frame's session, the page's
+// probe and the tree's AX node pipelined (two round trips; no frame
+// offsets, which a state without a point does not need). A node the tree
+// leaves out has no role; a node that is gone is stale_ref.
+func (t *Tab) NodeState(ctx context.Context, nr NodeRef) (NodeState, NodeInfo, error) {
+	n, err := t.resolve(ctx, nr)
+	if err != nil {
+		return NodeState{}, NodeInfo{}, err
+	}
+	base, _ := splitFrame(nr.Key)
+	_, id, _ := parseKey(base) // resolve checked it
+	axCall, axErr := n.sess.send(ctx, accessibility.CommandGetPartialAXTree, axNodeParams(id))
+	var p probe
+	err = t.call(ctx, n, probeJS, &p, false, int(noFocus))
+	t.releaseNode(ctx, n)
+	var a *axNode
+	if axErr == nil {
+		a, axErr = t.axNodeReply(ctx, nr.Ref, n.sess, axCall, id)
+	}
+	if err == nil {
+		err = axErr
+	}
+	if err != nil {
+		return NodeState{}, NodeInfo{}, err
+	}
+	if p.Gone {
+		return NodeState{}, NodeInfo{}, staleRef(nr.Ref)
+	}
+	st := NodeState{Visible: p.Visible, InView: p.InView, Disabled: p.Disabled, Editable: p.Editable, Covered: p.Covered, Tag: p.Tag}
+	var info NodeInfo
+	if a != nil {
+		info = NodeInfo{Role: roleName(a.Role), Name: a.Name, Choice: choiceRoles[a.Role]}
+	}
+	return st, info, nil
 }

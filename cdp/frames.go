@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/chromedp/cdproto/accessibility"
 	proto "github.com/chromedp/cdproto/cdp"
@@ -41,6 +42,8 @@ type frameRec struct {
 	owner  int64     // backend node id of its <iframe>, in the parent's session
 	parent *frameRec // nil: the owner is in the main frame
 	gen    int64     // the tab's document generation it was read in
+	read   int64     // the snapshot (frameSet.reads) that read it
+	doc    int64     // backend node id of its document, in sess (0: not known)
 }
 
 // ownerSession is the session the frame's <iframe> element lives in.
@@ -53,29 +56,99 @@ func (f *frameRec) ownerSession(main *Session) *Session {
 
 // frameSet is a tab's frames by frame id, and its sessions with
 // out-of-process frames by target id (an out-of-process frame's target id
-// is its frame id).
+// is its frame id). It holds the frames the latest snapshot read, and a
+// session only while a frame it read is in that frame's process: a
+// snapshot that no longer finds a frame detaches its session, as does the
+// main frame navigating and the tab going.
 type frameSet struct {
 	mu       sync.Mutex
+	reads    int64 // snapshots begun
 	byID     map[string]*frameRec
 	sessions map[string]*Session
 }
 
-// record notes frame id as read in generation gen; frames of earlier
-// generations are forgotten (their refs are stale anyway).
-func (fs *frameSet) record(id string, sess *Session, owner int64, parent *frameRec, gen int64) *frameRec {
+// begin numbers a snapshot's read of the frames.
+func (fs *frameSet) begin() int64 {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	fs.reads++
+	return fs.reads
+}
+
+// record notes frame id as read in generation gen by snapshot read.
+func (fs *frameSet) record(id string, sess *Session, owner int64, parent *frameRec, gen, read int64) *frameRec {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	if fs.byID == nil {
 		fs.byID = map[string]*frameRec{}
 	}
+	f := &frameRec{id: id, sess: sess, owner: owner, parent: parent, gen: gen, read: read}
+	fs.byID[id] = f
+	return f
+}
+
+// finish forgets the frames no snapshot since read (of gen or later) has
+// read: of an earlier document, or gone from the page. It returns the
+// sessions no remaining frame is in, for the caller to detach.
+func (fs *frameSet) finish(read, gen int64) []*Session {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for k, f := range fs.byID {
+		if f.read < read || f.gen < gen {
+			delete(fs.byID, k)
+		}
+	}
+	return fs.unusedLocked()
+}
+
+// forget forgets the frames of documents before generation gen (the main
+// frame navigated, or the tab went) and returns the sessions to detach.
+func (fs *frameSet) forget(gen int64) []*Session {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
 	for k, f := range fs.byID {
 		if f.gen < gen {
 			delete(fs.byID, k)
 		}
 	}
-	f := &frameRec{id: id, sess: sess, owner: owner, parent: parent, gen: gen}
-	fs.byID[id] = f
-	return f
+	return fs.unusedLocked()
+}
+
+// setDoc notes the backend node id of f's document.
+func (fs *frameSet) setDoc(f *frameRec, doc int64) {
+	fs.mu.Lock()
+	f.doc = doc
+	fs.mu.Unlock()
+}
+
+// docOf is f's document's backend node id (0: not known).
+func (fs *frameSet) docOf(f *frameRec) int64 {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	return f.doc
+}
+
+// unusedLocked removes and returns the sessions no frame of byID is in,
+// and those that ended.
+func (fs *frameSet) unusedLocked() []*Session {
+	used := map[*Session]bool{}
+	for _, f := range fs.byID {
+		used[f.sess] = true
+	}
+	var out []*Session
+	for k, s := range fs.sessions {
+		select {
+		case <-s.gone:
+			delete(fs.sessions, k)
+			continue
+		default:
+		}
+		if !used[s] {
+			delete(fs.sessions, k)
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func (fs *frameSet) lookup(id string) *frameRec {
@@ -84,6 +157,38 @@ func (fs *frameSet) lookup(id string) *frameRec {
 	return fs.byID[id]
 }
 
+// recorded is the frames the latest snapshot read (of generation gen),
+// in no particular order.
+func (fs *frameSet) recorded(gen int64) []*frameRec {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	out := make([]*frameRec, 0, len(fs.byID))
+	for _, f := range fs.byID {
+		if f.gen == gen {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// detach ends sessions the tab no longer needs, each bounded; a session
+// the browser already ended costs nothing.
+func (t *Tab) detach(ss []*Session) {
+	for _, s := range ss {
+		select {
+		case <-s.gone:
+			continue
+		default:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), detachWait)
+		_ = s.Detach(ctx)
+		cancel()
+	}
+}
+
+// detachWait bounds detaching one frame's session.
+const detachWait = 2 * time.Second
+
 // frameSession is the tab's session with the out-of-process frame id, attached
 // on first use (flat mode, on the browser connection: its detach is seen
 // there and ends the session).
@@ -91,13 +196,17 @@ func (t *Tab) frameSession(ctx context.Context, id string) (*Session, error) {
 	fs := &t.frames
 	fs.mu.Lock()
 	s := fs.sessions[id]
-	fs.mu.Unlock()
 	if s != nil {
 		select {
 		case <-s.gone:
+			delete(fs.sessions, id)
+			s = nil
 		default:
-			return s, nil
 		}
+	}
+	fs.mu.Unlock()
+	if s != nil {
+		return s, nil
 	}
 	s, err := t.c.b.conn.Attach(ctx, id)
 	if err != nil {
@@ -107,11 +216,12 @@ func (t *Tab) frameSession(ctx context.Context, id string) (*Session, error) {
 	if fs.sessions == nil {
 		fs.sessions = map[string]*Session{}
 	}
-	if old := fs.sessions[id]; old != nil && old != s {
-		old.markGone()
-	}
+	old := fs.sessions[id]
 	fs.sessions[id] = s
 	fs.mu.Unlock()
+	if old != nil && old != s {
+		t.detach([]*Session{old})
+	}
 	return s, nil
 }
 
@@ -119,7 +229,12 @@ func (t *Tab) frameSession(ctx context.Context, id string) (*Session, error) {
 // below it, within the bounds.
 func (t *Tab) readPage(ctx context.Context, gen int64) (*axPage, error) {
 	budget := maxFrames
-	return t.readProcess(ctx, t.sess, nil, gen, 0, &budget)
+	read := t.frames.begin()
+	root, err := t.readProcess(ctx, t.sess, nil, gen, read, 0, &budget)
+	if err == nil {
+		t.detach(t.frames.finish(read, gen))
+	}
+	return root, err
 }
 
 // readProcess reads the tree of the document at the top of sess (the
@@ -128,7 +243,7 @@ func (t *Tab) readPage(ctx context.Context, gen int64) (*axPage, error) {
 // same-process frames, clickable.go) pipelined in one round trip, then
 // each same-process frame's AX tree (pipelined), then each out-of-process
 // frame's process in turn.
-func (t *Tab) readProcess(ctx context.Context, sess *Session, rec *frameRec, gen int64, depth int, budget *int) (*axPage, error) {
+func (t *Tab) readProcess(ctx context.Context, sess *Session, rec *frameRec, gen, read int64, depth int, budget *int) (*axPage, error) {
 	axCall, err := sess.send(ctx, accessibility.CommandGetFullAXTree, &accessibility.GetFullAXTreeParams{})
 	if err != nil {
 		return nil, err
@@ -151,6 +266,9 @@ func (t *Tab) readProcess(ctx context.Context, sess *Session, rec *frameRec, gen
 		return nil, domErr
 	}
 	root := &axPage{frame: rec, nodes: tree.nodes, clickable: facts.clickable}
+	if rec != nil {
+		t.frames.setDoc(rec, docOf(tree.nodes))
+	}
 	// The frames of this process, breadth first; an <iframe> whose
 	// document is not among the capture's is out of process (or empty).
 	remote := map[int64]*axPage{} // the page holding each such <iframe>, by its backend node id
@@ -175,7 +293,7 @@ func (t *Tab) readProcess(ctx context.Context, sess *Session, rec *frameRec, gen
 			if err != nil {
 				return nil, err
 			}
-			sub := &axPage{frame: t.frames.record(id, sess, n.BackendID, page.frame, gen), clickable: facts.clickable}
+			sub := &axPage{frame: t.frames.record(id, sess, n.BackendID, page.frame, gen, read), clickable: facts.clickable}
 			local, calls = append(local, sub), append(calls, call)
 		}
 		for i, call := range calls {
@@ -187,6 +305,7 @@ func (t *Tab) readProcess(ctx context.Context, sess *Session, rec *frameRec, gen
 				continue // a frame that went while it was read
 			}
 			local[i].nodes = sub.nodes
+			t.frames.setDoc(local[i].frame, docOf(sub.nodes))
 			page.graft(local[i].frame.owner, local[i])
 			queue = append(queue, local[i])
 		}
@@ -194,10 +313,19 @@ func (t *Tab) readProcess(ctx context.Context, sess *Session, rec *frameRec, gen
 	if len(remote) == 0 || depth >= maxFrameDepth {
 		return root, nil
 	}
-	if err := t.readRemote(ctx, sess, remote, gen, depth, budget); err != nil {
+	if err := t.readRemote(ctx, sess, remote, gen, read, depth, budget); err != nil {
 		return nil, err
 	}
 	return root, nil
+}
+
+// docOf is the backend node id of the document a tree is of: its root
+// (the first node Chromium lists, the RootWebArea).
+func docOf(nodes []*axNode) int64 {
+	if len(nodes) == 0 {
+		return 0
+	}
+	return nodes[0].BackendID
 }
 
 // graft hangs sub under the <iframe> owner of page.
@@ -213,7 +341,7 @@ func (page *axPage) graft(owner int64, sub *axPage) {
 // frame targets whose parent is sess's target, the parent's session says
 // which element owns each (DOM.getFrameOwner, pipelined), and each is read
 // on a session of its own. A frame that went meanwhile is left out.
-func (t *Tab) readRemote(ctx context.Context, sess *Session, remote map[int64]*axPage, gen int64, depth int, budget *int) error {
+func (t *Tab) readRemote(ctx context.Context, sess *Session, remote map[int64]*axPage, gen, read int64, depth int, budget *int) error {
 	var res cdptarget.GetTargetsResult
 	if err := t.c.b.conn.Call(ctx, cdptarget.CommandGetTargets, &cdptarget.GetTargetsParams{}, &res); err != nil {
 		return err
@@ -251,8 +379,8 @@ func (t *Tab) readRemote(ctx context.Context, sess *Session, remote map[int64]*a
 			}
 			continue
 		}
-		rec := t.frames.record(id, fsess, owners[i], page.frame, gen)
-		sub, err := t.readProcess(ctx, fsess, rec, gen, depth+1, budget)
+		rec := t.frames.record(id, fsess, owners[i], page.frame, gen, read)
+		sub, err := t.readProcess(ctx, fsess, rec, gen, read, depth+1, budget)
 		if err != nil {
 			if ctx.Err() != nil {
 				return err

@@ -210,19 +210,6 @@ type NodeState struct {
 	Tag      string // its element's tag name
 }
 
-// NodeState reads the state of the node nr without scrolling or focusing
-// it. A node that is gone is stale_ref.
-func (t *Tab) NodeState(ctx context.Context, nr NodeRef) (NodeState, error) {
-	p, err := t.probeNode(ctx, nr, false, noFocus)
-	if err != nil {
-		return NodeState{}, err
-	}
-	if p.Gone {
-		return NodeState{}, staleRef(nr.Ref)
-	}
-	return NodeState{Visible: p.Visible, InView: p.InView, Disabled: p.Disabled, Editable: p.Editable, Covered: p.Covered, Tag: p.Tag}, nil
-}
-
 // probeNode resolves nr and runs probeJS on it (scrolling it into view with
 // scroll, focusing it with a focus mode), in one round trip.
 func (t *Tab) probeNode(ctx context.Context, nr NodeRef, scroll bool, focus focusMode) (probe, error) {

@@ -2,6 +2,9 @@ package cdp
 
 import (
 	"context"
+	"errors"
+	"sort"
+	"strings"
 
 	"github.com/chromedp/cdproto/accessibility"
 	proto "github.com/chromedp/cdproto/cdp"
@@ -42,42 +45,79 @@ const nodeFactsJS = `function () {
 
 // NodeFacts reads an element's role and name (as a snapshot names them),
 // value, text and states without scrolling, focusing or otherwise touching
-// it. A node that is gone is stale_ref.
+// it, all on the session of the element's frame. A node that is gone is
+// stale_ref.
 func (t *Tab) NodeFacts(ctx context.Context, nr NodeRef) (NodeFacts, error) {
 	n, err := t.resolve(ctx, nr)
 	if err != nil {
 		return NodeFacts{}, err
 	}
-	_, id, _ := parseKey(nr.Key) // resolve checked it
-	var ax axTree
-	axErr := t.sess.Call(ctx, accessibility.CommandGetPartialAXTree, &accessibility.GetPartialAXTreeParams{BackendNodeID: proto.BackendNodeID(id), FetchRelatives: new(false)}, &ax)
+	base, _ := splitFrame(nr.Key)
+	_, id, _ := parseKey(base) // resolve checked it
+	// The tree's word and the page's, pipelined on the node's session.
+	axCall, axErr := n.sess.send(ctx, accessibility.CommandGetPartialAXTree, axNodeParams(id))
 	var out struct {
 		NodeFacts
 		Gone bool `json:"gone"`
 	}
 	err = t.call(ctx, n, nodeFactsJS, &out)
 	t.releaseNode(ctx, n)
+	var a *axNode
+	if axErr == nil {
+		a, axErr = t.axNodeReply(ctx, nr.Ref, n.sess, axCall, id)
+	}
 	if err != nil {
 		return NodeFacts{}, err
 	}
 	if out.Gone {
 		return NodeFacts{}, staleRef(nr.Ref)
 	}
-	if axErr == nil {
-		for _, a := range ax.nodes {
-			if a.BackendID == id && !a.Ignored {
-				out.Role, out.Name = roleName(a.Role), a.Name
-			}
-		}
+	if axErr == nil && a != nil {
+		out.Role, out.Name = roleName(a.Role), a.Name
 	}
 	return out.NodeFacts, nil
+}
+
+// axNodeParams asks for the AX node of one backend node, without its
+// relatives.
+func axNodeParams(id int64) *accessibility.GetPartialAXTreeParams {
+	return &accessibility.GetPartialAXTreeParams{BackendNodeID: proto.BackendNodeID(id), FetchRelatives: new(false)}
+}
+
+// axNodeReply reads the reply of a GetPartialAXTree sent on sess for
+// backend node id (axNodeParams): the node's AX node, nil when the tree
+// leaves it out. A node the page no longer has is stale_ref.
+func (t *Tab) axNodeReply(ctx context.Context, ref string, sess *Session, call *inflight, id int64) (*axNode, error) {
+	var tree axTree
+	if err := sess.wait(ctx, call, &tree); err != nil {
+		return nil, t.nodeFail(ref, sess, err)
+	}
+	for _, a := range tree.nodes {
+		if a.BackendID == id && !a.Ignored {
+			return a, nil
+		}
+	}
+	return nil, nil
+}
+
+// nodeFail maps an error of a call about ref's node on sess: a node the
+// page does not have is stale_ref; on a frame's session its ending is too.
+func (t *Tab) nodeFail(ref string, sess *Session, err error) error {
+	if e, ok := asError(err); ok && e.Code == codeServerError {
+		return staleRef(ref).Wrap(err)
+	}
+	if sess != t.sess {
+		return t.frameFail(ref, err)
+	}
+	return t.fail(err)
 }
 
 // contentDigestJS digests what a person reads of the page: its text, every
 // field's value, every checked box and chosen option; the focus, hover, the
 // caret and styles are left out. The digest is a
 // 32-bit FNV-1a of that, in hex, with the text's length beside it.
-const contentDigestJS = `(() => {
+const contentDigestJS = `function () {
+	const document = this;
 	let h = 0x811c9dc5, n = 0;
 	const add = (s) => { s = String(s); n += s.length; for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 0x01000193) >>> 0; } h ^= 0x1f; };
 	const b = document.body || document.documentElement;
@@ -88,13 +128,50 @@ const contentDigestJS = `(() => {
 	}
 	add(document.querySelectorAll("*").length);
 	return h.toString(16) + "/" + n;
-})()`
+}`
 
 // ContentDigest answers a short digest of what a person reads of the page
-// now (its text, field values, checked states): two reads of an unchanged
-// page answer the same.
+// now (its text, field values, checked states), the main frame's and that
+// of each frame the latest snapshot read (a frame that went reads "-"): two
+// reads of an unchanged page answer the same.
 func (t *Tab) ContentDigest(ctx context.Context) (string, error) {
 	var s string
-	err := t.EvalInto(ctx, contentDigestJS, &s)
+	if err := t.EvalInto(ctx, "("+contentDigestJS+").call(document)", &s); err != nil {
+		return "", err
+	}
+	frames := t.frames.recorded(t.gen.Load())
+	if len(frames) == 0 {
+		return s, nil
+	}
+	sort.Slice(frames, func(i, j int) bool { return frames[i].id < frames[j].id })
+	var b strings.Builder
+	b.WriteString(s)
+	for _, f := range frames {
+		b.WriteString(" ")
+		d, err := t.frameDigest(ctx, f)
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", t.fail(err)
+			}
+			d = "-"
+		}
+		b.WriteString(d)
+	}
+	return b.String(), nil
+}
+
+// frameDigest digests frame f's document, on its session.
+func (t *Tab) frameDigest(ctx context.Context, f *frameRec) (string, error) {
+	doc := t.frames.docOf(f)
+	if doc == 0 {
+		return "", errors.New("cdp: the frame's document is not known")
+	}
+	n, err := t.resolveIn(ctx, "", f.sess, f, doc)
+	if err != nil {
+		return "", err
+	}
+	var s string
+	err = t.call(ctx, n, contentDigestJS, &s)
+	t.releaseNode(ctx, n)
 	return s, err
 }

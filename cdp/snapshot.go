@@ -139,7 +139,6 @@ func (t *Tab) Snapshot(ctx context.Context, refs *target.RefTable, interactive b
 		}
 	}
 	s := buildPage(root, gen)
-	s.Target = "tab:" + t.ID()
 	if refs != nil {
 		AssignRefs(refs, s)
 	}

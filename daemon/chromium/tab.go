@@ -90,18 +90,15 @@ func (t *tab) Snapshot(ctx context.Context, refs *target.RefTable) (*target.Snap
 // Node reads what the page says of a node now, without scrolling it: its
 // state, and its role and name in the page's tree.
 func (t *tab) Node(ctx context.Context, n kind.Node) (target.NodeTraits, error) {
-	st, err := t.t.NodeState(ctx, t.node(n))
+	// One read of the node: its state, and its role and name from the
+	// page's tree, for the answer; a choice control (a <select>, a list
+	// box, a combo box) offers a selection, as AT-SPI's Selection does
+	// (the law's choice for select).
+	st, info, err := t.t.NodeState(ctx, t.node(n))
 	if err != nil {
 		return target.NodeTraits{}, err
 	}
 	tr := target.NodeTraits{Sensitive: !st.Disabled, Editable: st.Editable, Focusable: st.Visible}
-	// Its role and name from the page's tree, for the answer; a choice
-	// control (a <select>, a list box, a combo box) offers a selection,
-	// as AT-SPI's Selection does (the law's choice for select).
-	info, err := t.t.NodeRole(ctx, t.node(n))
-	if err != nil {
-		return target.NodeTraits{}, err
-	}
 	tr.Role, tr.Name = info.Role, info.Name
 	if info.Choice {
 		tr.Interfaces = []string{"Selection"}

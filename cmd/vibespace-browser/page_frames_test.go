@@ -1,0 +1,98 @@
+package main_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vibespace/vibespace/target"
+)
+
+// frameActInner is a frame's page: a <select> that reports its choice to
+// the test's server, and a button whose handler changes the frame's text.
+const frameActInner = `<!doctype html><title>Inner %[1]s</title>
+<p id="out">idle %[1]s</p>
+<select aria-label="Pick %[1]s" onchange="fetch('/hit?k=%[1]s-pick-' + this.value)"><option>one</option><option>two</option></select>
+<button onclick="document.getElementById('out').textContent = 'pressed %[1]s'; fetch('/hit?k=%[1]s-press')">Press %[1]s</button>`
+
+// newFrameActSite serves /frames, a page with a same-origin frame and a
+// cross-site one (localhost against 127.0.0.1: out of process) of
+// frameActInner, and records what they report.
+func newFrameActSite(t *testing.T) *refSite {
+	t.Helper()
+	s := &refSite{changed: make(chan struct{})}
+	var port string // set before the server starts: the handler reads it
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		switch r.URL.Path {
+		case "/frames":
+			fmt.Fprintf(w, `<!doctype html><title>Frames</title><h1>Frames</h1><button>Main button</button>
+<iframe src="/inner?f=same" title="Same frame"></iframe>
+<iframe src="http://localhost:%s/inner?f=cross" title="Cross frame"></iframe>`, port)
+		case "/inner":
+			fmt.Fprintf(w, frameActInner, r.URL.Query().Get("f"))
+		case "/hit":
+			s.mu.Lock()
+			s.hits = append(s.hits, r.URL.Query().Get("k"))
+			close(s.changed)
+			s.changed = make(chan struct{})
+			s.mu.Unlock()
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	addr := s.Listener.Addr().String()
+	port = addr[strings.LastIndex(addr, ":")+1:]
+	s.Start()
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Through vibespace-browser, in a same-origin and in a cross-site frame:
+// select by ref sets the frame's <select> (its page reports the choice),
+// and a click on the frame's button names that button (not a main-frame
+// element) and sees its effect, the frame's text changing (confirmed or
+// changed_elsewhere, never no_visible_change); the text is read back by a
+// snapshot.
+func TestPageRefsInFrames(t *testing.T) {
+	e := newEnv(t)
+	e.serve()
+	site := newFrameActSite(t)
+
+	e.OK("p", "open", site.URL+"/frames")
+	ctx, cancel := waitCtx(t)
+	defer cancel()
+	text := e.OK("p", "snapshot", "-i")
+	for !strings.Contains(text, `"Press same"`) || !strings.Contains(text, `"Press cross"`) {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the frames' contents never showed in -i:\n%s", text)
+		case <-time.After(50 * time.Millisecond):
+		}
+		text = e.OK("p", "snapshot", "-i")
+	}
+	for _, f := range []string{"same", "cross"} {
+		pick := textRef(t, text, "combo box", "Pick "+f)
+		resp := e.okJSON("p", "select", pick, "two")
+		site.waitHit(t, f+"-pick-two")
+		if want := `combo box "Pick ` + f + `"`; !strings.Contains(resp.Did, want) {
+			t.Errorf("frame %s: select answered %q, want it to name %s", f, resp.Did, want)
+		}
+
+		press := textRef(t, text, "push button", "Press "+f)
+		resp = e.okJSON("p", "click", press)
+		site.waitHit(t, f+"-press")
+		if want := `(push button "Press ` + f + `")`; !strings.Contains(resp.Did, want) {
+			t.Errorf("frame %s: click answered %q, want it to name %s", f, resp.Did, want)
+		}
+		if resp.Effect == nil || (resp.Effect.Word != target.EffectConfirmed && resp.Effect.Word != target.EffectChangedElsewhere) {
+			t.Errorf("frame %s: click's effect %+v, want confirmed or changed_elsewhere", f, resp.Effect)
+		}
+		if s := e.OK("p", "snapshot"); !strings.Contains(s, "pressed "+f) {
+			t.Errorf("frame %s: the frame's text did not change:\n%s", f, s)
+		}
+	}
+}
