@@ -35,19 +35,12 @@ func newFrameActSite(t *testing.T) *refSite {
 		case "/inner":
 			fmt.Fprintf(w, frameActInner, r.URL.Query().Get("f"))
 		case "/hit":
-			s.mu.Lock()
-			s.hits = append(s.hits, r.URL.Query().Get("k"))
-			close(s.changed)
-			s.changed = make(chan struct{})
-			s.mu.Unlock()
+			s.hit(r)
 		default:
 			http.NotFound(w, r)
 		}
 	}))
-	addr := s.Listener.Addr().String()
-	port = addr[strings.LastIndex(addr, ":")+1:]
-	s.Start()
-	t.Cleanup(s.Close)
+	s.start(t, &port)
 	return s
 }
 

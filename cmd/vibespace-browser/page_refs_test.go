@@ -44,30 +44,44 @@ const refInnerPage = `<!doctype html><title>Inner %[1]s</title>
 func newRefSite(t *testing.T) *refSite {
 	t.Helper()
 	s := &refSite{changed: make(chan struct{})}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var port string // set before the server starts: the handler reads it
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		switch r.URL.Path {
 		case "/clicks":
 			fmt.Fprint(w, refClicksPage)
 		case "/frames":
-			port := s.URL[strings.LastIndex(s.URL, ":")+1:]
 			fmt.Fprintf(w, `<!doctype html><title>Frames</title><h1>Frames</h1>
 <iframe src="/inner?f=same" title="Same frame"></iframe>
 <iframe src="http://localhost:%s/inner?f=cross" title="Cross frame"></iframe>`, port)
 		case "/inner":
 			fmt.Fprintf(w, refInnerPage, r.URL.Query().Get("f"))
 		case "/hit":
-			s.mu.Lock()
-			s.hits = append(s.hits, r.URL.Query().Get("k"))
-			close(s.changed)
-			s.changed = make(chan struct{})
-			s.mu.Unlock()
+			s.hit(r)
 		default:
 			http.NotFound(w, r)
 		}
 	}))
-	t.Cleanup(s.Close)
+	s.start(t, &port)
 	return s
+}
+
+// start sets *port to the site's port, then starts its server: a handler
+// that names the port reads it only after it was set.
+func (s *refSite) start(t *testing.T, port *string) {
+	addr := s.Listener.Addr().String()
+	*port = addr[strings.LastIndex(addr, ":")+1:]
+	s.Start()
+	t.Cleanup(s.Close)
+}
+
+// hit records what a page reported (/hit?k=…).
+func (s *refSite) hit(r *http.Request) {
+	s.mu.Lock()
+	s.hits = append(s.hits, r.URL.Query().Get("k"))
+	close(s.changed)
+	s.changed = make(chan struct{})
+	s.mu.Unlock()
 }
 
 // waitHit waits for the page to report k.
