@@ -151,3 +151,22 @@ func TestDiffValue(t *testing.T) {
 		t.Fatalf("bounds changed: %q", got)
 	}
 }
+
+// An unnamed row is named one way by find and by -i: its first text that
+// is not a control's — not the check box "Select" in its first cell.
+func TestUnnamedRowNamedAlikeByFindAndInteractive(t *testing.T) {
+	s := people()
+	row := s.Root.Children[2].Children[0]
+	row.Name = ""
+	pick := &Node{Role: "check box", Name: "Select", Key: "pick1", Interfaces: []string{"Action"}, Actions: []string{"click"}, States: []string{"sensitive", "showing"}}
+	row.Children = append([]*Node{{Role: "cell", Key: "pickcell1", Children: []*Node{pick}}}, row.Children...)
+	NewRefTable().Assign(s)
+	found := s.FindText("edit", 1).Text()
+	if !strings.Contains(found, ` in row "Ada Lovelace" `) {
+		t.Fatalf("find names the row otherwise:\n%s", found)
+	}
+	view := s.InteractiveView().Text()
+	if !strings.Contains(view, `row "Ada Lovelace"`) || strings.Contains(view, `row "Select"`) {
+		t.Fatalf("-i names the row otherwise:\n%s", view)
+	}
+}
