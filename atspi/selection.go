@@ -2,6 +2,7 @@ package atspi
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -170,8 +171,10 @@ type option struct {
 // or one of its tabs) — through AT-SPI's Selection, and returns the names
 // of the chosen children read back from the application afterwards.
 // Options are matched by name: exactly, then ignoring case and GTK's
-// mnemonic marks. One option selects it alone (SelectChild); several
-// clear the selection first and select each.
+// mnemonic marks. A control that takes several options (several named,
+// or it is multiselectable) is cleared first, then each selected
+// (SelectChild, or Table.AddRowSelection where a tree view declines it),
+// and must hold exactly those afterwards.
 //
 // Refusals: no_option when an option is not among the control's (the
 // facts name the ones it has), no_action when neither o nor its parent
@@ -213,11 +216,73 @@ func (b *Bus) Select(ctx context.Context, o Object, opts []string) ([]string, er
 		}
 		picks = append(picks, i)
 	}
-	if len(picks) > 1 {
+	// A control that takes several keeps what it held beside a pick:
+	// clear it first, so it ends holding exactly the picks.
+	want := make([]string, 0, len(picks))
+	for _, i := range picks {
+		if !slices.Contains(want, options[i].name) {
+			want = append(want, options[i].name)
+		}
+	}
+	// A control that takes several keeps what it held beside a pick:
+	// cleared first where it says it is multiselectable or several are
+	// named; what it still holds beside the picks (a GTK list box that
+	// does not say so) is deselected after.
+	clear := len(picks) > 1
+	if !clear {
+		bn := n
+		if box != o {
+			if bn, err = b.Node(ctx, box); err != nil {
+				return nil, err
+			}
+		}
+		clear = bn.Has("multiselectable")
+	}
+	if clear {
 		if err := b.ClearSelection(ctx, box); err != nil {
 			return nil, err
 		}
 	}
+	rows, err := b.selectPicks(ctx, box, options, picks, table)
+	if err != nil {
+		return nil, err
+	}
+	got, err := b.held(ctx, box, options, picks, rows)
+	if err != nil {
+		return nil, err
+	}
+	if extra := setMinus(got, want); len(extra) > 0 && !clear {
+		if len(rows) > 0 {
+			// Rows of a table: clear, and select the picks again.
+			err = b.ClearSelection(ctx, box)
+			if err == nil {
+				rows, err = b.selectPicks(ctx, box, options, picks, table)
+			}
+		} else {
+			for _, name := range extra {
+				if k := slices.IndexFunc(options, func(op option) bool { return op.name == name }); k >= 0 && err == nil {
+					err = b.DeselectChild(ctx, box, options[k].index)
+				}
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		if got, err = b.held(ctx, box, options, picks, rows); err != nil {
+			return nil, err
+		}
+	}
+	if !sameSet(got, want) {
+		return got, target.Refuse(target.CodeValueNotSet, "%s holds %s after selecting %s", label(n), quoteAll(got), quoteAll(want)).
+			With("object", o.Key()).With("selected", got)
+	}
+	return got, nil
+}
+
+// selectPicks selects each picked option: by Selection.SelectChild, or
+// where a table declines it by Table.AddRowSelection; it answers the row
+// of each pick selected that way.
+func (b *Bus) selectPicks(ctx context.Context, box Object, options []option, picks []int, table bool) (map[int]int32, error) {
 	rows := map[int]int32{} // pick → its table row, where Table selected it
 	for _, i := range picks {
 		err := b.SelectChild(ctx, box, options[i].index)
@@ -230,26 +295,51 @@ func (b *Bus) Select(ctx context.Context, o Object, opts []string) ([]string, er
 			return nil, err
 		}
 	}
-	var got []string
-	if len(rows) > 0 {
-		got = []string{}
-		for _, i := range picks {
-			if ok, err := b.rowSelected(ctx, box, rows[i]); err != nil {
+	return rows, nil
+}
+
+// held reads back what the container holds, from the application: the
+// names of its selected children, or where Table selected some picks'
+// rows (rows), the picks whose rows are selected and a count of the other
+// rows selected ("2 other rows").
+func (b *Bus) held(ctx context.Context, box Object, options []option, picks []int, rows map[int]int32) ([]string, error) {
+	if len(rows) == 0 {
+		return b.selectedNames(ctx, box, options)
+	}
+	got := []string{}
+	for _, i := range picks {
+		row, had := rows[i]
+		if !had { // SelectChild took it: its row
+			var err error
+			if row, err = b.rowAt(ctx, box, options[i].index); err != nil {
 				return nil, err
-			} else if ok {
-				got = append(got, options[i].name)
 			}
 		}
-	} else if got, err = b.selectedNames(ctx, box, options); err != nil {
-		return nil, err
-	}
-	for _, i := range picks {
-		if !slices.Contains(got, options[i].name) {
-			return got, target.Refuse(target.CodeValueNotSet, "%s holds %s after selecting %s", label(n), quoteAll(got), strconvQuote(options[i].name)).
-				With("object", o.Key()).With("selected", got)
+		if ok, err := b.rowSelected(ctx, box, row); err != nil {
+			return nil, err
+		} else if ok && !slices.Contains(got, options[i].name) {
+			got = append(got, options[i].name)
 		}
 	}
+	n, err := b.selectedRowCount(ctx, box)
+	if err != nil {
+		return nil, err
+	}
+	if n > len(got) {
+		got = append(got, fmt.Sprintf("%d other rows", n-len(got)))
+	}
 	return got, nil
+}
+
+// setMinus is the members of a not in b, in a's order.
+func setMinus(a, b []string) []string {
+	var out []string
+	for _, s := range a {
+		if !slices.Contains(b, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // options are the children a Selection container counts: its own
@@ -297,15 +387,13 @@ func orText(n *target.Node) string {
 // tree view declines Selection.SelectChild when it has several columns,
 // and takes Table.AddRowSelection).
 func (b *Bus) selectRow(ctx context.Context, box Object, i int) (int32, error) {
+	row, err := b.rowAt(ctx, box, i)
+	if err != nil {
+		return -1, err
+	}
 	cctx, cancel := withCallTimeout(ctx, b.opts.CallTimeout)
 	defer cancel()
-	rt := b.route(cctx, box.Name)
-	r := rt.call(cctx, box.Path, ifaceTable+".GetRowAtIndex", int32(i))
-	if r.err != nil {
-		return -1, objRefusal(box, "GetRowAtIndex", r.err)
-	}
-	row := r.body.i32()
-	ok, err := rt.call(cctx, box.Path, ifaceTable+".AddRowSelection", row).boolean()
+	ok, err := b.route(cctx, box.Name).call(cctx, box.Path, ifaceTable+".AddRowSelection", row).boolean()
 	if err != nil {
 		return -1, objRefusal(box, "AddRowSelection", err)
 	}
@@ -313,6 +401,35 @@ func (b *Bus) selectRow(ctx context.Context, box Object, i int) (int32, error) {
 		return -1, target.Refuse(target.CodeDeclined, "the application declined Table.AddRowSelection of row %d", row).With("object", box.Key())
 	}
 	return row, nil
+}
+
+// rowAt is the table row of the container's child i (Table.GetRowAtIndex).
+func (b *Bus) rowAt(ctx context.Context, box Object, i int) (int32, error) {
+	cctx, cancel := withCallTimeout(ctx, b.opts.CallTimeout)
+	defer cancel()
+	r := b.route(cctx, box.Name).call(cctx, box.Path, ifaceTable+".GetRowAtIndex", int32(i))
+	if r.err != nil {
+		return -1, objRefusal(box, "GetRowAtIndex", r.err)
+	}
+	return r.body.i32(), nil
+}
+
+// selectedRowCount is how many of a table's rows are selected
+// (Table.NSelectedRows).
+func (b *Bus) selectedRowCount(ctx context.Context, box Object) (int, error) {
+	cctx, cancel := withCallTimeout(ctx, b.opts.CallTimeout)
+	defer cancel()
+	r := b.route(cctx, box.Name).call(cctx, box.Path, ifaceProperties+".Get", ifaceTable, "NSelectedRows")
+	if r.err != nil {
+		return 0, objRefusal(box, "NSelectedRows", r.err)
+	}
+	cnt, _ := r.body.variant().(int32)
+	return int(cnt), nil
+}
+
+// sameSet reports whether a and b hold the same strings.
+func sameSet(a, b []string) bool {
+	return len(setMinus(a, b)) == 0 && len(setMinus(b, a)) == 0
 }
 
 // rowSelected reports whether a table's row is selected (Table.IsRowSelected).

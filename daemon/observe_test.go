@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -51,5 +52,58 @@ func TestLastSnapshotsBounded(t *testing.T) {
 	}
 	if _, ok := e.last.by["s0"]; ok {
 		t.Fatal("the oldest session's snapshot was kept past the bound")
+	}
+}
+
+// bigTree is a snapshot of n nodes, each named with 1000 characters.
+func bigTree(n int) *target.Snapshot {
+	root := &target.Node{Role: "frame", Key: "root"}
+	for i := range n {
+		root.Children = append(root.Children, &target.Node{Role: "label", Key: fmt.Sprint(i), Name: strings.Repeat("x", 1000)})
+	}
+	return &target.Snapshot{Root: root}
+}
+
+// TestLastSnapshotsBoundedInBytes: what a target keeps for --diff is
+// bounded in bytes across its sessions (the oldest forgotten first; a tree
+// too big alone is not kept), and a session's tree goes when it detaches.
+func TestLastSnapshotsBoundedInBytes(t *testing.T) {
+	d := &Daemon{}
+	e := newEntry(target.Target{ID: "win:1"}, nil, nil)
+	third := maxLastBytes / 3 / 1300 // nodes of about a third of the bound
+	for _, s := range []string{"a", "b", "c", "d"} {
+		d.keepLast(e, s, bigTree(third))
+	}
+	if e.last.bytes > maxLastBytes || len(e.last.by) != 3 {
+		t.Fatalf("%d bytes kept in %d trees, bound %d", e.last.bytes, len(e.last.by), maxLastBytes)
+	}
+	if _, ok := e.last.by["a"]; ok {
+		t.Fatal("the oldest was kept past the bound in bytes")
+	}
+	d.keepLast(e, "huge", bigTree(maxLastBytes/1000))
+	if _, ok := e.last.by["huge"]; ok || len(e.last.by) != 3 {
+		t.Fatalf("a tree larger than the bound was kept (%d trees)", len(e.last.by))
+	}
+}
+
+// TestDiffForgottenOnDetach: a session that detached from a target and
+// attaches again gets a whole snapshot from its next --diff.
+func TestDiffForgottenOnDetach(t *testing.T) {
+	td := startDaemon(t, &kindtest.Provider{}, "")
+	id := string(td.open(t, "a"))
+	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: id}), "")
+	e := td.entryOf(target.ID(id))
+	kept := func() int { td.mu.Lock(); defer td.mu.Unlock(); return len(e.last.by) }
+	if kept() != 1 {
+		t.Fatalf("trees kept: %d", kept())
+	}
+	wantCode(t, td.call(t, Request{Verb: "detach", Session: "a", Target: id}), "")
+	if kept() != 0 {
+		t.Fatalf("the detached session's tree is kept")
+	}
+	wantCode(t, td.call(t, Request{Verb: "attach", Session: "a", Target: id}), "")
+	again := td.call(t, Request{Verb: "snapshot", Session: "a", Target: id, Diff: true})
+	if !strings.Contains(again.Did, "no earlier snapshot") {
+		t.Fatalf("--diff after a detach: did %q\n%s", again.Did, again.Text)
 	}
 }

@@ -103,12 +103,7 @@ func (d *Daemon) trace(c *call, resp Response, err error) {
 		s.MS = d.cfg.Now().Sub(c.started).Milliseconds()
 	}
 	if c.acted != nil {
-		s.Role, s.Name = c.acted.Role, c.acted.Name
-		// A field's name is its label, but a field that names itself by
-		// its value (a combo box's entry) would carry the text typed.
-		if req.Text != "" && strings.Contains(s.Name, req.Text) {
-			s.Name = ""
-		}
+		s.Role, s.Name = c.acted.Role, traceName(*c.acted)
 	}
 	if resp.Effect != nil {
 		s.Effect = resp.Effect.Word // its Seen may quote the text typed: not kept
@@ -118,7 +113,7 @@ func (d *Daemon) trace(c *call, resp Response, err error) {
 	case "type", "fill":
 		s.Chars = utf8.RuneCountInString(req.Text)
 	case "key":
-		if utf8.RuneCountInString(req.Chord) == 1 {
+		if typesText(req.Chord) {
 			s.Chars = 1 // a key that types a character is typing
 		} else {
 			s.Key = req.Chord
@@ -144,12 +139,61 @@ func (d *Daemon) trace(c *call, resp Response, err error) {
 			s.After = digest(resp.Snapshot.Text())
 		}
 	}
-	if s.OK && c.def.acts && c.e != nil && st.Setting().Pictures {
+	if s.OK && c.def.acts && !textWords[word] && c.e != nil && st.Setting().Pictures {
 		s.Picture = d.tracePicture(st, c)
 	}
 	if aerr := st.Append(s); aerr != nil {
 		d.cfg.Logger.Error("trace", "err", aerr)
 	}
+}
+
+// textWords are the verbs that carry text an agent types: no picture is
+// kept after them (the field shows what was typed).
+var textWords = map[string]bool{"type": true, "fill": true, "key": true}
+
+// editableRoles are the roles of nodes whose name can be their value (a
+// combo box's entry names itself by what it holds, a page's text field
+// by its placeholder or what was typed): the trace keeps their role only,
+// whatever step acts on them, so text typed earlier does not reach the
+// trace with a later click.
+var editableRoles = map[string]bool{"entry": true, "text": true, "password text": true,
+	"combo box": true, "spin button": true, "terminal": true, "document text": true}
+
+// traceName is the name a trace keeps of the node a step acted on: none
+// for a node whose name can carry typed text (editableRoles, or one
+// that says it is editable).
+func traceName(n target.NodeTraits) string {
+	if n.Editable || editableRoles[n.Role] {
+		return ""
+	}
+	return n.Name
+}
+
+// typesText reports whether a key step's chord types a character —
+// shifted or not ("a", "shift+a", "space", "€") — rather than commands
+// (ctrl, alt or super held, or a key that is no character: Tab, Return,
+// the arrows, F5). A chord that does not parse is counted as text: its
+// spelling is not kept.
+func typesText(chord string) bool {
+	c, err := target.ParseChord(chord)
+	if err != nil {
+		return true
+	}
+	if c.Mods&^target.ModShift != 0 {
+		return false
+	}
+	k := c.Keysym
+	switch {
+	case k >= 0x20 && k <= 0x7e, k >= 0xa0 && k <= 0xff: // Latin-1 characters, space
+		return true
+	case k >= 0x01000100 && k <= 0x0110ffff: // a Unicode character's keysym
+		return true
+	case k >= 0xffaa && k <= 0xffb9, k == 0xff80: // the keypad's digits, operators, space
+		return true
+	case k > 0xff && k < 0xff00: // the legacy keysyms of other scripts' characters
+		return true
+	}
+	return false
 }
 
 // digest is a short digest of what a verb observed (the lines of a tree).

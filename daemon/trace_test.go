@@ -296,3 +296,49 @@ func TestTraceDigestsSayAChange(t *testing.T) {
 	}
 	grepTree(t, td.cfg.StateDir, "hunter2")
 }
+
+// TestTraceKeepsNoTypedTextLater: text typed into an entry that names
+// itself by its value does not reach the trace with a later click on it;
+// a shifted key that types a letter is typing (its count, not its name),
+// while a command chord keeps its name; no picture is kept after a step
+// that types, even with pictures on.
+func TestTraceKeepsNoTypedTextLater(t *testing.T) {
+	const canary = "Zq9CANARY"
+	dir := t.TempDir()
+	td := startDaemonWith(t, &kindtest.Provider{}, dir, func(c *Config) { c.IdleHandback = -1 })
+	id := td.open(t, "a")
+	wantCode(t, td.call(t, Request{Verb: "trace", Session: "op", Action: "pictures-on"}), "")
+	e := td.entryOf(id)
+	now := td.cfg.Now()
+	td.trace(&call{def: verbs["type"], req: Request{Verb: "type", Session: "a", Ref: "@e4", Text: canary}, e: e, started: now,
+		acted: &target.NodeTraits{Role: "combo box", Name: ""}}, Response{OK: true, By: target.RoadTree}, nil)
+	td.trace(&call{def: verbs["key"], req: Request{Verb: "key", Session: "a", Ref: "@e4", Chord: "shift+z"}, e: e, started: now}, Response{OK: true, By: target.RoadKeys}, nil)
+	td.trace(&call{def: verbs["key"], req: Request{Verb: "key", Session: "a", Ref: "@e4", Chord: "ctrl+shift+t"}, e: e, started: now}, Response{OK: true, By: target.RoadKeys}, nil)
+	// The entry now names itself by what it holds.
+	td.trace(&call{def: verbs["click"], req: Request{Verb: "click", Session: "a", Ref: "@e4"}, e: e, started: now,
+		acted: &target.NodeTraits{Role: "combo box", Name: canary + "Z"}}, Response{OK: true, By: target.RoadTree}, nil)
+	td.trace(&call{def: verbs["click"], req: Request{Verb: "click", Session: "a", Ref: "@e5"}, e: e, started: now,
+		acted: &target.NodeTraits{Role: "entry", Name: "Zq9", Editable: true}}, Response{OK: true, By: target.RoadTree}, nil)
+	steps := td.call(t, Request{Verb: "trace", Session: "a"}).Trace
+	if len(steps) != 6 {
+		t.Fatalf("steps: %q", stepVerbs(steps))
+	}
+	typ, shifted, cmd, click := steps[1], steps[2], steps[3], steps[4]
+	if typ.Picture != "" || shifted.Picture != "" || cmd.Picture != "" {
+		t.Errorf("a picture after typing: %q %q %q", typ.Picture, shifted.Picture, cmd.Picture)
+	}
+	if click.Picture == "" {
+		t.Errorf("no picture after the click (pictures are on): %+v", click)
+	}
+	if shifted.Key != "" || shifted.Chars != 1 {
+		t.Errorf("shift+z types a Z: %+v", shifted)
+	}
+	if cmd.Key != "ctrl+shift+t" {
+		t.Errorf("a command chord: %+v", cmd)
+	}
+	if click.Role != "combo box" || click.Name != "" || steps[5].Name != "" {
+		t.Errorf("an editable node's name is kept: %+v %+v", click, steps[5])
+	}
+	grepTree(t, dir, "Zq9")
+	grepTree(t, dir, "shift+z")
+}

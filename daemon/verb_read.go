@@ -140,32 +140,82 @@ func goneRef(e *entry, ref string) error {
 // keeps; the oldest is forgotten first (its next --diff answers whole).
 const maxLastSessions = 16
 
+// maxLastBytes bounds the size of the snapshots a target keeps for
+// --diff, across its sessions (as lastSize counts it): the oldest are
+// forgotten first, and a tree larger than this alone is not kept (the
+// next --diff answers whole).
+const maxLastBytes = 8 << 20
+
 // lastSnapshots is each session's last snapshot of one target: one tree per
-// session, gone with the target's entry. Guarded by Daemon.mu.
+// session, gone with the target's entry, or with the session's lease of it
+// (detach). Guarded by Daemon.mu.
 type lastSnapshots struct {
 	by    map[string]*target.Snapshot
-	order []string // sessions, oldest first
+	size  map[string]int // lastSize of each
+	bytes int            // their sum
+	order []string       // sessions, oldest first
+}
+
+// forget drops session's snapshot.
+func (l *lastSnapshots) forget(session string) {
+	if _, had := l.by[session]; !had {
+		return
+	}
+	l.bytes -= l.size[session]
+	delete(l.by, session)
+	delete(l.size, session)
+	l.order = slices.DeleteFunc(l.order, func(s string) bool { return s == session })
+}
+
+// lastSize is about how many bytes a kept snapshot holds: its nodes'
+// strings and a node's fixed part.
+func lastSize(snap *target.Snapshot) int {
+	n := 0
+	if snap.Root != nil {
+		snap.Root.Walk(func(x *target.Node, _ int) bool {
+			n += 256 + len(x.Ref) + len(x.Role) + len(x.Name) + len(x.Description) + len(x.Text) + len(x.Key) + len(x.Unreadable)
+			for _, s := range x.States {
+				n += 16 + len(s)
+			}
+			for _, s := range x.Actions {
+				n += 16 + len(s)
+			}
+			n += 16 * len(x.Interfaces) // their strings are the backend's shared ones
+			return true
+		})
+	}
+	return n
 }
 
 // keepLast keeps snap as the session's last snapshot of e and answers the
 // one it replaces (nil: none).
 func (d *Daemon) keepLast(e *entry, session string, snap *target.Snapshot) *target.Snapshot {
+	size := lastSize(snap)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	l := &e.last
 	if l.by == nil {
-		l.by = map[string]*target.Snapshot{}
+		l.by, l.size = map[string]*target.Snapshot{}, map[string]int{}
 	}
-	prev, had := l.by[session]
-	if had {
-		l.order = slices.DeleteFunc(l.order, func(s string) bool { return s == session })
-	} else if len(l.order) >= maxLastSessions {
-		delete(l.by, l.order[0])
-		l.order = l.order[1:]
+	prev := l.by[session]
+	l.forget(session)
+	if size > maxLastBytes {
+		return prev
 	}
-	l.by[session] = snap
+	for len(l.order) > 0 && (len(l.order) >= maxLastSessions || l.bytes+size > maxLastBytes) {
+		l.forget(l.order[0])
+	}
+	l.by[session], l.size[session] = snap, size
+	l.bytes += size
 	l.order = append(l.order, session)
 	return prev
+}
+
+// forgetLast drops the session's last snapshot of e: its lease of e ended.
+func (d *Daemon) forgetLast(e *entry, session string) {
+	d.mu.Lock()
+	e.last.forget(session)
+	d.mu.Unlock()
 }
 
 // noteSnapshot keeps what a snapshot told of e: its title, and where its

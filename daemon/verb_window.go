@@ -140,6 +140,7 @@ func (d *Daemon) detach(ctx context.Context, c *call) Response {
 	}
 	did := "you did not hold its lease; nothing changed"
 	if released {
+		d.forgetLast(c.e, c.req.Session) // its next --diff answers whole
 		did = "released its lease; the application keeps running"
 		d.persist()
 	}

@@ -16,7 +16,8 @@ import (
 // shown states (checked, focused, expanded, hidden, disabled…: the states
 // the text form prints), its text — its value and the text of the nodes
 // without a key of their own below it (a tab's text runs), which have no
-// identity to be matched by — or its role. Bounds are not compared: a
+// identity to be matched by —, its range value (a slider's, a spin
+// button's, a progress bar's) or its role. Bounds are not compared: a
 // scroll, a resize or a relayout moves every node, and a diff listing them
 // all would bury the change that matters; a node that goes off screen or
 // comes back shows as its "hidden" state.
@@ -49,7 +50,10 @@ type Change struct {
 }
 
 // FieldChange is one field of a changed node. Field is "states", "name",
-// "text" or "role". A states change is a pair that flipped (From
+// "text", "value" or "role". A name or text is clipped around where it
+// first differs ("…Saved 3 items" → "…Saved 4 items"), so a page whose
+// long text changed in one place says that place, not its whole text
+// twice. A value is the number, with its bounds when they changed too. A states change is a pair that flipped (From
 // "unchecked", To "checked"), or the states that came (From "") or went
 // (To ""), space-separated.
 type FieldChange struct {
@@ -67,6 +71,26 @@ type keyed struct {
 	parent string // the key of its nearest ancestor with one
 	text   string
 	states []string
+}
+
+// valueChange is how a range value changed, or false when it did not:
+// the current value, and the bounds beside it when they changed.
+func valueChange(old, new *Value) (FieldChange, bool) {
+	if old == nil && new == nil || old != nil && new != nil && *old == *new {
+		return FieldChange{}, false
+	}
+	bounds := old == nil || new == nil || old.Min != new.Min || old.Max != new.Max
+	word := func(v *Value) string {
+		if v == nil {
+			return ""
+		}
+		s := strconv.FormatFloat(v.Current, 'f', -1, 64)
+		if bounds && v.Max > v.Min {
+			s += " (" + strconv.FormatFloat(v.Min, 'f', -1, 64) + "–" + strconv.FormatFloat(v.Max, 'f', -1, 64) + ")"
+		}
+		return s
+	}
+	return FieldChange{"value", word(old), word(new)}, true
 }
 
 // index lists the nodes of a tree with a key, in depth-first order.
@@ -150,9 +174,9 @@ func DiffSnapshots(old, new *Snapshot) *Diff {
 		c := change(op, n)
 		if c.Name == "" {
 			if op == "+" {
-				c.Text = strings.TrimSpace(nm[k].text)
+				c.Text = clipDiff(strings.TrimSpace(nm[k].text))
 			} else {
-				c.Text = strings.TrimSpace(om[k].text)
+				c.Text = clipDiff(strings.TrimSpace(om[k].text))
 			}
 		}
 		d.Changes = append(d.Changes, c)
@@ -171,10 +195,15 @@ func DiffSnapshots(old, new *Snapshot) *Diff {
 		}
 		what = append(what, stateChanges(ok.states, nk.states)...)
 		if ok.n.Name != nk.n.Name {
-			what = append(what, FieldChange{"name", ok.n.Name, nk.n.Name})
+			from, to := clipAround(ok.n.Name, nk.n.Name)
+			what = append(what, FieldChange{"name", from, to})
 		}
 		if ok.text != nk.text {
-			what = append(what, FieldChange{"text", ok.text, nk.text})
+			from, to := clipAround(ok.text, nk.text)
+			what = append(what, FieldChange{"text", from, to})
+		}
+		if v, changed := valueChange(ok.n.Value, nk.n.Value); changed {
+			what = append(what, v)
 		}
 		if len(what) > 0 {
 			d.Changed++
@@ -241,6 +270,8 @@ func setDiff(a, b []string) []string {
 //
 //	~ check box "Dark" @e9: unchecked → checked
 //	~ entry "Name" @e3: text "" → "ada"; +focused
+//	~ document web: text "…Saved 3 items" → "…Saved 4 items"
+//	~ slider "Volume" @e12: =42 → =60
 //	+ dialog "About" @e40 +12 below
 //	+ list item @e41 ="Fresh 1" +2 below
 //	- push button "Load more" @e31
@@ -289,12 +320,15 @@ func (d *Diff) WriteText(w io.Writer) error {
 				b = append(b, "+"+strings.ReplaceAll(f.To, " ", " +")...)
 			case f.Field == "states":
 				b = append(b, "-"+strings.ReplaceAll(f.From, " ", " -")...)
+			case f.Field == "value":
+				b = append(b, "="+orNone(f.From)+" → ="+orNone(f.To)...)
 			default:
+				// Clipped when the change was made (clipAround).
 				b = append(b, f.Field...)
 				b = append(b, ' ')
-				b = strconv.AppendQuote(b, clipDiff(f.From))
+				b = strconv.AppendQuote(b, f.From)
 				b = append(b, " → "...)
-				b = strconv.AppendQuote(b, clipDiff(f.To))
+				b = strconv.AppendQuote(b, f.To)
 			}
 		}
 		b = append(b, '\n')
@@ -319,4 +353,46 @@ func clipDiff(s string) string {
 		return s
 	}
 	return string(r[:diffClip]) + "…"
+}
+
+// orNone is a value's word, or "none" for a node that had no value.
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// diffContext is how many characters before the first difference a
+// clipped name or text keeps, so the change reads in its place.
+const diffContext = 24
+
+// clipAround clips a changed name or text, as it was and as it is, to
+// where they first differ: diffContext characters before it (an "…"
+// saying some were left out), then up to diffClip characters.
+func clipAround(from, to string) (string, string) {
+	a, b := []rune(from), []rune(to)
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+	start := 0
+	if p > diffContext {
+		start = p - diffContext
+	}
+	cut := func(r []rune) string {
+		lead := ""
+		if start > 0 {
+			lead = "…"
+		}
+		if start > len(r) {
+			return lead
+		}
+		r = r[start:]
+		if len(r) > diffClip {
+			return lead + string(r[:diffClip]) + "…"
+		}
+		return lead + string(r)
+	}
+	return cut(a), cut(b)
 }

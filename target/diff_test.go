@@ -113,3 +113,60 @@ func TestFindWithContext(t *testing.T) {
 		t.Fatalf("no match: %q", got)
 	}
 }
+
+// A long text that changed past its first 80 characters (a page's status
+// line) says where it changed, in the line and in the JSON's From/To.
+func TestDiffLongTextClippedAroundTheChange(t *testing.T) {
+	page := strings.Repeat("Welcome to the shop, browse the aisles below. ", 4)
+	old := &Snapshot{Root: &Node{Role: "document web", Children: []*Node{{Role: "static", Name: page + "Saved 3 items. " + page}}}}
+	new := again(old)
+	new.Root.Children[0].Name = page + "Saved 4 items. " + page
+	d := DiffSnapshots(old, new)
+	if len(d.Changes) != 1 || len(d.Changes[0].What) != 1 {
+		t.Fatalf("diff: %+v", d)
+	}
+	f := d.Changes[0].What[0]
+	if !strings.Contains(f.From, "Saved 3 items") || !strings.Contains(f.To, "Saved 4 items") || !strings.HasPrefix(f.From, "…") {
+		t.Fatalf("the change is not shown: %q → %q", f.From, f.To)
+	}
+	if n := len([]rune(f.From)); n > diffClip+2 {
+		t.Fatalf("from is %d characters: %q", n, f.From)
+	}
+	if line := d.Text(); !strings.Contains(line, "Saved 3 items") || !strings.Contains(line, "Saved 4 items") {
+		t.Fatalf("line: %s", line)
+	}
+}
+
+// A range value that moved is a change (a slider dragged).
+func TestDiffValue(t *testing.T) {
+	old := &Snapshot{Root: &Node{Role: "frame", Key: "w", Children: []*Node{
+		{Role: "slider", Name: "Volume", Key: "vol", Ref: "@e12", Value: &Value{Current: 42, Min: 0, Max: 100}}}}}
+	new := again(old)
+	new.Root.Children[0].Value = &Value{Current: 60, Min: 0, Max: 100}
+	if got := DiffSnapshots(old, new).Text(); got != `~ slider "Volume" @e12: =42 → =60`+"\n" {
+		t.Fatalf("slider moved: %q", got)
+	}
+	new.Root.Children[0].Value = &Value{Current: 42, Min: 0, Max: 50}
+	if got := DiffSnapshots(old, new).Text(); got != `~ slider "Volume" @e12: =42 (0–100) → =42 (0–50)`+"\n" {
+		t.Fatalf("bounds changed: %q", got)
+	}
+}
+
+// An unnamed row is named one way by find and by -i: its first text that
+// is not a control's — not the check box "Select" in its first cell.
+func TestUnnamedRowNamedAlikeByFindAndInteractive(t *testing.T) {
+	s := people()
+	row := s.Root.Children[2].Children[0]
+	row.Name = ""
+	pick := &Node{Role: "check box", Name: "Select", Key: "pick1", Interfaces: []string{"Action"}, Actions: []string{"click"}, States: []string{"sensitive", "showing"}}
+	row.Children = append([]*Node{{Role: "cell", Key: "pickcell1", Children: []*Node{pick}}}, row.Children...)
+	NewRefTable().Assign(s)
+	found := s.FindText("edit", 1).Text()
+	if !strings.Contains(found, ` in row "Ada Lovelace" `) {
+		t.Fatalf("find names the row otherwise:\n%s", found)
+	}
+	view := s.InteractiveView().Text()
+	if !strings.Contains(view, `row "Ada Lovelace"`) || strings.Contains(view, `row "Select"`) {
+		t.Fatalf("-i names the row otherwise:\n%s", view)
+	}
+}

@@ -50,7 +50,8 @@ const FindContext = 2
 // repeats (a list item "Row 7" and its label) stands for that node. A match's context is its nearest named
 // ancestors, leaving out the root (the answer names the target) and those
 // named by the match's own words; a row or an item without a name is named
-// by its first words ("Ada Lovelace").
+// as -i names it (memberName: its first text that is not a control's,
+// "Ada Lovelace").
 func (s *Snapshot) FindText(q string, max int) *Found {
 	f := &Found{Query: q}
 	if s == nil || s.Root == nil {
@@ -120,8 +121,8 @@ func (s *Snapshot) FindText(q string, max int) *Found {
 		for i := len(h.above) - 1; i >= 1 && len(m.In) < FindContext; i-- { // above[0] is the root
 			a := h.above[i]
 			name := a.Name
-			if name == "" && itemRoles[a.Role] {
-				name = firstWords(a)
+			if name == "" && memberRoles[a.Role] {
+				name = memberName(a, []*Node{t})
 			}
 			if name == "" || (t.Name != "" && strings.Contains(name, t.Name)) {
 				continue
@@ -131,26 +132,6 @@ func (s *Snapshot) FindText(q string, max int) *Found {
 		f.Matches = append(f.Matches, m)
 	}
 	return f
-}
-
-// itemRoles are the roles of a collection's members, which a toolkit
-// often leaves unnamed: find names them by their first words.
-var itemRoles = map[string]bool{"table row": true, "row": true, "list item": true, "tree item": true}
-
-// firstWords is the first name or text below n.
-func firstWords(n *Node) string {
-	var w string
-	n.Walk(func(x *Node, depth int) bool {
-		if depth > 0 {
-			if v := strings.TrimSpace(x.Name); v != "" {
-				w = v
-			} else if v := strings.TrimSpace(x.Text); v != "" {
-				w = v
-			}
-		}
-		return w == ""
-	})
-	return w
 }
 
 // WriteText renders what find found, one match a line, or "no match":

@@ -574,11 +574,10 @@ func rangeControl(n *Node) bool {
 // contextName is the name under which n — a table's row or cell or a
 // list's item that is not kept for itself — is kept as the line its kept
 // descendants sit under (`push button "Delete"` inside `table row "Ada
-// Lovelace"`), or "" when it is not. It is n's name or text; for a row
-// that has neither (a page's <tr>), the name of its first cell that is
-// not one of the kept nodes and does not merely repeat one. A cell that
-// only repeats its one kept descendant ("Delete" around its button) adds
-// nothing and is not kept.
+// Lovelace"`), or "" when it is not. It is n's name or text; for one that
+// has neither (a page's <tr>), its memberName. A cell that only repeats
+// its one kept descendant ("Delete" around its button) adds nothing and is
+// not kept.
 func contextName(n *Node, below []*Node) string {
 	if len(below) == 0 || offScreen(n) {
 		return ""
@@ -588,30 +587,48 @@ func contextName(n *Node, below []*Node) string {
 	default:
 		return ""
 	}
-	repeats := func(s string) bool {
-		for _, k := range below {
-			if k.Name == s || k.Text == s {
-				return true
-			}
-		}
-		return false
+	say := orText(n)
+	if say == "" && memberRoles[n.Role] {
+		say = memberName(n, below)
 	}
-	say := n.Name
-	if say == "" {
-		say = n.Text
-	}
-	if say == "" && (n.Role == "table row" || n.Role == "row") {
-		for _, c := range n.Children {
-			if s := orText(c); s != "" && !c.Actionable() && !repeats(s) {
-				say = s
-				break
-			}
-		}
-	}
-	if say == "" || (len(below) == 1 && repeats(say)) {
+	if say == "" || (len(below) == 1 && repeats(say, below)) {
 		return ""
 	}
 	return say
+}
+
+// memberRoles are the roles of a collection's members that a toolkit often
+// leaves unnamed, and that memberName names.
+var memberRoles = map[string]bool{"table row": true, "row": true, "list item": true, "tree item": true}
+
+// memberName is the name an unnamed row or item goes by, in -i's lines
+// and in find's context alike: the first name or text below it, in tree
+// order, of a node that is not actionable (a cell, a label — never a
+// check box's "Select" or a link's "Edit", nor anything inside them), and
+// that does not merely repeat one of the nodes shown (below).
+func memberName(n *Node, below []*Node) string {
+	for _, c := range n.Children {
+		if c.Actionable() {
+			continue
+		}
+		if say := strings.TrimSpace(orText(c)); say != "" && !repeats(say, below) {
+			return say
+		}
+		if say := memberName(c, below); say != "" {
+			return say
+		}
+	}
+	return ""
+}
+
+// repeats reports whether s is the name or text of one of the nodes.
+func repeats(s string, nodes []*Node) bool {
+	for _, k := range nodes {
+		if k.Name == s || k.Text == s {
+			return true
+		}
+	}
+	return false
 }
 
 // orText is a node's name, else its text.

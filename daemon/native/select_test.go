@@ -158,3 +158,54 @@ func TestWindowClickPageTab(t *testing.T) {
 		t.Errorf("the second page's content is not showing: %v", content.States)
 	}
 }
+
+// On a list that takes several rows, selecting one option alone leaves it
+// holding exactly that one — what it held before is cleared, as the
+// application's own log says — and several end held exactly.
+func TestWindowSelectMultipleHoldsExactly(t *testing.T) {
+	testenv.NeedIntegration(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	disp, err := Xvfb(Options{WalkTimeout: 10 * time.Second, Logf: t.Logf}).Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { disp.Close() })
+	script, _ := filepath.Abs(filepath.Join("testdata", "multilist.py"))
+	logPath := filepath.Join(t.TempDir(), "multilist.jsonl")
+	w, err := disp.Launch(ctx, []string{testenv.FixturePython, script, "--log", logPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := testenv.OpenFixtureLog(logPath)
+	if _, err := log.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "ready" }); err != nil {
+		t.Fatal(err)
+	}
+	sel := w.(kind.Selector)
+	list, _ := nodeOf(t, w, "list box", "Fruit")
+	heldAfter := func(from int, want string) {
+		t.Helper()
+		// The last "held" event the app logged since from is what it holds.
+		waitEvent(t, log, from, "held "+want, func(e testenv.Event) bool { return e.Type == "held" && e.Text == want })
+	}
+	// GTK holds the first row of such a list when it shows it.
+	heldAfter(0, "Apple")
+	from := log.Len()
+	got, err := sel.Select(ctx, kind.Node{Key: list.Key}, []string{"Banana"})
+	if err != nil || !slices.Equal(got, []string{"Banana"}) {
+		t.Fatalf("select Banana alone: %q %v", got, err)
+	}
+	heldAfter(from, "Banana")
+	from = log.Len()
+	if got, err := sel.Select(ctx, kind.Node{Key: list.Key}, []string{"Cherry", "Apple"}); err != nil || len(got) != 2 {
+		t.Fatalf("select Cherry and Apple: %q %v", got, err)
+	}
+	heldAfter(from, "Apple,Cherry")
+	// And what the application holds at the end, by its tree.
+	for _, name := range []string{"Apple", "Banana", "Cherry"} {
+		row, _ := nodeOf(t, w, "list item", name)
+		if row.Has("selected") != (name != "Banana") {
+			t.Errorf("%s selected: %v (states %v)", name, row.Has("selected"), row.States)
+		}
+	}
+}

@@ -137,7 +137,7 @@ type TargetInfo struct {
 	Browser string `json:"browser,omitempty"`
 	// CDPID is a tab's CDP target id, for programs that meet the tab over
 	// DevTools too ("" for a window). Its handle is ID (tab:N); a handle of
-	// the old form tab:<CDPID> still names it.
+	// the old form tab:<CDPID> is refused unknown_target, naming tab:N.
 	CDPID string `json:"cdp_id,omitempty"`
 }
 

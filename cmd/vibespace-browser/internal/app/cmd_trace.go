@@ -21,7 +21,8 @@ effect. --json gives the whole steps, with digests of what each observed.
    --last N           the last N steps (default 20)
    --for <session>    (operator) another session's trace; audited
    --pictures on|off  (operator) keep the tab's picture after each acting step,
-                      deleted with the step; off by default; audited`,
+                      deleted with the step; off by default; audited; none
+                      after type, fill or key (it would show the text)`,
 		Flags: []cli.Flag{jsonFlag,
 			&cli.StringFlag{Name: "target", Usage: "only the steps on this tab (tab:N)"},
 			&cli.IntFlag{Name: "last", Usage: "the last N steps (default 20)"},

@@ -22,7 +22,8 @@ effect. --json gives the whole steps, with digests of what each observed.
    --for <session>    (operator) another session's trace; audited
    --pictures on|off  (operator) keep the target's picture after each acting
                       step (never of your desktop's windows without their pixels
-                      grant), deleted with the step; off by default; audited`,
+                      grant), deleted with the step; off by default; audited;
+                      none after type or key (it would show the text)`,
 		Flags: []cli.Flag{jsonFlag,
 			&cli.StringFlag{Name: "target", Usage: "only the steps on this target (win:N)"},
 			&cli.IntFlag{Name: "last", Usage: "the last N steps (default 20)"},
