@@ -115,7 +115,16 @@ func (w *watch) verify(ctx context.Context, resp *Response) {
 		eff.Word, eff.Why = target.EffectUnverifiable, w.off
 		return
 	}
-	deadline := start.Add(d.cfg.VerifyWait)
+	// Injected input is read by the application later than it is sent
+	// (an X client reads its events from the server's queue): the wait
+	// for its effect starts once the application has read it, so a
+	// starved application is not taken for one that did nothing.
+	if s, ok := c.e.t.(kind.Settler); ok && (c.road == target.RoadPoint || c.road == target.RoadKeys) {
+		sctx, cancel := context.WithTimeout(ctx, d.cfg.VerifyWait)
+		_, _ = s.Settle(sctx) // a failure only means the wait starts now
+		cancel()
+	}
+	deadline := d.cfg.Now().Add(d.cfg.VerifyWait)
 	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
 		deadline = dl
 	}
