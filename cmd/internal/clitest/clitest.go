@@ -364,3 +364,28 @@ func CheckSharedRules(t testing.TB, help string) {
 		}
 	}
 }
+
+// HomeHoldsNot fails the test when any file under the state directory
+// holds s (text an agent typed, which no log, audit or trace may keep),
+// or when there is no file there to look in.
+func (e *Env) HomeHoldsNot(s string) {
+	e.T.Helper()
+	n := 0
+	filepath.WalkDir(e.Home, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return nil
+		}
+		b, rerr := os.ReadFile(p)
+		if rerr != nil {
+			return nil
+		}
+		n++
+		if bytes.Contains(b, []byte(s)) {
+			e.T.Errorf("%s holds the text typed", p)
+		}
+		return nil
+	})
+	if n == 0 {
+		e.T.Fatal("nothing under the state directory to look in")
+	}
+}
