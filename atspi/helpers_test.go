@@ -176,7 +176,7 @@ func settled(t testing.TB, b *atspi.Bus, o atspi.Object) *target.Snapshot {
 	prev := walk(t, b, o, atspi.WalkOptions{})
 	for {
 		s := walk(t, b, o, atspi.WalkOptions{})
-		if s.Census == prev.Census && s.Census.Unreadable == 0 && treeLines(s) == treeLines(prev) {
+		if s.Census == prev.Census && s.Census.Unreadable == 0 && treeLines(s) == treeLines(prev) && values(s) == values(prev) {
 			return s
 		}
 		prev = s
@@ -184,4 +184,18 @@ func settled(t testing.TB, b *atspi.Bus, o atspi.Object) *target.Snapshot {
 			t.Fatalf("the tree of %v never settled: %+v", o, s.Census)
 		}
 	}
+}
+
+// values lists the Value interface's figures of a tree's nodes, in walk
+// order: a scrolled window's bars take their range after the tree's shape
+// has settled, and a tree has not settled while they move.
+func values(s *target.Snapshot) string {
+	var b strings.Builder
+	s.Root.Walk(func(n *target.Node, _ int) bool {
+		if n.Value != nil {
+			fmt.Fprintf(&b, "%v;", *n.Value)
+		}
+		return true
+	})
+	return b.String()
 }
