@@ -2,8 +2,11 @@ package atspi_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/vibespace/vibespace/atspi"
 	"github.com/vibespace/vibespace/target"
@@ -38,17 +41,68 @@ func TestTreeMatchesPyatspi(t *testing.T) {
 			js, _ := json.Marshal(s)
 			t.Logf("%s: %+v; text %d B, interactive %d B, json %d B", name, s.Census, len(s.Text()), len(s.InteractiveView().Text()), len(js))
 
-			plain := walk(t, b, f.Object, atspi.WalkOptions{NoCache: true})
-			if a, c := stable(t, s), stable(t, plain); a != c {
-				t.Errorf("walk with the cache differs from the walk without it\n--- cache\n%s\n--- no cache\n%s", a, c)
-			}
+			sameWalk(t, "with the cache", "without it", func() string { return stable(t, walk(t, b, f.Object, atspi.WalkOptions{})) },
+				func() string { return stable(t, walk(t, b, f.Object, atspi.WalkOptions{NoCache: true})) })
 			// Through the bus instead of the application's peer socket.
-			bus := walk(t, viaBus, f.Object, atspi.WalkOptions{})
-			if a, c := stable(t, s), stable(t, bus); a != c {
-				t.Errorf("walk through the bus differs from the walk through the peer socket\n--- peer\n%s\n--- bus\n%s", a, c)
-			}
+			sameWalk(t, "through the peer socket", "through the bus", func() string { return stable(t, walk(t, b, f.Object, atspi.WalkOptions{})) },
+				func() string { return stable(t, walk(t, viaBus, f.Object, atspi.WalkOptions{})) })
 		})
 	}
+}
+
+// sameWalk holds two roads to one tree equal. The second road's walk is
+// taken between two walks by the first; when those two differ the
+// application changed by itself meanwhile (a late layout under load), which
+// says nothing of either road, and the three walks are taken again. A road
+// that differs from a tree standing still fails, with the lines that differ.
+func sameWalk(t *testing.T, aName, bName string, a, b func() string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		before := a()
+		other := b()
+		after := a()
+		if before != after {
+			if time.Now().After(deadline) {
+				t.Fatalf("the tree never stood still for three walks:\n%s", changedLines(before, after))
+			}
+			continue
+		}
+		if other != before {
+			t.Errorf("the walk %s differs from the walk %s:\n%s", aName, bName, changedLines(before, other))
+		}
+		return
+	}
+}
+
+// changedLines is the lines of b that differ from a, each with the line a
+// holds there, at most 40 of them.
+func changedLines(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	var out strings.Builder
+	shown := 0
+	for i := range max(len(al), len(bl)) {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x == y {
+			continue
+		}
+		if shown == 40 {
+			out.WriteString("…\n")
+			break
+		}
+		fmt.Fprintf(&out, "line %d:\n  - %s\n  + %s\n", i+1, x, y)
+		shown++
+	}
+	if len(al) != len(bl) {
+		fmt.Fprintf(&out, "(%d lines, then %d)\n", len(al), len(bl))
+	}
+	return out.String()
 }
 
 // stable is the tree as JSON without the states that change by themselves.
