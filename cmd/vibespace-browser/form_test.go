@@ -1,16 +1,12 @@
 package main_test
 
 import (
-	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/vibespace/vibespace/target"
 )
@@ -27,30 +23,14 @@ type formPost struct {
 // formSite serves everyInputPage on 127.0.0.1 and records its posts.
 type formSite struct {
 	*httptest.Server
-	mu      sync.Mutex
-	posts   []formPost
-	changed chan struct{}
+	posts inbox[formPost]
 }
 
 func newFormSite(t testing.TB) *formSite {
-	s := &formSite{changed: make(chan struct{})}
+	s := &formSite{}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /every", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		io.WriteString(w, everyInputPage)
-	})
-	mux.HandleFunc("POST /change", func(w http.ResponseWriter, r *http.Request) {
-		var p formPost
-		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&p); err != nil {
-			http.Error(w, err.Error(), 400)
-			return
-		}
-		s.mu.Lock()
-		s.posts = append(s.posts, p)
-		close(s.changed)
-		s.changed = make(chan struct{})
-		s.mu.Unlock()
-	})
+	servePage(mux, "/every", everyInputPage)
+	mux.HandleFunc("POST /change", s.posts.posted)
 	s.Server = httptest.NewServer(mux)
 	t.Cleanup(s.Close)
 	return s
@@ -60,35 +40,10 @@ func newFormSite(t testing.TB) *formSite {
 // matches.
 func (s *formSite) waitPost(t testing.TB, from int, id string, match func(formPost) bool) formPost {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	var last []formPost
-	for {
-		s.mu.Lock()
-		for _, p := range s.posts[min(from, len(s.posts)):] {
-			if p.ID == id {
-				last = append(last, p)
-				if match(p) {
-					s.mu.Unlock()
-					return p
-				}
-			}
-		}
-		ch := s.changed
-		s.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			t.Fatalf("the page posted no matching change of #%s (it posted %+v): %v", id, last, ctx.Err())
-		}
-	}
+	return s.posts.wait(t, from, "a matching change of #"+id, func(p formPost) bool { return p.ID == id && match(p) })
 }
 
-func (s *formSite) nposts() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.posts)
-}
+func (s *formSite) nposts() int { return s.posts.n() }
 
 // everyInputPage has a control of every kind fill and select meet; each
 // posts what it holds on change. #locked's change handler puts it back to

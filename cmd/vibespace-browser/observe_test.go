@@ -2,13 +2,11 @@ package main_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/vibespace/vibespace/cmd/internal/clitest"
@@ -61,64 +59,27 @@ type pageReport struct {
 // observeSite serves observePage on 127.0.0.1 and collects its reports.
 type observeSite struct {
 	*httptest.Server
-	mu      sync.Mutex
-	reports []pageReport
-	changed chan struct{}
+	reports inbox[pageReport]
 }
 
 func newObserveSite(t testing.TB, pages map[string]string) *observeSite {
-	s := &observeSite{changed: make(chan struct{})}
+	s := &observeSite{}
 	mux := http.NewServeMux()
 	for path, body := range pages {
-		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			io.WriteString(w, body)
-		})
+		servePage(mux, path, body)
 	}
-	mux.HandleFunc("POST /report", func(w http.ResponseWriter, r *http.Request) {
-		var rep pageReport
-		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&rep); err != nil {
-			http.Error(w, err.Error(), 400)
-			return
-		}
-		s.mu.Lock()
-		s.reports = append(s.reports, rep)
-		close(s.changed)
-		s.changed = make(chan struct{})
-		s.mu.Unlock()
-	})
+	mux.HandleFunc("POST /report", s.reports.posted)
 	s.Server = httptest.NewServer(mux)
 	t.Cleanup(s.Close)
 	return s
 }
 
-func (s *observeSite) n() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.reports)
-}
+func (s *observeSite) n() int { return s.reports.n() }
 
 // wait waits for the first report from index from of event.
 func (s *observeSite) wait(t testing.TB, from int, event string) pageReport {
 	t.Helper()
-	ctx, cancel := waitCtx(t)
-	defer cancel()
-	for {
-		s.mu.Lock()
-		for _, r := range s.reports[min(from, len(s.reports)):] {
-			if r.Event == event {
-				s.mu.Unlock()
-				return r
-			}
-		}
-		ch := s.changed
-		s.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			t.Fatalf("the page did not report %s: %v", event, ctx.Err())
-		}
-	}
+	return s.reports.wait(t, from, event, func(r pageReport) bool { return r.Event == event })
 }
 
 // diffLines are the change lines of a text --diff answer (or "unchanged").

@@ -1,9 +1,6 @@
 package main_test
 
 import (
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -18,32 +15,6 @@ const frameActInner = `<!doctype html><title>Inner %[1]s</title>
 <select aria-label="Pick %[1]s" onchange="fetch('/hit?k=%[1]s-pick-' + this.value)"><option>one</option><option>two</option></select>
 <button onclick="document.getElementById('out').textContent = 'pressed %[1]s'; fetch('/hit?k=%[1]s-press')">Press %[1]s</button>`
 
-// newFrameActSite serves /frames, a page with a same-origin frame and a
-// cross-site one (localhost against 127.0.0.1: out of process) of
-// frameActInner, and records what they report.
-func newFrameActSite(t *testing.T) *refSite {
-	t.Helper()
-	s := &refSite{changed: make(chan struct{})}
-	var port string // set before the server starts: the handler reads it
-	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		switch r.URL.Path {
-		case "/frames":
-			fmt.Fprintf(w, `<!doctype html><title>Frames</title><h1>Frames</h1><button>Main button</button>
-<iframe src="/inner?f=same" title="Same frame"></iframe>
-<iframe src="http://localhost:%s/inner?f=cross" title="Cross frame"></iframe>`, port)
-		case "/inner":
-			fmt.Fprintf(w, frameActInner, r.URL.Query().Get("f"))
-		case "/hit":
-			s.hit(r)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	s.start(t, &port)
-	return s
-}
-
 // Through vibespace-browser, in a same-origin and in a cross-site frame:
 // select by ref sets the frame's <select> (its page reports the choice),
 // and a click on the frame's button names that button (not a main-frame
@@ -53,7 +24,7 @@ func newFrameActSite(t *testing.T) *refSite {
 func TestPageRefsInFrames(t *testing.T) {
 	e := newEnv(t)
 	e.serve()
-	site := newFrameActSite(t)
+	site := newFramesSite(t, "<button>Main button</button>", frameActInner, nil)
 
 	e.OK("p", "open", site.URL+"/frames")
 	ctx, cancel := waitCtx(t)

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unicode"
@@ -13,13 +12,12 @@ import (
 	"github.com/vibespace/vibespace/target"
 )
 
-// refSite serves the pages of TestPageRefs on 127.0.0.1 (and, as
-// localhost, as a second site) and records what they report to /hit.
+// refSite serves a page with a same-origin and a cross-site frame (on
+// 127.0.0.1, and as localhost: out of process) and records what its pages
+// report to /hit?k=….
 type refSite struct {
 	*httptest.Server
-	mu      sync.Mutex
-	hits    []string
-	changed chan struct{}
+	hits inbox[string]
 }
 
 const refClicksPage = `<!doctype html><title>Clickables</title>
@@ -42,69 +40,43 @@ const refInnerPage = `<!doctype html><title>Inner %[1]s</title>
 <input aria-label="Field %[1]s" oninput="fetch('/hit?k=%[1]s-value-' + encodeURIComponent(this.value))">`
 
 func newRefSite(t *testing.T) *refSite {
-	t.Helper()
-	s := &refSite{changed: make(chan struct{})}
-	var port string // set before the server starts: the handler reads it
-	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		switch r.URL.Path {
-		case "/clicks":
-			fmt.Fprint(w, refClicksPage)
-		case "/frames":
-			fmt.Fprintf(w, `<!doctype html><title>Frames</title><h1>Frames</h1>
-<iframe src="/inner?f=same" title="Same frame"></iframe>
-<iframe src="http://localhost:%s/inner?f=cross" title="Cross frame"></iframe>`, port)
-		case "/inner":
-			fmt.Fprintf(w, refInnerPage, r.URL.Query().Get("f"))
-		case "/hit":
-			s.hit(r)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	s.start(t, &port)
-	return s
+	return newFramesSite(t, "", refInnerPage, map[string]string{"/clicks": refClicksPage})
 }
 
-// start sets *port to the site's port, then starts its server: a handler
-// that names the port reads it only after it was set.
-func (s *refSite) start(t *testing.T, port *string) {
+// newFramesSite serves /frames — main (HTML after the page's heading), then
+// a same-origin frame and a cross-site one of inner, whose %[1]s is the
+// frame's name (same, cross) — /inner, /hit, and pages by path.
+func newFramesSite(t *testing.T, main, inner string, pages map[string]string) *refSite {
+	t.Helper()
+	s := &refSite{}
+	mux := http.NewServeMux()
+	for path, body := range pages {
+		servePage(mux, path, body)
+	}
+	var port string // set before the server starts: the handler reads it
+	mux.HandleFunc("GET /frames", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><title>Frames</title><h1>Frames</h1>%s
+<iframe src="/inner?f=same" title="Same frame"></iframe>
+<iframe src="http://localhost:%s/inner?f=cross" title="Cross frame"></iframe>`, main, port)
+	})
+	mux.HandleFunc("GET /inner", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, inner, r.URL.Query().Get("f"))
+	})
+	mux.HandleFunc("GET /hit", func(w http.ResponseWriter, r *http.Request) { s.hits.add(r.URL.Query().Get("k")) })
+	s.Server = httptest.NewUnstartedServer(mux)
 	addr := s.Listener.Addr().String()
-	*port = addr[strings.LastIndex(addr, ":")+1:]
+	port = addr[strings.LastIndex(addr, ":")+1:]
 	s.Start()
 	t.Cleanup(s.Close)
-}
-
-// hit records what a page reported (/hit?k=…).
-func (s *refSite) hit(r *http.Request) {
-	s.mu.Lock()
-	s.hits = append(s.hits, r.URL.Query().Get("k"))
-	close(s.changed)
-	s.changed = make(chan struct{})
-	s.mu.Unlock()
+	return s
 }
 
 // waitHit waits for the page to report k.
 func (s *refSite) waitHit(t *testing.T, k string) {
 	t.Helper()
-	ctx, cancel := waitCtx(t)
-	defer cancel()
-	for {
-		s.mu.Lock()
-		for _, h := range s.hits {
-			if h == k {
-				s.mu.Unlock()
-				return
-			}
-		}
-		ch, got := s.changed, strings.Join(s.hits, " ")
-		s.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			t.Fatalf("the page never reported %q (it reported: %s)", k, got)
-		}
-	}
+	s.hits.wait(t, 0, fmt.Sprintf("%q", k), func(h string) bool { return h == k })
 }
 
 // Through vibespace-browser: elements only a script makes clickable have

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -29,44 +30,125 @@ type report struct {
 // visit is one request of /whoami: which tag asked, with which cookies.
 type visit struct{ tag, cookie string }
 
+// inbox collects what the test's pages send its server (each page's own
+// reading of its DOM, the oracle the CLI's answers are checked against)
+// and wakes whoever waits for an item. Its zero value is ready.
+type inbox[T any] struct {
+	mu      sync.Mutex
+	got     []T
+	changed chan struct{} // closed and replaced on every add
+}
+
+// wake is the channel the next add closes; b.mu is held.
+func (b *inbox[T]) wake() chan struct{} {
+	if b.changed == nil {
+		b.changed = make(chan struct{})
+	}
+	return b.changed
+}
+
+func (b *inbox[T]) add(v T) {
+	b.mu.Lock()
+	b.got = append(b.got, v)
+	close(b.wake())
+	b.changed = make(chan struct{})
+	b.mu.Unlock()
+}
+
+// n is how many items came so far: a later wait's from.
+func (b *inbox[T]) n() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.got)
+}
+
+// all is a copy of the items so far.
+func (b *inbox[T]) all() []T {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.got)
+}
+
+// count is how many items so far match.
+func (b *inbox[T]) count(match func(T) bool) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	for _, v := range b.got {
+		if match(v) {
+			n++
+		}
+	}
+	return n
+}
+
+// wait waits (bounded) for the first item from index from that matches;
+// a page that never sends it fails the test, naming what, with the last
+// items it did send.
+func (b *inbox[T]) wait(t testing.TB, from int, what string, match func(T) bool) T {
+	t.Helper()
+	ctx, cancel := waitCtx(t)
+	defer cancel()
+	for {
+		b.mu.Lock()
+		since := b.got[min(from, len(b.got)):]
+		for _, v := range since {
+			if match(v) {
+				b.mu.Unlock()
+				return v
+			}
+		}
+		ch := b.wake()
+		last := fmt.Sprintf("%+v", since[max(0, len(since)-10):])
+		b.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			t.Fatalf("the page did not report %s (its last reports: %s): %v", what, last, ctx.Err())
+		}
+	}
+}
+
+// posted is a handler that adds the JSON body posted to it.
+func (b *inbox[T]) posted(w http.ResponseWriter, r *http.Request) {
+	var v T
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&v); err != nil {
+		http.Error(w, err.Error(), 400)
+		return
+	}
+	b.add(v)
+}
+
+// servePage answers GET path with the HTML body.
+func servePage(mux *http.ServeMux, path, body string) {
+	mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, body)
+	})
+}
+
 // site serves the test pages on 127.0.0.1 and records what they report.
 type site struct {
 	*httptest.Server
-	mu      sync.Mutex
-	reports []report
-	visits  []visit
-	changed chan struct{} // closed and replaced on every record
+	reports inbox[report]
+	visits  inbox[visit]
 }
 
 func newSite(t testing.TB) *site {
-	s := &site{changed: make(chan struct{})}
+	s := &site{}
 	mux := http.NewServeMux()
-	page := func(path, body string) {
-		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			io.WriteString(w, body)
-		})
-	}
-	page("/form", formPage)
-	page("/list", listPage)
-	page("/long", longPage)
-	page("/big", bigPage())
-	mux.HandleFunc("POST /report", func(w http.ResponseWriter, r *http.Request) {
-		var rep report
-		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&rep); err != nil {
-			http.Error(w, err.Error(), 400)
-			return
-		}
-		s.record(func() { s.reports = append(s.reports, rep) })
-	})
+	servePage(mux, "/form", formPage)
+	servePage(mux, "/list", listPage)
+	servePage(mux, "/long", longPage)
+	servePage(mux, "/big", bigPage())
+	mux.HandleFunc("POST /report", s.reports.posted)
 	mux.HandleFunc("GET /set-cookie", func(w http.ResponseWriter, r *http.Request) {
 		v := r.URL.Query().Get("v")
 		http.SetCookie(w, &http.Cookie{Name: "who", Value: v, Path: "/", MaxAge: 86400})
 		fmt.Fprintf(w, "<!doctype html><title>cookie set</title><p>cookie who=%s set</p>", html.EscapeString(v))
 	})
 	mux.HandleFunc("GET /whoami", func(w http.ResponseWriter, r *http.Request) {
-		tag := r.URL.Query().Get("tag")
-		s.record(func() { s.visits = append(s.visits, visit{tag, r.Header.Get("Cookie")}) })
+		s.visits.add(visit{r.URL.Query().Get("tag"), r.Header.Get("Cookie")})
 		fmt.Fprintf(w, "<!doctype html><title>whoami</title><p>%s</p>", html.EscapeString(r.Header.Get("Cookie")))
 	})
 	s.Server = httptest.NewServer(mux) // 127.0.0.1
@@ -74,77 +156,23 @@ func newSite(t testing.TB) *site {
 	return s
 }
 
-func (s *site) record(f func()) {
-	s.mu.Lock()
-	f()
-	close(s.changed)
-	s.changed = make(chan struct{})
-	s.mu.Unlock()
-}
-
 // waitReport waits for the first report from index from that matches.
 func (s *site) waitReport(t testing.TB, from int, what string, match func(report) bool) report {
 	t.Helper()
-	ctx, cancel := waitCtx(t)
-	defer cancel()
-	for {
-		s.mu.Lock()
-		for _, r := range s.reports[min(from, len(s.reports)):] {
-			if match(r) {
-				s.mu.Unlock()
-				return r
-			}
-		}
-		ch := s.changed
-		s.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			t.Fatalf("the page did not report %s: %v", what, ctx.Err())
-		}
-	}
+	return s.reports.wait(t, from, what, match)
 }
 
-func (s *site) nreports() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.reports)
-}
+func (s *site) nreports() int { return s.reports.n() }
 
 // visitsTagged counts the visits of /whoami?tag=tag so far.
 func (s *site) visitsTagged(tag string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, v := range s.visits {
-		if v.tag == tag {
-			n++
-		}
-	}
-	return n
+	return s.visits.count(func(v visit) bool { return v.tag == tag })
 }
 
 // cookieOf is the Cookie header /whoami?tag=tag was requested with.
 func (s *site) cookieOf(t testing.TB, tag string) string {
 	t.Helper()
-	ctx, cancel := waitCtx(t)
-	defer cancel()
-	for {
-		s.mu.Lock()
-		for _, v := range s.visits {
-			if v.tag == tag {
-				s.mu.Unlock()
-				return v.cookie
-			}
-		}
-		ch := s.changed
-		s.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			t.Fatalf("no visit of /whoami?tag=%s: %v", tag, ctx.Err())
-		}
-	}
+	return s.visits.wait(t, 0, "a visit of /whoami?tag="+tag, func(v visit) bool { return v.tag == tag }).cookie
 }
 
 // reportJS posts the page's own view of itself to the test.

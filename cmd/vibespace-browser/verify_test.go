@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/vibespace/vibespace/daemon"
@@ -28,16 +27,13 @@ const verifyPage = `<!doctype html><title>verify</title>
 // verifySite serves verifyPage at /v and records the paths it served.
 type verifySite struct {
 	*httptest.Server
-	mu    sync.Mutex
-	paths []string
+	paths inbox[string]
 }
 
 func newVerifySite(t testing.TB) *verifySite {
 	s := &verifySite{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.paths = append(s.paths, r.URL.Path)
-		s.mu.Unlock()
+		s.paths.add(r.URL.Path)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		if r.URL.Path == "/next" {
 			io.WriteString(w, "<!doctype html><title>next</title><p>the next page</p>")
@@ -50,9 +46,7 @@ func newVerifySite(t testing.TB) *verifySite {
 }
 
 func (s *verifySite) served(path string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Contains(s.paths, path)
+	return s.paths.count(func(p string) bool { return p == path }) > 0
 }
 
 // effectOf fails unless resp carries an effect of word.
@@ -127,7 +121,7 @@ func TestVerifyPage(t *testing.T) {
 	resp = e.okJSON("s1", "click", ref(t, e.snapshot("s1", "-i"), "link", "Next"))
 	eff = effectOf(t, resp, target.EffectConfirmed)
 	if !slices.Contains(eff.Seen, "url: /v → /next") || !site.served("/next") {
-		t.Fatalf("click Next saw %q; the server served %v", eff.Seen, site.paths)
+		t.Fatalf("click Next saw %q; the server served %v", eff.Seen, site.paths.all())
 	}
 }
 
