@@ -2,7 +2,6 @@ package cdp
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/vibespace/vibespace/target"
 )
@@ -107,7 +106,7 @@ func keyFor(c target.Chord) (keyDef, bool) {
 			return keyDef{key: c.Key, code: c.Key, vk: int64(111 + n)}, true
 		}
 	}
-	r, ok := chordRune(c)
+	r, ok := c.Rune()
 	if !ok {
 		return keyDef{}, false
 	}
@@ -127,20 +126,6 @@ func keyFor(c target.Chord) (keyDef, bool) {
 		d.code, d.vk = p.code, p.vk
 	}
 	return d, true
-}
-
-// chordRune is the character a chord's key names ("a", "plus" → '+', "ö").
-func chordRune(c target.Chord) (rune, bool) {
-	if r, size := utf8.DecodeRuneInString(c.Key); size == len(c.Key) && r != utf8.RuneError {
-		return r, true
-	}
-	switch {
-	case c.Keysym >= 0x20 && c.Keysym <= 0x7e, c.Keysym >= 0xa0 && c.Keysym <= 0xff:
-		return rune(c.Keysym), true
-	case c.Keysym >= 0x01000100 && c.Keysym <= 0x0110ffff:
-		return rune(c.Keysym - 0x01000000), true
-	}
-	return 0, false
 }
 
 // runeKey is the key event that types one character of text.

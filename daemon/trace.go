@@ -182,12 +182,10 @@ func typesText(chord string) bool {
 	if c.Mods&^target.ModShift != 0 {
 		return false
 	}
-	k := c.Keysym
-	switch {
-	case k >= 0x20 && k <= 0x7e, k >= 0xa0 && k <= 0xff: // Latin-1 characters, space
+	if _, ok := c.Rune(); ok {
 		return true
-	case k >= 0x01000100 && k <= 0x0110ffff: // a Unicode character's keysym
-		return true
+	}
+	switch k := c.Keysym; {
 	case k >= 0xffaa && k <= 0xffb9, k == 0xff80: // the keypad's digits, operators, space
 		return true
 	case k > 0xff && k < 0xff00: // the legacy keysyms of other scripts' characters

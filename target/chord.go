@@ -85,6 +85,22 @@ func (c Chord) String() string {
 	return c.Mods.String() + "+" + c.Key
 }
 
+// Rune is the character the chord's key names ("a", "plus" → '+', "ö",
+// "U20AC" → '€'); false for a key that is no character (Return, F5, the
+// keypad's keys).
+func (c Chord) Rune() (rune, bool) {
+	if r, size := utf8.DecodeRuneInString(c.Key); size == len(c.Key) && r != utf8.RuneError {
+		return r, true
+	}
+	switch k := c.Keysym; {
+	case k >= 0x20 && k <= 0x7e, k >= 0xa0 && k <= 0xff: // Latin-1, whose keysyms are their code points
+		return rune(k), true
+	case k >= 0x01000100 && k <= 0x0110ffff:
+		return rune(k - 0x01000000), true
+	}
+	return 0, false
+}
+
 // ParseChord parses a chord such as "ctrl+shift+t", "Return", "super+l",
 // "ctrl+plus" or "ctrl++". Modifier names are case-insensitive and have
 // aliases (control, mod1/meta/option, win/cmd/mod4); key names are X keysym

@@ -66,6 +66,29 @@ func TestParseChordUnicode(t *testing.T) {
 	}
 }
 
+// A chord's Rune is the character its key names, whatever the spelling;
+// a key that is no character has none.
+func TestChordRune(t *testing.T) {
+	for in, want := range map[string]rune{"a": 'a', "shift+a": 'a', "plus": '+', "ctrl++": '+', "space": ' ', "ö": 'ö', "U20AC": '€', "7": '7'} {
+		c, err := target.ParseChord(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, ok := c.Rune(); !ok || r != want {
+			t.Errorf("%q: Rune() = %q, %v; want %q", in, r, ok, want)
+		}
+	}
+	for _, in := range []string{"Return", "Tab", "F5", "Left", "KP_Add", "ctrl+Escape"} {
+		c, err := target.ParseChord(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, ok := c.Rune(); ok {
+			t.Errorf("%q: Rune() = %q, want none", in, r)
+		}
+	}
+}
+
 func TestParseChordRefusals(t *testing.T) {
 	tests := []struct{ in, mention string }{
 		{"", "empty"},
