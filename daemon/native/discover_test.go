@@ -3,6 +3,7 @@ package native
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,6 +24,34 @@ func startDisplay(t *testing.T, ctx context.Context) *display {
 	t.Cleanup(func() { disp.Close() })
 	return disp.(*display)
 }
+
+// launchLogged launches a Python fixture script (a path from this
+// package's directory) on disp with a log of its own and waits for the
+// script to log that it is ready.
+func launchLogged(t *testing.T, ctx context.Context, disp kind.Display, script string, args ...string) (kind.Target, *testenv.FixtureLog, testenv.Event) {
+	t.Helper()
+	abs, err := filepath.Abs(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(script), ".py")+".jsonl")
+	w, err := disp.Launch(ctx, append([]string{testenv.FixturePython, abs, "--log", logPath}, args...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := testenv.OpenFixtureLog(logPath)
+	ready, err := log.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "ready" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, log, ready
+}
+
+// fixturePy and tkPy are the fixture scripts of testenv.
+var (
+	fixturePy = filepath.Join("..", "..", "testenv", "fixture", "fixture.py")
+	tkPy      = filepath.Join("..", "..", "testenv", "fixture", "tk.py")
+)
 
 // discoverUntil scans until a window titled title is found.
 func discoverUntil(t *testing.T, ctx context.Context, d *display, roots []int, known map[string]bool, title string) kind.Found {
@@ -51,13 +80,7 @@ func TestDiscoverDialog(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	d := startDisplay(t, ctx)
-	script, _ := filepath.Abs(filepath.Join("..", "..", "testenv", "fixture", "fixture.py"))
-	logPath := filepath.Join(t.TempDir(), "fixture.jsonl")
-	kt, err := d.Launch(ctx, []string{testenv.FixturePython, script, "--log", logPath})
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := testenv.OpenFixtureLog(logPath)
+	kt, log, _ := launchLogged(t, ctx, d, fixturePy)
 	first, err := kt.Info(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -105,17 +128,7 @@ func TestDiscoverChildProcess(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	d := startDisplay(t, ctx)
-	script, _ := filepath.Abs(filepath.Join("..", "..", "testenv", "fixture", "tk.py"))
-	logPath := filepath.Join(t.TempDir(), "tk.jsonl")
-	kt, err := d.Launch(ctx, []string{testenv.FixturePython, script, "--log", logPath})
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := testenv.OpenFixtureLog(logPath)
-	ready, err := log.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "ready" })
-	if err != nil {
-		t.Fatal(err)
-	}
+	kt, log, ready := launchLogged(t, ctx, d, tkPy)
 	first, err := kt.Info(ctx)
 	if err != nil || first.PID != ready.PID || first.Key != keyOf(x11.WindowID(ready.XID)) {
 		t.Fatalf("the Tk window: %+v, %v; the fixture says pid %d, window 0x%x", first, err, ready.PID, ready.XID)

@@ -39,16 +39,7 @@ func TestDisplayLifecycle(t *testing.T) {
 	if p := disp.(*display).probe(ctx, 0); !p.Tree || p.Injection != "xtest" || !p.Capture {
 		t.Fatalf("probe %+v", p)
 	}
-	script, _ := filepath.Abs(filepath.Join("..", "..", "testenv", "fixture", "fixture.py"))
-	logPath := filepath.Join(t.TempDir(), "fixture.jsonl")
-	w, err := disp.Launch(ctx, []string{testenv.FixturePython, script, "--log", logPath})
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := testenv.OpenFixtureLog(logPath)
-	if _, err := log.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "ready" }); err != nil {
-		t.Fatal(err)
-	}
+	w, log, _ := launchLogged(t, ctx, disp, fixturePy)
 	if _, err := disp.Launch(ctx, []string{"no-such-app-vibespace"}); target.CodeOf(err) != target.CodeAppNotFound {
 		t.Fatalf("missing app: %v", err)
 	}

@@ -19,25 +19,9 @@ import (
 // its log and a fresh snapshot of it.
 func controlsWindow(t *testing.T) (kind.Target, *testenv.FixtureLog, int) {
 	t.Helper()
-	testenv.NeedIntegration(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	disp, err := Xvfb(Options{WalkTimeout: 10 * time.Second, Logf: t.Logf}).Start(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { disp.Close() })
-	script, _ := filepath.Abs(filepath.Join("..", "..", "testenv", "fixture", "fixture.py"))
-	logPath := filepath.Join(t.TempDir(), "fixture.jsonl")
-	w, err := disp.Launch(ctx, []string{testenv.FixturePython, script, "--log", logPath, "--controls"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := testenv.OpenFixtureLog(logPath)
-	ready, err := log.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "ready" })
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, log, ready := launchLogged(t, ctx, startDisplay(t, ctx), fixturePy, "--controls")
 	return w, log, ready.PID
 }
 
@@ -163,24 +147,9 @@ func TestWindowClickPageTab(t *testing.T) {
 // holding exactly that one — what it held before is cleared, as the
 // application's own log says — and several end held exactly.
 func TestWindowSelectMultipleHoldsExactly(t *testing.T) {
-	testenv.NeedIntegration(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	disp, err := Xvfb(Options{WalkTimeout: 10 * time.Second, Logf: t.Logf}).Start(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { disp.Close() })
-	script, _ := filepath.Abs(filepath.Join("testdata", "multilist.py"))
-	logPath := filepath.Join(t.TempDir(), "multilist.jsonl")
-	w, err := disp.Launch(ctx, []string{testenv.FixturePython, script, "--log", logPath})
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := testenv.OpenFixtureLog(logPath)
-	if _, err := log.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "ready" }); err != nil {
-		t.Fatal(err)
-	}
+	w, log, _ := launchLogged(t, ctx, startDisplay(t, ctx), filepath.Join("testdata", "multilist.py"))
 	sel := w.(kind.Selector)
 	list, _ := nodeOf(t, w, "list box", "Fruit")
 	heldAfter := func(from int, want string) {
