@@ -117,8 +117,8 @@ func (d *Daemon) click(ctx context.Context, c *call) Response {
 	if err := d.still(e, req.Session); err != nil {
 		return d.fail(c, err)
 	}
-	d.nameActed(ctx, c, n, traits)
 	w := d.watchBefore(ctx, c, &n)
+	d.nameActed(ctx, c, n, traits, w)
 	if err := e.t.Act(ctx, n); err != nil {
 		return d.fail(c, d.cut(ctx, e, req.Session, err))
 	}
@@ -128,8 +128,8 @@ func (d *Daemon) click(ctx context.Context, c *call) Response {
 		did = fmt.Sprintf("clicked %s %s through its parent's Selection", req.Ref, describe(*traits))
 	case traits != nil:
 		did = fmt.Sprintf("clicked %s %s through its Action", req.Ref, describe(*traits))
-	case c.acted != nil && describe(*c.acted) != "":
-		did = fmt.Sprintf("clicked %s %s", req.Ref, describe(*c.acted))
+	default:
+		did = "clicked " + actedRef(c)
 	}
 	resp := Response{Did: did}
 	w.verify(ctx, &resp)
@@ -238,12 +238,16 @@ func (d *Daemon) raisedAt(ctx context.Context, c *call, info kind.Info, x, y int
 }
 
 // nameActed notes the node a verb acts on (its role and name) for its
-// answer and its trace, once, before it acts: from the traits the verb
-// read already, or else read from the node (bounded; a node that does not
-// answer is left unnamed).
-func (d *Daemon) nameActed(ctx context.Context, c *call, n kind.Node, traits *target.NodeTraits) {
-	if traits != nil {
+// answer and its trace, once: from the traits the verb read already, or
+// what its watch (nil: none) saw of the node before it acted, or else read
+// from the node (bounded; a node that does not answer is left unnamed).
+func (d *Daemon) nameActed(ctx context.Context, c *call, n kind.Node, traits *target.NodeTraits, w *watch) {
+	switch {
+	case traits != nil:
 		c.acted = &target.NodeTraits{Role: traits.Role, Name: traits.Name}
+		return
+	case w != nil && w.before.node != nil:
+		c.acted = &target.NodeTraits{Role: w.before.node.Role, Name: w.before.node.Name}
 		return
 	}
 	e := c.e
@@ -261,6 +265,17 @@ func (d *Daemon) nameActed(ctx context.Context, c *call, n kind.Node, traits *ta
 		}
 		return err
 	})
+}
+
+// actedRef is the ref a verb acted on, with the node's role and name when
+// nameActed knew them.
+func actedRef(c *call) string {
+	if c.acted != nil {
+		if s := describe(*c.acted); s != "" {
+			return c.req.Ref + " " + s
+		}
+	}
+	return c.req.Ref
 }
 
 // scroll turns the wheel at a pixel of the target (its centre by default).
@@ -431,13 +446,14 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 	if c.road == target.RoadKeys && n > d.cfg.MaxKeysText {
 		return d.fail(c, tooLong(n, d.cfg.MaxKeysText, "typed as keys"))
 	}
-	where := "the focused node"
-	if req.Ref != "" {
-		d.nameActed(ctx, c, node, traits)
-		where = req.Ref
-		if c.acted != nil && describe(*c.acted) != "" {
-			where += " " + describe(*c.acted)
+	// where names the node typed into, known before the typing (a field
+	// may be named by what it holds).
+	where := func(w *watch) string {
+		if req.Ref == "" {
+			return "the focused node"
 		}
+		d.nameActed(ctx, c, node, traits, w)
+		return actedRef(c)
 	}
 	if c.road == target.RoadTree {
 		return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
@@ -445,16 +461,20 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 				return Response{}, err
 			}
 			w := d.watchBefore(ctx, c, &node)
+			into := where(w)
 			if err := e.t.InsertText(ctx, node, req.Text); err != nil {
 				return Response{}, err
 			}
-			resp := Response{Did: fmt.Sprintf("inserted %d characters into %s through EditableText", n, where)}
+			resp := Response{Did: fmt.Sprintf("inserted %d characters into %s through EditableText", n, into)}
 			w.verify(ctx, &resp)
 			return resp, nil
 		})
 	}
 	typed := 0
-	var w *watch
+	var (
+		w    *watch
+		into string
+	)
 	err := d.inject(ctx, c, func(ctx context.Context) error {
 		// Focused first: the keys go where it is, and its focus is no
 		// effect of the typing.
@@ -466,6 +486,7 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 			acted = &node
 		}
 		w = d.watchBefore(ctx, c, acted)
+		into = where(w)
 		return nil
 	}, func(ctx context.Context) error {
 		rest := req.Text
@@ -501,7 +522,7 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 		}
 		return d.fail(c, err)
 	}
-	resp := Response{Did: fmt.Sprintf("typed %d characters as keys into %s", n, where) + keysRead(ctx, e)}
+	resp := Response{Did: fmt.Sprintf("typed %d characters as keys into %s", n, into) + keysRead(ctx, e)}
 	d.verifyAfter(ctx, c, w, &resp)
 	return d.finish(c, resp, nil)
 }
@@ -537,16 +558,12 @@ func (d *Daemon) fill(ctx context.Context, c *call) Response {
 		if err := d.still(e, req.Session); err != nil {
 			return Response{}, err
 		}
-		d.nameActed(ctx, c, node, nil)
 		w := d.watchBefore(ctx, c, &node)
+		d.nameActed(ctx, c, node, nil, w)
 		if err := f.Fill(ctx, node, req.Text); err != nil {
 			return Response{}, err
 		}
-		where := req.Ref
-		if c.acted != nil && describe(*c.acted) != "" {
-			where += " " + describe(*c.acted)
-		}
-		resp := Response{Did: fmt.Sprintf("filled %s with %d characters", where, utf8.RuneCountInString(req.Text))}
+		resp := Response{Did: fmt.Sprintf("filled %s with %d characters", actedRef(c), utf8.RuneCountInString(req.Text))}
 		w.verify(ctx, &resp)
 		return resp, nil
 	})
