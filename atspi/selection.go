@@ -216,8 +216,7 @@ func (b *Bus) Select(ctx context.Context, o Object, opts []string) ([]string, er
 		}
 		picks = append(picks, i)
 	}
-	// A control that takes several keeps what it held beside a pick:
-	// clear it first, so it ends holding exactly the picks.
+	// want is the picks' names, each once: what the control must hold.
 	want := make([]string, 0, len(picks))
 	for _, i := range picks {
 		if !slices.Contains(want, options[i].name) {

@@ -14,8 +14,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/chromedp/cdproto/accessibility"
-
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -590,20 +588,8 @@ func notSet(ref string, f field, want, holds, would string, set bool) *target.Re
 // offsets, which a state without a point does not need). A node the tree
 // leaves out has no role; a node that is gone is stale_ref.
 func (t *Tab) NodeState(ctx context.Context, nr NodeRef) (NodeState, NodeInfo, error) {
-	n, err := t.resolve(ctx, nr)
-	if err != nil {
-		return NodeState{}, NodeInfo{}, err
-	}
-	base, _ := splitFrame(nr.Key)
-	_, id, _ := parseKey(base) // resolve checked it
-	axCall, axErr := n.sess.send(ctx, accessibility.CommandGetPartialAXTree, axNodeParams(id))
 	var p probe
-	err = t.call(ctx, n, probeJS, &p, false, int(noFocus))
-	t.releaseNode(ctx, n)
-	var a *axNode
-	if axErr == nil {
-		a, axErr = t.axNodeReply(ctx, nr.Ref, n.sess, axCall, id)
-	}
+	a, axErr, err := t.callWithAX(ctx, nr, probeJS, &p, false, int(noFocus))
 	if err == nil {
 		err = axErr
 	}

@@ -48,34 +48,41 @@ const nodeFactsJS = `function () {
 // it, all on the session of the element's frame. A node that is gone is
 // stale_ref.
 func (t *Tab) NodeFacts(ctx context.Context, nr NodeRef) (NodeFacts, error) {
-	n, err := t.resolve(ctx, nr)
-	if err != nil {
-		return NodeFacts{}, err
-	}
-	base, _ := splitFrame(nr.Key)
-	_, id, _ := parseKey(base) // resolve checked it
-	// The tree's word and the page's, pipelined on the node's session.
-	axCall, axErr := n.sess.send(ctx, accessibility.CommandGetPartialAXTree, axNodeParams(id))
 	var out struct {
 		NodeFacts
 		Gone bool `json:"gone"`
 	}
-	err = t.call(ctx, n, nodeFactsJS, &out)
-	t.releaseNode(ctx, n)
-	var a *axNode
-	if axErr == nil {
-		a, axErr = t.axNodeReply(ctx, nr.Ref, n.sess, axCall, id)
-	}
+	a, axErr, err := t.callWithAX(ctx, nr, nodeFactsJS, &out)
 	if err != nil {
 		return NodeFacts{}, err
 	}
 	if out.Gone {
 		return NodeFacts{}, staleRef(nr.Ref)
 	}
-	if axErr == nil && a != nil {
+	if axErr == nil && a != nil { // a tree that did not answer leaves them empty
 		out.Role, out.Name = roleName(a.Role), a.Name
 	}
 	return out.NodeFacts, nil
+}
+
+// callWithAX resolves node nr once, on its frame's session, and there
+// runs fn on it while, pipelined, the page's tree answers its AX node
+// (axNodeParams): two round trips. a is nil where the tree leaves the
+// node out; axErr is the tree's failure, err the resolve's or fn's.
+func (t *Tab) callWithAX(ctx context.Context, nr NodeRef, fn string, out any, args ...any) (a *axNode, axErr, err error) {
+	n, err := t.resolve(ctx, nr)
+	if err != nil {
+		return nil, nil, err
+	}
+	base, _ := splitFrame(nr.Key)
+	_, id, _ := parseKey(base) // resolve checked it
+	axCall, axErr := n.sess.send(ctx, accessibility.CommandGetPartialAXTree, axNodeParams(id))
+	err = t.call(ctx, n, fn, out, args...)
+	t.releaseNode(ctx, n)
+	if axErr == nil {
+		a, axErr = t.axNodeReply(ctx, nr.Ref, n.sess, axCall, id)
+	}
+	return a, axErr, err
 }
 
 // axNodeParams asks for the AX node of one backend node, without its
