@@ -122,7 +122,7 @@ func (d *Daemon) click(ctx context.Context, c *call) Response {
 	if err := e.t.Act(ctx, n); err != nil {
 		return d.fail(c, d.cut(ctx, e, req.Session, err))
 	}
-	did := "clicked " + req.Ref
+	var did string
 	switch {
 	case traits != nil && traits.InSelection && (!traits.Has("Action") || len(traits.Actions) == 0):
 		did = fmt.Sprintf("clicked %s %s through its parent's Selection", req.Ref, describe(*traits))
