@@ -3,7 +3,6 @@ package main_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/vibespace/vibespace/target"
 )
@@ -27,17 +26,7 @@ func TestPageRefsInFrames(t *testing.T) {
 	site := newFramesSite(t, "<button>Main button</button>", frameActInner, nil)
 
 	e.OK("p", "open", site.URL+"/frames")
-	ctx, cancel := waitCtx(t)
-	defer cancel()
-	text := e.OK("p", "snapshot", "-i")
-	for !strings.Contains(text, `"Press same"`) || !strings.Contains(text, `"Press cross"`) {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("the frames' contents never showed in -i:\n%s", text)
-		case <-time.After(50 * time.Millisecond):
-		}
-		text = e.OK("p", "snapshot", "-i")
-	}
+	text := e.framesShown("p", `"Press same"`, `"Press cross"`)
 	for _, f := range []string{"same", "cross"} {
 		pick := textRef(t, text, "combo box", "Pick "+f)
 		resp := e.okJSON("p", "select", pick, "two")

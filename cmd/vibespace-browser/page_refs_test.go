@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -73,6 +74,26 @@ func newFramesSite(t *testing.T, main, inner string, pages map[string]string) *r
 	return s
 }
 
+// framesShown takes -i snapshots of session s's tab until it shows every
+// one of want (the frames' contents, which load after the page), and
+// answers the last.
+func (e *env) framesShown(s string, want ...string) string {
+	e.T.Helper()
+	ctx, cancel := waitCtx(e.T)
+	defer cancel()
+	for {
+		text := e.OK(s, "snapshot", "-i")
+		if !slices.ContainsFunc(want, func(w string) bool { return !strings.Contains(text, w) }) {
+			return text
+		}
+		select {
+		case <-ctx.Done():
+			e.T.Fatalf("the frames' contents never showed in -i:\n%s", text)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 // waitHit waits for the page to report k.
 func (s *refSite) waitHit(t *testing.T, k string) {
 	t.Helper()
@@ -102,16 +123,7 @@ func TestPageRefs(t *testing.T) {
 	checkTree(t, e.snapshot("p"))
 
 	e.OK("p", "open", site.URL+"/frames")
-	ctx, cancel := waitCtx(t)
-	defer cancel()
-	for !strings.Contains(text, `"Button same"`) || !strings.Contains(text, `"Button cross"`) {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("the frames' contents never showed in -i:\n%s", text)
-		case <-time.After(50 * time.Millisecond):
-		}
-		text = e.OK("p", "snapshot", "-i")
-	}
+	text = e.framesShown("p", `"Button same"`, `"Button cross"`)
 	for _, f := range []string{"same", "cross"} {
 		e.OK("p", "click", textRef(t, text, "push button", "Button "+f))
 		site.waitHit(t, f+"-click")
