@@ -209,11 +209,29 @@ func waitFor(t *testing.T, ctx context.Context, what string, cond func() (bool, 
 // (CDP Input) mouse click, as a person would.
 func clickSelector(t *testing.T, ctx context.Context, tab *cdp.Tab, sel string) {
 	t.Helper()
-	var r struct{ X, Y float64 }
+	var r struct {
+		X, Y float64
+		Hit  bool
+	}
+	// Where the element is, and whether a click there reaches it: the
+	// page lays its bar out again when what it shows changes (a viewer
+	// left, a badge changed), so a point read while it moves is read again.
 	expr := fmt.Sprintf(`(() => { const e = document.querySelector(%q); if (!e || e.hidden) return null;
-		const r = e.getBoundingClientRect(); return {X: r.left + r.width/2, Y: r.top + r.height/2}; })()`, sel)
-	if err := tab.EvalInto(ctx, expr, &r); err != nil || r.X == 0 {
-		t.Fatalf("no visible %s in the page (%v)", sel, err)
+		const r = e.getBoundingClientRect(), x = r.left + r.width/2, y = r.top + r.height/2;
+		const at = document.elementFromPoint(x, y);
+		return {X: x, Y: y, Hit: !!at && (at === e || e.contains(at))}; })()`, sel)
+	for {
+		if err := tab.EvalInto(ctx, expr, &r); err != nil || r.X == 0 {
+			t.Fatalf("no visible %s in the page (%v)", sel, err)
+		}
+		if r.Hit {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s is covered at its centre (%v, %v)", sel, r.X, r.Y)
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 	if err := tab.ClickAt(ctx, cdp.Point{X: r.X, Y: r.Y}); err != nil {
 		t.Fatal(err)
@@ -514,6 +532,9 @@ func TestLiveViewDriverLeaves(t *testing.T) {
 	waitFor(t, ctx, "the first viewer to leave", func() (bool, string) {
 		return hub.Viewers() == 1, fmt.Sprintf("%d viewers", hub.Viewers())
 	})
+	// The second viewer's page says so before it is clicked, as a person
+	// sees it (its bar is laid out again when the count changes).
+	waitPane(t, ctx, v2, id, "watched by one viewer", func(s paneState) bool { return s.Viewers == "1 viewer" })
 	clickSelector(t, ctx, v2, ".pane .takeover")
 	s := waitPane(t, ctx, v2, id, "driven by the second viewer", func(s paneState) bool { return s.Answer != "" })
 	if s.Answer != "ok" {
