@@ -2,6 +2,7 @@ package daemoncall
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -24,8 +25,29 @@ func Session(env Env) string {
 }
 
 // Connect dials the daemon, starting it (detached, in its own session,
-// output to daemon.log in the state directory) when none answers.
+// output to daemon.log in the state directory) when none answers. Its
+// errors are Unreachable ones.
 func Connect(ctx context.Context, o Options) (*wire.Client, error) {
+	c, err := connect(ctx, o)
+	if ee, ok := err.(*ExitError); ok {
+		err = &ExitError{Code: ee.Code, Err: unreachable{ee.Err}}
+	}
+	return c, err
+}
+
+// unreachable marks an error of Connect.
+type unreachable struct{ error }
+
+func (u unreachable) Unwrap() error { return u.error }
+
+// Unreachable reports whether err is Connect's: no daemon answered and
+// none could be started, or the one started did not answer in time.
+func Unreachable(err error) bool {
+	var u unreachable
+	return errors.As(err, &u)
+}
+
+func connect(ctx context.Context, o Options) (*wire.Client, error) {
 	stateDir, sock, err := wire.Paths(o.Getenv)
 	if err != nil {
 		return nil, Usage("%v", err)

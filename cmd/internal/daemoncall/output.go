@@ -42,23 +42,7 @@ func (p Printer) Answer(resp wire.Response, body func(w io.Writer)) error {
 			what = "unanswered" // nothing said no: the daemon went away
 		}
 		fmt.Fprintf(p.Err, "%s: %s [%s]\n", what, bound(resp.Message), resp.Code)
-		if f := Facts(resp.Facts); f != "" {
-			fmt.Fprintf(p.Err, "  facts: %s\n", bound(f))
-		}
-		def, _ := resp.Facts["default"].(string)
-		for _, h := range Handles(resp.Facts) {
-			mark := ""
-			if h == def {
-				mark = " (default)"
-			}
-			fmt.Fprintf(p.Err, "  --profile %s%s\n", h, mark)
-		}
-		if h := Header(resp.Target, resp.Profile, p.Session); h != "" {
-			fmt.Fprintf(p.Err, "  %s\n", h)
-		}
-		if resp.Note != "" {
-			fmt.Fprintf(p.Err, "note: %s\n", resp.Note)
-		}
+		RefusalDetail(p.Err, resp, p.Session)
 		return failed
 	}
 	if resp.Note != "" {
@@ -78,6 +62,41 @@ func (p Printer) Answer(resp wire.Response, body func(w io.Writer)) error {
 		body(p.Out)
 	}
 	return nil
+}
+
+// RefusalDetail prints what follows a refusal's sentence: its facts, the
+// profile handles it lists, the target's header line and the handback note.
+func RefusalDetail(w io.Writer, resp wire.Response, session string) {
+	if f := Facts(resp.Facts); f != "" {
+		fmt.Fprintf(w, "  facts: %s\n", bound(f))
+	}
+	def, _ := resp.Facts["default"].(string)
+	for _, h := range Handles(resp.Facts) {
+		mark := ""
+		if h == def {
+			mark = " (default)"
+		}
+		fmt.Fprintf(w, "  --profile %s%s\n", h, mark)
+	}
+	if h := Header(resp.Target, resp.Profile, session); h != "" {
+		fmt.Fprintf(w, "  %s\n", h)
+	}
+	if resp.Note != "" {
+		fmt.Fprintf(w, "note: %s\n", resp.Note)
+	}
+}
+
+// RefusalText is a refusal as a client that has no exit code and no
+// stderr says it (the MCP server's tool error): its code first, then its
+// sentence, then RefusalDetail's lines.
+//
+//	held: win:1 is held by s1 since 2026-12-02T07:12:03Z
+//	  facts: holder=s1 since=2026-12-02T07:12:03Z target=win:1
+func RefusalText(resp wire.Response, session string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s\n", resp.Code, bound(resp.Message))
+	RefusalDetail(&b, resp, session)
+	return b.String()
 }
 
 // Header is an answer's one header line: the target, its title, its lease

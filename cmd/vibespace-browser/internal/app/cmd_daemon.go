@@ -4,8 +4,6 @@ package app
 // operator's takeover and handback.
 
 import (
-	"fmt"
-	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -19,30 +17,11 @@ func statusCommand(o Options) *cli.Command {
 		Name: "status", Usage: "your attachments, your tabs, and the daemon (its pid, state dir, audit log)", Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			req := browserRequest(c, o, wire.Request{Verb: "status"})
-			r, err := daemoncall.Call(c.Context, o, req, callTimeout)
+			r, err := daemoncall.BrowserStatus(c.Context, o, req, callTimeout)
 			if err != nil {
 				return err
 			}
-			if r.OK && r.Status == nil {
-				// The daemon's own part: the same daemon answers "status".
-				if st, err := daemoncall.Call(c.Context, o, wire.Request{Verb: "status"}, callTimeout); err == nil && st.OK {
-					r.Status = st.Status
-				}
-			}
-			return daemoncall.Print(c, o, req, r, func(r wire.Response, w io.Writer) error {
-				fmt.Fprintf(w, "session: %s\n", daemoncall.Session(o.Getenv))
-				for i := range r.Attachments {
-					fmt.Fprintf(w, "attachment: %s\n", daemoncall.ProfileWords(&r.Attachments[i]))
-				}
-				for i := range r.Targets {
-					fmt.Fprintf(w, "tab: %s\n", daemoncall.TargetLine(&r.Targets[i]))
-				}
-				if s := r.Status; s != nil {
-					fmt.Fprintf(w, "daemon pid %d since %s\nstate: %s\nsocket: %s\naudit: %s\n", s.PID, s.Started, s.StateDir, s.Socket, s.AuditPath)
-					fmt.Fprintf(w, "logs kept (in the state directory): %s; stderr (a crash's trace): %s\n", strings.Join(s.Kept, ", "), s.Stderr)
-				}
-				return nil
-			})
+			return daemoncall.Print(c, o, req, r, daemoncall.BrowserStatusBody(daemoncall.Session(o.Getenv)))
 		},
 	}
 }

@@ -118,19 +118,7 @@ func getCommand(o Options) *cli.Command {
 			default:
 				return usage("get needs one of: get text [@ref], get url, get title")
 			}
-			return ask(c, o, req, func(r wire.Response, w io.Writer) error {
-				switch {
-				case r.Text != "":
-					return printText(r, w)
-				case what == "url" && r.URL != "":
-					return printURL(r, w)
-				case what == "title" && r.Target != nil:
-					fmt.Fprintln(w, r.Target.Title)
-				case len(r.Value) > 0:
-					fmt.Fprintln(w, string(r.Value))
-				}
-				return nil
-			})
+			return ask(c, o, req, daemoncall.GetBody(what))
 		},
 	}
 }

@@ -17,16 +17,6 @@ import (
 // profile_changed.
 var forFlag = &cli.StringFlag{Name: "for", Usage: "act on this session's attachment set instead of your own (the operator's word; it is told once, by profile_changed)"}
 
-// printProfiles lists profiles one a line.
-func printProfiles(list []wire.ProfileInfo, none string, w io.Writer) {
-	if len(list) == 0 {
-		fmt.Fprintln(w, none)
-	}
-	for i := range list {
-		fmt.Fprintln(w, daemoncall.ProfileWords(&list[i]))
-	}
-}
-
 // setAfter prints the attachment set a change left (detach, pin), as
 // attachments prints it: the text answer shows what --json carries.
 func setAfter(c *cli.Context) func(wire.Response, io.Writer) error {
@@ -35,7 +25,7 @@ func setAfter(c *cli.Context) func(wire.Response, io.Writer) error {
 		none = "session " + who + " has no attachments now: its commands act in its own ephemeral context"
 	}
 	return func(r wire.Response, w io.Writer) error {
-		printProfiles(r.Attachments, none, w)
+		daemoncall.PrintProfiles(r.Attachments, none, w)
 		return nil
 	}
 }
@@ -44,10 +34,7 @@ func profilesCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "profiles", Usage: "the profiles that exist (id, label, whether running)", Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			return ask(c, o, wire.Request{Verb: "profiles"}, func(r wire.Response, w io.Writer) error {
-				printProfiles(r.Profiles, "no profiles (register one: vibespace-browser new <label>)", w)
-				return nil
-			})
+			return ask(c, o, wire.Request{Verb: "profiles"}, daemoncall.ProfilesBody)
 		},
 	}
 }
@@ -57,7 +44,7 @@ func attachmentsCommand(o Options) *cli.Command {
 		Name: "attachments", Usage: "your session's attachment set: every handle, and which is the default", Flags: []cli.Flag{jsonFlag, forFlag},
 		Action: func(c *cli.Context) error {
 			return ask(c, o, wire.Request{Verb: "attachments", For: c.String("for")}, func(r wire.Response, w io.Writer) error {
-				printProfiles(r.Attachments, "no attachments: commands act in your own ephemeral context", w)
+				daemoncall.PrintProfiles(r.Attachments, "no attachments: commands act in your own ephemeral context", w)
 				return nil
 			})
 		},

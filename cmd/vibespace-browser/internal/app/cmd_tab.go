@@ -3,9 +3,6 @@ package app
 // The tab command: list, new, close, select.
 
 import (
-	"fmt"
-	"io"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
@@ -38,23 +35,7 @@ Another session's tab is refused not_your_tab.
 			default:
 				return usage("tab takes: tab [list], tab new [url], tab close [id], or tab <id>")
 			}
-			return ask(c, o, req, func(r wire.Response, w io.Writer) error {
-				if req.Action != "list" {
-					return printURL(r, w)
-				}
-				if len(r.Targets) == 0 {
-					fmt.Fprintln(w, "no tabs (open one: vibespace-browser open <url>)")
-					return nil
-				}
-				if r.Text != "" { // "* " marks the current tab
-					fmt.Fprintln(w, r.Text)
-					return nil
-				}
-				for i := range r.Targets {
-					fmt.Fprintln(w, daemoncall.TargetLine(&r.Targets[i]))
-				}
-				return nil
-			})
+			return ask(c, o, req, daemoncall.TabBody(req.Action))
 		},
 	}
 }

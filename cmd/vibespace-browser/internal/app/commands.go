@@ -1,10 +1,6 @@
 package app
 
 import (
-	"fmt"
-	"io"
-	"strings"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
@@ -12,9 +8,11 @@ import (
 )
 
 var (
-	usage    = daemoncall.Usage
-	jsonFlag = daemoncall.JSONFlag
-	printURL = daemoncall.PrintURL
+	usage     = daemoncall.Usage
+	jsonFlag  = daemoncall.JSONFlag
+	printURL  = daemoncall.PrintURL
+	printText = daemoncall.PrintText
+	tabID     = daemoncall.TabHandle
 )
 
 // commands lists every command, in the order help shows them.
@@ -66,22 +64,4 @@ func bare(o Options, word, usageLine string) *cli.Command {
 			return ask(c, o, wire.Request{Verb: word}, nil)
 		},
 	}
-}
-
-// printText prints the answer's text, ending it with a newline.
-func printText(r wire.Response, w io.Writer) error {
-	fmt.Fprint(w, r.Text)
-	if r.Text != "" && !strings.HasSuffix(r.Text, "\n") {
-		fmt.Fprintln(w)
-	}
-	return nil
-}
-
-// tabID is a tab handle as the daemon names it: "tab:N" ("3" is tab:3). A handle of
-// another kind (win:N) is sent as it is, for the daemon to refuse by name.
-func tabID(s string) string {
-	if s == "" || strings.Contains(s, ":") {
-		return s
-	}
-	return "tab:" + s
 }

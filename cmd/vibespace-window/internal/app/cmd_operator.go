@@ -4,8 +4,6 @@ package app
 // gives a person the live view.
 
 import (
-	"io"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
@@ -99,17 +97,7 @@ say a person may be driving, and takeover makes it a takeover.
 				return usage("--ssh goes with --xpra")
 			}
 			req := wire.Request{Verb: "watch", Target: c.Args().First(), Xpra: c.Bool("xpra"), Host: c.String("ssh")}
-			return ask(c, o, req, callTimeout, printWatch)
+			return ask(c, o, req, callTimeout, daemoncall.PrintWatch)
 		},
 	}
-}
-
-// printWatch prints watch's answer: the live view's address, or the xpra
-// attach commands.
-func printWatch(r wire.Response, w io.Writer) error {
-	if r.Text != "" {
-		_, err := io.WriteString(w, r.Text+"\n")
-		return err
-	}
-	return daemoncall.PrintURL(r, w)
 }

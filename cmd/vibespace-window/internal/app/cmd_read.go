@@ -11,6 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
+
 	"github.com/vibespace/vibespace/daemon/wire"
 )
 
@@ -44,7 +46,7 @@ since your last snapshot of this window, one line a node (+ added, - removed,
 			}
 			req := wire.Request{Verb: "snapshot", Target: h, Ref: c.Args().Get(1), Interactive: c.Bool("interactive"), JSON: wantJSON(c),
 				Depth: c.Int("depth"), Diff: c.Bool("diff")}
-			return ask(c, o, req, callTimeout, printBody)
+			return ask(c, o, req, callTimeout, daemoncall.PrintText)
 		},
 	}
 }
@@ -53,15 +55,6 @@ since your last snapshot of this window, one line a node (+ added, - removed,
 var observeFlags = []cli.Flag{
 	&cli.IntFlag{Name: "depth", Usage: "keep N levels below the root (or the @ref); says how many nodes it cut"},
 	&cli.BoolFlag{Name: "diff", Usage: "only what changed since your last snapshot of it (the whole tree the first time)"},
-}
-
-// printBody prints an answer's text, ending it with a newline.
-func printBody(r wire.Response, w io.Writer) error {
-	fmt.Fprint(w, r.Text)
-	if r.Text != "" && !strings.HasSuffix(r.Text, "\n") {
-		fmt.Fprintln(w)
-	}
-	return nil
 }
 
 func findCommand(o Options) *cli.Command {
@@ -81,7 +74,7 @@ many nodes were searched. At most 25 are printed, and how many more there are.
 			if c.NArg() != 2 {
 				return usage(`find needs a handle and one text (quote it): find win:1 "Save as"`)
 			}
-			return ask(c, o, wire.Request{Verb: "find", Target: h, Text: c.Args().Get(1), JSON: wantJSON(c)}, callTimeout, printBody)
+			return ask(c, o, wire.Request{Verb: "find", Target: h, Text: c.Args().Get(1), JSON: wantJSON(c)}, callTimeout, daemoncall.PrintText)
 		},
 	}
 }
@@ -103,7 +96,7 @@ refused bad_ref, one whose node is gone stale_ref.
 			if c.NArg() != 3 || c.Args().Get(1) != "text" {
 				return usage("get needs a handle, text and a ref: get win:1 text @e7")
 			}
-			return ask(c, o, wire.Request{Verb: "get", Target: h, Action: "text", Ref: c.Args().Get(2)}, callTimeout, printBody)
+			return ask(c, o, wire.Request{Verb: "get", Target: h, Action: "text", Ref: c.Args().Get(2)}, callTimeout, daemoncall.PrintText)
 		},
 	}
 }

@@ -3,8 +3,6 @@ package app
 // Commands of targets: list, open, close, attach, detach, share.
 
 import (
-	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 
@@ -22,23 +20,7 @@ does not answer (its X server stopped or starved) is listed as last read, marked
 "its display has not answered since …"; verbs on it are refused
 display_not_answering until it answers again.`, Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			return ask(c, o, wire.Request{Verb: "list"}, callTimeout, func(r wire.Response, w io.Writer) error {
-				if len(r.Targets) == 0 {
-					fmt.Fprintln(w, "no windows (open one: vibespace-window open <app>)")
-				}
-				for _, t := range r.Targets {
-					fmt.Fprintf(w, "%s %q%s  app=%s pid=%d · lease: %s", t.ID, t.Title, daemoncall.DesktopWords(&t), t.App, t.PID, t.Lease)
-					if m := t.ModeWords(); m != "" {
-						fmt.Fprintf(w, " · mode: %s", m)
-					}
-					if t.NotAnswering != "" {
-						fmt.Fprintf(w, " · its display has not answered since %s (as last read)", t.NotAnswering)
-					}
-					fmt.Fprint(w, daemoncall.WatchedWords(&t))
-					fmt.Fprintln(w)
-				}
-				return nil
-			})
+			return ask(c, o, wire.Request{Verb: "list"}, callTimeout, daemoncall.PrintWindows)
 		},
 	}
 }
