@@ -63,6 +63,9 @@ const (
 	// no. The command exits 2, as for a daemon it could not reach.
 	CodeOutcomeUnknown Code = "outcome_unknown" // a verb that acts (type, key, click, …) may have run in part or in whole: read the target before retrying
 	CodeDaemonGone     Code = "daemon_gone"     // a verb that only reads got no answer: running it again is safe
+	// What a client says itself when no daemon answered and none could be
+	// started (the MCP server's tool error; a command line exits 2).
+	CodeNoDaemon Code = "no_daemon" // the answer says why and how to start it
 
 	// Browser tabs (cdp/).
 	CodeNotYourTab       Code = "not_your_tab"      // a tab of another session's browser context
