@@ -1,0 +1,188 @@
+// Package mcpserver is vibespace-mcp: the daemon's targets, verbs and
+// refusals as the tools of a Model Context Protocol server on stdio (the
+// official Go SDK, github.com/modelcontextprotocol/go-sdk). It is a client
+// of the daemon as the command lines are — each tool call is one request
+// through daemon/wire, and daemoncall starts the daemon when none answers —
+// and a tool's result carries the words the command line prints for the
+// same answer: the handback note, the header line (target, title, "your
+// desktop", lease, mode), what was done and by which road, and the body. A
+// refusal is a tool error whose text starts with its stable code and
+// sentence, with the facts as structured content.
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image/png"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
+	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/target"
+)
+
+// Name is the server's name, in its MCP implementation info and its help.
+const Name = "vibespace-mcp"
+
+// Config is one server: the session it speaks for, the tools it lists, and
+// how it reaches the daemon.
+type Config struct {
+	// Session is the session every call is made as: one per server process.
+	Session string
+	// Profile is the browser profile handle the browser tools act in (its
+	// id, label or alias; "" the session's default attachment, or its own
+	// ephemeral context).
+	Profile string
+	// Groups are the tool groups listed.
+	Groups Groups
+	// Call reaches the daemon (its environment names the state directory;
+	// the daemon's program is looked for beside Executable).
+	Call daemoncall.Options
+	// Version is the server's version in its implementation info.
+	Version string
+}
+
+// New builds the server with cfg's tools.
+func New(cfg Config) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "vibespace", Version: cfg.Version},
+		&mcp.ServerOptions{Instructions: instructions(cfg.Groups)})
+	x := &server{cfg: cfg}
+	for _, t := range tools {
+		if cfg.Groups.has(t.group) {
+			t.add(s, x)
+		}
+	}
+	return s
+}
+
+// instructions is what the server tells an agent once, at initialize.
+func instructions(g Groups) string {
+	var b strings.Builder
+	b.WriteString("vibespace drives real targets for you, under a lease your session holds")
+	switch {
+	case g.has(groupWindow) && g.has(groupBrowser):
+		b.WriteString(": windows (win:N, the window_ tools) and browser tabs (the browser_ tools act on your current tab)")
+	case g.has(groupWindow):
+		b.WriteString(": windows (win:N, the window_ tools)")
+	case g.has(groupBrowser):
+		b.WriteString(": browser tabs (the browser_ tools act on your current tab)")
+	}
+	b.WriteString(". Read with snapshot (interactive: true) to get @refs, act by ref; every action's answer ends with what it saw " +
+		"(confirmed, changed_elsewhere, no_visible_change). A refusal is a tool error starting with its stable code " +
+		"(held, stale_ref, no_action, …) and says why. A person may take a target over (window_paused, browser_paused): " +
+		"after the handback note, snapshot again.")
+	return b.String()
+}
+
+// server answers the tools of one Config.
+type server struct{ cfg Config }
+
+// plan is one tool call as a daemon request: the request, how its answer's
+// body is printed, and how long the call may take.
+type plan struct {
+	req     wire.Request
+	body    daemoncall.Body
+	timeout time.Duration
+	// image: the answer's PNG is the result's image content.
+	image bool
+}
+
+// ask sends p's request as the server's session and makes its result.
+func (x *server) ask(ctx context.Context, p plan) *mcp.CallToolResult {
+	resp, err := x.call(ctx, p)
+	if err != nil {
+		return failed(err)
+	}
+	return x.result(resp, p)
+}
+
+// call sends p's request as the server's session, the browser's verbs in
+// the server's profile.
+func (x *server) call(ctx context.Context, p plan) (wire.Response, error) {
+	req := p.req
+	req.Session = x.cfg.Session
+	if strings.HasPrefix(req.Verb, "browser.") && req.Profile == "" {
+		req.Profile = x.cfg.Profile
+	}
+	if p.timeout == 0 {
+		p.timeout = daemoncall.CallTimeout
+	}
+	return daemoncall.Call(ctx, x.cfg.Call, req, p.timeout)
+}
+
+// result is the tool result of an answer: its text as the command line
+// prints it (and a screenshot's picture), a refusal as a tool error.
+func (x *server) result(resp wire.Response, p plan) *mcp.CallToolResult {
+	if !resp.OK {
+		return refused(resp, x.cfg.Session)
+	}
+	var out bytes.Buffer
+	pr := daemoncall.Printer{Out: &out, Err: &out, Session: x.cfg.Session}
+	var bodyErr error
+	pr.Answer(resp, func(w io.Writer) {
+		if p.body != nil {
+			bodyErr = p.body(resp, w)
+		}
+	})
+	if bodyErr != nil {
+		return failed(bodyErr)
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.String()}}}
+	if p.image {
+		res.Content = append(res.Content, &mcp.ImageContent{Data: resp.PNG, MIMEType: "image/png"})
+	}
+	return res
+}
+
+// refused is a refusal as a tool error: its code and sentence first, then
+// what the command line prints after them (facts, handles, the header
+// line, the handback note); the structured content holds the facts.
+func refused(resp wire.Response, session string) *mcp.CallToolResult {
+	st := map[string]any{"code": resp.Code, "message": resp.Message}
+	if len(resp.Facts) > 0 {
+		st["facts"] = resp.Facts
+	}
+	if resp.Target != nil {
+		st["target"] = resp.Target
+	}
+	if resp.Note != "" {
+		st["note"] = resp.Note
+	}
+	return &mcp.CallToolResult{
+		IsError:           true,
+		Content:           []mcp.Content{&mcp.TextContent{Text: daemoncall.RefusalText(resp, session)}},
+		StructuredContent: st,
+	}
+}
+
+// failed is a call that got no answer as a tool error: no daemon could be
+// reached or started (no_daemon, with how to start it), the call ran out of
+// time (timeout), or something of ours broke (internal).
+func failed(err error) *mcp.CallToolResult {
+	code, msg := target.CodeInternal, err.Error()
+	switch {
+	case daemoncall.Unreachable(err):
+		code = target.CodeNoDaemon
+		msg += "; " + Name + " starts the daemon (vibespace-daemon, beside it or on PATH) when none answers — to run it yourself: vibespace-window serve"
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		code = target.CodeTimeout
+	}
+	return refused(wire.Response{Code: code, Message: msg}, "")
+}
+
+// pictureBody says what a screenshot's picture is: its size in pixels and
+// in bytes (the picture itself is the result's image content).
+func pictureBody(r wire.Response, w io.Writer) error {
+	cfg, err := png.DecodeConfig(bytes.NewReader(r.PNG))
+	if err != nil {
+		return fmt.Errorf("the daemon's screenshot is not a PNG: %w", err)
+	}
+	fmt.Fprintf(w, "screenshot: %d×%d PNG, %d bytes (the image below)\n", cfg.Width, cfg.Height, len(r.PNG))
+	return nil
+}

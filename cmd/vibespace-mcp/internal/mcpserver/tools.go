@@ -1,0 +1,436 @@
+package mcpserver
+
+// The tools: the command lines' verbs under the same words, each one
+// daemon request. window_* are vibespace-window's (a window by its handle),
+// browser_* vibespace-browser's (the session's current tab); status,
+// doctor and watch are both kinds'.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
+	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/target"
+)
+
+// Groups are the tool groups a server lists (--tools).
+type Groups uint8
+
+const (
+	groupWindow Groups = 1 << iota
+	groupBrowser
+	groupBoth = groupWindow | groupBrowser // a tool of both kinds
+)
+
+// AllGroups is every tool.
+const AllGroups = groupBoth
+
+// ParseGroups reads --tools: window, browser, all, or a comma-separated
+// list of them.
+func ParseGroups(s string) (Groups, error) {
+	var g Groups
+	for _, w := range strings.Split(s, ",") {
+		switch strings.TrimSpace(w) {
+		case "window":
+			g |= groupWindow
+		case "browser":
+			g |= groupBrowser
+		case "all":
+			g |= AllGroups
+		default:
+			return 0, fmt.Errorf("--tools %s: the groups are window, browser and all (e.g. --tools window,browser)", target.Echo(w))
+		}
+	}
+	return g, nil
+}
+
+// has reports whether a tool of group t is listed: a tool of both kinds
+// is listed with either.
+func (g Groups) has(t Groups) bool { return g&t != 0 }
+
+// toolDef is one tool and the group it is listed with.
+type toolDef struct {
+	group Groups
+	name  string
+	add   func(*mcp.Server, *server)
+}
+
+// handler answers one tool call.
+type handler[In any] func(ctx context.Context, x *server, in In) *mcp.CallToolResult
+
+// custom is a tool answered by h.
+func custom[In any](g Groups, t *mcp.Tool, h handler[In]) toolDef {
+	return toolDef{group: g, name: t.Name, add: func(s *mcp.Server, x *server) {
+		mcp.AddTool(s, t, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+			return h(ctx, x, in), nil, nil
+		})
+	}}
+}
+
+// verb is a tool that is one daemon request, built from its arguments by
+// build; an error of build is the tool error bad_request.
+func verb[In any](g Groups, t *mcp.Tool, build func(in In) (plan, error)) toolDef {
+	return custom(g, t, func(ctx context.Context, x *server, in In) *mcp.CallToolResult {
+		p, err := build(in)
+		if err != nil {
+			return refused(wire.Response{Code: target.CodeBadRequest, Message: err.Error()}, "")
+		}
+		return x.ask(ctx, p)
+	})
+}
+
+// Annotations, set truthfully: a tool that only reads says so; one that
+// acts says whether it may undo or overwrite something (a click may
+// submit or delete; a fill overwrites a value) or only adds (opening an
+// application); browser tools that load or act on pages reach the web.
+func reads(title string, web bool) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: &web}
+}
+
+func acts(title string, destructive, idempotent, web bool) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, DestructiveHint: &destructive, IdempotentHint: idempotent, OpenWorldHint: &web}
+}
+
+// The arguments.
+type (
+	noArgs     struct{}
+	handleArgs struct {
+		Handle string `json:"handle" jsonschema:"the window: win:N (window_list, window_open)"`
+	}
+	openWindowArgs struct {
+		App     string   `json:"app" jsonschema:"a program on PATH, or a path"`
+		Args    []string `json:"args,omitempty" jsonschema:"arguments for the application"`
+		Display string   `json:"display,omitempty" jsonschema:"xvfb (the default, our own display) or xpra (your session's own display a person can attach)"`
+		Mode    string   `json:"mode,omitempty" jsonschema:"auto (the default), tree or pixels"`
+	}
+	snapshotWindowArgs struct {
+		Handle string `json:"handle" jsonschema:"the window: win:N"`
+		snapshotArgs
+	}
+	snapshotArgs struct {
+		Ref         string `json:"ref,omitempty" jsonschema:"only this node's subtree (@eN)"`
+		Interactive bool   `json:"interactive,omitempty" jsonschema:"only nodes you can act on, and the labels around them"`
+		Depth       int    `json:"depth,omitempty" jsonschema:"keep N levels below the root (or the ref)"`
+		Diff        bool   `json:"diff,omitempty" jsonschema:"only what changed since your last snapshot of it"`
+	}
+	findWindowArgs struct {
+		Handle string `json:"handle" jsonschema:"the window: win:N"`
+		Text   string `json:"text" jsonschema:"the text a name or value contains (any case)"`
+	}
+	findArgs struct {
+		Text string `json:"text" jsonschema:"the text a name or value contains (any case)"`
+	}
+	getTextArgs struct {
+		Handle string `json:"handle" jsonschema:"the window: win:N"`
+		Ref    string `json:"ref" jsonschema:"the node (@eN)"`
+	}
+	clickWindowArgs struct {
+		Handle string `json:"handle" jsonschema:"the window: win:N"`
+		clickArgs
+	}
+	clickArgs struct {
+		Ref      string `json:"ref,omitempty" jsonschema:"the node (@eN) from a snapshot"`
+		At       string `json:"at,omitempty" jsonschema:"x,y: a pixel of the screenshot, instead of a ref"`
+		NoVerify bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
+	}
+	typeWindowArgs struct {
+		Handle string `json:"handle" jsonschema:"the window: win:N"`
+		typeArgs
+	}
+	typeArgs struct {
+		Ref      string `json:"ref,omitempty" jsonschema:"the node (@eN); without one, the focused node"`
+		Text     string `json:"text" jsonschema:"the text"`
+		NoVerify bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
+	}
+	fillArgs struct {
+		Ref      string `json:"ref" jsonschema:"the field (@eN)"`
+		Text     string `json:"text" jsonschema:"its new value"`
+		NoVerify bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
+	}
+	keyWindowArgs struct {
+		Handle string `json:"handle" jsonschema:"the window: win:N"`
+		keyArgs
+	}
+	keyArgs struct {
+		Chord    string `json:"chord" jsonschema:"ctrl+s, Return, shift+Tab, Escape, alt+F4"`
+		NoVerify bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
+	}
+	scrollWindowArgs struct {
+		Handle string `json:"handle" jsonschema:"the window: win:N"`
+		scrollArgs
+	}
+	scrollArgs struct {
+		Direction string `json:"direction" jsonschema:"up, down, left or right"`
+		By        int    `json:"by,omitempty" jsonschema:"wheel steps, 1-100 (default 3)"`
+		At        string `json:"at,omitempty" jsonschema:"x,y: the pixel to scroll at (default the centre)"`
+		NoVerify  bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
+	}
+	selectWindowArgs struct {
+		Handle string `json:"handle" jsonschema:"the window: win:N"`
+		selectArgs
+	}
+	selectArgs struct {
+		Ref      string   `json:"ref" jsonschema:"the control (@eN): a combo box, list, select"`
+		Options  []string `json:"options" jsonschema:"the options to choose, by label or value"`
+		NoVerify bool     `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
+	}
+	openURLArgs struct {
+		URL string `json:"url" jsonschema:"the address to load"`
+	}
+	getArgs struct {
+		What string `json:"what" jsonschema:"text, url or title"`
+		Ref  string `json:"ref,omitempty" jsonschema:"with text: that node's text (@eN)"`
+	}
+	tabArgs struct {
+		Tab string `json:"tab" jsonschema:"the tab: tab:N (browser_tab_list)"`
+	}
+	tabCloseArgs struct {
+		Tab string `json:"tab,omitempty" jsonschema:"the tab: tab:N (default your current one)"`
+	}
+	tabNewArgs struct {
+		URL string `json:"url,omitempty" jsonschema:"the address to load in it"`
+	}
+	useArgs struct {
+		Profile string `json:"profile" jsonschema:"the profile's label or id (browser_profiles)"`
+		Alias   string `json:"alias,omitempty" jsonschema:"the handle your session names it by"`
+	}
+	watchArgs struct {
+		Target string `json:"target,omitempty" jsonschema:"win:N or tab:N; without one, the overview"`
+	}
+)
+
+// point reads an "x,y" argument ("" none), as --at does.
+func point(s string) (*wire.Point, error) {
+	if s == "" {
+		return nil, nil
+	}
+	return daemoncall.ParsePoint(s)
+}
+
+// clickRequest is click's request on the window h ("" the current tab).
+func clickRequest(verb, h string, in clickArgs) (plan, error) {
+	at, err := point(in.At)
+	if err != nil {
+		return plan{}, err
+	}
+	if (in.Ref == "") == (at == nil) {
+		return plan{}, fmt.Errorf("click needs exactly one of ref or at: {\"ref\": \"@e3\"}, or {\"at\": \"120,40\"}")
+	}
+	return plan{req: wire.Request{Verb: verb, Target: h, Ref: in.Ref, At: at, NoVerify: in.NoVerify}}, nil
+}
+
+func scrollRequest(verb, h string, in scrollArgs) (plan, error) {
+	at, err := point(in.At)
+	if err != nil {
+		return plan{}, err
+	}
+	by := in.By
+	if by == 0 {
+		by = 3 // the command lines' --by default
+	}
+	return plan{req: wire.Request{Verb: verb, Target: h, Dir: in.Direction, By: by, At: at, NoVerify: in.NoVerify}}, nil
+}
+
+func snapshotRequest(verb, h string, in snapshotArgs) (plan, error) {
+	return plan{req: wire.Request{Verb: verb, Target: h, Ref: in.Ref, Interactive: in.Interactive, Depth: in.Depth, Diff: in.Diff},
+		body: daemoncall.PrintText}, nil
+}
+
+func screenshotPlan(verb, h string) plan {
+	return plan{req: wire.Request{Verb: verb, Target: h}, body: pictureBody, image: true}
+}
+
+// tools is every tool, in the order tools/list gives them.
+var tools = []toolDef{
+	// Both kinds.
+	custom(groupBoth, &mcp.Tool{Name: "status", Description: "The daemon, your session, your windows, browser attachments and tabs.",
+		Annotations: reads("Status", false)}, status),
+	verb(groupBoth, &mcp.Tool{Name: "doctor", Description: "What this machine offers (display, input injection, accessibility, browser, encoders), and why not.",
+		Annotations: reads("Doctor", false)}, func(noArgs) (plan, error) {
+		return plan{req: wire.Request{Verb: "doctor"}, body: daemoncall.DoctorBody, timeout: daemoncall.OpenTimeout}, nil
+	}),
+	verb(groupBoth, &mcp.Tool{Name: "watch", Description: "The live view's address for a person to watch (and take over): a target's pane, or the overview.",
+		Annotations: reads("Watch", false)}, func(in watchArgs) (plan, error) {
+		return plan{req: wire.Request{Verb: "watch", Target: in.Target}, body: daemoncall.PrintWatch}, nil
+	}),
+
+	// Windows (vibespace-window's words).
+	verb(groupWindow, &mcp.Tool{Name: "window_list", Description: "The windows your session may address: win:N, title, lease, mode.",
+		Annotations: reads("List windows", false)}, func(noArgs) (plan, error) {
+		return plan{req: wire.Request{Verb: "list"}, body: daemoncall.PrintWindows}, nil
+	}),
+	verb(groupWindow, &mcp.Tool{Name: "window_open", Description: "Start an application on the private display and wait for its window; answers its handle win:N, whose lease you hold.",
+		Annotations: acts("Open an application", false, false, false)}, func(in openWindowArgs) (plan, error) {
+		if in.App == "" {
+			return plan{}, fmt.Errorf("window_open needs an application: {\"app\": \"gtk3-widget-factory\"}")
+		}
+		argv := append([]string{in.App}, in.Args...)
+		if strings.Contains(argv[0], "/") {
+			abs, err := filepath.Abs(argv[0]) // the daemon runs elsewhere (cwd /): a relative path is ours
+			if err != nil {
+				return plan{}, err
+			}
+			argv[0] = abs
+		}
+		return plan{req: wire.Request{Verb: "open", Argv: argv, Display: in.Display, Mode: in.Mode}, timeout: daemoncall.OpenTimeout}, nil
+	}),
+	verb(groupWindow, &mcp.Tool{Name: "window_snapshot", Description: "The window's accessibility tree, one node a line: role, \"name\", @ref, states, actions.",
+		Annotations: reads("Snapshot a window", false)}, func(in snapshotWindowArgs) (plan, error) {
+		return snapshotRequest("snapshot", in.Handle, in.snapshotArgs)
+	}),
+	verb(groupWindow, &mcp.Tool{Name: "window_find", Description: "The @refs of a window whose name or text contains a text, each with where it is.",
+		Annotations: reads("Find in a window", false)}, func(in findWindowArgs) (plan, error) {
+		return plan{req: wire.Request{Verb: "find", Target: in.Handle, Text: in.Text}, body: daemoncall.PrintText}, nil
+	}),
+	verb(groupWindow, &mcp.Tool{Name: "window_get_text", Description: "One node's text: its value, else the text it shows.",
+		Annotations: reads("Read a node's text", false)}, func(in getTextArgs) (plan, error) {
+		return plan{req: wire.Request{Verb: "get", Target: in.Handle, Action: "text", Ref: in.Ref}, body: daemoncall.PrintText}, nil
+	}),
+	verb(groupWindow, &mcp.Tool{Name: "window_click", Description: "Click a node through its Action (ref; no_action if it has none), or a pixel of the window's screenshot (at).",
+		Annotations: acts("Click in a window", true, false, false)}, func(in clickWindowArgs) (plan, error) {
+		return clickRequest("click", in.Handle, in.clickArgs)
+	}),
+	verb(groupWindow, &mcp.Tool{Name: "window_type", Description: "Type text into a node (ref), or as keys into the window's focused node.",
+		Annotations: acts("Type in a window", true, false, false)}, func(in typeWindowArgs) (plan, error) {
+		return plan{req: wire.Request{Verb: "type", Target: in.Handle, Ref: in.Ref, Text: in.Text, NoVerify: in.NoVerify}}, nil
+	}),
+	verb(groupWindow, &mcp.Tool{Name: "window_key", Description: "Press one chord in the window.",
+		Annotations: acts("Press a key in a window", true, false, false)}, func(in keyWindowArgs) (plan, error) {
+		return plan{req: wire.Request{Verb: "key", Target: in.Handle, Chord: in.Chord, NoVerify: in.NoVerify}}, nil
+	}),
+	verb(groupWindow, &mcp.Tool{Name: "window_scroll", Description: "Scroll the window with the wheel at a pixel (its centre by default).",
+		Annotations: acts("Scroll a window", false, false, false)}, func(in scrollWindowArgs) (plan, error) {
+		return scrollRequest("scroll", in.Handle, in.scrollArgs)
+	}),
+	verb(groupWindow, &mcp.Tool{Name: "window_select", Description: "Choose options of a combo box, list or tree (by label or value); the answer reads them back.",
+		Annotations: acts("Select in a window", true, true, false)}, func(in selectWindowArgs) (plan, error) {
+		return plan{req: wire.Request{Verb: "select", Target: in.Handle, Ref: in.Ref, Values: in.Options, NoVerify: in.NoVerify}}, nil
+	}),
+	verb(groupWindow, &mcp.Tool{Name: "window_screenshot", Description: "The window's own pixels as a PNG image; at of click and scroll are its pixels.",
+		Annotations: reads("Screenshot a window", false)}, func(in handleArgs) (plan, error) {
+		return screenshotPlan("screenshot", in.Handle), nil
+	}),
+	verb(groupWindow, &mcp.Tool{Name: "window_close", Description: "Stop the application of a window you hold (a dialog or later window: that window alone).",
+		Annotations: acts("Close a window", true, true, false)}, func(in handleArgs) (plan, error) {
+		return plan{req: wire.Request{Verb: "close", Target: in.Handle}}, nil
+	}),
+
+	// Tabs (vibespace-browser's words): the session's current tab.
+	verb(groupBrowser, &mcp.Tool{Name: "browser_open", Description: "Load a URL in your current tab (a new tab when you have none) and wait for the load.",
+		Annotations: acts("Open a URL", true, false, true)}, func(in openURLArgs) (plan, error) {
+		return plan{req: wire.Request{Verb: "browser.open", URL: in.URL}, body: daemoncall.PrintURL, timeout: daemoncall.OpenTimeout}, nil
+	}),
+	verb(groupBrowser, &mcp.Tool{Name: "browser_snapshot", Description: "The page's accessibility tree, one node a line: role, \"name\", @ref, states.",
+		Annotations: reads("Snapshot the page", true)}, func(in snapshotArgs) (plan, error) {
+		return snapshotRequest("browser.snapshot", "", in)
+	}),
+	verb(groupBrowser, &mcp.Tool{Name: "browser_find", Description: "The page's @refs whose name or text contains a text, each with where it is.",
+		Annotations: reads("Find in the page", true)}, func(in findArgs) (plan, error) {
+		return plan{req: wire.Request{Verb: "browser.find", Text: in.Text}, body: daemoncall.PrintText}, nil
+	}),
+	verb(groupBrowser, &mcp.Tool{Name: "browser_get", Description: "Read the page back: its text (or a node's), its URL or its title.",
+		Annotations: reads("Read the page", true)}, func(in getArgs) (plan, error) {
+		switch {
+		case in.What == "text", (in.What == "url" || in.What == "title") && in.Ref == "":
+		default:
+			return plan{}, fmt.Errorf("browser_get needs what: text (with a ref or not), url or title")
+		}
+		return plan{req: wire.Request{Verb: "browser.get", Action: in.What, Ref: in.Ref}, body: daemoncall.GetBody(in.What)}, nil
+	}),
+	verb(groupBrowser, &mcp.Tool{Name: "browser_click", Description: "Click a node (ref) once it is visible, enabled and not covered, or a pixel of the tab's screenshot (at).",
+		Annotations: acts("Click in the page", true, false, true)}, func(in clickArgs) (plan, error) {
+		return clickRequest("browser.click", "", in)
+	}),
+	verb(groupBrowser, &mcp.Tool{Name: "browser_fill", Description: "Replace a field's value with text; the answer reads it back.",
+		Annotations: acts("Fill a field", true, true, true)}, func(in fillArgs) (plan, error) {
+		return plan{req: wire.Request{Verb: "browser.fill", Ref: in.Ref, Text: in.Text, NoVerify: in.NoVerify}}, nil
+	}),
+	verb(groupBrowser, &mcp.Tool{Name: "browser_type", Description: "Type text as keys into a node (ref, focused first) or the focused node.",
+		Annotations: acts("Type in the page", true, false, true)}, func(in typeArgs) (plan, error) {
+		return plan{req: wire.Request{Verb: "browser.type", Ref: in.Ref, Text: in.Text, NoVerify: in.NoVerify}}, nil
+	}),
+	verb(groupBrowser, &mcp.Tool{Name: "browser_key", Description: "Press one chord in the page: Enter, Tab, ctrl+a, Escape.",
+		Annotations: acts("Press a key in the page", true, false, true)}, func(in keyArgs) (plan, error) {
+		return plan{req: wire.Request{Verb: "browser.key", Chord: in.Chord, NoVerify: in.NoVerify}}, nil
+	}),
+	verb(groupBrowser, &mcp.Tool{Name: "browser_scroll", Description: "Scroll the page with the wheel at a pixel (the viewport's centre by default).",
+		Annotations: acts("Scroll the page", false, false, true)}, func(in scrollArgs) (plan, error) {
+		return scrollRequest("browser.scroll", "", in)
+	}),
+	verb(groupBrowser, &mcp.Tool{Name: "browser_select", Description: "Choose options of a <select> or listbox (by label or value); the answer reads them back.",
+		Annotations: acts("Select in the page", true, true, true)}, func(in selectArgs) (plan, error) {
+		return plan{req: wire.Request{Verb: "browser.select", Ref: in.Ref, Values: in.Options, NoVerify: in.NoVerify}}, nil
+	}),
+	verb(groupBrowser, &mcp.Tool{Name: "browser_screenshot", Description: "The tab's viewport as a PNG image; at of click and scroll are its pixels.",
+		Annotations: reads("Screenshot the page", true)}, func(noArgs) (plan, error) {
+		return screenshotPlan("browser.screenshot", ""), nil
+	}),
+	verb(groupBrowser, &mcp.Tool{Name: "browser_tab_list", Description: "Your tabs in this profile; * marks the current one.",
+		Annotations: reads("List tabs", false)}, func(noArgs) (plan, error) {
+		return tabPlan("list", "", ""), nil
+	}),
+	verb(groupBrowser, &mcp.Tool{Name: "browser_tab_select", Description: "Make a tab your current one: the browser tools act on it.",
+		Annotations: acts("Switch tabs", false, true, false)}, func(in tabArgs) (plan, error) {
+		return tabPlan("select", in.Tab, ""), nil
+	}),
+	verb(groupBrowser, &mcp.Tool{Name: "browser_tab_new", Description: "Open a new tab (it becomes current), at a URL or blank.",
+		Annotations: acts("New tab", false, false, true)}, func(in tabNewArgs) (plan, error) {
+		return tabPlan("new", "", in.URL), nil
+	}),
+	verb(groupBrowser, &mcp.Tool{Name: "browser_tab_close", Description: "Close a tab of yours (the current one by default).",
+		Annotations: acts("Close a tab", true, true, false)}, func(in tabCloseArgs) (plan, error) {
+		return tabPlan("close", in.Tab, ""), nil
+	}),
+	verb(groupBrowser, &mcp.Tool{Name: "browser_profiles", Description: "The browser profiles that exist: id, label, whether running.",
+		Annotations: reads("List profiles", false)}, func(noArgs) (plan, error) {
+		return plan{req: wire.Request{Verb: "browser.profiles"}, body: daemoncall.ProfilesBody}, nil
+	}),
+	verb(groupBrowser, &mcp.Tool{Name: "browser_use", Description: "Attach your session to a profile (by label or id), optionally under an alias.",
+		Annotations: acts("Use a profile", false, true, false)}, func(in useArgs) (plan, error) {
+		return plan{req: wire.Request{Verb: "browser.use", Label: in.Profile, Alias: in.Alias}}, nil
+	}),
+}
+
+// tabPlan is browser.tab's request for action on tab (a handle or "3").
+func tabPlan(action, tab, url string) plan {
+	return plan{req: wire.Request{Verb: "browser.tab", Action: action, Target: daemoncall.TabHandle(tab), URL: url},
+		body: daemoncall.TabBody(action), timeout: daemoncall.OpenTimeout}
+}
+
+// status answers as both command lines' status do, for the groups listed:
+// the daemon, its display and the session's windows (window), the
+// session's attachments and tabs (browser).
+func status(ctx context.Context, x *server, _ noArgs) *mcp.CallToolResult {
+	if !x.cfg.Groups.has(groupBrowser) {
+		return x.ask(ctx, plan{req: wire.Request{Verb: "status"}, body: daemoncall.StatusBody(x.cfg.Session)})
+	}
+	bp := plan{req: wire.Request{Verb: "browser.status"}, timeout: daemoncall.OpenTimeout}
+	if !x.cfg.Groups.has(groupWindow) {
+		bp.req.Session = x.cfg.Session
+		bp.req.Profile = x.cfg.Profile
+		r, err := daemoncall.BrowserStatus(ctx, x.cfg.Call, bp.req, bp.timeout)
+		if err != nil {
+			return failed(err)
+		}
+		bp.body = daemoncall.BrowserStatusBody(x.cfg.Session)
+		return x.result(r, bp)
+	}
+	br, err := x.call(ctx, bp)
+	if err != nil {
+		return failed(err)
+	}
+	if !br.OK {
+		return x.result(br, bp)
+	}
+	return x.ask(ctx, plan{req: wire.Request{Verb: "status"}, body: func(r wire.Response, w io.Writer) error {
+		daemoncall.StatusBody(x.cfg.Session)(r, w)
+		daemoncall.PrintBrowserSet(br, w)
+		return nil
+	}})
+}
