@@ -184,7 +184,19 @@ func (e *Env) Answer(s string, args ...string) wire.Response {
 // it answers.
 func (e *Env) StartServe(flags ...string) {
 	e.T.Helper()
-	cmd := exec.Command(e.Bin, append([]string{"serve"}, flags...)...)
+	e.startDaemon(exec.Command(e.Bin, append([]string{"serve"}, flags...)...))
+}
+
+// StartDaemon runs the daemon's program (built beside the command under
+// test) in the foreground as our child, with the daemon's flags, and waits
+// until it answers: for a command that has no serve of its own.
+func (e *Env) StartDaemon(flags ...string) {
+	e.T.Helper()
+	e.startDaemon(exec.Command(filepath.Join(filepath.Dir(e.Bin), daemoncall.DaemonName), flags...))
+}
+
+func (e *Env) startDaemon(cmd *exec.Cmd) {
+	e.T.Helper()
 	cmd.Env = e.Environ("serve")
 	logf, err := os.OpenFile(filepath.Join(e.Dir, "serve.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
