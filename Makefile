@@ -15,7 +15,7 @@ BENCHTIME ?= 20x
 
 LOAD_SECONDS ?= 120
 
-.PHONY: help deps bench-deps build test bench load lint demo clean
+.PHONY: help deps test-deps bench-deps build test bench load lint demo clean
 
 # agent-browser, the browser peer the benchmarks compare against, lives in a
 # bench-only folder; nothing else uses it.
@@ -34,6 +34,16 @@ deps: ## install the system packages (apt-get; quiet and quick when all are pres
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
+# The MCP inspector's command line, the independent MCP client the tests of
+# vibespace-mcp drive it with (beside the Go SDK's own), lives in a test-only
+# folder; nothing else uses it.
+MCP_INSPECTOR_VERSION := 1.0.3
+TEST_DIR := .testdeps
+
+test-deps: ## install the MCP inspector's CLI (an independent MCP client, from npm) into ./.testdeps for the tests
+	@[ -f $(TEST_DIR)/node_modules/@modelcontextprotocol/inspector-cli/build/index.js ] || \
+		npm install --prefix $(TEST_DIR) --no-audit --no-fund --silent @modelcontextprotocol/inspector-cli@$(MCP_INSPECTOR_VERSION)
+
 bench-deps: deps ## install agent-browser (the peer) into ./.bench for the benchmarks
 	@[ -x $(BENCH_DIR)/node_modules/.bin/agent-browser ] || \
 		npm install --prefix $(BENCH_DIR) --no-audit --no-fund --silent agent-browser@$(AGENT_BROWSER_VERSION)
@@ -41,7 +51,7 @@ bench-deps: deps ## install agent-browser (the peer) into ./.bench for the bench
 build: ## build the commands into ./bin
 	$(GO) build -tags urfave_cli_no_docs -o $(BIN)/ ./cmd/...
 
-test: deps ## run every test, integration included, with -race (nothing may skip)
+test: deps test-deps ## run every test, integration included, with -race (nothing may skip)
 	VIBESPACE_INTEGRATION=1 $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
 
 bench: bench-deps ## benchmarks, side by side with the peers (xdotool, pyatspi, ...)
