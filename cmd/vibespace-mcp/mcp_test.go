@@ -205,6 +205,10 @@ func TestToolsOverStdio(t *testing.T) {
 	}
 	// A bad argument is a tool error too, before anything is asked.
 	refused(t, cs, "bad_request", "browser_click", map[string]any{"ref": "@e1", "at": "1,1"})
+	// So is one the tool's schema does not take (checked by the SDK).
+	if res := refused(t, cs, "bad_request", "window_click", map[string]any{"handle": h, "reff": "@e1"}); !strings.Contains(text(res), "reff") {
+		t.Fatalf("an unknown argument's refusal does not name it: %s", text(res))
+	}
 
 	out = ok(t, cs, "watch", map[string]any{"target": h})
 	if !strings.Contains(out, "http://127.0.0.1:") {

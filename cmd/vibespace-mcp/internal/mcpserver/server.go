@@ -52,6 +52,7 @@ type Config struct {
 func New(cfg Config) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "vibespace", Version: cfg.Version},
 		&mcp.ServerOptions{Instructions: instructions(cfg.Groups)})
+	s.AddReceivingMiddleware(badArguments)
 	x := &server{cfg: cfg}
 	for _, t := range tools {
 		if cfg.Groups.has(t.group) {
@@ -59,6 +60,26 @@ func New(cfg Config) *mcp.Server {
 		}
 	}
 	return s
+}
+
+// badArguments makes the SDK's own tool errors — arguments that do not fit
+// a tool's schema, answered before its handler runs — refusals as ours
+// are: the code bad_request first, and in the structured content. Every
+// tool error of ours carries structured content; theirs none.
+func badArguments(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*mcp.CallToolResult); ok && err == nil && r.IsError && r.StructuredContent == nil {
+			var msg strings.Builder
+			for _, c := range r.Content {
+				if tc, ok := c.(*mcp.TextContent); ok {
+					msg.WriteString(tc.Text)
+				}
+			}
+			return refused(wire.Response{Code: target.CodeBadRequest, Message: msg.String()}, ""), nil
+		}
+		return res, err
+	}
 }
 
 // instructions is what the server tells an agent once, at initialize.

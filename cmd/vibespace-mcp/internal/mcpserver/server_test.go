@@ -1,0 +1,148 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
+	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/target"
+)
+
+func resultText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// TestSameWordsAsTheCommandLine holds a tool's text to what the command
+// line prints for the same answer: on success its stdout (the handback
+// note, the header line with "your desktop" and the lease, what was done
+// and by which road, the body), on refusal its stderr with the code put
+// first instead of last.
+func TestSameWordsAsTheCommandLine(t *testing.T) {
+	desk := &wire.TargetInfo{ID: "win:7", Title: "Budget.ods", Lease: "held by s1 since 2026-12-02T07:00:00Z", Holder: "s1",
+		Since: "2026-12-02T07:00:00Z", Input: "agent", Desktop: true, Pixels: true, Mode: target.ModeAuto, Resolved: target.ModeTree}
+	tab := &wire.TargetInfo{ID: "tab:2", Title: "Sign up", Lease: "held by s1 since 2026-12-02T07:00:00Z", Holder: "s1", Since: "2026-12-02T07:00:00Z"}
+	prof := &wire.ProfileInfo{ID: "bp-3f9a1c02", Label: "work", Handle: "work", Default: true, Attachments: 2}
+	answers := []struct {
+		name string
+		resp wire.Response
+		body daemoncall.Body
+		want []string // what the text must say, besides matching the command line
+	}{
+		{"a click on the user's desktop after a handback", wire.Response{OK: true, Target: desk, By: target.RoadTree,
+			Note: "control came back at 07:01: ada had taken over at 07:00 and handed back; the window or page may have changed — take a new snapshot before acting on old refs",
+			Did:  `clicked @e5 (push button "Save") through its Action → confirmed: a new window`},
+			nil, []string{"note: control came back", "· your desktop (pixels granted)", "· lease: yours", "[by tree]"}},
+		{"a snapshot of a tab in a profile", wire.Response{OK: true, Target: tab, Profile: prof, Text: "# 3 nodes, 1 action, 0 editable\ndocument \"Sign up\" @e1"},
+			daemoncall.PrintText, []string{`tab:2 "Sign up" · lease: yours · profile: work (bp-3f9a1c02), default, 2 attachments`, "@e1\n"}},
+		{"held", wire.Response{Code: target.CodeHeld, Message: "win:7 is held by s2 since 2026-12-02T07:00:00Z",
+			Facts:  map[string]any{"holder": "s2", "target": "win:7"},
+			Target: &wire.TargetInfo{ID: "win:7", Title: "Budget.ods", Lease: "held by s2 since 2026-12-02T07:00:00Z", Holder: "s2", Desktop: true}},
+			nil, []string{"held: win:7 is held by s2", "facts: holder=s2 target=win:7", "· your desktop · lease: held by s2"}},
+		{"profile_required", wire.Response{Code: target.CodeProfileRequired, Message: "name one of your attachments",
+			Facts: map[string]any{"handles": []any{"work", "shop"}, "default": "work"}},
+			nil, []string{"profile_required: name one", "--profile work (default)", "--profile shop"}},
+	}
+	for _, a := range answers {
+		t.Run(a.name, func(t *testing.T) {
+			x := &server{cfg: Config{Session: "s1"}}
+			got := resultText(x.result(a.resp, plan{body: a.body}))
+
+			var out, errout bytes.Buffer
+			p := daemoncall.Printer{Out: &out, Err: &errout, Session: "s1"}
+			p.Answer(a.resp, func(w io.Writer) {
+				if a.body != nil {
+					a.body(a.resp, w)
+				}
+			})
+			want := out.String()
+			if !a.resp.OK {
+				first, rest, _ := strings.Cut(errout.String(), "\n")
+				if first != fmt.Sprintf("refused: %s [%s]", a.resp.Message, a.resp.Code) {
+					t.Fatalf("the command line's refusal line changed: %q", first)
+				}
+				want = fmt.Sprintf("%s: %s\n", a.resp.Code, a.resp.Message) + rest
+			}
+			if got != want {
+				t.Fatalf("tool text:\n%s\nthe command line's:\n%s", got, want)
+			}
+			for _, w := range a.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("the text lacks %q:\n%s", w, got)
+				}
+			}
+		})
+	}
+}
+
+// TestFailures: a call without an answer is a tool error with a code — no
+// daemon (and how to start it), out of time, ours.
+func TestFailures(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		code target.Code
+		says string
+	}{
+		{unreachableErr(t), target.CodeNoDaemon, "vibespace-window serve"},
+		{fmt.Errorf("the daemon did not answer browser.open in time: %w", context.DeadlineExceeded), target.CodeTimeout, "in time"},
+		{errors.New("the daemon speaks protocol 2, this client 1: stop it and retry"), target.CodeInternal, "protocol 2"},
+	} {
+		res := failed(c.err)
+		st := res.StructuredContent.(map[string]any)
+		if !res.IsError || st["code"] != c.code || !strings.HasPrefix(resultText(res), string(c.code)+": ") || !strings.Contains(resultText(res), c.says) {
+			t.Errorf("%v: want %s saying %q, got %v %s", c.err, c.code, c.says, st, resultText(res))
+		}
+	}
+}
+
+// unreachableErr is Connect's error for a daemon program that is nowhere.
+func unreachableErr(t *testing.T) error {
+	t.Setenv("PATH", t.TempDir())
+	dir := t.TempDir()
+	_, err := daemoncall.Connect(t.Context(), daemoncall.Options{Executable: dir + "/vibespace-mcp",
+		Getenv: func(k string) string {
+			return map[string]string{"VIBESPACE_HOME": dir + "/home", "XDG_RUNTIME_DIR": dir}[k]
+		}})
+	if !daemoncall.Unreachable(err) {
+		t.Fatalf("Connect without a daemon program: want an Unreachable error, got %v", err)
+	}
+	return err
+}
+
+// TestGroups reads --tools, and lists the tools of each group.
+func TestGroups(t *testing.T) {
+	for s, want := range map[string]Groups{"all": AllGroups, "window": groupWindow, "browser": groupBrowser, "window,browser": AllGroups} {
+		if g, err := ParseGroups(s); err != nil || g != want {
+			t.Errorf("ParseGroups(%q) = %v, %v", s, g, err)
+		}
+	}
+	if _, err := ParseGroups("core"); err == nil || !strings.Contains(err.Error(), "window, browser and all") {
+		t.Errorf("an unknown group: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, tl := range tools {
+		if seen[tl.name] {
+			t.Errorf("two tools named %s", tl.name)
+		}
+		seen[tl.name] = true
+		switch {
+		case strings.HasPrefix(tl.name, "window_") && tl.group != groupWindow,
+			strings.HasPrefix(tl.name, "browser_") && tl.group != groupBrowser,
+			!strings.Contains(tl.name, "_") && tl.group != groupBoth:
+			t.Errorf("%s is in the wrong group", tl.name)
+		}
+	}
+}
