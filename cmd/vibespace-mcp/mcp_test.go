@@ -210,6 +210,12 @@ func TestToolsOverStdio(t *testing.T) {
 		t.Fatalf("an unknown argument's refusal does not name it: %s", text(res))
 	}
 
+	if out := ok(t, cs, "status", nil); !strings.Contains(out, "session: s1\n") || !strings.Contains(out, "\ndisplay: :") || !strings.Contains(out, "tab: tab:1 ") {
+		t.Fatalf("status: the daemon, the session's windows and its tabs:\n%s", out)
+	}
+	if out := ok(t, cs, "doctor", nil); !strings.Contains(out, "yes ") {
+		t.Fatalf("doctor: %s", out)
+	}
 	out = ok(t, cs, "watch", map[string]any{"target": h})
 	if !strings.Contains(out, "http://127.0.0.1:") {
 		t.Fatalf("watch: %s", out)

@@ -16,6 +16,16 @@ import (
 // startWait bounds how long a command waits for a daemon it started.
 const startWait = 20 * time.Second
 
+// DesktopEnv names the caller's own desktop session from its environment
+// (doctor, desktop on): its display, X authority, session bus, Wayland
+// display, runtime directory and session type.
+func DesktopEnv(env Env) *wire.DesktopEnv {
+	return &wire.DesktopEnv{
+		Display: env("DISPLAY"), Xauthority: env("XAUTHORITY"), Bus: env("DBUS_SESSION_BUS_ADDRESS"),
+		Wayland: env("WAYLAND_DISPLAY"), RuntimeDir: env("XDG_RUNTIME_DIR"), SessionType: env("XDG_SESSION_TYPE"),
+	}
+}
+
 // Session is the caller's session name: $VIBESPACE_SESSION, or "default".
 func Session(env Env) string {
 	if s := env("VIBESPACE_SESSION"); s != "" {

@@ -90,7 +90,7 @@ func RefusalDetail(w io.Writer, resp wire.Response, session string) {
 // stderr says it (the MCP server's tool error): its code first, then its
 // sentence, then RefusalDetail's lines.
 //
-//	held: win:1 is held by s1 since 2026-12-02T07:12:03Z
+//	held: win:1 is held by session "s1" since 2026-12-02T07:12:03Z; it must detach first
 //	  facts: holder=s1 since=2026-12-02T07:12:03Z target=win:1
 func RefusalText(resp wire.Response, session string) string {
 	var b strings.Builder

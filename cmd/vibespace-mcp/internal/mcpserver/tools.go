@@ -251,9 +251,12 @@ var tools = []toolDef{
 	// Both kinds.
 	custom(groupBoth, &mcp.Tool{Name: "status", Description: "The daemon, your session, your windows, browser attachments and tabs.",
 		Annotations: reads("Status", false)}, status),
-	verb(groupBoth, &mcp.Tool{Name: "doctor", Description: "What this machine offers (display, input injection, accessibility, browser, encoders), and why not.",
-		Annotations: reads("Doctor", false)}, func(noArgs) (plan, error) {
-		return plan{req: wire.Request{Verb: "doctor"}, body: daemoncall.DoctorBody, timeout: daemoncall.OpenTimeout}, nil
+	custom(groupBoth, &mcp.Tool{Name: "doctor", Description: "What this machine offers (display, input injection, accessibility, browser, encoders), and why not.",
+		Annotations: reads("Doctor", false)}, func(ctx context.Context, x *server, _ noArgs) *mcp.CallToolResult {
+		// The server's environment names the desktop session it runs in, as
+		// a command line's does.
+		return x.ask(ctx, plan{req: wire.Request{Verb: "doctor", Desktop: daemoncall.DesktopEnv(x.cfg.Call.Getenv)},
+			body: daemoncall.DoctorBody, timeout: daemoncall.OpenTimeout})
 	}),
 	verb(groupBoth, &mcp.Tool{Name: "watch", Description: "The live view's address for a person to watch (and take over): a target's pane, or the overview.",
 		Annotations: reads("Watch", false)}, func(in watchArgs) (plan, error) {

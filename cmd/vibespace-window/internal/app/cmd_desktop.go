@@ -6,16 +6,13 @@ package app
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
+
 	"github.com/vibespace/vibespace/daemon/wire"
 )
 
 // desktopEnv names the caller's desktop session from its environment.
-func desktopEnv(env Env) *wire.DesktopEnv {
-	return &wire.DesktopEnv{
-		Display: env("DISPLAY"), Xauthority: env("XAUTHORITY"), Bus: env("DBUS_SESSION_BUS_ADDRESS"),
-		Wayland: env("WAYLAND_DISPLAY"), RuntimeDir: env("XDG_RUNTIME_DIR"), SessionType: env("XDG_SESSION_TYPE"),
-	}
-}
+var desktopEnv = daemoncall.DesktopEnv
 
 func desktopCommand(o Options) *cli.Command {
 	return &cli.Command{
