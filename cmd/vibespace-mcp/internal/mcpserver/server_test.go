@@ -146,3 +146,34 @@ func TestGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestParse reads the command line: the session from --session, else
+// $VIBESPACE_SESSION, else "default"; the profile likewise; --help prints
+// the help and exits 0; bad usage exits 2 saying why.
+func TestParse(t *testing.T) {
+	env := map[string]string{}
+	o := daemoncall.Options{Getenv: func(k string) string { return env[k] }}
+	var out, errout bytes.Buffer
+	o.Stdout, o.Stderr = &out, &errout
+
+	cfg, code := parse([]string{Name}, o)
+	if code != -1 || cfg.Session != "default" || cfg.Groups != AllGroups || cfg.Profile != "" {
+		t.Fatalf("no flags: %+v %d", cfg, code)
+	}
+	env["VIBESPACE_SESSION"], env["VIBESPACE_BROWSER"] = "from-env", "work"
+	if cfg, _ := parse([]string{Name}, o); cfg.Session != "from-env" || cfg.Profile != "work" {
+		t.Fatalf("the environment: %+v", cfg)
+	}
+	if cfg, _ := parse([]string{Name, "--session", "s1", "--tools", "window", "--profile", "shop"}, o); cfg.Session != "s1" || cfg.Groups != groupWindow || cfg.Profile != "shop" {
+		t.Fatalf("the flags: %+v", cfg)
+	}
+	if _, code := parse([]string{Name, "--help"}, o); code != 0 || !strings.Contains(out.String(), `"mcpServers"`) {
+		t.Fatalf("--help: exit %d\n%s", code, out.String())
+	}
+	for _, bad := range [][]string{{Name, "--tools", "core"}, {Name, "s1"}, {Name, "--nope"}} {
+		errout.Reset()
+		if _, code := parse(bad, o); code != daemoncall.ExitUsage || !strings.Contains(errout.String(), Name+": ") {
+			t.Errorf("%v: exit %d, %q", bad, code, errout.String())
+		}
+	}
+}
