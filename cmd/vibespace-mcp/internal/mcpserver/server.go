@@ -70,16 +70,21 @@ func badArguments(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
 		if r, ok := res.(*mcp.CallToolResult); ok && err == nil && r.IsError && r.StructuredContent == nil {
-			var msg strings.Builder
-			for _, c := range r.Content {
-				if tc, ok := c.(*mcp.TextContent); ok {
-					msg.WriteString(tc.Text)
-				}
-			}
-			return refused(wire.Response{Code: target.CodeBadRequest, Message: msg.String()}, ""), nil
+			return refused(wire.Response{Code: target.CodeBadRequest, Message: textOf(r)}, ""), nil
 		}
 		return res, err
 	}
+}
+
+// textOf is a result's text content.
+func textOf(r *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
 }
 
 // instructions is what the server tells an agent once, at initialize.

@@ -9,22 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
 )
-
-func resultText(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
-}
 
 // TestSameWordsAsTheCommandLine holds a tool's text to what the command
 // line prints for the same answer: on success its stdout (the handback
@@ -59,7 +47,7 @@ func TestSameWordsAsTheCommandLine(t *testing.T) {
 	for _, a := range answers {
 		t.Run(a.name, func(t *testing.T) {
 			x := &server{cfg: Config{Session: "s1"}}
-			got := resultText(x.result(a.resp, plan{body: a.body}))
+			got := textOf(x.result(a.resp, plan{body: a.body}))
 
 			var out, errout bytes.Buffer
 			p := daemoncall.Printer{Out: &out, Err: &errout, Session: "s1"}
@@ -102,8 +90,8 @@ func TestFailures(t *testing.T) {
 	} {
 		res := failed(c.err)
 		st := res.StructuredContent.(map[string]any)
-		if !res.IsError || st["code"] != c.code || !strings.HasPrefix(resultText(res), string(c.code)+": ") || !strings.Contains(resultText(res), c.says) {
-			t.Errorf("%v: want %s saying %q, got %v %s", c.err, c.code, c.says, st, resultText(res))
+		if !res.IsError || st["code"] != c.code || !strings.HasPrefix(textOf(res), string(c.code)+": ") || !strings.Contains(textOf(res), c.says) {
+			t.Errorf("%v: want %s saying %q, got %v %s", c.err, c.code, c.says, st, textOf(res))
 		}
 	}
 }
