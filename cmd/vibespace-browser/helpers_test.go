@@ -3,8 +3,6 @@ package main_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -23,7 +21,7 @@ var bin string
 func TestMain(m *testing.M) { clitest.Main(m, "vibespace-browser", &bin) }
 
 // chromium is the browser the daemon under test starts.
-const chromium = "/usr/bin/chromium"
+const chromium = clitest.Chromium
 
 // env is one isolated vibespace driven through vibespace-browser.
 type env struct{ *clitest.Env }
@@ -31,21 +29,9 @@ type env struct{ *clitest.Env }
 func newEnv(t testing.TB) *env {
 	t.Helper()
 	testenv.NeedIntegration(t)
-	if _, err := os.Stat(chromium); err != nil {
-		if os.Getenv("VIBESPACE_INTEGRATION") == "1" {
-			t.Fatalf("%s is missing (make deps installs chromium): %v", chromium, err)
-		}
-		t.Skipf("SKIP: %s is missing: %v", chromium, err)
-	}
+	clitest.NeedChromium(t)
 	e := &env{clitest.New(t, bin)}
-	// A failed test shows what the daemons the CLI started logged.
-	t.Cleanup(func() {
-		if t.Failed() {
-			if b, err := os.ReadFile(filepath.Join(e.Home, "daemon.log")); err == nil {
-				t.Logf("daemon.log:\n%s", b)
-			}
-		}
-	})
+	e.LogOnFailure()
 	return e
 }
 

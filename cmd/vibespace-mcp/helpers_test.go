@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -26,33 +24,20 @@ var bin string
 
 func TestMain(m *testing.M) { clitest.Main(m, "vibespace-mcp", &bin) }
 
-// chromium is the browser the daemon under test starts.
-const chromium = "/usr/bin/chromium"
-
 // env is one isolated vibespace whose daemon runs as the test's child.
 type env struct{ *clitest.Env }
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
 	testenv.NeedIntegration(t)
-	if _, err := os.Stat(chromium); err != nil {
-		t.Fatalf("%s is missing (make deps installs chromium): %v", chromium, err)
-	}
+	clitest.NeedChromium(t)
 	e := &env{clitest.New(t, bin)}
-	t.Cleanup(func() {
-		if t.Failed() {
-			for _, f := range []string{filepath.Join(e.Dir, "serve.log"), filepath.Join(e.Home, "daemon.log")} {
-				if b, err := os.ReadFile(f); err == nil {
-					t.Logf("%s:\n%s", filepath.Base(f), b)
-				}
-			}
-		}
-	})
+	e.LogOnFailure()
 	return e
 }
 
 // serve starts the daemon as the test's child.
-func (e *env) serve() { e.StartDaemon("--chromium", chromium) }
+func (e *env) serve() { e.StartDaemon("--chromium", clitest.Chromium) }
 
 // client is one vibespace-mcp process as session s, reached through the
 // SDK's own client over stdio; it ends with the test.

@@ -76,6 +76,36 @@ const BuildTags = "urfave_cli_no_docs"
 // daemonPkg is the daemon's program.
 const daemonPkg = "github.com/vibespace/vibespace/cmd/vibespace-daemon"
 
+// Chromium is the browser the daemons under test start.
+const Chromium = "/usr/bin/chromium"
+
+// NeedChromium fails the test when Chromium is missing under
+// VIBESPACE_INTEGRATION=1 (make deps installs it), else skips it saying so.
+func NeedChromium(t testing.TB) {
+	t.Helper()
+	if _, err := os.Stat(Chromium); err != nil {
+		if os.Getenv("VIBESPACE_INTEGRATION") == "1" {
+			t.Fatalf("%s is missing (make deps installs chromium): %v", Chromium, err)
+		}
+		t.Skipf("SKIP: %s is missing: %v", Chromium, err)
+	}
+}
+
+// LogOnFailure makes a failed test show what the daemon logged: the
+// foreground daemon's log and the state directory's daemon.log.
+func (e *Env) LogOnFailure() {
+	e.T.Cleanup(func() {
+		if !e.T.Failed() {
+			return
+		}
+		for _, f := range []string{filepath.Join(e.Dir, "serve.log"), filepath.Join(e.Home, "daemon.log")} {
+			if b, err := os.ReadFile(f); err == nil {
+				e.T.Logf("%s:\n%s", filepath.Base(f), b)
+			}
+		}
+	})
+}
+
 // Env is one isolated vibespace: its own VIBESPACE_HOME and runtime dir.
 type Env struct {
 	T         testing.TB
