@@ -124,4 +124,6 @@ THE DAEMON
    The first command starts it; serve runs it in the foreground. audit.jsonl records who did which verb — never the text of fill
    or type. It and daemon.log are rotated at 8 MiB (two old files kept); a crash's
    trace is in daemon.stderr; status names them. state.json keeps a tab's address
-   without its query or fragment. Text after -- is never read as a flag: type -- "-5 degrees".`
+   without its query or fragment. Text after -- is never read as a flag: type -- "-5 degrees".
+   vibespace-mcp serves the same verbs, words and refusals as the tools of an MCP
+   server on stdio (vibespace-mcp --help), for hosts that speak MCP.`

@@ -211,4 +211,6 @@ THE DAEMON
    Both are rotated at 8 MiB, two old files kept (daemon.log.1, audit.jsonl.2, …);
    a crash's trace is in daemon.stderr. status names the files kept. state.json
    keeps a tab's address without its query or fragment.
-   Text after -- is never read as a flag: type win:1 -- "-not-a-flag".`
+   Text after -- is never read as a flag: type win:1 -- "-not-a-flag".
+   vibespace-mcp serves the same verbs, words and refusals as the tools of an MCP
+   server on stdio (vibespace-mcp --help), for hosts that speak MCP.`
