@@ -133,10 +133,15 @@ func (x *server) ask(ctx context.Context, p plan) *mcp.CallToolResult {
 func (x *server) call(ctx context.Context, p plan) (wire.Response, error) {
 	req := p.req
 	req.Session = x.cfg.Session
-	if strings.HasPrefix(req.Verb, "browser.") && req.Profile == "" {
+	browser := strings.HasPrefix(req.Verb, "browser.")
+	if browser && req.Profile == "" {
 		req.Profile = x.cfg.Profile
 	}
-	if p.timeout == 0 {
+	switch {
+	case p.timeout != 0:
+	case browser:
+		p.timeout = daemoncall.OpenTimeout // any browser verb may start a browser first, as vibespace-browser bounds it
+	default:
 		p.timeout = daemoncall.CallTimeout
 	}
 	return daemoncall.Call(ctx, x.cfg.Call, req, p.timeout)

@@ -327,7 +327,7 @@ var tools = []toolDef{
 	// Tabs (vibespace-browser's words): the session's current tab.
 	verb(groupBrowser, &mcp.Tool{Name: "browser_open", Description: "Load a URL in your current tab (a new tab when you have none) and wait for the load.",
 		Annotations: acts("Open a URL", true, false, true)}, func(in openURLArgs) (plan, error) {
-		return plan{req: wire.Request{Verb: "browser.open", URL: in.URL}, body: daemoncall.PrintURL, timeout: daemoncall.OpenTimeout}, nil
+		return plan{req: wire.Request{Verb: "browser.open", URL: in.URL}, body: daemoncall.PrintURL}, nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_snapshot", Description: "The page's accessibility tree, one node a line: role, \"name\", @ref, states.",
 		Annotations: reads("Snapshot the page", true)}, func(in snapshotArgs) (plan, error) {
@@ -403,27 +403,18 @@ var tools = []toolDef{
 // tabPlan is browser.tab's request for action on tab (a handle or "3").
 func tabPlan(action, tab, url string) plan {
 	return plan{req: wire.Request{Verb: "browser.tab", Action: action, Target: daemoncall.TabHandle(tab), URL: url},
-		body: daemoncall.TabBody(action), timeout: daemoncall.OpenTimeout}
+		body: daemoncall.TabBody(action)}
 }
 
 // status answers as both command lines' status do, for the groups listed:
 // the daemon, its display and the session's windows (window), the
-// session's attachments and tabs (browser).
+// session's attachments and tabs (browser) — the daemon's part once.
 func status(ctx context.Context, x *server, _ noArgs) *mcp.CallToolResult {
+	daemon := plan{req: wire.Request{Verb: "status"}, body: daemoncall.StatusBody(x.cfg.Session)}
 	if !x.cfg.Groups.has(groupBrowser) {
-		return x.ask(ctx, plan{req: wire.Request{Verb: "status"}, body: daemoncall.StatusBody(x.cfg.Session)})
+		return x.ask(ctx, daemon)
 	}
-	bp := plan{req: wire.Request{Verb: "browser.status"}, timeout: daemoncall.OpenTimeout}
-	if !x.cfg.Groups.has(groupWindow) {
-		bp.req.Session = x.cfg.Session
-		bp.req.Profile = x.cfg.Profile
-		r, err := daemoncall.BrowserStatus(ctx, x.cfg.Call, bp.req, bp.timeout)
-		if err != nil {
-			return failed(err)
-		}
-		bp.body = daemoncall.BrowserStatusBody(x.cfg.Session)
-		return x.result(r, bp)
-	}
+	bp := plan{req: wire.Request{Verb: "browser.status"}}
 	br, err := x.call(ctx, bp)
 	if err != nil {
 		return failed(err)
@@ -431,9 +422,18 @@ func status(ctx context.Context, x *server, _ noArgs) *mcp.CallToolResult {
 	if !br.OK {
 		return x.result(br, bp)
 	}
-	return x.ask(ctx, plan{req: wire.Request{Verb: "status"}, body: func(r wire.Response, w io.Writer) error {
+	if !x.cfg.Groups.has(groupWindow) {
+		// vibespace-browser's status: its daemon lines below the set.
+		if st, err := x.call(ctx, daemon); err == nil && st.OK {
+			br.Status = st.Status
+		}
+		bp.body = daemoncall.BrowserStatusBody(x.cfg.Session)
+		return x.result(br, bp)
+	}
+	daemon.body = func(r wire.Response, w io.Writer) error {
 		daemoncall.StatusBody(x.cfg.Session)(r, w)
 		daemoncall.PrintBrowserSet(br, w)
 		return nil
-	}})
+	}
+	return x.ask(ctx, daemon)
 }
