@@ -5,11 +5,9 @@ package daemoncall
 // words for the same answer.
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/vibespace/vibespace/daemon/wire"
 )
@@ -151,20 +149,6 @@ func PrintBrowserSet(r wire.Response, w io.Writer) {
 	for i := range r.Targets {
 		fmt.Fprintf(w, "tab: %s\n", TargetLine(&r.Targets[i]))
 	}
-}
-
-// BrowserStatus asks browser.status (req), then the daemon's own part
-// (status) into its answer, as the browser's status prints them.
-func BrowserStatus(ctx context.Context, o Options, req wire.Request, timeout time.Duration) (wire.Response, error) {
-	r, err := Call(ctx, o, req, timeout)
-	if err != nil || !r.OK || r.Status != nil {
-		return r, err
-	}
-	// The daemon's own part: the same daemon answers "status".
-	if st, err := Call(ctx, o, wire.Request{Verb: "status", Session: req.Session}, timeout); err == nil && st.OK {
-		r.Status = st.Status
-	}
-	return r, nil
 }
 
 // TabHandle is a tab handle as the daemon names it: "tab:N" ("3" is

@@ -17,9 +17,15 @@ func statusCommand(o Options) *cli.Command {
 		Name: "status", Usage: "your attachments, your tabs, and the daemon (its pid, state dir, audit log)", Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			req := browserRequest(c, o, wire.Request{Verb: "status"})
-			r, err := daemoncall.BrowserStatus(c.Context, o, req, callTimeout)
+			r, err := daemoncall.Call(c.Context, o, req, callTimeout)
 			if err != nil {
 				return err
+			}
+			if r.OK && r.Status == nil {
+				// The daemon's own part: the same daemon answers "status".
+				if st, err := daemoncall.Call(c.Context, o, wire.Request{Verb: "status"}, callTimeout); err == nil && st.OK {
+					r.Status = st.Status
+				}
 			}
 			return daemoncall.Print(c, o, req, r, daemoncall.BrowserStatusBody(daemoncall.Session(o.Getenv)))
 		},
