@@ -4,15 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,73 +17,14 @@ import (
 	"github.com/vibespace/vibespace/target"
 )
 
-// chromiumFlags are the flags our daemon starts Chromium with (cdp's
-// launch flags); agent-browser gets the same through --args, on every call
-// (a call with other launch options restarts its daemon).
-var chromiumFlags = []string{"--disable-gpu", "--no-first-run", "--no-default-browser-check",
-	"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic",
-	"--disable-breakpad", "--disable-crash-reporter", "--password-store=basic"}
-
 // peer is agent-browser 0.41.2 run as an agent runs it: one process per
-// command, its own HOME and socket directory, one --session.
+// command, its own HOME and socket directory, one --session (clitest.Peer).
 type peer struct {
-	b       *testing.B
-	bin     string
-	home    string
-	sockDir string
-	launch  []string
-	session string
+	*clitest.Peer
+	b *testing.B
 }
 
-// peerBinary finds agent-browser under the module root's .bench (make
-// bench-deps). The npm shim is a node wrapper; a global install's shim is
-// patched to the native binary next to it, so that is what runs here.
-func peerBinary(b *testing.B) string {
-	b.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			b.Fatal("no go.mod above the test's directory")
-		}
-		dir = up
-	}
-	shim := filepath.Join(dir, ".bench", "node_modules", ".bin", "agent-browser")
-	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
-	native := filepath.Join(dir, ".bench", "node_modules", "agent-browser", "bin", "agent-browser-"+runtime.GOOS+"-"+arch)
-	_, errShim := os.Stat(shim)
-	_, errNative := os.Stat(native)
-	if errShim != nil || errNative != nil {
-		msg := fmt.Sprintf("agent-browser is not installed under %s: run make bench-deps", filepath.Join(dir, ".bench"))
-		if os.Getenv("VIBESPACE_INTEGRATION") == "1" {
-			b.Fatal(msg)
-		}
-		b.Skip("SKIP: " + msg)
-	}
-	return native
-}
-
-func newPeer(b *testing.B) *peer {
-	// A short socket directory: a Unix socket path has ~108 bytes.
-	sock, err := os.MkdirTemp("", "ab")
-	if err != nil {
-		b.Fatal(err)
-	}
-	p := &peer{b: b, bin: peerBinary(b), home: b.TempDir(), sockDir: sock, session: "bench"}
-	args := append([]string(nil), chromiumFlags...)
-	if os.Geteuid() == 0 {
-		args = append(args, "--no-sandbox")
-	}
-	p.launch = []string{"--executable-path", chromium, "--args", strings.Join(args, ","), "--session", p.session}
-	b.Cleanup(p.stop)
-	return p
-}
+func newPeer(b *testing.B) *peer { return &peer{clitest.NewPeer(b, chromium), b} }
 
 // run runs one agent-browser command; it fails the benchmark unless the
 // command succeeded.
@@ -94,67 +32,14 @@ func (p *peer) run(args ...string) string {
 	p.b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, p.bin, append(append([]string(nil), p.launch...), args...)...)
-	cmd.Env = append(os.Environ(), "HOME="+p.home, "AGENT_BROWSER_SOCKET_DIR="+p.sockDir, "XDG_RUNTIME_DIR="+p.sockDir)
+	cmd := exec.CommandContext(ctx, p.Bin, append(p.LaunchFlags(), args...)...)
+	cmd.Env = p.Environ()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
 		p.b.Fatalf("agent-browser %v: %v\n%s%s", args, err, out.String(), errb.String())
 	}
 	return out.String()
-}
-
-// daemonPID is the PID agent-browser recorded for the session's daemon.
-func (p *peer) daemonPID() int {
-	b, err := os.ReadFile(filepath.Join(p.sockDir, p.session+".pid"))
-	if err != nil {
-		return 0
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	return pid
-}
-
-// stop closes the peer's browser (its own close), then ends its daemon by
-// the PID it recorded, and any process still running under the peer's
-// HOME (crash handlers that left the group) by PID.
-func (p *peer) stop() {
-	pid := p.daemonPID()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	cmd := exec.CommandContext(ctx, p.bin, append(append([]string(nil), p.launch...), "close")...)
-	cmd.Env = append(os.Environ(), "HOME="+p.home, "AGENT_BROWSER_SOCKET_DIR="+p.sockDir, "XDG_RUNTIME_DIR="+p.sockDir)
-	_ = cmd.Run()
-	cancel()
-	if pid > 0 && !clitest.Exited(pid) {
-		syscall.Kill(pid, syscall.SIGTERM)
-		deadline := time.Now().Add(10 * time.Second)
-		for !clitest.Exited(pid) && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-		}
-		if !clitest.Exited(pid) {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
-	for _, left := range processesMentioning(p.home) {
-		syscall.Kill(left, syscall.SIGKILL)
-	}
-	os.RemoveAll(p.sockDir)
-}
-
-// processesMentioning lists live processes whose command line contains s.
-func processesMentioning(s string) []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, en := range ents {
-		pid, err := strconv.Atoi(en.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", en.Name(), "cmdline"))
-		if err == nil && bytes.Contains(b, []byte(s)) && !clitest.Exited(pid) {
-			out = append(out, pid)
-		}
-	}
-	return out
 }
 
 // peerRef is one ref line of agent-browser's snapshot: - role "name" [… ref=eN].
@@ -301,7 +186,7 @@ func BenchmarkVersusAgentBrowser(b *testing.B) {
 			b.Logf("refs agent-browser has and our -i snapshot lacks: %s", strings.Join(missing, ", "))
 		}
 	})
-	if pid := p.daemonPID(); pid <= 0 {
+	if pid := p.DaemonPID(); pid <= 0 {
 		b.Error("agent-browser recorded no daemon pid: its cleanup cannot find it")
 	}
 }

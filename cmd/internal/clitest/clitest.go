@@ -51,21 +51,28 @@ func Build(name string) (bin string, remove func(), err error) {
 	if err != nil {
 		return "", nil, err
 	}
-	bin = filepath.Join(dir, name)
+	for _, b := range []struct{ name, pkg string }{{name, "."}, {daemoncall.DaemonName, daemonPkg}} {
+		if _, err := BuildInto(dir, b.name, b.pkg); err != nil {
+			os.RemoveAll(dir)
+			return "", nil, err
+		}
+	}
+	return filepath.Join(dir, name), func() { os.RemoveAll(dir) }, nil
+}
+
+// BuildInto builds the package pkg as dir/name, as Build builds its
+// commands (BuildTags, -race when this test binary has it): another
+// command beside the one under test, talking to the same daemon.
+func BuildInto(dir, name, pkg string) (string, error) {
+	out := filepath.Join(dir, name)
 	args := []string{"build", "-tags", BuildTags}
 	if Race {
 		args = append(args, "-race")
 	}
-	for _, b := range []struct{ out, pkg string }{
-		{bin, "."},
-		{filepath.Join(dir, daemoncall.DaemonName), daemonPkg},
-	} {
-		if out, err := exec.Command("go", append(args, "-o", b.out, b.pkg)...).CombinedOutput(); err != nil {
-			os.RemoveAll(dir)
-			return "", nil, fmt.Errorf("build %s: %v\n%s", filepath.Base(b.out), err, out)
-		}
+	if b, err := exec.Command("go", append(args, "-o", out, pkg)...).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build %s: %v\n%s", name, err, b)
 	}
-	return bin, func() { os.RemoveAll(dir) }, nil
+	return out, nil
 }
 
 // BuildTags are the tags the commands are built with, as make build does:
