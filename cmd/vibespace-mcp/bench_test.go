@@ -127,7 +127,7 @@ var benchVerbs = []string{"snapshot_i", "fill", "click", "get_title"}
 // reports the text the fill before it typed.
 func BenchmarkMCPVersusCLIVersusAgentBrowser(b *testing.B) {
 	e := newEnv(b)
-	p := clitest.NewPeer(b, chromium)
+	p := clitest.NewPeer(b, clitest.Chromium)
 	cliBin, err := clitest.BuildInto(filepath.Dir(e.Bin), "vibespace-browser", "github.com/vibespace/vibespace/cmd/vibespace-browser")
 	if err != nil {
 		b.Fatal(err)
