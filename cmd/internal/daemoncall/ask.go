@@ -2,6 +2,7 @@ package daemoncall
 
 import (
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -68,15 +69,55 @@ func WantJSON(c *cli.Context) bool {
 	return false
 }
 
-// ParsePoint reads "x,y".
-func ParsePoint(s string) (*wire.Point, error) {
+// ParsePoint reads --at "x,y".
+func ParsePoint(s string) (*wire.Point, error) { return ParsePointArg("--at", s) }
+
+// ParsePointArg reads "x,y" given as the argument named name.
+func ParsePointArg(name, s string) (*wire.Point, error) {
 	xs, ys, ok := strings.Cut(s, ",")
 	x, errx := strconv.Atoi(strings.TrimSpace(xs))
 	y, erry := strconv.Atoi(strings.TrimSpace(ys))
 	if !ok || errx != nil || erry != nil {
-		return nil, Usage("--at %s: expected x,y in pixels of the target's screenshot, e.g. --at 120,40", target.Echo(s))
+		return nil, Usage("%s %s: expected x,y in pixels of the target's screenshot, e.g. %s 120,40", name, target.Echo(s), name)
 	}
 	return &wire.Point{X: x, Y: y}, nil
+}
+
+// ScrollBy is scroll's wheel steps when none are given.
+const ScrollBy = 3
+
+// AppArgv is open's argv as the daemon must get it: a program named by a
+// relative path made absolute (the daemon runs elsewhere, in /; the path is
+// the caller's).
+func AppArgv(argv []string) ([]string, error) {
+	if len(argv) == 0 || !strings.Contains(argv[0], "/") {
+		return argv, nil
+	}
+	abs, err := filepath.Abs(argv[0])
+	if err != nil {
+		return nil, Usage("open %s: %v", target.Echo(argv[0]), err)
+	}
+	return append([]string{abs}, argv[1:]...), nil
+}
+
+// CurrentTab is the session's current tab in an answer of browser.tab
+// list: the tab it names, else the one "* " marks, else the only one; ""
+// when there is none.
+func CurrentTab(r wire.Response) string {
+	if r.Target != nil {
+		return string(r.Target.ID)
+	}
+	for _, line := range strings.Split(r.Text, "\n") {
+		if rest, ok := strings.CutPrefix(line, "* "); ok {
+			if id, _, _ := strings.Cut(rest, " "); strings.HasPrefix(id, "tab:") {
+				return id
+			}
+		}
+	}
+	if len(r.Targets) == 1 {
+		return string(r.Targets[0].ID)
+	}
+	return ""
 }
 
 // PrintURL prints the answer's address (watch, open, get url).

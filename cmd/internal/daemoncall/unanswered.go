@@ -43,14 +43,20 @@ func callRetrying(ctx context.Context, req wire.Request, once func() (wire.Respo
 // navigates, changes a lease or an attachment set).
 var readOnly = map[string]bool{
 	"status": true, "doctor": true, "list": true, "snapshot": true, "screenshot": true, "watch": true,
+	"find": true, "get": true,
 	"browser.status": true, "browser.snapshot": true, "browser.screenshot": true, "browser.get": true,
-	"browser.wait": true, "browser.profiles": true, "browser.attachments": true,
+	"browser.find": true, "browser.wait": true, "browser.profiles": true, "browser.attachments": true,
 }
 
-// acts reports whether req may have changed something when it ran.
-func acts(req wire.Request) bool {
-	if req.Verb == "browser.tab" {
+// Acts reports whether req may have changed something when it ran (a
+// verb's trace --pictures and budget are the operator's words, and change
+// what the daemon keeps).
+func Acts(req wire.Request) bool {
+	switch req.Verb {
+	case "browser.tab":
 		return req.Action != "" && req.Action != "list"
+	case "trace", "browser.trace":
+		return strings.HasPrefix(req.Action, "pictures-")
 	}
 	return !readOnly[req.Verb]
 }
@@ -71,7 +77,7 @@ func unanswered(req wire.Request, err error) (wire.Response, bool) {
 		facts["target"] = req.Target
 	}
 	resp := wire.Response{V: wire.ProtocolVersion, Facts: facts}
-	if acts(req) {
+	if Acts(req) {
 		resp.Code = target.CodeOutcomeUnknown
 		resp.Message = fmt.Sprintf("the daemon went away (killed, stopped or restarted) after %s was sent and before it answered: %s may have run in part or in whole; read the target (snapshot, screenshot, get) before you retry it", verb, verb)
 	} else {

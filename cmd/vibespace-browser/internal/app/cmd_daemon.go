@@ -4,8 +4,6 @@ package app
 // operator's takeover and handback.
 
 import (
-	"strings"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
@@ -44,20 +42,7 @@ func currentTab(c *cli.Context, o Options) (string, error) {
 	if !r.OK {
 		return "", daemoncall.Print(c, o, req, r, nil)
 	}
-	if r.Target != nil {
-		return string(r.Target.ID), nil
-	}
-	for _, line := range strings.Split(r.Text, "\n") {
-		if rest, ok := strings.CutPrefix(line, "* "); ok {
-			if id, _, _ := strings.Cut(rest, " "); strings.HasPrefix(id, "tab:") {
-				return id, nil
-			}
-		}
-	}
-	if len(r.Targets) == 1 {
-		return string(r.Targets[0].ID), nil
-	}
-	return "", nil
+	return daemoncall.CurrentTab(r), nil
 }
 
 // tabArg is the tab named as the first argument, else the current one.

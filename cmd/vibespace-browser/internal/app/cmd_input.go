@@ -98,7 +98,7 @@ func scrollCommand(o Options) *cli.Command {
 		Name: "scroll", Usage: "scroll the page with the wheel at a pixel (the viewport's centre by default)",
 		ArgsUsage: "up|down|left|right",
 		Flags: []cli.Flag{jsonFlag, noVerifyFlag, atFlag,
-			&cli.IntFlag{Name: "by", Value: 3, Usage: "wheel steps (1–100)"}},
+			&cli.IntFlag{Name: "by", Value: daemoncall.ScrollBy, Usage: "wheel steps (1–100)"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usage("scroll needs a direction: scroll down [--by 5] [--at x,y]")

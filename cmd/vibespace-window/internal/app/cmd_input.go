@@ -5,6 +5,7 @@ package app
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
 	"github.com/vibespace/vibespace/daemon/wire"
 )
 
@@ -103,7 +104,7 @@ first and refuses window_not_visible if another window stays on top at that pixe
 		Usage:     "scroll the window at a pixel (its centre by default)",
 		ArgsUsage: "<handle> up|down|left|right",
 		Flags: []cli.Flag{jsonFlag, noVerifyFlag,
-			&cli.IntFlag{Name: "by", Value: 3, Usage: "wheel steps (1–100)"},
+			&cli.IntFlag{Name: "by", Value: daemoncall.ScrollBy, Usage: "wheel steps (1–100)"},
 			&cli.StringFlag{Name: "at", Usage: "x,y in pixels of the window's own screenshot"}},
 		Action: func(c *cli.Context) error {
 			h, err := handle(c)

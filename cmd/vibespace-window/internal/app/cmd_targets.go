@@ -3,9 +3,6 @@ package app
 // Commands of targets: list, open, close, attach, detach, share.
 
 import (
-	"path/filepath"
-	"strings"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
@@ -63,14 +60,9 @@ open waits (bounded) until its page's document is in the tree; the answer says s
 			if c.NArg() < 1 {
 				return usage("open needs an application, e.g. open gtk3-widget-factory")
 			}
-			argv := c.Args().Slice()
-			if strings.Contains(argv[0], "/") {
-				// The daemon runs elsewhere (cwd /): a relative path is the caller's.
-				abs, err := filepath.Abs(argv[0])
-				if err != nil {
-					return usage("open %s: %v", argv[0], err)
-				}
-				argv[0] = abs
+			argv, err := daemoncall.AppArgv(c.Args().Slice())
+			if err != nil {
+				return err
 			}
 			return ask(c, o, wire.Request{Verb: "open", Argv: argv, Display: c.String("display"), Mode: c.String("mode")}, openTimeout, nil)
 		},
