@@ -53,8 +53,18 @@ func (e *env) client(s string, args ...string) *mcp.ClientSession {
 	if err != nil {
 		e.T.Fatalf("connect to vibespace-mcp as %s: %v", s, err)
 	}
-	e.T.Cleanup(func() { cs.Close() })
+	e.T.Cleanup(func() { closeServer(e.T, cs) })
 	return cs
+}
+
+// closeServer ends a server as its host does (stdin closed) and fails the
+// test unless it exited 0 by itself: a data race (the server is built with
+// -race under -race) exits 66, and one that had to be signalled hung.
+func closeServer(t testing.TB, cs *mcp.ClientSession) {
+	t.Helper()
+	if err := cs.Close(); err != nil {
+		t.Errorf("vibespace-mcp did not exit cleanly on its stdin's end: %v", err)
+	}
 }
 
 // logWriter hands what a server writes on stderr to the test's log.

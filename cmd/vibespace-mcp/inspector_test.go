@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/testenv"
 )
 
@@ -146,6 +147,19 @@ func TestIndependentClient(t *testing.T) {
 		t.Fatalf("the fixture did not log the click on Beta: %v", err)
 	}
 
+	// Refusals: a node without an Action (no_action), and the window held
+	// by s1 for a server of another session it was shared with (held).
+	full, _, _ := in.tool("s1", "window_snapshot", "handle="+h)
+	out, isErr, res := in.tool("s1", "window_click", "handle="+h, "ref="+refOf(t, full, "panel", "Press area"))
+	if st, _ := res["structuredContent"].(map[string]any); !isErr || !strings.HasPrefix(out, "no_action: ") || st["code"] != "no_action" {
+		t.Fatalf("a click on a node without an Action: want the tool error no_action, got isError=%v\n%s", isErr, out)
+	}
+	e.daemonCall(wire.Request{Verb: "share", Session: "s1", Target: h, With: "s2"})
+	out, isErr, res = in.tool("s2", "window_click", "handle="+h, "ref="+refOf(t, snap, "push button", "Beta"))
+	if st, _ := res["structuredContent"].(map[string]any); !isErr || !strings.HasPrefix(out, "held: ") || st["code"] != "held" {
+		t.Fatalf("another session's click on s1's window: want the tool error held, got isError=%v\n%s", isErr, out)
+	}
+
 	// The page.
 	p := newPage(t)
 	if out, isErr, _ := in.tool("s1", "browser_open", "url="+p.URL+"/"); isErr || !strings.Contains(out, `"MCP page"`) {
@@ -164,7 +178,7 @@ func TestIndependentClient(t *testing.T) {
 
 	// A refusal: a tool error whose text starts with the code, the code in
 	// the structured content.
-	out, isErr, res := in.tool("s1", "browser_click", "ref=@e9999")
+	out, isErr, res = in.tool("s1", "browser_click", "ref=@e9999")
 	if st, _ := res["structuredContent"].(map[string]any); !isErr || !strings.HasPrefix(out, "bad_ref: ") || st["code"] != "bad_ref" {
 		t.Fatalf("a ref never minted: want the tool error bad_ref, got isError=%v %v\n%s", isErr, res["structuredContent"], out)
 	}

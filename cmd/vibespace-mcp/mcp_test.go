@@ -159,8 +159,8 @@ func TestToolsOverStdio(t *testing.T) {
 	e.daemonCall(wire.Request{Verb: "share", Session: "s1", Target: h, With: "s2"})
 	cs2 := e.client("s2")
 	res = refused(t, cs2, "held", "window_click", map[string]any{"handle": h, "ref": refOf(t, snap, "push button", "Alpha")})
-	if st := res.StructuredContent.(map[string]any); st["facts"].(map[string]any)["holder"] != "s1" {
-		t.Fatalf("held names its holder: %v", st)
+	if facts, _ := res.StructuredContent.(map[string]any)["facts"].(map[string]any); facts["holder"] != "s1" {
+		t.Fatalf("held names its holder: %v", res.StructuredContent)
 	}
 	if evs, _ := log.Events(); slices.ContainsFunc(evs[from:], func(ev testenv.Event) bool { return ev.Type == "click" || ev.Type == "button" }) {
 		t.Fatal("a refused click reached the application")
@@ -261,7 +261,6 @@ func TestToolGroups(t *testing.T) {
 		if !slices.Contains(names, c.has) || !slices.Contains(names, "status") || (c.hasNot != "" && slices.Contains(names, c.hasNot)) {
 			t.Errorf("--tools %s lists %v", c.groups, names)
 		}
-		cs.Close()
 	}
 }
 
@@ -287,7 +286,7 @@ func TestNoDaemon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cs.Close()
+	defer closeServer(t, cs)
 	res := refused(t, cs, "no_daemon", "window_list", nil)
 	if !strings.Contains(text(res), "make build") || !strings.Contains(text(res), "serve") {
 		t.Fatalf("no_daemon does not say how to build and start the daemon:\n%s", text(res))

@@ -24,9 +24,11 @@ USAGE
                  else "default"): its leases, its tabs, its trace. One per server.
    --tools G     the tool groups listed: window, browser or all (the default);
                  window,browser is all. status, doctor and watch are in both.
-   --profile P   the browser profile the browser tools act in: its id, label or
-                 alias (default $VIBESPACE_BROWSER, else your default attachment,
-                 else your session's own ephemeral context).
+   --profile P   the browser profile the browser tools act in when a call names
+                 none (its profile argument): its id, label or alias (default
+                 $VIBESPACE_BROWSER, else your one attachment, else your
+                 session's own ephemeral context; with several attached, a
+                 call without one is refused profile_required).
 
 ADD IT TO AN MCP HOST (its JSON config)
    {"mcpServers": {"vibespace": {"command": "vibespace-mcp",
@@ -35,7 +37,8 @@ ADD IT TO AN MCP HOST (its JSON config)
 THE TOOLS (the command lines' verbs, the same words)
    window_list, window_open, window_snapshot, window_find, window_get_text,
    window_click, window_type, window_key, window_scroll, window_select,
-   window_screenshot, window_close            vibespace-window's, on win:N
+   window_screenshot, window_detach, window_close
+                                              vibespace-window's, on win:N
    browser_open, browser_snapshot, browser_find, browser_get, browser_click,
    browser_fill, browser_type, browser_key, browser_scroll, browser_select,
    browser_screenshot, browser_tab_list, browser_tab_select, browser_tab_new,
@@ -52,8 +55,15 @@ ANSWERS
    starts with its stable code and sentence, as "held: …", with its facts as
    structured content ({code, message, facts, target}). A daemon that cannot
    be reached nor started is the error no_daemon, saying why; a call the daemon
-   went away from is outcome_unknown (it acts: read the target before you
-   retry) or daemon_gone (it only reads: safe to retry).
+   went away from, or one that ran out of time, is outcome_unknown when it acts
+   (read the target before you retry) and daemon_gone or timeout when it only
+   reads (safe to retry).
+
+TIME
+   The daemon bounds each verb (30 s by default); this server waits at most
+   45 s for a window tool's answer and 90 s for window_open, doctor and the
+   browser tools (any may start a browser first). Most answer in milliseconds;
+   give the host's tool timeout at least 90 s for the first call of a session.
 
 THE DAEMON
    One per user and state directory ($VIBESPACE_HOME), shared with the command
@@ -70,6 +80,9 @@ func Run(ctx context.Context, args []string, o daemoncall.Options, stdin io.Read
 	if code >= 0 {
 		return code
 	}
+	// stdout is the protocol's alone from here: nothing of ours may print
+	// there (a daemon this server starts writes to its log).
+	cfg.Call.Stdout = cfg.Call.Stderr
 	err := New(cfg).Run(ctx, &mcp.IOTransport{Reader: stdin, Writer: stdout})
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(o.Stderr, "%s: %v\n", Name, err)
@@ -107,8 +120,10 @@ func parse(args []string, o daemoncall.Options) (cfg Config, code int) {
 	if cfg.Session == "" {
 		cfg.Session = daemoncall.Session(o.Getenv)
 	}
-	if cfg.Profile == "" {
-		cfg.Profile = o.Getenv("VIBESPACE_BROWSER")
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if !set["profile"] {
+		cfg.Profile = o.Getenv("VIBESPACE_BROWSER") // --profile "" says: none, whatever the environment says
 	}
 	return cfg, -1
 }

@@ -35,9 +35,9 @@ const Name = "vibespace-mcp"
 type Config struct {
 	// Session is the session every call is made as: one per server process.
 	Session string
-	// Profile is the browser profile handle the browser tools act in (its
-	// id, label or alias; "" the session's default attachment, or its own
-	// ephemeral context).
+	// Profile is the browser profile handle the browser tools act in when a
+	// call names none (its id, label or alias; "" the session's one
+	// attachment, or its own ephemeral context).
 	Profile string
 	// Groups are the tool groups listed.
 	Groups Groups
@@ -123,7 +123,7 @@ type plan struct {
 func (x *server) ask(ctx context.Context, p plan) *mcp.CallToolResult {
 	resp, err := x.call(ctx, p)
 	if err != nil {
-		return failed(err)
+		return failed(err, p.req)
 	}
 	return x.result(resp, p)
 }
@@ -134,7 +134,7 @@ func (x *server) call(ctx context.Context, p plan) (wire.Response, error) {
 	req := p.req
 	req.Session = x.cfg.Session
 	browser := strings.HasPrefix(req.Verb, "browser.")
-	if browser && req.Profile == "" {
+	if browser && req.Profile == "" && req.Verb != "browser.use" && req.Verb != "browser.profiles" {
 		req.Profile = x.cfg.Profile
 	}
 	switch {
@@ -162,7 +162,7 @@ func (x *server) result(resp wire.Response, p plan) *mcp.CallToolResult {
 		}
 	})
 	if bodyErr != nil {
-		return failed(bodyErr)
+		return refused(wire.Response{Code: target.CodeInternal, Message: bodyErr.Error()}, "")
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.String()}}}
 	if p.image {
@@ -192,16 +192,24 @@ func refused(resp wire.Response, session string) *mcp.CallToolResult {
 	}
 }
 
-// failed is a call that got no answer as a tool error: no daemon could be
-// reached or started (no_daemon, with how to start it), the call ran out of
-// time (timeout), or something of ours broke (internal).
-func failed(err error) *mcp.CallToolResult {
+// failed is req's call that got no answer as a tool error: no daemon could
+// be reached or started (no_daemon, saying how to start it); it ran out of
+// time or was cancelled — outcome_unknown for a verb that acts (it was sent:
+// it may have run in part or in whole), timeout or interrupted for one that
+// only reads; or something of ours broke (internal).
+func failed(err error, req wire.Request) *mcp.CallToolResult {
 	code, msg := target.CodeInternal, err.Error()
+	stopped := errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
 	switch {
 	case daemoncall.Unreachable(err):
 		code = target.CodeNoDaemon
-		msg += "; " + Name + " starts the daemon (vibespace-daemon, beside it or on PATH) when none answers — to run it yourself: vibespace-window serve"
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		msg += "; " + Name + " starts the daemon when none answers — to run it yourself, in the foreground: vibespace-daemon (or vibespace-window serve)"
+	case stopped && daemoncall.Acts(req):
+		code = target.CodeOutcomeUnknown
+		msg += "; " + strings.TrimPrefix(req.Verb, "browser.") + " was sent and may have run in part or in whole: read the target (snapshot, screenshot, get) before you retry it"
+	case errors.Is(err, context.Canceled):
+		code = target.CodeInterrupted
+	case stopped:
 		code = target.CodeTimeout
 	}
 	return refused(wire.Response{Code: code, Message: msg}, "")

@@ -28,12 +28,14 @@ func TestSameWordsAsTheCommandLine(t *testing.T) {
 		name string
 		resp wire.Response
 		body daemoncall.Body
-		want []string // what the text must say, besides matching the command line
+		want []string // what the text must say (the whole of it, for the first), besides matching the command line
 	}{
 		{"a click on the user's desktop after a handback", wire.Response{OK: true, Target: desk, By: target.RoadTree,
 			Note: "control came back at 07:01: ada had taken over at 07:00 and handed back; the window or page may have changed — take a new snapshot before acting on old refs",
 			Did:  `clicked @e5 (push button "Save") through its Action → confirmed: a new window`},
-			nil, []string{"note: control came back", "· your desktop (pixels granted)", "· lease: yours", "[by tree]"}},
+			nil, []string{"note: control came back at 07:01: ada had taken over at 07:00 and handed back; the window or page may have changed — take a new snapshot before acting on old refs\n" +
+				`win:7 "Budget.ods" · your desktop (pixels granted) · lease: yours · mode: auto → tree` + "\n" +
+				`clicked @e5 (push button "Save") through its Action → confirmed: a new window [by tree]` + "\n"}},
 		{"a snapshot of a tab in a profile", wire.Response{OK: true, Target: tab, Profile: prof, Text: "# 3 nodes, 1 action, 0 editable\ndocument \"Sign up\" @e1"},
 			daemoncall.PrintText, []string{`tab:2 "Sign up" · lease: yours · profile: work (bp-3f9a1c02), default, 2 attachments`, "@e1\n"}},
 		{"held", wire.Response{Code: target.CodeHeld, Message: "win:7 is held by s2 since 2026-12-02T07:00:00Z",
@@ -67,6 +69,9 @@ func TestSameWordsAsTheCommandLine(t *testing.T) {
 			if got != want {
 				t.Fatalf("tool text:\n%s\nthe command line's:\n%s", got, want)
 			}
+			if a.name == answers[0].name && got != a.want[0] {
+				t.Fatalf("the whole text:\n%q\nwant\n%q", got, a.want[0])
+			}
 			for _, w := range a.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("the text lacks %q:\n%s", w, got)
@@ -88,7 +93,7 @@ func TestFailures(t *testing.T) {
 		{fmt.Errorf("the daemon did not answer browser.open in time: %w", context.DeadlineExceeded), target.CodeTimeout, "in time"},
 		{errors.New("the daemon speaks protocol 2, this client 1: stop it and retry"), target.CodeInternal, "protocol 2"},
 	} {
-		res := failed(c.err)
+		res := failed(c.err, wire.Request{Verb: "snapshot"})
 		st := res.StructuredContent.(map[string]any)
 		if !res.IsError || st["code"] != c.code || !strings.HasPrefix(textOf(res), string(c.code)+": ") || !strings.Contains(textOf(res), c.says) {
 			t.Errorf("%v: want %s saying %q, got %v %s", c.err, c.code, c.says, st, textOf(res))

@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -74,21 +73,26 @@ func custom[In any](g Groups, t *mcp.Tool, h handler[In]) toolDef {
 }
 
 // verb is a tool that is one daemon request, built from its arguments by
-// build; an error of build is the tool error bad_request.
+// build; an error of build is the tool error bad_request. A browser tool's
+// profile argument names the attachment it acts in.
 func verb[In any](g Groups, t *mcp.Tool, build func(in In) (plan, error)) toolDef {
 	return custom(g, t, func(ctx context.Context, x *server, in In) *mcp.CallToolResult {
 		p, err := build(in)
 		if err != nil {
 			return refused(wire.Response{Code: target.CodeBadRequest, Message: err.Error()}, "")
 		}
+		if pr, ok := any(in).(profiled); ok {
+			p.req.Profile = pr.profileHandle()
+		}
 		return x.ask(ctx, p)
 	})
 }
 
 // Annotations, set truthfully: a tool that only reads says so; one that
-// acts says whether it may undo or overwrite something (a click may
-// submit or delete; a fill overwrites a value) or only adds (opening an
-// application); browser tools that load or act on pages reach the web.
+// acts says whether it may undo or overwrite something (a click may submit
+// or delete, a fill overwrites a value, a wheel turns a spin button, a
+// program opened may do anything) or only adds or moves (a tab, a lease);
+// tools that load or act on pages, or start programs, reach the open world.
 func reads(title string, web bool) *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: &web}
 }
@@ -97,21 +101,32 @@ func acts(title string, destructive, idempotent, web bool) *mcp.ToolAnnotations 
 	return &mcp.ToolAnnotations{Title: title, DestructiveHint: &destructive, IdempotentHint: idempotent, OpenWorldHint: &web}
 }
 
-// The arguments.
+// onWindow is a window tool's target.
+type onWindow struct {
+	Handle string `json:"handle" jsonschema:"the window: win:N (window_list, window_open)"`
+}
+
+// atProfile is a browser tool's profile, as the command line's --profile:
+// which attachment it acts in; without one, the only attachment, else the
+// session's own context (several attachments need one: profile_required).
+type atProfile struct {
+	Profile string `json:"profile,omitempty" jsonschema:"which attached profile (its id, label or alias; --profile); needed when you have several"`
+}
+
+func (a atProfile) profileHandle() string { return a.Profile }
+
+// profiled are the arguments of a browser tool.
+type profiled interface{ profileHandle() string }
+
+// The arguments: a window tool's are onWindow and the verb's own, a
+// browser tool's atProfile and the verb's own.
 type (
-	noArgs     struct{}
-	handleArgs struct {
-		Handle string `json:"handle" jsonschema:"the window: win:N (window_list, window_open)"`
-	}
+	noArgs         struct{}
 	openWindowArgs struct {
 		App     string   `json:"app" jsonschema:"a program on PATH, or a path"`
 		Args    []string `json:"args,omitempty" jsonschema:"arguments for the application"`
 		Display string   `json:"display,omitempty" jsonschema:"xvfb (the default, our own display) or xpra (your session's own display a person can attach)"`
 		Mode    string   `json:"mode,omitempty" jsonschema:"auto (the default), tree or pixels"`
-	}
-	snapshotWindowArgs struct {
-		Handle string `json:"handle" jsonschema:"the window: win:N"`
-		snapshotArgs
 	}
 	snapshotArgs struct {
 		Ref         string `json:"ref,omitempty" jsonschema:"only this node's subtree (@eN)"`
@@ -119,29 +134,16 @@ type (
 		Depth       int    `json:"depth,omitempty" jsonschema:"keep N levels below the root (or the ref)"`
 		Diff        bool   `json:"diff,omitempty" jsonschema:"only what changed since your last snapshot of it"`
 	}
-	findWindowArgs struct {
-		Handle string `json:"handle" jsonschema:"the window: win:N"`
-		Text   string `json:"text" jsonschema:"the text a name or value contains (any case)"`
-	}
 	findArgs struct {
 		Text string `json:"text" jsonschema:"the text a name or value contains (any case)"`
 	}
-	getTextArgs struct {
-		Handle string `json:"handle" jsonschema:"the window: win:N"`
-		Ref    string `json:"ref" jsonschema:"the node (@eN)"`
-	}
-	clickWindowArgs struct {
-		Handle string `json:"handle" jsonschema:"the window: win:N"`
-		clickArgs
+	refArgs struct {
+		Ref string `json:"ref" jsonschema:"the node (@eN)"`
 	}
 	clickArgs struct {
 		Ref      string `json:"ref,omitempty" jsonschema:"the node (@eN) from a snapshot"`
 		At       string `json:"at,omitempty" jsonschema:"x,y: a pixel of the screenshot, instead of a ref"`
 		NoVerify bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
-	}
-	typeWindowArgs struct {
-		Handle string `json:"handle" jsonschema:"the window: win:N"`
-		typeArgs
 	}
 	typeArgs struct {
 		Ref      string `json:"ref,omitempty" jsonschema:"the node (@eN); without one, the focused node"`
@@ -149,21 +151,14 @@ type (
 		NoVerify bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
 	}
 	fillArgs struct {
+		atProfile
 		Ref      string `json:"ref" jsonschema:"the field (@eN)"`
 		Text     string `json:"text" jsonschema:"its new value"`
 		NoVerify bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
 	}
-	keyWindowArgs struct {
-		Handle string `json:"handle" jsonschema:"the window: win:N"`
-		keyArgs
-	}
 	keyArgs struct {
 		Chord    string `json:"chord" jsonschema:"ctrl+s, Return, shift+Tab, Escape, alt+F4"`
 		NoVerify bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
-	}
-	scrollWindowArgs struct {
-		Handle string `json:"handle" jsonschema:"the window: win:N"`
-		scrollArgs
 	}
 	scrollArgs struct {
 		Direction string `json:"direction" jsonschema:"up, down, left or right"`
@@ -171,29 +166,30 @@ type (
 		At        string `json:"at,omitempty" jsonschema:"x,y: the pixel to scroll at (default the centre)"`
 		NoVerify  bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
 	}
-	selectWindowArgs struct {
-		Handle string `json:"handle" jsonschema:"the window: win:N"`
-		selectArgs
-	}
 	selectArgs struct {
 		Ref      string   `json:"ref" jsonschema:"the control (@eN): a combo box, list, select"`
 		Options  []string `json:"options" jsonschema:"the options to choose, by label or value"`
 		NoVerify bool     `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
 	}
 	openURLArgs struct {
+		atProfile
 		URL string `json:"url" jsonschema:"the address to load"`
 	}
 	getArgs struct {
+		atProfile
 		What string `json:"what" jsonschema:"text, url or title"`
 		Ref  string `json:"ref,omitempty" jsonschema:"with text: that node's text (@eN)"`
 	}
 	tabArgs struct {
+		atProfile
 		Tab string `json:"tab" jsonschema:"the tab: tab:N (browser_tab_list)"`
 	}
 	tabCloseArgs struct {
+		atProfile
 		Tab string `json:"tab,omitempty" jsonschema:"the tab: tab:N (default your current one)"`
 	}
 	tabNewArgs struct {
+		atProfile
 		URL string `json:"url,omitempty" jsonschema:"the address to load in it"`
 	}
 	useArgs struct {
@@ -201,16 +197,84 @@ type (
 		Alias   string `json:"alias,omitempty" jsonschema:"the handle your session names it by"`
 	}
 	watchArgs struct {
-		Target string `json:"target,omitempty" jsonschema:"win:N or tab:N; without one, the overview"`
+		Target string `json:"target,omitempty" jsonschema:"win:N or tab:N; without one, your current tab (browser tools only) or the overview"`
+		Xpra   bool   `json:"xpra,omitempty" jsonschema:"for a window on an xpra display: the commands a person runs to attach xpra's own client"`
+		SSH    string `json:"ssh,omitempty" jsonschema:"with xpra: how a remote person reaches this machine (user@host)"`
+	}
+
+	// A window tool's arguments.
+	windowArgs         struct{ onWindow }
+	snapshotWindowArgs struct {
+		onWindow
+		snapshotArgs
+	}
+	findWindowArgs struct {
+		onWindow
+		findArgs
+	}
+	getTextArgs struct {
+		onWindow
+		refArgs
+	}
+	clickWindowArgs struct {
+		onWindow
+		clickArgs
+	}
+	typeWindowArgs struct {
+		onWindow
+		typeArgs
+	}
+	keyWindowArgs struct {
+		onWindow
+		keyArgs
+	}
+	scrollWindowArgs struct {
+		onWindow
+		scrollArgs
+	}
+	selectWindowArgs struct {
+		onWindow
+		selectArgs
+	}
+
+	// A browser tool's arguments.
+	pageArgs         struct{ atProfile }
+	snapshotPageArgs struct {
+		atProfile
+		snapshotArgs
+	}
+	findPageArgs struct {
+		atProfile
+		findArgs
+	}
+	clickPageArgs struct {
+		atProfile
+		clickArgs
+	}
+	typePageArgs struct {
+		atProfile
+		typeArgs
+	}
+	keyPageArgs struct {
+		atProfile
+		keyArgs
+	}
+	scrollPageArgs struct {
+		atProfile
+		scrollArgs
+	}
+	selectPageArgs struct {
+		atProfile
+		selectArgs
 	}
 )
 
-// point reads an "x,y" argument ("" none), as --at does.
+// point reads an "x,y" argument ("" none).
 func point(s string) (*wire.Point, error) {
 	if s == "" {
 		return nil, nil
 	}
-	return daemoncall.ParsePoint(s)
+	return daemoncall.ParsePointArg("at", s)
 }
 
 // clickRequest is click's request on the window h ("" the current tab).
@@ -232,7 +296,7 @@ func scrollRequest(verb, h string, in scrollArgs) (plan, error) {
 	}
 	by := in.By
 	if by == 0 {
-		by = 3 // the command lines' --by default
+		by = daemoncall.ScrollBy
 	}
 	return plan{req: wire.Request{Verb: verb, Target: h, Dir: in.Direction, By: by, At: at, NoVerify: in.NoVerify}}, nil
 }
@@ -242,11 +306,27 @@ func snapshotRequest(verb, h string, in snapshotArgs) (plan, error) {
 		body: daemoncall.PrintText}, nil
 }
 
+func findRequest(verb, h string, in findArgs) (plan, error) {
+	return plan{req: wire.Request{Verb: verb, Target: h, Text: in.Text}, body: daemoncall.PrintText}, nil
+}
+
+func typeRequest(verb, h string, in typeArgs) (plan, error) {
+	return plan{req: wire.Request{Verb: verb, Target: h, Ref: in.Ref, Text: in.Text, NoVerify: in.NoVerify}}, nil
+}
+
+func keyRequest(verb, h string, in keyArgs) (plan, error) {
+	return plan{req: wire.Request{Verb: verb, Target: h, Chord: in.Chord, NoVerify: in.NoVerify}}, nil
+}
+
+func selectRequest(verb, h string, in selectArgs) (plan, error) {
+	return plan{req: wire.Request{Verb: verb, Target: h, Ref: in.Ref, Values: in.Options, NoVerify: in.NoVerify}}, nil
+}
+
 func screenshotPlan(verb, h string) plan {
 	return plan{req: wire.Request{Verb: verb, Target: h}, body: pictureBody, image: true}
 }
 
-// tools is every tool, in the order tools/list gives them.
+// tools is every tool (tools/list gives them sorted by name).
 var tools = []toolDef{
 	// Both kinds.
 	custom(groupBoth, &mcp.Tool{Name: "status", Description: "The daemon, your session, your windows, browser attachments and tabs.",
@@ -258,10 +338,8 @@ var tools = []toolDef{
 		return x.ask(ctx, plan{req: wire.Request{Verb: "doctor", Desktop: daemoncall.DesktopEnv(x.cfg.Call.Getenv)},
 			body: daemoncall.DoctorBody, timeout: daemoncall.OpenTimeout})
 	}),
-	verb(groupBoth, &mcp.Tool{Name: "watch", Description: "The live view's address for a person to watch (and take over): a target's pane, or the overview.",
-		Annotations: reads("Watch", false)}, func(in watchArgs) (plan, error) {
-		return plan{req: wire.Request{Verb: "watch", Target: in.Target}, body: daemoncall.PrintWatch}, nil
-	}),
+	custom(groupBoth, &mcp.Tool{Name: "watch", Description: "The live view's address for a person to watch and take over: a target's pane, or the overview.",
+		Annotations: reads("Watch", false)}, watch),
 
 	// Windows (vibespace-window's words).
 	verb(groupWindow, &mcp.Tool{Name: "window_list", Description: "The windows your session may address: win:N, title, lease, mode.",
@@ -269,17 +347,13 @@ var tools = []toolDef{
 		return plan{req: wire.Request{Verb: "list"}, body: daemoncall.PrintWindows}, nil
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_open", Description: "Start an application on the private display and wait for its window; answers its handle win:N, whose lease you hold.",
-		Annotations: acts("Open an application", false, false, false)}, func(in openWindowArgs) (plan, error) {
+		Annotations: acts("Open an application", true, false, true)}, func(in openWindowArgs) (plan, error) {
 		if in.App == "" {
 			return plan{}, fmt.Errorf("window_open needs an application: {\"app\": \"gtk3-widget-factory\"}")
 		}
-		argv := append([]string{in.App}, in.Args...)
-		if strings.Contains(argv[0], "/") {
-			abs, err := filepath.Abs(argv[0]) // the daemon runs elsewhere (cwd /): a relative path is ours
-			if err != nil {
-				return plan{}, err
-			}
-			argv[0] = abs
+		argv, err := daemoncall.AppArgv(append([]string{in.App}, in.Args...))
+		if err != nil {
+			return plan{}, err
 		}
 		return plan{req: wire.Request{Verb: "open", Argv: argv, Display: in.Display, Mode: in.Mode}, timeout: daemoncall.OpenTimeout}, nil
 	}),
@@ -289,7 +363,7 @@ var tools = []toolDef{
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_find", Description: "The @refs of a window whose name or text contains a text, each with where it is.",
 		Annotations: reads("Find in a window", false)}, func(in findWindowArgs) (plan, error) {
-		return plan{req: wire.Request{Verb: "find", Target: in.Handle, Text: in.Text}, body: daemoncall.PrintText}, nil
+		return findRequest("find", in.Handle, in.findArgs)
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_get_text", Description: "One node's text: its value, else the text it shows.",
 		Annotations: reads("Read a node's text", false)}, func(in getTextArgs) (plan, error) {
@@ -301,26 +375,30 @@ var tools = []toolDef{
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_type", Description: "Type text into a node (ref), or as keys into the window's focused node.",
 		Annotations: acts("Type in a window", true, false, false)}, func(in typeWindowArgs) (plan, error) {
-		return plan{req: wire.Request{Verb: "type", Target: in.Handle, Ref: in.Ref, Text: in.Text, NoVerify: in.NoVerify}}, nil
+		return typeRequest("type", in.Handle, in.typeArgs)
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_key", Description: "Press one chord in the window.",
 		Annotations: acts("Press a key in a window", true, false, false)}, func(in keyWindowArgs) (plan, error) {
-		return plan{req: wire.Request{Verb: "key", Target: in.Handle, Chord: in.Chord, NoVerify: in.NoVerify}}, nil
+		return keyRequest("key", in.Handle, in.keyArgs)
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_scroll", Description: "Scroll the window with the wheel at a pixel (its centre by default).",
-		Annotations: acts("Scroll a window", false, false, false)}, func(in scrollWindowArgs) (plan, error) {
+		Annotations: acts("Scroll a window", true, false, false)}, func(in scrollWindowArgs) (plan, error) {
 		return scrollRequest("scroll", in.Handle, in.scrollArgs)
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_select", Description: "Choose options of a combo box, list or tree (by label or value); the answer reads them back.",
 		Annotations: acts("Select in a window", true, true, false)}, func(in selectWindowArgs) (plan, error) {
-		return plan{req: wire.Request{Verb: "select", Target: in.Handle, Ref: in.Ref, Values: in.Options, NoVerify: in.NoVerify}}, nil
+		return selectRequest("select", in.Handle, in.selectArgs)
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_screenshot", Description: "The window's own pixels as a PNG image; at of click and scroll are its pixels.",
-		Annotations: reads("Screenshot a window", false)}, func(in handleArgs) (plan, error) {
+		Annotations: reads("Screenshot a window", false)}, func(in windowArgs) (plan, error) {
 		return screenshotPlan("screenshot", in.Handle), nil
 	}),
+	verb(groupWindow, &mcp.Tool{Name: "window_detach", Description: "Release a window's lease (its application keeps running): another session may then drive it.",
+		Annotations: acts("Release a window", false, true, false)}, func(in windowArgs) (plan, error) {
+		return plan{req: wire.Request{Verb: "detach", Target: in.Handle}}, nil
+	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_close", Description: "Stop the application of a window you hold (a dialog or later window: that window alone).",
-		Annotations: acts("Close a window", true, true, false)}, func(in handleArgs) (plan, error) {
+		Annotations: acts("Close a window", true, true, false)}, func(in windowArgs) (plan, error) {
 		return plan{req: wire.Request{Verb: "close", Target: in.Handle}}, nil
 	}),
 
@@ -330,12 +408,12 @@ var tools = []toolDef{
 		return plan{req: wire.Request{Verb: "browser.open", URL: in.URL}, body: daemoncall.PrintURL}, nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_snapshot", Description: "The page's accessibility tree, one node a line: role, \"name\", @ref, states.",
-		Annotations: reads("Snapshot the page", true)}, func(in snapshotArgs) (plan, error) {
-		return snapshotRequest("browser.snapshot", "", in)
+		Annotations: reads("Snapshot the page", true)}, func(in snapshotPageArgs) (plan, error) {
+		return snapshotRequest("browser.snapshot", "", in.snapshotArgs)
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_find", Description: "The page's @refs whose name or text contains a text, each with where it is.",
-		Annotations: reads("Find in the page", true)}, func(in findArgs) (plan, error) {
-		return plan{req: wire.Request{Verb: "browser.find", Text: in.Text}, body: daemoncall.PrintText}, nil
+		Annotations: reads("Find in the page", true)}, func(in findPageArgs) (plan, error) {
+		return findRequest("browser.find", "", in.findArgs)
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_get", Description: "Read the page back: its text (or a node's), its URL or its title.",
 		Annotations: reads("Read the page", true)}, func(in getArgs) (plan, error) {
@@ -347,35 +425,35 @@ var tools = []toolDef{
 		return plan{req: wire.Request{Verb: "browser.get", Action: in.What, Ref: in.Ref}, body: daemoncall.GetBody(in.What)}, nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_click", Description: "Click a node (ref) once it is visible, enabled and not covered, or a pixel of the tab's screenshot (at).",
-		Annotations: acts("Click in the page", true, false, true)}, func(in clickArgs) (plan, error) {
-		return clickRequest("browser.click", "", in)
+		Annotations: acts("Click in the page", true, false, true)}, func(in clickPageArgs) (plan, error) {
+		return clickRequest("browser.click", "", in.clickArgs)
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_fill", Description: "Replace a field's value with text; the answer reads it back.",
 		Annotations: acts("Fill a field", true, true, true)}, func(in fillArgs) (plan, error) {
 		return plan{req: wire.Request{Verb: "browser.fill", Ref: in.Ref, Text: in.Text, NoVerify: in.NoVerify}}, nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_type", Description: "Type text as keys into a node (ref, focused first) or the focused node.",
-		Annotations: acts("Type in the page", true, false, true)}, func(in typeArgs) (plan, error) {
-		return plan{req: wire.Request{Verb: "browser.type", Ref: in.Ref, Text: in.Text, NoVerify: in.NoVerify}}, nil
+		Annotations: acts("Type in the page", true, false, true)}, func(in typePageArgs) (plan, error) {
+		return typeRequest("browser.type", "", in.typeArgs)
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_key", Description: "Press one chord in the page: Enter, Tab, ctrl+a, Escape.",
-		Annotations: acts("Press a key in the page", true, false, true)}, func(in keyArgs) (plan, error) {
-		return plan{req: wire.Request{Verb: "browser.key", Chord: in.Chord, NoVerify: in.NoVerify}}, nil
+		Annotations: acts("Press a key in the page", true, false, true)}, func(in keyPageArgs) (plan, error) {
+		return keyRequest("browser.key", "", in.keyArgs)
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_scroll", Description: "Scroll the page with the wheel at a pixel (the viewport's centre by default).",
-		Annotations: acts("Scroll the page", false, false, true)}, func(in scrollArgs) (plan, error) {
-		return scrollRequest("browser.scroll", "", in)
+		Annotations: acts("Scroll the page", true, false, true)}, func(in scrollPageArgs) (plan, error) {
+		return scrollRequest("browser.scroll", "", in.scrollArgs)
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_select", Description: "Choose options of a <select> or listbox (by label or value); the answer reads them back.",
-		Annotations: acts("Select in the page", true, true, true)}, func(in selectArgs) (plan, error) {
-		return plan{req: wire.Request{Verb: "browser.select", Ref: in.Ref, Values: in.Options, NoVerify: in.NoVerify}}, nil
+		Annotations: acts("Select in the page", true, true, true)}, func(in selectPageArgs) (plan, error) {
+		return selectRequest("browser.select", "", in.selectArgs)
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_screenshot", Description: "The tab's viewport as a PNG image; at of click and scroll are its pixels.",
-		Annotations: reads("Screenshot the page", true)}, func(noArgs) (plan, error) {
+		Annotations: reads("Screenshot the page", true)}, func(pageArgs) (plan, error) {
 		return screenshotPlan("browser.screenshot", ""), nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_tab_list", Description: "Your tabs in this profile; * marks the current one.",
-		Annotations: reads("List tabs", false)}, func(noArgs) (plan, error) {
+		Annotations: reads("List tabs", false)}, func(pageArgs) (plan, error) {
 		return tabPlan("list", "", ""), nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_tab_select", Description: "Make a tab your current one: the browser tools act on it.",
@@ -387,14 +465,14 @@ var tools = []toolDef{
 		return tabPlan("new", "", in.URL), nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_tab_close", Description: "Close a tab of yours (the current one by default).",
-		Annotations: acts("Close a tab", true, true, false)}, func(in tabCloseArgs) (plan, error) {
+		Annotations: acts("Close a tab", true, false, false)}, func(in tabCloseArgs) (plan, error) {
 		return tabPlan("close", in.Tab, ""), nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_profiles", Description: "The browser profiles that exist: id, label, whether running.",
 		Annotations: reads("List profiles", false)}, func(noArgs) (plan, error) {
 		return plan{req: wire.Request{Verb: "browser.profiles"}, body: daemoncall.ProfilesBody}, nil
 	}),
-	verb(groupBrowser, &mcp.Tool{Name: "browser_use", Description: "Attach your session to a profile (by label or id), optionally under an alias.",
+	verb(groupBrowser, &mcp.Tool{Name: "browser_use", Description: "Attach your session to a profile (by label or id), optionally under an alias; with several attached, name one as profile.",
 		Annotations: acts("Use a profile", false, true, false)}, func(in useArgs) (plan, error) {
 		return plan{req: wire.Request{Verb: "browser.use", Label: in.Profile, Alias: in.Alias}}, nil
 	}),
@@ -408,7 +486,9 @@ func tabPlan(action, tab, url string) plan {
 
 // status answers as both command lines' status do, for the groups listed:
 // the daemon, its display and the session's windows (window), the
-// session's attachments and tabs (browser) — the daemon's part once.
+// session's attachments and tabs (browser). browser.status carries the
+// daemon's part too: one call. A browser side that refuses (no browser
+// here, a profile to name) is a line of the window status, not its end.
 func status(ctx context.Context, x *server, _ noArgs) *mcp.CallToolResult {
 	daemon := plan{req: wire.Request{Verb: "status"}, body: daemoncall.StatusBody(x.cfg.Session)}
 	if !x.cfg.Groups.has(groupBrowser) {
@@ -416,24 +496,48 @@ func status(ctx context.Context, x *server, _ noArgs) *mcp.CallToolResult {
 	}
 	bp := plan{req: wire.Request{Verb: "browser.status"}}
 	br, err := x.call(ctx, bp)
-	if err != nil {
-		return failed(err)
-	}
-	if !br.OK {
+	switch {
+	case err != nil:
+		return failed(err, bp.req)
+	case !br.OK && !x.cfg.Groups.has(groupWindow):
 		return x.result(br, bp)
-	}
-	if !x.cfg.Groups.has(groupWindow) {
-		// vibespace-browser's status: its daemon lines below the set.
-		if st, err := x.call(ctx, daemon); err == nil && st.OK {
-			br.Status = st.Status
+	case !br.OK:
+		daemon.body = func(r wire.Response, w io.Writer) error {
+			daemoncall.StatusBody(x.cfg.Session)(r, w)
+			fmt.Fprintf(w, "browser: %s", daemoncall.RefusalText(br, x.cfg.Session))
+			return nil
 		}
+		return x.ask(ctx, daemon)
+	case !x.cfg.Groups.has(groupWindow):
 		bp.body = daemoncall.BrowserStatusBody(x.cfg.Session)
 		return x.result(br, bp)
 	}
-	daemon.body = func(r wire.Response, w io.Writer) error {
+	bp.body = func(r wire.Response, w io.Writer) error {
 		daemoncall.StatusBody(x.cfg.Session)(r, w)
-		daemoncall.PrintBrowserSet(br, w)
+		daemoncall.PrintBrowserSet(r, w)
 		return nil
 	}
-	return x.ask(ctx, daemon)
+	return x.result(br, bp)
+}
+
+// watch answers the live view's address: the target named, else — for a
+// server of browser tools alone, as vibespace-browser watch does — the
+// session's current tab, else the overview.
+func watch(ctx context.Context, x *server, in watchArgs) *mcp.CallToolResult {
+	if in.SSH != "" && !in.Xpra {
+		return refused(wire.Response{Code: target.CodeBadRequest, Message: "ssh goes with xpra: {\"xpra\": true, \"ssh\": \"ada@build-box\"}"}, "")
+	}
+	p := plan{req: wire.Request{Verb: "watch", Target: in.Target, Xpra: in.Xpra, Host: in.SSH}, body: daemoncall.PrintWatch}
+	if in.Target == "" && !x.cfg.Groups.has(groupWindow) {
+		tp := tabPlan("list", "", "")
+		r, err := x.call(ctx, tp)
+		if err != nil {
+			return failed(err, tp.req)
+		}
+		if !r.OK {
+			return x.result(r, tp)
+		}
+		p.req.Target = daemoncall.CurrentTab(r)
+	}
+	return x.ask(ctx, p)
 }

@@ -1,0 +1,268 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/png"
+	"net"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
+	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/target"
+)
+
+// fakeDaemon speaks the daemon's wire protocol on the socket a client of
+// its state directory dials: it records each request and answers it OK
+// (or as answer says).
+type fakeDaemon struct {
+	env    daemoncall.Env
+	mu     sync.Mutex
+	got    []wire.Request
+	answer func(wire.Request) wire.Response
+}
+
+func newFakeDaemon(t *testing.T) *fakeDaemon {
+	t.Helper()
+	dir := t.TempDir()
+	vars := map[string]string{"VIBESPACE_HOME": filepath.Join(dir, "home"), "XDG_RUNTIME_DIR": dir}
+	f := &fakeDaemon{env: func(k string) string { return vars[k] }}
+	_, sock, err := wire.Paths(f.env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go f.serve(c)
+		}
+	}()
+	return f
+}
+
+func (f *fakeDaemon) serve(c net.Conn) {
+	defer c.Close()
+	r := bufio.NewReader(c)
+	for {
+		req, err := wire.ReadRequest(r, 1<<20)
+		if err != nil {
+			return
+		}
+		f.mu.Lock()
+		f.got = append(f.got, req)
+		answer := f.answer
+		f.mu.Unlock()
+		resp := wire.Response{OK: true, Did: "did " + req.Verb}
+		if answer != nil {
+			resp = answer(req)
+		}
+		if wire.WriteResponse(c, resp) != nil {
+			return
+		}
+	}
+}
+
+// take answers the requests recorded since the last take.
+func (f *fakeDaemon) take() []wire.Request {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	got := f.got
+	f.got = nil
+	return got
+}
+
+// connect serves New(cfg) in memory to the SDK's client.
+func connect(t *testing.T, cfg Config) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := New(cfg).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Wait() })
+	return cs
+}
+
+func tinyPNG() []byte {
+	var b bytes.Buffer
+	png.Encode(&b, image.NewGray(image.Rect(0, 0, 3, 2)))
+	return b.Bytes()
+}
+
+// TestEveryToolsRequest holds each tool to the request its command line
+// sends for the same words (every field, the session, the profile), and
+// each tool's readOnlyHint to whether its request acts (the table the
+// command lines decide outcome_unknown by): a tool missing here fails.
+func TestEveryToolsRequest(t *testing.T) {
+	f := newFakeDaemon(t)
+	f.answer = func(req wire.Request) wire.Response {
+		r := wire.Response{OK: true, Did: "did " + req.Verb}
+		switch req.Verb {
+		case "screenshot", "browser.screenshot":
+			r.PNG = tinyPNG()
+		case "status", "browser.status":
+			r.Status = &wire.Status{PID: 1}
+		}
+		return r
+	}
+	cs := connect(t, Config{Session: "s1", Profile: "work", Groups: AllGroups, Call: daemoncall.Options{Getenv: f.env}})
+	wd, _ := os.Getwd()
+	at := &wire.Point{X: 12, Y: 34}
+	cases := []struct {
+		tool string
+		args map[string]any
+		want []wire.Request // Session is s1 in all
+	}{
+		{"status", nil, []wire.Request{{Verb: "browser.status", Profile: "work"}}},
+		{"doctor", nil, []wire.Request{{Verb: "doctor", Desktop: &wire.DesktopEnv{RuntimeDir: f.env("XDG_RUNTIME_DIR")}}}},
+		{"watch", map[string]any{"target": "win:3", "xpra": true, "ssh": "ada@box"}, []wire.Request{{Verb: "watch", Target: "win:3", Xpra: true, Host: "ada@box"}}},
+		{"window_list", nil, []wire.Request{{Verb: "list"}}},
+		{"window_open", map[string]any{"app": "bin/app", "args": []string{"--x", "y"}, "display": "xpra", "mode": "tree"},
+			[]wire.Request{{Verb: "open", Argv: []string{filepath.Join(wd, "bin/app"), "--x", "y"}, Display: "xpra", Mode: "tree"}}},
+		{"window_snapshot", map[string]any{"handle": "win:1", "ref": "@e2", "interactive": true, "depth": 2, "diff": true},
+			[]wire.Request{{Verb: "snapshot", Target: "win:1", Ref: "@e2", Interactive: true, Depth: 2, Diff: true}}},
+		{"window_find", map[string]any{"handle": "win:1", "text": "Dark"}, []wire.Request{{Verb: "find", Target: "win:1", Text: "Dark"}}},
+		{"window_get_text", map[string]any{"handle": "win:1", "ref": "e7"}, []wire.Request{{Verb: "get", Target: "win:1", Action: "text", Ref: "e7"}}},
+		{"window_click", map[string]any{"handle": "win:1", "at": "12,34", "no_verify": true}, []wire.Request{{Verb: "click", Target: "win:1", At: at, NoVerify: true}}},
+		{"window_type", map[string]any{"handle": "win:1", "ref": "@e9", "text": "hi"}, []wire.Request{{Verb: "type", Target: "win:1", Ref: "@e9", Text: "hi"}}},
+		{"window_key", map[string]any{"handle": "win:1", "chord": "ctrl+s"}, []wire.Request{{Verb: "key", Target: "win:1", Chord: "ctrl+s"}}},
+		{"window_scroll", map[string]any{"handle": "win:1", "direction": "down"}, []wire.Request{{Verb: "scroll", Target: "win:1", Dir: "down", By: daemoncall.ScrollBy}}},
+		{"window_select", map[string]any{"handle": "win:1", "ref": "@e4", "options": []string{"Red", "Green"}},
+			[]wire.Request{{Verb: "select", Target: "win:1", Ref: "@e4", Values: []string{"Red", "Green"}}}},
+		{"window_screenshot", map[string]any{"handle": "win:1"}, []wire.Request{{Verb: "screenshot", Target: "win:1"}}},
+		{"window_detach", map[string]any{"handle": "win:1"}, []wire.Request{{Verb: "detach", Target: "win:1"}}},
+		{"window_close", map[string]any{"handle": "win:1"}, []wire.Request{{Verb: "close", Target: "win:1"}}},
+		{"browser_open", map[string]any{"url": "http://127.0.0.1:1/"}, []wire.Request{{Verb: "browser.open", URL: "http://127.0.0.1:1/", Profile: "work"}}},
+		{"browser_snapshot", map[string]any{"interactive": true, "profile": "shop"}, []wire.Request{{Verb: "browser.snapshot", Interactive: true, Profile: "shop"}}},
+		{"browser_find", map[string]any{"text": "Edit"}, []wire.Request{{Verb: "browser.find", Text: "Edit", Profile: "work"}}},
+		{"browser_get", map[string]any{"what": "text", "ref": "@e3"}, []wire.Request{{Verb: "browser.get", Action: "text", Ref: "@e3", Profile: "work"}}},
+		{"browser_click", map[string]any{"ref": "@e5"}, []wire.Request{{Verb: "browser.click", Ref: "@e5", Profile: "work"}}},
+		{"browser_fill", map[string]any{"ref": "@e5", "text": "Ada"}, []wire.Request{{Verb: "browser.fill", Ref: "@e5", Text: "Ada", Profile: "work"}}},
+		{"browser_type", map[string]any{"text": "x"}, []wire.Request{{Verb: "browser.type", Text: "x", Profile: "work"}}},
+		{"browser_key", map[string]any{"chord": "Enter"}, []wire.Request{{Verb: "browser.key", Chord: "Enter", Profile: "work"}}},
+		{"browser_scroll", map[string]any{"direction": "up", "by": 7, "at": "12,34"}, []wire.Request{{Verb: "browser.scroll", Dir: "up", By: 7, At: at, Profile: "work"}}},
+		{"browser_select", map[string]any{"ref": "@e6", "options": []string{"Cheese"}}, []wire.Request{{Verb: "browser.select", Ref: "@e6", Values: []string{"Cheese"}, Profile: "work"}}},
+		{"browser_screenshot", nil, []wire.Request{{Verb: "browser.screenshot", Profile: "work"}}},
+		{"browser_tab_list", nil, []wire.Request{{Verb: "browser.tab", Action: "list", Profile: "work"}}},
+		{"browser_tab_select", map[string]any{"tab": "3"}, []wire.Request{{Verb: "browser.tab", Action: "select", Target: "tab:3", Profile: "work"}}},
+		{"browser_tab_new", map[string]any{"url": "about:blank"}, []wire.Request{{Verb: "browser.tab", Action: "new", URL: "about:blank", Profile: "work"}}},
+		{"browser_tab_close", nil, []wire.Request{{Verb: "browser.tab", Action: "close", Profile: "work"}}},
+		{"browser_profiles", nil, []wire.Request{{Verb: "browser.profiles"}}},
+		{"browser_use", map[string]any{"profile": "shop", "alias": "s"}, []wire.Request{{Verb: "browser.use", Label: "shop", Alias: "s"}}},
+	}
+	list, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tested := map[string]bool{}
+	for _, c := range cases {
+		tested[c.tool] = true
+	}
+	for _, tl := range list.Tools {
+		if !tested[tl.Name] {
+			t.Errorf("%s: no case here holds its request", tl.Name)
+		}
+	}
+	annotations := map[string]*mcp.ToolAnnotations{}
+	for _, tl := range list.Tools {
+		annotations[tl.Name] = tl.Annotations
+	}
+	for _, c := range cases {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil || res.IsError {
+			t.Errorf("%s: %v %s", c.tool, err, textOf(res))
+			continue
+		}
+		got := f.take()
+		for i := range c.want {
+			c.want[i].Session = "s1"
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s %v:\n got  %+v\n want %+v", c.tool, c.args, got, c.want)
+		}
+		acts := false
+		for _, r := range got {
+			acts = acts || daemoncall.Acts(r)
+		}
+		if a := annotations[c.tool]; a == nil || a.ReadOnlyHint == acts {
+			t.Errorf("%s: readOnlyHint %v, but its request acts=%v", c.tool, a != nil && a.ReadOnlyHint, acts)
+		}
+	}
+}
+
+// TestStatusAndWatchOfOneKind: status asks each side once, and a browser
+// side that refuses is a line of the window status; watch without a target
+// is the current tab for a server of browser tools alone.
+func TestStatusAndWatchOfOneKind(t *testing.T) {
+	f := newFakeDaemon(t)
+	f.answer = func(req wire.Request) wire.Response {
+		switch req.Verb {
+		case "browser.status":
+			return wire.Response{Code: target.CodeNoBrowser, Message: "this daemon has no browser"}
+		case "status":
+			return wire.Response{OK: true, Status: &wire.Status{PID: 42, Display: ":0"}}
+		case "browser.tab":
+			return wire.Response{OK: true, Targets: []wire.TargetInfo{{ID: "tab:4", Title: "A"}}}
+		}
+		return wire.Response{OK: true, URL: "http://127.0.0.1:1/view"}
+	}
+	all := connect(t, Config{Session: "s1", Groups: AllGroups, Call: daemoncall.Options{Getenv: f.env}})
+	res, err := all.CallTool(t.Context(), &mcp.CallToolParams{Name: "status"})
+	if err != nil || res.IsError || !bytes.Contains([]byte(textOf(res)), []byte("daemon pid 42")) ||
+		!bytes.Contains([]byte(textOf(res)), []byte("browser: no_browser: this daemon has no browser")) {
+		t.Fatalf("status with no browser: %v %s", err, textOf(res))
+	}
+	f.take()
+	browser := connect(t, Config{Session: "s1", Groups: groupBrowser, Call: daemoncall.Options{Getenv: f.env}})
+	if _, err := browser.CallTool(t.Context(), &mcp.CallToolParams{Name: "watch"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.take(); len(got) != 2 || got[0].Verb != "browser.tab" || got[1].Verb != "watch" || got[1].Target != "tab:4" {
+		t.Fatalf("watch without a target, browser tools alone: %+v", got)
+	}
+}
+
+// TestCallsWithoutAnAnswer: a verb that acts and got no answer in time is
+// outcome_unknown; one that reads is timeout.
+func TestCallsWithoutAnAnswer(t *testing.T) {
+	late := errors.New("the daemon did not answer in time: " + context.DeadlineExceeded.Error())
+	late = errors.Join(late, context.DeadlineExceeded)
+	for req, code := range map[*wire.Request]target.Code{
+		{Verb: "browser.click"}:              target.CodeOutcomeUnknown,
+		{Verb: "snapshot"}:                   target.CodeTimeout,
+		{Verb: "browser.tab", Action: "new"}: target.CodeOutcomeUnknown,
+		{Verb: "find"}:                       target.CodeTimeout,
+	} {
+		res := failed(late, *req)
+		if st := res.StructuredContent.(map[string]any); st["code"] != code {
+			t.Errorf("%s: %v, want %s", req.Verb, st["code"], code)
+		}
+	}
+}
