@@ -36,13 +36,17 @@ deps: ## install the system packages (apt-get; quiet and quick when all are pres
 
 # The MCP inspector's command line, the independent MCP client the tests of
 # vibespace-mcp drive it with (beside the Go SDK's own), lives in a test-only
-# folder; nothing else uses it.
-MCP_INSPECTOR_VERSION := 1.0.3
+# folder; nothing else uses it. Its version and every dependency's are
+# locked in .testdeps/package-lock.json (npm ci installs exactly those).
 TEST_DIR := .testdeps
 
 test-deps: ## install the MCP inspector's CLI (an independent MCP client, from npm) into ./.testdeps for the tests
+	@command -v npm >/dev/null || { \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		echo "test-deps: installing nodejs npm"; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
 	@[ -f $(TEST_DIR)/node_modules/@modelcontextprotocol/inspector-cli/build/index.js ] || \
-		npm install --prefix $(TEST_DIR) --no-audit --no-fund --silent @modelcontextprotocol/inspector-cli@$(MCP_INSPECTOR_VERSION)
+		npm ci --prefix $(TEST_DIR) --no-audit --no-fund --silent
 
 bench-deps: deps ## install agent-browser (the peer) into ./.bench for the benchmarks
 	@[ -x $(BENCH_DIR)/node_modules/.bin/agent-browser ] || \
