@@ -40,13 +40,17 @@ deps: ## install the system packages (apt-get; quiet and quick when all are pres
 # locked in .testdeps/package-lock.json (npm ci installs exactly those).
 TEST_DIR := .testdeps
 
-test-deps: ## install the MCP inspector's CLI (an independent MCP client, from npm) into ./.testdeps for the tests
+test-deps: $(TEST_DIR)/node_modules/.installed ## install the MCP inspector's CLI (an independent MCP client, from npm) into ./.testdeps for the tests
+
+# Installed again whenever the lock changes.
+$(TEST_DIR)/node_modules/.installed: $(TEST_DIR)/package-lock.json
 	@command -v npm >/dev/null || { \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		echo "test-deps: installing nodejs npm"; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
-	@[ -f $(TEST_DIR)/node_modules/@modelcontextprotocol/inspector-cli/build/index.js ] || \
-		npm ci --prefix $(TEST_DIR) --no-audit --no-fund --silent
+	@node -e 'process.exit(+process.versions.node.split(".")[0] >= 18 ? 0 : 1)' || { echo "test-deps: the inspector needs Node.js 18 or later, this is $$(node --version)"; exit 1; }
+	npm ci --prefix $(TEST_DIR) --no-audit --no-fund --silent
+	@touch $@
 
 bench-deps: deps ## install agent-browser (the peer) into ./.bench for the benchmarks
 	@[ -x $(BENCH_DIR)/node_modules/.bin/agent-browser ] || \

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,9 +41,6 @@ func (p *peer) run(args ...string) string {
 	return out.String()
 }
 
-// peerRef is one ref line of agent-browser's snapshot: - role "name" [… ref=eN].
-var peerRef = regexp.MustCompile(`(?m)^\s*- (\S+)(?: "((?:[^"\\]|\\.)*)")?.*\bref=(e\d+)`)
-
 // ariaRole maps our snapshot's AT-SPI role names (cdp's mapping) back to
 // the ARIA roles agent-browser prints, for the roles a page's refs carry.
 var ariaRole = map[string]string{
@@ -70,7 +66,7 @@ func missingRefs(theirs string, ours *target.Snapshot) (missing []string, total 
 		have[role+"\x00"+n.Name] = true
 		return true
 	})
-	for _, m := range peerRef.FindAllStringSubmatch(theirs, -1) {
+	for _, m := range clitest.PeerRef.FindAllStringSubmatch(theirs, -1) {
 		total++
 		name, _ := strconv.Unquote(`"` + m[2] + `"`)
 		if !have[m[1]+"\x00"+name] {
@@ -103,7 +99,7 @@ func BenchmarkVersusAgentBrowser(b *testing.B) {
 		snap := e.snapshot("bench", "-i")
 		ourName, ourInc = ref(b, snap, "entry", "Name"), ref(b, snap, "push button", "Increment")
 		theirs := p.run("snapshot", "-i")
-		for _, m := range peerRef.FindAllStringSubmatch(theirs, -1) {
+		for _, m := range clitest.PeerRef.FindAllStringSubmatch(theirs, -1) {
 			switch {
 			case m[1] == "textbox" && m[2] == "Name":
 				theirName = "@" + m[3]

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/vibespace/vibespace/cmd/internal/clitest"
 )
 
 // tablePage is a form of 36 fields above a table of 200 people, each row
@@ -71,7 +73,7 @@ func BenchmarkObserveVersusAgentBrowser(b *testing.B) {
 			// One click, then what changed.
 			ourRef := ref(b, e.snapshot("bench", "-i"), pg.role, pg.nm)
 			theirRef := ""
-			for _, m := range peerRef.FindAllStringSubmatch(p.run("snapshot", "-i"), -1) {
+			for _, m := range clitest.PeerRef.FindAllStringSubmatch(p.run("snapshot", "-i"), -1) {
 				if m[1] == pg.theirRole && m[2] == pg.nm {
 					theirRef = "@" + m[3]
 				}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -90,9 +89,6 @@ func (s *benchSite) clicks(road string, want int) []string {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
-
-// theirRef is one ref line of agent-browser's snapshot: - role "name" [… ref=eN].
-var theirRef = regexp.MustCompile(`(?m)^\s*- (\S+)(?: "((?:[^"\\]|\\.)*)")?.*\bref=(e\d+)`)
 
 // road is one way an agent reaches a browser, doing the four verbs.
 type road struct {
@@ -248,7 +244,7 @@ func ourMCP(b *testing.B, cs *mcp.ClientSession, name, page string, noVerify boo
 		click: func() {
 			acted(b, name, ok(b, cs, "browser_click", map[string]any{"ref": button, "no_verify": noVerify}), noVerify)
 		},
-		get: func() string { return ok(b, cs, "browser_get", map[string]any{"what": "title"}) },
+		get: func() string { return clitest.LastLine(ok(b, cs, "browser_get", map[string]any{"what": "title"})) }, // the body, not the header line (which names the title too)
 	}
 }
 
@@ -336,7 +332,7 @@ func theirMCP(b *testing.B, p *clitest.Peer, page string) *road {
 		snapshot: func() string { return ok(b, cs, "agent_browser_snapshot", map[string]any{"interactive": true}) },
 		refs: func(snap string) {
 			field, button = "", ""
-			for _, m := range theirRef.FindAllStringSubmatch(snap, -1) {
+			for _, m := range clitest.PeerRef.FindAllStringSubmatch(snap, -1) {
 				switch {
 				case m[1] == "textbox" && m[2] == "Name":
 					field = "@" + m[3]

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -132,7 +133,7 @@ func (p *Peer) Stop() {
 	cmd.Env = p.Environ()
 	_ = cmd.Run()
 	cancel()
-	if pid > 0 && !Exited(pid) {
+	if pid > 0 && !Exited(pid) && p.runs(pid) {
 		syscall.Kill(pid, syscall.SIGTERM)
 		deadline := time.Now().Add(10 * time.Second)
 		for !Exited(pid) && time.Now().Before(deadline) {
@@ -147,6 +148,16 @@ func (p *Peer) Stop() {
 	}
 	os.RemoveAll(p.SockDir)
 }
+
+// runs reports whether pid is this peer's process (its environment names
+// the peer's socket directory): a pid file's number may be another's by now.
+func (p *Peer) runs(pid int) bool {
+	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	return err == nil && bytes.Contains(env, []byte("AGENT_BROWSER_SOCKET_DIR="+p.SockDir+"\x00"))
+}
+
+// PeerRef is one ref line of agent-browser's snapshot: - role "name" [… ref=eN].
+var PeerRef = regexp.MustCompile(`(?m)^\s*- (\S+)(?: "((?:[^"\\]|\\.)*)")?.*\bref=(e\d+)`)
 
 // ProcessesMentioning lists live processes whose command line contains s.
 func ProcessesMentioning(s string) []int {

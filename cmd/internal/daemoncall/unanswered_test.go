@@ -51,6 +51,11 @@ func TestUnansweredSaysWhatIsKnown(t *testing.T) {
 		{wire.Request{Verb: "browser.tab", Action: "close"}, target.CodeOutcomeUnknown},
 		{wire.Request{Verb: "snapshot", Target: "win:1"}, target.CodeDaemonGone},
 		{wire.Request{Verb: "browser.tab", Action: "list"}, target.CodeDaemonGone},
+		{wire.Request{Verb: "find", Target: "win:1", Text: "Dark"}, target.CodeDaemonGone},
+		{wire.Request{Verb: "browser.find", Text: "Edit"}, target.CodeDaemonGone},
+		{wire.Request{Verb: "get", Target: "win:1", Action: "text", Ref: "@e1"}, target.CodeDaemonGone},
+		{wire.Request{Verb: "trace", Last: 5}, target.CodeDaemonGone},
+		{wire.Request{Verb: "browser.trace", Action: "pictures-on"}, target.CodeOutcomeUnknown},
 	} {
 		resp, ok := unanswered(c.req, cut)
 		if !ok || resp.Code != c.code {

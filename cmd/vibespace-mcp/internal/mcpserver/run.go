@@ -57,7 +57,7 @@ ANSWERS
    be reached nor started is the error no_daemon, saying why; a call the daemon
    went away from, or one that ran out of time, is outcome_unknown when it acts
    (read the target before you retry) and daemon_gone or timeout when it only
-   reads (safe to retry).
+   reads (safe to retry); a call the host cancelled is interrupted.
 
 TIME
    The daemon bounds each verb (30 s by default); this server waits at most

@@ -103,6 +103,9 @@ func instructions(g Groups) string {
 		"(confirmed, changed_elsewhere, no_visible_change). A refusal is a tool error starting with its stable code " +
 		"(held, stale_ref, no_action, …) and says why. A person may take a target over (window_paused, browser_paused): " +
 		"after the handback note, snapshot again.")
+	if g.has(groupBrowser) {
+		b.WriteString(" With several browser profiles attached, name one as a browser tool's profile (else profile_required).")
+	}
 	return b.String()
 }
 
@@ -206,7 +209,14 @@ func failed(err error, req wire.Request) *mcp.CallToolResult {
 		msg += "; " + Name + " starts the daemon when none answers — to run it yourself, in the foreground: vibespace-daemon (or vibespace-window serve)"
 	case stopped && daemoncall.Acts(req):
 		code = target.CodeOutcomeUnknown
-		msg += "; " + strings.TrimPrefix(req.Verb, "browser.") + " was sent and may have run in part or in whole: read the target (snapshot, screenshot, get) before you retry it"
+		look := "read the target (snapshot, screenshot, get)"
+		switch {
+		case req.Verb == "open":
+			look = "list your windows (window_list)"
+		case req.Verb == "browser.tab" && req.Action == "new":
+			look = "list your tabs (browser_tab_list)"
+		}
+		msg += "; " + strings.TrimPrefix(req.Verb, "browser.") + " may have run in part or in whole: " + look + " before you retry it"
 	case errors.Is(err, context.Canceled):
 		code = target.CodeInterrupted
 	case stopped:

@@ -160,6 +160,9 @@ func TestParse(t *testing.T) {
 	if cfg, _ := parse([]string{Name, "--session", "s1", "--tools", "window", "--profile", "shop"}, o); cfg.Session != "s1" || cfg.Groups != groupWindow || cfg.Profile != "shop" {
 		t.Fatalf("the flags: %+v", cfg)
 	}
+	if cfg, _ := parse([]string{Name, "--profile", ""}, o); cfg.Profile != "" {
+		t.Fatalf(`--profile "" names none, whatever $VIBESPACE_BROWSER says: %+v`, cfg)
+	}
 	if _, code := parse([]string{Name, "--help"}, o); code != 0 || !strings.Contains(out.String(), `"mcpServers"`) {
 		t.Fatalf("--help: exit %d\n%s", code, out.String())
 	}

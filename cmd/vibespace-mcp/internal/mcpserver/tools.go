@@ -197,6 +197,7 @@ type (
 		Alias   string `json:"alias,omitempty" jsonschema:"the handle your session names it by"`
 	}
 	watchArgs struct {
+		atProfile
 		Target string `json:"target,omitempty" jsonschema:"win:N or tab:N; without one, your current tab (browser tools only) or the overview"`
 		Xpra   bool   `json:"xpra,omitempty" jsonschema:"for a window on an xpra display: the commands a person runs to attach xpra's own client"`
 		SSH    string `json:"ssh,omitempty" jsonschema:"with xpra: how a remote person reaches this machine (user@host)"`
@@ -528,8 +529,12 @@ func watch(ctx context.Context, x *server, in watchArgs) *mcp.CallToolResult {
 		return refused(wire.Response{Code: target.CodeBadRequest, Message: "ssh goes with xpra: {\"xpra\": true, \"ssh\": \"ada@build-box\"}"}, "")
 	}
 	p := plan{req: wire.Request{Verb: "watch", Target: in.Target, Xpra: in.Xpra, Host: in.SSH}, body: daemoncall.PrintWatch}
-	if in.Target == "" && !x.cfg.Groups.has(groupWindow) {
+	if !x.cfg.Groups.has(groupWindow) {
+		p.req.Target = daemoncall.TabHandle(in.Target) // "3" is tab:3, as vibespace-browser watch 3 says
+	}
+	if p.req.Target == "" && !x.cfg.Groups.has(groupWindow) {
 		tp := tabPlan("list", "", "")
+		tp.req.Profile = in.Profile
 		r, err := x.call(ctx, tp)
 		if err != nil {
 			return failed(err, tp.req)

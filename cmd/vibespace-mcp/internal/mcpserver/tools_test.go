@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,20 +25,20 @@ import (
 )
 
 // fakeDaemon speaks the daemon's wire protocol on the socket a client of
-// its state directory dials: it records each request and answers it OK
-// (or as answer says).
+// its state directory dials: it records each request and answers it as
+// answer says.
 type fakeDaemon struct {
 	env    daemoncall.Env
+	answer func(wire.Request) wire.Response
 	mu     sync.Mutex
 	got    []wire.Request
-	answer func(wire.Request) wire.Response
 }
 
-func newFakeDaemon(t *testing.T) *fakeDaemon {
+func newFakeDaemon(t *testing.T, answer func(wire.Request) wire.Response) *fakeDaemon {
 	t.Helper()
 	dir := t.TempDir()
 	vars := map[string]string{"VIBESPACE_HOME": filepath.Join(dir, "home"), "XDG_RUNTIME_DIR": dir}
-	f := &fakeDaemon{env: func(k string) string { return vars[k] }}
+	f := &fakeDaemon{env: func(k string) string { return vars[k] }, answer: answer}
 	_, sock, err := wire.Paths(f.env)
 	if err != nil {
 		t.Fatal(err)
@@ -71,13 +73,8 @@ func (f *fakeDaemon) serve(c net.Conn) {
 		}
 		f.mu.Lock()
 		f.got = append(f.got, req)
-		answer := f.answer
 		f.mu.Unlock()
-		resp := wire.Response{OK: true, Did: "did " + req.Verb}
-		if answer != nil {
-			resp = answer(req)
-		}
-		if wire.WriteResponse(c, resp) != nil {
+		if wire.WriteResponse(c, f.answer(req)) != nil {
 			return
 		}
 	}
@@ -106,7 +103,14 @@ func connect(t *testing.T, cfg Config) *mcp.ClientSession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cs.Close(); ss.Wait() })
+	t.Cleanup(func() {
+		if err := cs.Close(); err != nil {
+			t.Errorf("close the client: %v", err)
+		}
+		if err := ss.Wait(); err != nil {
+			t.Errorf("the server's session ended with %v", err)
+		}
+	})
 	return cs
 }
 
@@ -121,8 +125,7 @@ func tinyPNG() []byte {
 // each tool's readOnlyHint to whether its request acts (the table the
 // command lines decide outcome_unknown by): a tool missing here fails.
 func TestEveryToolsRequest(t *testing.T) {
-	f := newFakeDaemon(t)
-	f.answer = func(req wire.Request) wire.Response {
+	f := newFakeDaemon(t, func(req wire.Request) wire.Response {
 		r := wire.Response{OK: true, Did: "did " + req.Verb}
 		switch req.Verb {
 		case "screenshot", "browser.screenshot":
@@ -131,7 +134,7 @@ func TestEveryToolsRequest(t *testing.T) {
 			r.Status = &wire.Status{PID: 1}
 		}
 		return r
-	}
+	})
 	cs := connect(t, Config{Session: "s1", Profile: "work", Groups: AllGroups, Call: daemoncall.Options{Getenv: f.env}})
 	wd, _ := os.Getwd()
 	at := &wire.Point{X: 12, Y: 34}
@@ -217,35 +220,71 @@ func TestEveryToolsRequest(t *testing.T) {
 	}
 }
 
-// TestStatusAndWatchOfOneKind: status asks each side once, and a browser
-// side that refuses is a line of the window status; watch without a target
-// is the current tab for a server of browser tools alone.
+// TestStatusAndWatchOfOneKind: status is one call of browser.status (it
+// carries the daemon's part), the window status and the set in one text;
+// a browser side that refuses is a line of the window status (or, with
+// browser tools alone, the refusal); watch without a target is the
+// current tab for a server of browser tools alone, in the profile named.
 func TestStatusAndWatchOfOneKind(t *testing.T) {
-	f := newFakeDaemon(t)
-	f.answer = func(req wire.Request) wire.Response {
-		switch req.Verb {
-		case "browser.status":
+	browserOK := true
+	var mu sync.Mutex
+	f := newFakeDaemon(t, func(req wire.Request) wire.Response {
+		mu.Lock()
+		ok := browserOK
+		mu.Unlock()
+		st := &wire.Status{PID: 42, Display: ":0", Yours: 1, Targets: 2}
+		switch {
+		case req.Verb == "browser.status" && !ok:
 			return wire.Response{Code: target.CodeNoBrowser, Message: "this daemon has no browser"}
-		case "status":
-			return wire.Response{OK: true, Status: &wire.Status{PID: 42, Display: ":0"}}
-		case "browser.tab":
+		case req.Verb == "browser.status":
+			return wire.Response{OK: true, Status: st, Targets: []wire.TargetInfo{{ID: "tab:4", Title: "A", Lease: "free"}}}
+		case req.Verb == "status":
+			return wire.Response{OK: true, Status: st}
+		case req.Verb == "browser.tab":
 			return wire.Response{OK: true, Targets: []wire.TargetInfo{{ID: "tab:4", Title: "A"}}}
 		}
 		return wire.Response{OK: true, URL: "http://127.0.0.1:1/view"}
+	})
+	verbs := func() (out []string) {
+		for _, r := range f.take() {
+			out = append(out, r.Verb)
+		}
+		return out
+	}
+	call := func(cs *mcp.ClientSession, name string, args map[string]any) string {
+		t.Helper()
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %s", name, err, textOf(res))
+		}
+		return textOf(res)
 	}
 	all := connect(t, Config{Session: "s1", Groups: AllGroups, Call: daemoncall.Options{Getenv: f.env}})
-	res, err := all.CallTool(t.Context(), &mcp.CallToolParams{Name: "status"})
-	if err != nil || res.IsError || !bytes.Contains([]byte(textOf(res)), []byte("daemon pid 42")) ||
-		!bytes.Contains([]byte(textOf(res)), []byte("browser: no_browser: this daemon has no browser")) {
-		t.Fatalf("status with no browser: %v %s", err, textOf(res))
+	out := call(all, "status", nil)
+	if got := verbs(); !slices.Equal(got, []string{"browser.status"}) || !strings.Contains(out, "daemon pid 42") ||
+		!strings.Contains(out, "windows: 1 yours of 2") || !strings.Contains(out, `tab: tab:4 "A" · lease: free`) {
+		t.Fatalf("status, both kinds: asked %v, answered\n%s", got, out)
 	}
-	f.take()
+	mu.Lock()
+	browserOK = false
+	mu.Unlock()
+	out = call(all, "status", nil)
+	if got := verbs(); !slices.Equal(got, []string{"browser.status", "status"}) || !strings.Contains(out, "daemon pid 42") ||
+		!strings.Contains(out, "browser: no_browser: this daemon has no browser") {
+		t.Fatalf("status with no browser: asked %v, answered\n%s", got, out)
+	}
 	browser := connect(t, Config{Session: "s1", Groups: groupBrowser, Call: daemoncall.Options{Getenv: f.env}})
-	if _, err := browser.CallTool(t.Context(), &mcp.CallToolParams{Name: "watch"}); err != nil {
-		t.Fatal(err)
+	if res, err := browser.CallTool(t.Context(), &mcp.CallToolParams{Name: "status"}); err != nil || !res.IsError ||
+		!strings.HasPrefix(textOf(res), "no_browser: ") || !slices.Equal(verbs(), []string{"browser.status"}) {
+		t.Fatalf("status with no browser, browser tools alone: %v %s", err, textOf(res))
 	}
-	if got := f.take(); len(got) != 2 || got[0].Verb != "browser.tab" || got[1].Verb != "watch" || got[1].Target != "tab:4" {
+	call(browser, "watch", map[string]any{"profile": "shop"})
+	if got := f.take(); len(got) != 2 || got[0].Verb != "browser.tab" || got[0].Profile != "shop" || got[1].Verb != "watch" || got[1].Target != "tab:4" {
 		t.Fatalf("watch without a target, browser tools alone: %+v", got)
+	}
+	call(browser, "watch", map[string]any{"target": "3"})
+	if got := f.take(); len(got) != 1 || got[0].Target != "tab:3" {
+		t.Fatalf("watch 3, browser tools alone: %+v", got)
 	}
 }
 
