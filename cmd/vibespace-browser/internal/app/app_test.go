@@ -1,16 +1,14 @@
 package app
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/vibespace/vibespace/cmd/internal/clitest"
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
 	"github.com/vibespace/vibespace/daemon"
 )
@@ -24,46 +22,10 @@ func run(t *testing.T, env map[string]string, args ...string) (code int, stdout,
 	return code, out.String(), errb.String()
 }
 
-// listener answers on the socket env's daemon would use: it records each
-// request and answers with answer(req). It checks what this command line
-// puts on the wire, not what a daemon does with it.
+// listener answers on the socket env's daemon would use (clitest.FakeDaemon).
 func listener(t *testing.T, env map[string]string, answer func(daemon.Request) daemon.Response) <-chan daemon.Request {
 	t.Helper()
-	_, sock, err := daemon.Paths(func(k string) string { return env[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	got := make(chan daemon.Request, 16)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			r := bufio.NewReader(c)
-			for {
-				req, err := daemon.ReadRequest(r, 1<<20)
-				if err != nil {
-					break
-				}
-				got <- req
-				resp := answer(req)
-				resp.V = daemon.ProtocolVersion
-				b, _ := json.Marshal(resp)
-				c.Write(append(b, '\n'))
-			}
-			c.Close()
-		}
-	}()
-	return got
+	return clitest.FakeDaemon(t, func(k string) string { return env[k] }, answer)
 }
 
 func testEnv(t *testing.T) map[string]string {

@@ -1,13 +1,11 @@
 package mcpserver
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"image"
 	"image/png"
-	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,74 +17,39 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/vibespace/vibespace/cmd/internal/clitest"
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
 )
 
-// fakeDaemon speaks the daemon's wire protocol on the socket a client of
-// its state directory dials: it records each request and answers it as
-// answer says.
+// fakeDaemon records what the server puts on the wire
+// (clitest.FakeDaemon) and answers as answer says.
 type fakeDaemon struct {
-	env    daemoncall.Env
-	answer func(wire.Request) wire.Response
-	mu     sync.Mutex
-	got    []wire.Request
+	env daemoncall.Env
+	got <-chan wire.Request
 }
 
 func newFakeDaemon(t *testing.T, answer func(wire.Request) wire.Response) *fakeDaemon {
 	t.Helper()
 	dir := t.TempDir()
 	vars := map[string]string{"VIBESPACE_HOME": filepath.Join(dir, "home"), "XDG_RUNTIME_DIR": dir}
-	f := &fakeDaemon{env: func(k string) string { return vars[k] }, answer: answer}
-	_, sock, err := wire.Paths(f.env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go f.serve(c)
-		}
-	}()
+	f := &fakeDaemon{env: func(k string) string { return vars[k] }}
+	f.got = clitest.FakeDaemon(t, f.env, answer)
 	return f
 }
 
-func (f *fakeDaemon) serve(c net.Conn) {
-	defer c.Close()
-	r := bufio.NewReader(c)
+// take answers the requests read since the last take (each call's are
+// read before it is answered).
+func (f *fakeDaemon) take() (out []wire.Request) {
 	for {
-		req, err := wire.ReadRequest(r, 1<<20)
-		if err != nil {
-			return
-		}
-		f.mu.Lock()
-		f.got = append(f.got, req)
-		f.mu.Unlock()
-		if wire.WriteResponse(c, f.answer(req)) != nil {
-			return
+		select {
+		case r := <-f.got:
+			out = append(out, r)
+		default:
+			return out
 		}
 	}
-}
-
-// take answers the requests recorded since the last take.
-func (f *fakeDaemon) take() []wire.Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	got := f.got
-	f.got = nil
-	return got
 }
 
 // connect serves New(cfg) in memory to the SDK's client.
