@@ -3,8 +3,6 @@ package main_test
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -12,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -40,54 +37,17 @@ document.getElementById('go').onclick = () => {
 };
 </script>`
 
-// benchSite serves benchHTML on 127.0.0.1 and keeps, per road, the name
-// each of the page's clicks reported, by the click's number.
-type benchSite struct {
-	*httptest.Server
-	mu    sync.Mutex
-	named map[string]map[int]string
-}
-
-func newBenchSite(b *testing.B) *benchSite {
-	s := &benchSite{named: map[string]map[int]string{}}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/clicked" {
-			q := r.URL.Query()
-			n, _ := strconv.Atoi(q.Get("n"))
-			s.mu.Lock()
-			if s.named[q.Get("road")] == nil {
-				s.named[q.Get("road")] = map[int]string{}
-			}
-			s.named[q.Get("road")][n] = q.Get("name")
-			s.mu.Unlock()
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, benchHTML)
-	}))
-	b.Cleanup(s.Close)
-	return s
-}
-
 // clicks waits (bounded) until the page reported want clicks on road, and
 // answers the names they reported, in the page's order (a report may
 // arrive after the next one).
-func (s *benchSite) clicks(road string, want int) []string {
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		s.mu.Lock()
-		got := make([]string, len(s.named[road]))
-		for n, name := range s.named[road] {
-			if n >= 1 && n <= len(got) {
-				got[n-1] = name
-			}
+func clicks(b *testing.B, site *page, road string, want int) []string {
+	got := make([]string, want)
+	for _, q := range site.waitFor(b, want, func(q url.Values) bool { return q.Get("road") == road }) {
+		if n, _ := strconv.Atoi(q.Get("n")); n >= 1 && n <= want {
+			got[n-1] = q.Get("name")
 		}
-		s.mu.Unlock()
-		if len(got) >= want || time.Now().After(deadline) {
-			return got
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
+	return got
 }
 
 // road is one way an agent reaches a browser, doing the four verbs.
@@ -130,7 +90,7 @@ func BenchmarkMCPVersusCLIVersusAgentBrowser(b *testing.B) {
 	}
 	cli := &clitest.Env{T: b, Bin: cliBin, Home: e.Home, Run: e.Run, Dir: e.Dir}
 	e.serve()
-	site := newBenchSite(b)
+	site := newPage(b, benchHTML)
 	pageOf := func(r string) string { return site.URL + "/?road=" + url.QueryEscape(r) }
 
 	roads := []*road{
@@ -193,7 +153,7 @@ func BenchmarkMCPVersusCLIVersusAgentBrowser(b *testing.B) {
 	}
 
 	for _, r := range roads {
-		got := site.clicks(r.name, len(typed[r.name]))
+		got := clicks(b, site, r.name, len(typed[r.name]))
 		if !slices.Equal(got, typed[r.name]) {
 			b.Fatalf("%s: the page reported clicks with the names %q, want %q (the text each fill typed)", r.name, got, typed[r.name])
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -139,7 +140,7 @@ func refOf(t testing.TB, snap, role, name string) string {
 type page struct {
 	*httptest.Server
 	mu     sync.Mutex
-	hits   []string // "/clicked?…" requests, in order
+	hits   []url.Values // the queries of the "/clicked" requests, in order
 	notify chan struct{}
 }
 
@@ -149,41 +150,59 @@ const pageHTML = `<!doctype html><title>MCP page</title>
 <p id="said">not yet</p>
 <script>let n = 0;</script>`
 
-func newPage(t testing.TB) *page {
-	p := &page{notify: make(chan struct{}, 16)}
+// newPage serves html (pageHTML when "") on 127.0.0.1.
+func newPage(t testing.TB, html string) *page {
+	if html == "" {
+		html = pageHTML
+	}
+	p := &page{notify: make(chan struct{}, 1)}
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/clicked" {
 			p.mu.Lock()
-			p.hits = append(p.hits, r.URL.RawQuery)
+			p.hits = append(p.hits, r.URL.Query())
 			p.mu.Unlock()
-			p.notify <- struct{}{}
+			select {
+			case p.notify <- struct{}{}:
+			default:
+			}
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, pageHTML)
+		fmt.Fprint(w, html)
 	}))
 	t.Cleanup(p.Close)
 	return p
 }
 
-// waitHit waits for the page's n-th click report and answers its query.
-func (p *page) waitHit(t testing.TB, n int) string {
+// waitFor waits (bounded) until the page's reports that match number at
+// least n, and answers those.
+func (p *page) waitFor(t testing.TB, n int, match func(url.Values) bool) []url.Values {
 	t.Helper()
 	deadline := time.After(20 * time.Second)
 	for {
+		var got []url.Values
 		p.mu.Lock()
-		if len(p.hits) >= n {
-			h := p.hits[n-1]
-			p.mu.Unlock()
-			return h
+		for _, h := range p.hits {
+			if match(h) {
+				got = append(got, h)
+			}
 		}
 		p.mu.Unlock()
+		if len(got) >= n {
+			return got
+		}
 		select {
 		case <-p.notify:
 		case <-deadline:
-			t.Fatalf("the page did not report click %d (its script never ran)", n)
+			t.Fatalf("the page reported %d of %d clicks (its script never ran)", len(got), n)
 		}
 	}
+}
+
+// waitHit waits for the page's n-th click report and answers its query.
+func (p *page) waitHit(t testing.TB, n int) string {
+	t.Helper()
+	return p.waitFor(t, n, func(url.Values) bool { return true })[n-1].Encode()
 }
 
 // hitCount is how many clicks the page reported.

@@ -161,7 +161,7 @@ func TestIndependentClient(t *testing.T) {
 	}
 
 	// The page.
-	p := newPage(t)
+	p := newPage(t, "")
 	if out, isErr, _ := in.tool("s1", "browser_open", "url="+p.URL+"/"); isErr || !strings.Contains(out, `"MCP page"`) {
 		t.Fatalf("browser_open: %s", out)
 	}

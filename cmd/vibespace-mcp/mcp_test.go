@@ -178,7 +178,7 @@ func TestToolsOverStdio(t *testing.T) {
 
 	// The page: open, snapshot -i, fill and click by ref — the page's own
 	// script reports the click and the value it read from its field.
-	p := newPage(t)
+	p := newPage(t, "")
 	out = ok(t, cs, "browser_open", map[string]any{"url": p.URL + "/"})
 	if !strings.HasPrefix(out, `tab:1 "MCP page" · lease: yours`) || !strings.Contains(out, p.URL) {
 		t.Fatalf("browser_open: %s", out)
