@@ -99,14 +99,7 @@ func BenchmarkVersusAgentBrowser(b *testing.B) {
 		snap := e.snapshot("bench", "-i")
 		ourName, ourInc = ref(b, snap, "entry", "Name"), ref(b, snap, "push button", "Increment")
 		theirs := p.run("snapshot", "-i")
-		for _, m := range clitest.PeerRef.FindAllStringSubmatch(theirs, -1) {
-			switch {
-			case m[1] == "textbox" && m[2] == "Name":
-				theirName = "@" + m[3]
-			case m[1] == "button" && m[2] == "Increment":
-				theirInc = "@" + m[3]
-			}
-		}
+		theirName, theirInc = clitest.PeerRefOf(theirs, "textbox", "Name"), clitest.PeerRefOf(theirs, "button", "Increment")
 		if theirName == "" || theirInc == "" {
 			b.Fatalf("agent-browser's snapshot has no Name / Increment ref:\n%s", theirs)
 		}

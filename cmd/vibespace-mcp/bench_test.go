@@ -291,15 +291,7 @@ func theirMCP(b *testing.B, p *clitest.Peer, page string) *road {
 		times:    map[string][]time.Duration{},
 		snapshot: func() string { return ok(b, cs, "agent_browser_snapshot", map[string]any{"interactive": true}) },
 		refs: func(snap string) {
-			field, button = "", ""
-			for _, m := range clitest.PeerRef.FindAllStringSubmatch(snap, -1) {
-				switch {
-				case m[1] == "textbox" && m[2] == "Name":
-					field = "@" + m[3]
-				case m[1] == "button" && m[2] == "Go":
-					button = "@" + m[3]
-				}
-			}
+			field, button = clitest.PeerRefOf(snap, "textbox", "Name"), clitest.PeerRefOf(snap, "button", "Go")
 			if field == "" || button == "" {
 				b.Fatalf("agent-browser's snapshot has no Name / Go ref:\n%s", snap)
 			}

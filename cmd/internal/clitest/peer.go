@@ -159,6 +159,17 @@ func (p *Peer) runs(pid int) bool {
 // PeerRef is one ref line of agent-browser's snapshot: - role "name" [… ref=eN].
 var PeerRef = regexp.MustCompile(`(?m)^\s*- (\S+)(?: "((?:[^"\\]|\\.)*)")?.*\bref=(e\d+)`)
 
+// PeerRefOf is the ref ("@eN") agent-browser's snapshot gives the node of
+// role and name, "" when it lists none.
+func PeerRefOf(snap, role, name string) string {
+	for _, m := range PeerRef.FindAllStringSubmatch(snap, -1) {
+		if m[1] == role && m[2] == name {
+			return "@" + m[3]
+		}
+	}
+	return ""
+}
+
 // ProcessesMentioning lists live processes whose command line contains s.
 func ProcessesMentioning(s string) []int {
 	ents, _ := os.ReadDir("/proc")
