@@ -44,19 +44,13 @@ func Print(c *cli.Context, o Options, req wire.Request, resp wire.Response, body
 	if p.Session == "" {
 		p.Session = Session(o.Getenv)
 	}
-	var bodyErr error
-	perr := p.Answer(resp, func(w io.Writer) {
-		if body != nil {
-			bodyErr = body(resp, w)
-		}
-	})
-	if perr != nil {
-		return perr
+	if err := p.AnswerWith(resp, body); err != nil {
+		return err
 	}
 	if p.JSON && resp.OK && body != nil && writesFile[req.Verb] {
-		bodyErr = body(resp, io.Discard)
+		return body(resp, io.Discard)
 	}
-	return bodyErr
+	return nil
 }
 
 // WantJSON reports whether --json was given, before or after the command.

@@ -64,6 +64,20 @@ func (p Printer) Answer(resp wire.Response, body func(w io.Writer)) error {
 	return nil
 }
 
+// AnswerWith prints resp as Answer does, its body written by body (nil:
+// none); the error is Answer's, else body's.
+func (p Printer) AnswerWith(resp wire.Response, body Body) error {
+	var bodyErr error
+	if err := p.Answer(resp, func(w io.Writer) {
+		if body != nil {
+			bodyErr = body(resp, w)
+		}
+	}); err != nil {
+		return err
+	}
+	return bodyErr
+}
+
 // RefusalDetail prints what follows a refusal's sentence: its facts, the
 // profile handles it lists, the target's header line and the handback note.
 func RefusalDetail(w io.Writer, resp wire.Response, session string) {

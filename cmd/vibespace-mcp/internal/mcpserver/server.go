@@ -70,7 +70,7 @@ func badArguments(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
 		if r, ok := res.(*mcp.CallToolResult); ok && err == nil && r.IsError && r.StructuredContent == nil {
-			return refused(wire.Response{Code: target.CodeBadRequest, Message: textOf(r)}, ""), nil
+			return toolError(target.CodeBadRequest, textOf(r)), nil
 		}
 		return res, err
 	}
@@ -118,8 +118,6 @@ type plan struct {
 	req     wire.Request
 	body    daemoncall.Body
 	timeout time.Duration
-	// image: the answer's PNG is the result's image content.
-	image bool
 }
 
 // ask sends p's request as the server's session and makes its result.
@@ -158,17 +156,11 @@ func (x *server) result(resp wire.Response, p plan) *mcp.CallToolResult {
 	}
 	var out bytes.Buffer
 	pr := daemoncall.Printer{Out: &out, Err: &out, Session: x.cfg.Session}
-	var bodyErr error
-	pr.Answer(resp, func(w io.Writer) {
-		if p.body != nil {
-			bodyErr = p.body(resp, w)
-		}
-	})
-	if bodyErr != nil {
-		return refused(wire.Response{Code: target.CodeInternal, Message: bodyErr.Error()}, "")
+	if err := pr.AnswerWith(resp, p.body); err != nil { // an answer that is OK prints no error: this is the body's
+		return toolError(target.CodeInternal, err.Error())
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.String()}}}
-	if p.image {
+	if len(resp.PNG) > 0 { // a screenshot
 		res.Content = append(res.Content, &mcp.ImageContent{Data: resp.PNG, MIMEType: "image/png"})
 	}
 	return res
@@ -222,6 +214,11 @@ func failed(err error, req wire.Request) *mcp.CallToolResult {
 	case stopped:
 		code = target.CodeTimeout
 	}
+	return toolError(code, msg)
+}
+
+// toolError is a tool error of ours, not the daemon's: code and sentence.
+func toolError(code target.Code, msg string) *mcp.CallToolResult {
 	return refused(wire.Response{Code: code, Message: msg}, "")
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
@@ -53,11 +52,7 @@ func TestSameWordsAsTheCommandLine(t *testing.T) {
 
 			var out, errout bytes.Buffer
 			p := daemoncall.Printer{Out: &out, Err: &errout, Session: "s1"}
-			p.Answer(a.resp, func(w io.Writer) {
-				if a.body != nil {
-					a.body(a.resp, w)
-				}
-			})
+			p.AnswerWith(a.resp, a.body)
 			want := out.String()
 			if !a.resp.OK {
 				first, rest, _ := strings.Cut(errout.String(), "\n")

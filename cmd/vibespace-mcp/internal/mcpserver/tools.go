@@ -79,7 +79,7 @@ func verb[In any](g Groups, t *mcp.Tool, build func(in In) (plan, error)) toolDe
 	return custom(g, t, func(ctx context.Context, x *server, in In) *mcp.CallToolResult {
 		p, err := build(in)
 		if err != nil {
-			return refused(wire.Response{Code: target.CodeBadRequest, Message: err.Error()}, "")
+			return toolError(target.CodeBadRequest, err.Error())
 		}
 		if pr, ok := any(in).(profiled); ok {
 			p.req.Profile = pr.profileHandle()
@@ -324,7 +324,7 @@ func selectRequest(verb, h string, in selectArgs) (plan, error) {
 }
 
 func screenshotPlan(verb, h string) plan {
-	return plan{req: wire.Request{Verb: verb, Target: h}, body: pictureBody, image: true}
+	return plan{req: wire.Request{Verb: verb, Target: h}, body: pictureBody}
 }
 
 // tools is every tool (tools/list gives them sorted by name).
@@ -526,23 +526,23 @@ func status(ctx context.Context, x *server, _ noArgs) *mcp.CallToolResult {
 // session's current tab, else the overview.
 func watch(ctx context.Context, x *server, in watchArgs) *mcp.CallToolResult {
 	if in.SSH != "" && !in.Xpra {
-		return refused(wire.Response{Code: target.CodeBadRequest, Message: "ssh goes with xpra: {\"xpra\": true, \"ssh\": \"ada@build-box\"}"}, "")
+		return toolError(target.CodeBadRequest, "ssh goes with xpra: {\"xpra\": true, \"ssh\": \"ada@build-box\"}")
 	}
 	p := plan{req: wire.Request{Verb: "watch", Target: in.Target, Xpra: in.Xpra, Host: in.SSH}, body: daemoncall.PrintWatch}
-	if !x.cfg.Groups.has(groupWindow) {
-		p.req.Target = daemoncall.TabHandle(in.Target) // "3" is tab:3, as vibespace-browser watch 3 says
-	}
-	if p.req.Target == "" && !x.cfg.Groups.has(groupWindow) {
-		tp := tabPlan("list", "", "")
-		tp.req.Profile = in.Profile
-		r, err := x.call(ctx, tp)
-		if err != nil {
-			return failed(err, tp.req)
+	if !x.cfg.Groups.has(groupWindow) { // browser tools alone: vibespace-browser watch's words
+		p.req.Target = daemoncall.TabHandle(in.Target) // "3" is tab:3
+		if p.req.Target == "" {                        // the current tab
+			tp := tabPlan("list", "", "")
+			tp.req.Profile = in.Profile
+			r, err := x.call(ctx, tp)
+			if err != nil {
+				return failed(err, tp.req)
+			}
+			if !r.OK {
+				return x.result(r, tp)
+			}
+			p.req.Target = daemoncall.CurrentTab(r)
 		}
-		if !r.OK {
-			return x.result(r, tp)
-		}
-		p.req.Target = daemoncall.CurrentTab(r)
 	}
 	return x.ask(ctx, p)
 }
