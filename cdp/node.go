@@ -264,3 +264,16 @@ func (t *Tab) actionable(ctx context.Context, nr NodeRef, pointer bool, focus fo
 	}
 	return p, nil
 }
+
+// BackendNodeID is the backend node id of the DOM node key names (a key of
+// one of the tab's snapshots, by either road), in the process of its frame:
+// the node click, fill and type act on. A key whose node is gone is
+// stale_ref.
+func (t *Tab) BackendNodeID(ctx context.Context, key string) (int64, error) {
+	base, _ := splitFrame(key)
+	_, id, ok := parseKey(base)
+	if !ok {
+		return 0, target.Refuse(target.CodeStaleRef, "key %s names no DOM node", key)
+	}
+	return id, nil
+}

@@ -124,6 +124,25 @@ func (p *axProps) set(name, v string) {
 // are minted there (AssignRefs); with interactive, it returns the
 // interactive view (what an agent can act on).
 func (t *Tab) Snapshot(ctx context.Context, refs *target.RefTable, interactive bool) (*target.Snapshot, error) {
+	return t.SnapshotRoad(ctx, refs, interactive, RoadPage)
+}
+
+// Road is how a tab's snapshot reads the page.
+type Road uint8
+
+const (
+	// RoadPage computes the tree in the page (pagewalk.go): one pass over
+	// the DOM in an isolated world, roles and names by the ARIA and
+	// accname rules as Chromium applies them; its cost is linear in the
+	// page and it serialises only what a snapshot prints.
+	RoadPage Road = iota
+	// RoadAX reads Chromium's accessibility tree (getFullAXTree): the
+	// oracle RoadPage is held equal to, and its fallback.
+	RoadAX
+)
+
+// SnapshotRoad is Snapshot read by the given road.
+func (t *Tab) SnapshotRoad(ctx context.Context, refs *target.RefTable, interactive bool, road Road) (*target.Snapshot, error) {
 	var root *axPage
 	// A navigation while the tree was read leaves it unclear which document
 	// it is of: read it again.
