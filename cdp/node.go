@@ -28,26 +28,46 @@ type node struct {
 	objectID runtime.RemoteObjectID
 	sess     *Session
 	frame    *frameRec // nil: the main frame
+	backend  int64     // its backend node id
 }
 
 // resolve finds the DOM node of nr, in its frame's session. A key that
 // names no DOM node, or whose node (or frame) is gone (removed, or the page
 // navigated), is stale_ref.
 func (t *Tab) resolve(ctx context.Context, nr NodeRef) (*node, error) {
-	ref := nr.Ref
-	base, frame := splitFrame(nr.Key)
-	gen, id, ok := parseKey(base)
-	if !ok {
-		return nil, target.Refuse(target.CodeStaleRef, "ref %s has no DOM node; take a new snapshot", ref).With("ref", ref)
-	}
-	if gen != t.gen.Load() {
-		return nil, target.Refuse(target.CodeStaleRef, "ref %s is of a page this tab has navigated away from; take a new snapshot", ref).With("ref", ref)
-	}
-	f, sess, err := t.frameOf(ref, frame, gen)
+	f, sess, id, err := t.backendOf(ctx, nr.Ref, nr.Key)
 	if err != nil {
 		return nil, err
 	}
-	return t.resolveIn(ctx, ref, sess, f, id)
+	return t.resolveIn(ctx, nr.Ref, sess, f, id)
+}
+
+// backendOf is the backend node id key names, with its frame (nil: the
+// main frame) and that frame's session: a key of the AX road carries it,
+// a handle of the page road is asked of its world. A key of an earlier
+// document, or of a frame or node that is gone, is stale_ref.
+func (t *Tab) backendOf(ctx context.Context, ref, key string) (*frameRec, *Session, int64, error) {
+	base, frame := splitFrame(key)
+	gen, id, ok := parseKey(base)
+	var h int64
+	if !ok {
+		if gen, h, ok = parseHandleKey(base); !ok {
+			return nil, nil, 0, target.Refuse(target.CodeStaleRef, "ref %s has no DOM node; take a new snapshot", ref).With("ref", ref)
+		}
+	}
+	if gen != t.gen.Load() {
+		return nil, nil, 0, target.Refuse(target.CodeStaleRef, "ref %s is of a page this tab has navigated away from; take a new snapshot", ref).With("ref", ref)
+	}
+	f, sess, err := t.frameOf(ref, frame, gen)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if h != 0 {
+		if id, err = t.handleBackend(ctx, ref, key, sess, f, gen, h); err != nil {
+			return nil, nil, 0, err
+		}
+	}
+	return f, sess, id, nil
 }
 
 // resolveIn finds the DOM node of backend node id in sess, the session of
@@ -67,7 +87,7 @@ func (t *Tab) resolveIn(ctx context.Context, ref string, sess *Session, f *frame
 	if res.Object == nil || res.Object.ObjectID == "" {
 		return nil, staleRef(ref)
 	}
-	return &node{ref: ref, objectID: res.Object.ObjectID, sess: sess, frame: f}, nil
+	return &node{ref: ref, objectID: res.Object.ObjectID, sess: sess, frame: f, backend: id}, nil
 }
 
 // releaseNode lets the page drop the handle resolve made for n, without
@@ -270,10 +290,6 @@ func (t *Tab) actionable(ctx context.Context, nr NodeRef, pointer bool, focus fo
 // the node click, fill and type act on. A key whose node is gone is
 // stale_ref.
 func (t *Tab) BackendNodeID(ctx context.Context, key string) (int64, error) {
-	base, _ := splitFrame(key)
-	_, id, ok := parseKey(base)
-	if !ok {
-		return 0, target.Refuse(target.CodeStaleRef, "key %s names no DOM node", key)
-	}
-	return id, nil
+	_, _, id, err := t.backendOf(ctx, key, key)
+	return id, err
 }

@@ -74,8 +74,7 @@ func (t *Tab) callWithAX(ctx context.Context, nr NodeRef, fn string, out any, ar
 	if err != nil {
 		return nil, nil, err
 	}
-	base, _ := splitFrame(nr.Key)
-	_, id, _ := parseKey(base) // resolve checked it
+	id := n.backend
 	axCall, axErr := n.sess.send(ctx, accessibility.CommandGetPartialAXTree, axNodeParams(id))
 	err = t.call(ctx, n, fn, out, args...)
 	t.releaseNode(ctx, n)

@@ -39,6 +39,8 @@ type axNode struct {
 	Props     axProps
 	ChildIDs  []string
 	BackendID int64
+	Handle    int64 // the page road's name for the element (pagewalk.go); 0 on the AX road
+	Scripted  bool  // the page road found a script made it clickable
 }
 
 // axProps are the AX properties a snapshot reads, by name, as the words it
@@ -49,6 +51,7 @@ type axProps struct {
 	hidden, checked, pressed, selected, expanded, readonly, invalid, editable axWord
 	hasExpanded                                                               bool   // "expanded" was listed
 	level                                                                     string // a heading's
+	clickable                                                                 bool   // the page road's: a script made it clickable
 }
 
 // axWord is a property's value as far as a snapshot reads it.
@@ -150,7 +153,12 @@ func (t *Tab) SnapshotRoad(ctx context.Context, refs *target.RefTable, interacti
 	for try := 0; ; try++ {
 		gen = t.gen.Load()
 		var err error
-		if root, err = t.readPage(ctx, gen); err != nil {
+		if road == RoadPage {
+			root, err = t.readPageRoad(ctx, gen)
+		} else {
+			root, err = t.readPage(ctx, gen)
+		}
+		if err != nil {
 			return nil, t.fail(err)
 		}
 		if t.gen.Load() == gen || try == 2 {
@@ -191,6 +199,7 @@ type axPage struct {
 	nodes     []*axNode
 	clickable map[int64]bool    // elements a script made clickable (clickable.go), of the page's process
 	frames    map[int64]*axPage // by the backend node id of the <iframe>
+	left      int               // nodes the page road's budget left out
 }
 
 // buildSnapshot turns one flat AX node list (a document with no frames and
@@ -283,7 +292,7 @@ func (b *builder) convert(n *axNode, i int32, out []*target.Node) []*target.Node
 	// A script's click listener (or a pointer cursor) on an element makes
 	// it something a person clicks, whatever its role; so does a tabindex
 	// (Chromium marks it focusable).
-	scripted := n.BackendID != 0 && b.page.clickable[n.BackendID] && !clickRoles[role]
+	scripted := (n.Scripted || n.BackendID != 0 && b.page.clickable[n.BackendID]) && !clickRoles[role]
 	focusable := n.Props.focusable == axTrue && role != "RootWebArea" && role != "WebArea"
 	if droppedRoles[role] && name == "" && !scripted && !focusable {
 		return b.children(n, "", "", out)
@@ -302,8 +311,13 @@ func (b *builder) convert(n *axNode, i int32, out []*target.Node) []*target.Node
 		node.TextLen = utf8.RuneCountInString(v)
 		node.Text = capRunes(v, textCap)
 	}
-	if n.BackendID != 0 && !keylessRoles[role] {
-		node.Key = nodeKey(b.gen, n.BackendID) + b.suffix
+	if !keylessRoles[role] {
+		switch {
+		case n.BackendID != 0:
+			node.Key = nodeKey(b.gen, n.BackendID) + b.suffix
+		case n.Handle != 0:
+			node.Key = handleKey(b.gen, n.Handle) + b.suffix
+		}
 	}
 	// A text field's value is printed on its line: text inside it that
 	// repeats the value says nothing.
@@ -434,6 +448,7 @@ func (b *builder) children(n *axNode, parentName, value string, kids []*target.N
 		for _, k := range kids[from:] {
 			if k.Role == "static" && len(k.Children) == 0 &&
 				((parentName != "" && k.Name == parentName) || (value != "" && strings.Contains(value, k.Name))) {
+				b.count-- // the budget counts the nodes a snapshot keeps
 				continue
 			}
 			keep = append(keep, k)

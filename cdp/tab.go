@@ -26,6 +26,7 @@ type Tab struct {
 	gen  atomic.Int64 // main-frame navigations seen (document.go)
 
 	frames frameSet // the frames its snapshots read (frames.go)
+	worlds worldSet // its frames' isolated worlds (pagewalk.go)
 
 	infoStale atomic.Bool // the tab navigated since info was read
 	infoMu    sync.Mutex
