@@ -15,7 +15,6 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	cdptarget "github.com/chromedp/cdproto/target"
-
 )
 
 // The page road. Chromium's getFullAXTree grows faster than the page (five
