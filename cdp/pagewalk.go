@@ -15,6 +15,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	cdptarget "github.com/chromedp/cdproto/target"
+
+	"github.com/vibespace/vibespace/target"
 )
 
 // The page road. Chromium's getFullAXTree grows faster than the page (five
@@ -53,7 +55,7 @@ const walkGroup = "vibespace-walk"
 // rawBudget is how many nodes one walk emits at most: the builder drops
 // wrappers and text only the layout needs, so a page's snapshot has fewer
 // nodes than its walk; past SnapshotBudget the builder stops anyway.
-const rawBudget = 3 * SnapshotBudget
+const rawBudget = SnapshotBudget * 3 / 2
 
 // worldRec is a frame's isolated world: its execution context, in the
 // generation it was made.
@@ -97,12 +99,25 @@ func (t *Tab) world(ctx context.Context, sess *Session, id string, gen int64, fr
 }
 
 // readPageRoad reads the tab's documents by the page road: the main
-// frame's and every frame's below it, within the frame bounds.
-func (t *Tab) readPageRoad(ctx context.Context, gen int64) (*axPage, error) {
+// frame's and every frame's below it, within the frame bounds; with an
+// after key, what follows that node in the main document (a node in a
+// frame: what follows the frame's <iframe>).
+func (t *Tab) readPageRoad(ctx context.Context, gen int64, after string) (*axPage, error) {
 	budget := maxFrames
 	nodes := rawBudget
+	var from int64
+	if after != "" {
+		f, _, id, err := t.backendOf(ctx, after, after)
+		if err != nil {
+			return nil, err
+		}
+		for ; f != nil; f = f.parent {
+			id = f.owner
+		}
+		from = id
+	}
 	read := t.frames.begin()
-	root, err := t.walkDoc(ctx, t.sess, t.sess.targetID, nil, 0, gen, read, 0, &budget, &nodes)
+	root, err := t.walkDoc(ctx, t.sess, t.sess.targetID, nil, 0, from, gen, read, 0, &budget, &nodes)
 	if err == nil {
 		t.detach(t.frames.finish(read, gen))
 	}
@@ -112,7 +127,7 @@ func (t *Tab) readPageRoad(ctx context.Context, gen int64) (*axPage, error) {
 // walkDoc reads one document by the page road: the document of frame id
 // on sess (the top of sess when doc is 0, else the document whose backend
 // node id is doc), and then the frames it holds.
-func (t *Tab) walkDoc(ctx context.Context, sess *Session, id string, rec *frameRec, doc int64, gen, read int64, depth int, budget, nodes *int) (*axPage, error) {
+func (t *Tab) walkDoc(ctx context.Context, sess *Session, id string, rec *frameRec, doc, after int64, gen, read int64, depth int, budget, nodes *int) (*axPage, error) {
 	wid, err := t.world(ctx, sess, id, gen, false)
 	if err != nil {
 		return nil, err
@@ -128,8 +143,20 @@ func (t *Tab) walkDoc(ctx context.Context, sess *Session, id string, rec *frameR
 	if err != nil && ctx.Err() != nil {
 		return nil, err
 	}
-	args := make([]*runtime.CallArgument, 0, 1+len(clicks))
+	args := make([]*runtime.CallArgument, 0, 2+len(clicks))
 	args = append(args, &runtime.CallArgument{Value: jsonv2.Value(strconv.Itoa(*nodes))})
+	if after != 0 {
+		var res dom.ResolveNodeResult
+		if err := sess.Call(ctx, dom.CommandResolveNode, &dom.ResolveNodeParams{BackendNodeID: proto.BackendNodeID(after), ExecutionContextID: wid, ObjectGroup: walkGroup}, &res); err != nil || res.Object == nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, target.Refuse(target.CodeStaleRef, "the node to read after is gone from the page; take a new snapshot")
+		}
+		args = append(args, &runtime.CallArgument{ObjectID: res.Object.ObjectID})
+	} else {
+		args = append(args, &runtime.CallArgument{Value: jsonv2.Value("null")})
+	}
 	for _, o := range clicks {
 		args = append(args, &runtime.CallArgument{ObjectID: o})
 	}
@@ -273,7 +300,7 @@ func (t *Tab) walkFrames(ctx context.Context, sess *Session, pg *axPage, wid run
 		var sub *axPage
 		if cd := d.Node.ContentDocument; cd != nil {
 			frec := t.frames.record(fid, sess, n.BackendID, pg.frame, gen, read)
-			sub, err = t.walkDoc(ctx, sess, fid, frec, int64(cd.BackendNodeID), gen, read, depth, budget, nodes)
+			sub, err = t.walkDoc(ctx, sess, fid, frec, int64(cd.BackendNodeID), 0, gen, read, depth, budget, nodes)
 		} else {
 			if remote == nil {
 				if remote, err = t.frameTargets(ctx, sess); err != nil {
@@ -286,7 +313,7 @@ func (t *Tab) walkFrames(ctx context.Context, sess *Session, pg *axPage, wid run
 			var fsess *Session
 			if fsess, err = t.frameSession(ctx, fid); err == nil {
 				frec := t.frames.record(fid, fsess, n.BackendID, pg.frame, gen, read)
-				sub, err = t.walkDoc(ctx, fsess, fid, frec, 0, gen, read, depth+1, budget, nodes)
+				sub, err = t.walkDoc(ctx, fsess, fid, frec, 0, 0, gen, read, depth+1, budget, nodes)
 			}
 		}
 		if err != nil {

@@ -4,13 +4,16 @@
 // vocabulary (roles as Accessibility.getFullAXTree names them, names by
 // the accname rules as Chromium applies them), without the ignored ones:
 // their children are emitted in their place. Called with
-// Runtime.callFunctionOn: (budget, ...clickable elements). It returns the
-// JSON of {n: [parent, role, name, desc, value, flags, level, handle, …],
-// left}: eight entries a node, in document order; parent is the index of
-// the node's parent (-1 for the document); handle names the element for
-// later (a number the world keeps while the element lives); left counts
-// the nodes the budget left out.
-function (budget, ...clickable) {
+// Runtime.callFunctionOn: (budget, after, ...clickable elements); with
+// an element after, only what follows it in document order is emitted
+// (its descendants, then every later node), under the document: a page
+// read past a snapshot's budget. It returns the JSON of {n: [parent, role,
+// name, desc, value, flags, level, handle, …], left}: eight entries a
+// node, in document order; parent is the index of the node's parent (-1
+// for the document); handle names the element for later (a number the
+// world keeps while the element lives); left counts the elements the
+// budget left out.
+function (budget, after, ...clickable) {
   const H = globalThis.__vibespaceHandles || (globalThis.__vibespaceHandles = {byEl: new WeakMap(), byId: new Map(), next: 1, get(id) { const r = this.byId.get(id); const el = r && r.deref(); if (!el) this.byId.delete(id); return el || null; }});
   const handle = (el) => {
     let id = H.byEl.get(el);
@@ -634,8 +637,31 @@ function (budget, ...clickable) {
     }
   };
 
+  // Reading after an element: until the walk reaches it, only its
+  // ancestors in the flat tree are entered, and nothing is emitted.
+  let skipping = !!after;
+  const afterPath = new Set();
+  for (let a = after; a; a = a.assignedSlot || (a.parentNode && a.parentNode.nodeType === 11 && a.parentNode.host ? a.parentNode.host : a.parentNode)) afterPath.add(a);
+  const skip = (n, st) => {
+    if (n.nodeType !== 1 && n.nodeType !== 11) return;
+    if (n === after) {
+      skipping = false;
+      const ast = style(n);
+      if (ast.display === 'none') return;
+      for (const c of kids(n)) walk(c, root, ast, false);
+      return;
+    }
+    if (!afterPath.has(n)) return; // before it
+    const nst = n.nodeType === 1 ? style(n) : st;
+    for (const c of kids(n)) walk(c, root, nst, false);
+  };
+
   const walk = (n, parent, st, hiddenText) => {
-    if (count >= budget) { left++; return; }
+    if (skipping) { skip(n, st); return; }
+    if (count >= budget) {
+      left += n.nodeType === 1 ? 1 + n.getElementsByTagName('*').length : 0;
+      return;
+    }
     if (n.nodeType === 3) { text(n, parent, st, hiddenText); return; }
     if (n.nodeType !== 1) {
       if (n.nodeType === 11) for (const c of n.childNodes) walk(c, parent, st, hiddenText);
@@ -717,6 +743,5 @@ function (budget, ...clickable) {
 
   const top = doc.documentElement;
   if (top) walk(top, root, null, false);
-  if (left > 0) left = Math.max(left, doc.getElementsByTagName('*').length - count);
   return JSON.stringify({n: out, left});
 }

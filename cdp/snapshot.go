@@ -146,6 +146,21 @@ const (
 
 // SnapshotRoad is Snapshot read by the given road.
 func (t *Tab) SnapshotRoad(ctx context.Context, refs *target.RefTable, interactive bool, road Road) (*target.Snapshot, error) {
+	return t.snapshot(ctx, refs, interactive, road, "")
+}
+
+// SnapshotAfter is the snapshot of what follows the node key names in
+// document order (its descendants, then every later node), under the
+// document: how a page is read on past a snapshot its budget cut
+// (target.Snapshot.After). It reads by the page road.
+func (t *Tab) SnapshotAfter(ctx context.Context, refs *target.RefTable, interactive bool, key string) (*target.Snapshot, error) {
+	if key == "" {
+		return nil, target.Refuse(target.CodeBadRequest, "snapshot --after needs the ref of a node of the page")
+	}
+	return t.snapshot(ctx, refs, interactive, RoadPage, key)
+}
+
+func (t *Tab) snapshot(ctx context.Context, refs *target.RefTable, interactive bool, road Road, after string) (*target.Snapshot, error) {
 	var root *axPage
 	// A navigation while the tree was read leaves it unclear which document
 	// it is of: read it again.
@@ -154,7 +169,7 @@ func (t *Tab) SnapshotRoad(ctx context.Context, refs *target.RefTable, interacti
 		gen = t.gen.Load()
 		var err error
 		if road == RoadPage {
-			root, err = t.readPageRoad(ctx, gen)
+			root, err = t.readPageRoad(ctx, gen, after)
 		} else {
 			root, err = t.readPage(ctx, gen)
 		}
@@ -168,11 +183,29 @@ func (t *Tab) SnapshotRoad(ctx context.Context, refs *target.RefTable, interacti
 	s := buildPage(root, gen)
 	if refs != nil {
 		AssignRefs(refs, s)
+		if s.Truncated {
+			s.After = lastRef(s.Root)
+		}
 	}
 	if interactive {
 		return s.InteractiveView(), nil
 	}
 	return s, nil
+}
+
+// lastRef is the ref of the last node of the tree (in document order)
+// that has one.
+func lastRef(n *target.Node) string {
+	last := ""
+	if n != nil {
+		n.Walk(func(n *target.Node, _ int) bool {
+			if n.Ref != "" {
+				last = n.Ref
+			}
+			return true
+		})
+	}
+	return last
 }
 
 // AssignRefs sets the refs of a page snapshot's nodes from refs, the tab's
@@ -230,7 +263,8 @@ func buildPage(page *axPage, gen int64) *target.Snapshot {
 		s.Root = &target.Node{Role: "document web", Children: out}
 	}
 	s.Title = s.Root.Name
-	s.Truncated = sh.truncated
+	s.Truncated = sh.truncated || sh.omitted > 0
+	s.Omitted = sh.omitted
 	s.Census = s.Root.Count()
 	return s
 }
@@ -240,6 +274,7 @@ type shared struct {
 	gen       int64 // the document generation keys carry
 	count     int
 	truncated bool
+	omitted   int // nodes the budgets left out: the builder's and the page walk's
 }
 
 // tree converts one document's AX tree.
@@ -255,7 +290,18 @@ func (sh *shared) tree(page *axPage) []*target.Node {
 	if page.frame != nil {
 		b.suffix = "@" + page.frame.id
 	}
-	return b.convert(root, byID[root.NodeID], nil)
+	out := b.convert(root, byID[root.NodeID], nil)
+	sh.omitted += page.left
+	if sh.truncated {
+		// What the builder's budget left unread, less what no snapshot
+		// shows (ignored nodes, inline text boxes).
+		for i, n := range nodes {
+			if !b.seen[i] && !n.Ignored && n.Role != "InlineTextBox" {
+				sh.omitted++
+			}
+		}
+	}
+	return out
 }
 
 type builder struct {

@@ -22,6 +22,12 @@ type Snapshot struct {
 	// Truncated is set when the walk stopped at its node budget; the nodes
 	// not visited are absent (not marked unreadable).
 	Truncated bool `json:"truncated,omitempty"`
+	// Omitted is how many nodes of the target a truncated snapshot left
+	// out, as far as its backend counted them (0: not counted); After is
+	// the ref of the last node it holds, from which a backend that pages
+	// reads on (snapshot --after): nothing after it was read.
+	Omitted int    `json:"omitted,omitempty"`
+	After   string `json:"after,omitempty"`
 	// Interactive is set on the view InteractiveView returns; Hidden counts
 	// the actionable nodes that view left out because they are not on
 	// screen (a closed menu's items).
@@ -264,7 +270,7 @@ func (s *Snapshot) writeCounts(bw *bufio.Writer) {
 			fmt.Fprintf(bw, ", %d unreadable", c.Unreadable)
 		}
 		if s.Truncated {
-			bw.WriteString(", truncated at budget")
+			s.writeCut(bw)
 		}
 		if s.Interactive {
 			bw.WriteString("; interactive")
@@ -276,10 +282,22 @@ func (s *Snapshot) writeCounts(bw *bufio.Writer) {
 	}
 	fmt.Fprintf(bw, "%d nodes, %d action, %d editable, %d unreadable", c.Nodes, c.Action, c.Editable, c.Unreadable)
 	if s.Truncated {
-		bw.WriteString(", truncated at budget")
+		s.writeCut(bw)
 	}
 	if s.Interactive {
 		fmt.Fprintf(bw, " (interactive view; %d hidden not shown)", s.Hidden)
+	}
+}
+
+// writeCut says where a truncated snapshot stopped, what it left out and
+// how to read on.
+func (s *Snapshot) writeCut(bw *bufio.Writer) {
+	bw.WriteString(", truncated at budget")
+	if s.Omitted > 0 {
+		fmt.Fprintf(bw, ": ~%d more nodes not read", s.Omitted)
+	}
+	if s.After != "" {
+		fmt.Fprintf(bw, "; read on with snapshot --after %s, or a part with snapshot @ref", s.After)
 	}
 }
 
