@@ -27,6 +27,7 @@ function (budget, after, ...clickable) {
   const scripted = new Set(clickable);
   const doc = document;
   const out = [];
+  let cut = false, elements = 0; // the budget was reached; elements the walk entered
   // Names of the nodes emitted, by index: a text child that only repeats
   // its parent's name is left out by the builder, and so not sent.
   const names = [];
@@ -57,7 +58,7 @@ function (budget, after, ...clickable) {
     let s = styles.get(el);
     if (!s) {
       const c = getComputedStyle(el);
-      s = {display: c.display, visibility: c.visibility, cursor: c.cursor, whiteSpace: c.whiteSpace};
+      s = {display: c.display, visibility: c.visibility, cursor: c.cursor, c, ws: null, get whiteSpace() { return this.ws === null ? (this.ws = this.c.whiteSpace) : this.ws; }};
       styles.set(el, s);
     }
     return s;
@@ -65,9 +66,10 @@ function (budget, after, ...clickable) {
 
   // Children in the flat tree: a shadow host's shadow root, a slot's
   // assigned nodes (else its fallback content), else the light children.
+  let shadows = 0; // shadow hosts on the page at all (then a node's tree scope is asked)
   const kids = (n) => {
     if (n.nodeType === 1) {
-      if (n.shadowRoot) return n.shadowRoot.childNodes;
+      if (n.shadowRoot) { shadows++; return n.shadowRoot.childNodes; }
       if (n.localName === 'slot') {
         const a = n.assignedNodes();
         if (a.length) return a;
@@ -362,7 +364,7 @@ function (budget, after, ...clickable) {
   // (strings and quotes) and, for an image (url()), IMAGE.
   const IMAGE = {};
   const pseudoParts = (el, which) => {
-    if (pseudoCandidates && !pseudoCandidates.has(el) && el.getRootNode() === doc) return null;
+    if (pseudoCandidates && !pseudoCandidates.has(el) && (shadows === 0 ? true : el.getRootNode() === doc)) return null;
     const c = getComputedStyle(el, which).content;
     if (!c || c === 'none' || c === 'normal') return null;
     const parts = [];
@@ -515,12 +517,16 @@ function (budget, after, ...clickable) {
     return el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable);
   };
 
+  // The elements :disabled can match.
+  const FORM = new Set(['button', 'input', 'select', 'textarea', 'option', 'optgroup', 'fieldset']);
+  let ariaDisabled = 0; // aria-disabled="true" elements the walk is inside
+
   const tri = (v, t, f, m) => v === 'true' ? t : v === 'false' ? f : v === 'mixed' ? m : 0;
 
   const flagsOf = (el, r, st) => {
     let f = 0;
     const tag = el.localName;
-    const disabled = el.matches(':disabled') || el.closest('[aria-disabled="true"]') !== null;
+    const disabled = ariaDisabled > 0 || FORM.has(tag) && el.matches(':disabled');
     if (disabled) f |= F.disabled;
     const focusable = !disabled && st.visibility === 'visible' && focusableEl(el, tag);
     if (focusable) f |= F.focusable;
@@ -658,10 +664,7 @@ function (budget, after, ...clickable) {
 
   const walk = (n, parent, st, hiddenText) => {
     if (skipping) { skip(n, st); return; }
-    if (count >= budget) {
-      left += n.nodeType === 1 ? 1 + n.getElementsByTagName('*').length : 0;
-      return;
-    }
+    if (count >= budget) { cut = true; return; }
     if (n.nodeType === 3) { text(n, parent, st, hiddenText); return; }
     if (n.nodeType !== 1) {
       if (n.nodeType === 11) for (const c of n.childNodes) walk(c, parent, st, hiddenText);
@@ -684,7 +687,19 @@ function (budget, after, ...clickable) {
   };
 
   const element = (el, tag, est, parent, hiddenText) => {
+    elements++;
     if (hiddenByAria(el)) return;
+    // aria-disabled holds for what is inside too.
+    const ad = el.getAttribute('aria-disabled') === 'true';
+    if (ad) ariaDisabled++;
+    try {
+      element1(el, tag, est, parent, hiddenText);
+    } finally {
+      if (ad) ariaDisabled--;
+    }
+  };
+
+  const element1 = (el, tag, est, parent, hiddenText) => {
     if (est.display === 'contents' && !el.getAttribute('role')) {
       for (const c of kids(el)) walk(c, parent, est, hiddenText);
       return;
@@ -743,5 +758,8 @@ function (budget, after, ...clickable) {
 
   const top = doc.documentElement;
   if (top) walk(top, root, null, false);
+  // What the budget left out: the document's elements the walk did not
+  // reach (those of shadow trees are not counted).
+  if (cut) left = Math.max(1, doc.getElementsByTagName('*').length - elements);
   return JSON.stringify({n: out, left});
 }
