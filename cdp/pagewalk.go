@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -173,7 +174,7 @@ func (t *Tab) walkDoc(ctx context.Context, sess *Session, id string, rec *frameR
 		return nil, err
 	}
 	if res.exception != "" {
-		return nil, errors.New("cdp: the page walk failed: " + res.exception)
+		return nil, fmt.Errorf("%w: %s", errWalk, res.exception)
 	}
 	if len(res.nodes) > 0 && docID != 0 {
 		res.nodes[0].BackendID = docID
@@ -441,6 +442,10 @@ func (t *Tab) handleBackend(ctx context.Context, ref, key string, sess *Session,
 	ws.mu.Unlock()
 	return id, nil
 }
+
+// errWalk is the page walk failing in the page (it threw): the tab's
+// Snapshot reads the page by the AX road instead.
+var errWalk = errors.New("cdp: the page walk failed")
 
 // walkResult is a Runtime.callFunctionOn reply of the walk: its nodes, or
 // the exception it threw.

@@ -2,6 +2,7 @@ package cdp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -127,7 +128,7 @@ func (p *axProps) set(name, v string) {
 // are minted there (AssignRefs); with interactive, it returns the
 // interactive view (what an agent can act on).
 func (t *Tab) Snapshot(ctx context.Context, refs *target.RefTable, interactive bool) (*target.Snapshot, error) {
-	return t.SnapshotRoad(ctx, refs, interactive, RoadPage)
+	return t.snapshot(ctx, refs, interactive, roadPageOrAX, "")
 }
 
 // Road is how a tab's snapshot reads the page.
@@ -142,6 +143,10 @@ const (
 	// RoadAX reads Chromium's accessibility tree (getFullAXTree): the
 	// oracle RoadPage is held equal to, and its fallback.
 	RoadAX
+
+	// roadPageOrAX is RoadPage, and RoadAX where the page walk fails in
+	// the page: Snapshot's road.
+	roadPageOrAX
 )
 
 // SnapshotRoad is Snapshot read by the given road.
@@ -168,9 +173,14 @@ func (t *Tab) snapshot(ctx context.Context, refs *target.RefTable, interactive b
 	for try := 0; ; try++ {
 		gen = t.gen.Load()
 		var err error
-		if road == RoadPage {
+		switch road {
+		case RoadPage:
 			root, err = t.readPageRoad(ctx, gen, after)
-		} else {
+		case roadPageOrAX:
+			if root, err = t.readPageRoad(ctx, gen, ""); errors.Is(err, errWalk) {
+				root, err = t.readPage(ctx, gen)
+			}
+		default:
 			root, err = t.readPage(ctx, gen)
 		}
 		if err != nil {
