@@ -24,8 +24,9 @@ import (
 type knownDiff struct {
 	page string
 	view string
-	// line matches a line of WriteText: with its indentation as the text
-	// diff has it, without it as a ref's node has it (compareNodes).
+	// line matches a line of WriteText, indentation and refs kept: one
+	// line of the diff, or the line of two nodes that are not the same DOM
+	// node (compareRoads).
 	line *regexp.Regexp
 	why  string
 }
@@ -98,8 +99,7 @@ func TestSnapshotRoadsEqual(t *testing.T) {
 					p.name, view, cen.Nodes, cen.Action, cen.Editable, strings.Count(snaps[0].Text(), "\n"),
 					took[0].Round(time.Millisecond), cold.Round(time.Millisecond), took[1].Round(time.Millisecond))
 				ex := excuser{page: p.name, view: view, used: used}
-				compareText(t, view, snaps[0], snaps[1], ex)
-				compareNodes(t, ctx, tab, view, snaps[0], snaps[1], ex)
+				compareRoads(t, ctx, tab, view, snaps[0], snaps[1], ex)
 				compared[p.name+" "+view] = true
 			}
 			// The tab lives on after both roads read it.
@@ -213,79 +213,127 @@ func (e excuser) excuses(line string) bool {
 	return false
 }
 
-// compareText holds the two roads' text equal line by line; it reports the
-// differences the table does not excuse as a unified diff (- the AX
-// road's lines, + the page road's), the first 60 of them.
-func compareText(t *testing.T, view string, ax, page *target.Snapshot, ex excuser) {
+// refPattern is a ref as WriteText prints it.
+var refPattern = regexp.MustCompile(` @e[0-9]+\b`)
+
+// rows is s's text, line by line, and the node each line prints (nil
+// for the header), in the order WriteText writes them.
+func rows(t *testing.T, s *target.Snapshot) ([]string, []*target.Node) {
 	t.Helper()
-	a := strings.Split(strings.TrimSuffix(ax.Text(), "\n"), "\n")
-	b := strings.Split(strings.TrimSuffix(page.Text(), "\n"), "\n")
-	ops := lineDiff(a, b)
-	bad := 0
-	for i := range ops {
-		if ops[i].mark != ' ' && !ex.excuses(ops[i].text) {
-			ops[i].bad = true
-			bad++
+	lines := strings.Split(strings.TrimSuffix(s.Text(), "\n"), "\n")
+	nodes := []*target.Node{nil}
+	// A compact root without a ref has no line (target.Snapshot.WriteText).
+	skip := s.Compact && s.Root.Ref == "" && s.Root.Unreadable == ""
+	s.Root.Walk(func(n *target.Node, depth int) bool {
+		if !skip || depth > 0 {
+			nodes = append(nodes, n)
 		}
+		return true
+	})
+	if len(nodes) != len(lines) {
+		t.Fatalf("%d lines of text for %d nodes", len(lines), len(nodes))
 	}
-	if bad == 0 {
-		return
-	}
-	t.Errorf("%s view: %d lines differ between the roads (-ax +page), not in knownDiffs:\n%s", view, bad, diffReport(ops, 60))
+	return lines, nodes
 }
 
-// compareNodes holds that a ref names the same DOM node by either road:
-// for every ref both snapshots carry, the backend node ids of the two
-// roads' keys are equal. A difference on a line the table excuses is
-// excused with it.
-func compareNodes(t *testing.T, ctx context.Context, tab *cdp.Tab, view string, ax, page *target.Snapshot, ex excuser) {
+// compareRoads holds the two roads' snapshots equal. The lines are
+// aligned with their refs left out, so that a node one road lacks is one
+// difference, not one for every ref minted after it; then the aligned
+// lines must be equal refs and all, and name the same DOM node: the
+// backend node ids of the two roads' keys are equal. It reports what the
+// table does not excuse: the lines as a unified diff (- the AX road's, +
+// the page road's; the first 60), then the first lines whose refs differ,
+// then the first nodes that differ.
+func compareRoads(t *testing.T, ctx context.Context, tab *cdp.Tab, view string, ax, page *target.Snapshot, ex excuser) {
 	t.Helper()
-	type refd struct{ key, line string }
-	byRef := func(s *target.Snapshot) map[string]refd {
-		m := map[string]refd{}
-		s.Root.Walk(func(n *target.Node, _ int) bool {
-			if n.Ref != "" {
-				m[n.Ref] = refd{n.Key, strings.TrimSuffix(nodeLine(n), "\n")}
-			}
-			return true
-		})
-		return m
-	}
-	am, pm := byRef(ax), byRef(page)
-	refs := make([]string, 0, len(am))
-	for r := range am {
-		if _, ok := pm[r]; ok {
-			refs = append(refs, r)
+	al, an := rows(t, ax)
+	pl, pn := rows(t, page)
+	mask := func(lines []string) []string {
+		out := make([]string, len(lines))
+		for i, l := range lines {
+			out[i] = refPattern.ReplaceAllString(l, " @e")
 		}
+		return out
 	}
-	slices.Sort(refs)
-	if len(refs) == 0 {
-		t.Errorf("%s view: no ref is in both roads' snapshots", view)
-		return
-	}
-	var diffs []string
-	for _, r := range refs {
-		an, pn := am[r], pm[r]
-		aid, aerr := tab.BackendNodeID(ctx, an.key)
-		pid, perr := tab.BackendNodeID(ctx, pn.key)
-		if aerr != nil || perr != nil {
-			t.Errorf("%s view: %s: BackendNodeID of the ax road's key %q: %d, %v; of the page road's key %q: %d, %v",
-				view, r, an.key, aid, aerr, pn.key, pid, perr)
+	var ops []diffOp
+	var refs []string  // aligned lines whose refs differ
+	var nodes []string // aligned lines whose nodes are not the same DOM node
+	bad, keyed := 0, 0
+	for _, op := range lineDiff(mask(al), mask(pl), maxEdits) {
+		switch op.mark {
+		case '-':
+			op.text = al[op.ai-1]
+		case '+':
+			op.text = pl[op.bi-1]
+		case ' ':
+			a, p := al[op.ai-1], pl[op.bi-1]
+			op.text = a
+			if a != p { // the same line but for its refs
+				if !ex.excuses(a) && !ex.excuses(p) {
+					refs = append(refs, fmt.Sprintf("@@ ax line %d, page line %d @@\n-%s\n+%s", op.ai, op.bi, a, p))
+				}
+				ops = append(ops, op)
+				continue
+			}
+			if msg := sameNode(ctx, tab, an[op.ai-1], pn[op.bi-1]); msg != "" && !ex.excuses(a) {
+				nodes = append(nodes, msg)
+			} else if an[op.ai-1] != nil && an[op.ai-1].Key != "" {
+				keyed++
+			}
+			ops = append(ops, op)
 			continue
 		}
-		if aid != pid && !ex.excuses(an.line) && !ex.excuses(pn.line) {
-			diffs = append(diffs, fmt.Sprintf("%s: ax road node %d (key %s) %s\n%s  page road node %d (key %s) %s",
-				r, aid, an.key, strings.TrimSpace(an.line), strings.Repeat(" ", len(r)), pid, pn.key, strings.TrimSpace(pn.line)))
+		if op.bad = !ex.excuses(op.text); op.bad {
+			bad++
 		}
+		ops = append(ops, op)
 	}
-	if len(diffs) > 0 {
-		more := ""
-		if len(diffs) > 30 {
-			diffs, more = diffs[:30], fmt.Sprintf("\n… and %d more", len(diffs)-30)
-		}
-		t.Errorf("%s view: %d of %d refs name different DOM nodes by the two roads:\n%s%s",
-			view, len(diffs), len(refs), strings.Join(diffs, "\n"), more)
+	if bad > 0 {
+		t.Errorf("%s view: %d lines differ between the roads (-ax +page, aligned with their refs left out), not in knownDiffs:\n%s",
+			view, bad, diffReport(ops, 60))
 	}
+	if len(refs) > 0 {
+		// After a node one road lacks, every ref minted later moves: the
+		// first few say whether there is more to it.
+		t.Errorf("%s view: %d lines the roads print alike but for their refs, not in knownDiffs:\n%s",
+			view, len(refs), firstOf(refs, 10))
+	}
+	if len(nodes) > 0 {
+		t.Errorf("%s view: %d lines the roads print alike name different DOM nodes:\n%s", view, len(nodes), firstOf(nodes, 30))
+	}
+	if keyed == 0 {
+		t.Errorf("%s view: no node with a key is on a line both roads print alike", view)
+	}
+}
+
+// firstOf is the first n of lines, one a line, and how many more there are.
+func firstOf(lines []string, n int) string {
+	if len(lines) <= n {
+		return strings.Join(lines, "\n")
+	}
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… and %d more", len(lines)-n)
+}
+
+// sameNode says how a and p, the nodes of a line both roads print alike,
+// are not the same DOM node ("" when they are): the one with a key and the
+// other without, or keys whose backend node ids differ.
+func sameNode(ctx context.Context, tab *cdp.Tab, a, p *target.Node) string {
+	if a == nil || p == nil || (a.Key == "" && p.Key == "") {
+		return ""
+	}
+	line := strings.TrimSpace(nodeLine(a))
+	if a.Key == "" || p.Key == "" {
+		return fmt.Sprintf("%s: the ax road's key %q, the page road's %q", line, a.Key, p.Key)
+	}
+	aid, aerr := tab.BackendNodeID(ctx, a.Key)
+	pid, perr := tab.BackendNodeID(ctx, p.Key)
+	switch {
+	case aerr != nil || perr != nil:
+		return fmt.Sprintf("%s: BackendNodeID of the ax road's key %q: %d, %v; of the page road's key %q: %d, %v", line, a.Key, aid, aerr, p.Key, pid, perr)
+	case aid != pid:
+		return fmt.Sprintf("%s: the ax road's node %d (key %s), the page road's node %d (key %s)", line, aid, a.Key, pid, p.Key)
+	}
+	return ""
 }
 
 // nodeLine is n's own line of WriteText, at depth 0.
@@ -306,11 +354,15 @@ type diffOp struct {
 	bad    bool
 }
 
+// maxEdits bounds the diff's work: its memory grows as the square of the
+// edits (some 32 MB at 2000).
+const maxEdits = 2000
+
 // lineDiff is a shortest edit script from a to b (Myers' algorithm, after
 // the common head and tail are set aside). Past maxEdits edits it gives
-// up on the shortest: the rest of a out, the rest of b in.
-func lineDiff(a, b []string) []diffOp {
-	const maxEdits = 2000
+// up on the shortest and sets the rest of a against the rest of b, line
+// by line.
+func lineDiff(a, b []string, maxEdits int) []diffOp {
 	var ops []diffOp
 	head := 0
 	for head < len(a) && head < len(b) && a[head] == b[head] {
@@ -323,13 +375,19 @@ func lineDiff(a, b []string) []diffOp {
 	}
 	ma, mb := a[head:len(a)-tail], b[head:len(b)-tail]
 	mid, ok := myers(ma, mb, maxEdits)
-	if !ok {
+	if !ok { // line against line, so that the report starts where they part
 		mid = nil
-		for i, s := range ma {
-			mid = append(mid, diffOp{mark: '-', text: s, ai: i + 1})
-		}
-		for j, s := range mb {
-			mid = append(mid, diffOp{mark: '+', text: s, bi: j + 1})
+		for i := range max(len(ma), len(mb)) {
+			switch {
+			case i < len(ma) && i < len(mb) && ma[i] == mb[i]:
+				mid = append(mid, diffOp{mark: ' ', text: ma[i], ai: i + 1, bi: i + 1})
+				continue
+			case i < len(ma):
+				mid = append(mid, diffOp{mark: '-', text: ma[i], ai: i + 1})
+			}
+			if i < len(mb) {
+				mid = append(mid, diffOp{mark: '+', text: mb[i], bi: i + 1})
+			}
 		}
 	}
 	for _, op := range mid {
@@ -496,14 +554,22 @@ func TestLineDiff(t *testing.T) {
 		{"x a b c", "a b c x", "-x a b c +x"},
 	} {
 		var got []string
-		for _, op := range lineDiff(split(c.a), split(c.b)) {
+		for _, op := range lineDiff(split(c.a), split(c.b), maxEdits) {
 			got = append(got, strings.TrimSpace(string(op.mark)+op.text))
 		}
 		if g := strings.Join(got, " "); g != c.want {
 			t.Errorf("lineDiff(%q, %q) = %q, want %q", c.a, c.b, g, c.want)
 		}
 	}
-	ops := lineDiff(split("a b c d e f g"), split("a b c X e f g"))
+	// Past the bound, line against line.
+	var got []string
+	for _, op := range lineDiff(split("h a b c t"), split("h x b y z t"), 1) {
+		got = append(got, strings.TrimSpace(string(op.mark)+op.text))
+	}
+	if g, want := strings.Join(got, " "), "h -a +x b -c +y +z t"; g != want {
+		t.Errorf("lineDiff past its bound = %q, want %q", g, want)
+	}
+	ops := lineDiff(split("a b c d e f g"), split("a b c X e f g"), maxEdits)
 	for i := range ops {
 		ops[i].bad = ops[i].mark != ' '
 	}
