@@ -8,7 +8,8 @@ DEB_PKGS  := xvfb xauth dbus at-spi2-core python3-gi gir1.2-gtk-3.0 gtk-3-exampl
              gir1.2-gtk-4.0 python3-pyqt5 python3-tk \
              xpra python3-pil python3-lz4 python3-brotli python3-xdg \
              xinput xdg-desktop-portal xdg-desktop-portal-gnome mutter pipewire pipewire-bin wireplumber \
-             libpipewire-0.3-dev
+             libpipewire-0.3-dev \
+             python3-doc valgrind
 STATICCHECK_VERSION := v0.8.2
 TEST_TIMEOUT ?= 25m
 BENCHTIME ?= 20x
