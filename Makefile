@@ -18,9 +18,11 @@ LOAD_SECONDS ?= 120
 
 .PHONY: help deps test-deps bench-deps build test bench load lint demo clean
 
-# agent-browser, the browser peer the benchmarks compare against, lives in a
-# bench-only folder; nothing else uses it.
+# agent-browser, the browser peer the benchmarks compare against, and
+# playwright-core (its ariaSnapshot, driving the system Chromium: no browser
+# download) live in a bench-only folder; nothing else uses them.
 AGENT_BROWSER_VERSION := 0.41.2
+PLAYWRIGHT_CORE_VERSION := 1.65.1
 BENCH_DIR := .bench
 
 help: ## list the targets
@@ -53,9 +55,13 @@ $(TEST_DIR)/node_modules/.installed: $(TEST_DIR)/package-lock.json
 	npm ci --prefix $(TEST_DIR) --no-audit --no-fund --silent
 	@touch $@
 
-bench-deps: deps ## install agent-browser (the peer) into ./.bench for the benchmarks
-	@[ -x $(BENCH_DIR)/node_modules/.bin/agent-browser ] || \
-		npm install --prefix $(BENCH_DIR) --no-audit --no-fund --silent agent-browser@$(AGENT_BROWSER_VERSION)
+# One npm install of both when either is missing (or playwright-core is of
+# another version), so neither install drops the other.
+bench-deps: deps ## install agent-browser and playwright-core (the peers) into ./.bench for the benchmarks
+	@[ -x $(BENCH_DIR)/node_modules/.bin/agent-browser ] && \
+	[ "$$(node -p 'require("./$(BENCH_DIR)/node_modules/playwright-core/package.json").version' 2>/dev/null)" = $(PLAYWRIGHT_CORE_VERSION) ] || \
+		npm install --prefix $(BENCH_DIR) --no-audit --no-fund --silent --save-exact \
+			agent-browser@$(AGENT_BROWSER_VERSION) playwright-core@$(PLAYWRIGHT_CORE_VERSION)
 
 build: ## build the commands into ./bin
 	$(GO) build -tags urfave_cli_no_docs -o $(BIN)/ ./cmd/...

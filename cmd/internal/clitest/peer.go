@@ -48,20 +48,7 @@ var PeerChromiumFlags = []string{"--disable-gpu", "--no-first-run", "--no-defaul
 // is skipped, or fails under VIBESPACE_INTEGRATION=1.
 func PeerBinary(tb testing.TB) string {
 	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			tb.Fatal("no go.mod above the test's directory")
-		}
-		dir = up
-	}
+	dir := ModuleRoot(tb)
 	shim := filepath.Join(dir, ".bench", "node_modules", ".bin", "agent-browser")
 	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
 	native := filepath.Join(dir, ".bench", "node_modules", "agent-browser", "bin", "agent-browser-"+runtime.GOOS+"-"+arch)
@@ -75,6 +62,27 @@ func PeerBinary(tb testing.TB) string {
 		tb.Skip("SKIP: " + msg)
 	}
 	return native
+}
+
+// ModuleRoot is the module's root directory: the nearest directory above
+// the test's own (its package's) that holds go.mod. The bench-only folder
+// .bench and the benchmarks' scripts under bench/ are found from it.
+func ModuleRoot(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			tb.Fatal("no go.mod above the test's directory")
+		}
+		dir = up
+	}
 }
 
 // NewPeer is agent-browser as session "bench", launching chromium.
