@@ -223,6 +223,8 @@ function (budget, after, ...clickable) {
     return el.namespaceURI === 'http://www.w3.org/1999/xhtml' && el.localName.includes('-') ? 'generic' : null;
   };
 
+  const PARTS = {tr: 'table', td: 'table', th: 'table', thead: 'table', tbody: 'table', tfoot: 'table', caption: 'table', li: 'ul, ol, menu'};
+
   const roleOf = (el) => {
     const attr = el.getAttribute('role');
     if (attr) {
@@ -233,6 +235,16 @@ function (budget, after, ...clickable) {
           if (r === 'presentation') return 'none';
           return r;
         }
+      }
+    }
+    // A table's or a list's parts are presentational with it (ARIA's
+    // required owned elements inherit none/presentation).
+    const owner = PARTS[el.localName];
+    if (owner) {
+      const o = el.closest(owner);
+      if (o) {
+        const or = o.getAttribute('role');
+        if (or && /^\s*(none|presentation)\b/i.test(or) && !(o.hasAttribute('tabindex') || o.hasAttribute('aria-label'))) return null;
       }
     }
     const n = nativeRole(el);
@@ -571,11 +583,12 @@ function (budget, after, ...clickable) {
     return '';
   };
 
-  // Labels that wrap their control are not in the tree: the control has
-  // their text as its name.
-  const wrapsControl = (el) => {
+  // A label of a check box or radio button is not in the tree, nor is
+  // its text: the control has it as its name (a person clicks the text
+  // to toggle it). Other labels stay, their text with them.
+  const togglesLabel = (el) => {
     const c = el.control;
-    return c && el.contains(c);
+    return !!c && c.localName === 'input' && (c.type === 'checkbox' || c.type === 'radio');
   };
 
   let docFlags = F.focusable;
@@ -706,7 +719,8 @@ function (budget, after, ...clickable) {
     }
     const visible = est.visibility === 'visible';
     let r = roleOf(el);
-    if (tag === 'label' && wrapsControl(el)) r = null;
+    const quiet = tag === 'label' && togglesLabel(el);
+    if (quiet) r = null;
     if (tag === 'html' || tag === 'body') r = null;
     if (r === 'none') r = null;
     // Chromium makes an inline paragraph no paragraph.
@@ -721,7 +735,7 @@ function (budget, after, ...clickable) {
     if (!r && (sc || pointer || focusableEl(el, tag)) && tag !== 'html' && tag !== 'body' && tag !== 'label') r = 'generic';
     if (!r || !visible) {
       if (visible && tag !== 'html' && tag !== 'body') generated(parent, pseudoParts(el, '::before'));
-      for (const c of kids(el)) walk(c, parent, est, hiddenText || (tag === 'label' && r === null && wrapsControl(el)));
+      for (const c of kids(el)) walk(c, parent, est, hiddenText || quiet);
       if (visible && tag !== 'html' && tag !== 'body') generated(parent, pseudoParts(el, '::after'));
       return;
     }
@@ -739,9 +753,16 @@ function (budget, after, ...clickable) {
     if (tag === 'iframe' || tag === 'frame') return;
     if (tag === 'textarea' || tag === 'input') return;
     if (tag === 'select') {
+      // Its options (and groups of them) as the list Chromium shows, even
+      // while the popup is closed.
       const pop = r === 'combobox' ? emit(me, 'MenuListPopup', '', '', '', 0, 0, 0) : me;
-      for (const o of el.querySelectorAll('option')) {
-        emit(pop, 'option', squash(o.label || o.text), '', '', F.focusable | (o.selected ? F.selected : 0) | (o.disabled ? F.disabled : 0), 0, handle(o));
+      const option = (o, under) => emit(under, 'option', squash(o.label || o.text), '', '', F.focusable | (o.selected ? F.selected : 0) | (o.disabled || ariaDisabled > 0 ? F.disabled : 0), 0, handle(o));
+      for (const c of el.children) {
+        if (c.localName === 'option') option(c, pop);
+        else if (c.localName === 'optgroup') {
+          const g = emit(pop, 'group', squash(c.getAttribute('aria-label') || c.label || ''), '', '', c.disabled ? F.disabled : 0, 0, handle(c));
+          for (const o of c.children) if (o.localName === 'option') option(o, g);
+        }
       }
       return;
     }

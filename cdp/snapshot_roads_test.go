@@ -29,11 +29,21 @@ type knownDiff struct {
 	// node (compareRoads).
 	line *regexp.Regexp
 	why  string
+	// renumbers says the node line matches takes a ref on one road only,
+	// so the refs minted after it differ by one between the roads: the
+	// lines that differ only in their refs are then accepted, each still
+	// held to name the same DOM node by both roads' keys.
+	renumbers bool
 }
 
 // knownDiffs is the table of known, justified differences between
 // RoadPage and RoadAX on the corpus.
-var knownDiffs = []knownDiff{}
+var knownDiffs = []knownDiff{
+	{page: "form", line: regexp.MustCompile(`^(\s+image @e\d+|# "Form and table corpus": 15\d nodes, 42 action, 11 editable(; interactive)?)$`), renumbers: true,
+		why: "an <input type=image> draws its picture with an <img> of the user agent's shadow tree, which Chromium's tree shows and no script of the page (nor ours) can reach; the button itself is the same node on both roads"},
+	{page: "shadow", line: regexp.MustCompile(`^(# "Shadow corpus": 2\d nodes, \d action, 1 editable(; interactive)?|static "Closed text"|push button "Closed inside" @e\d+)$`), renumbers: true,
+		why: "a closed shadow root is closed to scripts by definition: the page road sees its host's light children (as the page's own scripts would) but not the root's own content, which Chromium's tree shows"},
+}
 
 // roadName names a road in the reports.
 func roadName(r cdp.Road) string {
@@ -74,6 +84,9 @@ func TestSnapshotRoadsEqual(t *testing.T) {
 			cold := settle(t, tab, p)
 			outOfProcess(t, tab, p.oopif)
 			var ax *target.Snapshot // the AX road's full snapshot
+			// Refs are minted over the whole tree: a node one road alone has
+			// renumbers the refs of both views (the full view comes first).
+			renumbered := new(bool)
 			for _, view := range []string{"full", "-i"} {
 				interactive := view == "-i"
 				var snaps [2]*target.Snapshot
@@ -98,7 +111,7 @@ func TestSnapshotRoadsEqual(t *testing.T) {
 				t.Logf("%s %s: %d nodes (%d action, %d editable), %d lines; ax road %v (first read %v), page road %v",
 					p.name, view, cen.Nodes, cen.Action, cen.Editable, strings.Count(snaps[0].Text(), "\n"),
 					took[0].Round(time.Millisecond), cold.Round(time.Millisecond), took[1].Round(time.Millisecond))
-				ex := excuser{page: p.name, view: view, used: used}
+				ex := excuser{page: p.name, view: view, used: used, renumber: renumbered}
 				compareRoads(t, ctx, tab, view, snaps[0], snaps[1], ex)
 				compared[p.name+" "+view] = true
 			}
@@ -200,13 +213,21 @@ func outOfProcess(t *testing.T, tab *cdp.Tab, urls []string) {
 type excuser struct {
 	page, view string
 	used       []bool
+	renumber   *bool // an entry that renumbers (knownDiff.renumbers) accepted a line
 }
+
+// renumbered reports whether an entry that renumbers the refs accepted a
+// line of this comparison.
+func (e excuser) renumbered() bool { return e.renumber != nil && *e.renumber }
 
 // excuses reports whether an entry of the table accepts line differing.
 func (e excuser) excuses(line string) bool {
 	for i, k := range knownDiffs {
 		if k.page == e.page && (k.view == "" || k.view == e.view) && k.line.MatchString(line) {
 			e.used[i] = true
+			if k.renumbers && e.renumber != nil {
+				*e.renumber = true
+			}
 			return true
 		}
 	}
@@ -257,6 +278,7 @@ func compareRoads(t *testing.T, ctx context.Context, tab *cdp.Tab, view string, 
 	}
 	var ops []diffOp
 	var refs []string  // aligned lines whose refs differ
+	var refPairs [][2]int // their nodes' indices, the AX road's and the page road's
 	var nodes []string // aligned lines whose nodes are not the same DOM node
 	bad, keyed := 0, 0
 	for _, op := range lineDiff(mask(al), mask(pl), maxEdits) {
@@ -271,6 +293,7 @@ func compareRoads(t *testing.T, ctx context.Context, tab *cdp.Tab, view string, 
 			if a != p { // the same line but for its refs
 				if !ex.excuses(a) && !ex.excuses(p) {
 					refs = append(refs, fmt.Sprintf("@@ ax line %d, page line %d @@\n-%s\n+%s", op.ai, op.bi, a, p))
+					refPairs = append(refPairs, [2]int{op.ai - 1, op.bi - 1})
 				}
 				ops = append(ops, op)
 				continue
@@ -291,6 +314,16 @@ func compareRoads(t *testing.T, ctx context.Context, tab *cdp.Tab, view string, 
 	if bad > 0 {
 		t.Errorf("%s view: %d lines differ between the roads (-ax +page, aligned with their refs left out), not in knownDiffs:\n%s",
 			view, bad, diffReport(ops, 60))
+	}
+	if len(refs) > 0 && ex.renumbered() {
+		// A node one road alone has took a ref: the later refs moved by
+		// one, and each line must still name the same DOM node.
+		for _, pair := range refPairs {
+			if msg := sameNode(ctx, tab, an[pair[0]], pn[pair[1]]); msg != "" {
+				nodes = append(nodes, msg)
+			}
+		}
+		refs = nil
 	}
 	if len(refs) > 0 {
 		// After a node one road lacks, every ref minted later moves: the
