@@ -133,7 +133,7 @@ func (t *Tab) walkDoc(ctx context.Context, sess *Session, id string, rec *frameR
 	if err != nil {
 		return nil, err
 	}
-	docObj, docID, err := documentOf(ctx, sess, doc)
+	docObj, docID, err := documentOf(ctx, sess, doc, rec != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -189,8 +189,9 @@ func (t *Tab) walkDoc(ctx context.Context, sess *Session, id string, rec *frameR
 
 // documentOf is the document of sess's top frame (doc 0) or the document
 // doc, as a main-world object (the page's listeners are listed for the
-// page's world) and its backend node id.
-func documentOf(ctx context.Context, sess *Session, doc int64) (runtime.RemoteObjectID, int64, error) {
+// page's world) and, when needID asks (a frame's, for its digests), its
+// backend node id.
+func documentOf(ctx context.Context, sess *Session, doc int64, needID bool) (runtime.RemoteObjectID, int64, error) {
 	if doc != 0 {
 		var res dom.ResolveNodeResult
 		if err := sess.Call(ctx, dom.CommandResolveNode, &dom.ResolveNodeParams{BackendNodeID: proto.BackendNodeID(doc), ObjectGroup: walkGroup}, &res); err != nil {
@@ -207,6 +208,9 @@ func documentOf(ctx context.Context, sess *Session, doc int64) (runtime.RemoteOb
 	}
 	if ev.Result == nil || ev.Result.ObjectID == "" {
 		return "", 0, errors.New("cdp: the page has no document")
+	}
+	if !needID {
+		return ev.Result.ObjectID, 0, nil
 	}
 	var d dom.DescribeNodeResult
 	if err := sess.Call(ctx, dom.CommandDescribeNode, &dom.DescribeNodeParams{ObjectID: ev.Result.ObjectID}, &d); err != nil {

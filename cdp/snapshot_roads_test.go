@@ -277,9 +277,9 @@ func compareRoads(t *testing.T, ctx context.Context, tab *cdp.Tab, view string, 
 		return out
 	}
 	var ops []diffOp
-	var refs []string  // aligned lines whose refs differ
+	var refs []string     // aligned lines whose refs differ
 	var refPairs [][2]int // their nodes' indices, the AX road's and the page road's
-	var nodes []string // aligned lines whose nodes are not the same DOM node
+	var nodes []string    // aligned lines whose nodes are not the same DOM node
 	bad, keyed := 0, 0
 	for _, op := range lineDiff(mask(al), mask(pl), maxEdits) {
 		switch op.mark {
