@@ -107,3 +107,73 @@ func TestDiffForgottenOnDetach(t *testing.T) {
 		t.Fatalf("--diff after a detach: did %q\n%s", again.Did, again.Text)
 	}
 }
+
+// TestSnapshotAfter: snapshot --after reads what follows a node of a tab's
+// page, seen as any snapshot is (-i, --depth, --json), and is not kept as
+// the session's last snapshot (the next --diff is against the whole
+// read). A window's snapshot does not page; --after with a scope or with
+// --diff makes no sense; each is refused bad_request, saying why.
+func TestSnapshotAfter(t *testing.T) {
+	br := kindtest.NewBrowser()
+	td := startKinds(t, "", br, &kindtest.Provider{})
+	wantCode(t, td.call(t, Request{Verb: "browser.open", Session: "a", URL: "http://127.0.0.1:1/"}), "")
+	whole := td.call(t, Request{Verb: "browser.snapshot", Session: "a", JSON: true})
+	wantCode(t, whole, "")
+	refs := map[string]string{} // by name
+	whole.Snapshot.Root.Walk(func(n *target.Node, _ int) bool {
+		refs[n.Name] = n.Ref
+		return true
+	})
+	alpha := refs["Alpha"]
+	if alpha == "" || refs["Name"] == "" {
+		t.Fatalf("no refs in the whole snapshot: %v", refs)
+	}
+
+	page := td.call(t, Request{Verb: "browser.snapshot", Session: "a", After: alpha})
+	wantCode(t, page, "")
+	if strings.Contains(page.Text, "Alpha") || !strings.Contains(page.Text, "Press area") || !strings.Contains(page.Text, refs["Name"]) {
+		t.Fatalf("the page after %s:\n%s", alpha, page.Text)
+	}
+	if !strings.Contains(page.Did, "after "+alpha) {
+		t.Fatalf("the page after %s says %q", alpha, page.Did)
+	}
+	// The ref may be given without its @, as everywhere.
+	seen := td.call(t, Request{Verb: "browser.snapshot", Session: "a", After: strings.TrimPrefix(alpha, "@"), Interactive: true, Depth: 1, JSON: true})
+	wantCode(t, seen, "")
+	if seen.Snapshot == nil || !seen.Snapshot.Interactive || seen.Snapshot.Root.Find(func(n *target.Node) bool { return n.Name == "Alpha" }) != nil {
+		t.Fatalf("the -i --json page after %s: %+v", alpha, seen.Snapshot)
+	}
+	if seen.Snapshot.Root.Find(func(n *target.Node) bool { return n.Name == "Name" }) == nil || !strings.Contains(seen.Did, "after "+alpha+": ") {
+		t.Fatalf("the -i --json page after %s lost the entry: %+v (did %q)", alpha, seen.Snapshot, seen.Did)
+	}
+	// The pages were not kept for --diff: the whole read still is.
+	if got := td.call(t, Request{Verb: "browser.snapshot", Session: "a", Diff: true}); got.Text != "unchanged\n" {
+		t.Fatalf("--diff after reading pages: %q (did %q)", got.Text, got.Did)
+	}
+
+	for _, c := range []struct {
+		req  Request
+		code target.Code
+		says string
+	}{
+		{Request{Ref: refs["Name"], After: alpha}, target.CodeBadRequest, "snapshot @ref reads one part"},
+		{Request{Diff: true, After: alpha}, target.CodeBadRequest, "--diff answers what changed since your last whole snapshot"},
+		{Request{After: "@e999"}, target.CodeBadRef, "never minted"},
+		{Request{After: "nine"}, target.CodeBadRef, "not a ref"},
+	} {
+		c.req.Verb, c.req.Session = "browser.snapshot", "a"
+		r := td.call(t, c.req)
+		wantCode(t, r, c.code)
+		if !strings.Contains(r.Message, c.says) {
+			t.Fatalf("%+v: %q, want it to say %q", c.req, r.Message, c.says)
+		}
+	}
+
+	win := string(td.open(t, "a"))
+	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: win}), "")
+	r := td.call(t, Request{Verb: "snapshot", Session: "a", Target: win, After: "@e2"})
+	wantCode(t, r, target.CodeBadRequest)
+	if !strings.Contains(r.Message, "--after pages a browser tab's snapshot") || !strings.Contains(r.Message, win) {
+		t.Fatalf("--after on %s: %q", win, r.Message)
+	}
+}

@@ -33,7 +33,7 @@ func (d *Daemon) findText(ctx context.Context, c *call) Response {
 		return d.fail(c, err)
 	}
 	defer end()
-	snap, err := d.readTree(ctx, c)
+	snap, err := d.readTree(ctx, c, "")
 	if err != nil {
 		return d.fail(c, err)
 	}
@@ -73,7 +73,7 @@ func (d *Daemon) nodeText(ctx context.Context, c *call, ref string) (Response, e
 	if err != nil {
 		return Response{}, err
 	}
-	snap, err := d.readTree(ctx, c)
+	snap, err := d.readTree(ctx, c, "")
 	if err != nil {
 		return Response{}, err
 	}

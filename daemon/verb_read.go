@@ -24,6 +24,12 @@ import (
 // whole tree as the session's last one, scoped, cut or diffed alike: the
 // backend reads it whole anyway, and the next --diff is against that
 // moment.
+//
+// More of it: After reads on past a snapshot its budget cut (its header
+// names the ref): what follows that node in the page, as one more page
+// with its own budget, seen as any snapshot is (-i, --depth, --json) but
+// not kept for --diff (afterPage). Only a target that pages (a tab, a
+// pager) takes it.
 func (d *Daemon) snapshot(ctx context.Context, c *call) Response {
 	e := c.e
 	if err := d.decide(c, target.VerbSnapshot, e.t.Probe(ctx), nil); err != nil {
@@ -40,14 +46,21 @@ func (d *Daemon) snapshot(ctx context.Context, c *call) Response {
 		}
 		scopeKey = k
 	}
+	afterKey, err := d.afterKey(c)
+	if err != nil {
+		return d.fail(c, err)
+	}
 	ctx, end, err := d.begin(ctx, e)
 	if err != nil {
 		return d.fail(c, err)
 	}
 	defer end()
-	snap, err := d.readTree(ctx, c)
+	snap, err := d.readTree(ctx, c, afterKey)
 	if err != nil {
 		return d.fail(c, err)
+	}
+	if afterKey != "" {
+		return d.finish(c, afterPage(c.req, snap, e.refs.Ref(afterKey)), nil)
 	}
 	prev := d.keepLast(e, c.req.Session, snap)
 	view, scope := snap, ""
@@ -84,11 +97,17 @@ func (d *Daemon) snapshot(ctx context.Context, c *call) Response {
 	if c.req.Diff {
 		resp.Did = "no earlier snapshot of this target in this session: the whole snapshot; the next --diff answers what changed"
 	}
-	if c.req.Interactive {
+	return d.finish(c, shown(c.req, view, scope, resp), nil)
+}
+
+// shown fills resp with the snapshot as req asks to see it: its
+// interactive view with -i, cut at --depth, as JSON or as text.
+func shown(req Request, view *target.Snapshot, scope string, resp Response) Response {
+	if req.Interactive {
 		view = view.InteractiveView()
 	}
-	view, cut := view.CutDepth(c.req.Depth)
-	if c.req.JSON {
+	view, cut := view.CutDepth(req.Depth)
+	if req.JSON {
 		resp.Snapshot = view
 		if cut.Nodes > 0 {
 			resp.Cut = &cut
@@ -99,7 +118,42 @@ func (d *Daemon) snapshot(ctx context.Context, c *call) Response {
 	} else {
 		resp.Text = view.AnswerText(target.Framing{Scope: scope, Cut: cut})
 	}
-	return d.finish(c, resp, nil)
+	return resp
+}
+
+// pager is a target whose snapshot is read in pages: a tab, whose
+// snapshot stops at a budget and names the last node it holds
+// (target.Snapshot.After). SnapshotAfter reads what follows the node key
+// names in document order (its descendants, then every later node), as
+// one more page with its own budget, its refs minted in refs.
+type pager interface {
+	SnapshotAfter(ctx context.Context, refs *target.RefTable, key string) (*target.Snapshot, error)
+}
+
+// afterKey is the key of the node a snapshot --after reads on from ("":
+// the request reads the whole tree). A target that does not page is
+// refused before the ref is looked at: no ref of it would do.
+func (d *Daemon) afterKey(c *call) (string, error) {
+	if c.req.After == "" {
+		return "", nil
+	}
+	if _, ok := c.e.t.(pager); !ok {
+		return "", target.Refuse(target.CodeBadRequest, "--after pages a browser tab's snapshot; the snapshot of %s does not page (snapshot @ref reads one part of its tree)", c.e.id).With("target", string(c.e.id))
+	}
+	return c.e.refs.Key(c.req.After)
+}
+
+// afterPage answers snap, the page of the tree that follows the node ref
+// names, as req asks to see it. The page is not kept as the session's last
+// snapshot: it is a part of the tree, and the next --diff against it would
+// answer the rest of the page as added and this part as removed; --diff
+// stays against the last whole read.
+func afterPage(req Request, snap *target.Snapshot, ref string) Response {
+	resp := Response{Did: "after " + ref + ": what follows it in the page"}
+	if req.JSON {
+		resp.Did = fmt.Sprintf("after %s: %d nodes, %d actionable, %d unreadable", ref, snap.Census.Nodes, snap.Census.Action, snap.Census.Unreadable)
+	}
+	return shown(req, snap, "", resp)
 }
 
 // checkObserve checks the observing fields of a snapshot request.
@@ -110,14 +164,27 @@ func checkObserve(req Request) error {
 	if req.Diff && req.Depth > 0 {
 		return target.Refuse(target.CodeBadRequest, "--diff answers what changed, not levels: drop --depth (snapshot @ref --diff narrows a diff to one part)")
 	}
+	if req.After != "" && req.Ref != "" {
+		return target.Refuse(target.CodeBadRequest, "--after reads on past a snapshot its budget cut, and snapshot @ref reads one part whole: give one of them").With("ref", target.Clip(req.Ref)).With("after", target.Clip(req.After))
+	}
+	if req.After != "" && req.Diff {
+		return target.Refuse(target.CodeBadRequest, "--diff answers what changed since your last whole snapshot, and a page read --after is only the part after a node: drop one of them (snapshot --diff diffs the page from its start)")
+	}
 	return nil
 }
 
-// readTree reads c's target's tree, whole, with refs minted for it, and
-// notes what it told of the target.
-func (d *Daemon) readTree(ctx context.Context, c *call) (*target.Snapshot, error) {
+// readTree reads c's target's tree, with refs minted for it, and notes
+// what it told of the target: whole, or with after (a key afterKey
+// answered) the page that follows the node it names.
+func (d *Daemon) readTree(ctx context.Context, c *call, after string) (*target.Snapshot, error) {
 	e := c.e
-	snap, err := e.t.Snapshot(ctx, e.refs)
+	var snap *target.Snapshot
+	var err error
+	if after != "" {
+		snap, err = e.t.(pager).SnapshotAfter(ctx, e.refs, after)
+	} else {
+		snap, err = e.t.Snapshot(ctx, e.refs)
+	}
 	if err != nil {
 		return nil, d.cut(ctx, e, c.req.Session, err)
 	}

@@ -33,6 +33,12 @@ var (
 	_ kind.Waiter     = (*tab)(nil)
 	_ kind.PageReader = (*tab)(nil)
 	_ kind.Selector   = (*tab)(nil)
+	// The daemon's pager (daemon/verb_read.go), which it defines where it
+	// reads a snapshot on (snapshot --after): a tab whose method drifts
+	// from it would page no more, silently.
+	_ interface {
+		SnapshotAfter(ctx context.Context, refs *target.RefTable, key string) (*target.Snapshot, error)
+	} = (*tab)(nil)
 )
 
 func newTab(t *cdp.Tab, c *cdp.Context) *tab { return &tab{t: t, c: c} }
@@ -78,6 +84,20 @@ func (t *tab) Probe(ctx context.Context) target.Probe {
 // document's title; a page without one is asked for it.
 func (t *tab) Snapshot(ctx context.Context, refs *target.RefTable) (*target.Snapshot, error) {
 	s, err := t.t.Snapshot(ctx, refs, false)
+	return t.titled(ctx, s, err)
+}
+
+// SnapshotAfter reads what follows the node key names in the page (its
+// descendants, then every later node): one more page past a snapshot its
+// budget cut (snapshot --after). Its root is named as Snapshot's is.
+func (t *tab) SnapshotAfter(ctx context.Context, refs *target.RefTable, key string) (*target.Snapshot, error) {
+	s, err := t.t.SnapshotAfter(ctx, refs, false, key)
+	return t.titled(ctx, s, err)
+}
+
+// titled names a snapshot the document's title gave no name by the
+// title the tab has.
+func (t *tab) titled(ctx context.Context, s *target.Snapshot, err error) (*target.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}

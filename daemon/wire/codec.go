@@ -53,6 +53,7 @@ func appendRequest(b []byte, r *Request) []byte {
 		b = strconv.AppendInt(b, int64(r.Depth), 10)
 	}
 	b = appendTrue(b, "diff", r.Diff)
+	b = appendStr(b, "after", r.After)
 	b = appendStrings(b, "values", r.Values)
 	b = appendTrue(b, "no_verify", r.NoVerify)
 	if r.Steps != 0 {

@@ -105,6 +105,17 @@ func TestAppendRequest(t *testing.T) {
 		}
 	}
 	check(Request{Verb: "scroll", At: &Point{}, By: -3, Argv: []string{}})
+	// snapshot --after with the view options it takes: After sits between
+	// diff and values, as the struct has it.
+	after := Request{Verb: "snapshot", Session: "s", After: "@e13333", Interactive: true, JSON: true, Depth: 2}
+	check(after)
+	line := appendRequest(nil, &after)
+	if !bytes.Contains(line, []byte(`"depth":2,"after":"@e13333"`)) {
+		t.Fatalf("snapshot --after encodes as %s", line)
+	}
+	if back, err := DecodeRequest(line); err != nil || !reflect.DeepEqual(back, after) {
+		t.Fatalf("the daemon decodes snapshot --after back as %+v (%v), want %+v", back, err, after)
+	}
 }
 
 // TestDecodeResponse holds the answer decoder to json.Unmarshal: an answer

@@ -44,6 +44,7 @@ type Request struct {
 	// Observing and verifying (issue 15).
 	Depth    int      `json:"depth,omitempty"`     // snapshot --depth N: levels below the root (or the scope) kept; 0 all
 	Diff     bool     `json:"diff,omitempty"`      // snapshot --diff: what changed since this session's last snapshot of the target
+	After    string   `json:"after,omitempty"`     // snapshot --after @ref: what follows that node, as one more page past a snapshot its budget cut
 	Values   []string `json:"values,omitempty"`    // select @ref <option…>: the options to choose
 	NoVerify bool     `json:"no_verify,omitempty"` // an acting verb: do not watch for its effect (the answer's effect is unverifiable)
 	Steps    int      `json:"steps,omitempty"`     // budget --steps N: acting verbs allowed (-1: no bound)

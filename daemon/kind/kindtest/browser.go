@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/vibespace/vibespace/daemon/kind"
@@ -195,6 +196,23 @@ func (t *Tab) Snapshot(ctx context.Context, refs *target.RefTable) (*target.Snap
 		}
 		return true
 	})
+	return s, nil
+}
+
+// SnapshotAfter is the fake page's nodes that follow the one key names (in
+// NodeOrder), as a tab reads on past a snapshot its budget cut; a key of
+// no node of the page is stale, as a real tab's gone node is.
+func (t *Tab) SnapshotAfter(ctx context.Context, refs *target.RefTable, key string) (*target.Snapshot, error) {
+	s, err := t.Snapshot(ctx, refs)
+	if err != nil {
+		return nil, err
+	}
+	i := slices.Index(NodeOrder, key)
+	if i < 0 {
+		return nil, target.Refuse(target.CodeStaleRef, "the node to read after is gone from the page; take a new snapshot")
+	}
+	s.Root.Children = s.Root.Children[i+1:]
+	s.Census = s.Root.Count()
 	return s, nil
 }
 

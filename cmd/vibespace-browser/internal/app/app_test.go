@@ -46,6 +46,7 @@ func TestWireVerbAndProfile(t *testing.T) {
 	}{
 		{[]string{"snapshot", "-i"}, "", daemon.Request{Verb: "browser.snapshot", Interactive: true}},
 		{[]string{"snapshot", "-i", "--profile", "w"}, "env", daemon.Request{Verb: "browser.snapshot", Interactive: true, Profile: "w"}},
+		{[]string{"snapshot", "--after", "@e13333", "-i", "--depth", "2"}, "", daemon.Request{Verb: "browser.snapshot", Interactive: true, Depth: 2, After: "@e13333"}},
 		{[]string{"--profile", "w", "click", "@e3"}, "env", daemon.Request{Verb: "browser.click", Ref: "@e3", Profile: "w"}},
 		{[]string{"click", "@e3"}, "env", daemon.Request{Verb: "browser.click", Ref: "@e3", Profile: "env"}},
 		{[]string{"fill", "@e3", "-x-"}, "", daemon.Request{Verb: "browser.fill", Ref: "@e3", Text: "-x-"}},

@@ -43,19 +43,26 @@ the node they are under: snapshot @ref shows them); --diff prints only what chan
 since your last snapshot of this tab, one line a node (+ added, - removed,
 ~ changed: states, name, text), or "unchanged".
 
+More of it: a snapshot keeps at most 20,000 nodes; one cut there says so in its
+header and names the last node it holds. --after @ref reads what follows that node
+(its descendants, then the rest of the page), as one more page that may name the
+next; -i, --depth and --json take it as they take a snapshot.
+
    vibespace-browser snapshot -i
    vibespace-browser snapshot @e12 --depth 2
-   vibespace-browser snapshot --diff`,
+   vibespace-browser snapshot --diff
+   vibespace-browser snapshot --after @e13333`,
 		Usage: "the page's accessibility tree, with @refs for click, fill and type", ArgsUsage: "[@ref]",
 		Flags: []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "interactive", Aliases: []string{"i"}, Usage: "only nodes you can act on"},
 			&cli.IntFlag{Name: "depth", Usage: "keep N levels below the page (or the @ref); says how many nodes it cut"},
-			&cli.BoolFlag{Name: "diff", Usage: "only what changed since your last snapshot of this tab (the whole tree the first time)"}},
+			&cli.BoolFlag{Name: "diff", Usage: "only what changed since your last snapshot of this tab (the whole tree the first time)"},
+			&cli.StringFlag{Name: "after", Usage: "what follows the node @ref in the page: the next page of a snapshot its budget cut (its header names the @ref)"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 {
 				return usage("snapshot takes at most one @ref (it reads your current tab; tab <id> switches)")
 			}
 			return ask(c, o, wire.Request{Verb: "snapshot", Ref: c.Args().First(), Interactive: c.Bool("interactive"), JSON: daemoncall.WantJSON(c),
-				Depth: c.Int("depth"), Diff: c.Bool("diff")}, printText)
+				Depth: c.Int("depth"), Diff: c.Bool("diff"), After: c.String("after")}, printText)
 		},
 	}
 }

@@ -15,6 +15,7 @@ THE LOOP
    vibespace-browser key Enter                      # a chord: ctrl+a, shift+Tab, Enter
    vibespace-browser get text | url | title         # read the page back
    vibespace-browser find "Edit"; snapshot @e12 --depth 2; snapshot --diff   # observe less
+   vibespace-browser snapshot --after @e13333       # the next page of a snapshot cut at its budget
    vibespace-browser wait --text "Saved"            # until a selector, text or URL appears
    vibespace-browser screenshot --out page.png      # pixels, when the tree is not enough
    vibespace-browser click --at 120,40              # a pixel of that screenshot

@@ -243,6 +243,8 @@ type (
 	snapshotPageArgs struct {
 		atProfile
 		snapshotArgs
+		// After is the page's alone: a window's snapshot does not page.
+		After string `json:"after,omitempty" jsonschema:"what follows this node (@eN) in the page: the next page of a snapshot its budget cut, whose header names the ref"`
 	}
 	findPageArgs struct {
 		atProfile
@@ -302,8 +304,10 @@ func scrollRequest(verb, h string, in scrollArgs) (plan, error) {
 	return plan{req: wire.Request{Verb: verb, Target: h, Dir: in.Direction, By: by, At: at, NoVerify: in.NoVerify}}, nil
 }
 
-func snapshotRequest(verb, h string, in snapshotArgs) (plan, error) {
-	return plan{req: wire.Request{Verb: verb, Target: h, Ref: in.Ref, Interactive: in.Interactive, Depth: in.Depth, Diff: in.Diff},
+// snapshotRequest is snapshot's request on the window h ("" the current
+// tab); after ("" none) reads on past a tab's snapshot its budget cut.
+func snapshotRequest(verb, h string, in snapshotArgs, after string) (plan, error) {
+	return plan{req: wire.Request{Verb: verb, Target: h, Ref: in.Ref, Interactive: in.Interactive, Depth: in.Depth, Diff: in.Diff, After: after},
 		body: daemoncall.PrintText}, nil
 }
 
@@ -360,7 +364,7 @@ var tools = []toolDef{
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_snapshot", Description: "The window's accessibility tree, one node a line: role, \"name\", @ref, states, actions.",
 		Annotations: reads("Snapshot a window", false)}, func(in snapshotWindowArgs) (plan, error) {
-		return snapshotRequest("snapshot", in.Handle, in.snapshotArgs)
+		return snapshotRequest("snapshot", in.Handle, in.snapshotArgs, "")
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_find", Description: "The @refs of a window whose name or text contains a text, each with where it is.",
 		Annotations: reads("Find in a window", false)}, func(in findWindowArgs) (plan, error) {
@@ -408,9 +412,9 @@ var tools = []toolDef{
 		Annotations: acts("Open a URL", true, false, true)}, func(in openURLArgs) (plan, error) {
 		return plan{req: wire.Request{Verb: "browser.open", URL: in.URL}, body: daemoncall.PrintURL}, nil
 	}),
-	verb(groupBrowser, &mcp.Tool{Name: "browser_snapshot", Description: "The page's accessibility tree, one node a line: role, \"name\", @ref, states.",
+	verb(groupBrowser, &mcp.Tool{Name: "browser_snapshot", Description: "The page's accessibility tree, one node a line: role, \"name\", @ref, states. One cut at its budget names the ref to read on from (after).",
 		Annotations: reads("Snapshot the page", true)}, func(in snapshotPageArgs) (plan, error) {
-		return snapshotRequest("browser.snapshot", "", in.snapshotArgs)
+		return snapshotRequest("browser.snapshot", "", in.snapshotArgs, in.After)
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_find", Description: "The page's @refs whose name or text contains a text, each with where it is.",
 		Annotations: reads("Find in the page", true)}, func(in findPageArgs) (plan, error) {

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"image"
 	"image/png"
@@ -127,6 +128,8 @@ func TestEveryToolsRequest(t *testing.T) {
 		{"window_close", map[string]any{"handle": "win:1"}, []wire.Request{{Verb: "close", Target: "win:1"}}},
 		{"browser_open", map[string]any{"url": "http://127.0.0.1:1/"}, []wire.Request{{Verb: "browser.open", URL: "http://127.0.0.1:1/", Profile: "work"}}},
 		{"browser_snapshot", map[string]any{"interactive": true, "profile": "shop"}, []wire.Request{{Verb: "browser.snapshot", Interactive: true, Profile: "shop"}}},
+		{"browser_snapshot", map[string]any{"after": "@e13333", "interactive": true, "depth": 2},
+			[]wire.Request{{Verb: "browser.snapshot", After: "@e13333", Interactive: true, Depth: 2, Profile: "work"}}},
 		{"browser_find", map[string]any{"text": "Edit"}, []wire.Request{{Verb: "browser.find", Text: "Edit", Profile: "work"}}},
 		{"browser_get", map[string]any{"what": "text", "ref": "@e3"}, []wire.Request{{Verb: "browser.get", Action: "text", Ref: "@e3", Profile: "work"}}},
 		{"browser_click", map[string]any{"ref": "@e5"}, []wire.Request{{Verb: "browser.click", Ref: "@e5", Profile: "work"}}},
@@ -160,6 +163,12 @@ func TestEveryToolsRequest(t *testing.T) {
 	for _, tl := range list.Tools {
 		annotations[tl.Name] = tl.Annotations
 	}
+	// after pages a tab's snapshot: window_snapshot does not offer it.
+	for tool, want := range map[string]bool{"browser_snapshot": true, "window_snapshot": false} {
+		if got := hasArg(t, list.Tools, tool, "after"); got != want {
+			t.Errorf("%s offers after: %v, want %v", tool, got, want)
+		}
+	}
 	for _, c := range cases {
 		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
 		if err != nil || res.IsError {
@@ -181,6 +190,30 @@ func TestEveryToolsRequest(t *testing.T) {
 			t.Errorf("%s: readOnlyHint %v, but its request acts=%v", c.tool, a != nil && a.ReadOnlyHint, acts)
 		}
 	}
+}
+
+// hasArg reports whether the tool's input schema lists the argument.
+func hasArg(t *testing.T, tools []*mcp.Tool, tool, arg string) bool {
+	t.Helper()
+	for _, tl := range tools {
+		if tl.Name != tool {
+			continue
+		}
+		b, err := json.Marshal(tl.InputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var schema struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal(b, &schema); err != nil {
+			t.Fatal(err)
+		}
+		_, ok := schema.Properties[arg]
+		return ok
+	}
+	t.Fatalf("no tool %s", tool)
+	return false
 }
 
 // TestStatusAndWatchOfOneKind: status is one call of browser.status (it
