@@ -58,6 +58,10 @@ const walkGroup = "vibespace-walk"
 // nodes than its walk; past SnapshotBudget the builder stops anyway.
 const rawBudget = SnapshotBudget * 3 / 2
 
+// frameFloor is how many nodes a frame's walk reads at least, whatever
+// the documents before it left of rawBudget.
+const frameFloor = 2000
+
 // worldRec is a frame's isolated world: its execution context, in the
 // generation it was made.
 type worldRec struct {
@@ -106,16 +110,19 @@ func (t *Tab) world(ctx context.Context, sess *Session, id string, gen int64, fr
 func (t *Tab) readPageRoad(ctx context.Context, gen int64, after string) (*axPage, error) {
 	budget := maxFrames
 	nodes := rawBudget
-	var from int64
+	// A node in a frame is read on from in its frame, and the frames
+	// above it from their <iframe> on: from is the chain of backend node
+	// ids, the main document's first.
+	var from []int64
 	if after != "" {
 		f, _, id, err := t.backendOf(ctx, after, after)
 		if err != nil {
 			return nil, err
 		}
+		from = []int64{id}
 		for ; f != nil; f = f.parent {
-			id = f.owner
+			from = append([]int64{f.owner}, from...)
 		}
-		from = id
 	}
 	read := t.frames.begin()
 	root, err := t.walkDoc(ctx, t.sess, t.sess.targetID, nil, 0, from, gen, read, 0, &budget, &nodes)
@@ -128,7 +135,7 @@ func (t *Tab) readPageRoad(ctx context.Context, gen int64, after string) (*axPag
 // walkDoc reads one document by the page road: the document of frame id
 // on sess (the top of sess when doc is 0, else the document whose backend
 // node id is doc), and then the frames it holds.
-func (t *Tab) walkDoc(ctx context.Context, sess *Session, id string, rec *frameRec, doc, after int64, gen, read int64, depth int, budget, nodes *int) (*axPage, error) {
+func (t *Tab) walkDoc(ctx context.Context, sess *Session, id string, rec *frameRec, doc int64, after []int64, gen, read int64, depth int, budget, nodes *int) (*axPage, error) {
 	wid, err := t.world(ctx, sess, id, gen, false)
 	if err != nil {
 		return nil, err
@@ -144,11 +151,24 @@ func (t *Tab) walkDoc(ctx context.Context, sess *Session, id string, rec *frameR
 	if err != nil && ctx.Err() != nil {
 		return nil, err
 	}
+	// A frame is walked after the document holding it, which may have
+	// spent the budget: it still reads frameFloor nodes, so that paging,
+	// which reads on from the first place anything was left out, gets on
+	// in a frame early in a big page.
+	limit := *nodes
+	if rec != nil {
+		limit = max(limit, frameFloor)
+	}
+	if len(after) > 1 {
+		// Reading on inside a frame of this document: the frame comes
+		// first, what follows its <iframe> here only as far as frameFloor.
+		limit = min(limit, frameFloor)
+	}
 	args := make([]*runtime.CallArgument, 0, 2+len(clicks))
-	args = append(args, &runtime.CallArgument{Value: jsonv2.Value(strconv.Itoa(*nodes))})
-	if after != 0 {
+	args = append(args, &runtime.CallArgument{Value: jsonv2.Value(strconv.Itoa(limit))})
+	if len(after) > 0 {
 		var res dom.ResolveNodeResult
-		if err := sess.Call(ctx, dom.CommandResolveNode, &dom.ResolveNodeParams{BackendNodeID: proto.BackendNodeID(after), ExecutionContextID: wid, ObjectGroup: walkGroup}, &res); err != nil || res.Object == nil {
+		if err := sess.Call(ctx, dom.CommandResolveNode, &dom.ResolveNodeParams{BackendNodeID: proto.BackendNodeID(after[0]), ExecutionContextID: wid, ObjectGroup: walkGroup}, &res); err != nil || res.Object == nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
@@ -179,12 +199,16 @@ func (t *Tab) walkDoc(ctx context.Context, sess *Session, id string, rec *frameR
 	if len(res.nodes) > 0 && docID != 0 {
 		res.nodes[0].BackendID = docID
 	}
-	*nodes -= len(res.nodes)
+	*nodes = max(0, *nodes-len(res.nodes))
 	pg := &axPage{frame: rec, nodes: res.nodes, left: res.left}
 	if depth >= maxFrameDepth {
 		return pg, nil
 	}
-	return pg, t.walkFrames(ctx, sess, pg, wid, gen, read, depth, budget, nodes)
+	var into []int64 // the chain inside the frame of after[0], an <iframe> read on in
+	if len(after) > 1 {
+		into = after
+	}
+	return pg, t.walkFrames(ctx, sess, pg, wid, into, gen, read, depth, budget, nodes)
 }
 
 // documentOf is the document of sess's top frame (doc 0) or the document
@@ -268,12 +292,13 @@ func clickTargets(ctx context.Context, sess *Session, doc runtime.RemoteObjectID
 // then its document, in this process (a same-process frame: its content
 // document is here) or on a session of its own (an out-of-process frame).
 // A frame that went meanwhile is left out.
-func (t *Tab) walkFrames(ctx context.Context, sess *Session, pg *axPage, wid runtime.ExecutionContextID, gen, read int64, depth int, budget, nodes *int) error {
+func (t *Tab) walkFrames(ctx context.Context, sess *Session, pg *axPage, wid runtime.ExecutionContextID, into []int64, gen, read int64, depth int, budget, nodes *int) error {
 	var owners []*axNode
 	for _, n := range pg.nodes {
 		if n.Role == "Iframe" && n.Handle != 0 {
 			if *budget <= 0 {
-				break
+				n.Unread = true // past the bound of frames: a later page reads it
+				continue
 			}
 			*budget--
 			owners = append(owners, n)
@@ -302,10 +327,14 @@ func (t *Tab) walkFrames(ctx context.Context, sess *Session, pg *axPage, wid run
 		}
 		n.BackendID = int64(d.Node.BackendNodeID)
 		fid := string(d.Node.FrameID)
+		var sub0 []int64 // where in the frame to read on from (nil: all of it)
+		if len(into) > 1 && into[0] == n.BackendID {
+			sub0 = into[1:]
+		}
 		var sub *axPage
 		if cd := d.Node.ContentDocument; cd != nil {
 			frec := t.frames.record(fid, sess, n.BackendID, pg.frame, gen, read)
-			sub, err = t.walkDoc(ctx, sess, fid, frec, int64(cd.BackendNodeID), 0, gen, read, depth, budget, nodes)
+			sub, err = t.walkDoc(ctx, sess, fid, frec, int64(cd.BackendNodeID), sub0, gen, read, depth, budget, nodes)
 		} else {
 			if remote == nil {
 				if remote, err = t.frameTargets(ctx, sess); err != nil {
@@ -318,7 +347,7 @@ func (t *Tab) walkFrames(ctx context.Context, sess *Session, pg *axPage, wid run
 			var fsess *Session
 			if fsess, err = t.frameSession(ctx, fid); err == nil {
 				frec := t.frames.record(fid, fsess, n.BackendID, pg.frame, gen, read)
-				sub, err = t.walkDoc(ctx, fsess, fid, frec, 0, 0, gen, read, depth+1, budget, nodes)
+				sub, err = t.walkDoc(ctx, fsess, fid, frec, 0, sub0, gen, read, depth+1, budget, nodes)
 			}
 		}
 		if err != nil {

@@ -665,6 +665,9 @@ function (budget, after, ...clickable) {
     if (n.nodeType !== 1 && n.nodeType !== 11) return;
     if (n === after) {
       skipping = false;
+      // After an <iframe> is its frame, read on in (pagewalk.go), then
+      // what follows it: the <iframe> is emitted to hold the frame.
+      if (n.localName === 'iframe' || n.localName === 'frame') { walk(n, root, st, false); return; }
       const ast = style(n);
       if (ast.display === 'none') return;
       for (const c of kids(n)) walk(c, root, ast, false);

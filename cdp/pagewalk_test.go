@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vibespace/vibespace/cdp"
 	"github.com/vibespace/vibespace/target"
@@ -134,5 +135,97 @@ func TestPageRoadRefs(t *testing.T) {
 	}
 	if err := tab.Click(ctx, nr(tab, alpha.Ref)); !errors.As(err, &r) || r.Code != target.CodeStaleRef {
 		t.Fatalf("a click on a ref of the page before: %v, want stale_ref", err)
+	}
+}
+
+// Paging reads every node of a page whose budget cut it, frames included:
+// a frame cut inside is read on inside it, and a frame the budget reached
+// before it was read is read from its <iframe> on. Nothing is lost (every
+// button is seen on some page), and paging ends.
+func TestPageRoadPagingFrames(t *testing.T) {
+	t.Parallel()
+	rows := func(prefix string, n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "<div><button>%s %d</button> <a href=\"#%d\">link %d</a> <span>text %d</span></div>\n", prefix, i, i, i, i)
+		}
+		return b.String()
+	}
+	mux := http.NewServeMux()
+	page := func(path, body string) {
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, "<!doctype html><title>"+path+"</title>"+body)
+		})
+	}
+	page("/inner-big", rows("Inner", 7000))
+	page("/inner-small", rows("Early", 3))
+	page("/cut-inside", `<button>Top</button><iframe src="/inner-big" style="width:400px;height:300px"></iframe>`+rows("After", 10)+`<button>Bottom</button>`)
+	page("/frame-first", `<iframe src="/inner-small" style="width:400px;height:100px"></iframe>`+rows("Main", 7000)+`<button>End</button>`)
+	page("/big-frame-first", `<iframe src="/inner-big" style="width:400px;height:100px"></iframe>`+rows("Main", 7000)+`<button>End</button>`)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	c := newContext(t)
+	for _, tc := range []struct {
+		path string
+		want map[string]int // button name prefix: how many
+	}{
+		{"/cut-inside", map[string]int{"Top": 1, "Inner": 7000, "After": 10, "Bottom": 1}},
+		{"/frame-first", map[string]int{"Early": 3, "Main": 7000, "End": 1}},
+		{"/big-frame-first", map[string]int{"Inner": 7000, "Main": 7000, "End": 1}},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			tab := openAt(t, c, srv.URL+tc.path)
+			ctx := ctxT(t)
+			refs := target.NewRefTable()
+			// The frames load after the page: wait for the frame's first button.
+			var s *target.Snapshot
+			for try := 0; ; try++ {
+				var err error
+				if s, err = tab.Snapshot(ctx, refs, false); err != nil {
+					t.Fatal(err)
+				}
+				if s.Root.Find(func(n *target.Node) bool { return strings.HasPrefix(n.Name, "Inner 0") || n.Name == "Early 0" }) != nil || try == 50 {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			seen := map[string]bool{}
+			pages := 0
+			for {
+				pages++
+				s.Root.Walk(func(n *target.Node, _ int) bool {
+					if n.Role == "push button" {
+						seen[n.Name] = true
+					}
+					return true
+				})
+				if !s.Truncated {
+					break
+				}
+				if s.After == "" || pages > 10 {
+					t.Fatalf("page %d is cut but names no ref to read on from, or paging does not end: %q", pages, s.After)
+				}
+				k, err := refs.Key(s.After)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s, err = tab.SnapshotAfter(ctx, refs, false, k); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for prefix, n := range tc.want {
+				for i := range n {
+					name := prefix
+					if n > 1 || prefix == "Inner" || prefix == "Main" || prefix == "Early" || prefix == "After" {
+						name = fmt.Sprintf("%s %d", prefix, i)
+					}
+					if !seen[name] {
+						t.Fatalf("button %q is on none of the %d pages", name, pages)
+					}
+				}
+			}
+			t.Logf("%d pages, %d buttons", pages, len(seen))
+		})
 	}
 }

@@ -42,6 +42,7 @@ type axNode struct {
 	BackendID int64
 	Handle    int64 // the page road's name for the element (pagewalk.go); 0 on the AX road
 	Scripted  bool  // the page road found a script made it clickable
+	Unread    bool  // an <iframe> whose frame the page road's bounds left unread
 }
 
 // axProps are the AX properties a snapshot reads, by name, as the words it
@@ -190,11 +191,11 @@ func (t *Tab) snapshot(ctx context.Context, refs *target.RefTable, interactive b
 			break
 		}
 	}
-	s := buildPage(root, gen)
+	s, holes := buildPageCut(root, gen)
 	if refs != nil {
 		AssignRefs(refs, s)
 		if s.Truncated {
-			s.After = lastRef(s.Root)
+			s.After = firstHole(s.Root, holes)
 		}
 	}
 	if interactive {
@@ -203,17 +204,24 @@ func (t *Tab) snapshot(ctx context.Context, refs *target.RefTable, interactive b
 	return s, nil
 }
 
-// lastRef is the ref of the last node of the tree (in document order)
-// that has one.
-func lastRef(n *target.Node) string {
-	last := ""
-	if n != nil {
-		n.Walk(func(n *target.Node, _ int) bool {
+// firstHole is the ref to read on from past a cut snapshot: of the first
+// node, in document order, after which something was left out (holes),
+// else of the last node with a ref.
+func firstHole(root *target.Node, holes map[*target.Node]bool) string {
+	first, last := "", ""
+	if root != nil {
+		root.Walk(func(n *target.Node, _ int) bool {
 			if n.Ref != "" {
 				last = n.Ref
+				if holes[n] && first == "" {
+					first = n.Ref
+				}
 			}
-			return true
+			return first == ""
 		})
+	}
+	if first != "" {
+		return first
 	}
 	return last
 }
@@ -243,6 +251,7 @@ type axPage struct {
 	clickable map[int64]bool    // elements a script made clickable (clickable.go), of the page's process
 	frames    map[int64]*axPage // by the backend node id of the <iframe>
 	left      int               // nodes the page road's budget left out
+	owner     *target.Node      // the snapshot node of its <iframe>, as the builder made it
 }
 
 // buildSnapshot turns one flat AX node list (a document with no frames and
@@ -258,9 +267,16 @@ func buildSnapshot(nodes []*axNode, gen int64) *target.Snapshot {
 // frame), and each frame's tree hangs under its iframe node. The snapshot
 // is Compact: every ref of a tab is acted on through its DOM node.
 func buildPage(page *axPage, gen int64) *target.Snapshot {
+	s, _ := buildPageCut(page, gen)
+	return s
+}
+
+// buildPageCut is buildPage, and the nodes after which it left something
+// out (shared.holes).
+func buildPageCut(page *axPage, gen int64) (*target.Snapshot, map[*target.Node]bool) {
 	s := &target.Snapshot{Compact: true}
 	if page == nil || len(page.nodes) == 0 {
-		return s
+		return s, nil
 	}
 	sh := &shared{gen: gen}
 	out := sh.tree(page)
@@ -273,10 +289,10 @@ func buildPage(page *axPage, gen int64) *target.Snapshot {
 		s.Root = &target.Node{Role: "document web", Children: out}
 	}
 	s.Title = s.Root.Name
-	s.Truncated = sh.truncated || sh.omitted > 0
+	s.Truncated = sh.truncated || sh.omitted > 0 || len(sh.holes) > 0
 	s.Omitted = sh.omitted
 	s.Census = s.Root.Count()
-	return s
+	return s, sh.holes
 }
 
 // shared is what the builders of one snapshot's trees share: the budget.
@@ -285,6 +301,34 @@ type shared struct {
 	count     int
 	truncated bool
 	omitted   int // nodes the budgets left out: the builder's and the page walk's
+	// keyed is the nodes given a key, in document order; holes are those
+	// after which something of the page was left out (a document its
+	// walk cut, a frame not read): the first in document order is where a
+	// snapshot reads on (Snapshot.After).
+	keyed []*target.Node
+	holes map[*target.Node]bool
+}
+
+// hole marks n as a node after which the snapshot left something out.
+func (sh *shared) hole(n *target.Node) {
+	if n == nil {
+		return
+	}
+	if sh.holes == nil {
+		sh.holes = map[*target.Node]bool{}
+	}
+	sh.holes[n] = true
+}
+
+// lastKeyed is the last node given a key since the keyed list held from
+// of them that still has its key (folding takes a wrapper's), or nil.
+func (sh *shared) lastKeyed(from int) *target.Node {
+	for i := len(sh.keyed) - 1; i >= from; i-- {
+		if sh.keyed[i].Key != "" {
+			return sh.keyed[i]
+		}
+	}
+	return nil
 }
 
 // tree converts one document's AX tree.
@@ -300,8 +344,19 @@ func (sh *shared) tree(page *axPage) []*target.Node {
 	if page.frame != nil {
 		b.suffix = "@" + page.frame.id
 	}
+	from := len(sh.keyed)
 	out := b.convert(root, byID[root.NodeID], nil)
 	sh.omitted += page.left
+	if page.left > 0 {
+		// The walk of this document stopped at its budget: what follows
+		// its last node was not read (a frame's with no node of its own:
+		// the frame itself, its <iframe> node).
+		if last := sh.lastKeyed(from); last != nil {
+			sh.hole(last)
+		} else {
+			sh.hole(page.owner)
+		}
+	}
 	if sh.truncated {
 		// What the builder's budget left unread, less what no snapshot
 		// shows (ignored nodes, inline text boxes).
@@ -374,6 +429,12 @@ func (b *builder) convert(n *axNode, i int32, out []*target.Node) []*target.Node
 		case n.Handle != 0:
 			node.Key = handleKey(b.gen, n.Handle) + b.suffix
 		}
+		if node.Key != "" {
+			b.keyed = append(b.keyed, node)
+		}
+	}
+	if n.Unread {
+		b.hole(node) // a frame the walk's bounds left unread: read on from its <iframe>
 	}
 	// A text field's value is printed on its line: text inside it that
 	// repeats the value says nothing.
@@ -412,6 +473,7 @@ func (b *builder) frame(node *target.Node, sub *axPage) []*target.Node {
 	if len(sub.nodes) == 0 {
 		return nil
 	}
+	sub.owner = node
 	out := b.shared.tree(sub)
 	if len(out) == 1 && out[0].Role == "document web" {
 		doc := out[0]
@@ -487,6 +549,9 @@ func foldable(role string, node *target.Node) bool {
 func (b *builder) children(n *axNode, parentName, value string, kids []*target.Node) []*target.Node {
 	for _, id := range n.ChildIDs {
 		if b.count >= SnapshotBudget {
+			if !b.truncated {
+				b.hole(b.lastKeyed(0))
+			}
 			b.truncated = true
 			return kids
 		}
