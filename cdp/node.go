@@ -49,9 +49,9 @@ func (t *Tab) resolve(ctx context.Context, nr NodeRef) (*node, error) {
 func (t *Tab) backendOf(ctx context.Context, ref, key string) (*frameRec, *Session, int64, error) {
 	base, frame := splitFrame(key)
 	gen, id, ok := parseKey(base)
-	var h int64
+	var h, w int64
 	if !ok {
-		if gen, h, ok = parseHandleKey(base); !ok {
+		if gen, h, w, ok = parseHandleKey(base); !ok {
 			return nil, nil, 0, target.Refuse(target.CodeStaleRef, "ref %s has no DOM node; take a new snapshot", ref).With("ref", ref)
 		}
 	}
@@ -63,7 +63,7 @@ func (t *Tab) backendOf(ctx context.Context, ref, key string) (*frameRec, *Sessi
 		return nil, nil, 0, err
 	}
 	if h != 0 {
-		if id, err = t.handleBackend(ctx, ref, key, sess, f, gen, h); err != nil {
+		if id, err = t.handleBackend(ctx, ref, key, sess, f, gen, h, w); err != nil {
 			return nil, nil, 0, err
 		}
 	}

@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
+	"github.com/chromedp/cdproto/accessibility"
 	proto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
@@ -49,7 +51,7 @@ var pageWalkJS string
 // worldName names our isolated world in every frame.
 const worldName = "vibespace"
 
-// walkGroup is the object group of the handles a walk is given, released
+// walkGroup names the object groups of the handles walks are given, released
 // after it.
 const walkGroup = "vibespace-walk"
 
@@ -65,16 +67,20 @@ const frameFloor = 2000
 // worldRec is a frame's isolated world: its execution context, in the
 // generation it was made.
 type worldRec struct {
-	id   runtime.ExecutionContextID
-	gen  int64
-	sess *Session
+	id     runtime.ExecutionContextID
+	gen    int64
+	sess   *Session
+	serial int64 // the tab's count of worlds made: a handle's key names its world by it
 }
 
 // worldSet is the tab's isolated worlds by frame id, and the backend node
 // ids its handles were found to name.
 type worldSet struct {
+	mk       sync.Mutex // held while a world is made: one at a time, so two snapshots make one
 	mu       sync.Mutex
 	byFrame  map[string]worldRec
+	made     int64            // worlds made (worldRec.serial)
+	walks    atomic.Int64     // walks begun: each has an object group of its own
 	backends map[string]int64 // by key
 	gen      int64            // of backends
 }
@@ -82,25 +88,42 @@ type worldSet struct {
 // world is the execution context of our isolated world in frame id (on
 // sess), made on first use in a document generation; fresh makes it anew
 // (a frame that navigated has lost it).
-func (t *Tab) world(ctx context.Context, sess *Session, id string, gen int64, fresh bool) (runtime.ExecutionContextID, error) {
+func (t *Tab) world(ctx context.Context, sess *Session, id string, gen int64, stale runtime.ExecutionContextID) (worldRec, error) {
 	ws := &t.worlds
-	ws.mu.Lock()
-	w, ok := ws.byFrame[id]
-	ws.mu.Unlock()
-	if ok && !fresh && w.gen == gen && w.sess == sess {
-		return w.id, nil
+	current := func() (worldRec, bool) {
+		ws.mu.Lock()
+		defer ws.mu.Unlock()
+		w, ok := ws.byFrame[id]
+		return w, ok && w.gen == gen && w.sess == sess && (stale == 0 || w.id != stale)
+	}
+	if w, ok := current(); ok {
+		return w, nil
+	}
+	ws.mk.Lock()
+	defer ws.mk.Unlock()
+	if w, ok := current(); ok { // another snapshot made it meanwhile
+		return w, nil
 	}
 	var res page.CreateIsolatedWorldResult
 	if err := sess.Call(ctx, page.CommandCreateIsolatedWorld, &page.CreateIsolatedWorldParams{FrameID: proto.FrameID(id), WorldName: worldName}, &res); err != nil {
-		return 0, err
+		return worldRec{}, err
 	}
 	ws.mu.Lock()
+	defer ws.mu.Unlock()
 	if ws.byFrame == nil {
 		ws.byFrame = map[string]worldRec{}
 	}
-	ws.byFrame[id] = worldRec{id: res.ExecutionContextID, gen: gen, sess: sess}
-	ws.mu.Unlock()
-	return res.ExecutionContextID, nil
+	ws.made++
+	w := worldRec{id: res.ExecutionContextID, gen: gen, sess: sess, serial: ws.made}
+	ws.byFrame[id] = w
+	return w, nil
+}
+
+// lostWorld reports whether err is a call into a world that is gone: its
+// frame navigated (a document of its own has a world of its own).
+func lostWorld(err error) bool {
+	e, ok := asError(err)
+	return ok && e.Code == codeServerError && strings.Contains(e.Message, "context")
 }
 
 // readPageRoad reads the tab's documents by the page road: the main
@@ -136,18 +159,38 @@ func (t *Tab) readPageRoad(ctx context.Context, gen int64, after string) (*axPag
 // on sess (the top of sess when doc is 0, else the document whose backend
 // node id is doc), and then the frames it holds.
 func (t *Tab) walkDoc(ctx context.Context, sess *Session, id string, rec *frameRec, doc int64, after []int64, gen, read int64, depth int, budget, nodes *int) (*axPage, error) {
-	wid, err := t.world(ctx, sess, id, gen, false)
-	if err != nil {
-		return nil, err
+	var stale runtime.ExecutionContextID
+	for {
+		w, err := t.world(ctx, sess, id, gen, stale)
+		if err != nil {
+			return nil, err
+		}
+		pg, err := t.walkIn(ctx, sess, w, rec, doc, after, gen, read, depth, budget, nodes)
+		if err != nil && stale == 0 && lostWorld(err) {
+			stale = w.id // the frame's document changed under its world: once more in a new one
+			continue
+		}
+		return pg, err
 	}
-	docObj, docID, err := documentOf(ctx, sess, doc, rec != nil)
+}
+
+// walkIn is walkDoc in the world w.
+func (t *Tab) walkIn(ctx context.Context, sess *Session, w worldRec, rec *frameRec, doc int64, after []int64, gen, read int64, depth int, budget, nodes *int) (*axPage, error) {
+	wid := w.id
+	// The objects a walk is handed go in a group of its own, released
+	// after it: another snapshot's walk keeps its own.
+	group := walkGroup + "-" + strconv.FormatInt(t.worlds.walks.Add(1), 10)
+	defer func() {
+		_, _ = sess.send(context.WithoutCancel(ctx), runtime.CommandReleaseObjectGroup, &runtime.ReleaseObjectGroupParams{ObjectGroup: group})
+	}()
+	docObj, docID, err := documentOf(ctx, sess, doc, rec != nil, group)
 	if err != nil {
 		return nil, err
 	}
 	if rec != nil && docID != 0 {
 		t.frames.setDoc(rec, docID)
 	}
-	clicks, err := clickTargets(ctx, sess, docObj, wid)
+	clicks, err := clickTargets(ctx, sess, docObj, wid, group)
 	if err != nil && ctx.Err() != nil {
 		return nil, err
 	}
@@ -168,9 +211,12 @@ func (t *Tab) walkDoc(ctx context.Context, sess *Session, id string, rec *frameR
 	args = append(args, &runtime.CallArgument{Value: jsonv2.Value(strconv.Itoa(limit))})
 	if len(after) > 0 {
 		var res dom.ResolveNodeResult
-		if err := sess.Call(ctx, dom.CommandResolveNode, &dom.ResolveNodeParams{BackendNodeID: proto.BackendNodeID(after[0]), ExecutionContextID: wid, ObjectGroup: walkGroup}, &res); err != nil || res.Object == nil {
+		if err := sess.Call(ctx, dom.CommandResolveNode, &dom.ResolveNodeParams{BackendNodeID: proto.BackendNodeID(after[0]), ExecutionContextID: wid, ObjectGroup: group}, &res); err != nil || res.Object == nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
+			}
+			if err != nil && lostWorld(err) {
+				return nil, err
 			}
 			return nil, target.Refuse(target.CodeStaleRef, "the node to read after is gone from the page; take a new snapshot")
 		}
@@ -188,8 +234,6 @@ func (t *Tab) walkDoc(ctx context.Context, sess *Session, id string, rec *frameR
 		Arguments:           args,
 		ReturnByValue:       new(true),
 	}, &res)
-	// The handles it was given go with the walk, answered or not.
-	_, _ = sess.send(context.WithoutCancel(ctx), runtime.CommandReleaseObjectGroup, &runtime.ReleaseObjectGroupParams{ObjectGroup: walkGroup})
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +244,7 @@ func (t *Tab) walkDoc(ctx context.Context, sess *Session, id string, rec *frameR
 		res.nodes[0].BackendID = docID
 	}
 	*nodes = max(0, *nodes-len(res.nodes))
-	pg := &axPage{frame: rec, nodes: res.nodes, left: res.left}
+	pg := &axPage{frame: rec, nodes: res.nodes, left: res.left, world: w.serial, cut: res.cut}
 	if depth >= maxFrameDepth {
 		return pg, nil
 	}
@@ -215,10 +259,10 @@ func (t *Tab) walkDoc(ctx context.Context, sess *Session, id string, rec *frameR
 // doc, as a main-world object (the page's listeners are listed for the
 // page's world) and, when needID asks (a frame's, for its digests), its
 // backend node id.
-func documentOf(ctx context.Context, sess *Session, doc int64, needID bool) (runtime.RemoteObjectID, int64, error) {
+func documentOf(ctx context.Context, sess *Session, doc int64, needID bool, group string) (runtime.RemoteObjectID, int64, error) {
 	if doc != 0 {
 		var res dom.ResolveNodeResult
-		if err := sess.Call(ctx, dom.CommandResolveNode, &dom.ResolveNodeParams{BackendNodeID: proto.BackendNodeID(doc), ObjectGroup: walkGroup}, &res); err != nil {
+		if err := sess.Call(ctx, dom.CommandResolveNode, &dom.ResolveNodeParams{BackendNodeID: proto.BackendNodeID(doc), ObjectGroup: group}, &res); err != nil {
 			return "", 0, err
 		}
 		if res.Object == nil {
@@ -227,7 +271,7 @@ func documentOf(ctx context.Context, sess *Session, doc int64, needID bool) (run
 		return res.Object.ObjectID, doc, nil
 	}
 	var ev runtime.EvaluateResult
-	if err := sess.Call(ctx, runtime.CommandEvaluate, &runtime.EvaluateParams{Expression: "document", ObjectGroup: walkGroup}, &ev); err != nil {
+	if err := sess.Call(ctx, runtime.CommandEvaluate, &runtime.EvaluateParams{Expression: "document", ObjectGroup: group}, &ev); err != nil {
 		return "", 0, err
 	}
 	if ev.Result == nil || ev.Result.ObjectID == "" {
@@ -253,9 +297,12 @@ var clickEvents = map[string]bool{"click": true, "mousedown": true, "mouseup": t
 
 // clickTargets is the elements of the document doc (a main-world object)
 // with a click listener, as objects of the world wid, for the walk.
-func clickTargets(ctx context.Context, sess *Session, doc runtime.RemoteObjectID, wid runtime.ExecutionContextID) ([]runtime.RemoteObjectID, error) {
+func clickTargets(ctx context.Context, sess *Session, doc runtime.RemoteObjectID, wid runtime.ExecutionContextID, group string) ([]runtime.RemoteObjectID, error) {
 	var ls domdebugger.GetEventListenersResult
-	if err := sess.Call(ctx, domdebugger.CommandGetEventListeners, &domdebugger.GetEventListenersParams{ObjectID: doc, Depth: new(int64(-1))}, &ls); err != nil {
+	// Pierced: a listener inside a shadow root counts (those of frames
+	// too, which the frame's own walk takes; here they are no element of
+	// the walk's and change nothing).
+	if err := sess.Call(ctx, domdebugger.CommandGetEventListeners, &domdebugger.GetEventListenersParams{ObjectID: doc, Depth: new(int64(-1)), Pierce: new(true)}, &ls); err != nil {
 		return nil, err
 	}
 	seen := map[proto.BackendNodeID]bool{}
@@ -265,7 +312,7 @@ func clickTargets(ctx context.Context, sess *Session, doc runtime.RemoteObjectID
 			continue
 		}
 		seen[l.BackendNodeID] = true
-		call, err := sess.send(ctx, dom.CommandResolveNode, &dom.ResolveNodeParams{BackendNodeID: l.BackendNodeID, ExecutionContextID: wid, ObjectGroup: walkGroup})
+		call, err := sess.send(ctx, dom.CommandResolveNode, &dom.ResolveNodeParams{BackendNodeID: l.BackendNodeID, ExecutionContextID: wid, ObjectGroup: group})
 		if err != nil {
 			return nil, err
 		}
@@ -350,6 +397,10 @@ func (t *Tab) walkFrames(ctx context.Context, sess *Session, pg *axPage, wid run
 				sub, err = t.walkDoc(ctx, fsess, fid, frec, 0, sub0, gen, read, depth+1, budget, nodes)
 			}
 		}
+		if errors.Is(err, errWalk) {
+			// Our walk threw in this frame: its tree as Chromium has it.
+			sub, err = t.axFrame(ctx, sess, fid, n.BackendID, pg.frame, gen, read)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return err
@@ -398,27 +449,35 @@ func (t *Tab) handleObject(ctx context.Context, sess *Session, wid runtime.Execu
 	return res.Result.ObjectID, nil
 }
 
-// handleKey is the ref key of handle h in document generation gen.
-func handleKey(gen, h int64) string {
-	return strconv.FormatInt(gen, 10) + ":h" + strconv.FormatInt(h, 10)
+// handleKey is the ref key of handle h of world w (worldRec.serial) in
+// document generation gen: "<gen>:h<handle>.<world>". The world is in the
+// key because a frame that navigates gets a new world numbering its
+// handles from 1: a handle of the old one must be stale, not another node.
+func handleKey(gen, h, w int64) string {
+	return strconv.FormatInt(gen, 10) + ":h" + strconv.FormatInt(h, 10) + "." + strconv.FormatInt(w, 10)
 }
 
 // parseHandleKey splits a handle's key (its frame part already cut).
-func parseHandleKey(key string) (gen, h int64, ok bool) {
+func parseHandleKey(key string) (gen, h, w int64, ok bool) {
 	g, rest, found := strings.Cut(key, ":h")
 	if !found {
-		return 0, 0, false
+		return 0, 0, 0, false
+	}
+	hs, ws, found := strings.Cut(rest, ".")
+	if !found {
+		return 0, 0, 0, false
 	}
 	gen, err1 := strconv.ParseInt(g, 10, 64)
-	h, err2 := strconv.ParseInt(rest, 10, 64)
-	return gen, h, err1 == nil && err2 == nil && h > 0
+	h, err2 := strconv.ParseInt(hs, 10, 64)
+	w, err3 := strconv.ParseInt(ws, 10, 64)
+	return gen, h, w, err1 == nil && err2 == nil && err3 == nil && h > 0 && w > 0
 }
 
 // handleBackend is the backend node id of the element handle h names in
 // frame f (nil: the main frame) on sess; key is the handle's key, by which
 // the answer is remembered for the document's life. A handle whose element
 // is gone is stale_ref.
-func (t *Tab) handleBackend(ctx context.Context, ref, key string, sess *Session, f *frameRec, gen, h int64) (int64, error) {
+func (t *Tab) handleBackend(ctx context.Context, ref, key string, sess *Session, f *frameRec, gen, h, world int64) (int64, error) {
 	ws := &t.worlds
 	ws.mu.Lock()
 	if ws.gen != gen {
@@ -436,8 +495,8 @@ func (t *Tab) handleBackend(ctx context.Context, ref, key string, sess *Session,
 	ws.mu.Lock()
 	w, ok := ws.byFrame[fid]
 	ws.mu.Unlock()
-	if !ok || w.gen != gen || w.sess != sess {
-		return 0, staleRef(ref)
+	if !ok || w.gen != gen || w.sess != sess || w.serial != world {
+		return 0, staleRef(ref) // its world went with the document it named a node of
 	}
 	obj, err := t.handleObject(ctx, sess, w.id, h)
 	if err != nil {
@@ -478,13 +537,14 @@ func (t *Tab) handleBackend(ctx context.Context, ref, key string, sess *Session,
 
 // errWalk is the page walk failing in the page (it threw): the tab's
 // Snapshot reads the page by the AX road instead.
-var errWalk = errors.New("cdp: the page walk failed")
+var errWalk = errors.New("cdp: our page walk threw (a bug of ours)")
 
 // walkResult is a Runtime.callFunctionOn reply of the walk: its nodes, or
 // the exception it threw.
 type walkResult struct {
 	nodes     []*axNode
 	left      int
+	cut       int64 // the handle of the last element a walk its budget cut emitted
 	exception string
 }
 
@@ -514,6 +574,8 @@ func (r *walkResult) UnmarshalJSON(data []byte) error {
 						r.nodes = in.walkNodes()
 					case "left":
 						r.left, _ = strconv.Atoi(string(in.skip()))
+					case "cut":
+						r.cut, _ = strconv.ParseInt(string(in.skip()), 10, 64)
 					default:
 						in.skip()
 					}
@@ -632,4 +694,24 @@ func walkProps(f int64) axProps {
 	p.editable = bit(1 << 17)
 	p.clickable = f&(1<<18) != 0
 	return p
+}
+
+// axFrame reads frame fid, whose <iframe> is owner in sess, by the AX
+// road: the frame a page walk failed in. An out-of-process frame is read
+// on its own session; the frames inside it are not read.
+func (t *Tab) axFrame(ctx context.Context, sess *Session, fid string, owner int64, parent *frameRec, gen, read int64) (*axPage, error) {
+	fsess, params := sess, &accessibility.GetFullAXTreeParams{FrameID: proto.FrameID(fid)}
+	if remote, err := t.frameTargets(ctx, sess); err == nil && remote[fid] {
+		if fsess, err = t.frameSession(ctx, fid); err != nil {
+			return nil, err
+		}
+		params = &accessibility.GetFullAXTreeParams{}
+	}
+	var tree axTree
+	if err := fsess.Call(ctx, accessibility.CommandGetFullAXTree, params, &tree); err != nil {
+		return nil, err
+	}
+	rec := t.frames.record(fid, fsess, owner, parent, gen, read)
+	t.frames.setDoc(rec, docOf(tree.nodes))
+	return &axPage{frame: rec, nodes: tree.nodes}, nil
 }

@@ -15,6 +15,13 @@
 // budget left out.
 function (budget, after, ...clickable) {
   const H = globalThis.__vibespaceHandles || (globalThis.__vibespaceHandles = {byEl: new WeakMap(), byId: new Map(), next: 1, get(id) { const r = this.byId.get(id); const el = r && r.deref(); if (!el) this.byId.delete(id); return el || null; }});
+  // The map of handles forgets the elements that are gone, once it has
+  // grown: a page that re-renders would otherwise fill it.
+  if (H.byId.size > 4096 && H.byId.size > 2 * (H.swept || 0)) {
+    for (const [id, r] of H.byId) if (!r.deref()) H.byId.delete(id);
+    H.swept = H.byId.size;
+  }
+  let lastEl = 0; // the handle of the last element emitted: where a cut walk reads on
   const handle = (el) => {
     let id = H.byEl.get(el);
     if (id === undefined) {
@@ -39,6 +46,7 @@ function (budget, after, ...clickable) {
 
   const emit = (parent, role, name, desc, value, flags, level, h) => {
     out.push(parent, role, name, desc, value, flags, level, h);
+    if (h) lastEl = h;
     names.push(name);
     return count++;
   };
@@ -58,7 +66,7 @@ function (budget, after, ...clickable) {
     let s = styles.get(el);
     if (!s) {
       const c = getComputedStyle(el);
-      s = {display: c.display, visibility: c.visibility, cursor: c.cursor, c, ws: null, get whiteSpace() { return this.ws === null ? (this.ws = this.c.whiteSpace) : this.ws; }};
+      s = {display: c.display, visibility: c.visibility, cursor: c.cursor, cv: c.contentVisibility, c, ws: null, get whiteSpace() { return this.ws === null ? (this.ws = this.c.whiteSpace) : this.ws; }};
       styles.set(el, s);
     }
     return s;
@@ -141,6 +149,16 @@ function (budget, after, ...clickable) {
 
   // The role Chromium gives el by its tag (the ARIA role attribute aside).
   const nativeRole = (el) => {
+    // Tag names mean HTML's roles in HTML only (an SVG <title> or a
+    // <select> inside SVG is no HTML element).
+    if (el.namespaceURI !== XHTML) {
+      switch (el.localName) {
+        case 'svg': return el.namespaceURI === SVG && !(el.parentElement && el.parentElement.namespaceURI === SVG) ? 'image' : null;
+        case 'a': return el.namespaceURI === SVG && (el.hasAttribute('href') || el.hasAttributeNS('http://www.w3.org/1999/xlink', 'href')) ? 'link' : null;
+        case 'math': return 'math';
+      }
+      return null;
+    }
     switch (el.localName) {
       case 'a': case 'area': return el.hasAttribute('href') ? 'link' : 'generic';
       case 'abbr': return el.hasAttribute('title') ? 'Abbr' : null;
@@ -220,10 +238,11 @@ function (budget, after, ...clickable) {
       case 'tr': return dataTable(tableOf(el)) ? 'row' : 'LayoutTableRow';
       case 'video': return 'Video';
     }
-    return el.namespaceURI === 'http://www.w3.org/1999/xhtml' && el.localName.includes('-') ? 'generic' : null;
+    return el.localName.includes('-') ? 'generic' : null;
   };
 
-  const PARTS = {tr: 'table', td: 'table', th: 'table', thead: 'table', tbody: 'table', tfoot: 'table', caption: 'table', li: 'ul, ol, menu'};
+  const XHTML = 'http://www.w3.org/1999/xhtml', SVG = 'http://www.w3.org/2000/svg';
+  const PARTS = {__proto__: null, tr: 'table', td: 'table', th: 'table', thead: 'table', tbody: 'table', tfoot: 'table', caption: 'table', li: 'ul, ol, menu'};
 
   const roleOf = (el) => {
     const attr = el.getAttribute('role');
@@ -239,7 +258,7 @@ function (budget, after, ...clickable) {
     }
     // A table's or a list's parts are presentational with it (ARIA's
     // required owned elements inherit none/presentation).
-    const owner = PARTS[el.localName];
+    const owner = el.namespaceURI === XHTML ? PARTS[el.localName] : undefined;
     if (owner) {
       const o = el.closest(owner);
       if (o) {
@@ -263,15 +282,27 @@ function (budget, after, ...clickable) {
   };
 
   // accname: the text alternative of node n for a name being computed.
+  // seeHidden is set while the text of elements a name or description
+  // points at (aria-labelledby, aria-describedby) is read: an invisible
+  // one counts there, as accname has it.
+  let seeHidden = false;
+  const referenced = (els) => {
+    seeHidden = true;
+    try {
+      return squash(els.map((t) => textAlt(t, 0, new Set(), false)).join(' '));
+    } finally {
+      seeHidden = false;
+    }
+  };
   const textAlt = (n, depth, visited, inLabel) => {
     if (depth > 30) return '';
     // The common case, an element holding one text: its text.
     if (depth === 0 && n.nodeType === 1 && n.childNodes.length === 1 && n.firstChild.nodeType === 3 && !n.shadowRoot && pseudoCandidates && !pseudoCandidates.has(n)) {
-      return style(n).visibility === 'visible' ? n.firstChild.data : '';
+      return seeHidden || style(n).visibility === 'visible' ? n.firstChild.data : '';
     }
     if (n.nodeType === 3) {
       const p = n.parentElement;
-      if (p && style(p).visibility !== 'visible') return '';
+      if (p && !seeHidden && style(p).visibility !== 'visible') return '';
       return n.data;
     }
     if (n.nodeType !== 1 && n.nodeType !== 11) return '';
@@ -283,7 +314,7 @@ function (budget, after, ...clickable) {
       if (n.localName === 'script' || n.localName === 'style' || n.localName === 'template' || n.localName === 'noscript') return '';
       // An element that is not visible gives nothing of its own; its
       // visible children still count.
-      const shown = st.visibility === 'visible';
+      const shown = seeHidden || st.visibility === 'visible';
       if (depth > 0 && shown) {
         const lb = n.getAttribute('aria-label');
         if (lb && lb.trim()) return lb;
@@ -442,7 +473,7 @@ function (budget, after, ...clickable) {
   const nameOf = (el, r) => {
     const lb = byIds(el, 'aria-labelledby');
     if (lb) {
-      const s = squash(lb.map((t) => textAlt(t, 0, new Set(), false)).join(' '));
+      const s = referenced(lb);
       if (s) return [s, 'attr'];
     }
     const al = el.getAttribute('aria-label');
@@ -504,7 +535,7 @@ function (budget, after, ...clickable) {
   const descOf = (el, from) => {
     const db = byIds(el, 'aria-describedby');
     if (db) {
-      const s = squash(db.map((t) => textAlt(t, 0, new Set(), false)).join(' '));
+      const s = referenced(db);
       if (s) return s;
     }
     const ad = el.getAttribute('aria-description');
@@ -525,6 +556,8 @@ function (budget, after, ...clickable) {
       case 'input': return el.type !== 'hidden';
       case 'summary': return !!el.parentElement && el.parentElement.localName === 'details' && el.parentElement.querySelector(':scope > summary') === el;
       case 'audio': case 'video': return el.hasAttribute('controls');
+      case 'dialog': return el.open; // Chromium makes an open dialog focusable
+      case '~a': return el.hasAttribute('href') || el.hasAttributeNS('http://www.w3.org/1999/xlink', 'href');
     }
     return el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable);
   };
@@ -559,6 +592,10 @@ function (budget, after, ...clickable) {
     if (ex === 'true' || ex === 'false') { f |= F.hasExpanded; if (ex === 'true') f |= F.expanded; }
     else if (tag === 'summary' && el.parentElement && el.parentElement.localName === 'details') { f |= F.hasExpanded; if (el.parentElement.open) f |= F.expanded; }
     else if (tag === 'select' && r === 'combobox') f |= F.hasExpanded;
+    else if (el.popoverTargetElement) { // a popover's invoker
+      f |= F.hasExpanded;
+      try { if (el.popoverTargetElement.matches(':popover-open')) f |= F.expanded; } catch (e) { /* no :popover-open */ }
+    }
     if (el.readOnly && (tag === 'input' || tag === 'textarea') || el.getAttribute('aria-readonly') === 'true') f |= F.readonly;
     const inv = el.getAttribute('aria-invalid');
     if (inv && inv !== 'false') f |= F.invalid;
@@ -591,6 +628,9 @@ function (budget, after, ...clickable) {
     return !!c && c.localName === 'input' && (c.type === 'checkbox' || c.type === 'radio');
   };
 
+  // Text in an editable region is editable (asked only where the page
+  // has one).
+  const anyEditable = doc.designMode === 'on' || doc.querySelector('[contenteditable]') !== null;
   let docFlags = F.focusable;
   if (!focusedEl || focusedEl === doc.body || focusedEl === doc.documentElement) docFlags |= F.focused;
   const root = emit(-1, 'RootWebArea', doc.title ? squash(doc.title) : '', '', '', docFlags, 0, 0);
@@ -631,7 +671,7 @@ function (budget, after, ...clickable) {
     line.space = !pre && s.charCodeAt(s.length - 1) === 32;
     line.pending = -1;
     if (hiddenText || !st || st.visibility !== 'visible' || s === names[parent]) return;
-    const i = emit(parent, 'StaticText', s, '', '', 0, 0, 0);
+    const i = emit(parent, 'StaticText', s, '', '', anyEditable && n.parentElement && n.parentElement.isContentEditable ? F.editable : 0, 0, 0);
     if (line.space) line.pending = i;
   };
 
@@ -687,8 +727,11 @@ function (budget, after, ...clickable) {
       return;
     }
     const el = n;
-    const tag = el.localName;
-    if (tag === 'script' || tag === 'style' || tag === 'template' || tag === 'noscript' || tag === 'head' || tag === 'title' || tag === 'meta' || tag === 'link') return;
+    // An element of another namespace (SVG, MathML) is told by a tag of
+    // its own: HTML's tags mean nothing there.
+    const tag = el.namespaceURI === XHTML ? el.localName : '~' + el.localName;
+    if (tag === 'script' || tag === 'style' || tag === 'template' || tag === 'noscript' || tag === 'head' || tag === 'title' || tag === 'meta' || tag === 'link' ||
+      tag === '~script' || tag === '~style' || tag === '~title' || tag === '~desc') return;
     const est = style(el);
     const d = est.display;
     if (d === 'none' && tag !== 'option' && tag !== 'optgroup') return;
@@ -702,9 +745,13 @@ function (budget, after, ...clickable) {
     else if (atomic) { lineBreak(); line.start = false; }
   };
 
+  // While a modal dialog is open, the rest of the page is inert.
+  const modal = (() => { try { const m = doc.querySelectorAll('dialog:modal'); return m.length ? m[m.length - 1] : null; } catch (e) { return null; } })();
   const element = (el, tag, est, parent, hiddenText) => {
     elements++;
     if (hiddenByAria(el)) return;
+    if (el.inert === true) return; // inert: out of the tree, as Chromium has it
+    if (modal && el !== modal && !el.contains(modal) && !modal.contains(el) && el.getRootNode() === doc) return;
     // aria-disabled holds for what is inside too.
     const ad = el.getAttribute('aria-disabled') === 'true';
     if (ad) ariaDisabled++;
@@ -759,7 +806,7 @@ function (budget, after, ...clickable) {
       // Its options (and groups of them) as the list Chromium shows, even
       // while the popup is closed.
       const pop = r === 'combobox' ? emit(me, 'MenuListPopup', '', '', '', 0, 0, 0) : me;
-      const option = (o, under) => emit(under, 'option', squash(o.label || o.text), '', '', F.focusable | (o.selected ? F.selected : 0) | (o.disabled || ariaDisabled > 0 ? F.disabled : 0), 0, handle(o));
+      const option = (o, under) => { elements++; if (count >= budget) { cut = true; return; } emit(under, 'option', squash(o.label || o.text), '', '', F.focusable | (o.selected ? F.selected : 0) | (o.disabled || ariaDisabled > 0 ? F.disabled : 0), 0, handle(o)); };
       for (const c of el.children) {
         if (c.localName === 'option') option(c, pop);
         else if (c.localName === 'optgroup') {
@@ -769,6 +816,7 @@ function (budget, after, ...clickable) {
       }
       return;
     }
+    if (est.cv === 'hidden') return; // content-visibility: hidden renders none of it (hidden=until-found too)
     generated(me, pseudoParts(el, '::before'));
     if (tag === 'details' && !el.open) {
       // A closed details renders its summary only.
@@ -785,5 +833,5 @@ function (budget, after, ...clickable) {
   // What the budget left out: the document's elements the walk did not
   // reach (those of shadow trees are not counted).
   if (cut) left = Math.max(1, doc.getElementsByTagName('*').length - elements);
-  return JSON.stringify({n: out, left});
+  return JSON.stringify({n: out, left, cut: cut ? lastEl : 0});
 }

@@ -229,3 +229,137 @@ func TestPageRoadPagingFrames(t *testing.T) {
 		})
 	}
 }
+
+// A frame that navigates gets a world of its own: the next snapshot reads
+// its new document, and a ref of the old one is stale_ref, never a node of
+// the new one (whose handles are numbered afresh). Snapshots of one tab
+// at once each answer whole.
+func TestPageRoadFrameNavigatesAndConcurrency(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	for _, f := range []string{"a", "b"} {
+		mux.HandleFunc("/f"+f, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, `<!doctype html><title>%[1]s</title><button onclick="top.hit='%[1]s-first'">First %[1]s</button><button onclick="top.hit='%[1]s-second'">Second %[1]s</button>`, f)
+		})
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><title>Host</title><h1>Host</h1><iframe id="f" src="/fa" style="width:300px;height:100px"></iframe>`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	tab := openAt(t, newContext(t), srv.URL)
+	ctx := ctxT(t)
+	refs := refsOf(tab)
+	find := func(name string) *target.Node {
+		t.Helper()
+		for range 50 {
+			s, err := tab.Snapshot(ctx, refs, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := s.Root.Find(func(n *target.Node) bool { return n.Name == name }); n != nil {
+				return n
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatalf("no %q in the snapshots", name)
+		return nil
+	}
+	oldSecond := find("Second a")
+	if _, err := tab.Eval(ctx, `document.getElementById('f').src = '/fb'; 1`); err != nil {
+		t.Fatal(err)
+	}
+	newSecond := find("Second b")
+	if newSecond.Key == oldSecond.Key {
+		t.Fatalf("the new frame's button has the old one's key %s", newSecond.Key)
+	}
+	var r *target.Refusal
+	if err := tab.Click(ctx, nr(tab, oldSecond.Ref)); !errors.As(err, &r) || r.Code != target.CodeStaleRef {
+		t.Fatalf("a click on a ref of the frame's old document: %v, want stale_ref", err)
+	}
+	var hit any
+	if err := tab.EvalInto(ctx, `window.hit`, &hit); err != nil || hit != nil {
+		t.Fatalf("the old ref clicked %v (%v)", hit, err)
+	}
+	if err := tab.Click(ctx, nr(tab, newSecond.Ref)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.EvalInto(ctx, `window.hit`, &hit); err != nil || hit != "b-second" {
+		t.Fatalf("the new ref clicked %v (%v)", hit, err)
+	}
+	// Four snapshots at once, each with its own walk.
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			for range 5 {
+				s, err := tab.SnapshotRoad(ctx, target.NewRefTable(), false, cdp.RoadPage)
+				if err == nil && s.Root.Find(func(n *target.Node) bool { return n.Name == "Second b" }) == nil {
+					err = fmt.Errorf("a snapshot without the frame's button:\n%s", s.Text())
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A page cut inside text that has no ref (a log in a <pre>) reads on from
+// the last element read: every line is read, and paging ends.
+func TestPageRoadPagingText(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString("<!doctype html><title>Log</title><h1>Log</h1><pre>")
+	for i := range 30000 {
+		fmt.Fprintf(&b, "<span>line %d</span>\n", i)
+	}
+	b.WriteString("</pre><button>End</button>")
+	page := b.String()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, page)
+	}))
+	t.Cleanup(srv.Close)
+	tab := openAt(t, newContext(t), srv.URL)
+	ctx := ctxT(t)
+	refs := target.NewRefTable()
+	s, err := tab.Snapshot(ctx, refs, false)
+	seen := map[string]bool{}
+	for pages := 1; ; pages++ {
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Root.Walk(func(n *target.Node, _ int) bool {
+			seen[n.Name] = true
+			return true
+		})
+		if !s.Truncated {
+			break
+		}
+		if pages > 8 || s.After == "" {
+			t.Fatalf("page %d: cut, read on from %q", pages, s.After)
+		}
+		k, kerr := refs.Key(s.After)
+		if kerr != nil {
+			t.Fatal(kerr)
+		}
+		s, err = tab.SnapshotAfter(ctx, refs, false, k)
+	}
+	for i := range 30000 {
+		if !seen[fmt.Sprintf("line %d", i)] {
+			t.Fatalf("line %d is on no page", i)
+		}
+	}
+	if !seen["End"] {
+		t.Fatal("the button after the log is on no page")
+	}
+}

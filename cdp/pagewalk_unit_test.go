@@ -45,10 +45,10 @@ func TestWalkResultDecode(t *testing.T) {
 	if heading.Props.level != "2" || heading.Handle != 9 {
 		t.Errorf("heading %+v", heading)
 	}
-	s := buildPage(&axPage{nodes: r.nodes}, 5)
+	s := buildPage(&axPage{nodes: r.nodes, world: 2}, 5)
 	b := s.Root.Find(func(n *target.Node) bool { return n.Role == "push button" })
-	if b == nil || b.Key != "5:h7" {
-		t.Fatalf("the button's node %+v, want key 5:h7", b)
+	if b == nil || b.Key != "5:h7.2" {
+		t.Fatalf("the button's node %+v, want key 5:h7.2", b)
 	}
 
 	var ex walkResult
@@ -121,15 +121,15 @@ func TestWalkFlagsAgree(t *testing.T) {
 
 // A handle's key is told from a backend node's.
 func TestHandleKey(t *testing.T) {
-	k := handleKey(3, 42)
-	if gen, h, ok := parseHandleKey(k); !ok || gen != 3 || h != 42 {
-		t.Errorf("parseHandleKey(%q) = %d, %d, %v", k, gen, h, ok)
+	k := handleKey(3, 42, 7)
+	if gen, h, w, ok := parseHandleKey(k); !ok || gen != 3 || h != 42 || w != 7 {
+		t.Errorf("parseHandleKey(%q) = %d, %d, %d, %v", k, gen, h, w, ok)
 	}
 	if _, _, ok := parseKey(k); ok {
 		t.Errorf("parseKey took the handle key %q", k)
 	}
-	for _, k := range []string{"3:42", "3:h", "3:h0", "x:h4", "3:h-2"} {
-		if _, _, ok := parseHandleKey(k); ok {
+	for _, k := range []string{"3:42", "3:h", "3:h0.1", "x:h4.1", "3:h-2.1", "3:h4", "3:h4.0", "3:h4.x"} {
+		if _, _, _, ok := parseHandleKey(k); ok {
 			t.Errorf("parseHandleKey took %q", k)
 		}
 	}

@@ -178,13 +178,16 @@ func (t *Tab) snapshot(ctx context.Context, refs *target.RefTable, interactive b
 		case RoadPage:
 			root, err = t.readPageRoad(ctx, gen, after)
 		case roadPageOrAX:
-			if root, err = t.readPageRoad(ctx, gen, ""); errors.Is(err, errWalk) {
+			if root, err = t.readPageRoad(ctx, gen, ""); err != nil && pageRoadFailed(ctx, err) {
 				root, err = t.readPage(ctx, gen)
 			}
 		default:
 			root, err = t.readPage(ctx, gen)
 		}
 		if err != nil {
+			if t.gen.Load() != gen && try < 2 && ctx.Err() == nil {
+				continue // the page navigated while it was read
+			}
 			return nil, t.fail(err)
 		}
 		if t.gen.Load() == gen || try == 2 {
@@ -195,7 +198,7 @@ func (t *Tab) snapshot(ctx context.Context, refs *target.RefTable, interactive b
 	if refs != nil {
 		AssignRefs(refs, s)
 		if s.Truncated {
-			s.After = firstHole(s.Root, holes)
+			s.After = firstHole(s.Root, holes, refs)
 		}
 	}
 	if interactive {
@@ -204,17 +207,28 @@ func (t *Tab) snapshot(ctx context.Context, refs *target.RefTable, interactive b
 	return s, nil
 }
 
+// pageRoadFailed reports whether err is the page road failing where the
+// AX road may still answer: not the caller's deadline, not a refusal (a
+// stale ref is one for either road), not the tab going.
+func pageRoadFailed(ctx context.Context, err error) bool {
+	var r *target.Refusal
+	return ctx.Err() == nil && !errors.As(err, &r) && !errors.Is(err, ErrSessionGone)
+}
+
 // firstHole is the ref to read on from past a cut snapshot: of the first
 // node, in document order, after which something was left out (holes),
 // else of the last node with a ref.
-func firstHole(root *target.Node, holes map[*target.Node]bool) string {
+func firstHole(root *target.Node, holes map[*target.Node]string, refs *target.RefTable) string {
 	first, last := "", ""
 	if root != nil {
 		root.Walk(func(n *target.Node, _ int) bool {
 			if n.Ref != "" {
 				last = n.Ref
-				if holes[n] && first == "" {
+				if on, ok := holes[n]; ok && first == "" {
 					first = n.Ref
+					if on != "" {
+						first = refs.Ref(on) // the element read last, printed or not
+					}
 				}
 			}
 			return first == ""
@@ -222,6 +236,9 @@ func firstHole(root *target.Node, holes map[*target.Node]bool) string {
 	}
 	if first != "" {
 		return first
+	}
+	if on := holes[nil]; on != "" {
+		return refs.Ref(on) // a cut in a document with no ref of its own
 	}
 	return last
 }
@@ -252,6 +269,8 @@ type axPage struct {
 	frames    map[int64]*axPage // by the backend node id of the <iframe>
 	left      int               // nodes the page road's budget left out
 	owner     *target.Node      // the snapshot node of its <iframe>, as the builder made it
+	world     int64             // the page road's world its handles are of (worldRec.serial)
+	cut       int64             // the handle of the last element its walk emitted, when its budget cut it
 }
 
 // buildSnapshot turns one flat AX node list (a document with no frames and
@@ -273,7 +292,7 @@ func buildPage(page *axPage, gen int64) *target.Snapshot {
 
 // buildPageCut is buildPage, and the nodes after which it left something
 // out (shared.holes).
-func buildPageCut(page *axPage, gen int64) (*target.Snapshot, map[*target.Node]bool) {
+func buildPageCut(page *axPage, gen int64) (*target.Snapshot, map[*target.Node]string) {
 	s := &target.Snapshot{Compact: true}
 	if page == nil || len(page.nodes) == 0 {
 		return s, nil
@@ -306,18 +325,25 @@ type shared struct {
 	// walk cut, a frame not read): the first in document order is where a
 	// snapshot reads on (Snapshot.After).
 	keyed []*target.Node
-	holes map[*target.Node]bool
+	holes map[*target.Node]string
+	// lastRaw is the key of the last node converted that names a DOM
+	// node, printed or not: where the builder's own budget stopped.
+	lastRaw string
 }
 
-// hole marks n as a node after which the snapshot left something out.
-func (sh *shared) hole(n *target.Node) {
-	if n == nil {
+// hole marks n as a node after which the snapshot left something out, and
+// key as where to read on (the key of the last element read before the
+// cut, which may be a node the snapshot does not print; "": n's own).
+func (sh *shared) hole(n *target.Node, key string) {
+	if n == nil && key == "" {
 		return
 	}
 	if sh.holes == nil {
-		sh.holes = map[*target.Node]bool{}
+		sh.holes = map[*target.Node]string{}
 	}
-	sh.holes[n] = true
+	if _, ok := sh.holes[n]; !ok {
+		sh.holes[n] = key
+	}
 }
 
 // lastKeyed is the last node given a key since the keyed list held from
@@ -349,12 +375,16 @@ func (sh *shared) tree(page *axPage) []*target.Node {
 	sh.omitted += page.left
 	if page.left > 0 {
 		// The walk of this document stopped at its budget: what follows
-		// its last node was not read (a frame's with no node of its own:
-		// the frame itself, its <iframe> node).
+		// its last element was not read (a frame's with no node of its
+		// own: the frame itself, from its <iframe> node on).
+		on := ""
+		if page.cut != 0 {
+			on = handleKey(sh.gen, page.cut, page.world) + b.suffix
+		}
 		if last := sh.lastKeyed(from); last != nil {
-			sh.hole(last)
+			sh.hole(last, on)
 		} else {
-			sh.hole(page.owner)
+			sh.hole(page.owner, on) // the main document's owner is nil: a hole at no node
 		}
 	}
 	if sh.truncated {
@@ -427,14 +457,20 @@ func (b *builder) convert(n *axNode, i int32, out []*target.Node) []*target.Node
 		case n.BackendID != 0:
 			node.Key = nodeKey(b.gen, n.BackendID) + b.suffix
 		case n.Handle != 0:
-			node.Key = handleKey(b.gen, n.Handle) + b.suffix
+			node.Key = handleKey(b.gen, n.Handle, b.page.world) + b.suffix
 		}
 		if node.Key != "" {
 			b.keyed = append(b.keyed, node)
 		}
 	}
 	if n.Unread {
-		b.hole(node) // a frame the walk's bounds left unread: read on from its <iframe>
+		b.hole(node, "") // a frame the walk's bounds left unread: read on from its <iframe>
+	}
+	switch {
+	case n.BackendID != 0:
+		b.lastRaw = nodeKey(b.gen, n.BackendID) + b.suffix
+	case n.Handle != 0:
+		b.lastRaw = handleKey(b.gen, n.Handle, b.page.world) + b.suffix
 	}
 	// A text field's value is printed on its line: text inside it that
 	// repeats the value says nothing.
@@ -550,7 +586,7 @@ func (b *builder) children(n *axNode, parentName, value string, kids []*target.N
 	for _, id := range n.ChildIDs {
 		if b.count >= SnapshotBudget {
 			if !b.truncated {
-				b.hole(b.lastKeyed(0))
+				b.hole(b.lastKeyed(0), b.lastRaw)
 			}
 			b.truncated = true
 			return kids
