@@ -44,11 +44,7 @@ func TestPageRoadLeavesThePageAlone(t *testing.T) {
 		fmt.Fprintf(&items, "<li><a href=\"#%d\">item %d</a></li>", i, i)
 	}
 	page := fmt.Sprintf(harmPage, items.String())
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, page)
-	}))
-	t.Cleanup(srv.Close)
+	srv := servePage(t, page)
 	tab := openAt(t, newContext(t), srv.URL)
 	ctx := ctxT(t)
 	refs := refsOf(tab)
@@ -92,11 +88,7 @@ func TestPageRoadLeavesThePageAlone(t *testing.T) {
 // element left the page is stale_ref, as is every ref after a navigation.
 func TestPageRoadRefs(t *testing.T) {
 	t.Parallel()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, `<!doctype html><title>Refs</title><button id="a">Alpha</button><button id="b">Beta</button>`)
-	}))
-	t.Cleanup(srv.Close)
+	srv := servePage(t, `<!doctype html><title>Refs</title><button id="a">Alpha</button><button id="b">Beta</button>`)
 	tab := openAt(t, newContext(t), srv.URL)
 	ctx := ctxT(t)
 	refs := refsOf(tab)
@@ -324,11 +316,7 @@ func TestPageRoadPagingText(t *testing.T) {
 	}
 	b.WriteString("</pre><button>End</button>")
 	page := b.String()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, page)
-	}))
-	t.Cleanup(srv.Close)
+	srv := servePage(t, page)
 	tab := openAt(t, newContext(t), srv.URL)
 	ctx := ctxT(t)
 	refs := target.NewRefTable()
@@ -362,4 +350,15 @@ func TestPageRoadPagingText(t *testing.T) {
 	if !seen["End"] {
 		t.Fatal("the button after the log is on no page")
 	}
+}
+
+// servePage serves one HTML page at every path of a server on 127.0.0.1.
+func servePage(t *testing.T, page string) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, page)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }
