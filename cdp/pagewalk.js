@@ -66,7 +66,7 @@ function (budget, after, ...clickable) {
     let s = styles.get(el);
     if (!s) {
       const c = getComputedStyle(el);
-      s = {display: c.display, visibility: c.visibility, cursor: c.cursor, cv: c.contentVisibility, c, ws: null, get whiteSpace() { return this.ws === null ? (this.ws = this.c.whiteSpace) : this.ws; }};
+      s = {display: c.display, visibility: c.visibility, cursor: c.cursor, c, ws: null, get whiteSpace() { return this.ws === null ? (this.ws = this.c.whiteSpace) : this.ws; }};
       styles.set(el, s);
     }
     return s;
@@ -592,7 +592,7 @@ function (budget, after, ...clickable) {
     if (ex === 'true' || ex === 'false') { f |= F.hasExpanded; if (ex === 'true') f |= F.expanded; }
     else if (tag === 'summary' && el.parentElement && el.parentElement.localName === 'details') { f |= F.hasExpanded; if (el.parentElement.open) f |= F.expanded; }
     else if (tag === 'select' && r === 'combobox') f |= F.hasExpanded;
-    else if (el.popoverTargetElement) { // a popover's invoker
+    else if ((tag === 'button' || tag === 'input') && el.popoverTargetElement) { // a popover's invoker
       f |= F.hasExpanded;
       try { if (el.popoverTargetElement.matches(':popover-open')) f |= F.expanded; } catch (e) { /* no :popover-open */ }
     }
@@ -816,7 +816,9 @@ function (budget, after, ...clickable) {
       }
       return;
     }
-    if (est.cv === 'hidden') return; // content-visibility: hidden renders none of it (hidden=until-found too)
+    // content-visibility: hidden renders none of it (hidden=until-found
+    // too); asked only of an element with something inside.
+    if (el.firstChild && est.c.contentVisibility === 'hidden') return;
     generated(me, pseudoParts(el, '::before'));
     if (tag === 'details' && !el.open) {
       // A closed details renders its summary only.
