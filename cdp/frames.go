@@ -11,7 +11,6 @@ import (
 	proto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/domsnapshot"
-	cdptarget "github.com/chromedp/cdproto/target"
 
 	"github.com/vibespace/vibespace/target"
 )
@@ -342,21 +341,17 @@ func (page *axPage) graft(owner int64, sub *axPage) {
 // which element owns each (DOM.getFrameOwner, pipelined), and each is read
 // on a session of its own. A frame that went meanwhile is left out.
 func (t *Tab) readRemote(ctx context.Context, sess *Session, remote map[int64]*axPage, gen, read int64, depth int, budget *int) error {
-	var res cdptarget.GetTargetsResult
-	if err := t.c.b.conn.Call(ctx, cdptarget.CommandGetTargets, &cdptarget.GetTargetsParams{}, &res); err != nil {
+	ids, err := t.frameTargets(ctx, sess)
+	if err != nil {
 		return err
 	}
-	var ids []string
-	var calls []*inflight
-	for _, ti := range res.TargetInfos {
-		if ti.Type != "iframe" || string(ti.ParentID) != sess.targetID {
-			continue
-		}
-		call, err := sess.send(ctx, dom.CommandGetFrameOwner, &dom.GetFrameOwnerParams{FrameID: proto.FrameID(ti.TargetID)})
+	calls := make([]*inflight, 0, len(ids))
+	for _, id := range ids {
+		call, err := sess.send(ctx, dom.CommandGetFrameOwner, &dom.GetFrameOwnerParams{FrameID: proto.FrameID(id)})
 		if err != nil {
 			return err
 		}
-		ids, calls = append(ids, string(ti.TargetID)), append(calls, call)
+		calls = append(calls, call)
 	}
 	owners := make([]int64, len(ids))
 	for i, call := range calls {

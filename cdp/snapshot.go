@@ -377,10 +377,7 @@ func (sh *shared) tree(page *axPage) []*target.Node {
 		// The walk of this document stopped at its budget: what follows
 		// its last element was not read (a frame's with no node of its
 		// own: the frame itself, from its <iframe> node on).
-		on := ""
-		if page.cut != 0 {
-			on = handleKey(sh.gen, page.cut, page.world) + b.suffix
-		}
+		on := b.keyOf(0, page.cut)
 		if last := sh.lastKeyed(from); last != nil {
 			sh.hole(last, on)
 		} else {
@@ -452,25 +449,15 @@ func (b *builder) convert(n *axNode, i int32, out []*target.Node) []*target.Node
 		node.TextLen = utf8.RuneCountInString(v)
 		node.Text = capRunes(v, textCap)
 	}
-	if !keylessRoles[role] {
-		switch {
-		case n.BackendID != 0:
-			node.Key = nodeKey(b.gen, n.BackendID) + b.suffix
-		case n.Handle != 0:
-			node.Key = handleKey(b.gen, n.Handle, b.page.world) + b.suffix
-		}
-		if node.Key != "" {
+	if k := b.keyOf(n.BackendID, n.Handle); k != "" {
+		b.lastRaw = k
+		if !keylessRoles[role] {
+			node.Key = k
 			b.keyed = append(b.keyed, node)
 		}
 	}
 	if n.Unread {
 		b.hole(node, "") // a frame the walk's bounds left unread: read on from its <iframe>
-	}
-	switch {
-	case n.BackendID != 0:
-		b.lastRaw = nodeKey(b.gen, n.BackendID) + b.suffix
-	case n.Handle != 0:
-		b.lastRaw = handleKey(b.gen, n.Handle, b.page.world) + b.suffix
 	}
 	// A text field's value is printed on its line: text inside it that
 	// repeats the value says nothing.
@@ -500,6 +487,19 @@ func (b *builder) convert(n *axNode, i int32, out []*target.Node) []*target.Node
 		}
 	}
 	return append(out, node)
+}
+
+// keyOf is the key of the DOM node of this document a backend node id
+// (the AX road's, or a frame owner's) or a handle (the page road's) names;
+// "" for neither.
+func (b *builder) keyOf(backend, handle int64) string {
+	switch {
+	case backend != 0:
+		return nodeKey(b.gen, backend) + b.suffix
+	case handle != 0:
+		return handleKey(b.gen, handle, b.page.world) + b.suffix
+	}
+	return ""
 }
 
 // frame converts the tree of a frame whose iframe is node: its document's
