@@ -94,14 +94,16 @@ func offersH264(offer string) bool {
 	return false
 }
 
-// pipeKey names a pipeline: one per watched target and codec, shared by
-// every viewer of that target that negotiated that codec.
+// pipeKey names a pipeline: one per watched target, codec and tier,
+// shared by every viewer of that target at that tier that negotiated that
+// codec.
 type pipeKey struct {
 	key   string
 	codec Codec
+	tier  Tier
 }
 
-func (p *Pipeline) pk() pipeKey { return pipeKey{p.key, p.codec} }
+func (p *Pipeline) pk() pipeKey { return pipeKey{p.key, p.codec, p.tier} }
 
 // chooseCodec is H.264 when the viewer's offer accepts our H.264 stream and
 // this hub has an H.264 encoder, VP8 otherwise.

@@ -6,6 +6,7 @@ package rtc
 #cgo LDFLAGS: -lyuv
 #include <stdint.h>
 #include <libyuv/convert.h>
+#include <libyuv/scale.h>
 */
 import "C"
 
@@ -36,6 +37,21 @@ func convertFrame(p *I420, f capture.Frame) error {
 	}
 	if rv != 0 {
 		return fmt.Errorf("rtc: libyuv cannot convert a %dx%d %s frame", w, h, f.Format)
+	}
+	return nil
+}
+
+// scaleI420 fills dst (Width and Height set by the caller) with src scaled
+// by libyuv's box filter: the thumbnail tier's downscale.
+func scaleI420(dst, src *I420) error {
+	dst.sizePlanes(dst.Width, dst.Height)
+	rv := C.I420Scale(
+		(*C.uint8_t)(&src.Y[0]), C.int(src.StrideY), (*C.uint8_t)(&src.U[0]), C.int(src.StrideC), (*C.uint8_t)(&src.V[0]), C.int(src.StrideC),
+		C.int(src.Width), C.int(src.Height),
+		(*C.uint8_t)(&dst.Y[0]), C.int(dst.StrideY), (*C.uint8_t)(&dst.U[0]), C.int(dst.StrideC), (*C.uint8_t)(&dst.V[0]), C.int(dst.StrideC),
+		C.int(dst.Width), C.int(dst.Height), C.kFilterBox)
+	if rv != 0 {
+		return fmt.Errorf("rtc: libyuv cannot scale %dx%d to %dx%d", src.Width, src.Height, dst.Width, dst.Height)
 	}
 	return nil
 }

@@ -40,7 +40,11 @@ type Hub struct {
 	opening map[pipeKey]chan struct{} // a source being opened; closed when done
 	viewers map[string]*viewer
 	nextID  uint64
-	closed  bool
+
+	sources    map[string]*sharedSource // the capture of each watched target
+	srcOpening map[string]chan struct{} // a target's source being opened
+	opens      map[string]uint64        // sources opened, by target
+	closed     bool
 }
 
 // New makes a Hub. With no NewEncoder and a build without VP8 it still
@@ -58,6 +62,9 @@ func New(o Options) *Hub {
 		pipes:       make(map[pipeKey]*Pipeline),
 		opening:     make(map[pipeKey]chan struct{}),
 		viewers:     make(map[string]*viewer),
+		sources:     make(map[string]*sharedSource),
+		srcOpening:  make(map[string]chan struct{}),
+		opens:       make(map[string]uint64),
 	}
 	h.base, h.cancel = context.WithCancel(context.Background())
 	return h
@@ -75,17 +82,28 @@ type Answer struct {
 	Codec    Codec  // the codec negotiated
 }
 
-// Offer adds a viewer of the target key: it joins the target's pipeline,
-// starting it (with open) if this is the first viewer, and answers offer.
-// ctx bounds opening the source and the answer; the viewer and pipeline
-// outlive it. A viewer that does not connect within ConnectTimeout, or whose
-// connection later fails or closes, is dropped.
+// Offer adds a viewer of the target key at the full tier: OfferTier with
+// TierFull.
 func (h *Hub) Offer(ctx context.Context, key string, open OpenFunc, offer string) (Answer, error) {
+	return h.OfferTier(ctx, key, TierFull, open, offer)
+}
+
+// OfferTier adds a viewer of the target key at tier t: it joins the
+// pipeline of that target, tier and codec, starting it if this is its
+// first viewer, and answers offer. The target's source is opened (with
+// open) once, by its first pipeline, and shared by every pipeline of the
+// target. ctx bounds opening the source and the answer; the viewer and
+// pipeline outlive it. A viewer that does not connect within
+// ConnectTimeout, or whose connection later fails or closes, is dropped.
+func (h *Hub) OfferTier(ctx context.Context, key string, t Tier, open OpenFunc, offer string) (Answer, error) {
 	if h.unavailable != nil {
 		return Answer{}, h.unavailable
 	}
+	if _, err := ParseTier(string(t)); err != nil {
+		return Answer{}, err
+	}
 	codec := h.chooseCodec(offer)
-	p, err := h.pipeline(ctx, pipeKey{key, codec}, open)
+	p, err := h.pipeline(ctx, pipeKey{key, codec, t}, open)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -212,7 +230,7 @@ func (h *Hub) pipeline(ctx context.Context, pk pipeKey, open OpenFunc) (*Pipelin
 		h.mu.Unlock()
 		close(done)
 	}()
-	src, err := open(ctx)
+	src, err := h.acquire(ctx, key, pk.tier, open)
 	if err != nil {
 		return nil, err
 	}
@@ -232,13 +250,13 @@ func (h *Hub) pipeline(ctx context.Context, pk pipeKey, open OpenFunc) (*Pipelin
 	h.nextID++
 	ctx, cancel := context.WithCancel(h.base)
 	p := &Pipeline{
-		id: h.nextID, key: key, codec: pk.codec, newEncoder: h.encoderFor(pk.codec), hub: h, src: src,
+		id: h.nextID, key: key, codec: pk.codec, tier: pk.tier, newEncoder: h.encoderFor(pk.codec), hub: h, src: src,
 		cancel: cancel, done: make(chan struct{}), viewers: make(map[string]*viewer), started: time.Now(),
 	}
 	p.track = &keyedTrack{TrackLocalStaticSample: sample, onBind: p.requestKeyframe}
 	h.pipes[pk] = p
 	go p.run(ctx)
-	h.o.Logger.Info("live view: pipeline started", "target", key, "codec", string(pk.codec), "pipeline", p.id)
+	h.o.Logger.Info("live view: pipeline started", "target", key, "codec", string(pk.codec), "tier", string(pk.tier), "pipeline", p.id)
 	return p, nil
 }
 
@@ -311,6 +329,12 @@ func (h *Hub) targetBitrate(p *Pipeline) int {
 			r = t
 		}
 	}
+	if p.tier == TierThumb {
+		if r == 0 {
+			r = h.o.ThumbBitrate
+		}
+		return min(max(r, min(h.o.MinBitrate, h.o.ThumbBitrate)), h.o.ThumbBitrate)
+	}
 	if r == 0 {
 		r = h.o.StartBitrate
 	}
@@ -329,29 +353,33 @@ func (h *Hub) Leave(viewerID string) bool {
 	return true
 }
 
-// Stats is the running pipeline of key, if any. When viewers with
-// different codecs watch key, it is the H.264 one, but its Viewers counts
-// the viewers of every codec (Pipelines lists each pipeline on its own).
+// Stats is the running pipeline of key, if any: its full tier's, or its
+// thumbnail tier's when only thumbnails of key are watched. When viewers
+// with different codecs watch key at that tier, it is the H.264 one. Its
+// Viewers counts the viewers of key at every tier and codec (Pipelines
+// lists each pipeline on its own).
 func (h *Hub) Stats(key string) (PipelineStats, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	hp, vp := h.pipes[pipeKey{key, CodecH264}], h.pipes[pipeKey{key, CodecVP8}]
 	n := 0
-	for _, p := range []*Pipeline{hp, vp} {
-		if p != nil {
-			n += len(p.viewers)
+	for _, t := range []Tier{TierFull, TierThumb} {
+		for _, c := range []Codec{CodecH264, CodecVP8} {
+			if p := h.pipes[pipeKey{key, c, t}]; p != nil {
+				n += len(p.viewers)
+			}
 		}
 	}
-	switch {
-	case hp != nil:
-		return hp.stats(n), true
-	case vp != nil:
-		return vp.stats(n), true
+	for _, t := range []Tier{TierFull, TierThumb} {
+		for _, c := range []Codec{CodecH264, CodecVP8} {
+			if p := h.pipes[pipeKey{key, c, t}]; p != nil {
+				return p.stats(n), true
+			}
+		}
 	}
 	return PipelineStats{}, false
 }
 
-// Pipelines lists the running pipelines, by key and codec.
+// Pipelines lists the running pipelines, by key, tier and codec.
 func (h *Hub) Pipelines() []PipelineStats {
 	h.mu.Lock()
 	out := make([]PipelineStats, 0, len(h.pipes))
@@ -363,9 +391,107 @@ func (h *Hub) Pipelines() []PipelineStats {
 		if out[i].Key != out[j].Key {
 			return out[i].Key < out[j].Key
 		}
+		if out[i].Tier != out[j].Tier {
+			return out[i].Tier < out[j].Tier
+		}
 		return out[i].Codec < out[j].Codec
 	})
 	return out
+}
+
+// Sources counts the targets whose source is open (one each, whatever
+// the number of its tiers, codecs and viewers).
+func (h *Hub) Sources() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.sources)
+}
+
+// SourceOpens counts the times the source of key was opened since the hub
+// was made.
+func (h *Hub) SourceOpens(key string) uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.opens[key]
+}
+
+// acquire is a subscriber at tier t of the shared source of key, opening
+// the source (with open) if none is open. One caller at a time opens it
+// (open runs without the hub's lock); callers arriving meanwhile wait and
+// share it.
+func (h *Hub) acquire(ctx context.Context, key string, t Tier, open OpenFunc) (*sub, error) {
+	h.mu.Lock()
+	for {
+		if h.closed {
+			h.mu.Unlock()
+			return nil, errors.New("rtc: hub closed")
+		}
+		if s := h.sources[key]; s != nil {
+			u := s.newSub(t)
+			h.mu.Unlock()
+			return u, nil
+		}
+		wait, busy := h.srcOpening[key]
+		if !busy {
+			break
+		}
+		h.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		h.mu.Lock()
+	}
+	done := make(chan struct{})
+	h.srcOpening[key] = done
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.srcOpening, key)
+		h.mu.Unlock()
+		close(done)
+	}()
+	src, err := open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		_ = src.Close()
+		return nil, errors.New("rtc: hub closed")
+	}
+	h.opens[key]++
+	s := newShared(h, key, src)
+	h.sources[key] = s
+	return s.newSub(t), nil
+}
+
+// release drops subscriber u; the last one of its source closes it.
+func (h *Hub) release(u *sub) {
+	s := u.s
+	h.mu.Lock()
+	delete(s.subs, u)
+	last := len(s.subs) == 0
+	if last && h.sources[s.key] == s {
+		delete(h.sources, s.key)
+	}
+	s.setRate()
+	h.mu.Unlock()
+	if last {
+		s.stop()
+	}
+}
+
+// sourceEnded forgets a source that failed, so that the next viewer opens
+// the target anew; its subscribers end with its error.
+func (h *Hub) sourceEnded(s *sharedSource) {
+	h.mu.Lock()
+	if h.sources[s.key] == s {
+		delete(h.sources, s.key)
+	}
+	h.mu.Unlock()
 }
 
 // Viewers counts the viewers of every pipeline.

@@ -25,6 +25,11 @@ type Options struct {
 	// StartBitrate, MinBitrate and MaxBitrate bound the encoder's target in
 	// bits per second (defaults 1 Mbit/s, 150 kbit/s, 4 Mbit/s).
 	StartBitrate, MinBitrate, MaxBitrate int
+	// ThumbFPS, ThumbWidth and ThumbBitrate are the thumbnail tier's rate,
+	// widest picture (scaled down to it, aspect kept, even dimensions) and
+	// highest bitrate in bits per second (defaults 2 fps, 320 px,
+	// 200 kbit/s).
+	ThumbFPS, ThumbWidth, ThumbBitrate int
 	// KeyframeMinInterval is the shortest time between two keyframes made on
 	// request (default 500 ms).
 	KeyframeMinInterval time.Duration
@@ -69,6 +74,10 @@ func (o Options) withDefaults() Options {
 	def(&o.MinBitrate, 150_000)
 	def(&o.MaxBitrate, 4_000_000)
 	o.MinBitrate = min(o.MinBitrate, o.MaxBitrate)
+	def(&o.ThumbFPS, 2)
+	def(&o.ThumbWidth, 320)
+	def(&o.ThumbBitrate, 200_000)
+	o.ThumbWidth = max(o.ThumbWidth, 2)
 	o.StartBitrate = min(max(o.StartBitrate, o.MinBitrate), o.MaxBitrate)
 	dur := func(v *time.Duration, d time.Duration) {
 		if *v <= 0 {

@@ -19,6 +19,7 @@ type Pipeline struct {
 	id    uint64
 	key   string
 	codec Codec
+	tier  Tier
 	hub   *Hub
 	src   capture.Source
 	track *keyedTrack
@@ -51,6 +52,7 @@ type PipelineStats struct {
 	ID            uint64 // unique within its Hub
 	Key           string
 	Codec         Codec
+	Tier          Tier
 	Viewers       int
 	Width, Height int    // of the last encoded picture
 	Frames        uint64 // pictures encoded and sent
@@ -68,7 +70,7 @@ func (p *Pipeline) stats(viewers int) PipelineStats {
 	err := p.err
 	p.errMu.Unlock()
 	return PipelineStats{
-		ID: p.id, Key: p.key, Codec: p.codec, Viewers: viewers,
+		ID: p.id, Key: p.key, Codec: p.codec, Tier: p.tier, Viewers: viewers,
 		Width: int(p.width.Load()), Height: int(p.height.Load()),
 		Frames: p.frames.Load(), Keyframes: p.keyframes.Load(), Bytes: p.bytes.Load(),
 		Encoders: p.encoders.Load(), Bitrate: int(p.bitrate.Load()), Started: p.started, Err: err,
@@ -83,11 +85,20 @@ func (p *Pipeline) requestKeyframe() {
 	p.src.RequestKeyframe()
 }
 
-// run is the pipeline's loop: next frame, convert, encode, write. It ends
-// when ctx ends or the source or encoder fails.
+// maxResends bounds how many times in a row the source is asked for a
+// picture again because the encoder skipped the last one: a still target
+// whose picture the encoder keeps skipping is not re-encoded forever.
+const maxResends = 8
+
+// run is the pipeline's loop: next frame, convert (and scale, for a
+// thumbnail), encode, write. It ends when ctx ends or the source or
+// encoder fails.
 func (p *Pipeline) run(ctx context.Context) {
 	var (
-		pic     I420
+		full    I420 // the converted frame
+		thumb   I420 // scaled, for a thumbnail
+		pic     *I420
+		skips   int // pictures skipped by the encoder in a row
 		enc     Encoder
 		encW    int
 		encH    int
@@ -97,7 +108,7 @@ func (p *Pipeline) run(ctx context.Context) {
 		start   time.Time
 		err     error
 	)
-	period := time.Second / 15
+	period := defaultPeriod
 	if ps, ok := p.src.(interface{ Period() time.Duration }); ok {
 		period = ps.Period()
 	}
@@ -126,8 +137,18 @@ func (p *Pipeline) run(ctx context.Context) {
 		if err != nil {
 			return
 		}
-		if err = convertFrame(&pic, f); err != nil { // libyuv when built in (codec_yuv_cgo.go)
+		if err = convertFrame(&full, f); err != nil { // libyuv when built in (codec_yuv_cgo.go)
 			return
+		}
+		pic = &full
+		if p.tier == TierThumb {
+			if tw, th, ok := thumbSize(full.Width, full.Height, o.ThumbWidth); ok {
+				thumb.Width, thumb.Height = tw, th
+				if err = scaleI420(&thumb, &full); err != nil { // libyuv when built in
+					return
+				}
+				pic = &thumb
+			}
 		}
 		force := false
 		if enc == nil || encW != pic.Width || encH != pic.Height {
@@ -165,17 +186,21 @@ func (p *Pipeline) run(ctx context.Context) {
 			p.keyReq.Store(false)
 		}
 		var out Encoded
-		out, err = enc.Encode(&pic, f.Time.Sub(start), force)
+		out, err = enc.Encode(pic, f.Time.Sub(start), force)
 		if err != nil {
 			return
 		}
 		if len(out.Data) == 0 {
 			// The encoder skipped the picture to hold its bitrate: have the
 			// source deliver again even if unchanged, so a target that stops
-			// changing is still shown as it last was.
-			p.src.RequestKeyframe()
+			// changing is still shown as it last was; a bounded number of
+			// times, not forever.
+			if skips++; skips <= maxResends {
+				p.src.RequestKeyframe()
+			}
 			continue
 		}
+		skips = 0
 		if out.Key {
 			lastKey = time.Now()
 			p.keyframes.Add(1)

@@ -23,7 +23,9 @@ const maxOffer = 64 << 10
 // WHEP is the signalling endpoint, WHEP-style: a POST of an SDP offer
 // (Content-Type application/sdp) is answered 201 with the complete SDP
 // answer and a Location naming the viewer's resource; a DELETE of that
-// resource drops the viewer. The caller mounts it, on 127.0.0.1 and behind
+// resource drops the viewer. The POST's ?tier=thumb asks for the thumbnail
+// tier (absent or "full": the full tier; anything else is refused 400
+// bad_request). The caller mounts it, on 127.0.0.1 and behind
 // its own token check.
 func (h *Hub) WHEP(resolve Resolver) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -57,6 +59,11 @@ func (h *Hub) whepOffer(w http.ResponseWriter, r *http.Request, resolve Resolver
 		refuse(w, target.Refuse(target.CodeBadRequest, "the offer is larger than %d bytes", maxOffer))
 		return
 	}
+	tier, err := ParseTier(r.URL.Query().Get("tier"))
+	if err != nil {
+		refuse(w, err)
+		return
+	}
 	key, open, err := resolve(r)
 	if err != nil {
 		refuse(w, err)
@@ -64,7 +71,7 @@ func (h *Hub) whepOffer(w http.ResponseWriter, r *http.Request, resolve Resolver
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.o.GatherTimeout+h.o.ConnectTimeout)
 	defer cancel()
-	a, err := h.Offer(ctx, key, open, string(body))
+	a, err := h.OfferTier(ctx, key, tier, open, string(body))
 	if err != nil {
 		refuse(w, err)
 		return
