@@ -264,6 +264,24 @@ func TestWHEPRefusals(t *testing.T) {
 	if st, code := post("/whep/x", "application/sdp", "not sdp"); st != http.StatusBadRequest || code != "bad_request" {
 		t.Fatalf("bad offer: %d %s", st, code)
 	}
+	// A tier other than full or thumb is refused, a valid offer or not,
+	// and opens nothing.
+	opens := hub.SourceOpens("synth")
+	for _, q := range []string{"?tier=huge", "?tier=THUMB", "?tier="} {
+		st, code := post("/whep/x"+q, "application/sdp", offerSDP(t, ctx, pionViewer(t)))
+		if q == "?tier=" { // empty is the full tier
+			if st != http.StatusCreated && (st != http.StatusServiceUnavailable || code != "live_view_unavailable") {
+				t.Fatalf("tier %q: %d %s", q, st, code)
+			}
+			continue
+		}
+		if st != http.StatusBadRequest || code != "bad_request" {
+			t.Fatalf("tier %q: %d %s, want 400 bad_request", q, st, code)
+		}
+		if hub.SourceOpens("synth") != opens {
+			t.Fatalf("a refused tier opened the source")
+		}
+	}
 	eventually(t, ctx, "the failed offer's pipeline to go", func() bool { return len(hub.Pipelines()) == 0 && hub.Viewers() == 0 })
 
 	// An encoder that cannot be made ends the pipeline and drops the viewer.
