@@ -13,7 +13,7 @@
 //     real-time mode, one thread, bitrate set live, IDR forced on request;
 //     it holds its bitrate by skipping pictures (the source is then asked
 //     for the picture again, so a target that stops changing is still
-//     shown as it last was). On scrolling text it needs about two thirds
+//     shown as it last was, at most 8 times in a row). On scrolling text it needs about two thirds
 //     of VP8's bytes (BenchmarkScrollingTextVP8VsH264). The
 //     vibespace_noh264 build tag leaves it out (Debian's openh264 carries
 //     no patent licence): such a build, like one without cgo, never offers
@@ -21,10 +21,23 @@
 //   - Frames are converted to I420 by libyuv (cgo, -lyuv; Debian
 //     libyuv-dev), 0.2–0.6 ms for 1280×720 where the pure-Go Convert takes
 //     7–20 ms; the vibespace_noyuv tag (or no cgo) keeps the pure-Go one.
-//   - One pipeline per target and codec: viewers that negotiated the same
-//     codec share its encoder; a VP8-only viewer of a target watched in
-//     H.264 gets a second pipeline. Each viewer's media engine registers
-//     only its codec.
+//   - One pipeline per target, codec and tier: viewers that negotiated the
+//     same codec at the same tier share its encoder; a VP8-only viewer of a
+//     target watched in H.264 gets a second pipeline. Each viewer's media
+//     engine registers only its codec.
+//   - Two tiers (Tier): the full one, and thumbnails (?tier=thumb on the
+//     WHEP POST): 2 fps, scaled by libyuv's I420Scale (pure-Go box filter
+//     without libyuv) to at most 320 px wide, aspect kept, even sizes, at
+//     200 kbit/s at most (Options.ThumbFPS, ThumbWidth, ThumbBitrate).
+//   - One capture per target: its source is opened once, whatever the
+//     number of its pipelines (tiers, codecs), read by one goroutine, and
+//     each pipeline takes the newest frame it has not seen at its tier's
+//     rate. A source with SetFPS(int) (capture.Window) runs at the highest
+//     rate among the target's tiers: a target watched only as a thumbnail
+//     is captured at 2 fps. A keyframe request of any pipeline asks the
+//     shared source for a picture. The source fails (window_gone): every
+//     pipeline of the target ends with its error. The last pipeline to
+//     stop closes it (Hub.Sources, Hub.SourceOpens count them).
 //   - Congestion control: TWCC feedback into pion's GCC with the no-op
 //     pacer; the lowest target among a pipeline's viewers drives the shared
 //     encoder's bitrate.
