@@ -242,7 +242,9 @@ func (h *Hub) pipeline(ctx context.Context, pk pipeKey, open OpenFunc) (*Pipelin
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		_ = src.Close()
+		h.mu.Unlock()
+		_ = src.Close() // leaves the shared source, which takes h.mu
+		h.mu.Lock()
 		return nil, errors.New("rtc: hub closed")
 	}
 	// No pipeline of pk can have started meanwhile: only the caller
