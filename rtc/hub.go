@@ -159,6 +159,11 @@ func (h *Hub) negotiate(ctx context.Context, v *viewer, offer string) (string, e
 		switch s {
 		case webrtc.PeerConnectionStateConnected:
 			v.connected.Store(true)
+			// What was written before the viewer's SRTP was up went
+			// nowhere (pion drops it): the keyframe made for its offer
+			// among it. A still target sends nothing more by itself, and
+			// a viewer need not ask (PLI): make one now that it can land.
+			v.p.requestKeyframe()
 		case webrtc.PeerConnectionStateFailed, webrtc.PeerConnectionStateClosed:
 			go h.leave(v, s.String())
 		}

@@ -175,11 +175,24 @@ func (p *Pipeline) run(ctx context.Context) {
 			curRate = r
 			p.bitrate.Store(int64(r))
 		}
-		if p.keyReq.Load() {
-			if time.Since(lastKey) >= o.KeyframeMinInterval {
+		if p.keyReq.Load() && !force {
+			wait := o.KeyframeMinInterval - time.Since(lastKey)
+			switch {
+			case wait <= 0:
 				force = true
-			} else {
-				p.src.RequestKeyframe() // answer at the end of the interval, even if still
+			case f.Forced:
+				// A still picture delivered only to answer the request:
+				// it becomes the keyframe once the interval is over (sent
+				// now as a delta it would be one more frame of a target
+				// that did not change, and another asked for each tick).
+				select {
+				case <-time.After(wait):
+				case <-ctx.Done():
+					return
+				}
+				force = true
+			default:
+				p.src.RequestKeyframe() // a changed picture goes now; the keyframe at the end of the interval
 			}
 		}
 		if force {
