@@ -91,12 +91,12 @@ func TestWindowOfFixture(t *testing.T) {
 // ownWindow is a plain X window of the test's own on d, mapped at (x, y),
 // on a connection of its own (the oracle and the painter).
 type ownWindow struct {
-	t  *testing.T
+	t  testing.TB
 	c  *xgb.Conn
 	id xproto.Window
 }
 
-func newOwnWindow(t *testing.T, c *xgb.Conn, x, y int) *ownWindow {
+func newOwnWindow(t testing.TB, c *xgb.Conn, x, y int) *ownWindow {
 	t.Helper()
 	scr := xproto.Setup(c).DefaultScreen(c)
 	id, err := xproto.NewWindowId(c)
