@@ -11,6 +11,7 @@ import (
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
 	"github.com/vibespace/vibespace/x11"
+	"github.com/vibespace/vibespace/xpra"
 )
 
 // paint fills w with pixel (0xRRGGBB on a TrueColor screen) and waits for
@@ -165,5 +166,77 @@ func TestDamageOfDestroyedWindow(t *testing.T) {
 	// The display still answers.
 	if _, err := disp.Extensions(ctx, "DAMAGE"); err != nil {
 		t.Errorf("the display after all this: %v", err)
+	}
+}
+
+// TestXpraDamage: under a real seamless xpra server (which composites its
+// windows itself), with our connection keeping own pixels as the native
+// provider does, two plain windows of the test's own at one place, both
+// shown by xpra: painting the covered one is signalled by its damage watch
+// and read as its own colour; the other reads its own.
+func TestXpraDamage(t *testing.T) {
+	testenv.NeedIntegration(t, "xpra")
+	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
+	defer cancel()
+	xd := testenv.NewXpra(t, xpra.Options{Logf: t.Logf})
+	disp, err := x11.Open(ctx, xd.Desktop.Display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer disp.Close()
+	if err := disp.KeepOwnPixels(ctx); err != nil {
+		t.Fatalf("KeepOwnPixels under xpra: %v", err)
+	}
+	x := dial(t, xd.Desktop.Display)
+	show := func(w xproto.Window) {
+		t.Helper()
+		for {
+			err := xd.Show(ctx, disp, x11.WindowID(w))
+			if err == nil {
+				return
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("xpra never showed 0x%x: %v", w, err)
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+	under := x.window(0, 50, 50, 120, 90)
+	x.mapWindow(under)
+	show(under)
+	over := x.window(0, 50, 50, 120, 90)
+	x.mapWindow(over)
+	show(over)
+	x.paint(over, 0x00ff00)
+	x.paint(under, 0xff0000)
+
+	g, err := disp.WatchDamage(ctx, x11.WindowID(under))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	x.children()
+	select { // a signal of earlier drawing may be pending
+	case <-g.C():
+	default:
+	}
+	x.paint(under, 0x0000ff)
+	select {
+	case <-g.C():
+	case <-ctx.Done():
+		t.Fatal("painting a window under xpra was never signalled")
+	}
+	for _, c := range []struct {
+		w    xproto.Window
+		want uint32
+	}{{under, 0x0000ff}, {over, 0x00ff00}} {
+		cp, err := disp.Capture(ctx, x11.WindowID(c.w))
+		if err != nil {
+			t.Fatalf("capture 0x%x: %v", c.w, err)
+		}
+		if got := rgbAt(cp, 60, 45); got != c.want {
+			t.Errorf("window 0x%x under xpra reads %06x, want %06x", c.w, got, c.want)
+		}
 	}
 }
