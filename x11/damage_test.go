@@ -92,33 +92,25 @@ func TestCoveredWindowsOwnColours(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	// The server may still report the map's own drawing right after the
-	// watch began: one signal, which a reader answers with a read that
-	// finds nothing new. Drop it, after letting the server catch up.
-	x.children()
-	select {
-	case <-g.C():
-	default:
-	}
-	x.paint(ws[0], 0xffff00)
-	select {
-	case <-g.C():
-	case <-ctx.Done():
-		t.Fatal("painting a covered window was never signalled")
-	}
-	c, err := disp.Capture(ctx, x11.WindowID(ws[0]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := rgbAt(c, 10, 10); got != 0xffff00 {
-		t.Errorf("the repainted covered window reads %06x, want ffff00", got)
-	}
-	// Re-armed: a second paint signals again.
-	x.paint(ws[0], 0x00ffff)
-	select {
-	case <-g.C():
-	case <-ctx.Done():
-		t.Fatal("a second paint was never signalled")
+	// Painted three times, each followed by a signal and a read of the
+	// new colour. The server may report drawing from before the watch
+	// (the map's) right after it began: that signal may answer the first
+	// paint; the read after it (on the watch's connection, so after the
+	// re-arm) shows the paint, and the next paint signals anew.
+	for _, colour := range []uint32{0xffff00, 0x00ffff, 0xff00ff} {
+		x.paint(ws[0], colour)
+		select {
+		case <-g.C():
+		case <-ctx.Done():
+			t.Fatalf("painting the covered window %06x was never signalled", colour)
+		}
+		c, err := disp.Capture(ctx, x11.WindowID(ws[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rgbAt(c, 10, 10); got != colour {
+			t.Errorf("the repainted covered window reads %06x, want %06x", got, colour)
+		}
 	}
 	if err := g.Close(); err != nil {
 		t.Errorf("close: %v", err)
@@ -216,16 +208,16 @@ func TestXpraDamage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	x.children()
-	select { // a signal of earlier drawing may be pending
-	case <-g.C():
-	default:
-	}
-	x.paint(under, 0x0000ff)
-	select {
-	case <-g.C():
-	case <-ctx.Done():
-		t.Fatal("painting a window under xpra was never signalled")
+	for _, colour := range []uint32{0xffff00, 0x0000ff} { // as in TestCoveredWindowsOwnColours
+		x.paint(under, colour)
+		select {
+		case <-g.C():
+		case <-ctx.Done():
+			t.Fatal("painting a window under xpra was never signalled")
+		}
+		if _, err := disp.Capture(ctx, x11.WindowID(under)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, c := range []struct {
 		w    xproto.Window
