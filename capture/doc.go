@@ -1,16 +1,22 @@
 // Package capture turns one target's pixels into a stream of frames for the
 // live view.
 //
-// A Source delivers frames of one target at a fixed rate (Next). Frames
-// whose pixels did not change since the last delivered frame are skipped,
-// so a still window costs a capture and a hash per tick and nothing
-// downstream; RequestKeyframe makes the next tick deliver a frame even if
-// nothing changed, so an encoder asked for a keyframe always gets a picture
-// to encode.
+// A Source delivers frames of one target at most at a fixed rate (Next).
+// Frames whose pixels did not change since the last delivered frame are
+// skipped, so nothing downstream works for a still picture;
+// RequestKeyframe makes the next read deliver a frame even if nothing
+// changed, so an encoder asked for a keyframe always gets a picture to
+// encode.
 //
 // Window is the Source of one X11 window of our display, read through
 // x11.Display.Capture (MIT-SHM when the server allows it), clipped to the
-// screen.
+// screen. Its reads are driven by the window's damage (X DAMAGE,
+// x11.Display.WatchDamage): a window is read only after the server said
+// its pixels changed, or a keyframe was asked for, at most once a period,
+// so a still window costs no read at all; the hash still drops a damage
+// that left the pixels as they were. A reader without that road (or a
+// watch that failed: DamageError) is read on every tick, a capture and a
+// hash each. SetFPS changes the rate at any time; Captures counts reads.
 //
 // Tab is the Source of one browser tab, read through a CDP screencast
 // (cdp.Tab.StartScreencast: Page.startScreencast, every frame acknowledged)

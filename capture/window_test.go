@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+
 	"github.com/vibespace/vibespace/capture"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
@@ -80,6 +83,142 @@ func TestWindowOfFixture(t *testing.T) {
 		}
 		if target.CodeOf(err) != target.CodeWindowGone {
 			t.Fatalf("after the app exited: %v, want window_gone", err)
+		}
+		break
+	}
+}
+
+// ownWindow is a plain X window of the test's own on d, mapped at (x, y),
+// on a connection of its own (the oracle and the painter).
+type ownWindow struct {
+	t  testing.TB
+	c  *xgb.Conn
+	id xproto.Window
+}
+
+func newOwnWindow(t testing.TB, c *xgb.Conn, x, y int) *ownWindow {
+	t.Helper()
+	scr := xproto.Setup(c).DefaultScreen(c)
+	id, err := xproto.NewWindowId(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := xproto.CreateWindowChecked(c, scr.RootDepth, id, scr.Root, int16(x), int16(y), 80, 60, 0,
+		xproto.WindowClassInputOutput, scr.RootVisual, xproto.CwBackPixel, []uint32{scr.WhitePixel}).Check(); err != nil {
+		t.Fatal(err)
+	}
+	if err := xproto.MapWindowChecked(c, id).Check(); err != nil {
+		t.Fatal(err)
+	}
+	return &ownWindow{t: t, c: c, id: id}
+}
+
+// paint fills the window with pixel 0xRRGGBB, done when it returns.
+func (w *ownWindow) paint(pixel uint32) {
+	w.t.Helper()
+	gc, err := xproto.NewGcontextId(w.c)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if err := xproto.CreateGCChecked(w.c, gc, xproto.Drawable(w.id), xproto.GcForeground, []uint32{pixel}).Check(); err != nil {
+		w.t.Fatal(err)
+	}
+	defer xproto.FreeGC(w.c, gc)
+	if err := xproto.PolyFillRectangleChecked(w.c, xproto.Drawable(w.id), gc,
+		[]xproto.Rectangle{{Width: 1000, Height: 1000}}).Check(); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+func rgb(f capture.Frame) uint32 {
+	return uint32(f.Pix[0])<<16 | uint32(f.Pix[1])<<8 | uint32(f.Pix[2])
+}
+
+// TestStaticWindowCostsNothing: on a display whose windows keep their own
+// pixels, a still window is read once: Next waits and Captures stays where
+// it was while nothing draws (a second of nothing, counted, not timed);
+// painting it while another window covers it delivers one frame of the new
+// colour; a keyframe request delivers the unchanged picture, Forced.
+func TestStaticWindowCostsNothing(t *testing.T) {
+	d := testenv.NewDesktop(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	disp, err := x11.Open(ctx, d.Display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer disp.Close()
+	if err := disp.KeepOwnPixels(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c, err := xgb.NewConnDisplay(d.Display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	w := newOwnWindow(t, c, 20, 20)
+	w.paint(0xff0000)
+
+	src := capture.NewWindow(disp, x11.WindowID(w.id), capture.WindowOptions{FPS: 30})
+	defer src.Close()
+	f, err := src.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !src.Damaged() {
+		t.Fatalf("not damage-driven: %v", src.DamageError())
+	}
+	// The first picture may predate the paint's arrival; wait for red.
+	for rgb(f) != 0xff0000 {
+		if f, err = src.Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Let any signal of the map's own drawing be answered (a read that
+	// finds nothing new), then count.
+	drain, dcancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	if _, err := src.Next(drain); err == nil {
+		t.Fatal("a still window delivered a frame")
+	}
+	dcancel()
+	reads := src.Captures()
+	quiet, qcancel := context.WithTimeout(ctx, time.Second)
+	_, err = src.Next(quiet)
+	qcancel()
+	if err == nil {
+		t.Fatal("a still window delivered a frame")
+	}
+	if n := src.Captures(); n != reads {
+		t.Errorf("a still window was read %d times in a second of nothing", n-reads)
+	}
+
+	// Covered, then painted: one frame of the new colour.
+	cover := newOwnWindow(t, c, 0, 0)
+	cover.paint(0x00ff00)
+	ch := nextAsync(ctx, src)
+	w.paint(0x0000ff)
+	r := <-ch
+	if r.err != nil || rgb(r.f) != 0x0000ff || r.f.Forced {
+		t.Fatalf("after painting the covered window: %06x forced=%v %v", rgb(r.f), r.f.Forced, r.err)
+	}
+	// A keyframe request on the still window: the same picture, Forced.
+	ch = nextAsync(ctx, src)
+	src.RequestKeyframe()
+	r = <-ch
+	if r.err != nil || !r.f.Forced || rgb(r.f) != 0x0000ff {
+		t.Fatalf("keyframe request: %06x forced=%v %v", rgb(r.f), r.f.Forced, r.err)
+	}
+	// The window destroyed: window_gone.
+	if err := xproto.DestroyWindowChecked(c, w.id).Check(); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		_, err := src.Next(ctx)
+		if err == nil {
+			continue
+		}
+		if target.CodeOf(err) != target.CodeWindowGone {
+			t.Fatalf("after the window's destruction: %v, want window_gone", err)
 		}
 		break
 	}

@@ -151,3 +151,126 @@ func TestWindowClose(t *testing.T) {
 		t.Fatalf("Next after Close: %v", err)
 	}
 }
+
+// fakeDamage is a damage road for fakeReader: signal fires C.
+type fakeDamage struct {
+	c      chan struct{}
+	closed chan struct{}
+}
+
+func (g *fakeDamage) C() <-chan struct{} { return g.c }
+func (g *fakeDamage) Close() error {
+	select {
+	case <-g.closed:
+	default:
+		close(g.closed)
+	}
+	return nil
+}
+func (g *fakeDamage) signal() {
+	select {
+	case g.c <- struct{}{}:
+	default:
+	}
+}
+
+type damagedReader struct {
+	fakeReader
+	g *fakeDamage
+}
+
+func (r *damagedReader) WatchDamage(ctx context.Context, id x11.WindowID) (capture.Damage, error) {
+	return r.g, nil
+}
+
+func (r *damagedReader) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.reads
+}
+
+// TestWindowWaitsForDamage: with a damage road, Next reads nothing until a
+// signal or a keyframe request; a signal whose read finds the same pixels
+// delivers nothing; Close ends the watch.
+func TestWindowWaitsForDamage(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	fr := &damagedReader{g: &fakeDamage{c: make(chan struct{}, 1), closed: make(chan struct{})}}
+	fr.set(solid(8, 8, 1), nil)
+	src := capture.NewWindow(fr, 0x42, capture.WindowOptions{FPS: 60})
+	if _, err := src.Next(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !src.Damaged() || src.DamageError() != nil {
+		t.Fatalf("not damage-driven: %v", src.DamageError())
+	}
+	ch := nextAsync(ctx, src)
+	// A signal with unchanged pixels: one read, skipped, nothing delivered.
+	fr.g.signal()
+	waitFor(t, ctx, "the signalled read", func() bool { return src.Skipped() == 1 })
+	if n := fr.count(); n != 2 || src.Captures() != 2 {
+		t.Fatalf("reads %d (Captures %d), want 2", n, src.Captures())
+	}
+	select {
+	case r := <-ch:
+		t.Fatalf("unchanged pixels delivered: %+v %v", r.f, r.err)
+	default:
+	}
+	src.RequestKeyframe()
+	if r := <-ch; r.err != nil || !r.f.Forced {
+		t.Fatalf("keyframe: %+v %v", r.f, r.err)
+	}
+	fr.set(solid(8, 8, 2), nil)
+	fr.g.signal()
+	if f, err := src.Next(ctx); err != nil || f.Pix[0] != 2 || f.Forced {
+		t.Fatalf("damaged: %+v %v", f, err)
+	}
+	if n := src.Captures(); n != 4 {
+		t.Errorf("Captures %d, want 4 (first, skipped, keyframe, damage)", n)
+	}
+	src.Close()
+	select {
+	case <-fr.g.closed:
+	default:
+		t.Error("Close left the damage watch open")
+	}
+}
+
+// TestWindowSetFPS: SetFPS changes Period, clamped as FPS is; ticking at
+// 60 fps a change of rate takes effect at the next wait (counted: frames
+// keep coming).
+func TestWindowSetFPS(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	fr := &fakeReader{}
+	fr.set(solid(4, 4, 1), nil)
+	src := capture.NewWindow(fr, 0x42, capture.WindowOptions{FPS: 60})
+	defer src.Close()
+	if p := src.Period(); p != time.Second/60 {
+		t.Fatalf("period %v", p)
+	}
+	if src.DamageError() != nil || src.Damaged() {
+		t.Fatal("damage state before the first Next")
+	}
+	if _, err := src.Next(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if src.Damaged() || src.DamageError() == nil {
+		t.Fatal("a reader without a damage road is not said to tick")
+	}
+	for _, c := range []struct {
+		fps  int
+		want time.Duration
+	}{{2, time.Second / 2}, {0, time.Second / 15}, {1000, time.Second / 60}, {-3, time.Second}, {30, time.Second / 30}} {
+		src.SetFPS(c.fps)
+		if p := src.Period(); p != c.want {
+			t.Errorf("SetFPS(%d): period %v, want %v", c.fps, p, c.want)
+		}
+	}
+	for i := range 3 { // frames still come at the new rate
+		src.RequestKeyframe()
+		if f, err := src.Next(ctx); err != nil || !f.Forced {
+			t.Fatalf("frame %d at 30 fps: %+v %v", i, f, err)
+		}
+	}
+}

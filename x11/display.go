@@ -136,9 +136,12 @@ func (d *Display) drainEvents() {
 	for {
 		ev, err := d.conn.WaitForEvent()
 		if ev == nil && err == nil {
+			d.endDamage()
 			return // connection closed
 		}
-		_ = ev
+		if ev != nil {
+			d.dispatchDamage(ev)
+		}
 	}
 }
 

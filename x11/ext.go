@@ -31,6 +31,8 @@ type extState struct {
 
 	shm shmState
 
+	dmg damageState // DAMAGE watchers (damage.go)
+
 	res resState // X-Resource: which process made a window (clients.go)
 }
 
