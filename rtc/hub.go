@@ -204,37 +204,12 @@ func (h *Hub) negotiate(ctx context.Context, v *viewer, offer string) (string, e
 // so a target is captured once however many viewers come at once.
 func (h *Hub) pipeline(ctx context.Context, pk pipeKey, open OpenFunc) (*Pipeline, error) {
 	key := pk.key
-	h.mu.Lock()
-	for {
-		if h.closed {
-			h.mu.Unlock()
-			return nil, errors.New("rtc: hub closed")
-		}
-		if p := h.pipes[pk]; p != nil {
-			h.mu.Unlock()
-			return p, nil
-		}
-		wait, busy := h.opening[pk]
-		if !busy {
-			break
-		}
-		h.mu.Unlock()
-		select {
-		case <-wait:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		h.mu.Lock()
+	var p *Pipeline
+	done, err := claim(ctx, h, pk, h.opening, func() bool { p = h.pipes[pk]; return p != nil })
+	if err != nil || done == nil {
+		return p, err
 	}
-	done := make(chan struct{})
-	h.opening[pk] = done
-	h.mu.Unlock()
-	defer func() {
-		h.mu.Lock()
-		delete(h.opening, pk)
-		h.mu.Unlock()
-		close(done)
-	}()
+	defer done()
 	src, err := h.acquire(ctx, key, pk.tier, open)
 	if err != nil {
 		return nil, err
@@ -256,7 +231,7 @@ func (h *Hub) pipeline(ctx context.Context, pk pipeKey, open OpenFunc) (*Pipelin
 	// holding h.opening[pk] starts one.
 	h.nextID++
 	ctx, cancel := context.WithCancel(h.base)
-	p := &Pipeline{
+	p = &Pipeline{
 		id: h.nextID, key: key, codec: pk.codec, tier: pk.tier, newEncoder: h.encoderFor(pk.codec), hub: h, src: src,
 		cancel: cancel, done: make(chan struct{}), viewers: make(map[string]*viewer), started: time.Now(),
 	}
@@ -427,38 +402,17 @@ func (h *Hub) SourceOpens(key string) uint64 {
 // (open runs without the hub's lock); callers arriving meanwhile wait and
 // share it.
 func (h *Hub) acquire(ctx context.Context, key string, t Tier, open OpenFunc) (*sub, error) {
-	h.mu.Lock()
-	for {
-		if h.closed {
-			h.mu.Unlock()
-			return nil, errors.New("rtc: hub closed")
-		}
+	var u *sub
+	done, err := claim(ctx, h, key, h.srcOpening, func() bool {
 		if s := h.sources[key]; s != nil {
-			u := s.newSub(t)
-			h.mu.Unlock()
-			return u, nil
+			u = s.newSub(t)
 		}
-		wait, busy := h.srcOpening[key]
-		if !busy {
-			break
-		}
-		h.mu.Unlock()
-		select {
-		case <-wait:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		h.mu.Lock()
+		return u != nil
+	})
+	if err != nil || done == nil {
+		return u, err
 	}
-	done := make(chan struct{})
-	h.srcOpening[key] = done
-	h.mu.Unlock()
-	defer func() {
-		h.mu.Lock()
-		delete(h.srcOpening, key)
-		h.mu.Unlock()
-		close(done)
-	}()
+	defer done()
 	src, err := open(ctx)
 	if err != nil {
 		return nil, err
@@ -541,4 +495,43 @@ func newID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// claim makes the caller the one opener of k: it waits while another
+// caller opens k (opening[k]), and answers a nil done when found (run
+// under h.mu) says what k needs is there. Otherwise the caller opens k
+// without the hub's lock and calls done when finished, which wakes the
+// callers waiting meanwhile.
+func claim[K comparable](ctx context.Context, h *Hub, k K, opening map[K]chan struct{}, found func() bool) (done func(), err error) {
+	h.mu.Lock()
+	for {
+		if h.closed {
+			h.mu.Unlock()
+			return nil, errors.New("rtc: hub closed")
+		}
+		if found() {
+			h.mu.Unlock()
+			return nil, nil
+		}
+		wait, busy := opening[k]
+		if !busy {
+			break
+		}
+		h.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		h.mu.Lock()
+	}
+	ch := make(chan struct{})
+	opening[k] = ch
+	h.mu.Unlock()
+	return func() {
+		h.mu.Lock()
+		delete(opening, k)
+		h.mu.Unlock()
+		close(ch)
+	}, nil
 }

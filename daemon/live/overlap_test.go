@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -229,12 +230,12 @@ func TestLiveOverlappingWindows(t *testing.T) {
 		waitLive(t, ctx, h, tabs[i], m.id, "the "+names[i]+" pane")
 		waitColour(t, ctx, h, tabs[i], m.id, m.first, "the "+names[i]+" pane")
 	}
-	if after := xStack(t, ctx, ms[0].pid); !equal(before, after) {
+	if after := xStack(t, ctx, ms[0].pid); !slices.Equal(before, after) {
 		t.Fatalf("the stacking order changed while watching: %v, now %v", before, after)
 	}
 	for i, m := range ms[:2] {
 		h.ok(t, daemon.Request{Verb: "screenshot", Session: "agent", Target: string(m.id)})
-		if after := xStack(t, ctx, ms[0].pid); !equal(before, after) {
+		if after := xStack(t, ctx, ms[0].pid); !slices.Equal(before, after) {
 			t.Fatalf("a screenshot of the covered %s window changed the stacking order: %v, now %v", names[i], before, after)
 		}
 	}
@@ -294,7 +295,7 @@ func TestLiveOverlappingWindows(t *testing.T) {
 	if c3.Keyframes <= c2[0].Keyframes || c3.Frames <= c2[0].Frames {
 		t.Errorf("a new viewer of the bottom window: keyframes %d then %d, frames %d then %d", c2[0].Keyframes, c3.Keyframes, c2[0].Frames, c3.Frames)
 	}
-	if after := xStack(t, ctx, ms[0].pid); !equal(before, after) {
+	if after := xStack(t, ctx, ms[0].pid); !slices.Equal(before, after) {
 		t.Fatalf("the stacking order changed: %v, now %v", before, after)
 	}
 }
@@ -308,16 +309,4 @@ func deltas(a, b pipelineCount) string {
 		return ""
 	}
 	return fmt.Sprintf("%d frames of which %d keyframes (frames %d to %d)", frames, keys, a.Frames, b.Frames)
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
