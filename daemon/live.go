@@ -2,11 +2,13 @@ package daemon
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/lease"
+	"github.com/vibespace/vibespace/profile"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -86,12 +88,44 @@ type LiveTarget struct {
 	Agent   *AgentMark // where an agent last acted
 	Display string     // the display a window lives on
 	Desktop bool       // a window of the user's own desktop: its pane says "your desktop"
+
+	// The strip (the viewer's row of a session's targets).
+	Session string // the session whose strip shows it: its lease's holder, else who opened it
+	// Context is what it lives in: "own" (a tab of the session's own
+	// context), "profile" (a tab of a named profile), "helper" (a tab of a
+	// child handle a helper drives), "app" (a profile's desktop-app
+	// window) or "window" (any other window).
+	Context string
+	// Name names the context: the profile's label, the helper's task (else
+	// "Helper <n>"), a window's program; "" for the own context.
+	Name    string
+	Profile string    // the profile's id, for "profile" and "app"
+	Opened  time.Time // when it was opened (the strip's order)
+}
+
+// LiveSession is one session's strip header: the browsers it uses, the
+// ceiling on all of them, and which of its browsers are idle.
+type LiveSession struct {
+	Name    string
+	Yours   int // running browsers this session used
+	Running int // running browsers of every session (what the ceiling counts)
+	Max     int // the ceiling; 0 when there is no browser backend
+	// Idle are this session's profile browsers with no tab open and no verb
+	// using them: the ones a person may stop (LiveStop) to make room.
+	Idle []LiveBrowser
+}
+
+// LiveBrowser is one running browser as a strip lists it.
+type LiveBrowser struct {
+	Profile string
+	Label   string
 }
 
 // LiveTargets lists every target of this host for the live view, freshly
 // read; targets that are gone are dropped.
 func (d *Daemon) LiveTargets(ctx context.Context) []LiveTarget {
 	var out []LiveTarget
+	names := d.contextNamer()
 	for _, e := range d.entries(nil) {
 		info, err := d.relist(ctx, e)
 		if target.CodeOf(err) == e.words().Gone {
@@ -112,9 +146,164 @@ func (d *Daemon) LiveTargets(ctx context.Context) []LiveTarget {
 		}
 		d.mu.Unlock()
 		lt.Lease = d.leases.Get(e.id)
+		lt.Session = lt.Lease.Holder
+		if lt.Session == "" {
+			lt.Session = e.rec.Origin
+		}
+		lt.Opened = e.rec.Opened
+		lt.Context, lt.Name, lt.Profile = names(e)
 		out = append(out, lt)
 	}
 	return out
+}
+
+// contextNamer answers, for the strip, what a target lives in and its
+// name (LiveTarget.Context, Name, Profile). It reads the profile registry
+// once per listing.
+func (d *Daemon) contextNamer() func(*entry) (ctxKind, name, profileID string) {
+	reg, _ := d.registry() // nil: profiles and helpers go unnamed
+	label := func(id string) string {
+		if reg != nil {
+			if p, err := reg.Find(id); err == nil {
+				return p.Label
+			}
+		}
+		return id
+	}
+	atts := map[string][]profile.Attachment{}
+	return func(e *entry) (string, string, string) {
+		if e.tab == nil {
+			if e.rec.Profile != "" {
+				return "app", label(e.rec.Profile), e.rec.Profile
+			}
+			return "window", e.rec.App, ""
+		}
+		k := e.tab.key
+		if k.Profile != "" {
+			l := k.Label
+			if l == "" {
+				l = label(k.Profile)
+			}
+			return "profile", l, k.Profile
+		}
+		handle, ok := strings.CutPrefix(k.Owner, k.Session+"/")
+		if !ok || handle == profile.OwnHandle {
+			return "own", "", ""
+		}
+		if reg != nil {
+			if _, seen := atts[k.Session]; !seen {
+				atts[k.Session] = reg.Attachments(k.Session)
+			}
+			for _, a := range atts[k.Session] {
+				if a.Handle == handle && a.Task != "" {
+					return "helper", a.Task, ""
+				}
+			}
+		}
+		return "helper", helperName(handle), ""
+	}
+}
+
+// helperName is a child handle's name without a task: "Helper <n>" for
+// "bk-<key>.<n>".
+func helperName(handle string) string {
+	if i := strings.LastIndexByte(handle, '.'); i >= 0 && i+1 < len(handle) {
+		return "Helper " + handle[i+1:]
+	}
+	return "Helper"
+}
+
+// LiveSessions is the strip header of every session that has a target or
+// has used a running browser, sorted by name.
+func (d *Daemon) LiveSessions(targets []LiveTarget) []LiveSession {
+	by := map[string]*LiveSession{}
+	sess := func(name string) *LiveSession {
+		if s := by[name]; s != nil {
+			return s
+		}
+		s := &LiveSession{Name: name, Idle: []LiveBrowser{}}
+		by[name] = s
+		return s
+	}
+	for _, t := range targets {
+		if t.Session != "" {
+			sess(t.Session)
+		}
+	}
+	if bu, ok := d.cfg.Browser.(kind.BrowserUsage); ok && d.cfg.Browser != nil {
+		u := bu.Usage()
+		open := d.profilesWithTabs()
+		for _, b := range u.Browsers {
+			for _, user := range b.Users {
+				s := sess(user)
+				s.Yours++
+				if b.Profile != "" && !b.Busy && !open[b.Profile] {
+					s.Idle = append(s.Idle, LiveBrowser{Profile: b.Profile, Label: b.Label})
+				}
+			}
+		}
+		for _, s := range by {
+			s.Running, s.Max = len(u.Browsers), u.Max
+		}
+	}
+	out := make([]LiveSession, 0, len(by))
+	for _, s := range by {
+		out = append(out, *s)
+	}
+	slices.SortFunc(out, func(a, b LiveSession) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// profilesWithTabs is the set of profiles some tab of which is open.
+func (d *Daemon) profilesWithTabs() map[string]bool {
+	open := map[string]bool{}
+	for _, e := range d.entries(func(e *entry) bool { return e.tab != nil && e.tab.key.Profile != "" }) {
+		open[e.tab.key.Profile] = true
+	}
+	return open
+}
+
+// LiveStop is the strip's Stop: a person stops an idle browser of
+// session's (one LiveSessions lists in its Idle), to make room under the
+// ceiling. A browser with a tab open, or a verb using it, is refused
+// browser_in_use; one that is not this session's, or not running, is
+// bad_request. The audit records it, as the live view's, for session.
+func (d *Daemon) LiveStop(ctx context.Context, session, profileID, user string) error {
+	err := d.liveStop(ctx, session, profileID)
+	ent := lease.Entry{Time: d.cfg.Now().UTC(), Session: liveViewSession, For: session, Verb: "stop", User: user,
+		Setting: "the browser of profile " + profileID, OK: err == nil}
+	if err != nil {
+		ent.Code = target.CodeOf(err)
+		if ent.Code == "" {
+			ent.Code = codeInternal
+		}
+	}
+	d.record(ent)
+	return err
+}
+
+func (d *Daemon) liveStop(ctx context.Context, session, profileID string) error {
+	bu, ok := d.cfg.Browser.(kind.BrowserUsage)
+	if d.cfg.Browser == nil || !ok {
+		return noBrowser()
+	}
+	if profileID == "" {
+		return target.Refuse(target.CodeBadRequest, "the shared browser holds every session's own context: it is not stopped alone")
+	}
+	if d.profilesWithTabs()[profileID] {
+		return target.Refuse(target.CodeBrowserInUse, "the browser of profile %s has a tab open: close its tabs first", profileID).With("profile", profileID)
+	}
+	mine := false
+	for _, b := range bu.Usage().Browsers {
+		if b.Profile == profileID && slices.Contains(b.Users, session) {
+			mine = true
+		}
+	}
+	if !mine {
+		return target.Refuse(target.CodeBadRequest, "no running browser of profile %s is session %s's", profileID, session).
+			With("profile", profileID).With("session", session)
+	}
+	return bu.Stop(ctx, profileID)
 }
 
 // LiveCheck reads target id afresh: an id that names no target is

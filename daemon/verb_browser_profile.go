@@ -300,11 +300,12 @@ func (d *Daemon) browserPin(ctx context.Context, c *call) Response {
 }
 
 // browserNewChild mints a child handle: an ephemeral context of its own,
-// reaped with the parent's attachments.
+// reaped with the parent's attachments, named in the live view by its task
+// (--task) or else "Helper <n>".
 func (d *Daemon) browserNewChild(ctx context.Context, c *call) Response {
 	req := c.req
 	return d.profileVerb(c, func(reg *profile.Registry) (Response, error) {
-		a, err := reg.NewChild(req.Session)
+		a, err := reg.NewChildTask(req.Session, req.Task)
 		if err != nil {
 			return Response{}, err
 		}

@@ -21,6 +21,9 @@ type Attachment struct {
 	Own       bool   `json:"own,omitempty"`   // the session's own ephemeral context, made explicit by new-child
 	Default   bool   `json:"default"`
 	Pinned    bool   `json:"pinned,omitempty"`
+	// Task is what a child's helper was minted for (new-child --task), as
+	// the live view names its tabs; "" names it "Helper <n>".
+	Task string `json:"task,omitempty"`
 }
 
 // Ephemeral reports whether the attachment is a browser context that lives
@@ -111,12 +114,21 @@ func (r *Registry) use(session, ref, alias string, by actor) (Attachment, error)
 // then has two members and a bare command needs a handle: otherwise the
 // child would be the set's only member and the parent's own bare commands
 // would silently land in the child's context.
-func (r *Registry) NewChild(session string) (Attachment, error) {
+func (r *Registry) NewChild(session string) (Attachment, error) { return r.NewChildTask(session, "") }
+
+// NewChildTask is NewChild recording what the child's helper is for: task
+// is shown to people only (the live view's tab of the helper), 0..MaxTask
+// runes of valid UTF-8 and no control characters.
+func (r *Registry) NewChildTask(session, task string) (Attachment, error) {
 	if err := checkSession(session); err != nil {
 		return Attachment{}, err
 	}
+	task, err := cleanTask(task)
+	if err != nil {
+		return Attachment{}, err
+	}
 	var out Attachment
-	err := r.mutate(func(st *file) (bool, error) {
+	err = r.mutate(func(st *file) (bool, error) {
 		ss := st.session(session)
 		before := fingerprint(ss.Attachments)
 		if len(ss.Attachments) == 0 {
@@ -127,7 +139,7 @@ func (r *Registry) NewChild(session string) (Attachment, error) {
 			n++
 		}
 		ss.NextChild = n + 1
-		out = Attachment{Handle: childHandle(session, n), Child: true}
+		out = Attachment{Handle: childHandle(session, n), Child: true, Task: task}
 		ss.Attachments = append(ss.Attachments, out)
 		ss.changed(before, bySelf)
 		return true, nil

@@ -398,3 +398,32 @@ func TestConcurrentUseResolve(t *testing.T) {
 		}
 	}
 }
+
+// TestNewChildTask: a child remembers the task it was minted for (kept
+// across a reopen of the registry, trimmed), an empty task is allowed, and
+// a task too long or with control characters is refused bad_request.
+func TestNewChildTask(t *testing.T) {
+	dir := t.TempDir()
+	r := open(t, dir)
+	c1, err := r.NewChildTask("parent", "  check the prices ")
+	if err != nil || c1.Task != "check the prices" {
+		t.Fatalf("NewChildTask = %+v, %v", c1, err)
+	}
+	c2, err := r.NewChildTask("parent", "")
+	if err != nil || c2.Task != "" {
+		t.Fatalf("NewChildTask without a task = %+v, %v", c2, err)
+	}
+	for _, bad := range []string{strings.Repeat("x", MaxTask+1), "two\nlines", "bell\a"} {
+		_, err := r.NewChildTask("parent", bad)
+		wantCode(t, err, target.CodeBadRequest)
+	}
+	var tasks []string
+	for _, a := range open(t, dir).Attachments("parent") {
+		if a.Child {
+			tasks = append(tasks, a.Task)
+		}
+	}
+	if !reflect.DeepEqual(tasks, []string{"check the prices", ""}) {
+		t.Fatalf("tasks after a reopen = %q", tasks)
+	}
+}

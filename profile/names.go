@@ -26,6 +26,8 @@ const (
 
 	// MaxLabel is the longest label, in runes.
 	MaxLabel = 100
+	// MaxTask is the longest task of a child (new-child --task), in runes.
+	MaxTask = 100
 	// MaxAlias is the longest alias (and label slug), in bytes.
 	MaxAlias = 32
 
@@ -93,6 +95,24 @@ func cleanLabel(label string) (string, error) {
 		return "", target.Refuse(target.CodeBadRequest, "a profile label cannot look like an id or a child handle (%s…, %s…)", idPrefix, childPrefix)
 	}
 	return l, nil
+}
+
+// cleanTask trims and validates a child's task: like a label but may be
+// empty (the helper is then named by its number) and may read like anything.
+func cleanTask(task string) (string, error) {
+	t := strings.TrimSpace(task)
+	switch n := utf8.RuneCountInString(t); {
+	case !utf8.ValidString(t):
+		return "", target.Refuse(target.CodeBadRequest, "a task must be valid UTF-8")
+	case n > MaxTask:
+		return "", target.Refuse(target.CodeBadRequest, "a task is at most %d characters (this one has %d)", MaxTask, n).With("max", MaxTask)
+	}
+	for _, r := range t {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return "", target.Refuse(target.CodeBadRequest, "a task cannot contain control characters (found %U)", r)
+		}
+	}
+	return t, nil
 }
 
 // validAlias checks an alias given to use --alias.

@@ -90,6 +90,7 @@ const (
 	CodeNoBrowser    Code = "no_browser"    // this daemon has no browser backend (no Chromium)
 	CodeNoTab        Code = "no_tab"        // the session has no current tab in this profile: open <url> first
 	CodeBrowserLimit Code = "browser_limit" // the ceiling of browsers running at once is reached
+	CodeBrowserInUse Code = "browser_in_use" // a browser asked to stop has a tab open or a verb using it: close its tabs first
 
 	// Xpra displays (xpra/).
 	CodeNoAttach Code = "no_attach" // the window's display has no client of its own a person can attach (only an xpra display has)

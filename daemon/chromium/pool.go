@@ -86,7 +86,10 @@ func (b *browser) alive() bool {
 	}
 }
 
-var _ kind.Browser = (*Pool)(nil)
+var (
+	_ kind.Browser      = (*Pool)(nil)
+	_ kind.BrowserUsage = (*Pool)(nil)
+)
 
 // New returns a pool; no browser starts until the first use.
 func New(o Options) *Pool {
@@ -394,6 +397,52 @@ func (p *Pool) Release(ctx context.Context, key kind.BrowserKey) error {
 		return nil
 	}
 	return c.Close(ctx)
+}
+
+// Usage is every browser running now and the ceiling.
+func (p *Pool) Usage() kind.Usage {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	u := kind.Usage{Max: p.o.MaxBrowsers, Browsers: []kind.BrowserUsed{}}
+	for _, br := range p.browsers {
+		if !br.alive() || br.stopping {
+			continue
+		}
+		b := kind.BrowserUsed{Profile: br.profile, Label: br.label, Busy: br.busy > 0, Users: []string{}}
+		for s := range br.users {
+			b.Users = append(b.Users, s)
+		}
+		sort.Strings(b.Users)
+		u.Browsers = append(u.Browsers, b)
+	}
+	sort.Slice(u.Browsers, func(i, j int) bool { return u.Browsers[i].Profile < u.Browsers[j].Profile })
+	return u
+}
+
+// Stop stops the browser of profile now, as a person asked: the shared
+// browser is never stopped this way (it holds every session's context),
+// and a browser a verb uses now is refused browser_in_use. Whoever asks
+// checks first that no tab of it is open.
+func (p *Pool) Stop(ctx context.Context, profile string) error {
+	if profile == "" {
+		return target.Refuse(target.CodeBadRequest, "the shared browser holds every session's own context: it is not stopped alone")
+	}
+	p.mu.Lock()
+	br := p.browsers[profile]
+	if br == nil || !br.alive() || br.stopping {
+		p.mu.Unlock()
+		return target.Refuse(target.CodeBadRequest, "the browser of profile %s is not running", profile).With("profile", profile)
+	}
+	if br.busy > 0 {
+		p.mu.Unlock()
+		return target.Refuse(target.CodeBrowserInUse, "a verb is using the browser of profile %s now", profile).With("profile", profile)
+	}
+	p.forgetLocked(br)
+	p.mu.Unlock()
+	p.o.Logger.Info("stopping a browser a person chose", "profile", profile)
+	err := p.stopBrowser(br)
+	p.changed()
+	return err
 }
 
 // Binary is the Chromium program the pool starts (Options.Binary): a

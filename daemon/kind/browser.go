@@ -37,6 +37,33 @@ type Browser interface {
 	Close() error
 }
 
+// BrowserUsage is what a Browser may also tell and do for the live view's
+// strip: which browsers run, for whom, under which ceiling, and stopping one
+// a person chose (package daemon/chromium's Pool is one).
+type BrowserUsage interface {
+	// Usage is every browser running now and the ceiling on them.
+	Usage() Usage
+	// Stop stops the browser of profile id ("" is the shared browser, which
+	// holds every session's own context, and is refused bad_request). A
+	// browser a verb is using now is refused browser_in_use; one not running
+	// is not_running.
+	Stop(ctx context.Context, profile string) error
+}
+
+// Usage is the browsers running and the ceiling on them.
+type Usage struct {
+	Max      int           `json:"max"` // the most that may run at once
+	Browsers []BrowserUsed `json:"browsers"`
+}
+
+// BrowserUsed is one running browser.
+type BrowserUsed struct {
+	Profile string   `json:"profile,omitempty"` // "" the shared browser
+	Label   string   `json:"label,omitempty"`
+	Users   []string `json:"users"` // the sessions that used it, sorted
+	Busy    bool     `json:"busy"`  // a verb uses it now
+}
+
 // BrowserContext is one browser context: its own cookies, storage and tabs.
 type BrowserContext interface {
 	// NewTab opens a blank tab.

@@ -45,6 +45,8 @@ type Core interface {
 	LiveTakeover(ctx context.Context, id target.ID, user string) daemon.Response
 	LiveHandback(ctx context.Context, id target.ID, user string) daemon.Response
 	LiveTrace(id target.ID, n int) []daemon.TraceStep
+	LiveSessions(targets []daemon.LiveTarget) []daemon.LiveSession
+	LiveStop(ctx context.Context, session, profile, user string) error
 }
 
 // Options configure the live view.
@@ -218,6 +220,7 @@ func (v *View) handler(hub *rtc.Hub, token string) http.Handler {
 	api.Handle("/api/whep/", hub.WHEP(v.resolve))
 	api.HandleFunc("POST /api/takeover/{target}", func(w http.ResponseWriter, r *http.Request) { v.apiControl(w, r, "takeover") })
 	api.HandleFunc("POST /api/handback/{target}", func(w http.ResponseWriter, r *http.Request) { v.apiControl(w, r, "handback") })
+	api.HandleFunc("POST /api/stop", v.apiStop)
 	mux.Handle("/api/", sameOrigin(v.servesHost, requireToken(token, api)))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		viewer.SecurityHeaders(w.Header())
@@ -298,12 +301,43 @@ type Target struct {
 	// Desktop marks a window of the user's own desktop: its row and its
 	// pane's title say "your desktop".
 	Desktop bool `json:"desktop,omitempty"`
+
+	// The strip: whose strip shows it, what it lives in (own, profile,
+	// helper, app, window) and that context's name, and who drives it
+	// now: "agent" (the session itself), "helper" (the helper of its
+	// child handle), "you" (one of the asking page's viewers took it
+	// over) or "user" (somebody else did: User says who).
+	Session  string    `json:"session"`
+	Context  string    `json:"context"`
+	Name     string    `json:"name,omitempty"`
+	Profile  string    `json:"profile,omitempty"`
+	Opened   time.Time `json:"opened,omitzero"`
+	DrivenBy string    `json:"driven_by"`
+}
+
+// Session is one session's strip header: the browsers it used of those
+// running, how many run in all against the ceiling (AtCeiling: no other
+// may start), and its idle browsers, each stoppable (POST /api/stop).
+type Session struct {
+	Name      string `json:"name"`
+	Yours     int    `json:"yours"`
+	Running   int    `json:"running"`
+	Max       int    `json:"max"`
+	AtCeiling bool   `json:"at_ceiling"`
+	Idle      []Idle `json:"idle"`
+}
+
+// Idle is an idle browser of a session's.
+type Idle struct {
+	Profile string `json:"profile"`
+	Label   string `json:"label,omitempty"`
 }
 
 // Targets is the answer of GET /api/targets.
 type Targets struct {
-	Targets []Target `json:"targets"`
-	Viewers int      `json:"viewers"` // of every target
+	Targets  []Target  `json:"targets"`
+	Sessions []Session `json:"sessions"`
+	Viewers  int       `json:"viewers"` // of every target
 }
 
 // apiTargets lists every target of this host, freshly read.
@@ -334,7 +368,11 @@ func (v *View) targets(ctx context.Context, mine map[string]bool) Targets {
 		t := Target{
 			ID: lt.ID, Title: lt.Title, Kind: string(lt.Kind), App: lt.App, Holder: l.Holder,
 			Mode: string(l.Input), Driver: l.Holder, Width: lt.Width, Height: lt.Height, Agent: lt.Agent,
-			Desktop: lt.Desktop,
+			Desktop: lt.Desktop, Session: lt.Session, Context: lt.Context, Name: lt.Name, Profile: lt.Profile,
+			Opened: lt.Opened, DrivenBy: "agent",
+		}
+		if lt.Context == "helper" {
+			t.DrivenBy = "helper"
 		}
 		if l.Input == lease.InputUser {
 			t.User, t.Driver = l.User, l.User
@@ -350,7 +388,21 @@ func (v *View) targets(ctx context.Context, mine map[string]bool) Targets {
 			t.YouDrive = true
 		}
 		v.mu.Unlock()
+		switch {
+		case t.YouDrive:
+			t.DrivenBy = "you"
+		case l.Input == lease.InputUser:
+			t.DrivenBy = "user"
+		}
 		out.Targets = append(out.Targets, t)
+	}
+	out.Sessions = []Session{}
+	for _, ls := range v.core.LiveSessions(lts) {
+		s := Session{Name: ls.Name, Yours: ls.Yours, Running: ls.Running, Max: ls.Max, AtCeiling: ls.Max > 0 && ls.Running >= ls.Max, Idle: []Idle{}}
+		for _, b := range ls.Idle {
+			s.Idle = append(s.Idle, Idle{Profile: b.Profile, Label: b.Label})
+		}
+		out.Sessions = append(out.Sessions, s)
 	}
 	// Forget the drivers of targets that are gone.
 	v.mu.Lock()
@@ -481,6 +533,34 @@ func (v *View) apiControl(w http.ResponseWriter, r *http.Request, verb string) {
 		}
 		writeAnswer(w, resp)
 	}
+}
+
+// StopRequest is the body of POST /api/stop: the strip's Stop of one of a
+// session's idle browsers.
+type StopRequest struct {
+	Session string `json:"session"`
+	Profile string `json:"profile"`
+}
+
+// apiStop stops an idle browser of a session's, as the page's person
+// ("viewer-<id>" of the viewer header when the page sends one).
+func (v *View) apiStop(w http.ResponseWriter, r *http.Request) {
+	var req StopRequest
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4<<10)).Decode(&req); err != nil || req.Session == "" || req.Profile == "" {
+		writeRefusal(w, target.Refuse(target.CodeBadRequest, "stop takes {\"session\": …, \"profile\": …}"))
+		return
+	}
+	user := "viewer"
+	if vid := r.Header.Get(viewerHeader); vid != "" {
+		user = viewerUser(vid)
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), v.o.VerbTimeout)
+	defer cancel()
+	if err := v.core.LiveStop(ctx, req.Session, req.Profile, user); err != nil {
+		writeRefusal(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, controlAnswer{OK: true, Did: "stopped the browser of profile " + req.Profile})
 }
 
 // driverLive reports whether user, who drives id, is still there: a viewer

@@ -64,6 +64,7 @@ type Request struct {
 	For      string `json:"for,omitempty"`      // use/detach/pin/attachments --for <session>: the operator acting on another session's set
 	Backend  string `json:"backend,omitempty"`  // new --backend: "desktop-app" (a real Chromium as a window, no DevTools); "" the CDP browser
 	Size     string `json:"size,omitempty"`     // new --size WxH: a desktop app's window size in pixels
+	Task     string `json:"task,omitempty"`     // new-child --task: what the helper is for, as the live view names its tabs
 
 	// The trace (issue 15): trace --last N, the steps answered (0: the
 	// default); trace --pictures on|off is Action "pictures-on" /

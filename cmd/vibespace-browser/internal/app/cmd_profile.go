@@ -147,13 +147,15 @@ func newChildCommand(o Options) *cli.Command {
 		Description: `Prints the line the sub-agent exports. The child acts in the parent's profile
 under its own key; when the parent session's attachment goes, so does the child.
 
-   export $(vibespace-browser new-child | tail -1)`,
-		Flags: []cli.Flag{jsonFlag},
+   export $(vibespace-browser new-child --task "check the prices" | tail -1)
+
+--task names the helper's tabs in the live view (else "Helper 1", "Helper 2", …).`,
+		Flags: []cli.Flag{jsonFlag, &cli.StringFlag{Name: "task", Usage: "what the helper is for, as the live view names its tabs (at most 100 characters)"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usage("new-child takes no arguments (--profile chooses the parent)")
 			}
-			return ask(c, o, wire.Request{Verb: "new-child"}, func(r wire.Response, w io.Writer) error {
+			return ask(c, o, wire.Request{Verb: "new-child", Task: c.String("task")}, func(r wire.Response, w io.Writer) error {
 				if r.Profile == nil || r.Profile.Handle == "" {
 					return daemoncall.Internal(fmt.Errorf("the daemon answered new-child without a handle"))
 				}
