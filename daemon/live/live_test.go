@@ -217,7 +217,10 @@ func clickSelector(t *testing.T, ctx context.Context, tab *cdp.Tab, sel string) 
 	// page lays its bar out again when what it shows changes (a viewer
 	// left, a badge changed), so a point read while it moves is read again.
 	expr := fmt.Sprintf(`(() => { const e = document.querySelector(%q); if (!e || e.hidden) return null;
-		const r = e.getBoundingClientRect(), x = r.left + r.width/2, y = r.top + r.height/2;
+		let r = e.getBoundingClientRect();
+		if (r.bottom < 0 || r.top > innerHeight || r.right < 0 || r.left > innerWidth) e.scrollIntoView({block: 'center'}); // as a person scrolls to it
+		r = e.getBoundingClientRect();
+		const x = r.left + r.width/2, y = r.top + r.height/2;
 		const at = document.elementFromPoint(x, y);
 		return {X: x, Y: y, Hit: !!at && (at === e || e.contains(at))}; })()`, sel)
 	for {

@@ -6,8 +6,12 @@
   const params = new URLSearchParams(location.hash.slice(1));
   const token = params.get('token') || '';
   const panes = new Map(); // target id -> Pane
+  const strips = new Map(); // session -> its strip element
+  const tabs = new Map(); // target id -> Tab (its element and thumbnail)
   let targets = new Map(); // target id -> target as /api/targets describes it
+  let sessions = []; // each session's strip head, as /api/targets describes it
   let polled = false;
+  const solo = params.get('solo') === '1'; // a popped-out window: one pane, no strips
 
   // window.vibespace lets a person (or a test) look inside from the console.
   const vs = window.vibespace = {
@@ -15,6 +19,29 @@
     targets: () => Array.from(targets.values()),
     polled: () => polled,
     open: (id) => openPane(id),
+    tabs: tabs,
+    popoutURL: (id) => popoutURL(id),
+    // strips is what the strips show, for a test to read: each session with
+    // its count and idle browsers, and its tabs in order.
+    strips: () => Array.from(strips.entries()).map(([name, el]) => ({
+      session: name,
+      count: el.querySelector('.count').hidden ? '' : el.querySelector('.count').textContent,
+      full: el.querySelector('.count').classList.contains('full'),
+      idle: Array.from(el.querySelectorAll('.idle li')).map((li) => li.dataset.profile),
+      error: el.querySelector('.s-error').textContent,
+      tabs: Array.from(el.querySelectorAll('.tab')).map((t) => {
+        const tb = tabs.get(t.dataset.id);
+        const v = tb.video;
+        return {
+          id: t.dataset.id, title: t.querySelector('.t-title').textContent,
+          context: t.querySelector('.t-ctx').textContent, driver: t.querySelector('.t-drive').textContent,
+          watching: t.classList.contains('watching'), frames: tb.frames,
+          decoded: v.getVideoPlaybackQuality ? v.getVideoPlaybackQuality().totalVideoFrames : 0,
+          w: v.videoWidth, h: v.videoHeight,
+        };
+      }),
+    })),
+    watching: () => Array.from(panes.keys()),
   };
 
   function api(path, opts) {
@@ -39,9 +66,10 @@
       } else {
         const data = await r.json();
         targets = new Map((data.targets || []).map((t) => [t.id, t]));
+        sessions = data.sessions || [];
         polled = true;
         setConn('connected · ' + data.viewers + ' viewer(s) in all');
-        renderList();
+        renderStrips();
         panes.forEach((p) => p.update(targets.get(p.id)));
       }
     } catch (e) {
@@ -69,25 +97,207 @@
     return parts.join(' ');
   }
 
-  const listEl = document.getElementById('list');
-  function renderList() {
-    document.getElementById('list-empty').hidden = targets.size > 0;
-    listEl.textContent = '';
-    targets.forEach((t) => {
-      const li = document.createElement('li');
-      li.dataset.id = t.id;
-      if (panes.has(t.id)) li.classList.add('watching');
-      const title = document.createElement('span');
-      title.className = 't-title';
-      title.textContent = paneTitle(t);
-      const meta = document.createElement('span');
-      meta.className = 't-meta';
-      meta.textContent = t.id + ' · ' + t.kind + ' · ' + (t.holder ? 'held by ' + t.holder : 'not held') +
-        ' · ' + (t.mode === 'user' ? 'user drives' : 'agent mode') + ' · ' + t.viewers + ' watching';
-      li.append(title, meta);
-      li.addEventListener('click', () => openPane(t.id));
-      listEl.append(li);
+  // ---- the strips: one per session, a tab per target it drives --------
+
+  const stripsEl = document.getElementById('strips');
+  const stripTpl = document.getElementById('strip-tpl');
+  const tabTpl = document.getElementById('tab-tpl');
+
+  // contextWords says what a target lives in, as its tab shows it.
+  function contextWords(t) {
+    switch (t.context) {
+      case 'own': return 'own context';
+      case 'profile': return 'profile ' + t.name;
+      case 'helper': return 'helper: ' + t.name;
+      case 'app': return 'desktop app of ' + t.name;
+      default: return t.kind === 'tab' ? 'tab' : 'window' + (t.name ? ' · ' + t.name : '');
+    }
+  }
+
+  // driverWords says who drives a target now.
+  function driverWords(t) {
+    switch (t.driven_by) {
+      case 'you': return 'you drive';
+      case 'user': return (t.user || 'someone') + ' drives';
+      case 'helper': return 'the helper drives (' + t.name + ')';
+      default: return 'the agent drives' + (t.holder ? ' (' + t.holder + ')' : '');
+    }
+  }
+
+  function byOpened(a, b) {
+    const ta = a.opened || '', tb = b.opened || '';
+    if (ta !== tb) return ta < tb ? -1 : 1;
+    return a.id < b.id ? -1 : (a.id > b.id ? 1 : 0);
+  }
+
+  // renderStrips shows every session's strip, updated in place: a new
+  // target adds a tab (and nothing else: the panes being watched stay), a
+  // target gone takes its tab and thumbnail away.
+  function renderStrips() {
+    document.getElementById('list-empty').hidden = targets.size > 0 || sessions.length > 0;
+    const seen = new Set();
+    const order = [];
+    sessions.forEach((s) => { order.push(s.name); });
+    targets.forEach((t) => { if (t.session && !order.includes(t.session)) order.push(t.session); });
+    order.sort();
+    order.forEach((name) => {
+      seen.add(name);
+      let el = strips.get(name);
+      if (!el) {
+        el = stripTpl.content.firstElementChild.cloneNode(true);
+        el.dataset.session = name;
+        el.querySelector('.s-name').textContent = 'session ' + name;
+        strips.set(name, el);
+      }
+      place(stripsEl, el, order.indexOf(name)); // in name order
+      renderHead(el, sessions.find((s) => s.name === name));
     });
+    strips.forEach((el, name) => { if (!seen.has(name)) { el.remove(); strips.delete(name); } });
+
+    const list = Array.from(targets.values()).sort(byOpened);
+    const at = new Map(); // strip -> how many tabs placed in it so far
+    list.forEach((t) => {
+      let tb = tabs.get(t.id);
+      if (!tb) { tb = new Tab(t.id); tabs.set(t.id, tb); }
+      tb.update(t);
+      const home = strips.get(t.session || '');
+      if (!home) return;
+      const box = home.querySelector('.tabs');
+      const i = at.get(box) || 0;
+      at.set(box, i + 1);
+      if (place(box, tb.el, i)) tb.video.play().catch(() => {}); // a moved video pauses
+    });
+    tabs.forEach((tb, id) => { if (!targets.has(id)) { tb.close(); tabs.delete(id); } });
+  }
+
+  // place puts el at index i of parent's children, moving it only when it
+  // is elsewhere (a moved video pauses); it reports whether it moved it.
+  function place(parent, el, i) {
+    if (parent.children[i] === el) return false;
+    parent.insertBefore(el, parent.children[i] || null);
+    return true;
+  }
+
+  // renderHead is a strip's count (red at the ceiling) and its idle
+  // browsers, each with its Stop.
+  function renderHead(el, s) {
+    const count = el.querySelector('.count');
+    const wrap = el.querySelector('.idle-wrap');
+    const ul = el.querySelector('.idle');
+    if (!s || !s.max) { count.hidden = true; wrap.hidden = true; return; }
+    count.hidden = false;
+    count.textContent = s.running + '/' + s.max + ' browsers (' + s.yours + ' yours)';
+    count.classList.toggle('full', !!s.at_ceiling);
+    const idle = s.idle || [];
+    wrap.hidden = idle.length === 0;
+    const key = idle.map((b) => b.profile).join(',');
+    if (ul.dataset.key === key) return;
+    ul.dataset.key = key;
+    ul.textContent = '';
+    idle.forEach((b) => {
+      const li = document.createElement('li');
+      li.dataset.profile = b.profile;
+      const name = document.createElement('span');
+      name.textContent = b.label || b.profile;
+      const stop = document.createElement('button');
+      stop.type = 'button';
+      stop.className = 'stop';
+      stop.textContent = 'Stop';
+      stop.addEventListener('click', () => stopBrowser(el, s.name, b.profile));
+      li.append(name, stop);
+      ul.append(li);
+    });
+  }
+
+  async function stopBrowser(el, session, profile) {
+    const err = el.querySelector('.s-error');
+    err.textContent = '';
+    try {
+      const r = await api('/api/stop', {
+        method: 'POST', headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ session: session, profile: profile }),
+      });
+      const a = await r.json();
+      vs.lastStop = a;
+      if (!a.ok) err.textContent = a.message + ' [' + a.code + ']';
+    } catch (e) {
+      err.textContent = e.message;
+    }
+    await refreshNow();
+  }
+
+  // popoutURL is the address that watches one target alone, in a window
+  // of its own, so two can be watched side by side.
+  function popoutURL(id) {
+    const p = new URLSearchParams({ token: token, target: id, solo: '1' });
+    return location.pathname + '#' + p.toString();
+  }
+
+  // A Tab is one target in its session's strip: its name, what it lives in,
+  // who drives it, and its thumbnail, live at the thumb tier.
+  class Tab {
+    constructor(id) {
+      this.id = id;
+      this.frames = 0;
+      this.pc = null;
+      this.resource = '';
+      const el = this.el = tabTpl.content.firstElementChild.cloneNode(true);
+      el.dataset.id = id;
+      this.video = el.querySelector('video');
+      el.addEventListener('click', (ev) => {
+        if (ev.target.closest('.popout')) return;
+        openPane(id);
+      });
+      el.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') openPane(id); });
+      el.querySelector('.popout').addEventListener('click', () => {
+        vs.lastPopout = popoutURL(id);
+        window.open(vs.lastPopout, '_blank', 'popup,width=960,height=640');
+      });
+      if (this.video.requestVideoFrameCallback) {
+        const tick = () => { this.frames++; this.video.requestVideoFrameCallback(tick); };
+        this.video.requestVideoFrameCallback(tick);
+      }
+      if (!solo) this.connect();
+    }
+
+    update(t) {
+      this.target = t;
+      this.el.querySelector('.t-title').textContent = paneTitle(t);
+      this.el.querySelector('.t-ctx').textContent = contextWords(t);
+      const d = this.el.querySelector('.t-drive');
+      d.textContent = driverWords(t);
+      d.className = 't-drive ' + (t.driven_by || 'agent');
+      this.el.classList.toggle('watching', panes.has(t.id));
+    }
+
+    async connect() {
+      const pc = this.pc = new RTCPeerConnection();
+      pc.addTransceiver('video', { direction: 'recvonly' });
+      pc.ontrack = (e) => {
+        this.video.srcObject = e.streams && e.streams[0] ? e.streams[0] : new MediaStream([e.track]);
+        this.video.play().catch(() => {});
+      };
+      try {
+        await pc.setLocalDescription(await pc.createOffer());
+        await gathered(pc);
+        const r = await api('/api/whep/' + encodeURIComponent(this.id) + '?tier=thumb', {
+          method: 'POST', headers: { 'Content-Type': 'application/sdp' }, body: pc.localDescription.sdp,
+        });
+        const body = await r.text();
+        if (pc !== this.pc) return;
+        if (r.status !== 201) { this.error = body.trim() || ('HTTP ' + r.status); return; }
+        this.resource = r.headers.get('Location') || '';
+        await pc.setRemoteDescription({ type: 'answer', sdp: body });
+      } catch (e) {
+        if (pc === this.pc) this.error = e.message || String(e);
+      }
+    }
+
+    close() {
+      if (this.pc) { const pc = this.pc; this.pc = null; pc.close(); }
+      if (this.resource) { api(this.resource, { method: 'DELETE' }).catch(() => {}); this.resource = ''; }
+      this.el.remove();
+    }
   }
 
   // paneTitle names a target as its row and pane show it: a window of the
@@ -101,7 +311,7 @@
     if (!p) {
       p = new Pane(id);
       panes.set(id, p);
-      renderList();
+      renderStrips();
       p.pollTrace();
     }
     p.el.scrollIntoView({ block: 'nearest' });
@@ -227,7 +437,7 @@
       this.teardown();
       this.el.remove();
       panes.delete(this.id);
-      renderList();
+      renderStrips();
     }
 
     // update shows what /api/targets says of the target (undefined: gone).
@@ -428,7 +638,8 @@
       if (!r.ok) return;
       const data = await r.json();
       targets = new Map((data.targets || []).map((t) => [t.id, t]));
-      renderList();
+      sessions = data.sessions || [];
+      renderStrips();
       panes.forEach((p) => p.update(targets.get(p.id)));
     } catch (e) { /* the next poll says it */ }
   }
@@ -445,12 +656,16 @@
     });
   }
 
-  window.addEventListener('pagehide', () => panes.forEach((p) => p.teardown()));
+  window.addEventListener('pagehide', () => {
+    panes.forEach((p) => p.teardown());
+    tabs.forEach((tb) => tb.close());
+  });
 
   if (!token) {
     setConn('no viewer token in the address: open the address `watch` printed, with its #token=…');
     return;
   }
+  if (solo) document.body.classList.add('solo');
   poll();
   const first = params.get('target');
   if (first) openPane(first);

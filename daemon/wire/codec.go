@@ -77,6 +77,7 @@ func appendRequest(b []byte, r *Request) []byte {
 	b = appendStr(b, "for", r.For)
 	b = appendStr(b, "backend", r.Backend)
 	b = appendStr(b, "size", r.Size)
+	b = appendStr(b, "task", r.Task)
 	if r.Last != 0 {
 		b = append(b, `,"last":`...)
 		b = strconv.AppendInt(b, int64(r.Last), 10)
