@@ -3,6 +3,7 @@ package rtc
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vibespace/vibespace/capture"
@@ -103,8 +104,9 @@ type sub struct {
 	fps    int
 	gap    time.Duration // the shortest time between two deliveries
 
-	seen uint64    // the seq last delivered; only Next touches it
-	last time.Time // when it was delivered
+	seen  uint64      // the seq last delivered; only Next touches it
+	last  time.Time   // when it was delivered
+	asked atomic.Bool // its pipeline asked a picture since the last delivery
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -113,9 +115,13 @@ type sub struct {
 // Period is the tier's period (the pipeline's encoder is told its rate).
 func (u *sub) Period() time.Duration { return u.period }
 
-// RequestKeyframe asks the shared source for a picture, which every
-// subscriber then gets: a thumbnail's PLI is answered on a still target.
-func (u *sub) RequestKeyframe() { u.s.src.RequestKeyframe() }
+// RequestKeyframe asks the shared source for a picture: a thumbnail's PLI
+// is answered on a still target. The still picture that answers it goes
+// only to the subscribers that asked (Next): the others have it already.
+func (u *sub) RequestKeyframe() {
+	u.asked.Store(true)
+	u.s.src.RequestKeyframe()
+}
 
 // Next waits out its tier's period since the last delivery, then returns
 // the newest frame not delivered yet, waiting for one if need be.
@@ -140,6 +146,14 @@ func (u *sub) Next(ctx context.Context) (capture.Frame, error) {
 			return capture.Frame{}, err
 		}
 		if seq > u.seen {
+			// A still picture read for another subscriber's request, right
+			// after the one this subscriber was given, is the same picture:
+			// it is not delivered (it would be encoded and sent again).
+			if f.Forced && seq == u.seen+1 && !u.asked.Load() {
+				u.seen = seq
+				continue
+			}
+			u.asked.Store(false)
 			u.seen, u.last = seq, time.Now()
 			return f, nil
 		}

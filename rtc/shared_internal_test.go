@@ -13,7 +13,8 @@ import (
 )
 
 // stillSource delivers one picture, then another only when asked for a
-// keyframe, or fails when told to; it records the rates it is set to.
+// keyframe (Forced: the same picture again, as a still window's capture
+// answers), or fails when told to; it records the rates it is set to.
 type stillSource struct {
 	mu     sync.Mutex
 	fps    []int
@@ -60,12 +61,13 @@ func (s *stillSource) Next(ctx context.Context) (capture.Frame, error) {
 	}
 	s.n++
 	pix := make([]byte, 4*8*6)
-	return capture.Frame{Format: capture.FormatRGBA, Width: 8, Height: 6, Stride: 32, Pix: pix, Time: time.Now(), Seq: uint64(s.n)}, nil
+	return capture.Frame{Format: capture.FormatRGBA, Width: 8, Height: 6, Stride: 32, Pix: pix, Time: time.Now(), Seq: uint64(s.n), Forced: s.n > 1}, nil
 }
 
 // TestSharedSource: one source for every tier of a target, opened once;
 // its rate follows the highest tier; a thumbnail's keyframe request on a
-// still source yields a picture (to every subscriber); the last one to
+// still source yields a picture for the subscribers that asked, not for the
+// others (they have that picture already); the last one to
 // leave closes it; a failing source ends every subscriber with its error.
 func TestSharedSource(t *testing.T) {
 	before := runtime.NumGoroutine()
@@ -113,16 +115,21 @@ func TestSharedSource(t *testing.T) {
 		t.Fatalf("first pictures %v, want the source's first for each", seqs)
 	}
 	// The still source delivers nothing more until asked: a thumbnail's
-	// request yields a new picture, for it and for the full tier.
+	// request yields the picture again, for it and not for the full tier,
+	// whose next picture is the one it asks itself.
 	thumb.RequestKeyframe()
-	for _, u := range []*sub{thumb, full} {
-		f, err := u.Next(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if f.Seq != 2 {
-			t.Fatalf("after a keyframe request: picture %d, want 2", f.Seq)
-		}
+	if f, err := thumb.Next(ctx); err != nil || f.Seq != 2 {
+		t.Fatalf("after a keyframe request: picture %d (%v), want 2", f.Seq, err)
+	}
+	quiet, cancelQuiet := context.WithTimeout(ctx, 300*time.Millisecond)
+	f, err := full.Next(quiet)
+	cancelQuiet()
+	if err == nil {
+		t.Fatalf("the full tier, which did not ask, was given the still picture %d again", f.Seq)
+	}
+	full.RequestKeyframe()
+	if f, err := full.Next(ctx); err != nil || f.Seq != 3 {
+		t.Fatalf("the full tier's own request: picture %d (%v), want 3", f.Seq, err)
 	}
 	_ = full.Close()
 	if got := src.lastFPS(); got != 2 {

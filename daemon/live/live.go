@@ -294,7 +294,8 @@ type Target struct {
 	User      string            `json:"user,omitempty"`   // who took over, in user mode
 	UserSince string            `json:"user_since,omitempty"`
 	YouDrive  bool              `json:"you_drive"` // one of the asking page's viewers took it over
-	Viewers   int               `json:"viewers"`
+	Viewers   int               `json:"viewers"`   // of its pane
+	Thumbs    int               `json:"thumbs"`    // of its thumbnail
 	Width     int               `json:"width,omitempty"`
 	Height    int               `json:"height,omitempty"`
 	Agent     *daemon.AgentMark `json:"agent,omitempty"`
@@ -361,6 +362,17 @@ func (v *View) targets(ctx context.Context, mine map[string]bool) Targets {
 	if hub != nil {
 		out.Viewers = hub.Viewers()
 	}
+	// Who watches each target: its pane's viewers, and the pages showing
+	// its thumbnail.
+	watchers := map[string]map[rtc.Tier]int{}
+	if hub != nil {
+		for _, p := range hub.Pipelines() {
+			if watchers[p.Key] == nil {
+				watchers[p.Key] = map[rtc.Tier]int{}
+			}
+			watchers[p.Key][p.Tier] += p.Viewers
+		}
+	}
 	have := make(map[target.ID]bool, len(lts))
 	for _, lt := range lts {
 		have[lt.ID] = true
@@ -378,11 +390,7 @@ func (v *View) targets(ctx context.Context, mine map[string]bool) Targets {
 			t.User, t.Driver = l.User, l.User
 			t.UserSince = l.UserSince.UTC().Format(time.RFC3339)
 		}
-		if hub != nil {
-			if st, ok := hub.Stats(string(lt.ID)); ok {
-				t.Viewers = st.Viewers
-			}
-		}
+		t.Viewers, t.Thumbs = watchers[string(lt.ID)][rtc.TierFull], watchers[string(lt.ID)][rtc.TierThumb]
 		v.mu.Lock()
 		if d := v.drivers[lt.ID]; d != "" && mine[d] && l.Input == lease.InputUser && l.User == viewerUser(d) {
 			t.YouDrive = true

@@ -253,6 +253,27 @@ func pagePoint(t *testing.T, ctx context.Context, tab *cdp.Tab, id target.ID, px
 	return p
 }
 
+// panePipelines are the hub's pipelines of panes (the full tier): a page
+// also watches every target's thumbnail, at the thumb tier.
+func panePipelines(hub *rtc.Hub) []rtc.PipelineStats {
+	var out []rtc.PipelineStats
+	for _, p := range hub.Pipelines() {
+		if p.Tier == rtc.TierFull {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// paneViewers counts the viewers of panes (not of thumbnails).
+func paneViewers(hub *rtc.Hub) int {
+	n := 0
+	for _, p := range panePipelines(hub) {
+		n += p.Viewers
+	}
+	return n
+}
+
 // get fetches path of the live view with auth as the Authorization header.
 func get(t *testing.T, method, u, auth, body string) (int, string) {
 	t.Helper()
@@ -369,7 +390,7 @@ func TestLiveViewWindow(t *testing.T) {
 	}
 	waitPane(t, ctx, v2, id, "live with frames", live)
 	hub := h.view.Hub()
-	ps := hub.Pipelines()
+	ps := panePipelines(hub)
 	if len(ps) != 1 || ps[0].Viewers != 2 || ps[0].Key != string(id) {
 		t.Fatalf("pipelines %+v, want one of %s with two viewers", ps, id)
 	}
@@ -533,7 +554,7 @@ func TestLiveViewDriverLeaves(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the first viewer to leave", func() (bool, string) {
-		return hub.Viewers() == 1, fmt.Sprintf("%d viewers", hub.Viewers())
+		return paneViewers(hub) == 1, fmt.Sprintf("%d viewers of panes", paneViewers(hub))
 	})
 	// The second viewer's page says so before it is clicked, as a person
 	// sees it (its bar is laid out again when the count changes).
@@ -672,7 +693,7 @@ func TestLiveViewTab(t *testing.T) {
 	waitPane(t, ctx, v, id, "live with frames", func(s paneState) bool {
 		return s.State == "live" && s.W > 0 && s.H > 0 && s.Frames >= 2 && s.Decoded >= 2
 	})
-	if ps := h.view.Hub().Pipelines(); len(ps) != 1 || ps[0].Key != string(id) {
+	if ps := panePipelines(h.view.Hub()); len(ps) != 1 || ps[0].Key != string(id) {
 		t.Fatalf("pipelines %+v", ps)
 	}
 

@@ -73,7 +73,7 @@ func TestLiveViewXpraWindow(t *testing.T) {
 	if colours < 3 {
 		t.Fatalf("the decoded picture has %d colours: the window's pixels did not reach the page", colours)
 	}
-	if ps := h.view.Hub().Pipelines(); len(ps) != 1 || ps[0].Key != string(id) || ps[0].Viewers != 1 {
+	if ps := panePipelines(h.view.Hub()); len(ps) != 1 || ps[0].Key != string(id) || ps[0].Viewers != 1 {
 		t.Fatalf("pipelines %+v, want one of %s with one viewer", ps, id)
 	}
 
