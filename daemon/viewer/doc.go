@@ -1,6 +1,11 @@
-// Package viewer is the live view's page: the list of every target of the
-// host, a pane per watched target with its video, who drives it, the agent's
-// last act, and Take over / Hand back. The assets are embedded (no build
+// Package viewer is the live view's page: one strip per session with a tab
+// for every target it drives (what the target lives in — its own context, a
+// named profile, a helper's child handle, a desktop app, a window — who
+// drives it, and its live thumbnail at the thumb tier), the count of
+// browsers against the ceiling with the session's idle ones and their Stop,
+// a pane per watched target with its video, who drives it, the agent's last
+// act, and Take over / Hand back. A tab pops out into a page of its own
+// (#token=…&target=<id>&solo=1) that watches that target alone. The assets are embedded (no build
 // step) and served with a Content-Security-Policy that allows nothing but
 // the page's own origin, so the page fetches nothing from elsewhere.
 //
