@@ -59,11 +59,18 @@ type paneView struct {
 // thumbnail tier with ?tier=thumb), and a headless Chromium viewer with a
 // tab per stream. Rows: 1, 2, 4 and 8 full panes watched, on still
 // content and on changing content (content.html's animation and cells);
-// eight thumbnails only; eight thumbnails and one opened pane. Serving CPU
+// eight thumbnails only; eight thumbnails and one opened pane; then one
+// pane, eight panes, and eight thumbnails with one pane on lighter content
+// (light.html: text typed at a word every 250 ms and the cells; content.html
+// scrolls text and moves a ball in all eight windows at 60 fps, which
+// takes the content browser over a core of the two). Serving CPU
 // is this process (getrusage), which does every capture and encode; the
 // viewer's and the content browser's CPU are given apart. Glass-to-glass
 // is read from the cells of the full panes' frames (changing rows only; a
-// thumbnail is too small for the cells).
+// thumbnail is too small for the cells), and split where we captured the
+// picture: p2c, paint to capture (the content browser's own way to the
+// screen, and our wait for damage and the period), and c2s, capture to
+// shown (convert, encode, send, the viewer's jitter buffer, decode, show).
 func BenchmarkPanes(b *testing.B) {
 	testenv.NeedIntegration(b, "chromium")
 	if !rtc.VP8Available() {
