@@ -17,6 +17,14 @@ type WindowReader interface {
 	Capture(ctx context.Context, id x11.WindowID) (*x11.Capture, error)
 }
 
+// BGRXReader is a WindowReader that can also hand a window's pixels over
+// as the server lays them out, B, G, R, X (*x11.Display's CaptureBGRX):
+// a Window reading through one delivers FormatBGRX frames, which cost a
+// copy where RGBA costs a conversion of every pixel.
+type BGRXReader interface {
+	CaptureBGRX(ctx context.Context, id x11.WindowID) (*x11.Capture, error)
+}
+
 // DamageWatcher is a WindowReader that can also say when a window's pixels
 // changed. *x11.Display is one (through an adapter: its WatchDamage returns
 // *x11.Damage).
@@ -318,7 +326,13 @@ func (w *Window) grab(ctx context.Context) (Frame, bool, error) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.timeout)
 	w.lastRead = time.Now()
 	w.captures.Add(1)
-	c, err := w.r.Capture(cctx, w.id)
+	var c *x11.Capture
+	var err error
+	if br, ok := w.r.(BGRXReader); ok {
+		c, err = br.CaptureBGRX(cctx, w.id)
+	} else {
+		c, err = w.r.Capture(cctx, w.id)
+	}
 	cancel()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -332,9 +346,12 @@ func (w *Window) grab(ctx context.Context) (Frame, bool, error) {
 		}
 		return Frame{}, false, err
 	}
-	img := c.Image
-	wd, ht := img.Rect.Dx(), img.Rect.Dy()
-	h := maphash.Bytes(w.seed, img.Pix)
+	format, pix, stride, wd, ht := FormatBGRX, c.BGRX, 4*c.Area.Width, c.Area.Width, c.Area.Height
+	if pix == nil {
+		img := c.Image
+		format, pix, stride, wd, ht = FormatRGBA, img.Pix, img.Stride, img.Rect.Dx(), img.Rect.Dy()
+	}
+	h := maphash.Bytes(w.seed, pix)
 	forced := w.keyframe.Swap(false)
 	if !forced && h == w.last && wd == w.lastW && ht == w.lastH {
 		w.skipped.Add(1)
@@ -344,11 +361,11 @@ func (w *Window) grab(ctx context.Context) (Frame, bool, error) {
 	w.last, w.lastW, w.lastH = h, wd, ht
 	w.seq++
 	return Frame{
-		Format: FormatRGBA,
+		Format: format,
 		Width:  wd,
 		Height: ht,
-		Stride: img.Stride,
-		Pix:    img.Pix,
+		Stride: stride,
+		Pix:    pix,
 		Time:   time.Now(),
 		Seq:    w.seq,
 		Forced: forced && !changed,

@@ -130,8 +130,13 @@ func (w *ownWindow) paint(pixel uint32) {
 	}
 }
 
+// rgb is the colour of f's first pixel, in either format.
 func rgb(f capture.Frame) uint32 {
-	return uint32(f.Pix[0])<<16 | uint32(f.Pix[1])<<8 | uint32(f.Pix[2])
+	r, g, b := f.Pix[0], f.Pix[1], f.Pix[2]
+	if f.Format == capture.FormatBGRX {
+		r, b = b, r
+	}
+	return uint32(r)<<16 | uint32(g)<<8 | uint32(b)
 }
 
 // TestStaticWindowCostsNothing: on a display whose windows keep their own

@@ -274,3 +274,56 @@ func TestWindowSetFPS(t *testing.T) {
 		}
 	}
 }
+
+// bgrxReader is a fakeReader that also hands its pixels over unconverted:
+// its B, G, R, X bytes are the picture's R, G, B swapped.
+type bgrxReader struct {
+	*fakeReader
+	bgrxReads int
+}
+
+func (b *bgrxReader) CaptureBGRX(ctx context.Context, id x11.WindowID) (*x11.Capture, error) {
+	c, err := b.Capture(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	b.bgrxReads++
+	px := c.Image.Pix
+	for i := 0; i < len(px); i += 4 {
+		px[i], px[i+2] = px[i+2], px[i]
+	}
+	r := c.Image.Rect
+	return &x11.Capture{BGRX: px, Window: id, Area: x11.Geometry{Width: r.Dx(), Height: r.Dy()}}, nil
+}
+
+// TestWindowReadsBGRX: a reader that can hand its pixels over unconverted
+// is read that way, and the frames say so (FormatBGRX, rows of 4×width).
+func TestWindowReadsBGRX(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	img := image.NewRGBA(image.Rect(0, 0, 6, 4))
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = 10, 20, 30, 255
+	}
+	br := &bgrxReader{fakeReader: &fakeReader{}}
+	br.set(img, nil)
+	src := capture.NewWindow(br, 1, capture.WindowOptions{FPS: 60})
+	defer src.Close()
+	f, err := src.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if br.bgrxReads != 1 || f.Format != capture.FormatBGRX || f.Width != 6 || f.Height != 4 || f.Stride != 24 || len(f.Pix) != 96 {
+		t.Fatalf("%d BGRX reads; frame %v %dx%d stride %d, %d bytes; want 1, FormatBGRX 6x4 stride 24, 96 bytes",
+			br.bgrxReads, f.Format, f.Width, f.Height, f.Stride, len(f.Pix))
+	}
+	if f.Pix[0] != 30 || f.Pix[1] != 20 || f.Pix[2] != 10 {
+		t.Fatalf("first pixel %v, want B G R = 30 20 10", f.Pix[:4])
+	}
+	// A plain reader's frames stay RGBA.
+	plain := capture.NewWindow(br.fakeReader, 1, capture.WindowOptions{FPS: 60})
+	defer plain.Close()
+	if f, err = plain.Next(ctx); err != nil || f.Format != capture.FormatRGBA || f.Pix[0] != 10 {
+		t.Fatalf("plain reader: %v %v %v", f.Format, f.Pix[:4], err)
+	}
+}

@@ -27,8 +27,9 @@ var vp8Codec = webrtc.RTPCodecParameters{
 // newAPI builds the pion API for one viewer: its own media engine, with
 // only the codec chosen for it, and its own interceptors, so its bandwidth
 // estimator is its own. onEstimator receives that estimator when the peer
-// connection is made.
-func (h *Hub) newAPI(codec Codec, onEstimator func(cc.BandwidthEstimator)) (*webrtc.API, error) {
+// connection is made; log records what is sent to the viewer
+// (stall.go).
+func (h *Hub) newAPI(codec Codec, onEstimator func(cc.BandwidthEstimator), log *sendLog) (*webrtc.API, error) {
 	m := &webrtc.MediaEngine{}
 	if err := m.RegisterCodec(codec.parameters(), webrtc.RTPCodecTypeVideo); err != nil {
 		return nil, err
@@ -62,6 +63,7 @@ func (h *Hub) newAPI(codec Codec, onEstimator func(cc.BandwidthEstimator)) (*web
 		return nil, err
 	}
 	reg.Add(playoutDelayFactory{})
+	reg.Add(sendLogFactory{log})
 
 	s := webrtc.SettingEngine{}
 	s.LoggerFactory = h.logs

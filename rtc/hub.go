@@ -108,7 +108,7 @@ func (h *Hub) OfferTier(ctx context.Context, key string, t Tier, open OpenFunc, 
 		return Answer{}, err
 	}
 	v := &viewer{id: newID(), p: p}
-	api, err := h.newAPI(codec, v.setEstimator)
+	api, err := h.newAPI(codec, v.setEstimator, &v.sent)
 	if err != nil {
 		h.leave(v, "setup failed")
 		return Answer{}, err

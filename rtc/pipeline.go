@@ -42,6 +42,8 @@ type Pipeline struct {
 	width     atomic.Int64
 	height    atomic.Int64
 	bitrate   atomic.Int64 // the encoder's current target, bits per second
+	asked     atomic.Uint64
+	probes    atomic.Uint64
 
 	errMu sync.Mutex
 	err   error
@@ -60,6 +62,8 @@ type PipelineStats struct {
 	Bytes         uint64 // of encoded video
 	Encoders      uint64 // encoders made (one more at each size change)
 	Bitrate       int    // the encoder's target, bits per second
+	Asked         uint64 // keyframe requests of viewers (PLI, FIR) answered
+	Probes        uint64 // and not answered: stall probes of a still picture (stall.go)
 	Started       time.Time
 	Err           error // why it ended, if it ended by itself
 }
@@ -73,7 +77,8 @@ func (p *Pipeline) stats(viewers int) PipelineStats {
 		ID: p.id, Key: p.key, Codec: p.codec, Tier: p.tier, Viewers: viewers,
 		Width: int(p.width.Load()), Height: int(p.height.Load()),
 		Frames: p.frames.Load(), Keyframes: p.keyframes.Load(), Bytes: p.bytes.Load(),
-		Encoders: p.encoders.Load(), Bitrate: int(p.bitrate.Load()), Started: p.started, Err: err,
+		Encoders: p.encoders.Load(), Bitrate: int(p.bitrate.Load()), Asked: p.asked.Load(), Probes: p.probes.Load(),
+		Started: p.started, Err: err,
 	}
 }
 

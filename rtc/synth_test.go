@@ -20,6 +20,7 @@ type synthSource struct {
 	n         int
 	keyReq    atomic.Bool
 	keyAsked  atomic.Int32
+	change    atomic.Bool // a still source delivers its next picture anyway
 	closeOnce sync.Once
 	closed    chan struct{}
 }
@@ -54,7 +55,7 @@ func (s *synthSource) Next(ctx context.Context) (capture.Frame, error) {
 			return capture.Frame{}, ctx.Err()
 		}
 		forced := s.keyReq.Swap(false)
-		if s.still && s.n > 0 && !forced {
+		if s.still && s.n > 0 && !forced && !s.change.Swap(false) {
 			continue
 		}
 		s.n++

@@ -1,7 +1,6 @@
 package rtc
 
 import (
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,6 +19,8 @@ type viewer struct {
 
 	estMu sync.Mutex
 	est   cc.BandwidthEstimator // nil until the peer connection has one
+
+	sent sendLog // what it was sent and says it received
 
 	connected atomic.Bool
 	closeOnce sync.Once
@@ -61,18 +62,31 @@ func (v *viewer) targetBitrate() int {
 	return e.GetTargetBitrate()
 }
 
-// readRTCP turns the viewer's PLI and FIR into keyframe requests. It ends
-// when the peer connection closes.
+// readRTCP turns the viewer's PLI and FIR into keyframe requests, but for
+// a PLI that is a stall probe (stall.go: the viewer has every packet of a
+// still picture and asks only because nothing came for 3 s). It ends when
+// the peer connection closes.
 func (v *viewer) readRTCP() {
 	for {
 		pkts, _, err := v.sender.ReadRTCP()
 		if err != nil {
 			return
 		}
+		v.sent.received(pkts)
 		for _, pkt := range pkts {
 			switch pkt.(type) {
-			case *rtcp.PictureLossIndication, *rtcp.FullIntraRequest:
-				v.p.hub.o.Logger.Debug("live view: keyframe requested", "viewer", v.id, "by", fmt.Sprintf("%T", pkt))
+			case *rtcp.PictureLossIndication:
+				if v.sent.stallProbe(time.Now()) {
+					v.p.probes.Add(1)
+					v.p.hub.o.Logger.Debug("live view: still picture already shown, keyframe request not answered", "viewer", v.id, "by", "PLI")
+					continue
+				}
+				v.p.hub.o.Logger.Debug("live view: keyframe requested", "viewer", v.id, "by", "PLI")
+				v.p.asked.Add(1)
+				v.p.requestKeyframe()
+			case *rtcp.FullIntraRequest:
+				v.p.hub.o.Logger.Debug("live view: keyframe requested", "viewer", v.id, "by", "FIR")
+				v.p.asked.Add(1)
 				v.p.requestKeyframe()
 			}
 		}

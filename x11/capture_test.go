@@ -146,3 +146,42 @@ func colours(c *x11.Capture) int {
 	}
 	return len(seen)
 }
+
+// TestCaptureBGRX reads the fixture window unconverted, through MIT-SHM and
+// through core GetImage, and compares the pixels with Capture's RGBA ones.
+func TestCaptureBGRX(t *testing.T) {
+	fx := newFixture(t)
+	rgba := fx.painted(t)
+	plain, err := x11.Open(t.Context(), fx.d.Display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	x11.DisableSHM(plain)
+	for _, tc := range []struct {
+		d    *x11.Display
+		path x11.CapturePath
+	}{{fx.x, x11.CaptureSHM}, {plain, x11.CaptureGetImage}} {
+		c, err := tc.d.CaptureBGRX(t.Context(), fx.f.Window.ID)
+		if err != nil {
+			t.Fatalf("CaptureBGRX (%s): %v", tc.path, err)
+		}
+		if c.Path != tc.path || c.Image != nil || c.Area != rgba.Area {
+			t.Fatalf("CaptureBGRX: path %q, image %v, area %v; want path %q, no image, area %v", c.Path, c.Image != nil, c.Area, tc.path, rgba.Area)
+		}
+		if len(c.BGRX) != 4*c.Area.Width*c.Area.Height {
+			t.Fatalf("CaptureBGRX (%s): %d bytes for %dx%d", tc.path, len(c.BGRX), c.Area.Width, c.Area.Height)
+		}
+		// A blinking cursor may repaint between the two: allow a few pixels.
+		differ := 0
+		for i := 0; i < len(c.BGRX); i += 4 {
+			b, r := c.BGRX[i:i+4], rgba.Image.Pix[i:i+4]
+			if b[0] != r[2] || b[1] != r[1] || b[2] != r[0] {
+				differ++
+			}
+		}
+		if n := len(c.BGRX) / 4; differ > n/100 {
+			t.Errorf("CaptureBGRX (%s) and Capture differ in %d of %d pixels", tc.path, differ, n)
+		}
+	}
+}

@@ -13,6 +13,21 @@ func TestToRGBA(t *testing.T) {
 	}
 }
 
+func TestToBGRX(t *testing.T) {
+	data := []byte{1, 2, 3, 0, 10, 20, 30, 0}
+	lsb := toBGRX(data, 2, 1, false) // B G R X: copied as is
+	if string(lsb) != string(data) {
+		t.Errorf("LSB-first: %v", lsb)
+	}
+	if data[0] = 99; lsb[0] == 99 {
+		t.Error("LSB-first: the pixels are not a copy")
+	}
+	msb := toBGRX([]byte{0, 3, 2, 1, 7, 30, 20, 10}, 2, 1, true) // X R G B
+	if string(msb) != string([]byte{1, 2, 3, 0, 10, 20, 30, 7}) {
+		t.Errorf("MSB-first: %v", msb)
+	}
+}
+
 func TestClip(t *testing.T) {
 	screen := Geometry{0, 0, 100, 50}
 	for _, tt := range []struct{ in, want Geometry }{
@@ -33,5 +48,12 @@ func BenchmarkToRGBA(b *testing.B) {
 	data := make([]byte, 900*700*4)
 	for b.Loop() {
 		toRGBA(data, 900, 700, false)
+	}
+}
+
+func BenchmarkToBGRX(b *testing.B) {
+	data := make([]byte, 900*700*4)
+	for b.Loop() {
+		toBGRX(data, 900, 700, false)
 	}
 }

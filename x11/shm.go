@@ -3,7 +3,6 @@ package x11
 import (
 	"context"
 	"fmt"
-	"image"
 	"sync"
 	"sync/atomic"
 
@@ -113,7 +112,7 @@ func useShm(c *xgb.Conn) error {
 // shmGetImage reads a ZPixmap rectangle of drawable through the shared
 // segment and hands the pixels to convert while the segment is still ours.
 // ok is false if MIT-SHM cannot be used; the caller falls back to GetImage.
-func (d *Display) shmGetImage(ctx context.Context, dr xproto.Drawable, x, y, w, h int, convert func([]byte) *image.RGBA) (img *image.RGBA, ok bool, err error) {
+func shmGetImage[T any](ctx context.Context, d *Display, dr xproto.Drawable, x, y, w, h int, convert func([]byte) T) (img T, ok bool, err error) {
 	s := &d.ext.shm
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -124,13 +123,13 @@ func (d *Display) shmGetImage(ctx context.Context, dr xproto.Drawable, x, y, w, 
 		})
 	}
 	if s.broken != nil {
-		return nil, false, nil
+		return img, false, nil
 	}
 	size := w * h * 4
 	if len(s.mem) < size {
 		if err := d.growShm(ctx, size); err != nil {
 			s.broken = err
-			return nil, false, nil
+			return img, false, nil
 		}
 	}
 	s.busy.Add(1)
@@ -138,15 +137,16 @@ func (d *Display) shmGetImage(ctx context.Context, dr xproto.Drawable, x, y, w, 
 	// finish): it must not read s's fields, which a later grow or detach
 	// rewrites under s.mu.
 	mem, seg := s.mem, s.seg
-	img, err = call(ctx, d, "MIT-SHM GetImage", func() (*image.RGBA, error) {
+	img, err = call(ctx, d, "MIT-SHM GetImage", func() (T, error) {
 		defer s.busy.Add(-1)
+		var none T
 		r, err := shm.GetImage(d.conn, dr, int16(x), int16(y), uint16(w), uint16(h), ^uint32(0),
 			xproto.ImageFormatZPixmap, seg, 0).Reply()
 		if err != nil {
-			return nil, err
+			return none, err
 		}
 		if int(r.Size) > len(mem) || int(r.Size) < w*h*4 {
-			return nil, fmt.Errorf("x11: MIT-SHM image of %d bytes for %dx%d in a %d byte segment", r.Size, w, h, len(mem))
+			return none, fmt.Errorf("x11: MIT-SHM image of %d bytes for %dx%d in a %d byte segment", r.Size, w, h, len(mem))
 		}
 		return convert(mem[:r.Size]), nil
 	})

@@ -438,6 +438,11 @@ func BenchmarkLiveView(b *testing.B) {
 	openWin := func() capture.Source {
 		return capture.NewWindow(disp, win, capture.WindowOptions{FPS: captureFPS})
 	}
+	// The JPEG baseline reads RGBA, which image/jpeg takes, as it did
+	// before our capture went BGRX (rgbaReader).
+	openWinRGBA := func() capture.Source {
+		return capture.NewWindow(rgbaReader{disp}, win, capture.WindowOptions{FPS: captureFPS})
+	}
 	var seq int
 	path := func(kind string) string { seq++; return fmt.Sprintf("/%s/%d/", kind, seq) }
 
@@ -452,7 +457,7 @@ func BenchmarkLiveView(b *testing.B) {
 		}
 		run("jpegws-window-"+suffix, func(b *testing.B) *row {
 			p := path("jpeg")
-			jw := &jpegWS{open: openWin, input: winInput}
+			jw := &jpegWS{open: openWinRGBA, input: winInput}
 			srv.mux.Handle(p, jw)
 			addr := strings.TrimPrefix(srv.URL, "http://")
 			_, portText, _ := net.SplitHostPort(addr)

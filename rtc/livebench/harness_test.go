@@ -13,10 +13,10 @@ import (
 	"github.com/vibespace/vibespace/cdp"
 )
 
-// assets are the pages the benchmark serves: the animated content, the
-// viewer, and the cells both of them use.
+// assets are the pages the benchmark serves: the animated content (and a
+// lighter one, light.html), the viewer, and the cells all of them use.
 //
-//go:embed testdata/cells.js testdata/content.html testdata/viewer.html
+//go:embed testdata/cells.js testdata/content.html testdata/light.html testdata/viewer.html
 var assets embed.FS
 
 // blankPage loads only the cells, for the instrument's own test.
@@ -37,7 +37,7 @@ func newServer(tb testing.TB) *server {
 	}
 	s := &server{mux: http.NewServeMux()}
 	files := http.FileServerFS(sub)
-	for _, p := range []string{"/cells.js", "/content.html", "/viewer.html"} {
+	for _, p := range []string{"/cells.js", "/content.html", "/light.html", "/viewer.html"} {
 		s.mux.Handle(p, noCache(files))
 	}
 	s.mux.HandleFunc("/blank.html", func(w http.ResponseWriter, r *http.Request) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/vibespace/vibespace/capture"
 	"github.com/vibespace/vibespace/rtc"
+	"github.com/vibespace/vibespace/x11"
 )
 
 // jpegWS is the naive baseline for a window: every captured frame is
@@ -109,6 +110,18 @@ func (j *jpegWS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// rgbaReader is a display read as RGBA (x11.Display.Capture), with its
+// damage, but not as BGRX: a capture.Window through it delivers RGBA.
+type rgbaReader struct{ d *x11.Display }
+
+func (r rgbaReader) Capture(ctx context.Context, id x11.WindowID) (*x11.Capture, error) {
+	return r.d.Capture(ctx, id)
+}
+
+func (r rgbaReader) WatchDamage(ctx context.Context, id x11.WindowID) (*x11.Damage, error) {
+	return r.d.WatchDamage(ctx, id)
 }
 
 func bgrxToRGBA(f capture.Frame) *image.RGBA {
