@@ -77,19 +77,12 @@ func childHandle(session string, n int) string {
 // no control characters. The label is shown to people only; it never
 // reaches a path or an argv, so '/' and ".." are allowed.
 func cleanLabel(label string) (string, error) {
-	l := strings.TrimSpace(label)
-	switch n := utf8.RuneCountInString(l); {
-	case !utf8.ValidString(l):
-		return "", target.Refuse(target.CodeBadRequest, "a profile label must be valid UTF-8")
-	case n == 0:
-		return "", target.Refuse(target.CodeBadRequest, "a profile label cannot be empty")
-	case n > MaxLabel:
-		return "", target.Refuse(target.CodeBadRequest, "a profile label is at most %d characters (this one has %d)", MaxLabel, n).With("max", MaxLabel)
+	l, err := cleanText("a profile label", label, MaxLabel)
+	if err != nil {
+		return "", err
 	}
-	for _, r := range l {
-		if unicode.IsControl(r) || r == utf8.RuneError {
-			return "", target.Refuse(target.CodeBadRequest, "a profile label cannot contain control characters (found %U)", r)
-		}
+	if l == "" {
+		return "", target.Refuse(target.CodeBadRequest, "a profile label cannot be empty")
 	}
 	if IsID(l) || strings.HasPrefix(l, childPrefix) {
 		return "", target.Refuse(target.CodeBadRequest, "a profile label cannot look like an id or a child handle (%s…, %s…)", idPrefix, childPrefix)
@@ -99,17 +92,22 @@ func cleanLabel(label string) (string, error) {
 
 // cleanTask trims and validates a child's task: like a label but may be
 // empty (the helper is then named by its number) and may read like anything.
-func cleanTask(task string) (string, error) {
-	t := strings.TrimSpace(task)
+func cleanTask(task string) (string, error) { return cleanText("a task", task, MaxTask) }
+
+// cleanText trims s, text shown to people only, and checks it is valid
+// UTF-8 of at most max runes without control characters; what names it in
+// the refusal.
+func cleanText(what, s string, max int) (string, error) {
+	t := strings.TrimSpace(s)
 	switch n := utf8.RuneCountInString(t); {
 	case !utf8.ValidString(t):
-		return "", target.Refuse(target.CodeBadRequest, "a task must be valid UTF-8")
-	case n > MaxTask:
-		return "", target.Refuse(target.CodeBadRequest, "a task is at most %d characters (this one has %d)", MaxTask, n).With("max", MaxTask)
+		return "", target.Refuse(target.CodeBadRequest, "%s must be valid UTF-8", what)
+	case n > max:
+		return "", target.Refuse(target.CodeBadRequest, "%s is at most %d characters (this one has %d)", what, max, n).With("max", max)
 	}
 	for _, r := range t {
 		if unicode.IsControl(r) || r == utf8.RuneError {
-			return "", target.Refuse(target.CodeBadRequest, "a task cannot contain control characters (found %U)", r)
+			return "", target.Refuse(target.CodeBadRequest, "%s cannot contain control characters (found %U)", what, r)
 		}
 	}
 	return t, nil
