@@ -127,20 +127,32 @@ func stable(t *testing.T, s *target.Snapshot) string {
 
 // The first walk right after an application maps its window is whole, with
 // the cache as without it (a walk whose nodes all came from the cache once
-// ended before their second questions went out: 11 nodes of 260).
+// ended before their second questions went out: 11 nodes of 260). An
+// application may still add a few nodes of its own just after it maps (a
+// late layout under load: 257 nodes, then 260), which says nothing of the
+// cache; so a launch whose first walk differs is tried again, twice, and
+// only a difference at every try fails (a defect of the cache is there
+// every time).
 func TestFirstWalkAfterLaunch(t *testing.T) {
 	d := testenv.SharedDesktop(t)
 	b := connect(t, d, atspi.Options{})
 	for range 2 {
-		app := launch(t, d, "gtk3-widget-factory")
-		f := frameOf(t, b, app)
-		first := walk(t, b, f.Object, atspi.WalkOptions{})
-		plain := walk(t, b, f.Object, atspi.WalkOptions{NoCache: true})
-		if first.Census != plain.Census || treeLines(first) != treeLines(plain) {
-			t.Errorf("first walk %+v, then without the cache %+v", first.Census, plain.Census)
+		var tries []string
+		for len(tries) < 3 {
+			app := launch(t, d, "gtk3-widget-factory")
+			f := frameOf(t, b, app)
+			first := walk(t, b, f.Object, atspi.WalkOptions{})
+			plain := walk(t, b, f.Object, atspi.WalkOptions{NoCache: true})
+			if err := app.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			if first.Census == plain.Census && treeLines(first) == treeLines(plain) {
+				break
+			}
+			tries = append(tries, fmt.Sprintf("first walk %+v, then without the cache %+v", first.Census, plain.Census))
 		}
-		if err := app.Stop(); err != nil {
-			t.Fatal(err)
+		if len(tries) == 3 {
+			t.Errorf("the first walk after launch differed at every try:\n%s", strings.Join(tries, "\n"))
 		}
 	}
 }
