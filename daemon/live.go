@@ -230,7 +230,7 @@ func (d *Daemon) LiveSessions(targets []LiveTarget) []LiveSession {
 			sess(t.Session)
 		}
 	}
-	if bu, ok := d.cfg.Browser.(kind.BrowserUsage); ok && d.cfg.Browser != nil {
+	if bu, ok := d.cfg.Browser.(kind.BrowserUsage); ok {
 		u := bu.Usage()
 		open := d.profilesWithTabs()
 		for _, b := range u.Browsers {
@@ -270,13 +270,10 @@ func (d *Daemon) profilesWithTabs() map[string]bool {
 // bad_request. The audit records it, as the live view's, for session.
 func (d *Daemon) LiveStop(ctx context.Context, session, profileID, user string) error {
 	err := d.liveStop(ctx, session, profileID)
-	ent := lease.Entry{Time: d.cfg.Now().UTC(), Session: liveViewSession, For: session, Verb: "stop", User: user,
+	ent := lease.Entry{Session: liveViewSession, For: session, Verb: "stop", User: user,
 		Setting: "the browser of profile " + profileID, OK: err == nil}
 	if err != nil {
-		ent.Code = target.CodeOf(err)
-		if ent.Code == "" {
-			ent.Code = codeInternal
-		}
+		ent.Code = refusal(err).Code
 	}
 	d.record(ent)
 	return err
@@ -284,11 +281,8 @@ func (d *Daemon) LiveStop(ctx context.Context, session, profileID, user string) 
 
 func (d *Daemon) liveStop(ctx context.Context, session, profileID string) error {
 	bu, ok := d.cfg.Browser.(kind.BrowserUsage)
-	if d.cfg.Browser == nil || !ok {
+	if !ok {
 		return noBrowser()
-	}
-	if profileID == "" {
-		return target.Refuse(target.CodeBadRequest, "the shared browser holds every session's own context: it is not stopped alone")
 	}
 	if d.profilesWithTabs()[profileID] {
 		return target.Refuse(target.CodeBrowserInUse, "the browser of profile %s has a tab open: close its tabs first", profileID).With("profile", profileID)

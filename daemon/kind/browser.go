@@ -46,7 +46,7 @@ type BrowserUsage interface {
 	// Stop stops the browser of profile id ("" is the shared browser, which
 	// holds every session's own context, and is refused bad_request). A
 	// browser a verb is using now is refused browser_in_use; one not running
-	// is not_running.
+	// is bad_request.
 	Stop(ctx context.Context, profile string) error
 }
 

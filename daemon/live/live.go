@@ -381,10 +381,7 @@ func (v *View) targets(ctx context.Context, mine map[string]bool) Targets {
 			ID: lt.ID, Title: lt.Title, Kind: string(lt.Kind), App: lt.App, Holder: l.Holder,
 			Mode: string(l.Input), Driver: l.Holder, Width: lt.Width, Height: lt.Height, Agent: lt.Agent,
 			Desktop: lt.Desktop, Session: lt.Session, Context: lt.Context, Name: lt.Name, Profile: lt.Profile,
-			Opened: lt.Opened, DrivenBy: "agent",
-		}
-		if lt.Context == "helper" {
-			t.DrivenBy = "helper"
+			Opened: lt.Opened,
 		}
 		if l.Input == lease.InputUser {
 			t.User, t.Driver = l.User, l.User
@@ -401,6 +398,10 @@ func (v *View) targets(ctx context.Context, mine map[string]bool) Targets {
 			t.DrivenBy = "you"
 		case l.Input == lease.InputUser:
 			t.DrivenBy = "user"
+		case lt.Context == "helper":
+			t.DrivenBy = "helper"
+		default:
+			t.DrivenBy = "agent"
 		}
 		out.Targets = append(out.Targets, t)
 	}

@@ -56,24 +56,33 @@
 
   // ---- the target list -------------------------------------------------
 
+  // load reads /api/targets (naming this page's viewers, so it learns
+  // which targets it drives) and shows it; it answers the data, or throws
+  // why the daemon did not give it.
+  async function load() {
+    const ids = [];
+    panes.forEach((p) => { if (p.viewerId) ids.push(p.viewerId); });
+    const r = await api('/api/targets', { headers: ids.length ? { 'X-Vibespace-Viewers': ids.join(',') } : {} });
+    if (!r.ok) {
+      const e = new Error('the daemon refused: ' + r.status + ' ' + (await r.text()).trim());
+      e.refused = true;
+      throw e;
+    }
+    const data = await r.json();
+    targets = new Map((data.targets || []).map((t) => [t.id, t]));
+    sessions = data.sessions || [];
+    polled = true;
+    renderStrips();
+    panes.forEach((p) => p.update(targets.get(p.id)));
+    return data;
+  }
+
   async function poll() {
     try {
-      const ids = [];
-      panes.forEach((p) => { if (p.viewerId) ids.push(p.viewerId); });
-      const r = await api('/api/targets', { headers: ids.length ? { 'X-Vibespace-Viewers': ids.join(',') } : {} });
-      if (!r.ok) {
-        setConn('the daemon refused: ' + r.status + ' ' + (await r.text()).trim());
-      } else {
-        const data = await r.json();
-        targets = new Map((data.targets || []).map((t) => [t.id, t]));
-        sessions = data.sessions || [];
-        polled = true;
-        setConn('connected · ' + data.viewers + ' viewer(s) in all');
-        renderStrips();
-        panes.forEach((p) => p.update(targets.get(p.id)));
-      }
+      const data = await load();
+      setConn('connected · ' + data.viewers + ' viewer(s) in all');
     } catch (e) {
-      setConn('the daemon does not answer: ' + e.message);
+      setConn(e.refused ? e.message : 'the daemon does not answer: ' + e.message);
     }
     panes.forEach((p) => p.pollTrace());
     setTimeout(poll, 1000);
@@ -271,23 +280,13 @@
     }
 
     async connect() {
-      const pc = this.pc = new RTCPeerConnection();
-      pc.addTransceiver('video', { direction: 'recvonly' });
-      pc.ontrack = (e) => {
-        this.video.srcObject = e.streams && e.streams[0] ? e.streams[0] : new MediaStream([e.track]);
-        this.video.play().catch(() => {});
-      };
+      const pc = this.pc = videoPeer(this.video);
       try {
-        await pc.setLocalDescription(await pc.createOffer());
-        await gathered(pc);
-        const r = await api('/api/whep/' + encodeURIComponent(this.id) + '?tier=thumb', {
-          method: 'POST', headers: { 'Content-Type': 'application/sdp' }, body: pc.localDescription.sdp,
-        });
-        const body = await r.text();
+        const r = await offerWHEP(pc, '/api/whep/' + encodeURIComponent(this.id) + '?tier=thumb');
         if (pc !== this.pc) return;
-        if (r.status !== 201) { this.error = body.trim() || ('HTTP ' + r.status); return; }
-        this.resource = r.headers.get('Location') || '';
-        await pc.setRemoteDescription({ type: 'answer', sdp: body });
+        if (r.status !== 201) { this.error = r.body.trim() || ('HTTP ' + r.status); return; }
+        this.resource = r.resource;
+        await pc.setRemoteDescription({ type: 'answer', sdp: r.body });
       } catch (e) {
         if (pc === this.pc) this.error = e.message || String(e);
       }
@@ -379,14 +378,9 @@
       this.teardown();
       this.setState('connecting');
       this.frames = 0;
-      const pc = this.pc = new RTCPeerConnection();
-      pc.addTransceiver('video', { direction: 'recvonly' });
+      const pc = this.pc = videoPeer(this.video);
       this.pointer = pc.createDataChannel('pointer', { ordered: false, maxRetransmits: 0 });
       this.input = pc.createDataChannel('input');
-      pc.ontrack = (e) => {
-        this.video.srcObject = e.streams && e.streams[0] ? e.streams[0] : new MediaStream([e.track]);
-        this.video.play().catch(() => {});
-      };
       pc.onconnectionstatechange = () => {
         if (pc !== this.pc) return;
         const s = pc.connectionState;
@@ -396,18 +390,13 @@
         }
       };
       try {
-        await pc.setLocalDescription(await pc.createOffer());
-        await gathered(pc);
-        const r = await api('/api/whep/' + encodeURIComponent(this.id), {
-          method: 'POST', headers: { 'Content-Type': 'application/sdp' }, body: pc.localDescription.sdp,
-        });
-        const body = await r.text();
+        const r = await offerWHEP(pc, '/api/whep/' + encodeURIComponent(this.id));
         if (pc !== this.pc) return;
-        if (r.status === 404) { this.setState('gone', body.trim()); this.teardown(); return; }
-        if (r.status !== 201) { this.fail(body.trim() || ('HTTP ' + r.status)); return; }
-        this.resource = r.headers.get('Location') || '';
+        if (r.status === 404) { this.setState('gone', r.body.trim()); this.teardown(); return; }
+        if (r.status !== 201) { this.fail(r.body.trim() || ('HTTP ' + r.status)); return; }
+        this.resource = r.resource;
         this.viewerId = this.resource.split('/').pop();
-        await pc.setRemoteDescription({ type: 'answer', sdp: body });
+        await pc.setRemoteDescription({ type: 'answer', sdp: r.body });
       } catch (e) {
         if (pc === this.pc) this.fail(e.message || String(e));
       }
@@ -631,17 +620,30 @@
   }
 
   async function refreshNow() {
-    const ids = [];
-    panes.forEach((p) => { if (p.viewerId) ids.push(p.viewerId); });
-    try {
-      const r = await api('/api/targets', { headers: ids.length ? { 'X-Vibespace-Viewers': ids.join(',') } : {} });
-      if (!r.ok) return;
-      const data = await r.json();
-      targets = new Map((data.targets || []).map((t) => [t.id, t]));
-      sessions = data.sessions || [];
-      renderStrips();
-      panes.forEach((p) => p.update(targets.get(p.id)));
-    } catch (e) { /* the next poll says it */ }
+    try { await load(); } catch (e) { /* the next poll says it */ }
+  }
+
+  // videoPeer is a peer connection that receives one video into video.
+  function videoPeer(video) {
+    const pc = new RTCPeerConnection();
+    pc.addTransceiver('video', { direction: 'recvonly' });
+    pc.ontrack = (e) => {
+      video.srcObject = e.streams && e.streams[0] ? e.streams[0] : new MediaStream([e.track]);
+      video.play().catch(() => {});
+    };
+    return pc;
+  }
+
+  // offerWHEP sends pc's offer (every candidate gathered) to the WHEP
+  // address path and answers the status, the body (the answer's SDP, or why
+  // not) and the viewer's resource address.
+  async function offerWHEP(pc, path) {
+    await pc.setLocalDescription(await pc.createOffer());
+    await gathered(pc);
+    const r = await api(path, {
+      method: 'POST', headers: { 'Content-Type': 'application/sdp' }, body: pc.localDescription.sdp,
+    });
+    return { status: r.status, body: await r.text(), resource: r.headers.get('Location') || '' };
   }
 
   // gathered resolves when every local candidate is in the description (or
