@@ -1,0 +1,289 @@
+// Package secret keeps provider keys on the daemon's side: one file per key
+// in a directory only its owner can read (0700, each file 0600), written
+// atomically (a temp file, fsync, rename, fsync of the directory). A key
+// never leaves the store except through Get; Scrub blanks every stored
+// value out of text before it is logged or answered.
+package secret
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Mask replaces a stored value in scrubbed text.
+const Mask = "••••"
+
+// MaxValueLen bounds a key's length: provider tokens are tens of bytes; a
+// value this long is a pasted file, not a key.
+const MaxValueLen = 4096
+
+// maxNameLen bounds a name ("cloud:browserless").
+const maxNameLen = 64
+
+// Store is a directory of keys. It is safe for concurrent use within one
+// process; the daemon's lock keeps other daemons out of the directory.
+type Store struct {
+	dir string
+	mu  sync.Mutex
+	// values caches what is on disk for Scrub, which must not read files on
+	// every log line.
+	values map[string]string
+}
+
+// Open opens (creating it if needed) the key directory dir and forces its
+// mode to 0700 and every key file's to 0600.
+func Open(dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("secret: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("secret: %w", err)
+	}
+	s := &Store{dir: dir, values: map[string]string{}}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("secret: %w", err)
+	}
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		if strings.HasPrefix(e.Name(), ".tmp-") { // a write cut short
+			os.Remove(p)
+			continue
+		}
+		name, ok := nameOfFile(e.Name())
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		if err := os.Chmod(p, 0o600); err != nil {
+			return nil, fmt.Errorf("secret: %w", err)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("secret: %w", err)
+		}
+		s.values[name] = string(b)
+	}
+	return s, nil
+}
+
+// Dir is the store's directory.
+func (s *Store) Dir() string { return s.dir }
+
+// ValidName reports why name cannot name a key, or nil. A name is 1–64
+// characters of [a-z0-9], '-', '_', '.', and ':' (a provider's namespace
+// separator), not starting with '.'. No '/', so no name reaches outside the
+// directory.
+func ValidName(name string) error {
+	if name == "" || len(name) > maxNameLen {
+		return fmt.Errorf("secret: a key's name is 1 to %d characters, not %d", maxNameLen, len(name))
+	}
+	if name[0] == '.' {
+		return fmt.Errorf("secret: a key's name may not start with '.': %q", name)
+	}
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '_', r == '.', r == ':':
+		default:
+			return fmt.Errorf("secret: a key's name is lower-case letters, digits and - _ . : only: %q", name)
+		}
+	}
+	return nil
+}
+
+// fileOf maps a valid name to its file: ':' becomes '~' (kept out of file
+// names for tools that read ':' as a separator).
+func fileOf(name string) string { return strings.ReplaceAll(name, ":", "~") + ".key" }
+
+func nameOfFile(f string) (string, bool) {
+	base, ok := strings.CutSuffix(f, ".key")
+	if !ok {
+		return "", false
+	}
+	name := strings.ReplaceAll(base, "~", ":")
+	return name, ValidName(name) == nil
+}
+
+// ValidValue reports why v cannot be a key, or nil. The error never quotes
+// the value.
+func ValidValue(v string) error {
+	if v == "" {
+		return errors.New("secret: the key is empty")
+	}
+	if len(v) > MaxValueLen {
+		return fmt.Errorf("secret: the key is %d bytes, more than %d: that is not a key", len(v), MaxValueLen)
+	}
+	if !utf8.ValidString(v) {
+		return errors.New("secret: the key is not valid UTF-8")
+	}
+	for i, r := range v {
+		if unicode.IsControl(r) || unicode.IsSpace(r) {
+			return fmt.Errorf("secret: the key holds a control or space character at byte %d", i)
+		}
+	}
+	return nil
+}
+
+// Set stores value under name, replacing any earlier one atomically: a
+// reader sees the old key or the new one, never a part.
+func (s *Store) Set(name, value string) error {
+	if err := ValidName(name); err != nil {
+		return err
+	}
+	if err := ValidValue(value); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := writeAtomic(s.dir, fileOf(name), []byte(value)); err != nil {
+		return fmt.Errorf("secret: set %s: %w", name, err)
+	}
+	s.values[name] = value
+	return nil
+}
+
+func writeAtomic(dir, file string, data []byte) error {
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err := f.Chmod(0o600); err != nil { // CreateTemp makes 0600; umask cannot widen it, but say so
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, file)); err != nil {
+		return err
+	}
+	ok = true
+	return syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// Get returns the key stored under name; ok is false when there is none.
+func (s *Store) Get(name string) (value string, ok bool, err error) {
+	if err := ValidName(name); err != nil {
+		return "", false, err
+	}
+	b, err := os.ReadFile(filepath.Join(s.dir, fileOf(name)))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("secret: get %s: %w", name, err)
+	}
+	return string(b), true, nil
+}
+
+// Clear removes the key stored under name. Clearing a key that is not set
+// is not an error.
+func (s *Store) Clear(name string) error {
+	if err := ValidName(name); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := os.Remove(filepath.Join(s.dir, fileOf(name)))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("secret: clear %s: %w", name, err)
+	}
+	delete(s.values, name)
+	return syncDir(s.dir)
+}
+
+// Has reports whether a key is stored under name.
+func (s *Store) Has(name string) bool {
+	_, ok, err := s.Get(name)
+	return ok && err == nil
+}
+
+// Entry is what may be said about a stored key: its name and when it was
+// set. Never its value.
+type Entry struct {
+	Name  string
+	SetAt time.Time
+}
+
+// List names the stored keys, sorted.
+func (s *Store) List() ([]Entry, error) {
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("secret: %w", err)
+	}
+	var out []Entry
+	for _, e := range ents {
+		name, ok := nameOfFile(e.Name())
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue // removed meanwhile
+		}
+		out = append(out, Entry{Name: name, SetAt: fi.ModTime()})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// SetAt is when the key under name was set; ok is false when there is none.
+func (s *Store) SetAt(name string) (at time.Time, ok bool) {
+	if ValidName(name) != nil {
+		return time.Time{}, false
+	}
+	fi, err := os.Stat(filepath.Join(s.dir, fileOf(name)))
+	if err != nil {
+		return time.Time{}, false
+	}
+	return fi.ModTime(), true
+}
+
+// Scrub returns text with every stored value, and its URL-query-escaped
+// and path-escaped forms, replaced by Mask.
+func (s *Store) Scrub(text string) string {
+	s.mu.Lock()
+	vals := make([]string, 0, len(s.values)*3)
+	for _, v := range s.values {
+		vals = append(vals, v, url.QueryEscape(v), url.PathEscape(v))
+	}
+	s.mu.Unlock()
+	// Longest first, so a value that contains another is masked whole.
+	sort.Slice(vals, func(i, j int) bool { return len(vals[i]) > len(vals[j]) })
+	for _, v := range vals {
+		if v != "" {
+			text = strings.ReplaceAll(text, v, Mask)
+		}
+	}
+	return text
+}
