@@ -2,6 +2,7 @@ package browserless
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"errors"
@@ -11,14 +12,13 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/gobwas/ws"
-
-	"github.com/vibespace/vibespace/cdp"
 )
 
 // Unauthorized is the body the service answers a bad or missing token with,
@@ -363,7 +363,7 @@ func (b *browser) kill() error {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		left := cdp.GroupProcesses(b.pgid)
+		left := GroupProcesses(b.pgid)
 		if len(left) == 0 {
 			break
 		}
@@ -375,4 +375,37 @@ func (b *browser) kill() error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return os.RemoveAll(b.dir)
+}
+
+// GroupProcesses lists the live (not zombie) processes of process group
+// pgid, from /proc.
+func GroupProcesses(pgid int) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// "pid (comm) state ppid pgrp …": comm may hold spaces and parens.
+		i := bytes.LastIndexByte(data, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(data[i+1:]))
+		if len(f) < 3 || f[0] == "Z" || f[0] == "X" {
+			continue
+		}
+		if g, err := strconv.Atoi(f[2]); err == nil && g == pgid {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
