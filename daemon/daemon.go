@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/secret"
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
 )
@@ -51,6 +52,7 @@ type Daemon struct {
 	leases  *lease.Table
 	started time.Time
 	live    LiveView // nil: no live view
+	keys    *secret.Store
 
 	mu       sync.Mutex // guards the fields below and every entry's mutable fields; never held across a backend call
 	targets  map[target.ID]*entry
@@ -126,6 +128,9 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	rot := lease.Rotation{MaxBytes: max(cfg.AuditMaxBytes, 0), Keep: cfg.AuditKeep}
 	if d.audit, err = lease.OpenAuditRotating(filepath.Join(cfg.StateDir, auditFile), cfg.Now, rot); err != nil {
+		return fail(err)
+	}
+	if d.keys, err = secret.Open(filepath.Join(cfg.StateDir, keysDir)); err != nil {
 		return fail(err)
 	}
 	st, err := d.store.Load()

@@ -23,6 +23,7 @@ type (
 	ProfileInfo = wire.ProfileInfo
 	Status      = wire.Status
 	Check       = wire.Check
+	KeyInfo     = wire.KeyInfo
 	Client      = wire.Client
 )
 

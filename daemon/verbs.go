@@ -104,6 +104,9 @@ var verbs = map[string]verbDef{
 	"get":        {run: (*Daemon).getNode, reach: reachHandle, check: checkGetNode},
 	"trace":      {run: (*Daemon).traceVerb, check: checkTrace, untraced: true},
 	"budget":     {run: (*Daemon).budget},
+	"key.set":    {run: (*Daemon).keySet, check: checkKeyNamed, untraced: true},
+	"key.clear":  {run: (*Daemon).keyClear, check: checkKeyNamed, untraced: true},
+	"key.list":   {run: (*Daemon).keyList, check: checkKeyList, untraced: true},
 
 	// vibespace-browser: the same verbs on the current tab…
 	"browser.snapshot":   {run: (*Daemon).snapshot, reach: reachTab},
@@ -174,6 +177,9 @@ func (d *Daemon) Handle(ctx context.Context, req Request) Response {
 	}
 	if req.Mode != "" && req.Verb != "open" && req.Verb != "mode" && req.Verb != "browser.new" {
 		return refusal(target.Refuse(target.CodeBadRequest, "a mode is a window's: only open, mode and new --backend desktop-app take one, not %s (a tab has no mode)", req.Verb))
+	}
+	if req.Secret != "" && req.Verb != "key.set" {
+		return refusal(target.Refuse(target.CodeBadRequest, "a key is key set's alone, not %s's: it is never sent with another verb", req.Verb))
 	}
 	if req.For != "" && !forVerbs[req.Verb] {
 		return refusal(target.Refuse(target.CodeBadRequest, "--for is the operator's word for another session's browser attachments or trace: only use, detach, pin, attachments and trace take it, not %s", req.Verb))

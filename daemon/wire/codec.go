@@ -82,6 +82,8 @@ func appendRequest(b []byte, r *Request) []byte {
 		b = append(b, `,"last":`...)
 		b = strconv.AppendInt(b, int64(r.Last), 10)
 	}
+	b = appendStr(b, "provider", r.Provider)
+	b = appendStr(b, "secret", r.Secret)
 	if e := r.Desktop; e != nil {
 		b = append(b, `,"desktop":{`...)
 		n := len(b)
@@ -200,7 +202,7 @@ func decodeResponse(line []byte, resp *Response) error {
 
 // fastResponse decodes the answers the daemon writes: every key spelled as
 // its field's tag, each at most once, no null, integers as integers.
-// Facts, Snapshot, Effect, Bounds, Checks, PNG, Value and Capabilities are cut out
+// Facts, Snapshot, Effect, Bounds, Checks, PNG, Value, Trace, Keys and Capabilities are cut out
 // and handed to json.Unmarshal each. It reports false on anything else
 // (the caller then decodes the whole line with json.Unmarshal, which also
 // says what is wrong with a line that is not JSON).
@@ -266,6 +268,8 @@ func fastResponse(line []byte, r *Response) bool {
 			return d.reflect(&r.Found)
 		case "trace": // cut out too, like value
 			return d.reflect(&r.Trace)
+		case "keys":
+			return d.reflect(&r.Keys)
 		}
 		return false
 	})

@@ -71,6 +71,14 @@ type Request struct {
 	// "pictures-off".
 	Last int `json:"last,omitempty"`
 
+	// Provider keys (key set|clear|list; verbs key.set, key.clear,
+	// key.list): Provider names the provider ("cloud:browserless"); Secret
+	// is the key itself, on key.set only. The CLI reads it from stdin, never
+	// argv or the environment; the daemon stores it 0600 and never answers,
+	// logs or audits it.
+	Provider string `json:"provider,omitempty"`
+	Secret   string `json:"secret,omitempty"`
+
 	// Desktop names the caller's own desktop session, from its environment
 	// (desktop on, doctor): the user's desktop the operator opens to agents.
 	Desktop *DesktopEnv `json:"desktop,omitempty"`
@@ -195,6 +203,17 @@ type Response struct {
 	Found *target.Found `json:"found,omitempty"` // find: the matching refs
 	// Trace is the trace verb's steps, oldest first (trace.go).
 	Trace []TraceStep `json:"trace,omitempty"`
+	// Keys are the provider keys key.list knows of: whether each is set
+	// and since when, never a key's value or any part of it.
+	Keys []KeyInfo `json:"keys,omitempty"`
+}
+
+// KeyInfo is one provider's key as key.list (and key.set, key.clear)
+// answer it.
+type KeyInfo struct {
+	Provider string `json:"provider"`
+	Set      bool   `json:"set"`
+	SetAt    string `json:"set_at,omitempty"` // RFC 3339, while set
 }
 
 // ProfileInfo names a browser profile as an answer shows it:

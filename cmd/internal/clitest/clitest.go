@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -170,10 +171,23 @@ func (e *Env) CLI(s string, args ...string) Result {
 // CLIEnv runs the binary as session s with extra environment ("K=V").
 func (e *Env) CLIEnv(s string, extra []string, args ...string) Result {
 	e.T.Helper()
+	return e.run(s, extra, nil, args)
+}
+
+// CLIStdin runs the binary as session s with stdin fed from in (a pipe, not
+// a terminal).
+func (e *Env) CLIStdin(s, in string, args ...string) Result {
+	e.T.Helper()
+	return e.run(s, nil, strings.NewReader(in), args)
+}
+
+func (e *Env) run(s string, extra []string, stdin io.Reader, args []string) Result {
+	e.T.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, e.Bin, args...)
 	cmd.Env = append(e.Environ(s), extra...)
+	cmd.Stdin = stdin
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -24,7 +24,10 @@ type Options struct {
 	// Name is the program's name in messages ("vibespace-window").
 	Name           string
 	Stdout, Stderr io.Writer
-	Getenv         Env
+	// Stdin is where key set reads a provider's key; nil means none is
+	// given (key set then refuses).
+	Stdin  io.Reader
+	Getenv Env
 	// Executable is this program's path: vibespace-daemon is looked for in
 	// its directory first, then on PATH.
 	Executable string

@@ -16,7 +16,7 @@ import (
 // milliseconds, never long enough for a CPU limit to change).
 func Main(run func(context.Context, []string, Options) int) {
 	os.Exit(run(context.Background(), os.Args, Options{
-		Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
+		Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin, Getenv: os.Getenv,
 		FindExecutable: os.Executable,
 	}))
 }

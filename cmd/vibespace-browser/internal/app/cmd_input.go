@@ -82,8 +82,9 @@ func typeCommand(o Options) *cli.Command {
 
 func keyCommand(o Options) *cli.Command {
 	return &cli.Command{
-		Name: "key", Usage: "press a chord in the page: Enter, Tab, ctrl+a, shift+Tab, Escape",
+		Name: "key", Usage: "press a chord in the page: Enter, Tab, ctrl+a, shift+Tab, Escape; key set|clear|list: a provider's key",
 		ArgsUsage: "<chord>", Flags: []cli.Flag{jsonFlag, noVerifyFlag},
+		Subcommands: keyStoreCommands(o),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usage("key needs one chord: key ctrl+a")

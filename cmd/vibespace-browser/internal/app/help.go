@@ -69,6 +69,15 @@ A DESKTOP APP: A REAL CHROMIUM AS A WINDOW
    naming the window and the verbs to use. new again takes the running one, or
    starts it again as it was asked.
 
+PROVIDER KEYS
+   vibespace-browser key set cloud:browserless < keyfile   # or type it at the prompt (not shown)
+   vibespace-browser key list                              # which providers have a key, since when
+   vibespace-browser key clear cloud:browserless
+   A cloud provider's key is kept by the daemon (<state dir>/keys, 0600) and read
+   from stdin only — never from a word of the command line or the environment,
+   where ps, shell history and an agent would see it. No answer, log or audit line
+   carries it, not even a part of it.
+
 SESSIONS, LEASES, TAKEOVER
    Your session is $VIBESPACE_SESSION ("default" when unset). A person watching
    (watch prints the live view's address) can take your tab over: until the
