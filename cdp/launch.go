@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/vibespace/vibespace/internal/chromeflags"
 )
 
 // Options configure Launch. The zero value is not enough: set Headless, or
@@ -53,24 +55,12 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// baseFlags are passed to every browser we start (notes/browser.md): the
-// network is closed, so everything that phones home is off. CDP runs over
+// baseFlags are passed to every browser we start: chromeflags.Quiet (the
+// network is closed, so everything that phones home is off). CDP runs over
 // the pipe Launch hands the browser (fd 3 its commands, fd 4 its replies
 // and events): it listens on no port, so no other process, of this user or
 // another, can reach it.
-var baseFlags = []string{
-	"--disable-gpu",
-	"--no-first-run",
-	"--no-default-browser-check",
-	"--disable-background-networking",
-	"--disable-component-update",
-	"--disable-sync",
-	"--disable-quic",
-	"--disable-breakpad",
-	"--disable-crash-reporter",
-	"--password-store=basic",
-	"--remote-debugging-pipe",
-}
+var baseFlags = append(chromeflags.Quiet(), "--remote-debugging-pipe")
 
 // refusedFlags would open the browser to other processes: a DevTools
 // port (any local user could connect to it and drive every tab) or another

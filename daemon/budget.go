@@ -27,7 +27,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/vibespace/vibespace/lease"
+	"github.com/vibespace/vibespace/internal/atomicfile"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -135,7 +135,7 @@ func (d *Daemon) saveBudgets(gen uint64, bs []Budget) {
 	}
 	raw, err := json.Marshal(bs)
 	if err == nil {
-		err = lease.WriteFileAtomic(d.budgetPath(), raw)
+		err = atomicfile.Write(d.budgetPath(), raw)
 	}
 	if err != nil {
 		d.cfg.Logger.Warn("budgets.json could not be written; the budgets hold until the daemon restarts", "err", err)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vibespace/vibespace/internal/atomicfile"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -79,41 +80,8 @@ func (s *Store) Save(st State) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return WriteFileAtomic(s.path, append(b, '\n'))
-}
-
-// WriteFileAtomic replaces path with data, mode 0600, so that a reader (or a
-// crash) sees either the old content or the new, never a mix.
-func WriteFileAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("lease: temp file: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = f.Chmod(0o600); err != nil {
-		return fmt.Errorf("lease: chmod: %w", err)
-	}
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("lease: write: %w", err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("lease: fsync: %w", err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("lease: close: %w", err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("lease: rename: %w", err)
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
+	if err := atomicfile.Write(s.path, append(b, '\n')); err != nil {
+		return fmt.Errorf("lease: %w", err)
 	}
 	return nil
 }

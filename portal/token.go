@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/vibespace/vibespace/internal/atomicfile"
 )
 
 // TokenStore keeps the newest restore token in one file (mode 0600, in a
@@ -50,37 +52,8 @@ func (t *TokenStore) Save(token string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("portal: token store: %w", err)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(t.path)+".tmp*")
-	if err != nil {
+	if err := atomicfile.Write(t.path, []byte(token+"\n")); err != nil {
 		return fmt.Errorf("portal: token store: %w", err)
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err := f.Chmod(0o600); err != nil {
-		return fmt.Errorf("portal: token store: %w", err)
-	}
-	if _, err := f.WriteString(token + "\n"); err != nil {
-		return fmt.Errorf("portal: token store: writing %s failed", tmp)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("portal: token store: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("portal: token store: %w", err)
-	}
-	if err := os.Rename(tmp, t.path); err != nil {
-		return fmt.Errorf("portal: token store: %w", err)
-	}
-	ok = true
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
 	}
 	return nil
 }

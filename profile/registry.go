@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vibespace/vibespace/internal/atomicfile"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -100,7 +101,10 @@ func (r *Registry) saveLocked() error {
 	if err != nil {
 		return fmt.Errorf("profile: encode: %w", err)
 	}
-	return writeAtomic(r.path, append(b, '\n'))
+	if err := atomicfile.Write(r.path, append(b, '\n')); err != nil {
+		return fmt.Errorf("profile: %w", err)
+	}
+	return nil
 }
 
 // mutate runs fn on the state under the lock and persists the result when

@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/vibespace/vibespace/internal/atomicfile"
 )
 
 // FileName is the registry file under the state directory.
@@ -139,53 +140,8 @@ func (f *file) validate() error {
 	return nil
 }
 
-// writeAtomic replaces path with data: a temporary file in the same
-// directory, mode 0600, synced, renamed over path, then the directory
-// synced. On any failure the temporary file is removed and path is left as
-// it was.
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("profile: write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-			err = fmt.Errorf("profile: write %s: %w", path, err)
-		}
-	}()
-	if err = tmp.Chmod(0o600); err != nil {
-		return err
-	}
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	// The new contents are in place from here on; syncing the directory
-	// makes the rename durable and is best effort: failing now must not
-	// make the caller roll back a state that is already on disk.
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
-}
-
 // removeStaleTemps deletes temporary files a crash between CreateTemp and
 // Rename left behind. Open calls it before anyone else writes.
 func removeStaleTemps(dir string) {
-	m, _ := filepath.Glob(filepath.Join(dir, "."+FileName+".*.tmp"))
-	for _, p := range m {
-		_ = os.Remove(p)
-	}
+	atomicfile.RemoveTemps(dir, FileName)
 }

@@ -17,6 +17,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/vibespace/vibespace/internal/atomicfile"
 )
 
 // Mask replaces a stored value in scrubbed text.
@@ -55,7 +57,7 @@ func Open(dir string) (*Store, error) {
 	}
 	for _, e := range ents {
 		p := filepath.Join(dir, e.Name())
-		if strings.HasPrefix(e.Name(), ".tmp-") { // a write cut short
+		if atomicfile.IsTemp(e.Name()) { // a write cut short
 			os.Remove(p)
 			continue
 		}
@@ -143,52 +145,11 @@ func (s *Store) Set(name, value string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := writeAtomic(s.dir, fileOf(name), []byte(value)); err != nil {
+	if err := atomicfile.Write(filepath.Join(s.dir, fileOf(name)), []byte(value)); err != nil {
 		return fmt.Errorf("secret: set %s: %w", name, err)
 	}
 	s.values[name] = value
 	return nil
-}
-
-func writeAtomic(dir, file string, data []byte) error {
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err := f.Chmod(0o600); err != nil { // CreateTemp makes 0600; umask cannot widen it, but say so
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, file)); err != nil {
-		return err
-	}
-	ok = true
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // Get returns the key stored under name; ok is false when there is none.
@@ -219,7 +180,7 @@ func (s *Store) Clear(name string) error {
 		return fmt.Errorf("secret: clear %s: %w", name, err)
 	}
 	delete(s.values, name)
-	return syncDir(s.dir)
+	return atomicfile.SyncDir(s.dir)
 }
 
 // Has reports whether a key is stored under name.

@@ -137,13 +137,13 @@ func TestAtomicReplace(t *testing.T) {
 	if len(ents) != 1 {
 		t.Errorf("dir holds %d entries, want 1", len(ents))
 	}
-	if err := os.WriteFile(filepath.Join(dir, ".tmp-123"), []byte("half"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, ".cloud~browserless.key.123.tmp"), []byte("half"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Open(dir); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ".tmp-123")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, ".cloud~browserless.key.123.tmp")); !os.IsNotExist(err) {
 		t.Errorf("leftover temp file still there: %v", err)
 	}
 }

@@ -2,7 +2,6 @@ package browserless
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/subtle"
 	"errors"
@@ -12,13 +11,15 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/gobwas/ws"
+
+	"github.com/vibespace/vibespace/internal/chromeflags"
+	"github.com/vibespace/vibespace/internal/procgroup"
 )
 
 // Unauthorized is the body the service answers a bad or missing token with,
@@ -274,21 +275,11 @@ type browser struct {
 // flags are the ones the repo passes every browser (the network is closed:
 // nothing may phone home), plus a DevTools port on loopback, which is what
 // this service exists to hand out.
-var flags = []string{
+var flags = append(chromeflags.Quiet(),
 	"--headless=new",
-	"--disable-gpu",
-	"--no-first-run",
-	"--no-default-browser-check",
-	"--disable-background-networking",
-	"--disable-component-update",
-	"--disable-sync",
-	"--disable-quic",
-	"--disable-breakpad",
-	"--disable-crash-reporter",
-	"--password-store=basic",
 	"--remote-debugging-address=127.0.0.1",
 	"--remote-debugging-port=0",
-}
+)
 
 func (s *Service) launch(ctx context.Context) (*browser, error) {
 	dir, err := os.MkdirTemp("", "vibespace-browserless-*")
@@ -363,7 +354,7 @@ func (b *browser) kill() error {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		left := GroupProcesses(b.pgid)
+		left := procgroup.Live(b.pgid)
 		if len(left) == 0 {
 			break
 		}
@@ -375,37 +366,4 @@ func (b *browser) kill() error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return os.RemoveAll(b.dir)
-}
-
-// GroupProcesses lists the live (not zombie) processes of process group
-// pgid, from /proc.
-func GroupProcesses(pgid int) []int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// "pid (comm) state ppid pgrp …": comm may hold spaces and parens.
-		i := bytes.LastIndexByte(data, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(data[i+1:]))
-		if len(f) < 3 || f[0] == "Z" || f[0] == "X" {
-			continue
-		}
-		if g, err := strconv.Atoi(f[2]); err == nil && g == pgid {
-			out = append(out, pid)
-		}
-	}
-	return out
 }
