@@ -97,6 +97,9 @@ var forbidden = map[string][]string{
 	// the profile registry is a pure decision over files: no backend at all
 	"profile": {module + "/x11", module + "/atspi", module + "/cdp", module + "/daemon", module + "/lease",
 		module + "/testenv", module + "/rtc", module + "/capture", "github.com/urfave/cli"},
+	// the provider table is a leaf: the shared model and nothing else of ours
+	"provider": {module + "/x11", module + "/atspi", module + "/cdp", module + "/daemon", module + "/lease", module + "/profile",
+		module + "/testenv", module + "/rtc", module + "/capture", module + "/xvfb", module + "/xpra", "github.com/urfave/cli"},
 	// the live view's media side knows frames and tracks, not the daemon
 	"rtc":     {module + "/daemon", module + "/lease", module + "/atspi", "github.com/urfave/cli"},
 	"capture": {module + "/daemon", module + "/lease", module + "/atspi", module + "/rtc", "github.com/urfave/cli"},

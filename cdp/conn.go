@@ -2,6 +2,7 @@ package cdp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -88,6 +89,10 @@ func Dial(ctx context.Context, wsURL string, o DialOptions) (*Conn, error) {
 	}
 	nc, br, _, err := ws.Dialer{}.Dial(ctx, wsURL)
 	if err != nil {
+		var st ws.StatusError
+		if errors.As(err, &st) {
+			err = &HandshakeStatus{Code: int(st)}
+		}
 		return nil, fmt.Errorf("cdp: dial devtools: %w", err)
 	}
 	var src io.Reader = nc

@@ -78,6 +78,7 @@ type Browser struct {
 	exited  chan struct{}
 	stderr  *tailBuffer
 	stopCtx context.CancelFunc
+	remote  bool // Connect's: not ours to close or kill
 
 	closeOnce sync.Once
 	closeErr  error
@@ -273,6 +274,9 @@ func (b *Browser) Exited() <-chan struct{} { return b.exited }
 func (b *Browser) ExitState() *os.ProcessState {
 	select {
 	case <-b.exited:
+		if b.cmd == nil {
+			return nil
+		}
 		return b.cmd.ProcessState
 	default:
 		return nil
@@ -285,6 +289,10 @@ func (b *Browser) ExitState() *os.ProcessState {
 // It is idempotent and returns the first close's result.
 func (b *Browser) Close() error {
 	b.closeOnce.Do(func() {
+		if b.remote {
+			b.closeErr = b.conn.Close() // somebody else's browser: only disconnect
+			return
+		}
 		if b.stopCtx != nil {
 			b.stopCtx()
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/profile"
+	"github.com/vibespace/vibespace/provider"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -42,6 +43,9 @@ type selection struct {
 	key  kind.BrowserKey
 	prof ProfileInfo
 	app  bool // the profile runs as a desktop app
+	// row is the profile's provider row (chromium for an ephemeral
+	// context): the verbs it cannot do are refused before anything runs.
+	row provider.Row
 }
 
 func (bs *browserState) init() {
@@ -108,6 +112,10 @@ func (d *Daemon) browserContext(ctx context.Context, c *call) (kind.BrowserConte
 	if d.cfg.Browser == nil {
 		return nil, noBrowser()
 	}
+	if err := d.providerGate(c.req, &sel); err != nil {
+		return nil, err
+	}
+	c.sel = &sel
 	if sel.key.Headed {
 		p, err := d.providerFor("")
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/vibespace/vibespace/profile"
+	"github.com/vibespace/vibespace/provider"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -92,11 +93,48 @@ func appURL(app profile.App) string {
 }
 
 // isDesktopApp reports whether req asks for a desktop app.
-func isDesktopApp(req Request) bool { return req.Backend == profile.BackendDesktopApp }
+func isDesktopApp(req Request) bool {
+	return req.Backend == profile.BackendDesktopApp || req.Provider == provider.DesktopApp
+}
 
 // checkNew checks new's backend and a desktop app's --url, --size and
 // --mode before anything is registered or started.
 func checkNew(d *Daemon, req Request) error {
+	if req.Provider != "" {
+		row, ok := provider.Lookup(req.Provider)
+		if !ok || !row.Profile {
+			var names []string
+			for _, r := range provider.All() {
+				if r.Profile {
+					names = append(names, r.Name)
+				}
+			}
+			why := ""
+			if ok {
+				why = ": " + row.Why("profile")
+			}
+			return target.Refuse(target.CodeBadRequest, "there is no profile provider %s%s (one of %s)", target.Echo(req.Provider), why, strings.Join(names, ", ")).
+				With("providers", names)
+		}
+		if b := req.Backend; b != "" && !(b == "cdp" && row.Name == provider.Chromium || b == row.Name) {
+			return target.Refuse(target.CodeBadRequest, "--backend %s and --provider %s disagree: give one", target.Echo(req.Backend), row.Name)
+		}
+		if row.Remote() {
+			if req.URL != "" || req.Size != "" || req.Mode != "" {
+				return target.Refuse(target.CodeBadRequest, "--url, --size and --mode are a desktop app's, not provider %s's", row.Name)
+			}
+			_, err := row.CheckEndpoint(req.Endpoint)
+			return err
+		}
+		if req.Endpoint != "" {
+			return target.Refuse(target.CodeBadRequest, "provider %s takes no --endpoint", row.Name).With("provider", row.Name)
+		}
+		if row.Name == provider.DesktopApp {
+			req.Backend = profile.BackendDesktopApp
+		}
+	} else if req.Endpoint != "" {
+		return target.Refuse(target.CodeBadRequest, "--endpoint is a remote provider's: new <label> --provider cdp --endpoint ws://host:port/devtools/browser/<id>")
+	}
 	switch req.Backend {
 	case "", "cdp":
 		if req.URL != "" || req.Size != "" || req.Mode != "" {
@@ -415,6 +453,11 @@ func (d *Daemon) profileRun(p *ProfileInfo) {
 	if d.cfg.Browser != nil {
 		p.Running = d.cfg.Browser.Running(p.ID)
 	}
+	if reg, err := d.registry(); err == nil {
+		if prof, err := reg.Find(p.ID); err == nil && prof.Remote() {
+			p.Provider, p.Endpoint = prof.Provider, prof.Endpoint
+		}
+	}
 }
 
 func checkClose(d *Daemon, req Request) error {
@@ -434,6 +477,9 @@ func (d *Daemon) browserClose(ctx context.Context, c *call) Response {
 	}
 	p, err := reg.Find(c.req.Label)
 	if err != nil {
+		return d.fail(c, err)
+	}
+	if err := rowOf(p).Refuse(provider.FeatureClose); err != nil {
 		return d.fail(c, err)
 	}
 	if !p.DesktopApp() {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/profile"
+	"github.com/vibespace/vibespace/provider"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -51,17 +52,78 @@ func (d *Daemon) selectionOf(reg *profile.Registry, req Request, ch profile.Choi
 		sel.prof.Ephemeral = true
 		sel.prof.Parent = profile.OwnHandle
 	default:
-		dir, err := reg.Dir(a.ProfileID)
+		p, err := reg.Find(a.ProfileID)
 		if err != nil {
 			return sel, err
 		}
-		sel.key = kind.BrowserKey{Session: req.Session, Profile: a.ProfileID, Label: a.Label, Dir: dir, Headed: req.Headed}
-		sel.prof.ID, sel.prof.Label = a.ProfileID, a.Label
-		if p, err := reg.Find(a.ProfileID); err == nil && p.DesktopApp() {
-			sel.app = true
+		sel.key = kind.BrowserKey{Session: req.Session, Profile: a.ProfileID, Label: a.Label, Headed: req.Headed}
+		if p.Remote() {
+			sel.key.Provider, sel.key.Endpoint = p.Provider, p.Endpoint
+		} else if sel.key.Dir, err = reg.Dir(a.ProfileID); err != nil {
+			return sel, err
 		}
+		sel.prof.ID, sel.prof.Label = a.ProfileID, a.Label
+		sel.app = p.DesktopApp()
+		sel.row = rowOf(p)
+	}
+	if sel.row.Name == "" {
+		sel.row, _ = provider.Lookup(provider.Chromium)
 	}
 	return sel, nil
+}
+
+// rowOf is p's provider row; a name the table does not have (a file
+// written by a newer daemon) reads as a remote row that can do nothing
+// but be refused.
+func rowOf(p profile.Profile) provider.Row {
+	if r, ok := provider.Lookup(p.ProviderName()); ok {
+		return r
+	}
+	return provider.Row{Name: p.ProviderName(), Kind: provider.KindTab, Tier: provider.TierRemote}
+}
+
+// providerGate refuses, before anything is attempted, what the chosen
+// profile's provider row cannot do (not_on_this_provider, naming it): the
+// verb itself, or --headed (a relaunch on our display) on somebody
+// else's browser. For a remote row it fills the URL the browser is
+// dialled at; a keyed row reads its key from the daemon's key store now,
+// at connect time (no_key when none is set).
+func (d *Daemon) providerGate(req Request, sel *selection) error {
+	row := sel.row
+	if err := row.Refuse(req.Verb); err != nil {
+		return err
+	}
+	if req.Headed {
+		if err := row.Refuse(provider.FeatureHeaded); err != nil {
+			return err
+		}
+	}
+	if !row.Remote() {
+		return nil
+	}
+	if _, ok := provider.Lookup(row.Name); !ok {
+		return target.Refuse(target.CodeNotOnThisProvider, "profile %s has provider %s, which this daemon does not know", sel.key.Profile, target.Echo(row.Name)).
+			With("provider", row.Name).With("providers", provider.Names())
+	}
+	sel.key.Headed = false
+	key := ""
+	if row.KeyScope != "" {
+		v, ok, err := d.keys.Get(row.KeyScope)
+		if err != nil {
+			return target.Refuse(codeInternal, "the key for %s could not be read: %v", row.Name, err)
+		}
+		if !ok {
+			return target.Refuse(target.CodeNoKey, "provider %s needs a key and none is set: vibespace-browser key set %s (it reads the key from stdin; the daemon keeps it)", row.Name, row.Name).
+				With("provider", row.Name)
+		}
+		key = v
+	}
+	u, err := row.ConnectURL(sel.key.Endpoint, key)
+	if err != nil {
+		return err
+	}
+	sel.key.Connect = u
+	return nil
 }
 
 // attachmentInfo is how an answer shows one attachment.
@@ -141,6 +203,9 @@ func (d *Daemon) browserNew(ctx context.Context, c *call) Response {
 	if isDesktopApp(req) {
 		return d.newDesktopApp(ctx, c)
 	}
+	if row, ok := provider.Lookup(req.Provider); ok && row.Remote() {
+		return d.newRemote(c, row)
+	}
 	return d.profileVerb(c, func(reg *profile.Registry) (Response, error) {
 		p, err := reg.New(req.Label)
 		if err != nil {
@@ -148,6 +213,33 @@ func (d *Daemon) browserNew(ctx context.Context, c *call) Response {
 		}
 		pi := ProfileInfo{ID: p.ID, Label: p.Label, Attachments: len(reg.Attachments(req.Session))}
 		return Response{Profile: &pi, Did: fmt.Sprintf("created profile %q (%s); attach it with: use %s", p.Label, p.ID, p.ID)}, nil
+	})
+}
+
+// newRemote registers a profile of somebody else's browser (provider
+// cdp, cloud:<name>) at its endpoint, checked against the row (checkNew
+// did). Nothing is dialled yet: the first page verb connects.
+func (d *Daemon) newRemote(c *call, row provider.Row) Response {
+	req := c.req
+	return d.profileVerb(c, func(reg *profile.Registry) (Response, error) {
+		ep, err := row.CheckEndpoint(req.Endpoint)
+		if err != nil {
+			return Response{}, err
+		}
+		p, err := reg.NewRemote(req.Label, row.Name, ep)
+		if err != nil {
+			return Response{}, err
+		}
+		pi := ProfileInfo{ID: p.ID, Label: p.Label, Provider: p.Provider, Endpoint: p.Endpoint, Attachments: len(reg.Attachments(req.Session))}
+		did := fmt.Sprintf("created profile %q (%s) of provider %s", p.Label, p.ID, row.Name)
+		if ep != "" {
+			did += " at " + ep
+		}
+		did += fmt.Sprintf(" (its browser is not ours: never started, switched or stopped by the daemon); attach it with: use %s", p.ID)
+		if row.KeyScope != "" && !d.keys.Has(row.KeyScope) {
+			did += fmt.Sprintf("; set its key first: vibespace-browser key set %s", row.Name)
+		}
+		return Response{Profile: &pi, Did: did}, nil
 	})
 }
 

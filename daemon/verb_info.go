@@ -119,6 +119,7 @@ func (d *Daemon) doctor(ctx context.Context, c *call) Response {
 	} else {
 		checks = append(checks, d.cfg.Browser.Doctor(ctx)...)
 	}
+	checks = append(checks, d.providerDoctor()...)
 	live, liveOK := d.liveState()
 	checks = append(checks, Check{Name: "live view", OK: liveOK, Detail: live})
 	return Response{OK: true, Checks: checks}

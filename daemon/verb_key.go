@@ -8,20 +8,21 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/secret"
+	"github.com/vibespace/vibespace/provider"
 	"github.com/vibespace/vibespace/target"
 )
 
 // keysDir is the key store's directory under the state directory.
 const keysDir = "keys"
 
-// keyProviders are the providers that take a key. The provider rows
-// (issue 19) will answer this; until then it is the one cloud service the
-// stand-in speaks.
-var keyProviders = []string{"cloud:browserless"}
+// keyProviders are the providers that take a key: the provider rows
+// that name a key scope.
+var keyProviders = provider.Keyed()
 
 // checkKeyProvider refuses a provider that takes no key, naming those that
 // do. It is the one place that decides which names key.* accepts.
@@ -91,6 +92,42 @@ func (d *Daemon) keyInfo(name string) KeyInfo {
 		k.Set, k.SetAt = true, at.UTC().Format(time.RFC3339)
 	}
 	return k
+}
+
+// scrubErr is err with every stored key blanked out of its sentence, its
+// facts and its cause (Store.Scrub); an error that names no key is
+// answered as it is.
+func (d *Daemon) scrubErr(err error) error {
+	if err == nil || d.keys == nil {
+		return err
+	}
+	r, ok := target.AsRefusal(err)
+	if !ok {
+		if s := d.keys.Scrub(err.Error()); s != err.Error() {
+			return errors.New(s)
+		}
+		return err
+	}
+	changed := false
+	scrub := func(s string) string {
+		t := d.keys.Scrub(s)
+		changed = changed || t != s
+		return t
+	}
+	out := &target.Refusal{Code: r.Code, Message: scrub(r.Message)}
+	for k, v := range r.Facts {
+		if s, ok := v.(string); ok {
+			v = scrub(s)
+		}
+		out.With(k, v)
+	}
+	if r.Err != nil {
+		out.Err = errors.New(scrub(r.Err.Error()))
+	}
+	if !changed {
+		return err
+	}
+	return out
 }
 
 // trimSecretPrefix is a secret error's text without its package prefix.

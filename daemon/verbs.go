@@ -282,6 +282,7 @@ func (d *Daemon) take(c *call) error {
 // agent's mark left for the live view.
 func (d *Daemon) finish(c *call, resp Response, err error) Response {
 	road := c.road
+	err = d.scrubErr(err) // no stored key leaves the daemon in an answer, the audit or the trace
 	if err != nil {
 		resp = refusal(err)
 		if by, ok := resp.Facts["by"]; ok && road == "" {

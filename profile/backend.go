@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/vibespace/vibespace/target"
 )
@@ -24,6 +25,46 @@ type App struct {
 	Width  int    `json:"width,omitempty"`
 	Height int    `json:"height,omitempty"`
 	Mode   string `json:"mode,omitempty"`
+}
+
+// ProviderCDP is the provider of a profile whose browser is an existing
+// DevTools endpoint (somebody else's browser); cloud providers are named
+// "cloud:<name>". The rows themselves are package provider's.
+const ProviderCDP = "cdp"
+
+// Remote reports whether p's browser is somebody else's, reached by an
+// endpoint: it has no directory of ours.
+func (p Profile) Remote() bool { return p.Provider != "" }
+
+// ProviderName is the name of p's provider row: "desktop-app", the remote
+// provider, or "chromium" (the daemon's own).
+func (p Profile) ProviderName() string {
+	switch {
+	case p.Backend == BackendDesktopApp:
+		return BackendDesktopApp
+	case p.Provider != "":
+		return p.Provider
+	}
+	return "chromium"
+}
+
+// NewRemote registers a profile whose browser is provider's at endpoint
+// (cdp, or cloud:<name>); New's rules for its id and label apply, and no
+// directory is made: the browser is not ours. The caller has checked the
+// provider and the endpoint against its row.
+func (r *Registry) NewRemote(label, provider, endpoint string) (Profile, error) {
+	if !validRemote(provider) {
+		return Profile{}, target.Refuse(target.CodeBadRequest, "%s is no remote provider (cdp, or cloud:<name>)", target.Echo(provider))
+	}
+	return r.createRemote(label, "", App{}, provider, endpoint)
+}
+
+func validRemote(provider string) bool {
+	if provider == ProviderCDP {
+		return true
+	}
+	name, ok := strings.CutPrefix(provider, "cloud:")
+	return ok && name != "" && !strings.ContainsAny(name, " \t\n/:")
 }
 
 // DesktopApp reports whether p's browser runs as a desktop app.
@@ -74,6 +115,12 @@ func (r *Registry) SetApp(id string, app App) (Profile, error) {
 
 // validBackend checks a loaded profile's backend and its launch settings.
 func (p Profile) validBackend() error {
+	if p.Provider != "" && (p.Backend != "" || !validRemote(p.Provider)) {
+		return fmt.Errorf("profile %s has an unknown provider %q", p.ID, p.Provider)
+	}
+	if p.Provider == "" && p.Endpoint != "" {
+		return fmt.Errorf("profile %s has an endpoint but no provider", p.ID)
+	}
 	switch p.Backend {
 	case "":
 		if p.App != (App{}) {

@@ -27,6 +27,13 @@ type Profile struct {
 	// CDP browser. App is how a desktop app starts (zero otherwise).
 	Backend string `json:"backend,omitempty"`
 	App     App    `json:"app,omitzero"`
+	// Provider is where a CDP browser comes from when it is not the
+	// daemon's own Chromium: ProviderCDP (an existing DevTools endpoint)
+	// or a cloud provider ("cloud:<name>"); "" is the built-in Chromium.
+	// Endpoint is its endpoint (the DevTools URL, or a cloud region host;
+	// never a key). A profile with a Provider has no directory of ours.
+	Provider string `json:"provider,omitempty"`
+	Endpoint string `json:"endpoint,omitempty"`
 }
 
 // Registry is the profile registry and every session's attachment set,
@@ -149,6 +156,11 @@ func (r *Registry) New(label string) (Profile, error) {
 // create is New for a profile of backend, started as app says (a desktop
 // app's; zero otherwise).
 func (r *Registry) create(label, backend string, app App) (Profile, error) {
+	return r.createRemote(label, backend, app, "", "")
+}
+
+// createRemote is create with a provider and its endpoint ("" for ours).
+func (r *Registry) createRemote(label, backend string, app App, provider, endpoint string) (Profile, error) {
 	l, err := cleanLabel(label)
 	if err != nil {
 		return Profile{}, err
@@ -177,7 +189,7 @@ func (r *Registry) create(label, backend string, app App) (Profile, error) {
 				taken = true
 				return false, nil
 			}
-			p = Profile{ID: id, Label: l, Created: r.now().UTC(), Backend: backend, App: app}
+			p = Profile{ID: id, Label: l, Created: r.now().UTC(), Backend: backend, App: app, Provider: provider, Endpoint: endpoint}
 			st.Profiles = append(st.Profiles, p)
 			return true, nil
 		})
@@ -190,6 +202,9 @@ func (r *Registry) create(label, backend string, app App) (Profile, error) {
 	}
 	if p.ID == "" {
 		return Profile{}, errors.New("profile: could not mint an unused id")
+	}
+	if p.Remote() {
+		return p, nil // somebody else's browser: no directory of ours
 	}
 	if _, err := r.Dir(p.ID); err != nil {
 		return p, err

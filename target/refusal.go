@@ -106,6 +106,12 @@ const (
 	// display, with no DevTools to drive it by.
 	CodeNoCDPOnThisBackend Code = "no_cdp_on_this_backend" // a CDP verb on such a profile: drive its window with vibespace-window
 
+	// Browser providers (provider/): where a profile's browser comes from.
+	CodeNotOnThisProvider   Code = "not_on_this_provider" // the profile's provider cannot do this verb (someone else's browser cannot be switched or stopped): the refusal names the provider and why
+	CodeProviderUnreachable Code = "provider_unreachable" // the provider's endpoint did not answer (a remote DevTools endpoint or a cloud service): the refusal names the endpoint, never a key
+	CodeNoKey               Code = "no_key"               // the provider needs a key and none is set: vibespace-browser key set <provider> (the key is read from stdin, kept by the daemon)
+	CodeKeyRejected         Code = "key_rejected"         // the provider refused the key the daemon holds for it (401): set the right one with vibespace-browser key set <provider>
+
 	// Browser profiles and attachment sets (profile/).
 	CodeLabelTaken         Code = "label_taken"          // another profile already has that label
 	CodeAliasTaken         Code = "alias_taken"          // the alias is already a handle in this session's attachment set

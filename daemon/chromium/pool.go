@@ -72,9 +72,17 @@ type browser struct {
 	last    time.Time       // when it was last used
 	busy    int             // verbs using it now
 	def     *cdp.Context    // a profile's own context
+	// defaultCtx: def is the remote browser's own default context (the
+	// endpoint refused one of ours): never disposed, its tabs not ours.
+	defaultCtx bool
 	// stopping is set (under Pool.mu) before the pool stops it: an exit
 	// without it is a crash, a kill, or some other end nobody asked for.
 	stopping bool
+	// provider is the row of somebody else's browser (cdp, cloud:<name>),
+	// "" for one the pool launched; endpoint is where it was reached
+	// (never a key). Such a browser is only ever disconnected from.
+	provider string
+	endpoint string
 }
 
 func (b *browser) alive() bool {
@@ -169,7 +177,7 @@ func (p *Pool) context(ctx context.Context, key kind.BrowserKey) (*cdp.Context, 
 		p.forgetLocked(br)
 		br = nil
 	}
-	if br == nil {
+	if br == nil && key.Provider == "" {
 		if err := p.ceilingLocked(key); err != nil {
 			p.mu.Unlock()
 			return nil, nil, err
@@ -178,7 +186,12 @@ func (p *Pool) context(ctx context.Context, key kind.BrowserKey) (*cdp.Context, 
 	p.mu.Unlock()
 	if br == nil {
 		var err error
-		if br, err = p.launch(ctx, key); err != nil {
+		if key.Provider != "" {
+			br, err = p.connect(ctx, key)
+		} else {
+			br, err = p.launch(ctx, key)
+		}
+		if err != nil {
 			return nil, nil, err
 		}
 		started = true
@@ -244,7 +257,7 @@ func (p *Pool) ceilingLocked(key kind.BrowserKey) error {
 	running := 0
 	var yours []string
 	for _, br := range p.browsers {
-		if !br.alive() {
+		if !br.alive() || br.provider != "" { // somebody else's runs on no machine of ours
 			continue
 		}
 		running++
@@ -375,6 +388,18 @@ func (p *Pool) stopBrowser(br *browser) error {
 	p.mu.Lock()
 	br.stopping = true
 	p.mu.Unlock()
+	if br.provider != "" {
+		// Somebody else's browser: dispose of the context we made in it,
+		// then disconnect. It is never asked to close, never signalled.
+		if br.def != nil && !br.defaultCtx {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_ = br.def.Close(ctx)
+			cancel()
+		}
+		err := br.b.Close()
+		p.o.Logger.Info("disconnected from a browser of provider", "provider", br.provider, "profile", br.profile, "endpoint", br.endpoint)
+		return err
+	}
 	err := br.b.Close()
 	if br.temp {
 		os.RemoveAll(br.dir)
@@ -470,7 +495,7 @@ func (p *Pool) Record() json.RawMessage {
 	p.mu.Lock()
 	var rs []record
 	for _, br := range p.browsers {
-		if br.alive() {
+		if br.alive() && br.provider == "" { // never one of somebody else's: Reap would stop it
 			rs = append(rs, record{PID: br.b.PID(), Dir: br.dir, Temp: br.temp})
 		}
 	}

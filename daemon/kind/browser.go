@@ -82,6 +82,14 @@ type BrowserKey struct {
 	Dir     string `json:"dir,omitempty"`     // its user-data-dir
 	Headed  bool   `json:"headed,omitempty"`  // on one of our displays instead of headless
 	Display string `json:"display,omitempty"` // that display (":N") when Headed
+	// Provider is the profile's provider row when its browser is somebody
+	// else's (cdp, cloud:<name>); "" is the daemon's own Chromium. Such a
+	// browser is connected to at Endpoint (shown in messages; never a key)
+	// by dialling Connect (the URL the row builds, which may carry the
+	// key: never marshalled, logged or answered), never launched or killed.
+	Provider string `json:"provider,omitempty"`
+	Endpoint string `json:"endpoint,omitempty"`
+	Connect  string `json:"-"`
 }
 
 // String is the key's identity: "p:<id>" or "e:<owner>".

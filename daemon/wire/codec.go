@@ -84,6 +84,7 @@ func appendRequest(b []byte, r *Request) []byte {
 	}
 	b = appendStr(b, "provider", r.Provider)
 	b = appendStr(b, "secret", r.Secret)
+	b = appendStr(b, "endpoint", r.Endpoint)
 	if e := r.Desktop; e != nil {
 		b = append(b, `,"desktop":{`...)
 		n := len(b)
@@ -366,6 +367,10 @@ func (d *scan) profile(p *ProfileInfo) bool {
 			return d.bool(&p.Running)
 		case "backend":
 			return d.str(&p.Backend)
+		case "provider":
+			return d.str(&p.Provider)
+		case "endpoint":
+			return d.str(&p.Endpoint)
 		case "window":
 			return d.str((*string)(&p.Window))
 		}

@@ -78,6 +78,10 @@ type Request struct {
 	// logs or audits it.
 	Provider string `json:"provider,omitempty"`
 	Secret   string `json:"secret,omitempty"`
+	// Endpoint is new --endpoint: a remote provider's DevTools endpoint
+	// (cdp: ws://…/devtools/browser/<id> or an http base) or a cloud
+	// provider's region host (wss://…). Never a key.
+	Endpoint string `json:"endpoint,omitempty"`
 
 	// Desktop names the caller's own desktop session, from its environment
 	// (desktop on, doctor): the user's desktop the operator opens to agents.
@@ -233,6 +237,11 @@ type ProfileInfo struct {
 	// Backend is how the profile's browser runs: "desktop-app" (a real
 	// Chromium as a window target, no DevTools); "" the CDP browser.
 	Backend string `json:"backend,omitempty"`
+	// Provider is the profile's provider row (chromium, cdp,
+	// cloud:<name>, desktop-app) and Endpoint where a remote one is
+	// reached (never a key).
+	Provider string `json:"provider,omitempty"`
+	Endpoint string `json:"endpoint,omitempty"`
 	// Window is the window target a desktop app runs as, while it runs.
 	Window target.ID `json:"window,omitempty"`
 }

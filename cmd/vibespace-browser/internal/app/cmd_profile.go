@@ -54,8 +54,19 @@ func attachmentsCommand(o Options) *cli.Command {
 func newCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "new", Usage: "register a persistent profile under a label (free text, never a path); attach it with use — or, with --backend desktop-app, start it as a desktop app",
-		ArgsUsage: "<label> [--backend desktop-app [--url U] [--size WxH] [--mode auto|tree|pixels]]",
-		Description: `A desktop app (--backend desktop-app) is a real, headed Chromium with its own
+		ArgsUsage: "<label> [--backend desktop-app [--url U] [--size WxH] [--mode auto|tree|pixels]] [--provider cdp|cloud:browserless [--endpoint E]]",
+		Description: `A profile's provider is where its browser comes from (doctor lists each, with
+what it can and cannot do here). --provider cdp --endpoint ws://host:port/…
+(or http://host:port) is somebody else's browser: the daemon connects to it,
+never starts, relaunches (--headed) or stops it, and makes no directory; tabs
+are leased as any. --provider cloud:browserless [--endpoint wss://<region
+host>] connects to Browserless with the key the daemon keeps (set it first:
+vibespace-browser key set cloud:browserless, from stdin); no key is no_key, a
+refused one key_rejected, an endpoint that does not answer
+provider_unreachable; a verb a provider cannot do is not_on_this_provider.
+--provider desktop-app is --backend desktop-app.
+
+A desktop app (--backend desktop-app) is a real, headed Chromium with its own
 profile, started as a window of your session's own Xpra display (one per
 session, started with its first window and stopped 5 minutes after its last;
 it counts toward the daemon's ceiling of per-session displays: one more is
@@ -72,6 +83,8 @@ naming the window. new again takes the running one (or starts it again); close
 <label> stops it, as vibespace-window close win:N does.`,
 		Flags: []cli.Flag{jsonFlag,
 			&cli.StringFlag{Name: "backend", Usage: "how its browser runs: cdp (the default: tabs over DevTools) or desktop-app (a window, no DevTools)"},
+			&cli.StringFlag{Name: "provider", Usage: "where its browser comes from: chromium (the default: ours), cdp (an existing DevTools endpoint), cloud:browserless, desktop-app (doctor lists them)"},
+			&cli.StringFlag{Name: "endpoint", Usage: "a remote provider's endpoint: cdp's ws://host:port/devtools/browser/<id> or http://host:port; a cloud provider's region host (wss://…, never its key)"},
 			&cli.StringFlag{Name: "url", Usage: "a desktop app's page (http, https, file or about; default about:blank)"},
 			&cli.StringFlag{Name: "size", Usage: "the window size a desktop app asks Chromium for, in pixels, WxH (e.g. 1280x800)"},
 			&cli.StringFlag{Name: "mode", Usage: "a desktop app's window mode: auto (default), tree or pixels"},
@@ -81,6 +94,7 @@ naming the window. new again takes the running one (or starts it again); close
 				return usage(`new needs one label: new work (quote a label with spaces: new "my work")`)
 			}
 			return ask(c, o, wire.Request{Verb: "new", Label: c.Args().First(), Backend: c.String("backend"),
+				Provider: c.String("provider"), Endpoint: c.String("endpoint"),
 				URL: c.String("url"), Size: c.String("size"), Mode: c.String("mode")}, nil)
 		},
 	}

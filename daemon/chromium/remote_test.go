@@ -1,0 +1,282 @@
+package chromium
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vibespace/vibespace/cdp"
+	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/profile"
+	"github.com/vibespace/vibespace/target"
+	"github.com/vibespace/vibespace/testenv"
+)
+
+// remotePage is served inside the browser's namespace: a click records
+// itself in the page's own DOM (the title and an element) and tells the
+// test's server there.
+const remotePage = `<!doctype html>
+<html><head><title>Remote page</title></head>
+<body>
+<h1>Somebody else's browser</h1>
+<button id="go" onclick="this.dataset.clicks = (+(this.dataset.clicks||0)) + 1; document.title = 'clicked ' + this.dataset.clicks; fetch('/report?v=clicked')">Press me</button>
+</body></html>`
+
+// TestCDPProvider: a profile of provider cdp is a Chromium the test
+// started itself in a network namespace of its own with only loopback,
+// reached by the daemon through its endpoint alone (a forward of one port
+// into that namespace). open, snapshot and click by ref work on it, the
+// click verified in the page's own DOM over a connection of the test's and
+// by the page's report to a server inside the namespace; a second session
+// is refused the tab (not_your_tab); --headed and close are refused not_on_this_provider;
+// and neither stopping the profile's browser nor stopping the daemon kills
+// the browser or touches its directory: it still answers, and the test
+// kills it itself.
+func TestCDPProvider(t *testing.T) {
+	testenv.NeedIntegration(t, "chromium", "unshare", "ip")
+	tb := startTheirBrowser(t)
+	before, err := tb.version(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Our namespace does not reach it: its port here is nobody's, or
+	// another browser's.
+	if resp, err := (&http.Client{Timeout: 2 * time.Second}).Get(fmt.Sprintf("http://127.0.0.1:%d/json/version", devtoolsPort)); err == nil {
+		var v map[string]string
+		json.NewDecoder(resp.Body).Decode(&v)
+		resp.Body.Close()
+		if browserID(v["webSocketDebuggerUrl"]) == browserID(before["webSocketDebuggerUrl"]) {
+			t.Fatal("the test's browser is reachable from the daemon's namespace: the namespace is not its own")
+		}
+	}
+
+	// The pages, served by the test inside the browser's namespace.
+	ln, err := tb.ns.listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var hits []string
+	mux := http.NewServeMux()
+	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, remotePage)
+	})
+	mux.HandleFunc("/report", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits = append(hits, r.URL.Query().Get("v"))
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	})
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	pageURL := "http://" + ln.Addr().String() + "/page"
+
+	endpoint := "http://" + tb.forward(t)
+	h := startHarness(t, "", Options{}, nil)
+	a := func(verb string) daemon.Request { return daemon.Request{Verb: verb, Session: "alice"} }
+
+	nr := a("browser.new")
+	nr.Label, nr.Provider, nr.Endpoint = "theirs", "cdp", endpoint
+	created := h.ok(t, nr)
+	id := created.Profile.ID
+	if created.Profile.Provider != "cdp" || created.Profile.Endpoint != endpoint {
+		t.Fatalf("new --provider cdp answered %+v", created.Profile)
+	}
+	if _, err := os.Lstat(filepath.Join(h.dir, profile.DirName, id)); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a cdp profile has a directory of ours: %v", err)
+	}
+	use := a("browser.use")
+	use.Label = id
+	h.ok(t, use)
+
+	headed := a("browser.open")
+	headed.URL, headed.Headed = pageURL, true
+	if r := h.call(t, headed); r.Code != target.CodeNotOnThisProvider || r.Facts["provider"] != "cdp" {
+		t.Fatalf("open --headed on a cdp profile: %+v", r)
+	}
+	if h.pool.Running(id) {
+		t.Fatal("a refused verb connected to the browser")
+	}
+
+	open := a("browser.open")
+	open.URL = pageURL
+	opened := h.ok(t, open)
+	tab := opened.Target.ID
+	if opened.Target.Title != "Remote page" {
+		t.Fatalf("open answered %+v", opened.Target)
+	}
+	h.pool.mu.Lock()
+	br := h.pool.browsers[id]
+	h.pool.mu.Unlock()
+	if br == nil || br.b.PID() != 0 || br.dir != "" || br.provider != "cdp" {
+		t.Fatalf("the pool's browser of the cdp profile: %+v", br)
+	}
+	if len(h.pool.Record()) != 0 {
+		t.Fatalf("the pool records somebody else's browser for a later Reap: %s", h.pool.Record())
+	}
+
+	snap := a("browser.snapshot")
+	snap.Interactive = true
+	s := h.ok(t, snap)
+	ref := findRef(t, s.Text, "push button", "Press me")
+	click := a("browser.click")
+	click.Ref = ref
+	h.ok(t, click)
+
+	// The page's own DOM, over the test's own connection to the browser.
+	oracle, err := cdp.Connect(t.Context(), wsThrough(t, tb, endpoint), cdp.DialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer oracle.Close()
+	waitFor(t, "the click in the page's DOM", func() bool {
+		return pageEval(t, oracle, "document.title + '|' + document.getElementById('go').dataset.clicks") == "clicked 1|1"
+	})
+	waitFor(t, "the page's report", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(hits) == 1 && hits[0] == "clicked"
+	})
+
+	// The lease: a second session on the same profile (the same remote
+	// browser) is refused alice's tab, and it is left as it was.
+	h.ok(t, daemon.Request{Verb: "browser.use", Session: "bob", Label: id})
+	for _, action := range []string{"select", "close"} {
+		r := h.call(t, daemon.Request{Verb: "browser.tab", Session: "bob", Action: action, Target: string(tab)})
+		if r.Code != target.CodeNotYourTab {
+			t.Fatalf("bob's tab %s of alice's tab: %+v", action, r)
+		}
+	}
+	if got := pageEval(t, oracle, "document.title"); got != "clicked 1" {
+		t.Fatalf("alice's tab after bob's attempts: %q", got)
+	}
+	closeReq := a("browser.close")
+	closeReq.Label = id
+	wantCode(t, h.call(t, closeReq), target.CodeNotOnThisProvider)
+
+	// Stopping the profile's browser (the live view's Stop) disconnects:
+	// the browser lives, and our context's tab is gone from it.
+	tabClose := a("browser.tab")
+	tabClose.Action, tabClose.Target = "close", string(tab)
+	h.ok(t, tabClose)
+	if err := h.pool.Stop(t.Context(), id); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if !tb.alive() {
+		t.Fatal("stopping the cdp profile's browser killed it")
+	}
+	// Again, and then the daemon itself stops.
+	h.ok(t, open)
+	h.close()
+	if !tb.alive() {
+		t.Fatal("stopping the daemon killed a browser it did not start")
+	}
+	after, err := tb.version(t.Context())
+	if err != nil || after["webSocketDebuggerUrl"] != before["webSocketDebuggerUrl"] {
+		t.Fatalf("after the daemon stopped, the browser answers %v, %v (before: %v)", after, err, before)
+	}
+	if pages := pageTargets(t, oracle); pages[pageURL] != 0 {
+		t.Fatalf("the daemon left its tabs in somebody else's browser: %v", pages)
+	}
+	if _, err := os.Stat(filepath.Join(tb.dir, "Default")); err != nil {
+		t.Fatalf("the browser's own directory: %v", err)
+	}
+	tb.kill()
+	if tb.alive() {
+		t.Fatal("the test could not kill its own browser")
+	}
+}
+
+// wsThrough is the browser-level WebSocket of the browser, through the
+// forward (its /json/version asked through endpoint names the forward).
+func wsThrough(t *testing.T, tb *theirBrowser, endpoint string) string {
+	t.Helper()
+	ws, err := cdp.ResolveEndpoint(t.Context(), endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ws, tb.fwd.Addr().String()) {
+		t.Fatalf("/json/version through the forward names %s", ws)
+	}
+	return ws
+}
+
+// pageEval evaluates expr in the first page of the browser showing the
+// remote page, on a session of the oracle's own.
+func pageEval(t *testing.T, b *cdp.Browser, expr string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	var res struct {
+		TargetInfos []struct {
+			TargetID string `json:"targetId"`
+			Type     string `json:"type"`
+			URL      string `json:"url"`
+		} `json:"targetInfos"`
+	}
+	if err := b.Conn().Call(ctx, "Target.getTargets", nil, &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, ti := range res.TargetInfos {
+		if ti.Type != "page" || !strings.HasSuffix(ti.URL, "/page") {
+			continue
+		}
+		sess, err := b.Conn().Attach(ctx, ti.TargetID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sess.Detach(context.WithoutCancel(ctx))
+		var ev struct {
+			Result struct {
+				Value any `json:"value"`
+			} `json:"result"`
+		}
+		if err := sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}, &ev); err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(ev.Result.Value)
+	}
+	return ""
+}
+
+// pageTargets counts the browser's pages by URL.
+func pageTargets(t *testing.T, b *cdp.Browser) map[string]int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	var res struct {
+		TargetInfos []struct {
+			Type string `json:"type"`
+			URL  string `json:"url"`
+		} `json:"targetInfos"`
+	}
+	if err := b.Conn().Call(ctx, "Target.getTargets", nil, &res); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, ti := range res.TargetInfos {
+		if ti.Type == "page" {
+			out[ti.URL]++
+		}
+	}
+	return out
+}
+
+// browserID is the last path element of a browser's WebSocket URL.
+func browserID(ws string) string {
+	if i := strings.LastIndexByte(ws, '/'); i >= 0 && ws != "" {
+		return ws[i+1:]
+	}
+	return "none:" + ws
+}
