@@ -360,7 +360,13 @@ func (p *Pool) watch(br *browser) {
 	if !unexpected {
 		return
 	}
-	p.o.Logger.Warn("browser exited unexpectedly", "pid", br.b.PID(), "profile", br.profile, "status", br.b.ExitState().String())
+	if br.provider != "" {
+		// Somebody else's browser: the connection ended (their browser
+		// closed, the service hung up); there is no process of ours.
+		p.o.Logger.Warn("the connection to a browser of provider ended", "provider", br.provider, "endpoint", br.endpoint, "profile", br.profile)
+	} else {
+		p.o.Logger.Warn("browser exited unexpectedly", "pid", br.b.PID(), "profile", br.profile, "status", br.b.ExitState().String())
+	}
 	br.b.Close() // reaps what is left of its process group
 	if br.temp {
 		if err := os.RemoveAll(br.dir); err != nil {
