@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/vibespace/vibespace/cmd/internal/sshroad"
 	"github.com/vibespace/vibespace/daemon/wire"
 )
 
@@ -62,6 +63,26 @@ func connect(ctx context.Context, o Options) (*wire.Client, error) {
 	if err != nil {
 		return nil, Usage("%v", err)
 	}
+	return dialOrStart(ctx, o, stateDir, sock)
+}
+
+// EnsureDaemon returns the socket of a daemon that answers, starting one
+// as Connect does when none answers: for the bridge, which pipes another
+// host's channel to it.
+func EnsureDaemon(ctx context.Context, o Options) (string, error) {
+	stateDir, sock, err := wire.Paths(o.Getenv)
+	if err != nil {
+		return "", Usage("%v", err)
+	}
+	c, err := dialOrStart(ctx, o, stateDir, sock)
+	if err != nil {
+		return "", err
+	}
+	c.Close()
+	return sock, nil
+}
+
+func dialOrStart(ctx context.Context, o Options, stateDir, sock string) (*wire.Client, error) {
 	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	c, err := wire.Dial(dctx, sock)
 	cancel()
@@ -129,8 +150,22 @@ func Call(ctx context.Context, o Options, req wire.Request, timeout time.Duratio
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	return callRetrying(ctx, req, func() (wire.Response, error) {
-		cl, err := Connect(ctx, o)
+	host, err := RemoteHost(ctx, o)
+	if err != nil {
+		return wire.Response{}, err
+	}
+	resp, err := callRetrying(ctx, req, func() (wire.Response, error) {
+		var cl *wire.Client
+		var err error
+		if host != nil {
+			cl, _, err = host.Bridge(ctx)
+			var f *sshroad.Failure
+			if errors.As(err, &f) {
+				return f.Response(host.Name), nil
+			}
+		} else {
+			cl, err = Connect(ctx, o)
+		}
 		if err != nil {
 			return wire.Response{}, err
 		}
@@ -144,4 +179,12 @@ func Call(ctx context.Context, o Options, req wire.Request, timeout time.Duratio
 		}
 		return resp, nil
 	})
+	if err == nil && host != nil {
+		// Every answer from another host names it.
+		if resp.Facts == nil {
+			resp.Facts = map[string]any{}
+		}
+		resp.Facts["host"] = host.Name
+	}
+	return resp, err
 }
