@@ -99,6 +99,16 @@ func TestRemoteHost(t *testing.T) {
 		t.Fatalf("held over ssh:\n%s", r.Errout)
 	}
 
+	// The live view, through the tunnel: the same port here, forwarded
+	// over the master, serves the remote viewer's page.
+	var addr string
+	for _, l := range strings.Split(e.OK("s1", "watch", id), "\n") {
+		if strings.HasPrefix(l, "http://") {
+			addr = l
+		}
+	}
+	clitest.CheckWatch(t, addr, id)
+
 	// A tab on the remote host's browser.
 	page := filepath.Join(h.Bin, "page.html")
 	if err := os.WriteFile(page, []byte(remotePage), 0o644); err != nil {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -179,6 +181,21 @@ func Call(ctx context.Context, o Options, req wire.Request, timeout time.Duratio
 		}
 		return resp, nil
 	})
+	if err == nil && host != nil && req.Verb == "watch" && resp.OK && resp.URL != "" {
+		// The live view listens on the host's 127.0.0.1: the same port
+		// here, forwarded over the master, opens it.
+		if port, ok := livePort(resp.URL); ok {
+			var f *sshroad.Failure
+			if ferr := host.Forward(ctx, port); errors.As(ferr, &f) {
+				resp = f.Response(host.Name)
+			} else {
+				if resp.Facts == nil {
+					resp.Facts = map[string]any{}
+				}
+				resp.Facts["forwarded"] = fmt.Sprintf("127.0.0.1:%d here → 127.0.0.1:%d on %s, over ssh", port, port, host.Name)
+			}
+		}
+	}
 	if err == nil && host != nil {
 		// Every answer from another host names it.
 		if resp.Facts == nil {
@@ -187,4 +204,18 @@ func Call(ctx context.Context, o Options, req wire.Request, timeout time.Duratio
 		resp.Facts["host"] = host.Name
 	}
 	return resp, err
+}
+
+// livePort is the port of a live view's address, http://127.0.0.1:P/….
+func livePort(u string) (int, bool) {
+	rest, ok := strings.CutPrefix(u, "http://127.0.0.1:")
+	if !ok {
+		return 0, false
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	p, err := strconv.Atoi(rest[:end])
+	return p, err == nil && p > 0 && p < 65536
 }
