@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -34,10 +33,7 @@ func remoteEnv(t *testing.T) (*env, *clitest.SSHHost, string) {
 	h := clitest.NewSSHHost(t, filepath.Join(filepath.Dir(bin), "vibespace-daemon"), e.fixtureSrc, filepath.Join(filepath.Dir(e.fixtureSrc), "fixturelog.py"))
 	e.Extra = append(e.Extra, h.Environ()...)
 	t.Cleanup(func() { // before h's cleanup: the masters are ours
-		socks, _ := filepath.Glob(filepath.Join(e.Run, "vibespace", "ssh-*"))
-		for _, s := range socks {
-			exec.Command("ssh", "-o", "ControlPath="+s, "-O", "exit", "x").Run()
-		}
+		clitest.StopMasters(e.Run)
 		if t.Failed() {
 			t.Logf("sshd:\n%s", h.Log())
 			b, _ := os.ReadFile(filepath.Join(h.Dir, "home", ".local", "state", "vibespace", "daemon.log"))

@@ -283,3 +283,15 @@ func run(t testing.TB, name string, args ...string) {
 		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
 	}
 }
+
+// StopMasters ends the ssh masters the command lines of an Env whose
+// runtime directory is runDir left running (ssh -O exit on each control
+// socket): register it after NewSSHHost, so it runs before sshd stops.
+func StopMasters(runDir string) {
+	socks, _ := filepath.Glob(filepath.Join(runDir, "vibespace", "ssh-*"))
+	for _, s := range socks {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		exec.CommandContext(ctx, "ssh", "-o", "ControlPath="+s, "-O", "exit", "x").Run()
+		cancel()
+	}
+}
