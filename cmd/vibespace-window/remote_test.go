@@ -23,7 +23,7 @@ const remotePage = `<!doctype html><html><head><title>remote page</title></head>
 
 // remoteEnv is a local command line's Env whose every call goes to the
 // remote host h (VIBESPACE_HOST); its ssh masters are ended at cleanup.
-func remoteEnv(t *testing.T) (*env, *clitest.SSHHost, string) {
+func remoteEnv(t testing.TB) (*env, *clitest.SSHHost, string) {
 	t.Helper()
 	e := newEnv(t)
 	browser, err := clitest.BuildInto(filepath.Dir(bin), "vibespace-browser", "github.com/vibespace/vibespace/cmd/vibespace-browser")
