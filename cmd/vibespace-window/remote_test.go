@@ -69,6 +69,15 @@ func TestRemoteHost(t *testing.T) {
 		t.Fatal("a local daemon started: the road did not go to the remote host")
 	}
 
+	// doctor lists the host's rows: ssh, the master, the remote daemon,
+	// the live view.
+	doc := e.OK("s1", "doctor")
+	for _, row := range []string{"host " + hostName + ": ssh", "host " + hostName + ": master", "host " + hostName + ": remote daemon", "host " + hostName + ": live view"} {
+		if !strings.Contains(doc, "yes  "+row) {
+			t.Fatalf("doctor has no row %q that says yes:\n%s", row, doc)
+		}
+	}
+
 	// The fixture window, on the remote display.
 	logPath := filepath.Join(h.Logs, "fixture.jsonl")
 	open := e.Answer("s1", "open", testenv.FixturePython, filepath.Join(h.Bin, "fixture.py"), "--log", logPath)

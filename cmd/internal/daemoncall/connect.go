@@ -196,6 +196,9 @@ func Call(ctx context.Context, o Options, req wire.Request, timeout time.Duratio
 			}
 		}
 	}
+	if err == nil && host != nil && req.Verb == "doctor" && resp.OK {
+		resp.Checks = append(hostChecks(ctx, host, resp), resp.Checks...)
+	}
 	if err == nil && host != nil {
 		// Every answer from another host names it.
 		if resp.Facts == nil {
@@ -218,4 +221,29 @@ func livePort(u string) (int, bool) {
 	}
 	p, err := strconv.Atoi(rest[:end])
 	return p, err == nil && p > 0 && p < 65536
+}
+
+// hostChecks are doctor's rows for the other host the answer came from:
+// what the road there can and cannot do from here.
+func hostChecks(ctx context.Context, h *sshroad.Host, resp wire.Response) []wire.Check {
+	var out []wire.Check
+	if p, err := exec.LookPath(h.SSH); err != nil {
+		out = append(out, wire.Check{Name: "host " + h.Name + ": ssh", Detail: "no ssh program here: " + err.Error()})
+	} else {
+		out = append(out, wire.Check{Name: "host " + h.Name + ": ssh", OK: true, Detail: p})
+	}
+	up, why := h.Up(ctx)
+	detail := "master " + h.Control + " (ControlPersist " + sshroad.Persist + ")"
+	if !up {
+		detail = "no master running: " + why
+	}
+	out = append(out, wire.Check{Name: "host " + h.Name + ": master", OK: up, Detail: detail})
+	d := "answers (this doctor is its own)"
+	if resp.Status != nil {
+		d = fmt.Sprintf("answers: pid %d", resp.Status.PID)
+	}
+	out = append(out, wire.Check{Name: "host " + h.Name + ": remote daemon", OK: true, Detail: d + ", " + h.Daemon + " bridge"})
+	out = append(out, wire.Check{Name: "host " + h.Name + ": live view", OK: up,
+		Detail: "watch forwards its port over the master to the same port on this side's 127.0.0.1 (refused live_view_unavailable when taken here); its video is not forwarded yet"})
+	return out
 }
