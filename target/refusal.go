@@ -76,7 +76,7 @@ const (
 	CodeOutsideContext   Code = "outside_context"   // a CDP command that reaches past the session's own browser context
 	CodeOutsidePage      Code = "outside_page"      // a point (--at) outside the tab's viewport
 
-	CodeLiveViewUnavailable Code = "live_view_unavailable" // this build or machine has no video encoder (rtc/)
+	CodeLiveViewUnavailable Code = "live_view_unavailable" // this build or machine has no video encoder (rtc/), or the live view cannot listen on its port (on another host: the port, the same at both ends, is taken on this side)
 	CodeNoText              Code = "no_text"               // the node has no Text interface: there is no text to read
 	CodeNoFocus             Code = "no_focus"              // the node cannot take focus (no Component, or not focusable)
 	CodeDeclined            Code = "declined"              // the application refused the change (its call answered false)
@@ -116,6 +116,11 @@ const (
 	CodeLabelTaken         Code = "label_taken"          // another profile already has that label
 	CodeAliasTaken         Code = "alias_taken"          // the alias is already a handle in this session's attachment set
 	CodeProfileNotAttached Code = "profile_not_attached" // the profile exists but this session has not attached it (use it first)
+
+	// A daemon on another host, reached through OpenSSH (VIBESPACE_HOST);
+	// the command line gives these itself, with ssh's last stderr line.
+	CodeHostUnreachable Code = "host_unreachable" // ssh could not reach or log in to the host (ssh exited 255)
+	CodeNoRemoteDaemon  Code = "no_remote_daemon" // the host has no vibespace-daemon to run, or its bridge failed (exit 126/127, no greeting)
 )
 
 // Refusal is a verb that did not run: a stable code, a one-line sentence for a

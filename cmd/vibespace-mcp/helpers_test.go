@@ -23,7 +23,10 @@ import (
 // vibespace-daemon beside it.
 var bin string
 
-func TestMain(m *testing.M) { clitest.Main(m, "vibespace-mcp", &bin) }
+func TestMain(m *testing.M) {
+	clitest.RelayMain() // ssh's ProxyCommand to the remote-host test's sshd
+	clitest.Main(m, "vibespace-mcp", &bin)
+}
 
 // env is one isolated vibespace whose daemon runs as the test's child.
 type env struct{ *clitest.Env }

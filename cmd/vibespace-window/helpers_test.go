@@ -19,7 +19,10 @@ import (
 // -race).
 var bin string
 
-func TestMain(m *testing.M) { clitest.Main(m, "vibespace-window", &bin) }
+func TestMain(m *testing.M) {
+	clitest.RelayMain() // ssh's ProxyCommand to the remote-host test's sshd
+	clitest.Main(m, "vibespace-window", &bin)
+}
 
 // env is one isolated vibespace (clitest.Env) with the fixture app.
 type env struct {

@@ -24,8 +24,9 @@ import (
 // wake through epoll, arm and disarm deadline timers) costs it system
 // calls and pages of code on every run.
 type Client struct {
-	fd int
-	r  *bufio.Reader
+	fd     int
+	r      *bufio.Reader
+	closed func() error // FromFD's: run after the socket is closed
 }
 
 // ErrNoDaemon is returned by Dial when nothing answers on the socket.
@@ -162,8 +163,16 @@ func decodeAnswer(line []byte) (Response, error) {
 	return resp, nil
 }
 
-// Close closes the connection.
-func (cl *Client) Close() error { return syscall.Close(cl.fd) }
+// Close closes the connection (and, for FromFD's, ends what is behind it).
+func (cl *Client) Close() error {
+	err := syscall.Close(cl.fd)
+	if cl.closed != nil {
+		if cerr := cl.closed(); cerr != nil {
+			return cerr
+		}
+	}
+	return err
+}
 
 // setTimeout bounds each send and receive by d (0: unbounded).
 func (cl *Client) setTimeout(d time.Duration) error {

@@ -36,8 +36,12 @@ func NewApp(o Options, s AppSpec) *cli.App {
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return Usage("%v (see: %s help %s)", err, s.Name, c.Command.Name)
 		},
-		Flags:    s.Flags,
+		Flags:    append(append([]cli.Flag{}, s.Flags...), HostFlag()),
 		Commands: s.Commands,
+		Before: func(c *cli.Context) error {
+			c.Context = WithHost(c.Context, c.String("host"))
+			return nil
+		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return Usage("unknown command %s (see: %s help)", target.Echo(c.Args().First()), s.Name)

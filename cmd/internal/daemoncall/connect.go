@@ -7,9 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/vibespace/vibespace/cmd/internal/sshroad"
 	"github.com/vibespace/vibespace/daemon/wire"
 )
 
@@ -62,6 +65,26 @@ func connect(ctx context.Context, o Options) (*wire.Client, error) {
 	if err != nil {
 		return nil, Usage("%v", err)
 	}
+	return dialOrStart(ctx, o, stateDir, sock)
+}
+
+// EnsureDaemon returns the socket of a daemon that answers, starting one
+// as Connect does when none answers: for the bridge, which pipes another
+// host's channel to it.
+func EnsureDaemon(ctx context.Context, o Options) (string, error) {
+	stateDir, sock, err := wire.Paths(o.Getenv)
+	if err != nil {
+		return "", Usage("%v", err)
+	}
+	c, err := dialOrStart(ctx, o, stateDir, sock)
+	if err != nil {
+		return "", err
+	}
+	c.Close()
+	return sock, nil
+}
+
+func dialOrStart(ctx context.Context, o Options, stateDir, sock string) (*wire.Client, error) {
 	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	c, err := wire.Dial(dctx, sock)
 	cancel()
@@ -129,8 +152,22 @@ func Call(ctx context.Context, o Options, req wire.Request, timeout time.Duratio
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	return callRetrying(ctx, req, func() (wire.Response, error) {
-		cl, err := Connect(ctx, o)
+	host, err := RemoteHost(ctx, o)
+	if err != nil {
+		return wire.Response{}, err
+	}
+	resp, err := callRetrying(ctx, req, func() (wire.Response, error) {
+		var cl *wire.Client
+		var err error
+		if host != nil {
+			cl, _, err = host.Bridge(ctx)
+			var f *sshroad.Failure
+			if errors.As(err, &f) {
+				return f.Response(host.Name), nil
+			}
+		} else {
+			cl, err = Connect(ctx, o)
+		}
 		if err != nil {
 			return wire.Response{}, err
 		}
@@ -144,4 +181,69 @@ func Call(ctx context.Context, o Options, req wire.Request, timeout time.Duratio
 		}
 		return resp, nil
 	})
+	if err == nil && host != nil && req.Verb == "watch" && resp.OK && resp.URL != "" {
+		// The live view listens on the host's 127.0.0.1: the same port
+		// here, forwarded over the master, opens it.
+		if port, ok := livePort(resp.URL); ok {
+			var f *sshroad.Failure
+			if ferr := host.Forward(ctx, port); errors.As(ferr, &f) {
+				resp = f.Response(host.Name)
+			} else {
+				if resp.Facts == nil {
+					resp.Facts = map[string]any{}
+				}
+				resp.Facts["forwarded"] = fmt.Sprintf("127.0.0.1:%d here → 127.0.0.1:%d on %s, over ssh", port, port, host.Name)
+			}
+		}
+	}
+	if err == nil && host != nil && req.Verb == "doctor" && resp.OK {
+		resp.Checks = append(hostChecks(ctx, host, resp), resp.Checks...)
+	}
+	if err == nil && host != nil {
+		// Every answer from another host names it.
+		if resp.Facts == nil {
+			resp.Facts = map[string]any{}
+		}
+		resp.Facts["host"] = host.Name
+	}
+	return resp, err
+}
+
+// livePort is the port of a live view's address, http://127.0.0.1:P/….
+func livePort(u string) (int, bool) {
+	rest, ok := strings.CutPrefix(u, "http://127.0.0.1:")
+	if !ok {
+		return 0, false
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	p, err := strconv.Atoi(rest[:end])
+	return p, err == nil && p > 0 && p < 65536
+}
+
+// hostChecks are doctor's rows for the other host the answer came from:
+// what the road there can and cannot do from here.
+func hostChecks(ctx context.Context, h *sshroad.Host, resp wire.Response) []wire.Check {
+	var out []wire.Check
+	if p, err := exec.LookPath(h.SSH); err != nil {
+		out = append(out, wire.Check{Name: "host " + h.Name + ": ssh", Detail: "no ssh program here: " + err.Error()})
+	} else {
+		out = append(out, wire.Check{Name: "host " + h.Name + ": ssh", OK: true, Detail: p})
+	}
+	up, why := h.Up(ctx)
+	detail := "master " + h.Control + " (ControlPersist " + sshroad.Persist + ")"
+	if !up {
+		detail = "no master running: " + why
+	}
+	out = append(out, wire.Check{Name: "host " + h.Name + ": master", OK: up, Detail: detail})
+	d := "answers (this doctor is its own)"
+	if resp.Status != nil {
+		d = fmt.Sprintf("answers: pid %d", resp.Status.PID)
+	}
+	out = append(out, wire.Check{Name: "host " + h.Name + ": remote daemon", OK: true, Detail: d + ", " + h.Daemon + " bridge"})
+	out = append(out, wire.Check{Name: "host " + h.Name + ": live view", OK: up,
+		Detail: "watch forwards its port over the master to the same port on this side's 127.0.0.1 (refused live_view_unavailable when taken here); its video is not forwarded yet"})
+	return out
 }

@@ -45,6 +45,9 @@ func (p Printer) Answer(resp wire.Response, body func(w io.Writer)) error {
 		RefusalDetail(p.Err, resp, p.Session)
 		return failed
 	}
+	if h, _ := resp.Facts["host"].(string); h != "" {
+		fmt.Fprintf(p.Out, "host: %s\n", h) // the daemon of another host answered (VIBESPACE_HOST, --host)
+	}
 	if resp.Note != "" {
 		fmt.Fprintf(p.Out, "note: %s\n", resp.Note)
 	}
