@@ -16,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gobwas/ws"
-
 	"github.com/vibespace/vibespace/cdp"
 	"github.com/vibespace/vibespace/testenv"
 	"github.com/vibespace/vibespace/testenv/browserless"
@@ -187,8 +185,8 @@ func TestConnectWrongToken(t *testing.T) {
 	defer cancel()
 	for _, q := range []string{"?token=" + tok + "x", "?token=", "", "/chromium?token=wrong"} {
 		_, err := cdp.Dial(ctx, s.URL()+q, cdp.DialOptions{})
-		var se ws.StatusError
-		if !errors.As(err, &se) || int(se) != http.StatusUnauthorized {
+		var hs *cdp.HandshakeStatus
+		if !errors.As(err, &hs) || hs.Code != http.StatusUnauthorized {
 			t.Errorf("dial %q: %v, want HTTP 401", strings.ReplaceAll(q, tok, "TOKEN"), err)
 		}
 	}
