@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 )
 
 // Connect reaches a browser this process did not start, at its
@@ -84,8 +83,7 @@ func ResolveEndpoint(ctx context.Context, endpoint string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cdp: endpoint: %w", err)
 	}
-	client := &http.Client{Timeout: time.Until(deadlineOf(ctx))}
-	resp, err := client.Do(req)
+	resp, err := http.DefaultClient.Do(req) // bounded by ctx's deadline
 	if err != nil {
 		return "", fmt.Errorf("cdp: /json/version: %w", err)
 	}
@@ -103,9 +101,4 @@ func ResolveEndpoint(ctx context.Context, endpoint string) (string, error) {
 		return "", errors.New("cdp: /json/version names no webSocketDebuggerUrl")
 	}
 	return v.WS, nil
-}
-
-func deadlineOf(ctx context.Context) time.Time {
-	d, _ := ctx.Deadline()
-	return d
 }

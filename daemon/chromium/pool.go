@@ -331,12 +331,18 @@ func (p *Pool) launch(ctx context.Context, key kind.BrowserKey) (*browser, error
 		br.def = def
 	}
 	p.o.Logger.Info("browser started", "profile", key.Profile, "pid", b.PID(), "headed", br.headed)
+	p.adopt(br)
+	return br, nil
+}
+
+// adopt makes br the browser of its profile and watches for its end (a
+// process's exit, or a remote connection's).
+func (p *Pool) adopt(br *browser) {
 	p.mu.Lock()
-	p.browsers[key.Profile] = br
+	p.browsers[br.profile] = br
 	p.watchers.Add(1)
 	p.mu.Unlock()
 	go p.watch(br)
-	return br, nil
 }
 
 // watch waits for br's main process to exit. An exit the pool did not ask

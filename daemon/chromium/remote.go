@@ -79,10 +79,6 @@ func (p *Pool) connect(ctx context.Context, key kind.BrowserKey) (*browser, erro
 	}
 	br.def = def
 	p.o.Logger.Info("connected to a browser of provider", "provider", row.Name, "profile", key.Profile, "endpoint", shown, "own_context", !br.defaultCtx)
-	p.mu.Lock()
-	p.browsers[key.Profile] = br
-	p.watchers.Add(1)
-	p.mu.Unlock()
-	go p.watch(br)
+	p.adopt(br)
 	return br, nil
 }
