@@ -46,8 +46,11 @@ const (
 	LocalWindow = "local-window"
 )
 
-// Features a row may lack: the verbs of the daemon ("browser.close") and the
-// flags that change how a browser runs ("headed").
+// Features a row may lack: the verbs of the daemon ("browser.close"), the
+// flags that change how a browser runs ("headed"), the groups of verbs a
+// kind has not ("pages"), and the verbs of the capability law
+// (target.LawVerbs: "screenshot", "click_at", …), which the law reads
+// through the target's probe (Stamp) and refuses before any road.
 const (
 	FeatureHeaded = "headed"        // run the profile's browser headed on our display (a relaunch)
 	FeatureClose  = "browser.close" // stop the profile's browser
@@ -204,7 +207,25 @@ func (r Row) Refuse(feature string) error {
 		return nil
 	}
 	return target.Refuse(target.CodeNotOnThisProvider, "%s is not done on provider %s: %s", feature, r.Name, why).
-		With("provider", r.Name).With("feature", feature)
+		With("provider", r.Name).With("feature", feature).With("reason", why)
+}
+
+// Stamp is p with r named as its provider and what r cannot do among the
+// verbs of the capability law (target.Decide refuses those first,
+// not_on_this_provider). The row's other features are not the law's: the
+// daemon's gate refuses them (Refuse).
+func (r Row) Stamp(p target.Probe) target.Probe {
+	p.Provider = r.Name
+	p.ProviderCannot = nil
+	for _, c := range r.Cannot {
+		if target.IsLawVerb(c.Feature) {
+			if p.ProviderCannot == nil {
+				p.ProviderCannot = map[target.Verb]string{}
+			}
+			p.ProviderCannot[target.Verb(c.Feature)] = c.Why
+		}
+	}
+	return p
 }
 
 // CheckEndpoint validates an endpoint given for r, answering the one kept:
