@@ -50,7 +50,7 @@ THE TOOLS (the command lines' verbs, the same words)
    browser_open, browser_snapshot, browser_find, browser_get, browser_click,
    browser_fill, browser_type, browser_key, browser_scroll, browser_select,
    browser_screenshot, browser_tab_list, browser_tab_select, browser_tab_new,
-   browser_tab_close, browser_profiles, browser_use
+   browser_tab_close, browser_profiles, browser_new, browser_use
                                               vibespace-browser's, on your current tab
    status, doctor, watch                      both
 

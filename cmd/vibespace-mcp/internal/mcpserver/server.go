@@ -139,7 +139,7 @@ func (x *server) call(ctx context.Context, p plan) (wire.Response, error) {
 	req := p.req
 	req.Session = x.cfg.Session
 	browser := strings.HasPrefix(req.Verb, "browser.")
-	if browser && req.Profile == "" && req.Verb != "browser.use" && req.Verb != "browser.profiles" {
+	if browser && req.Profile == "" && req.Verb != "browser.use" && req.Verb != "browser.profiles" && req.Verb != "browser.new" {
 		req.Profile = x.cfg.Profile
 	}
 	switch {
