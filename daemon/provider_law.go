@@ -47,9 +47,9 @@ func (d *Daemon) providerNames() []string {
 }
 
 // entryRow is the row e comes from: a tab's profile's provider (chromium
-// for the daemon's own browser), a desktop app's window desktop-app, any
-// other window of ours local-window. A window of the user's own desktop
-// comes from no row (ok false).
+// for the daemon's own browser), a desktop app's window (or a window found
+// from it, a dialog) desktop-app, any other window of ours local-window. A
+// window of the user's own desktop comes from no row (ok false).
 func (d *Daemon) entryRow(e *entry) (provider.Row, bool) {
 	if e.tab != nil {
 		if r, ok := d.row(e.tab.key.Provider); ok {
@@ -61,6 +61,11 @@ func (d *Daemon) entryRow(e *entry) (provider.Row, bool) {
 	}
 	d.mu.Lock()
 	rec := e.rec
+	if rec.Profile == "" && rec.From != "" {
+		if o := d.targets[rec.From]; o != nil {
+			rec.Profile = o.rec.Profile
+		}
+	}
 	d.mu.Unlock()
 	switch {
 	case rec.Desktop:
