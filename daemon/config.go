@@ -56,7 +56,8 @@ type Config struct {
 	// Providers is the table of where a browser comes from (package
 	// provider) that the daemon reads: its gate, the capability law's
 	// probe, doctor, new. nil means provider.All(), the table itself; a
-	// test gives it with a row changed.
+	// test gives it with a row's Cannot changed (the browser backend reads
+	// the table itself: a row's name, tier and key are the table's).
 	Providers []provider.Row
 	// Browser runs the browsers of the browser.* verbs (package
 	// daemon/chromium); nil means no browser road: those verbs are refused
