@@ -3,7 +3,8 @@
 // each saying which kind of target it gives, its tier, how it starts, the
 // DevTools URL it hands out, whether the directory is ours, whether it can
 // be switched, which key it reads, and what it cannot do and why. The CLI,
-// doctor and the daemon's gate read the rows; nothing branches on a
+// doctor, the daemon's gate and the capability law (a target's probe
+// stamped with its row: Row.Stamp) read the rows; nothing branches on a
 // provider's name outside this table. It is a leaf: it imports only the
 // shared model.
 package provider
