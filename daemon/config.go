@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/provider"
 )
 
 // Defaults of Config's zero fields.
@@ -52,6 +53,12 @@ type Config struct {
 	// (kind.DisplayProvider.Name) must differ. None means no window road:
 	// window verbs are refused no_display.
 	Displays []kind.DisplayProvider
+	// Providers is the table of where a browser comes from (package
+	// provider) that the daemon reads: its gate, the capability law's
+	// probe, doctor, new. nil means provider.All(), the table itself; a
+	// test gives it with a row's Cannot changed (the browser backend reads
+	// the table itself: a row's name, tier and key are the table's).
+	Providers []provider.Row
 	// Browser runs the browsers of the browser.* verbs (package
 	// daemon/chromium); nil means no browser road: those verbs are refused
 	// no_browser.

@@ -101,10 +101,10 @@ func isDesktopApp(req Request) bool {
 // --mode before anything is registered or started.
 func checkNew(d *Daemon, req Request) error {
 	if req.Provider != "" {
-		row, ok := provider.Lookup(req.Provider)
+		row, ok := d.row(req.Provider)
 		if !ok || !row.Profile {
 			var names []string
-			for _, r := range provider.All() {
+			for _, r := range d.rows() {
 				if r.Profile {
 					names = append(names, r.Name)
 				}
@@ -479,7 +479,7 @@ func (d *Daemon) browserClose(ctx context.Context, c *call) Response {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	if err := rowOf(p).Refuse(provider.FeatureClose); err != nil {
+	if err := d.rowOf(p).Refuse(provider.FeatureClose); err != nil {
 		return d.fail(c, err)
 	}
 	if !p.DesktopApp() {

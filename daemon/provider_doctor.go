@@ -12,7 +12,7 @@ import (
 // key).
 func (d *Daemon) providerDoctor() []Check {
 	var out []Check
-	for _, r := range provider.All() {
+	for _, r := range d.rows() {
 		ok, here := d.providerHere(r)
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s, %s tier (%s targets, leased per %s): %s", r.Name, r.Tier, r.Kind, r.LeaseKind, here)

@@ -64,10 +64,10 @@ func (d *Daemon) selectionOf(reg *profile.Registry, req Request, ch profile.Choi
 		}
 		sel.prof.ID, sel.prof.Label = a.ProfileID, a.Label
 		sel.app = p.DesktopApp()
-		sel.row = rowOf(p)
+		sel.row = d.rowOf(p)
 	}
 	if sel.row.Name == "" {
-		sel.row, _ = provider.Lookup(provider.Chromium)
+		sel.row, _ = d.row(provider.Chromium)
 	}
 	return sel, nil
 }
@@ -75,8 +75,8 @@ func (d *Daemon) selectionOf(reg *profile.Registry, req Request, ch profile.Choi
 // rowOf is p's provider row; a name the table does not have (a file
 // written by a newer daemon) reads as a remote row that can do nothing
 // but be refused.
-func rowOf(p profile.Profile) provider.Row {
-	if r, ok := provider.Lookup(p.ProviderName()); ok {
+func (d *Daemon) rowOf(p profile.Profile) provider.Row {
+	if r, ok := d.row(p.ProviderName()); ok {
 		return r
 	}
 	return provider.Row{Name: p.ProviderName(), Kind: provider.KindTab, Tier: provider.TierRemote}
@@ -84,14 +84,22 @@ func rowOf(p profile.Profile) provider.Row {
 
 // providerGate refuses, before anything is attempted, what the chosen
 // profile's provider row cannot do (not_on_this_provider, naming it): the
-// verb itself, or --headed (a relaunch on our display) on somebody
-// else's browser. For a remote row it fills the URL the browser is
-// dialled at; a keyed row reads its key from the daemon's key store now,
-// at connect time (no_key when none is set).
+// verb itself, a verb of the capability law the row names (the law's own
+// first clause, on the row's stamp: the same refusal the verb's decide
+// would give, here before the browser is reached), or --headed (a
+// relaunch on our display) on somebody else's browser. For a remote row
+// it fills the URL the browser is dialled at; a keyed row reads its key
+// from the daemon's key store now, at connect time (no_key when none is
+// set).
 func (d *Daemon) providerGate(req Request, sel *selection) error {
 	row := sel.row
 	if err := row.Refuse(req.Verb); err != nil {
 		return err
+	}
+	if v, ok := lawVerb(req); ok {
+		if r := row.Stamp(target.Probe{}).ProviderRefusal(v); r != nil {
+			return r
+		}
 	}
 	if req.Headed {
 		if err := row.Refuse(provider.FeatureHeaded); err != nil {
@@ -101,9 +109,9 @@ func (d *Daemon) providerGate(req Request, sel *selection) error {
 	if !row.Remote() {
 		return nil
 	}
-	if _, ok := provider.Lookup(row.Name); !ok {
+	if _, ok := d.row(row.Name); !ok {
 		return target.Refuse(target.CodeNotOnThisProvider, "profile %s has provider %s, which this daemon does not know", sel.key.Profile, target.Echo(row.Name)).
-			With("provider", row.Name).With("providers", provider.Names())
+			With("provider", row.Name).With("providers", d.providerNames())
 	}
 	sel.key.Headed = false
 	key := ""
@@ -203,7 +211,7 @@ func (d *Daemon) browserNew(ctx context.Context, c *call) Response {
 	if isDesktopApp(req) {
 		return d.newDesktopApp(ctx, c)
 	}
-	if row, ok := provider.Lookup(req.Provider); ok && row.Remote() {
+	if row, ok := d.row(req.Provider); ok && row.Remote() {
 		return d.newRemote(c, row)
 	}
 	return d.profileVerb(c, func(reg *profile.Registry) (Response, error) {

@@ -25,7 +25,7 @@ func checkFind(d *Daemon, req Request) error {
 // snapshot (what --diff compares with) stays the one the agent saw.
 func (d *Daemon) findText(ctx context.Context, c *call) Response {
 	e := c.e
-	if err := d.decide(c, target.VerbSnapshot, e.t.Probe(ctx), nil); err != nil {
+	if err := d.decide(c, target.VerbSnapshot, d.probe(ctx, e), nil); err != nil {
 		return d.fail(c, err)
 	}
 	ctx, end, err := d.begin(ctx, e)
@@ -58,7 +58,7 @@ func checkGetNode(d *Daemon, req Request) error {
 // getNode answers a window's node's text (get <handle> text @ref): the
 // same reading as a tab's get text @ref.
 func (d *Daemon) getNode(ctx context.Context, c *call) Response {
-	if err := d.decide(c, target.VerbSnapshot, c.e.t.Probe(ctx), nil); err != nil {
+	if err := d.decide(c, target.VerbSnapshot, d.probe(ctx, c.e), nil); err != nil {
 		return d.fail(c, err)
 	}
 	return d.locked(ctx, c, func(ctx context.Context) (Response, error) { return d.nodeText(ctx, c, c.req.Ref) })

@@ -46,7 +46,7 @@ func checkSelect(d *Daemon, req Request) error {
 // value_not_set, an option it lacks no_option.
 func (d *Daemon) selectOptions(ctx context.Context, c *call) Response {
 	e, req := c.e, c.req
-	probe := e.t.Probe(ctx)
+	probe := d.probe(ctx, e)
 	if !probe.Tree {
 		return d.fail(c, target.Decide(target.VerbSelect, probe, nil).Err())
 	}

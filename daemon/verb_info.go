@@ -158,7 +158,7 @@ func (d *Daemon) list(ctx context.Context, c *call) Response {
 		if stale {
 			ti.NotAnswering = d.stalledSince(e.disp).UTC().Format(time.RFC3339)
 		}
-		ti.Capabilities = target.Capabilities(e.t.Probe(ctx))
+		ti.Capabilities = target.Capabilities(d.probe(ctx, e))
 		if e.disp != nil {
 			ti.Capabilities = target.UnderMode(e.id, ti.Mode, ti.Capabilities)
 		}

@@ -83,7 +83,7 @@ func tooLong(n, limit int, how string) error {
 // node visible, enabled and uncovered and clicks its centre.
 func (d *Daemon) click(ctx context.Context, c *call) Response {
 	e, req := c.e, c.req
-	probe := e.t.Probe(ctx)
+	probe := d.probe(ctx, e)
 	if req.At != nil {
 		return d.point(ctx, c, probe, target.VerbClickAt)
 	}
@@ -280,7 +280,7 @@ func actedRef(c *call) string {
 
 // scroll turns the wheel at a pixel of the target (its centre by default).
 func (d *Daemon) scroll(ctx context.Context, c *call) Response {
-	return d.point(ctx, c, c.e.t.Probe(ctx), target.VerbScroll)
+	return d.point(ctx, c, d.probe(ctx, c.e), target.VerbScroll)
 }
 
 // key presses one chord in the target's focused node (a window is raised
@@ -290,7 +290,7 @@ func (d *Daemon) key(ctx context.Context, c *call) Response {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	if err := d.decide(c, target.VerbKey, c.e.t.Probe(ctx), nil); err != nil {
+	if err := d.decide(c, target.VerbKey, d.probe(ctx, c.e), nil); err != nil {
 		return d.fail(c, err)
 	}
 	var w *watch
@@ -416,7 +416,7 @@ func (d *Daemon) raised(ctx context.Context, c *call, up bool) error {
 func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 	e, req := c.e, c.req
 	n := utf8.RuneCountInString(req.Text)
-	probe := e.t.Probe(ctx)
+	probe := d.probe(ctx, e)
 	var (
 		verb   = target.VerbTypeFocus
 		node   kind.Node
@@ -547,7 +547,7 @@ func (d *Daemon) fill(ctx context.Context, c *call) Response {
 	if !ok {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "%s has no fields to fill; type into it instead", e.id))
 	}
-	if err := d.decide(c, target.VerbTypeFocus, e.t.Probe(ctx), nil); err != nil {
+	if err := d.decide(c, target.VerbTypeFocus, d.probe(ctx, e), nil); err != nil {
 		return d.fail(c, err)
 	}
 	node, err := e.node(req.Ref)

@@ -32,7 +32,7 @@ import (
 // pager) takes it.
 func (d *Daemon) snapshot(ctx context.Context, c *call) Response {
 	e := c.e
-	if err := d.decide(c, target.VerbSnapshot, e.t.Probe(ctx), nil); err != nil {
+	if err := d.decide(c, target.VerbSnapshot, d.probe(ctx, e), nil); err != nil {
 		return d.fail(c, err)
 	}
 	if err := checkObserve(c.req); err != nil {
@@ -309,7 +309,7 @@ func (d *Daemon) noteSnapshot(e *entry, snap *target.Snapshot) {
 // Pixels of this image are what --at takes.
 func (d *Daemon) screenshot(ctx context.Context, c *call) Response {
 	e := c.e
-	if err := d.decide(c, target.VerbScreenshot, e.t.Probe(ctx), nil); err != nil {
+	if err := d.decide(c, target.VerbScreenshot, d.probe(ctx, e), nil); err != nil {
 		return d.fail(c, err)
 	}
 	info := d.seen(e)

@@ -3,7 +3,8 @@
 // each saying which kind of target it gives, its tier, how it starts, the
 // DevTools URL it hands out, whether the directory is ours, whether it can
 // be switched, which key it reads, and what it cannot do and why. The CLI,
-// doctor and the daemon's gate read the rows; nothing branches on a
+// doctor, the daemon's gate and the capability law (a target's probe
+// stamped with its row: Row.Stamp) read the rows; nothing branches on a
 // provider's name outside this table. It is a leaf: it imports only the
 // shared model.
 package provider
@@ -46,8 +47,11 @@ const (
 	LocalWindow = "local-window"
 )
 
-// Features a row may lack: the verbs of the daemon ("browser.close") and the
-// flags that change how a browser runs ("headed").
+// Features a row may lack: the verbs of the daemon ("browser.close"), the
+// flags that change how a browser runs ("headed"), the groups of verbs a
+// kind has not ("pages"), and the verbs of the capability law
+// (target.LawVerbs: "screenshot", "click_at", …), which the law reads
+// through the target's probe (Stamp) and refuses before any road.
 const (
 	FeatureHeaded = "headed"        // run the profile's browser headed on our display (a relaunch)
 	FeatureClose  = "browser.close" // stop the profile's browser
@@ -204,7 +208,25 @@ func (r Row) Refuse(feature string) error {
 		return nil
 	}
 	return target.Refuse(target.CodeNotOnThisProvider, "%s is not done on provider %s: %s", feature, r.Name, why).
-		With("provider", r.Name).With("feature", feature)
+		With("provider", r.Name).With("feature", feature).With("reason", why)
+}
+
+// Stamp is p with r named as its provider and what r cannot do among the
+// verbs of the capability law (target.Decide refuses those first,
+// not_on_this_provider). The row's other features are not the law's: the
+// daemon's gate refuses them (Refuse).
+func (r Row) Stamp(p target.Probe) target.Probe {
+	p.Provider = r.Name
+	p.ProviderCannot = nil
+	for _, c := range r.Cannot {
+		if target.IsLawVerb(c.Feature) {
+			if p.ProviderCannot == nil {
+				p.ProviderCannot = map[target.Verb]string{}
+			}
+			p.ProviderCannot[target.Verb(c.Feature)] = c.Why
+		}
+	}
+	return p
 }
 
 // CheckEndpoint validates an endpoint given for r, answering the one kept:

@@ -51,6 +51,45 @@ type Probe struct {
 	// rather than through an accessibility action or text call on the node
 	// itself (a CDP tab's nodes, which have no AT-SPI Action).
 	NodeInput bool `json:"node_input,omitempty"`
+	// Provider names the provider row the target comes from (package
+	// provider: "chromium", "cdp", "cloud:browserless", "desktop-app",
+	// "local-window"); "" when it comes from none (a window of the user's
+	// own desktop). ProviderCannot is what that row says it cannot do
+	// among the law's verbs, each with why: the law refuses such a verb
+	// not_on_this_provider before it considers any road. The daemon
+	// fills both from the row; a backend's own probe leaves them empty.
+	Provider       string          `json:"provider,omitempty"`
+	ProviderCannot map[Verb]string `json:"provider_cannot,omitempty"`
+}
+
+// LawVerbs are the verbs the capability law decides, in the order a
+// listing shows them.
+func LawVerbs() []Verb {
+	return []Verb{VerbSnapshot, VerbScreenshot, VerbClickRef, VerbTypeRef, VerbClickAt, VerbTypeFocus, VerbKey, VerbScroll, VerbSelect}
+}
+
+// IsLawVerb reports whether s names a verb of the capability law.
+func IsLawVerb(s string) bool {
+	for _, v := range LawVerbs() {
+		if string(v) == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ProviderRefusal is the law's first clause: nil when p's provider can do
+// verb, else not_on_this_provider naming the provider and why (facts
+// provider, feature, reason). It holds whatever roads the probe found.
+func (p Probe) ProviderRefusal(verb Verb) *Refusal {
+	why, ok := p.ProviderCannot[verb]
+	if !ok {
+		return nil
+	}
+	why = orDefault(why, "its provider row says it cannot")
+	name := orDefault(p.Provider, "unnamed")
+	return Refuse(CodeNotOnThisProvider, "%s is not done on provider %s: %s", modeVerbWords(verb), name, why).
+		With("provider", name).With("feature", string(verb)).With("reason", why)
 }
 
 // NodeTraits is what the tree says about one node, for the verbs that take a
@@ -117,6 +156,9 @@ func Decide(verb Verb, p Probe, node *NodeTraits) Capability {
 		}
 		return refuse(Refuse(CodeNoInjectionBackend, "%s needs injected input, and there is none: %s", verbWords(verb), why).
 			With("probe", "injection: none").With("reason", why))
+	}
+	if r := p.ProviderRefusal(verb); r != nil {
+		return refuse(r)
 	}
 	switch verb {
 	case VerbSnapshot:
@@ -242,7 +284,9 @@ func Capabilities(p Probe) []Capability {
 		{VerbTypeRef, "EditableText, or focus and keys where the node takes focus and injection exists"},
 	} {
 		var c Capability
-		switch {
+		switch r := p.ProviderRefusal(v.verb); {
+		case r != nil:
+			c = Capability{Verb: v.verb, Road: RoadNone, Why: r.Message, Refusal: r}
 		case p.NodeInput:
 			c = Decide(v.verb, p, nil)
 		case tree.OK():

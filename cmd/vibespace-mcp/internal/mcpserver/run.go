@@ -19,6 +19,7 @@ MCP server on stdio, for agents whose host speaks the Model Context Protocol.
 
 USAGE
    vibespace-mcp [--session S] [--tools window|browser|all] [--profile P]
+                 [--host ssh://user@host[:port]]
 
    --session S   the session every call is made as (default $VIBESPACE_SESSION,
                  else "default"): its leases, its tabs, its trace. One per server.
@@ -29,6 +30,13 @@ USAGE
                  $VIBESPACE_BROWSER, else your one attachment, else your
                  session's own ephemeral context; with several attached, a
                  call without one is refused profile_required).
+   --host H      every call goes to the daemon of another host, through
+                 OpenSSH: ssh://user@host[:port] (default $VIBESPACE_HOST;
+                 none: this host's). Every answer names the host; a host ssh
+                 cannot reach is the tool error host_unreachable, one without
+                 the daemon's program no_remote_daemon. As the command lines'
+                 --host: VIBESPACE_SSH_CONFIG is ssh's -F, the program there
+                 is vibespace-daemon on its PATH or VIBESPACE_REMOTE_DAEMON.
 
 ADD IT TO AN MCP HOST (its JSON config)
    {"mcpServers": {"vibespace": {"command": "vibespace-mcp",
@@ -42,7 +50,7 @@ THE TOOLS (the command lines' verbs, the same words)
    browser_open, browser_snapshot, browser_find, browser_get, browser_click,
    browser_fill, browser_type, browser_key, browser_scroll, browser_select,
    browser_screenshot, browser_tab_list, browser_tab_select, browser_tab_new,
-   browser_tab_close, browser_profiles, browser_use
+   browser_tab_close, browser_profiles, browser_new, browser_use
                                               vibespace-browser's, on your current tab
    status, doctor, watch                      both
 
@@ -99,6 +107,7 @@ func parse(args []string, o daemoncall.Options) (cfg Config, code int) {
 	session := fs.String("session", "", "")
 	groups := fs.String("tools", "all", "")
 	profile := fs.String("profile", "", "")
+	host := fs.String("host", "", "")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(o.Stdout, Help)
@@ -116,7 +125,14 @@ func parse(args []string, o daemoncall.Options) (cfg Config, code int) {
 		fmt.Fprintf(o.Stderr, "%s: %v\n", Name, err)
 		return cfg, daemoncall.ExitUsage
 	}
-	cfg = Config{Session: *session, Profile: *profile, Groups: g, Call: o, Version: version()}
+	if *host != "" {
+		// A spec that is no host is bad usage now, not a tool error later.
+		if _, err := daemoncall.RemoteHost(daemoncall.WithHost(context.Background(), *host), o); err != nil {
+			fmt.Fprintf(o.Stderr, "%s: --host: %v\n", Name, err)
+			return cfg, daemoncall.ExitUsage
+		}
+	}
+	cfg = Config{Session: *session, Profile: *profile, Host: *host, Groups: g, Call: o, Version: version()}
 	if cfg.Session == "" {
 		cfg.Session = daemoncall.Session(o.Getenv)
 	}

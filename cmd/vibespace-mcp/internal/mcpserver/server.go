@@ -39,6 +39,10 @@ type Config struct {
 	// call names none (its id, label or alias; "" the session's one
 	// attachment, or its own ephemeral context).
 	Profile string
+	// Host is the other host every call goes to (--host:
+	// ssh://user@host[:port]), over $VIBESPACE_HOST; "" leaves the choice
+	// to the environment (none: this host).
+	Host string
 	// Groups are the tool groups listed.
 	Groups Groups
 	// Call reaches the daemon (its environment names the state directory;
@@ -135,7 +139,7 @@ func (x *server) call(ctx context.Context, p plan) (wire.Response, error) {
 	req := p.req
 	req.Session = x.cfg.Session
 	browser := strings.HasPrefix(req.Verb, "browser.")
-	if browser && req.Profile == "" && req.Verb != "browser.use" && req.Verb != "browser.profiles" {
+	if browser && req.Profile == "" && req.Verb != "browser.use" && req.Verb != "browser.profiles" && req.Verb != "browser.new" {
 		req.Profile = x.cfg.Profile
 	}
 	switch {
@@ -145,7 +149,7 @@ func (x *server) call(ctx context.Context, p plan) (wire.Response, error) {
 	default:
 		p.timeout = daemoncall.CallTimeout
 	}
-	return daemoncall.Call(ctx, x.cfg.Call, req, p.timeout)
+	return daemoncall.Call(daemoncall.WithHost(ctx, x.cfg.Host), x.cfg.Call, req, p.timeout)
 }
 
 // result is the tool result of an answer: its text as the command line

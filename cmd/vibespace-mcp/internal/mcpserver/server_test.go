@@ -161,7 +161,11 @@ func TestParse(t *testing.T) {
 	if _, code := parse([]string{Name, "--help"}, o); code != 0 || !strings.Contains(out.String(), `"mcpServers"`) {
 		t.Fatalf("--help: exit %d\n%s", code, out.String())
 	}
-	for _, bad := range [][]string{{Name, "--tools", "core"}, {Name, "s1"}, {Name, "--nope"}} {
+	env["VIBESPACE_HOME"] = t.TempDir()
+	if cfg, code := parse([]string{Name, "--host", "ssh://me@build-box:2222"}, o); code != -1 || cfg.Host != "ssh://me@build-box:2222" {
+		t.Fatalf("--host: %+v %d", cfg, code)
+	}
+	for _, bad := range [][]string{{Name, "--tools", "core"}, {Name, "s1"}, {Name, "--nope"}, {Name, "--host", "ftp://build-box"}, {Name, "--host", "me@"}} {
 		errout.Reset()
 		if _, code := parse(bad, o); code != daemoncall.ExitUsage || !strings.Contains(errout.String(), Name+": ") {
 			t.Errorf("%v: exit %d, %q", bad, code, errout.String())

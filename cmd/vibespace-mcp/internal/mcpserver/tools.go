@@ -192,6 +192,11 @@ type (
 		atProfile
 		URL string `json:"url,omitempty" jsonschema:"the address to load in it"`
 	}
+	newArgs struct {
+		Label    string `json:"label" jsonschema:"the new profile's label (any words; it never reaches a path)"`
+		Provider string `json:"provider,omitempty" jsonschema:"where its browser comes from: chromium (the default: the daemon's own), cdp (somebody else's browser at an existing DevTools endpoint), cloud:browserless (its key set by the user: vibespace-browser key set cloud:browserless), desktop-app (a headed Chromium as a window); doctor lists them"`
+		Endpoint string `json:"endpoint,omitempty" jsonschema:"a remote provider's endpoint: cdp's ws://host:port/devtools/browser/<id> or http://host:port (required); a cloud provider's region host wss://… (never its key)"`
+	}
 	useArgs struct {
 		Profile string `json:"profile" jsonschema:"the profile's label or id (browser_profiles)"`
 		Alias   string `json:"alias,omitempty" jsonschema:"the handle your session names it by"`
@@ -476,6 +481,13 @@ var tools = []toolDef{
 	verb(groupBrowser, &mcp.Tool{Name: "browser_profiles", Description: "The browser profiles that exist: id, label, whether running.",
 		Annotations: reads("List profiles", false)}, func(noArgs) (plan, error) {
 		return plan{req: wire.Request{Verb: "browser.profiles"}, body: daemoncall.ProfilesBody}, nil
+	}),
+	verb(groupBrowser, &mcp.Tool{Name: "browser_new", Description: "Register a browser profile (it is not attached: browser_use it next). provider cdp with endpoint is somebody else's browser, reached at its DevTools endpoint, never started or stopped by us; cloud:browserless connects with the key the daemon keeps (no_key when none is set).",
+		Annotations: acts("New profile", false, false, true)}, func(in newArgs) (plan, error) {
+		if in.Label == "" {
+			return plan{}, fmt.Errorf("browser_new needs a label: {\"label\": \"theirs\", \"provider\": \"cdp\", \"endpoint\": \"http://127.0.0.1:9222\"}")
+		}
+		return plan{req: wire.Request{Verb: "browser.new", Label: in.Label, Provider: in.Provider, Endpoint: in.Endpoint}}, nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_use", Description: "Attach your session to a profile (by label or id), optionally under an alias; with several attached, name one as profile.",
 		Annotations: acts("Use a profile", false, true, false)}, func(in useArgs) (plan, error) {

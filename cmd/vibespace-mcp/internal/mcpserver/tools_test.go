@@ -145,6 +145,8 @@ func TestEveryToolsRequest(t *testing.T) {
 		{"browser_tab_close", nil, []wire.Request{{Verb: "browser.tab", Action: "close", Profile: "work"}}},
 		{"browser_profiles", nil, []wire.Request{{Verb: "browser.profiles"}}},
 		{"browser_use", map[string]any{"profile": "shop", "alias": "s"}, []wire.Request{{Verb: "browser.use", Label: "shop", Alias: "s"}}},
+		{"browser_new", map[string]any{"label": "theirs", "provider": "cdp", "endpoint": "http://127.0.0.1:9222"},
+			[]wire.Request{{Verb: "browser.new", Label: "theirs", Provider: "cdp", Endpoint: "http://127.0.0.1:9222"}}},
 	}
 	list, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
