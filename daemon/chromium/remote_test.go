@@ -1,7 +1,6 @@
 package chromium
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/cdp"
+	"github.com/vibespace/vibespace/cdp/cdptest"
 	"github.com/vibespace/vibespace/daemon"
 	"github.com/vibespace/vibespace/profile"
 	"github.com/vibespace/vibespace/target"
@@ -213,62 +213,29 @@ func wsThrough(t *testing.T, tb *theirBrowser, endpoint string) string {
 }
 
 // pageEval evaluates expr in the first page of the browser showing the
-// remote page, on a session of the oracle's own.
+// remote page, over the oracle's own connection ("" while there is none).
 func pageEval(t *testing.T, b *cdp.Browser, expr string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	var res struct {
-		TargetInfos []struct {
-			TargetID string `json:"targetId"`
-			Type     string `json:"type"`
-			URL      string `json:"url"`
-		} `json:"targetInfos"`
+	got, err := cdptest.Eval(t.Context(), b, func(p cdptest.Page) bool { return strings.HasSuffix(p.URL, "/page") }, expr)
+	if errors.Is(err, cdptest.ErrNoPage) {
+		return ""
 	}
-	if err := b.Conn().Call(ctx, "Target.getTargets", nil, &res); err != nil {
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ti := range res.TargetInfos {
-		if ti.Type != "page" || !strings.HasSuffix(ti.URL, "/page") {
-			continue
-		}
-		sess, err := b.Conn().Attach(ctx, ti.TargetID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer sess.Detach(context.WithoutCancel(ctx))
-		var ev struct {
-			Result struct {
-				Value any `json:"value"`
-			} `json:"result"`
-		}
-		if err := sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}, &ev); err != nil {
-			t.Fatal(err)
-		}
-		return fmt.Sprint(ev.Result.Value)
-	}
-	return ""
+	return got
 }
 
 // pageTargets counts the browser's pages by URL.
 func pageTargets(t *testing.T, b *cdp.Browser) map[string]int {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	var res struct {
-		TargetInfos []struct {
-			Type string `json:"type"`
-			URL  string `json:"url"`
-		} `json:"targetInfos"`
-	}
-	if err := b.Conn().Call(ctx, "Target.getTargets", nil, &res); err != nil {
+	pages, err := cdptest.Pages(t.Context(), b)
+	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]int{}
-	for _, ti := range res.TargetInfos {
-		if ti.Type == "page" {
-			out[ti.URL]++
-		}
+	for _, p := range pages {
+		out[p.URL]++
 	}
 	return out
 }
