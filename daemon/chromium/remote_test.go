@@ -60,10 +60,6 @@ func TestCDPProvider(t *testing.T) {
 	}
 
 	// The pages, served by the test inside the browser's namespace.
-	ln, err := tb.ns.listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	var hits []string
 	mux := http.NewServeMux()
@@ -77,10 +73,7 @@ func TestCDPProvider(t *testing.T) {
 		mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
 	})
-	srv := &http.Server{Handler: mux}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	pageURL := "http://" + ln.Addr().String() + "/page"
+	pageURL := tb.serve(t, mux) + "/page"
 
 	endpoint := "http://" + tb.forward(t)
 	h := startHarness(t, "", Options{}, nil)
