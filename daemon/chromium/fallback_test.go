@@ -109,12 +109,12 @@ func (r *noContextRelay) serve(w http.ResponseWriter, req *http.Request) {
 	go func() { // the browser's answers and events, as they are
 		defer close(done)
 		defer client.Close()
-		upRW := bufio.NewReadWriter(bufio.NewReader(upSrc), bufio.NewWriter(toUp))
+		upR := bufio.NewReader(upSrc)
 		for {
 			msg, op, err := wsutil.ReadServerData(struct {
 				io.Reader
 				io.Writer
-			}{upRW, toUp})
+			}{upR, toUp})
 			if err != nil {
 				return
 			}
@@ -188,7 +188,8 @@ func (l *lockedConn) message(write func(net.Conn) error) error {
 // the browser (not through the relay): the profile's tab is a page of the
 // default context, the one the browser's own first page is in; snapshot
 // and click by ref work (the page's DOM changes); the lease is still per
-// tab (another session is refused it). Stop disconnects and nothing more,
+// tab (another session on the profile lists none of it and is refused it;
+// the browser's own first page is nobody's tab). Stop disconnects and nothing more,
 // as the pool promises for a default context (never disposed, its tabs
 // not ours): the browser lives, and the tab we opened is still there with
 // its page as the click left it.
@@ -294,8 +295,17 @@ func TestCDPProviderDefaultContext(t *testing.T) {
 	waitFor(t, "the click in the page's DOM", func() bool { return clicked() == "clicked 1|1" })
 
 	// The lease is still per tab: another session on the same profile (the
-	// same default context) is refused alice's tab.
+	// same default context) is refused alice's tab, and lists none.
 	h.ok(t, daemon.Request{Verb: "browser.use", Session: "bob", Label: id})
+	// Each lists its own tabs: alice the one she opened, bob none (not
+	// hers, not the browser's own first page, though all share the
+	// default context).
+	if got := h.ok(t, daemon.Request{Verb: "browser.tab", Session: "alice", Action: "list"}).Targets; len(got) != 1 || got[0].ID != tab {
+		t.Fatalf("alice's tabs in the default context: %+v", got)
+	}
+	if got := h.ok(t, daemon.Request{Verb: "browser.tab", Session: "bob", Action: "list"}).Targets; len(got) != 0 {
+		t.Fatalf("bob's tabs in the default context: %+v", got)
+	}
 	if r := h.call(t, daemon.Request{Verb: "browser.tab", Session: "bob", Action: "select", Target: string(tab)}); r.OK || r.Code != target.CodeNotYourTab {
 		t.Fatalf("bob selecting alice's tab in the default context: %+v", r)
 	}
