@@ -243,13 +243,8 @@ func TestCDPProviderDefaultContext(t *testing.T) {
 	use.Label = id
 	h.ok(t, use)
 
-	open := a("browser.open")
-	open.URL = pageURL
-	opened := h.ok(t, open)
+	opened := openRemotePage(t, h, "alice", pageURL)
 	tab := opened.Target.ID
-	if opened.Target.Title != "Remote page" {
-		t.Fatalf("open answered %+v", opened.Target)
-	}
 	if refused, relayed, _ := relay.counts(); refused != 1 || relayed == 0 {
 		t.Fatalf("the relay answered %d createBrowserContext calls with the error (want 1) and carried %d messages", refused, relayed)
 	}

@@ -102,13 +102,8 @@ func TestCDPProvider(t *testing.T) {
 		t.Fatal("a refused verb connected to the browser")
 	}
 
-	open := a("browser.open")
-	open.URL = pageURL
-	opened := h.ok(t, open)
+	opened := openRemotePage(t, h, "alice", pageURL)
 	tab := opened.Target.ID
-	if opened.Target.Title != "Remote page" {
-		t.Fatalf("open answered %+v", opened.Target)
-	}
 	h.pool.mu.Lock()
 	br := h.pool.browsers[id]
 	h.pool.mu.Unlock()
@@ -170,7 +165,7 @@ func TestCDPProvider(t *testing.T) {
 		t.Fatal("stopping the cdp profile's browser killed it")
 	}
 	// Again, and then the daemon itself stops.
-	h.ok(t, open)
+	openRemotePage(t, h, "alice", pageURL)
 	h.close()
 	if !tb.alive() {
 		t.Fatal("stopping the daemon killed a browser it did not start")
@@ -189,6 +184,17 @@ func TestCDPProvider(t *testing.T) {
 	if tb.alive() {
 		t.Fatal("the test could not kill its own browser")
 	}
+}
+
+// openRemotePage opens url, serving remotePage, in session's profile and
+// answers the daemon's answer.
+func openRemotePage(t *testing.T, h *harness, session, url string) daemon.Response {
+	t.Helper()
+	opened := h.ok(t, daemon.Request{Verb: "browser.open", Session: session, URL: url})
+	if opened.Target == nil || opened.Target.Title != "Remote page" {
+		t.Fatalf("open answered %+v", opened.Target)
+	}
+	return opened
 }
 
 // wsThrough is the browser-level WebSocket of the browser, through the
