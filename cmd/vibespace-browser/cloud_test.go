@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/cdp"
+	"github.com/vibespace/vibespace/cdp/cdptest"
 	"github.com/vibespace/vibespace/testenv/browserless"
 )
 
@@ -108,8 +109,8 @@ func TestCloudProvider(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer oracle.Close()
-	if got := domOf(ctx, t, oracle, site.URL+"/page", "document.title + '|' + document.getElementById('b').dataset.n"); got != "pressed|1" {
-		t.Fatalf("the page's DOM after click %s: %q", press, got)
+	if got, err := cdptest.Eval(ctx, oracle, cdptest.URL(site.URL+"/page"), "document.title + '|' + document.getElementById('b').dataset.n"); err != nil || got != "pressed|1" {
+		t.Fatalf("the page's DOM after click %s: %q, %v", press, got, err)
 	}
 
 	// A wrong key: a second profile connects afresh with it.
@@ -167,41 +168,4 @@ func TestCloudProvider(t *testing.T) {
 	if !audit || len(files) < 4 {
 		t.Fatalf("looked in %v; the audit has a key_rejected row: %v", files, audit)
 	}
-}
-
-// domOf evaluates expr in the page at url of browser b, on a session of
-// the test's own.
-func domOf(ctx context.Context, t *testing.T, b *cdp.Browser, url, expr string) string {
-	t.Helper()
-	var res struct {
-		TargetInfos []struct {
-			TargetID string `json:"targetId"`
-			Type     string `json:"type"`
-			URL      string `json:"url"`
-		} `json:"targetInfos"`
-	}
-	if err := b.Conn().Call(ctx, "Target.getTargets", nil, &res); err != nil {
-		t.Fatal(err)
-	}
-	for _, ti := range res.TargetInfos {
-		if ti.Type != "page" || ti.URL != url {
-			continue
-		}
-		sess, err := b.Conn().Attach(ctx, ti.TargetID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer sess.Detach(context.WithoutCancel(ctx))
-		var ev struct {
-			Result struct {
-				Value any `json:"value"`
-			} `json:"result"`
-		}
-		if err := sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}, &ev); err != nil {
-			t.Fatal(err)
-		}
-		return fmt.Sprint(ev.Result.Value)
-	}
-	t.Fatalf("no page at %s in %+v", url, res.TargetInfos)
-	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -75,9 +76,12 @@ func startTheirBrowser(t *testing.T) *theirBrowser {
 	}()
 	t.Cleanup(tb.kill)
 	// unshare execs sh, which execs chromium: the PID is the browser's
-	// once its namespace differs from ours.
+	// once its namespace differs from ours. Ours is this thread's: the
+	// process's (/proc/self, its main thread's) is another namespace's
+	// after an nsThread ran on the main thread, which the runtime then
+	// parks there for good instead of ending it.
 	waitFor(t, "the browser's own network namespace", func() bool {
-		ours, _ := os.Readlink("/proc/self/ns/net")
+		ours, _ := os.Readlink("/proc/thread-self/ns/net")
 		theirs, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(tb.pid), "ns/net"))
 		return err == nil && theirs != ours
 	})
@@ -146,6 +150,20 @@ func (tb *theirBrowser) forward(t *testing.T) string {
 	return ln.Addr().String()
 }
 
+// serve serves handler inside the browser's namespace (where it reaches
+// it; nothing of ours does) until the test ends, and answers its base URL.
+func (tb *theirBrowser) serve(t *testing.T, handler http.Handler) string {
+	t.Helper()
+	ln, err := tb.ns.listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: handler}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String()
+}
+
 // alive reports whether the browser's process is there and no zombie.
 func (tb *theirBrowser) alive() bool {
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(tb.pid), "stat"))
@@ -190,16 +208,20 @@ func groupLeft(pgid int) []int {
 // on it (listen, dial) belong to that namespace; the rest of the process
 // stays in its own.
 type nsThread struct {
-	work chan func()
+	work chan func()   // never closed: a send may race a close
+	quit chan struct{} // closed by close: the thread ends, sends give up
 	once sync.Once
 }
+
+// errNSClosed is dial's and listen's answer once the thread has ended.
+var errNSClosed = errors.New("the namespace's thread has ended")
 
 func enterNS(path string) (*nsThread, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	n := &nsThread{work: make(chan func())}
+	n := &nsThread{work: make(chan func()), quit: make(chan struct{})}
 	errc := make(chan error, 1)
 	go func() {
 		// Never unlocked: the thread, now in another namespace, ends
@@ -211,8 +233,13 @@ func enterNS(path string) (*nsThread, error) {
 		if err != nil {
 			return
 		}
-		for fn := range n.work {
-			fn()
+		for {
+			select {
+			case fn := <-n.work:
+				fn()
+			case <-n.quit:
+				return
+			}
 		}
 	}()
 	if err := <-errc; err != nil {
@@ -221,7 +248,7 @@ func enterNS(path string) (*nsThread, error) {
 	return n, nil
 }
 
-func (n *nsThread) close() { n.once.Do(func() { close(n.work) }) }
+func (n *nsThread) close() { n.once.Do(func() { close(n.quit) }) }
 
 // dial connects to addr inside the namespace (the socket is made on the
 // namespace's thread; connecting is the poller's, as for any socket).
@@ -239,6 +266,8 @@ func (n *nsThread) dial(ctx context.Context, addr string) (net.Conn, error) {
 	}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	case <-n.quit:
+		return nil, errNSClosed
 	}
 	r := <-out
 	return r.c, r.err
@@ -251,9 +280,13 @@ func (n *nsThread) listen(addr string) (net.Listener, error) {
 		err error
 	}
 	out := make(chan res, 1)
-	n.work <- func() {
+	select {
+	case n.work <- func() {
 		l, err := net.Listen("tcp", addr)
 		out <- res{l, err}
+	}:
+	case <-n.quit:
+		return nil, errNSClosed
 	}
 	r := <-out
 	return r.l, r.err

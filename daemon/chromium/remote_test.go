@@ -1,7 +1,6 @@
 package chromium
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/cdp"
+	"github.com/vibespace/vibespace/cdp/cdptest"
 	"github.com/vibespace/vibespace/daemon"
 	"github.com/vibespace/vibespace/profile"
 	"github.com/vibespace/vibespace/target"
@@ -60,10 +60,6 @@ func TestCDPProvider(t *testing.T) {
 	}
 
 	// The pages, served by the test inside the browser's namespace.
-	ln, err := tb.ns.listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	var hits []string
 	mux := http.NewServeMux()
@@ -77,10 +73,7 @@ func TestCDPProvider(t *testing.T) {
 		mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
 	})
-	srv := &http.Server{Handler: mux}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	pageURL := "http://" + ln.Addr().String() + "/page"
+	pageURL := tb.serve(t, mux) + "/page"
 
 	endpoint := "http://" + tb.forward(t)
 	h := startHarness(t, "", Options{}, nil)
@@ -109,13 +102,8 @@ func TestCDPProvider(t *testing.T) {
 		t.Fatal("a refused verb connected to the browser")
 	}
 
-	open := a("browser.open")
-	open.URL = pageURL
-	opened := h.ok(t, open)
+	opened := openRemotePage(t, h, "alice", pageURL)
 	tab := opened.Target.ID
-	if opened.Target.Title != "Remote page" {
-		t.Fatalf("open answered %+v", opened.Target)
-	}
 	h.pool.mu.Lock()
 	br := h.pool.browsers[id]
 	h.pool.mu.Unlock()
@@ -177,7 +165,7 @@ func TestCDPProvider(t *testing.T) {
 		t.Fatal("stopping the cdp profile's browser killed it")
 	}
 	// Again, and then the daemon itself stops.
-	h.ok(t, open)
+	openRemotePage(t, h, "alice", pageURL)
 	h.close()
 	if !tb.alive() {
 		t.Fatal("stopping the daemon killed a browser it did not start")
@@ -198,6 +186,17 @@ func TestCDPProvider(t *testing.T) {
 	}
 }
 
+// openRemotePage opens url, serving remotePage, in session's profile and
+// answers the daemon's answer.
+func openRemotePage(t *testing.T, h *harness, session, url string) daemon.Response {
+	t.Helper()
+	opened := h.ok(t, daemon.Request{Verb: "browser.open", Session: session, URL: url})
+	if opened.Target == nil || opened.Target.Title != "Remote page" {
+		t.Fatalf("open answered %+v", opened.Target)
+	}
+	return opened
+}
+
 // wsThrough is the browser-level WebSocket of the browser, through the
 // forward (its /json/version asked through endpoint names the forward).
 func wsThrough(t *testing.T, tb *theirBrowser, endpoint string) string {
@@ -213,62 +212,29 @@ func wsThrough(t *testing.T, tb *theirBrowser, endpoint string) string {
 }
 
 // pageEval evaluates expr in the first page of the browser showing the
-// remote page, on a session of the oracle's own.
+// remote page, over the oracle's own connection ("" while there is none).
 func pageEval(t *testing.T, b *cdp.Browser, expr string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	var res struct {
-		TargetInfos []struct {
-			TargetID string `json:"targetId"`
-			Type     string `json:"type"`
-			URL      string `json:"url"`
-		} `json:"targetInfos"`
+	got, err := cdptest.Eval(t.Context(), b, func(p cdptest.Page) bool { return strings.HasSuffix(p.URL, "/page") }, expr)
+	if errors.Is(err, cdptest.ErrNoPage) {
+		return ""
 	}
-	if err := b.Conn().Call(ctx, "Target.getTargets", nil, &res); err != nil {
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ti := range res.TargetInfos {
-		if ti.Type != "page" || !strings.HasSuffix(ti.URL, "/page") {
-			continue
-		}
-		sess, err := b.Conn().Attach(ctx, ti.TargetID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer sess.Detach(context.WithoutCancel(ctx))
-		var ev struct {
-			Result struct {
-				Value any `json:"value"`
-			} `json:"result"`
-		}
-		if err := sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}, &ev); err != nil {
-			t.Fatal(err)
-		}
-		return fmt.Sprint(ev.Result.Value)
-	}
-	return ""
+	return got
 }
 
 // pageTargets counts the browser's pages by URL.
 func pageTargets(t *testing.T, b *cdp.Browser) map[string]int {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	var res struct {
-		TargetInfos []struct {
-			Type string `json:"type"`
-			URL  string `json:"url"`
-		} `json:"targetInfos"`
-	}
-	if err := b.Conn().Call(ctx, "Target.getTargets", nil, &res); err != nil {
+	pages, err := cdptest.Pages(t.Context(), b)
+	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]int{}
-	for _, ti := range res.TargetInfos {
-		if ti.Type == "page" {
-			out[ti.URL]++
-		}
+	for _, p := range pages {
+		out[p.URL]++
 	}
 	return out
 }
