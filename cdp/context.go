@@ -2,6 +2,7 @@ package cdp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -21,9 +22,10 @@ type Context struct {
 	id      string
 	builtin bool // the browser's default context: Close closes its tabs, it cannot be disposed
 
-	mu   sync.Mutex
-	tabs map[string]*Tab // attached tabs by target id
-	seen map[string]bool // every tab id this context ever owned
+	mu     sync.Mutex
+	tabs   map[string]*Tab // attached tabs by target id
+	seen   map[string]bool // every tab id this context ever owned
+	opened map[string]bool // the tabs NewTab created and nobody closed through us yet
 }
 
 // TabInfo describes one tab of a context.
@@ -46,7 +48,7 @@ func newContext(ctx context.Context, b *Browser) (*Context, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Context{b: b, id: string(res.BrowserContextID), tabs: make(map[string]*Tab), seen: make(map[string]bool)}, nil
+	return &Context{b: b, id: string(res.BrowserContextID), tabs: make(map[string]*Tab), seen: make(map[string]bool), opened: make(map[string]bool)}, nil
 }
 
 // DefaultContext is the browser's own default context: the one whose
@@ -80,7 +82,7 @@ func (b *Browser) DefaultContext(ctx context.Context) (*Context, error) {
 }
 
 func (b *Browser) builtinContext(id string) *Context {
-	return &Context{b: b, id: id, builtin: true, tabs: make(map[string]*Tab), seen: make(map[string]bool)}
+	return &Context{b: b, id: id, builtin: true, tabs: make(map[string]*Tab), seen: make(map[string]bool), opened: make(map[string]bool)}
 }
 
 // ID is the CDP browserContextId.
@@ -103,6 +105,7 @@ func (c *Context) NewTab(ctx context.Context, url string) (*Tab, error) {
 	id := string(res.TargetID)
 	c.mu.Lock()
 	c.seen[id] = true
+	c.opened[id] = true
 	c.mu.Unlock()
 	t, err := c.attach(ctx, id)
 	if err != nil {
@@ -169,11 +172,46 @@ func (c *Context) CloseTab(ctx context.Context, id string) error {
 	c.mu.Lock()
 	t := c.tabs[id]
 	delete(c.tabs, id)
+	delete(c.opened, id)
 	c.mu.Unlock()
 	if t != nil {
 		t.sess.markGone()
 	}
 	return nil
+}
+
+// CloseOpened closes the tabs this Context opened (NewTab) that are still
+// pages of its browser context, and no other tab: in a browser's default
+// context, what somebody else has open there is left alone.
+func (c *Context) CloseOpened(ctx context.Context) error {
+	infos, err := c.pages(ctx)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	var ids []string
+	for _, ti := range infos {
+		if id := string(ti.TargetID); c.opened[id] && string(ti.BrowserContextID) == c.id {
+			ids = append(ids, id)
+		}
+	}
+	c.mu.Unlock()
+	var errs []error
+	for _, id := range ids {
+		if err := c.b.conn.Call(ctx, cdptarget.CommandCloseTarget, &cdptarget.CloseTargetParams{TargetID: cdptarget.ID(id)}, nil); err != nil {
+			errs = append(errs, c.tabErr(id, err))
+			continue
+		}
+		c.mu.Lock()
+		t := c.tabs[id]
+		delete(c.tabs, id)
+		delete(c.opened, id)
+		c.mu.Unlock()
+		if t != nil {
+			t.sess.markGone()
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Close disposes the browser context: its tabs close (without beforeunload)

@@ -73,7 +73,8 @@ type browser struct {
 	busy    int             // verbs using it now
 	def     *cdp.Context    // a profile's own context
 	// defaultCtx: def is the remote browser's own default context (the
-	// endpoint refused one of ours): never disposed, its tabs not ours.
+	// endpoint refused one of ours): never disposed; of its tabs only
+	// those we opened are ours, and closed when we stop.
 	defaultCtx bool
 	// stopping is set (under Pool.mu) before the pool stops it: an exit
 	// without it is a crash, a kill, or some other end nobody asked for.
@@ -401,12 +402,22 @@ func (p *Pool) stopBrowser(br *browser) error {
 	br.stopping = true
 	p.mu.Unlock()
 	if br.provider != "" {
-		// Somebody else's browser: dispose of the context we made in it,
-		// then disconnect. It is never asked to close, never signalled.
-		if br.def != nil && !br.defaultCtx {
+		// Somebody else's browser: dispose of the context we made in it
+		// (or, in its default context, close the tabs we opened there and
+		// no other), then disconnect. It is never asked to close, never
+		// signalled.
+		if br.def != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_ = br.def.Close(ctx)
+			var err error
+			if br.defaultCtx {
+				err = br.def.CloseOpened(ctx)
+			} else {
+				err = br.def.Close(ctx)
+			}
 			cancel()
+			if err != nil {
+				p.o.Logger.Warn("leaving a browser of provider: our tabs or context could not be closed", "provider", br.provider, "profile", br.profile, "err", err)
+			}
 		}
 		err := br.b.Close()
 		p.o.Logger.Info("disconnected from a browser of provider", "provider", br.provider, "profile", br.profile, "endpoint", br.endpoint)

@@ -20,7 +20,8 @@ const connectTimeout = 20 * time.Second
 // else's (key.Provider: cdp, cloud:<name>) at key.Connect: no launch, no
 // directory of ours. The profile's tabs live in a browser context of ours
 // when the endpoint makes one (Target.createBrowserContext), else in its
-// default context (logged: the lease is still per tab). An endpoint that
+// default context (logged: the lease is still per tab; on stop the tabs we
+// opened there are closed, no other). An endpoint that
 // does not answer is provider_unreachable, a keyed provider's 401 or 403
 // key_rejected; neither names anything but the provider and the endpoint
 // as kept (the URL dialled may carry a key).
