@@ -30,7 +30,7 @@ type remotePane struct {
 	Remote  string `json:"remote"` // "tcp 127.0.0.1:M passive"
 }
 
-func readRemotePane(t *testing.T, ctx context.Context, tab *cdp.Tab, id string) remotePane {
+func readRemotePane(t testing.TB, ctx context.Context, tab *cdp.Tab, id string) remotePane {
 	t.Helper()
 	var st remotePane
 	expr := fmt.Sprintf(`(async () => {
@@ -52,6 +52,45 @@ func readRemotePane(t *testing.T, ctx context.Context, tab *cdp.Tab, id string) 
 		t.Fatalf("reading the viewer page: %v", err)
 	}
 	return st
+}
+
+// launchViewer starts a headless Chromium on this side for the viewer
+// page; it is closed when the test ends.
+func launchViewer(t testing.TB, ctx context.Context) *cdp.Browser {
+	t.Helper()
+	b, err := cdp.Launch(ctx, cdp.Options{Headless: true, ExtraFlags: []string{
+		// Chromium ignores loopback ICE candidates without these two
+		// (the live view's notes, trap 5).
+		"--allow-loopback-in-peer-connection", "--disable-features=WebRtcHideLocalIpsWithMdns",
+		"--autoplay-policy=no-user-gesture-required",
+		"--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+		"--disable-backgrounding-occluded-windows",
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// openViewer opens u in a new browser context of b: a page of its own,
+// so a viewer of its own. close closes that context.
+func openViewer(t testing.TB, ctx context.Context, b *cdp.Browser, u string) (tab *cdp.Tab, closeIt func()) {
+	t.Helper()
+	c, err := b.NewContext(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeIt = func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		c.Close(cctx)
+	}
+	if tab, err = c.NewTab(ctx, u); err != nil {
+		closeIt()
+		t.Fatal(err)
+	}
+	return tab, closeIt
 }
 
 // remoteWatch runs watch over ssh and answers its address, the live
@@ -110,26 +149,8 @@ func TestRemoteWatchVideo(t *testing.T) {
 		}
 	}
 
-	b, err := cdp.Launch(ctx, cdp.Options{Headless: true, ExtraFlags: []string{
-		// notes on the live view, trap 5: Chromium ignores loopback ICE
-		// candidates without these.
-		"--allow-loopback-in-peer-connection", "--disable-features=WebRtcHideLocalIpsWithMdns",
-		"--autoplay-policy=no-user-gesture-required",
-		"--disable-background-timer-throttling", "--disable-renderer-backgrounding",
-		"--disable-backgrounding-occluded-windows",
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	bc, err := b.NewContext(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab, err := bc.NewTab(ctx, w.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab, closeTab := openViewer(t, ctx, launchViewer(t, ctx), w.URL)
+	defer closeTab()
 	var st remotePane
 	for {
 		st = readRemotePane(t, ctx, tab, id)
