@@ -53,13 +53,17 @@ func forwardLive(ctx context.Context, h *sshroad.Host, resp wire.Response) wire.
 	var said []string
 	for i, r := range roads {
 		if fresh[i] {
-			var f *sshroad.Failure
-			if err := h.Forward(ctx, r.port); errors.As(err, &f) {
+			// A failure here (the port taken since the test bind, ssh
+			// refusing) leaves the roads before it forwarded: a watch
+			// again finds them the master's.
+			if err := h.Forward(ctx, r.port); err != nil {
+				var f *sshroad.Failure
+				if !errors.As(err, &f) {
+					f = &sshroad.Failure{Code: target.CodeLiveViewUnavailable, Message: err.Error()}
+				}
 				out := f.Response(h.Name)
 				out.Facts["port"], out.Facts["road"] = r.port, r.road
 				return out
-			} else if err != nil {
-				return takenHere(h, r, err)
 			}
 		}
 		said = append(said, fmt.Sprintf("%s 127.0.0.1:%d here → 127.0.0.1:%d on %s", r.what, r.port, r.port, h.Name))
