@@ -35,11 +35,11 @@ func (d droppingUDP) ReadFrom(p []byte) (int, net.Addr, error) {
 
 func (d droppingUDP) WriteTo(p []byte, _ net.Addr) (int, error) { return len(p), nil }
 
-// TestLiveViewOverICETCP: a viewer whose UDP is dropped both ways still
-// gets the fixture's window, decoded by a real headless Chromium at the
-// window's size, over the hub's passive ICE-TCP candidate: the page's own
-// selected candidate pair is TCP, to the listener's address. Closing the
-// hub closes the listener.
+// TestLiveViewOverICETCP: two viewers whose UDP is dropped both ways
+// still get the fixture's window, decoded by a real headless Chromium at
+// the window's size, over the hub's passive ICE-TCP candidate, one
+// listener for both: each page's own selected candidate pair is TCP, to
+// the listener's address. Closing the hub closes the listener.
 func TestLiveViewOverICETCP(t *testing.T) {
 	testenv.NeedIntegration(t, "chromium")
 	needVP8(t)
@@ -90,18 +90,24 @@ func TestLiveViewOverICETCP(t *testing.T) {
 		}, nil
 	}
 	vs := newViewerServer(t, hub.WHEP(resolve))
-	launchViewer(t, vs.URL+"/viewer?page=tcp&n=1")
+	launchViewer(t, vs.URL+"/viewer?page=tcp&n=2")
 
-	rp, err := vs.wait(ctx, "tcp", 0, func(r report) bool { return r.Frames >= 1 && r.Width > 0 && r.Remote != "" })
-	if err != nil {
-		t.Fatal(err)
+	// Two viewers, both over the one listener.
+	for i := range 2 {
+		rp, err := vs.wait(ctx, "tcp", i, func(r report) bool { return r.Frames >= 1 && r.Width > 0 && r.Remote != "" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("viewer %d: %dx%d, %d frames decoded, %s, pair %q → %q", i, rp.Width, rp.Height, rp.Frames, rp.State, rp.Local, rp.Remote)
+		if rp.Width != W || rp.Height != H {
+			t.Fatalf("viewer %d decoded %dx%d, the window is %dx%d", i, rp.Width, rp.Height, W, H)
+		}
+		if want := fmt.Sprintf("tcp %s passive", tcpAddr); strings.TrimSpace(rp.Remote) != want || !strings.HasPrefix(rp.Local, "tcp") {
+			t.Fatalf("viewer %d's selected pair is %q → %q, want tcp → %q", i, rp.Local, rp.Remote, want)
+		}
 	}
-	t.Logf("viewer: %dx%d, %d frames decoded, %s, pair %q → %q", rp.Width, rp.Height, rp.Frames, rp.State, rp.Local, rp.Remote)
-	if rp.Width != W || rp.Height != H {
-		t.Fatalf("the viewer decoded %dx%d, the window is %dx%d", rp.Width, rp.Height, W, H)
-	}
-	if want := fmt.Sprintf("tcp %s passive", tcpAddr); strings.TrimSpace(rp.Remote) != want || !strings.HasPrefix(rp.Local, "tcp") {
-		t.Fatalf("the page's selected pair is %q → %q, want tcp → %q", rp.Local, rp.Remote, want)
+	if n := hub.Viewers(); n != 2 {
+		t.Fatalf("the hub has %d viewers, want 2", n)
 	}
 
 	// Close ends the viewers and the listener.
