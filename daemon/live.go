@@ -17,15 +17,26 @@ import (
 // the person's Take over and Hand back. It reaches targets only through
 // the daemon's Live* methods below.
 type LiveView interface {
-	// Address starts serving on first use and answers the viewer page's
-	// address with its token ("http://127.0.0.1:<port>/#token=…"), or
-	// live_view_unavailable.
-	Address() (string, error)
+	// Address starts serving on first use and answers where: the viewer
+	// page's address with its token ("http://127.0.0.1:<port>/#token=…")
+	// and the port of its video's ICE-TCP road, or live_view_unavailable.
+	Address() (LiveAddress, error)
 	// State says in words what it is doing, for status and doctor; never
 	// its token.
 	State() (string, bool)
 	// Close stops it: its server, every viewer and pipeline.
 	Close() error
+}
+
+// LiveAddress is where the live view serves.
+type LiveAddress struct {
+	// URL is the viewer page's address, with its token.
+	URL string
+	// ICETCPPort is the port on 127.0.0.1 of the passive ICE-TCP
+	// candidate every viewer is offered beside UDP (0: none): the road of
+	// the video through a tunnel that carries TCP only (ssh -L). watch
+	// says it as the fact ice_tcp_port.
+	ICETCPPort int
 }
 
 // AgentMark is where an agent's verb last acted on a target, in the pixels

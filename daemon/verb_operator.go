@@ -254,17 +254,23 @@ func (d *Daemon) watch(ctx context.Context, c *call) Response {
 	if d.live == nil {
 		return d.fail(c, target.Refuse(target.CodeLiveViewUnavailable, "this daemon has no live view (it was started without one)"))
 	}
-	base, err := d.live.Address()
+	addr, err := d.live.Address()
 	if err != nil {
 		return d.fail(c, err)
 	}
-	u := base
+	u := addr.URL
 	did := "the live view of every target of this host"
 	if req.Target != "" {
 		u += "&target=" + url.QueryEscape(req.Target)
 		did = "the live view of " + req.Target
 	}
-	return d.finish(c, Response{URL: u, Did: did + " is at this address (it carries the viewer's own token; open it in a browser)"}, nil)
+	resp := Response{URL: u, Did: did + " is at this address (it carries the viewer's own token; open it in a browser)"}
+	if addr.ICETCPPort != 0 {
+		// A client that tunnels the page's port to another host tunnels
+		// this one too: the video's road over TCP.
+		resp.Facts = map[string]any{"ice_tcp_port": addr.ICETCPPort}
+	}
+	return d.finish(c, resp, nil)
 }
 
 // watchXpra answers how a person attaches xpra's own client to the

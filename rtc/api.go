@@ -68,7 +68,12 @@ func (h *Hub) newAPI(codec Codec, onEstimator func(cc.BandwidthEstimator), log *
 	s := webrtc.SettingEngine{}
 	s.LoggerFactory = h.logs
 	s.SetICETimeouts(o.ICEDisconnectedTimeout, o.ICEFailedTimeout, o.ICEKeepalive)
-	s.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
+	networks := []webrtc.NetworkType{webrtc.NetworkTypeUDP4}
+	if h.tcpMux != nil {
+		networks = append(networks, webrtc.NetworkTypeTCP4)
+		s.SetICETCPMux(h.tcpMux)
+	}
+	s.SetNetworkTypes(networks)
 	s.SetIncludeLoopbackCandidate(true)
 	s.SetIPFilter(o.keepIP)
 	if o.ICEUDPMux != nil {

@@ -27,6 +27,10 @@ type report struct {
 	Frames int    `json:"frames"`
 	State  string `json:"state"`
 	Error  string `json:"error"`
+	// The selected candidate pair: the page's end ("tcp active") and the
+	// hub's ("tcp 127.0.0.1:M passive").
+	Local  string `json:"local"`
+	Remote string `json:"remote"`
 }
 
 // viewerServer serves the page, the WHEP endpoint and the report sink on

@@ -45,6 +45,13 @@
 //     answered by resending on the media stream.
 //   - Every RTP packet carries the playout-delay header extension at 0/0,
 //     or Chrome holds 55–135 ms of jitter buffer.
+//   - Two ICE roads: UDP host candidates (loopback by default, or one
+//     socket for all viewers: Options.ICEUDPMux), and, with
+//     Options.ICETCPListener, a passive ICE-TCP host candidate at that one
+//     listener's address, offered to every viewer: the road of a viewer
+//     that reaches the hub through a tunnel carrying TCP only (ssh -L).
+//     What waits to be written to a TCP viewer is bounded (1 MiB): a slow
+//     one loses packets, never stalls the track its pipeline shares.
 //   - PLI and FIR force a keyframe, at most one per KeyframeMinInterval; a
 //     request inside the interval is kept and answered when it ends. The
 //     capture source is asked for a picture too, so a still window still

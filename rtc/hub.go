@@ -6,11 +6,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/pion/ice/v4"
 	"github.com/pion/logging"
 	"github.com/pion/webrtc/v4"
 
@@ -28,6 +30,7 @@ type Hub struct {
 	o           Options
 	logs        logging.LoggerFactory
 	unavailable error
+	tcpMux      *ice.TCPMuxDefault // every viewer's ICE-TCP, over Options.ICETCPListener; nil: none
 
 	base   context.Context
 	cancel context.CancelFunc
@@ -66,8 +69,36 @@ func New(o Options) *Hub {
 		srcOpening:  make(map[string]chan struct{}),
 		opens:       make(map[string]uint64),
 	}
+	if o.ICETCPListener != nil {
+		h.tcpMux = ice.NewTCPMuxDefault(ice.TCPMuxParams{
+			Listener: o.ICETCPListener,
+			Logger:   h.logs.NewLogger("ice-tcp"),
+			// Packets read ahead per connection: a viewer sends little
+			// (its ICE checks, RTCP, input).
+			ReadBufferSize: 64,
+			// A viewer whose TCP road is slower than the video is dropped
+			// packets (NACK and PLI recover), rather than stalling the
+			// track every viewer of the pipeline shares.
+			WriteBufferSize: tcpWriteBuffer,
+			// A connection that never says who it is does not hold Close.
+			FirstStunBindTimeout: 5 * time.Second,
+		})
+	}
 	h.base, h.cancel = context.WithCancel(context.Background())
 	return h
+}
+
+// tcpWriteBuffer bounds what waits to be written to one viewer's ICE-TCP
+// connection: about two seconds of video at the highest bitrate.
+const tcpWriteBuffer = 1 << 20
+
+// ICETCPAddr is the address of the passive ICE-TCP candidate every viewer
+// is offered (Options.ICETCPListener), nil when there is none.
+func (h *Hub) ICETCPAddr() net.Addr {
+	if h.tcpMux == nil {
+		return nil
+	}
+	return h.tcpMux.LocalAddr()
 }
 
 // Available is nil when the live view can run in this build, and the
@@ -486,6 +517,13 @@ func (h *Hub) Close() error {
 		p.stop()
 	}
 	h.cancel()
+	if h.tcpMux != nil {
+		// Every viewer is gone: this ends their ICE-TCP connections and
+		// closes the listener.
+		if err := h.tcpMux.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+			return fmt.Errorf("rtc: close the ICE-TCP listener: %w", err)
+		}
+	}
 	return nil
 }
 

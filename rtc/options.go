@@ -50,6 +50,15 @@ type Options struct {
 	// per viewer. The caller owns it and closes it after the Hub. The
 	// benchmarks pass the media through an emulated poor link this way.
 	ICEUDPMux ice.UDPMux
+	// ICETCPListener, if set, is a second road beside UDP: every viewer is
+	// also offered a passive ICE-TCP host candidate at this listener's
+	// address (RFC 6544, the packets framed as RFC 4571 says), and one
+	// listener carries every viewer's ICE-TCP connection. A viewer that can
+	// reach only a TCP port (an ssh tunnel forwards TCP alone) gets its
+	// video that way. Bind it to one address (127.0.0.1:M): only that
+	// address is offered. The Hub owns it from New on and closes it in
+	// Close.
+	ICETCPListener net.Listener
 }
 
 func (o Options) withDefaults() Options {

@@ -51,9 +51,13 @@ type Core interface {
 
 // Options configure the live view.
 type Options struct {
-	Port   int // on 127.0.0.1; 0 picks a free one
-	FPS    int // the capture rate of a target's pane; 0 means its source's default
-	Logger *slog.Logger
+	Port int // on 127.0.0.1; 0 picks a free one
+	// ICETCPPort is the port on 127.0.0.1 of the video's ICE-TCP road (a
+	// passive candidate offered to every viewer beside UDP, one listener
+	// for all); 0 picks a free one.
+	ICETCPPort int
+	FPS        int // the capture rate of a target's pane; 0 means its source's default
+	Logger     *slog.Logger
 	// VerbTimeout bounds a page's takeover or handback; 0 means the
 	// daemon's default.
 	VerbTimeout time.Duration
@@ -84,6 +88,7 @@ type View struct {
 	mu      sync.Mutex // guards the fields below
 	srv     *http.Server
 	addr    string // host:port once serving
+	iceAddr string // the ICE-TCP listener's host:port once serving
 	hub     *rtc.Hub
 	token   string
 	stopped bool
@@ -105,16 +110,20 @@ func New(core Core, o Options) *View {
 }
 
 // Address starts the server if it is not running and answers the viewer
-// page's address with its token.
-func (v *View) Address() (string, error) {
+// page's address with its token, and the port of the video's ICE-TCP road.
+func (v *View) Address() (daemon.LiveAddress, error) {
 	addr, token, hub, err := v.start()
 	if err != nil {
-		return "", err
+		return daemon.LiveAddress{}, err
 	}
 	if err := hub.Available(); err != nil {
-		return "", err
+		return daemon.LiveAddress{}, err
 	}
-	return "http://" + addr + "/#token=" + token, nil
+	a := daemon.LiveAddress{URL: "http://" + addr + "/#token=" + token}
+	if t, ok := hub.ICETCPAddr().(*net.TCPAddr); ok {
+		a.ICETCPPort = t.Port
+	}
+	return a, nil
 }
 
 func (v *View) start() (addr, token string, hub *rtc.Hub, err error) {
@@ -137,13 +146,20 @@ func (v *View) start() (addr, token string, hub *rtc.Hub, err error) {
 	token = base64.RawURLEncoding.EncodeToString(b[:])
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", v.o.Port))
 	if err != nil {
-		return "", "", nil, target.Refuse(target.CodeLiveViewUnavailable, "the live view cannot listen on 127.0.0.1:%d: %v", v.o.Port, err).Wrap(err)
+		return "", "", nil, target.Refuse(target.CodeLiveViewUnavailable, "the live view cannot listen on 127.0.0.1:%d: %v", v.o.Port, err).With("port", v.o.Port).Wrap(err)
 	}
-	hub = rtc.New(rtc.Options{Logger: v.o.Logger})
+	// The video's TCP road, for a viewer that reaches this host through
+	// a tunnel: the hub owns the listener and closes it.
+	iceLn, err := net.Listen("tcp4", fmt.Sprintf("127.0.0.1:%d", v.o.ICETCPPort))
+	if err != nil {
+		_ = ln.Close()
+		return "", "", nil, target.Refuse(target.CodeLiveViewUnavailable, "the live view's video cannot listen for ICE-TCP on 127.0.0.1:%d: %v", v.o.ICETCPPort, err).With("port", v.o.ICETCPPort).Wrap(err)
+	}
+	hub = rtc.New(rtc.Options{Logger: v.o.Logger, ICETCPListener: iceLn})
 	hub.OnInput(v.input)
 	srv := &http.Server{Handler: v.handler(hub, token), ReadHeaderTimeout: 5 * time.Second, IdleTimeout: time.Minute}
 	v.mu.Lock()
-	v.srv, v.addr, v.hub, v.token = srv, ln.Addr().String(), hub, token
+	v.srv, v.addr, v.iceAddr, v.hub, v.token = srv, ln.Addr().String(), iceLn.Addr().String(), hub, token
 	addr = v.addr
 	v.mu.Unlock()
 	go func() {
@@ -151,7 +167,7 @@ func (v *View) start() (addr, token string, hub *rtc.Hub, err error) {
 			v.o.Logger.Warn("live view: server ended", "err", err)
 		}
 	}()
-	v.o.Logger.Info("live view: serving", "addr", addr, "available", hub.Available() == nil)
+	v.o.Logger.Info("live view: serving", "addr", addr, "ice_tcp", iceLn.Addr().String(), "available", hub.Available() == nil)
 	return addr, token, hub, nil
 }
 
@@ -191,7 +207,7 @@ func (v *View) Counts() (accepted, dropped uint64) { return v.accepted.Load(), v
 // token.
 func (v *View) State() (string, bool) {
 	v.mu.Lock()
-	addr, hub := v.addr, v.hub
+	addr, iceAddr, hub := v.addr, v.iceAddr, v.hub
 	v.mu.Unlock()
 	if hub == nil {
 		if !rtc.VP8Available() {
@@ -203,8 +219,8 @@ func (v *View) State() (string, bool) {
 		return "unavailable: " + err.Error(), false
 	}
 	ps := hub.Pipelines()
-	return fmt.Sprintf("serving on %s; %d viewer(s) of %d target(s); %d input event(s) acted on, %d dropped",
-		addr, hub.Viewers(), len(ps), v.accepted.Load(), v.dropped.Load()+hub.InputRejected()), true
+	return fmt.Sprintf("serving on %s, video over UDP and ICE-TCP on %s; %d viewer(s) of %d target(s); %d input event(s) acted on, %d dropped",
+		addr, iceAddr, hub.Viewers(), len(ps), v.accepted.Load(), v.dropped.Load()+hub.InputRejected()), true
 }
 
 // ---- HTTP ----------------------------------------------------------------

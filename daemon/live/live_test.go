@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -345,8 +346,14 @@ func TestLiveViewWindow(t *testing.T) {
 	if w2 := h.ok(t, daemon.Request{Verb: "watch", Session: "agent"}); !strings.HasPrefix(w2.URL, "http://"+u.Host+"/#token="+token) {
 		t.Fatalf("a second watch answered another server: %q", w2.URL)
 	}
+	// The video's ICE-TCP road: its port is a fact of watch's answer, and
+	// status names it.
+	icePort := fmt.Sprint(w.Facts["ice_tcp_port"])
+	if n, err := strconv.Atoi(icePort); err != nil || n <= 0 || n > 65535 || "127.0.0.1:"+icePort == u.Host {
+		t.Fatalf("watch's ice_tcp_port fact is %q (the page is on %s): %+v", icePort, u.Host, w.Facts)
+	}
 	st := h.ok(t, daemon.Request{Verb: "status", Session: "agent"}).Status
-	if !strings.Contains(st.Live, "serving on "+u.Host) || strings.Contains(st.Live, token) {
+	if !strings.Contains(st.Live, "serving on "+u.Host) || !strings.Contains(st.Live, "ICE-TCP on 127.0.0.1:"+icePort) || strings.Contains(st.Live, token) {
 		t.Fatalf("status after watch: %q", st.Live)
 	}
 	base := "http://" + u.Host
@@ -383,6 +390,14 @@ func TestLiveViewWindow(t *testing.T) {
 	s1 := waitPane(t, ctx, v1, id, "live with frames", live)
 	if s1.W != shot.Bounds.W || s1.H != shot.Bounds.H {
 		t.Errorf("the video is %dx%d, the window %dx%d", s1.W, s1.H, shot.Bounds.W, shot.Bounds.H)
+	}
+	// The answer the page got offers the ICE-TCP candidate beside UDP.
+	var sdp string
+	if err := v1.EvalInto(ctx, fmt.Sprintf("window.vibespace.panes.get(%q).pc.remoteDescription.sdp", string(id)), &sdp); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sdp, " tcp ") || !strings.Contains(sdp, " 127.0.0.1 "+icePort+" typ host tcptype passive") || !strings.Contains(sdp, " udp ") {
+		t.Fatalf("the page's answer offers no passive TCP candidate on 127.0.0.1:%s beside UDP:\n%s", icePort, sdp)
 	}
 	v2 := openPage(t, ctx, b, base+"/#token="+token)
 	if _, err := v2.Eval(ctx, fmt.Sprintf("window.vibespace.open(%q) && true", string(id))); err != nil {

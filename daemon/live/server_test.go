@@ -2,7 +2,9 @@ package live_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -87,9 +89,46 @@ func TestLiveServerOverFake(t *testing.T) {
 	if st := sv.OK(t, daemon.Request{Verb: "status", Session: "a"}).Status; !strings.Contains(st.Live, "serving on "+u.Host) || strings.Contains(st.Live, token) {
 		t.Fatalf("status: %q", st.Live)
 	}
+	// The video's ICE-TCP road listens on the port watch names.
+	ice := "127.0.0.1:" + fmt.Sprint(resp.Facts["ice_tcp_port"])
+	c, err := net.DialTimeout("tcp4", ice, 5*time.Second)
+	if err != nil {
+		t.Fatalf("watch's ice_tcp_port %v: %v", resp.Facts, err)
+	}
+	c.Close()
 	sv.Close()
 	if _, err := (&http.Client{Timeout: 2 * time.Second}).Get(base + "/"); err == nil {
 		t.Fatal("the live view still serves after Close")
+	}
+	if c, err := net.DialTimeout("tcp4", ice, 2*time.Second); err == nil {
+		c.Close()
+		t.Fatalf("the ICE-TCP listener %s still accepts after Close", ice)
+	}
+}
+
+// TestLiveICETCPPortTaken: a configured ICE-TCP port that is taken is
+// live_view_unavailable naming it; once it is free, the next watch starts
+// the live view with the video's road on that port.
+func TestLiveICETCPPortTaken(t *testing.T) {
+	if !rtc.VP8Available() {
+		t.Fatal("this build has no VP8 encoder (cgo + libvpx): the live view cannot run")
+	}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	dir := t.TempDir()
+	sv := daemontest.Start(t, daemon.Config{StateDir: dir, SocketPath: filepath.Join(dir, "run", "w.sock"),
+		Displays: []kind.DisplayProvider{&kindtest.Provider{}}, Live: live.For(live.Options{ICETCPPort: port})})
+	r := sv.Call(t, daemon.Request{Verb: "watch", Session: "a"})
+	if r.OK || r.Code != target.CodeLiveViewUnavailable || fmt.Sprint(r.Facts["port"]) != fmt.Sprint(port) || !strings.Contains(r.Message, fmt.Sprintf("127.0.0.1:%d", port)) {
+		t.Fatalf("watch with the ICE-TCP port taken: %+v", r)
+	}
+	ln.Close()
+	w := sv.OK(t, daemon.Request{Verb: "watch", Session: "a"})
+	if fmt.Sprint(w.Facts["ice_tcp_port"]) != fmt.Sprint(port) {
+		t.Fatalf("watch once the port is free: %+v", w)
 	}
 }
 

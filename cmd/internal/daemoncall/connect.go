@@ -182,19 +182,10 @@ func Call(ctx context.Context, o Options, req wire.Request, timeout time.Duratio
 		return resp, nil
 	})
 	if err == nil && host != nil && req.Verb == "watch" && resp.OK && resp.URL != "" {
-		// The live view listens on the host's 127.0.0.1: the same port
-		// here, forwarded over the master, opens it.
-		if port, ok := livePort(resp.URL); ok {
-			var f *sshroad.Failure
-			if ferr := host.Forward(ctx, port); errors.As(ferr, &f) {
-				resp = f.Response(host.Name)
-			} else {
-				if resp.Facts == nil {
-					resp.Facts = map[string]any{}
-				}
-				resp.Facts["forwarded"] = fmt.Sprintf("127.0.0.1:%d here → 127.0.0.1:%d on %s, over ssh", port, port, host.Name)
-			}
-		}
+		// The live view listens on the host's 127.0.0.1: its page's port
+		// and its video's (ICE-TCP), each the same port here, forwarded
+		// over the master (forward.go).
+		resp = forwardLive(ctx, host, resp)
 	}
 	if err == nil && host != nil && req.Verb == "doctor" && resp.OK {
 		resp.Checks = append(hostChecks(ctx, host, resp), resp.Checks...)
@@ -244,6 +235,6 @@ func hostChecks(ctx context.Context, h *sshroad.Host, resp wire.Response) []wire
 	}
 	out = append(out, wire.Check{Name: "host " + h.Name + ": remote daemon", OK: true, Detail: d + ", " + h.Daemon + " bridge"})
 	out = append(out, wire.Check{Name: "host " + h.Name + ": live view", OK: up,
-		Detail: "watch forwards its port over the master to the same port on this side's 127.0.0.1 (refused live_view_unavailable when taken here); its video is not forwarded yet"})
+		Detail: "watch forwards its page's port and its video's (ICE-TCP) over the master to the same ports on this side's 127.0.0.1, each proven free here first (refused live_view_unavailable, naming the port, when taken)"})
 	return out
 }

@@ -3,6 +3,7 @@ package sshroad
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,5 +82,39 @@ func TestBridgeFailures(t *testing.T) {
 		if r.Code != c.code || r.Facts["host"] != "u@h" || r.Facts["ssh_stderr"] != c.line || r.OK {
 			t.Fatalf("exit %s: answer %+v", c.exit, r)
 		}
+	}
+}
+
+// TestListens finds a socket listening on 127.0.0.1:P among a process's
+// descriptors (this test's own listener), and not once it is closed or for
+// another port; masterPID reads ssh -O check's line.
+func TestListens(t *testing.T) {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	if ok, err := listens(os.Getpid(), port); err != nil || !ok {
+		t.Fatalf("this process's listener on 127.0.0.1:%d not found: %v %v", port, ok, err)
+	}
+	// A connection to it is not a listener on another port.
+	c, err := net.Dial("tcp4", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cport := c.LocalAddr().(*net.TCPAddr).Port
+	if ok, err := listens(os.Getpid(), cport); err != nil || ok {
+		t.Fatalf("a connected socket on port %d was taken for a listener: %v %v", cport, ok, err)
+	}
+	c.Close()
+	ln.Close()
+	if ok, err := listens(os.Getpid(), port); err != nil || ok {
+		t.Fatalf("a closed listener on 127.0.0.1:%d still found: %v %v", port, ok, err)
+	}
+	if pid, ok := masterPID("Master running (pid=4242)"); !ok || pid != 4242 {
+		t.Fatalf("masterPID: %d %v", pid, ok)
+	}
+	if _, ok := masterPID("Control socket connect(/x): No such file or directory"); ok {
+		t.Fatal("masterPID found a pid in a failure")
 	}
 }
