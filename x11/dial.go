@@ -30,8 +30,8 @@ type Options struct {
 // OpenWith connects to the X display name as Open does, but dials the
 // server itself and authenticates with the cookie o.Xauthority holds for
 // that display: it never reads $DISPLAY, $XAUTHORITY or ~/.Xauthority.
-// ":N" is the local socket /tmp/.X11-unix/XN, or Linux's abstract socket of
-// that name when the file is absent; "host:N" is TCP, to a loopback address
+// ":N" is Linux's abstract socket @/tmp/.X11-unix/XN, or the file socket
+// of that name when there is no abstract one; "host:N" is TCP, to a loopback address
 // only. A missing or unreadable file, or one without an entry for the
 // display, is an error naming the file (never the cookie); so is a server
 // that refuses the cookie.
@@ -78,21 +78,21 @@ func parseDisplay(name string) (displayAddr, error) {
 	return displayAddr{host: host, number: n}, nil
 }
 
-// dialSocket reaches the server: the file socket, else the abstract one of
-// the same name (a server started with -nolisten unix… has only that), or
-// TCP to a loopback address.
+// dialSocket reaches the server: the abstract socket, else the file socket
+// of the same name (a server started with -nolisten local has only that),
+// or TCP to a loopback address. The abstract socket comes first, as libxcb
+// has it: it belongs to this network namespace's server alone, while the
+// file in the shared /tmp can be another namespace's — an X server there
+// that tries the same display number replaces the file before it finds
+// the number's lock taken.
 func dialSocket(ctx context.Context, a displayAddr) (net.Conn, error) {
 	var d net.Dialer
 	if a.host == "" {
 		path := "/tmp/.X11-unix/X" + strconv.Itoa(a.number)
-		c, err := d.DialContext(ctx, "unix", path)
-		if err == nil {
+		if c, err := d.DialContext(ctx, "unix", "@"+path); err == nil {
 			return c, nil
 		}
-		if c2, err2 := d.DialContext(ctx, "unix", "@"+path); err2 == nil {
-			return c2, nil
-		}
-		return nil, err
+		return d.DialContext(ctx, "unix", path)
 	}
 	ips, err := net.DefaultResolver.LookupIPAddr(ctx, a.host)
 	if err != nil {

@@ -223,3 +223,79 @@ func TestOpenWithSilentServer(t *testing.T) {
 		t.Error("OpenWith never reached the abstract socket")
 	}
 }
+
+// Open and OpenWith dial a local display's abstract socket before its file
+// socket: the file in the shared /tmp can be another network namespace's
+// server (one there that tried the same number replaced the file), the
+// abstract socket is this namespace's alone. Here both names listen, each
+// a different (silent) server, and only the abstract one is dialled.
+func TestOpenPrefersAbstractSocket(t *testing.T) {
+	if err := os.Mkdir("/tmp/.X11-unix", 0o755); err == nil {
+		// As an X server makes it: anyone may add a socket.
+		if err := os.Chmod("/tmp/.X11-unix", 0o1777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var abstract, file net.Listener
+	var n int
+	for n = 6000 + os.Getpid()%2000; ; n++ {
+		path := "/tmp/.X11-unix/X" + strconv.Itoa(n)
+		if _, err := os.Stat(path); err == nil {
+			continue
+		}
+		var err error
+		if abstract, err = net.Listen("unix", "@"+path); err != nil {
+			continue
+		}
+		if file, err = net.Listen("unix", path); err != nil {
+			abstract.Close()
+			continue
+		}
+		break
+	}
+	defer abstract.Close()
+	defer file.Close() // removes the file
+	reached := make(chan string, 8)
+	for name, l := range map[string]net.Listener{"abstract": abstract, "file": file} {
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				reached <- name
+				defer c.Close()
+			}
+		}()
+	}
+	for _, open := range []struct {
+		name string
+		fn   func(context.Context) error
+	}{
+		{"Open", func(ctx context.Context) error { _, err := x11.Open(ctx, ":"+strconv.Itoa(n)); return err }},
+		{"OpenWith", func(ctx context.Context) error {
+			_, err := x11.OpenWith(ctx, ":"+strconv.Itoa(n), x11.Options{})
+			return err
+		}},
+	} {
+		ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
+		err := open.fn(ctx)
+		cancel()
+		if target.CodeOf(err) != target.CodeTimeout {
+			t.Fatalf("%s a silent server: %v, want a timeout refusal", open.name, err)
+		}
+		select {
+		case got := <-reached:
+			if got != "abstract" {
+				t.Errorf("%s dialled the %s socket, not the abstract one", open.name, got)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s reached neither socket", open.name)
+		}
+	}
+	select {
+	case got := <-reached:
+		t.Errorf("a further connection, to the %s socket", got)
+	default:
+	}
+}

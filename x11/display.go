@@ -3,7 +3,6 @@ package x11
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log"
 	"sync"
@@ -47,18 +46,15 @@ type Display struct {
 	ext extState
 }
 
-// Open connects to the X display name (":99"). It never reads $DISPLAY.
+// Open connects to one of our own X displays, name (":99"), which admits
+// our uid by the server-interpreted localuser rule: no cookie is sent, and
+// $DISPLAY, $XAUTHORITY and ~/.Xauthority are never read. It dials as
+// OpenWith does (the display's abstract socket first).
 func Open(ctx context.Context, name string) (*Display, error) {
 	if name == "" {
 		return nil, errors.New("x11: empty display name")
 	}
-	return openConn(ctx, name, func(context.Context) (*xgb.Conn, error) {
-		c, err := xgb.NewConnDisplay(name)
-		if err != nil {
-			return nil, fmt.Errorf("x11: connect to %s: %w", name, err)
-		}
-		return c, nil
-	})
+	return OpenWith(ctx, name, Options{})
 }
 
 // openConn makes a Display of the connection dial makes, under ctx.
