@@ -1,6 +1,7 @@
 package rtc
 
 import (
+	"github.com/pion/ice/v4"
 	"github.com/pion/interceptor"
 	"github.com/pion/interceptor/pkg/cc"
 	"github.com/pion/interceptor/pkg/gcc"
@@ -76,6 +77,11 @@ func (h *Hub) newAPI(codec Codec, onEstimator func(cc.BandwidthEstimator), log *
 	s.SetNetworkTypes(networks)
 	s.SetIncludeLoopbackCandidate(true)
 	s.SetIPFilter(o.keepIP)
+	// No multicast DNS: it would open sockets on every interface
+	// (0.0.0.0:5353 and more), and we offer no .local candidates. A
+	// viewer's own .local candidates need no resolving here: its checks
+	// reach ours and are learnt as peer-reflexive.
+	s.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
 	if o.ICEUDPMux != nil {
 		s.SetICEUDPMux(o.ICEUDPMux)
 	}
