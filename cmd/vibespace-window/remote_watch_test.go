@@ -119,7 +119,8 @@ func remoteWatch(t *testing.T, e *env, args ...string) (wire.Response, int, int)
 // watched in a headless Chromium on this side through the ssh tunnel
 // watch sets up: the page decodes the fixture's window at its size, and
 // the pair its peer connection selected is TCP, to the forwarded ICE-TCP
-// port. The fixture still answers afterwards.
+// port. No socket of ours, at either end, is open beyond loopback. The
+// fixture still answers afterwards.
 func TestRemoteWatchVideo(t *testing.T) {
 	testenv.NeedIntegration(t, "chromium")
 	e, h, _ := remoteEnv(t)
@@ -169,6 +170,23 @@ func TestRemoteWatchVideo(t *testing.T) {
 	}
 	if want := fmt.Sprintf("tcp 127.0.0.1:%d passive", ice); strings.TrimSpace(st.Remote) != want || !strings.HasPrefix(st.Local, "tcp") {
 		t.Errorf("the pane's selected pair is %q → %q, want tcp → %q (the forwarded ICE-TCP port)", st.Local, st.Remote, want)
+	}
+
+	// No port of ours on any network interface, at either end, with the
+	// video flowing: every listening TCP and bound UDP socket of the
+	// remote user's processes (the daemon, its display, bus and app), read
+	// in their own namespace, and of the ssh master here (the forwards) is
+	// on loopback. Each side holds some: the remote live view's page and
+	// ICE-TCP ports, the master's two forwards.
+	if n := checkLoopbackOnly(t, "the remote host", h.RemotePIDs()); n < 2 {
+		t.Errorf("the remote host's processes hold %d listening sockets; its live view alone has two", n)
+	}
+	masters := masterPIDs(t, e)
+	if len(masters) != 1 {
+		t.Fatalf("%d ssh masters answer here, want 1", len(masters))
+	}
+	if n := checkLoopbackOnly(t, "this side", masters); n < 2 {
+		t.Errorf("the ssh master holds %d listening sockets; watch forwarded two ports", n)
 	}
 
 	// The fixture is alive and still takes a click through its tree.
