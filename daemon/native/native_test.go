@@ -1,8 +1,10 @@
 package native
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -149,6 +151,21 @@ func TestStopSparesUnmarkedProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		// Start returns once the child has begun its exec, and the kernel
+		// shows the new environment in /proc a moment later: until then
+		// the process reads as one without the marker.
+		want := []byte(env[0] + "\x00")
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", cmd.Process.Pid))
+			if err == nil && bytes.Contains(b, want) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("pid %d never showed its environment %q: %v", cmd.Process.Pid, env[0], err)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 		return cmd
 	}
 	stranger := start("PATH=" + os.Getenv("PATH"))
