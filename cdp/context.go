@@ -169,6 +169,13 @@ func (c *Context) CloseTab(ctx context.Context, id string) error {
 	if err := c.b.conn.Call(ctx, cdptarget.CommandCloseTarget, &cdptarget.CloseTargetParams{TargetID: cdptarget.ID(id)}, &res); err != nil {
 		return c.tabErr(id, err)
 	}
+	c.forget(id)
+	return nil
+}
+
+// forget drops a tab closed through us: it is no longer attached, nor one
+// we opened, and its session is gone.
+func (c *Context) forget(id string) {
 	c.mu.Lock()
 	t := c.tabs[id]
 	delete(c.tabs, id)
@@ -177,7 +184,6 @@ func (c *Context) CloseTab(ctx context.Context, id string) error {
 	if t != nil {
 		t.sess.markGone()
 	}
-	return nil
 }
 
 // CloseOpened closes the tabs this Context opened (NewTab) that are still
@@ -202,14 +208,7 @@ func (c *Context) CloseOpened(ctx context.Context) error {
 			errs = append(errs, c.tabErr(id, err))
 			continue
 		}
-		c.mu.Lock()
-		t := c.tabs[id]
-		delete(c.tabs, id)
-		delete(c.opened, id)
-		c.mu.Unlock()
-		if t != nil {
-			t.sess.markGone()
-		}
+		c.forget(id)
 	}
 	return errors.Join(errs...)
 }

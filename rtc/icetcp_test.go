@@ -15,7 +15,6 @@ import (
 	"github.com/vibespace/vibespace/capture"
 	"github.com/vibespace/vibespace/rtc"
 	"github.com/vibespace/vibespace/testenv"
-	"github.com/vibespace/vibespace/x11"
 )
 
 // droppingUDP is a UDP socket behind a firewall that drops every packet:
@@ -43,23 +42,9 @@ func (d droppingUDP) WriteTo(p []byte, _ net.Addr) (int, error) { return len(p),
 func TestLiveViewOverICETCP(t *testing.T) {
 	testenv.NeedIntegration(t, "chromium")
 	needVP8(t)
-	d := testenv.SharedDesktop(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Second)
 	defer cancel()
-	fx, err := testenv.LaunchFixture(ctx, d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fx.Stop()
-	disp, err := x11.Open(ctx, d.Display)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer disp.Close()
-	win, err := disp.Window(ctx, fx.Window.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	disp, win := fixtureWindow(t, ctx)
 	W, H := win.Geometry.Width, win.Geometry.Height
 
 	udp, err := net.ListenPacket("udp4", "127.0.0.1:0")

@@ -48,6 +48,29 @@ func needVP8(t *testing.T) {
 	}
 }
 
+// fixtureWindow launches the GTK fixture on the shared desktop and answers
+// our own connection to that display and the fixture's window; the
+// connection closes, then the fixture stops, when the test ends.
+func fixtureWindow(t *testing.T, ctx context.Context) (*x11.Display, x11.Window) {
+	t.Helper()
+	d := testenv.SharedDesktop(t)
+	fx, err := testenv.LaunchFixture(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fx.Stop() })
+	disp, err := x11.Open(ctx, d.Display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { disp.Close() })
+	win, err := disp.Window(ctx, fx.Window.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return disp, win
+}
+
 // TestLiveViewOfFixture is the live view end to end: the fixture's real GTK
 // window is captured, encoded once and watched by two peer connections of a
 // real headless Chromium, which decode it at the window's size; one viewer
@@ -57,23 +80,9 @@ func needVP8(t *testing.T) {
 func TestLiveViewOfFixture(t *testing.T) {
 	testenv.NeedIntegration(t, "chromium")
 	needVP8(t)
-	d := testenv.SharedDesktop(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Second)
 	defer cancel()
-	fx, err := testenv.LaunchFixture(ctx, d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fx.Stop()
-	disp, err := x11.Open(ctx, d.Display)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer disp.Close()
-	win, err := disp.Window(ctx, fx.Window.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	disp, win := fixtureWindow(t, ctx)
 	W, H := win.Geometry.Width, win.Geometry.Height
 	t.Logf("fixture window %s %q", win.Geometry, win.Title)
 
