@@ -1,52 +1,11 @@
 package main_test
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
-)
 
-// theirChromium starts a Chromium of the benchmark's own with DevTools on
-// 127.0.0.1 (port 0: the one it chose is in DevToolsActivePort), killed
-// and reaped when the benchmark ends. It answers the http base of its
-// endpoint.
-func theirChromium(b *testing.B) string {
-	b.Helper()
-	dir := b.TempDir()
-	cmd := exec.Command(chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
-		"--disable-background-networking", "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-		"--user-data-dir="+dir, "about:blank")
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	b.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-		}
-	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if data, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort")); err == nil {
-			if port, _, ok := strings.Cut(string(data), "\n"); ok && port != "" {
-				return "http://127.0.0.1:" + port
-			}
-		}
-		if time.Now().After(deadline) {
-			b.Fatal("the benchmark's Chromium wrote no DevToolsActivePort in 30 s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+	"github.com/vibespace/vibespace/cmd/internal/clitest"
+)
 
 // BenchmarkProviderOverhead: the same verbs, whole CLI process each, on a
 // profile of the built-in browser (chromium) and on a profile of provider
@@ -58,7 +17,7 @@ func BenchmarkProviderOverhead(b *testing.B) {
 	e.serve()
 	site := newSite(b)
 	page := site.URL + "/big"
-	endpoint := theirChromium(b)
+	endpoint := clitest.TheirChromium(b)
 	e.OK("ours", "new", "ours")
 	e.OK("ours", "use", "ours")
 	e.OK("cdp", "new", "theirs", "--provider", "cdp", "--endpoint", endpoint)

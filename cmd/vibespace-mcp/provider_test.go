@@ -2,56 +2,13 @@ package main_test
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/vibespace/vibespace/cdp"
 	"github.com/vibespace/vibespace/cmd/internal/clitest"
 )
-
-// theirChromium starts a Chromium of the test's own with DevTools on
-// 127.0.0.1 (port 0: the one it chose is in DevToolsActivePort), killed
-// and reaped when the test ends. It answers the http base of its
-// endpoint: somebody else's browser, to the daemon.
-func theirChromium(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	cmd := exec.Command(clitest.Chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
-		"--disable-background-networking", "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-		"--user-data-dir="+dir, "about:blank")
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Errorf("the test's Chromium (pid %d) was not reaped in 10 s", cmd.Process.Pid)
-		}
-	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if data, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort")); err == nil {
-			if port, _, ok := strings.Cut(string(data), "\n"); ok && port != "" {
-				return "http://127.0.0.1:" + port
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the test's Chromium wrote no DevToolsActivePort in 30 s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 // pagesOf lists the URLs of the pages of the browser at endpoint, read over
 // its own DevTools (not through the daemon).
@@ -97,7 +54,7 @@ func pagesOf(t *testing.T, endpoint string) []string {
 func TestProviderMCP(t *testing.T) {
 	e := newEnv(t)
 	e.serve()
-	endpoint := theirChromium(t)
+	endpoint := clitest.TheirChromium(t)
 	p := newPage(t, "")
 	cs := e.client("s1")
 
