@@ -181,7 +181,7 @@ func TestRemoteWatchVideo(t *testing.T) {
 	if n := checkLoopbackOnly(t, "the remote host", h.RemotePIDs()); n < 2 {
 		t.Errorf("the remote host's processes hold %d listening sockets; its live view alone has two", n)
 	}
-	masters := masterPIDs(t, e)
+	masters := clitest.MasterPIDs(e.Run)
 	if len(masters) != 1 {
 		t.Fatalf("%d ssh masters answer here, want 1", len(masters))
 	}

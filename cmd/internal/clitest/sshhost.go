@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vibespace/vibespace/cmd/internal/sshroad"
 )
 
 // RelayFlag makes a test binary a TCP relay (RelayMain): ssh's
@@ -294,4 +296,21 @@ func StopMasters(runDir string) {
 		exec.CommandContext(ctx, "ssh", "-o", "ControlPath="+s, "-O", "exit", "x").Run()
 		cancel()
 	}
+}
+
+// MasterPIDs are the pids of the ssh masters the command lines of an Env
+// whose runtime directory is runDir left running, as each says itself
+// (ssh -O check on its control socket).
+func MasterPIDs(runDir string) []int {
+	socks, _ := filepath.Glob(filepath.Join(runDir, "vibespace", "ssh-*"))
+	var pids []int
+	for _, s := range socks {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		out, _ := exec.CommandContext(ctx, "ssh", "-o", "ControlPath="+s, "-O", "check", "x").CombinedOutput()
+		cancel()
+		if pid, ok := sshroad.MasterPID(string(out)); ok {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
