@@ -23,28 +23,14 @@ func (d *Daemon) rows() []provider.Row {
 
 // row finds a row of the daemon's table by name; "" is chromium.
 func (d *Daemon) row(name string) (provider.Row, bool) {
-	if d.cfg.Providers == nil {
-		return provider.Lookup(name)
+	if d.cfg.Providers != nil {
+		return provider.LookupIn(d.cfg.Providers, name)
 	}
-	if name == "" {
-		name = provider.Chromium
-	}
-	for _, r := range d.cfg.Providers {
-		if r.Name == name {
-			return r, true
-		}
-	}
-	return provider.Row{}, false
+	return provider.Lookup(name)
 }
 
 // providerNames is every row's name.
-func (d *Daemon) providerNames() []string {
-	var out []string
-	for _, r := range d.rows() {
-		out = append(out, r.Name)
-	}
-	return out
-}
+func (d *Daemon) providerNames() []string { return provider.NamesOf(d.rows()) }
 
 // entryRow is the row e comes from: a tab's profile's provider (chromium
 // for the daemon's own browser), a desktop app's window (or a window found

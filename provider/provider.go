@@ -153,9 +153,12 @@ func All() []Row {
 }
 
 // Names is every provider's name.
-func Names() []string {
-	out := make([]string, 0, len(rows))
-	for _, r := range rows {
+func Names() []string { return NamesOf(rows) }
+
+// NamesOf is the name of each row of table, in its order.
+func NamesOf(table []Row) []string {
+	out := make([]string, 0, len(table))
+	for _, r := range table {
 		out = append(out, r.Name)
 	}
 	return out
@@ -173,11 +176,15 @@ func Keyed() []string {
 }
 
 // Lookup finds a row by name; "" is the built-in chromium.
-func Lookup(name string) (Row, bool) {
+func Lookup(name string) (Row, bool) { return LookupIn(rows, name) }
+
+// LookupIn is Lookup in table (a table of rows changed for a test, say):
+// the row, with a Cannot list of its own.
+func LookupIn(table []Row, name string) (Row, bool) {
 	if name == "" {
 		name = Chromium
 	}
-	for _, r := range rows {
+	for _, r := range table {
 		if r.Name == name {
 			r.Cannot = slices.Clone(r.Cannot)
 			return r, true
