@@ -2,7 +2,8 @@
 // connection of the test's own (never through the code under test) — the
 // browser's pages with their browser contexts (Target.getTargets), and what
 // an expression evaluates to in one of them (Runtime.evaluate on a session
-// it attaches for the read and detaches after).
+// it attaches for the read and detaches after) — and a headless viewer of
+// the test's own for the live view's page (LaunchViewer).
 package cdptest
 
 import (

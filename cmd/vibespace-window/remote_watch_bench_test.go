@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/cdp/cdptest"
 	"github.com/vibespace/vibespace/testenv"
 )
 
@@ -53,7 +54,7 @@ func BenchmarkRemoteWatchFirstFrame(b *testing.B) {
 		b.Fatalf("remote watch: %+v", rw)
 	}
 
-	br := launchViewer(b, ctx)
+	br := cdptest.LaunchViewer(b, ctx)
 	sides := []struct {
 		name, id, url string
 		times         []time.Duration

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/cdp"
+	"github.com/vibespace/vibespace/cdp/cdptest"
 	"github.com/vibespace/vibespace/cmd/internal/clitest"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/testenv"
@@ -52,25 +53,6 @@ func readRemotePane(t testing.TB, ctx context.Context, tab *cdp.Tab, id string) 
 		t.Fatalf("reading the viewer page: %v", err)
 	}
 	return st
-}
-
-// launchViewer starts a headless Chromium on this side for the viewer
-// page; it is closed when the test ends.
-func launchViewer(t testing.TB, ctx context.Context) *cdp.Browser {
-	t.Helper()
-	b, err := cdp.Launch(ctx, cdp.Options{Headless: true, ExtraFlags: []string{
-		// Chromium ignores loopback ICE candidates without these two
-		// (the live view's notes, trap 5).
-		"--allow-loopback-in-peer-connection", "--disable-features=WebRtcHideLocalIpsWithMdns",
-		"--autoplay-policy=no-user-gesture-required",
-		"--disable-background-timer-throttling", "--disable-renderer-backgrounding",
-		"--disable-backgrounding-occluded-windows",
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	return b
 }
 
 // openViewer opens u in a new browser context of b: a page of its own,
@@ -150,7 +132,7 @@ func TestRemoteWatchVideo(t *testing.T) {
 		}
 	}
 
-	tab, closeTab := openViewer(t, ctx, launchViewer(t, ctx), w.URL)
+	tab, closeTab := openViewer(t, ctx, cdptest.LaunchViewer(t, ctx), w.URL)
 	defer closeTab()
 	var st remotePane
 	for {

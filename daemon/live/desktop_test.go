@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/cdp/cdptest"
 	"github.com/vibespace/vibespace/daemon"
 	"github.com/vibespace/vibespace/daemon/native"
 	"github.com/vibespace/vibespace/daemon/wire"
@@ -40,7 +41,7 @@ func TestLiveViewYourDesktop(t *testing.T) {
 	}
 	shot := h.ok(t, daemon.Request{Verb: "screenshot", Session: "agent", Target: string(id)})
 	w := h.ok(t, daemon.Request{Verb: "watch", Session: "agent", Target: string(id)})
-	b := launchViewer(t, ctx)
+	b := cdptest.LaunchViewer(t, ctx)
 	v := openPage(t, ctx, b, w.URL)
 	s := waitPane(t, ctx, v, id, "live with frames", func(s paneState) bool {
 		return s.State == "live" && s.Frames >= 1 && s.Decoded >= 1

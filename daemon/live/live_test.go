@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/cdp"
+	"github.com/vibespace/vibespace/cdp/cdptest"
 	"github.com/vibespace/vibespace/daemon"
 	"github.com/vibespace/vibespace/daemon/chromium"
 	"github.com/vibespace/vibespace/daemon/daemontest"
@@ -90,23 +91,6 @@ func (h *liveHarness) node(t *testing.T, session string, id target.ID, match fun
 		t.Fatalf("no such node (or no bounds) in:\n%s", snap.Snapshot.Text())
 	}
 	return n
-}
-
-// launchViewer starts a headless Chromium for the viewer page, with the
-// flags loopback ICE needs (notes/live-view.md trap 5).
-func launchViewer(t *testing.T, ctx context.Context) *cdp.Browser {
-	t.Helper()
-	b, err := cdp.Launch(ctx, cdp.Options{Headless: true, ExtraFlags: []string{
-		"--allow-loopback-in-peer-connection", "--disable-features=WebRtcHideLocalIpsWithMdns",
-		"--autoplay-policy=no-user-gesture-required",
-		"--disable-background-timer-throttling", "--disable-renderer-backgrounding",
-		"--disable-backgrounding-occluded-windows",
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	return b
 }
 
 // openPage opens u in a new browser context of b (a separate page, so a
@@ -382,7 +366,7 @@ func TestLiveViewWindow(t *testing.T) {
 
 	// Two viewers: the page opened at the printed address, and a second
 	// page of the overview that opens the same pane.
-	b := launchViewer(t, ctx)
+	b := cdptest.LaunchViewer(t, ctx)
 	v1 := openPage(t, ctx, b, w.URL)
 	live := func(s paneState) bool {
 		return s.State == "live" && s.W > 0 && s.H > 0 && s.Frames >= 1 && s.Decoded >= 1
@@ -553,7 +537,7 @@ func TestLiveViewDriverLeaves(t *testing.T) {
 	defer cancel()
 	id, _ := h.openFixture(t, ctx, "agent")
 	w := h.ok(t, daemon.Request{Verb: "watch", Session: "agent", Target: string(id)})
-	b := launchViewer(t, ctx)
+	b := cdptest.LaunchViewer(t, ctx)
 	live := func(s paneState) bool { return s.State == "live" && s.Frames >= 1 }
 	c1, v1 := openPageIn(t, ctx, b, w.URL)
 	waitPane(t, ctx, v1, id, "live", live)
@@ -703,7 +687,7 @@ func TestLiveViewTab(t *testing.T) {
 		t.Fatalf("the viewport: %s %v", ev.Value, err)
 	}
 	w := h.ok(t, daemon.Request{Verb: "watch", Session: "agent", Target: string(id)})
-	b := launchViewer(t, ctx)
+	b := cdptest.LaunchViewer(t, ctx)
 	v := openPage(t, ctx, b, w.URL)
 	waitPane(t, ctx, v, id, "live with frames", func(s paneState) bool {
 		return s.State == "live" && s.W > 0 && s.H > 0 && s.Frames >= 2 && s.Decoded >= 2

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/cdp"
+	"github.com/vibespace/vibespace/cdp/cdptest"
 	"github.com/vibespace/vibespace/daemon"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
@@ -220,7 +221,7 @@ func TestLiveOverlappingWindows(t *testing.T) {
 	}
 	before := xStack(t, ctx, ms[0].pid)
 
-	b := launchViewer(t, ctx)
+	b := cdptest.LaunchViewer(t, ctx)
 	tabs := make([]*cdp.Tab, len(ms))
 	for i, m := range ms {
 		w := h.ok(t, daemon.Request{Verb: "watch", Session: "agent", Target: string(m.id)})

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/cdp"
+	"github.com/vibespace/vibespace/cdp/cdptest"
 	"github.com/vibespace/vibespace/daemon"
 	"github.com/vibespace/vibespace/daemon/chromium"
 	"github.com/vibespace/vibespace/target"
@@ -183,7 +184,7 @@ func TestLiveViewStrips(t *testing.T) {
 	addr := h.ok(t, daemon.Request{Verb: "watch", Session: "alice"}).URL
 	token := tokenOf(t, addr)
 	base := strings.SplitN(addr, "/#", 2)[0]
-	viewer := launchViewer(t, ctx)
+	viewer := cdptest.LaunchViewer(t, ctx)
 	page := openPage(t, ctx, viewer, addr)
 
 	want := map[target.ID][2]string{ // context words, driver words

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/cdp/cdptest"
 	"github.com/vibespace/vibespace/daemon"
 	"github.com/vibespace/vibespace/daemon/live"
 	"github.com/vibespace/vibespace/target"
@@ -74,7 +75,7 @@ func TestLiveViewTracePanel(t *testing.T) {
 		t.Error("the trace API carries the text typed")
 	}
 
-	b := launchViewer(t, ctx)
+	b := cdptest.LaunchViewer(t, ctx)
 	tab := openPage(t, ctx, b, w.URL)
 	var lines []string
 	waitFor(t, ctx, "the panel's steps", func() (bool, string) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/cdp/cdptest"
 	"github.com/vibespace/vibespace/daemon"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/native"
@@ -51,7 +52,7 @@ func TestLiveViewXpraWindow(t *testing.T) {
 	ax, ay := alpha.Bounds.X+alpha.Bounds.W/2-shot.Bounds.X, alpha.Bounds.Y+alpha.Bounds.H/2-shot.Bounds.Y
 
 	w := h.ok(t, daemon.Request{Verb: "watch", Session: "agent", Target: string(id)})
-	b := launchViewer(t, ctx)
+	b := cdptest.LaunchViewer(t, ctx)
 	v := openPage(t, ctx, b, w.URL)
 	s := waitPane(t, ctx, v, id, "live with frames", func(s paneState) bool {
 		return s.State == "live" && s.W > 0 && s.H > 0 && s.Frames >= 1 && s.Decoded >= 1

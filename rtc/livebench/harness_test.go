@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/cdp"
+	"github.com/vibespace/vibespace/cdp/cdptest"
 )
 
 // assets are the pages the benchmark serves: the animated content (and a
@@ -67,16 +68,8 @@ func noCache(h http.Handler) http.Handler {
 	})
 }
 
-// viewerFlags are the headless viewer's flags (notes/live-view.md trap 5:
-// loopback ICE), and keep a page that is not in front running at full rate.
-var viewerFlags = []string{
-	"--allow-loopback-in-peer-connection",
-	"--disable-features=WebRtcHideLocalIpsWithMdns",
-	"--autoplay-policy=no-user-gesture-required",
-	"--disable-background-timer-throttling",
-	"--disable-renderer-backgrounding",
-	"--disable-backgrounding-occluded-windows",
-}
+// viewerFlags are the headless viewer's flags (cdptest.ViewerFlags).
+var viewerFlags = cdptest.ViewerFlags
 
 // launchViewer starts the headless Chromium the viewer pages run in. It is
 // closed (its process group killed and reaped) when tb ends.
