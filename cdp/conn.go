@@ -78,15 +78,20 @@ type DialOptions struct {
 	Logger *slog.Logger
 }
 
+// orTimeout is ctx, bounded by d when it has no deadline of its own.
+func orTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, d)
+}
+
 // Dial opens a DevTools WebSocket (a "ws://…/devtools/browser/…" URL), for
 // a browser this process did not start. ctx bounds the handshake only.
 // Launch never opens one: its browsers speak over a pipe.
 func Dial(ctx context.Context, wsURL string, o DialOptions) (*Conn, error) {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, DefaultCallTimeout)
-		defer cancel()
-	}
+	ctx, cancel := orTimeout(ctx, DefaultCallTimeout)
+	defer cancel()
 	nc, br, _, err := ws.Dialer{}.Dial(ctx, wsURL)
 	if err != nil {
 		var st ws.StatusError
@@ -253,11 +258,8 @@ func (c *Conn) Subscribe(method string) (<-chan jsonv2.Value, func()) {
 // the session's end: a target that closed may never answer, so the call
 // returns ErrSessionGone instead of waiting for its deadline.
 func (c *Conn) call(ctx context.Context, session string, gone <-chan struct{}, method string, params, result any) error {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.timeout)
-		defer cancel()
-	}
+	ctx, cancel := orTimeout(ctx, c.timeout)
+	defer cancel()
 	p, err := c.send(ctx, session, gone, method, params)
 	if err != nil {
 		return err
@@ -330,11 +332,8 @@ func (c *Conn) send(ctx context.Context, session string, gone <-chan struct{}, m
 // the connection's call timeout. When ctx or the session ends first, the
 // reply is dropped.
 func (c *Conn) wait(ctx context.Context, gone <-chan struct{}, p *inflight, result any) error {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.timeout)
-		defer cancel()
-	}
+	ctx, cancel := orTimeout(ctx, c.timeout)
+	defer cancel()
 	method := p.method
 	select {
 	case r := <-p.ch:

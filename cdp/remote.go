@@ -21,11 +21,8 @@ import (
 // answers the handshake with (a 401 of a service's bad token) is in the
 // error's chain as a *HandshakeStatus.
 func Connect(ctx context.Context, wsURL string, o DialOptions) (*Browser, error) {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, DefaultCallTimeout)
-		defer cancel()
-	}
+	ctx, cancel := orTimeout(ctx, DefaultCallTimeout)
+	defer cancel()
 	conn, err := Dial(ctx, wsURL, o)
 	if err != nil {
 		return nil, err
@@ -73,11 +70,8 @@ func ResolveEndpoint(ctx context.Context, endpoint string) (string, error) {
 	default:
 		return "", fmt.Errorf("cdp: endpoint scheme %q is not ws, wss, http or https", u.Scheme)
 	}
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, DefaultCallTimeout)
-		defer cancel()
-	}
+	ctx, cancel := orTimeout(ctx, DefaultCallTimeout)
+	defer cancel()
 	u.Path = strings.TrimSuffix(u.Path, "/") + "/json/version"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {

@@ -55,11 +55,8 @@ func (t *Tab) Wait(ctx context.Context, w WaitFor) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, DefaultWait)
-		defer cancel()
-	}
+	ctx, cancel := orTimeout(ctx, DefaultWait)
+	defer cancel()
 	tick := time.NewTicker(waitPoll)
 	defer tick.Stop()
 	for {
