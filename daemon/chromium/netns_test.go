@@ -78,8 +78,7 @@ func startTheirBrowser(t *testing.T) *theirBrowser {
 	// unshare execs sh, which execs chromium: the PID is the browser's
 	// once its namespace differs from ours. Ours is this thread's: the
 	// process's (/proc/self, its main thread's) is another namespace's
-	// after an nsThread ran on the main thread, which the runtime then
-	// parks there for good instead of ending it.
+	// while an nsThread runs on the main thread.
 	waitFor(t, "the browser's own network namespace", func() bool {
 		ours, _ := os.Readlink("/proc/thread-self/ns/net")
 		theirs, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(tb.pid), "ns/net"))
@@ -224,15 +223,33 @@ func enterNS(path string) (*nsThread, error) {
 	n := &nsThread{work: make(chan func()), quit: make(chan struct{})}
 	errc := make(chan error, 1)
 	go func() {
-		// Never unlocked: the thread, now in another namespace, ends
-		// with this goroutine instead of serving other goroutines.
+		// The thread goes back to our namespace when the work ends, and
+		// only then serves other goroutines again; one that cannot go back
+		// is never unlocked, so it ends with this goroutine (or, the main
+		// thread, is parked) instead of serving others from the wrong
+		// namespace. No thread is left elsewhere: /proc/net (the main
+		// thread's) and every socket made later are ours.
 		runtime.LockOSThread()
-		err := unix.Setns(int(f.Fd()), unix.CLONE_NEWNET)
+		home, err := os.Open("/proc/thread-self/ns/net")
+		if err != nil {
+			f.Close()
+			runtime.UnlockOSThread()
+			errc <- err
+			return
+		}
+		defer home.Close()
+		err = unix.Setns(int(f.Fd()), unix.CLONE_NEWNET)
 		f.Close()
 		errc <- err
 		if err != nil {
+			runtime.UnlockOSThread()
 			return
 		}
+		defer func() {
+			if unix.Setns(int(home.Fd()), unix.CLONE_NEWNET) == nil {
+				runtime.UnlockOSThread()
+			}
+		}()
 		for {
 			select {
 			case fn := <-n.work:
