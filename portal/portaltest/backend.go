@@ -33,7 +33,7 @@ const (
 // and Session objects, answering by its Policy (Answer Grant, Cancel or
 // Fail; Devices; Streams) and logging every call.
 type Backend struct {
-	conn *dbus.Conn
+	conn *exportConn
 
 	mu       sync.Mutex
 	changed  chan struct{}

@@ -98,7 +98,7 @@ func (c Call) String() string {
 
 // Fake is a Go fake of xdg-desktop-portal's frontend on a bus.
 type Fake struct {
-	conn *dbus.Conn
+	conn *exportConn
 	opts FakeOptions
 
 	mu       sync.Mutex
@@ -181,15 +181,31 @@ func StartFake(ctx context.Context, addr string, o FakeOptions) (*Fake, error) {
 }
 
 // connect opens a private connection bounded by ctx.
-func connect(ctx context.Context, addr string) (*dbus.Conn, error) {
+func connect(ctx context.Context, addr string) (*exportConn, error) {
 	c, err := busdial.Dial(ctx, addr)
 	if err != nil {
 		return nil, fmt.Errorf("portaltest: %w", err)
 	}
-	return c, nil
+	return &exportConn{Conn: c}, nil
 }
 
-func claim(conn *dbus.Conn, name string) error {
+// exportConn is a bus connection whose exports are taken one at a time.
+// godbus (v5.2.4) reads its object table without its lock when it exports
+// or unexports (PathExists), so two exports on one connection from two
+// goroutines race: the fakes export a Request from one handler while a
+// Session's Closed unexports from another.
+type exportConn struct {
+	*dbus.Conn
+	exportMu sync.Mutex
+}
+
+func (c *exportConn) Export(v any, path dbus.ObjectPath, iface string) error {
+	c.exportMu.Lock()
+	defer c.exportMu.Unlock()
+	return c.Conn.Export(v, path, iface)
+}
+
+func claim(conn *exportConn, name string) error {
 	r, err := conn.RequestName(name, dbus.NameFlagDoNotQueue)
 	if err != nil {
 		return fmt.Errorf("portaltest: RequestName(%s): %w", name, err)
