@@ -27,13 +27,6 @@ import (
 // flightDir holds the records of the verbs acting now, one file each.
 const flightDir = "inflight"
 
-// cutVerbs are the verbs recorded in flight: those that act on a target.
-var cutVerbs = map[string]bool{
-	"click": true, "type": true, "key": true, "scroll": true, "close": true,
-	"browser.click": true, "browser.type": true, "browser.key": true, "browser.scroll": true,
-	"browser.fill": true, "browser.eval": true, "browser.back": true, "browser.forward": true, "browser.reload": true,
-}
-
 // flight is the record of one verb acting.
 type flight struct {
 	Target  target.ID `json:"target"`
@@ -53,7 +46,7 @@ type cuts struct {
 // inFlight records c's verb, if it acts on a target, and returns what
 // removes the record once it answered.
 func (d *Daemon) inFlight(c *call) func() {
-	if c.e == nil || !cutVerbs[c.req.Verb] {
+	if c.e == nil || !(c.def.acts || c.def.unsure) {
 		return func() {}
 	}
 	b, _ := json.Marshal(flight{Target: c.e.id, Verb: c.req.Verb, Session: c.req.Session, Started: d.cfg.Now().UTC()})

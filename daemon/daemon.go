@@ -18,6 +18,7 @@ import (
 
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/secret"
+	"github.com/vibespace/vibespace/internal/statefile"
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
 )
@@ -78,6 +79,7 @@ type Daemon struct {
 	desktopSet  desktopSetting
 	desktopGone map[target.ID]time.Time
 	tr          traceState // the trace (trace.go)
+	notes       notices    // what is owed in words: things lost or not restored (notice.go)
 
 	ln   net.Listener
 	wg   sync.WaitGroup
@@ -134,9 +136,16 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		return fail(err)
 	}
 	st, err := d.store.Load()
+	if dmg, ok := errors.AsType[*statefile.Damage](err); ok {
+		// Never a lockout: the damaged file is set aside, the daemon starts
+		// afresh, and everyone is told what could not be restored.
+		d.owe(notice{Text: dmg.Error() + "; the windows, tabs and leases of the earlier daemon could not be restored (this daemon started afresh)"})
+		st, err = lease.State{Version: lease.StateVersion}, nil
+	}
 	if err != nil {
 		return fail(err)
 	}
+	d.restoreNotices(st.Backends[noticesKey])
 	if cfg.Browser != nil {
 		// Browsers an earlier daemon left (it was killed): stop them; a
 		// profile's browser starts again on its next use.
@@ -308,6 +317,9 @@ func (d *Daemon) persist() error {
 	}
 	if set := d.desktopSettingRecord(); set != nil {
 		st.Backends[desktopSettingKey] = set
+	}
+	if ns := d.noticesRecord(); ns != nil {
+		st.Backends[noticesKey] = ns
 	}
 	live := make(map[target.ID]bool, len(st.Targets))
 	for _, t := range st.Targets {

@@ -50,6 +50,7 @@ func (d *Daemon) status(ctx context.Context, c *call) Response {
 	st.Live, _ = d.liveState()
 	st.Kept = d.keptLogs()
 	st.Stderr = d.relState(d.cfg.Stderr)
+	st.Faults = d.faults()
 	return Response{OK: true, Status: st}
 }
 

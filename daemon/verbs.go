@@ -49,6 +49,11 @@ type verbDef struct {
 	// untraced: the verb is no step of any trace (reading the trace
 	// itself, watching).
 	untraced bool
+	// unsure: the verb is no step, yet what it does to its target is
+	// unknown when the daemon is killed during it (close, eval). It is
+	// recorded in flight as every acting verb is (cut.go), so the next
+	// daemon says it was cut.
+	unsure bool
 }
 
 // call is one verb being answered: the request, and the target, lease and
@@ -84,7 +89,7 @@ var verbs = map[string]verbDef{
 	"doctor":     {run: (*Daemon).doctor},
 	"list":       {run: (*Daemon).list},
 	"open":       {run: (*Daemon).open, check: checkOpenMode},
-	"close":      {run: (*Daemon).closeTarget, reach: reachHandle},
+	"close":      {run: (*Daemon).closeTarget, reach: reachHandle, unsure: true},
 	"attach":     {run: (*Daemon).attach},
 	"detach":     {run: (*Daemon).detach},
 	"share":      {run: (*Daemon).share},
@@ -120,7 +125,7 @@ var verbs = map[string]verbDef{
 	// …and the browser's own words.
 	"browser.fill":        {run: (*Daemon).fill, reach: reachTab, check: checkFill, acts: true},
 	"browser.get":         {run: (*Daemon).browserGet, reach: reachTab, check: checkGet},
-	"browser.eval":        {run: (*Daemon).browserEval, reach: reachTab, check: checkEval},
+	"browser.eval":        {run: (*Daemon).browserEval, reach: reachTab, check: checkEval, unsure: true},
 	"browser.back":        {run: (*Daemon).browserBack, reach: reachTab, acts: true},
 	"browser.forward":     {run: (*Daemon).browserForward, reach: reachTab, acts: true},
 	"browser.reload":      {run: (*Daemon).browserReload, reach: reachTab, acts: true},
@@ -188,6 +193,7 @@ func (d *Daemon) Handle(ctx context.Context, req Request) Response {
 	defer cancel()
 	ctx = kind.WithCaller(ctx, kind.Caller{Session: req.Session, Verb: req.Verb, Target: req.Target})
 	resp := d.guarded(ctx, def, req)
+	resp.Note = joinNotes(resp.Note, d.tell(req))
 	resp.V = ProtocolVersion
 	return resp
 }
@@ -271,8 +277,8 @@ func (d *Daemon) handleOf(ctx context.Context, c *call) error {
 func (d *Daemon) take(c *call) error {
 	g, err := d.leases.Use(c.e.id, c.req.Session)
 	c.g = g
-	if err == nil && g.Acquired {
-		d.persist()
+	if (err == nil && g.Acquired) || g.Told != nil {
+		d.persist() // a handback told is told once, across restarts too
 	}
 	return err
 }

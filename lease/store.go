@@ -2,15 +2,14 @@ package lease
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/vibespace/vibespace/internal/atomicfile"
+	"github.com/vibespace/vibespace/internal/statefile"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -47,23 +46,30 @@ func OpenStore(dir, name string) (*Store, error) {
 // Path is the state file.
 func (s *Store) Path() string { return s.path }
 
-// Load reads the state. A missing file is an empty State, not an error.
+// Load reads the state. A missing file is an empty State, not an error. A
+// file that cannot be taken whole (cut short, not JSON, of a version this
+// build does not read, writable by another user, …) is set aside beside it
+// and answered as a *statefile.Damage: the caller starts afresh and says
+// so, never locked out by its own file.
 func (s *Store) Load() (State, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b, err := os.ReadFile(s.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return State{Version: StateVersion}, nil
-	}
-	if err != nil {
-		return State{}, fmt.Errorf("lease: read state: %w", err)
-	}
 	var st State
-	if err := json.Unmarshal(b, &st); err != nil {
-		return State{}, fmt.Errorf("lease: parse %s: %w", filepath.Base(s.path), err)
+	check := func(b []byte) error {
+		if err := statefile.JSON(&st)(b); err != nil {
+			return err
+		}
+		if st.Version != StateVersion {
+			return fmt.Errorf("it is of version %d; this build reads %d", st.Version, StateVersion)
+		}
+		return nil
 	}
-	if st.Version != StateVersion {
-		return State{}, fmt.Errorf("lease: state version %d, this build reads %d", st.Version, StateVersion)
+	b, dmg := statefile.Read(s.path, check, time.Now())
+	if dmg != nil {
+		return State{Version: StateVersion}, dmg
+	}
+	if b == nil {
+		return State{Version: StateVersion}, nil
 	}
 	return st, nil
 }

@@ -3,6 +3,7 @@ package lease
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/internal/statefile"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -68,10 +70,36 @@ func TestStoreConcurrentSaves(t *testing.T) {
 }
 
 func TestStoreRejectsGarbage(t *testing.T) {
-	s, _ := OpenStore(t.TempDir(), "state.json")
-	os.WriteFile(s.Path(), []byte("{not json"), 0o600)
-	if _, err := s.Load(); err == nil {
-		t.Fatal("garbage state must be an error, not an empty state")
+	for name, body := range map[string]string{
+		"garbage":   "{not json",
+		"truncated": `{"version":1,"targets":[{"id":"win:1"`,
+		"empty":     "",
+		"version":   `{"version":7}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			s, _ := OpenStore(dir, "state.json")
+			os.WriteFile(s.Path(), []byte(body), 0o600)
+			st, err := s.Load()
+			dmg, ok := errors.AsType[*statefile.Damage](err)
+			if !ok {
+				t.Fatalf("a damaged state must be a Damage, not an empty state: %v", err)
+			}
+			if len(st.Targets) != 0 || st.Version != StateVersion {
+				t.Fatalf("a damaged state answers %+v", st)
+			}
+			kept, _ := os.ReadFile(dmg.MovedTo)
+			if dmg.MovedTo == "" || string(kept) != body {
+				t.Fatalf("the damaged file is not kept aside as it was: %q in %q", kept, dmg.MovedTo)
+			}
+			if _, err := os.Stat(s.Path()); !os.IsNotExist(err) {
+				t.Fatalf("the damaged file is still in place: %v", err)
+			}
+			// The next load is a fresh start, not the same damage again.
+			if _, err := s.Load(); err != nil {
+				t.Fatalf("after the damage was set aside: %v", err)
+			}
+		})
 	}
 }
 

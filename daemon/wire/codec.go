@@ -408,6 +408,11 @@ func (d *scan) status(s *Status) bool {
 			}, func() { s.Kept = []string{} })
 		case "stderr":
 			return d.str(&s.Stderr)
+		case "faults":
+			return d.array(func() bool {
+				s.Faults = append(s.Faults, "")
+				return d.str(&s.Faults[len(s.Faults)-1])
+			}, func() { s.Faults = []string{} })
 		}
 		return false
 	})

@@ -266,6 +266,11 @@ type Status struct {
 	// lands there: a file, relative to the state directory when it is
 	// under it, or the terminal of a daemon run in the foreground.
 	Stderr string `json:"stderr,omitempty"`
+	// Faults are what this daemon lost, could not restore or cannot keep
+	// now, each with when it was found: a state file set aside, budgets
+	// that could not be read, an audit log it cannot write. Empty while
+	// nothing is wrong.
+	Faults []string `json:"faults,omitempty"`
 }
 
 // errTooLarge is a request line over the limit.

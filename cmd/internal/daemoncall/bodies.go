@@ -164,6 +164,9 @@ func TabHandle(s string) string {
 // printKept names the daemon's log files and where its stderr goes.
 func printKept(s *wire.Status, w io.Writer) {
 	fmt.Fprintf(w, "logs kept (in the state directory): %s; stderr (a crash's trace): %s\n", strings.Join(s.Kept, ", "), s.Stderr)
+	for _, f := range s.Faults {
+		fmt.Fprintf(w, "fault: %s\n", f)
+	}
 }
 
 // DoctorBody prints doctor's matrix, one check a line.
