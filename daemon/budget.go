@@ -20,14 +20,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/vibespace/vibespace/internal/atomicfile"
+	"github.com/vibespace/vibespace/internal/statefile"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -57,6 +57,27 @@ type stepBook struct {
 	gen    uint64
 	saveMu sync.Mutex
 	saved  uint64
+	// lost is set while the saved budgets could not be read back: the
+	// sessions set again since (settled) act, every other is refused.
+	lost    *budgetsLost
+	settled map[string]bool
+}
+
+// budgetsLost is what budgets.json keeps while the budgets it held are
+// unknown: why, when, where the unreadable file went, and the sessions
+// whose budget was set again since.
+type budgetsLost struct {
+	Why     string    `json:"why"`
+	At      time.Time `json:"at"`
+	MovedTo string    `json:"moved_to,omitempty"`
+}
+
+// budgetsFile is budgets.json while budgets were lost. Otherwise the file
+// is the plain list of budgets.
+type budgetsFile struct {
+	Lost    *budgetsLost `json:"lost"`
+	Settled []string     `json:"settled,omitempty"`
+	Budgets []*Budget    `json:"budgets"`
 }
 
 // loopMark is a session's last action and how many times in a row it saw
@@ -93,20 +114,79 @@ func (d *Daemon) book() *stepBook {
 		b.loaded = true
 		b.budgets = map[string]*Budget{}
 		b.last = map[string]loopMark{}
-		raw, err := os.ReadFile(d.budgetPath())
-		if err == nil {
-			var bs []*Budget
-			if err := json.Unmarshal(raw, &bs); err != nil {
-				d.cfg.Logger.Warn("budgets.json is unreadable; no budgets kept", "err", err)
+		b.settled = map[string]bool{}
+		var f budgetsFile
+		check := func(raw []byte) error {
+			if len(raw) > 0 && raw[0] == '[' {
+				return statefile.JSON(&f.Budgets)(raw)
 			}
-			for _, x := range bs {
+			if err := statefile.JSON(&f)(raw); err != nil {
+				return err
+			}
+			if f.Lost == nil {
+				return errors.New("it is neither a list of budgets nor a record of lost ones")
+			}
+			return nil
+		}
+		_, dmg := statefile.Read(d.budgetPath(), check, d.cfg.Now())
+		if dmg != nil {
+			f = budgetsFile{Lost: &budgetsLost{Why: dmg.Why, At: dmg.At, MovedTo: filepath.Base(dmg.MovedTo)}}
+			b.gen++ // saved by New, so a restart before anyone sets a budget still fails closed
+			d.owe(notice{Text: dmg.Error() + "; every session's budget is unknown, so acting verbs are refused " + string(target.CodeBudgetUnreadable) + " until its operator sets it again (budget --steps N / --minutes N; --steps 0 --minutes 0 for none)"})
+		}
+		for _, x := range f.Budgets {
+			if x != nil && x.Session != "" {
 				b.budgets[x.Session] = x
 			}
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			d.cfg.Logger.Warn("budgets.json could not be read", "err", err)
+		}
+		b.lost = f.Lost
+		for _, s := range f.Settled {
+			b.settled[s] = true
 		}
 	}
 	return b
+}
+
+// loadBudgets reads the budgets as the daemon starts, and saves at once
+// what a damaged file left: the record that they were lost.
+func (d *Daemon) loadBudgets() {
+	b := &d.steps
+	b.mu.Lock()
+	d.book()
+	var (
+		gen  uint64
+		save []Budget
+	)
+	if b.gen > b.saved {
+		gen, save = b.budgetsChanged()
+	}
+	b.mu.Unlock()
+	if save != nil {
+		d.saveBudgets(gen, save)
+	}
+}
+
+// budgetsUnknown is the refusal of an acting verb of a session whose
+// budget was lost and not set again; b.mu is held.
+func (d *Daemon) budgetsUnknown(b *stepBook, session string) error {
+	if b.lost == nil || b.settled[session] {
+		return nil
+	}
+	return target.Refuse(target.CodeBudgetUnreadable, "the saved budgets could not be read back at %s (budgets.json: %s), so this session's budget is unknown: its operator sets it again (budget --steps N / --minutes N; --steps 0 --minutes 0 for none) before it acts",
+		b.lost.At.UTC().Format(time.RFC3339), b.lost.Why).With("since", b.lost.At.UTC().Format(time.RFC3339)).With("moved_to", b.lost.MovedTo)
+}
+
+// budgetFault is status's line while budgets are lost ("" otherwise).
+func (d *Daemon) budgetFault() string {
+	b := &d.steps
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	d.book()
+	if b.lost == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s: the saved budgets could not be read back (budgets.json: %s; kept aside as %s): acting verbs are refused %s for every session whose budget was not set again since (%d set again)",
+		b.lost.At.UTC().Format(time.RFC3339), b.lost.Why, b.lost.MovedTo, target.CodeBudgetUnreadable, len(b.settled))
 }
 
 func (d *Daemon) budgetPath() string { return filepath.Join(d.cfg.StateDir, "budgets.json") }
@@ -133,10 +213,25 @@ func (d *Daemon) saveBudgets(gen uint64, bs []Budget) {
 	if gen <= b.saved {
 		return
 	}
-	raw, err := json.Marshal(bs)
+	b.mu.Lock()
+	var payload any = bs
+	if b.lost != nil {
+		f := budgetsFile{Lost: b.lost, Budgets: make([]*Budget, len(bs))}
+		for i := range bs {
+			f.Budgets[i] = &bs[i]
+		}
+		for s := range b.settled {
+			f.Settled = append(f.Settled, s)
+		}
+		sort.Strings(f.Settled)
+		payload = f
+	}
+	b.mu.Unlock()
+	raw, err := json.Marshal(payload)
 	if err == nil {
 		err = atomicfile.Write(d.budgetPath(), raw)
 	}
+	d.wrote("budgets.json", err)
 	if err != nil {
 		d.cfg.Logger.Warn("budgets.json could not be written; the budgets hold until the daemon restarts", "err", err)
 		return
@@ -158,6 +253,9 @@ func (d *Daemon) admitStep(c *call) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	d.book()
+	if err := d.budgetsUnknown(b, req.Session); err != nil {
+		return err
+	}
 	bu := b.budgets[req.Session]
 	if bu == nil {
 		return nil
@@ -259,6 +357,9 @@ func (d *Daemon) budget(ctx context.Context, c *call) Response {
 		bu = &Budget{Session: who, Since: now}
 		b.budgets[who] = bu
 	}
+	if changed && b.lost != nil {
+		b.settled[who] = true // its operator has said what its budget is
+	}
 	if bu != nil {
 		if req.Reset {
 			bu.Used, bu.Since = 0, now
@@ -300,13 +401,18 @@ func (d *Daemon) budget(ctx context.Context, c *call) Response {
 	} else {
 		out = Budget{Session: who}
 	}
+	unknown := d.budgetsUnknown(b, who)
 	b.mu.Unlock()
 	if changed {
 		d.saveBudgets(gen, save)
 		c.fact.Setting = budgetWords(out, now)
 	}
 	raw, _ := json.Marshal(out)
-	return d.finish(c, Response{Did: budgetWords(out, now), Value: raw}, nil)
+	did := budgetWords(out, now)
+	if r, ok := target.AsRefusal(unknown); ok {
+		did = "budget of " + who + ": unknown — " + r.Message
+	}
+	return d.finish(c, Response{Did: did, Value: raw}, nil)
 }
 
 // budgetWords says what is left of a budget: "budget of s1: 1 of 2 steps

@@ -80,6 +80,7 @@ type Daemon struct {
 	desktopGone map[target.ID]time.Time
 	tr          traceState // the trace (trace.go)
 	notes       notices    // what is owed in words: things lost or not restored (notice.go)
+	conds       conditions // the files not written now (notice.go)
 
 	ln   net.Listener
 	wg   sync.WaitGroup
@@ -157,6 +158,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	d.restoreDesktop(st.Backends[desktopSettingKey])
 	d.readCuts()
+	d.loadBudgets()
 	if cfg.Live != nil {
 		d.live = cfg.Live(d)
 	}
@@ -332,7 +334,9 @@ func (d *Daemon) persist() error {
 		}
 	}
 	st.Leases = ls
-	if err := d.store.Save(st); err != nil {
+	err := d.store.Save(st)
+	d.wrote(stateFile, err)
+	if err != nil {
 		d.cfg.Logger.Error("persist state", "err", err)
 		return err
 	}

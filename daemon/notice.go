@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -148,5 +149,71 @@ func joinNotes(ns ...string) string {
 // faults is what status lists under faults: everyone's notices, then the
 // conditions that hold now (budgets that could not be read).
 func (d *Daemon) faults() []string {
-	return d.standing()
+	out := append(d.standing(), d.writeFaults()...)
+	if f := d.budgetFault(); f != "" {
+		out = append(out, f)
+	}
+	return out
+}
+
+// conditions are the files the daemon cannot write now, by name: since
+// when and why. status lists each while it holds; its start and its end
+// are each told once to every session (a notice).
+type conditions struct {
+	mu sync.Mutex
+	m  map[string]condition
+}
+
+type condition struct {
+	since time.Time
+	err   string
+}
+
+// wrote records the outcome of a write of the file name ("state.json",
+// "budgets.json", …): an error starts a condition (told once), nil ends
+// one (told once, with how long it held).
+func (d *Daemon) wrote(name string, err error) {
+	now := d.cfg.Now().UTC()
+	d.conds.mu.Lock()
+	c, held := d.conds.m[name]
+	switch {
+	case err != nil && !held:
+		if d.conds.m == nil {
+			d.conds.m = map[string]condition{}
+		}
+		d.conds.m[name] = condition{since: now, err: plainErr(err)}
+	case err == nil && held:
+		delete(d.conds.m, name)
+	}
+	d.conds.mu.Unlock()
+	switch {
+	case err != nil && !held:
+		d.owe(notice{At: now, Text: name + " could not be written (" + plainErr(err) + "): what it keeps will not survive a restart until it can be written again"})
+	case err == nil && held:
+		d.owe(notice{At: now, Text: name + " is written again; it was not written from " + c.since.Format(time.RFC3339) + " to " + now.Format(time.RFC3339) + " (" + c.err + ")"})
+	}
+}
+
+// writeFaults are status's lines for the files not written now.
+func (d *Daemon) writeFaults() []string {
+	d.conds.mu.Lock()
+	defer d.conds.mu.Unlock()
+	var out []string
+	for name, c := range d.conds.m {
+		out = append(out, name+" not written since "+c.since.Format(time.RFC3339)+" ("+c.err+")")
+	}
+	slices.Sort(out)
+	return out
+}
+
+// plainErr is an error's last words (the cause), without the paths and
+// prefixes wrapped around it: "no space left on device".
+func plainErr(err error) string {
+	for {
+		u := errors.Unwrap(err)
+		if u == nil {
+			return err.Error()
+		}
+		err = u
+	}
 }

@@ -1,0 +1,141 @@
+package daemon
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vibespace/vibespace/daemon/kind/kindtest"
+	"github.com/vibespace/vibespace/target"
+)
+
+// TestDamagedBudgetsFailClosed (issue 35 row 5): a session's budget of 50
+// steps, the daemon killed, garbage written over budgets.json. The next
+// daemon starts and serves, but the guard rail fails closed: budget says
+// the budget is unknown, acting verbs are refused budget_unreadable (a
+// reading verb runs), status says why, and so does a restart before
+// anyone set the budget again. Once the operator sets it, the session
+// acts; a session not set again stays refused.
+func TestDamagedBudgetsFailClosed(t *testing.T) {
+	b := &kindtest.Provider{}
+	dir := t.TempDir()
+	td := startDaemon(t, b, dir)
+	win := string(td.open(t, "a"))
+	wantCode(t, td.call(t, Request{Verb: "budget", Session: "a", Steps: 50}), "")
+	td.Detach() // as kill -9 leaves it
+	<-td.done
+	garbage := []byte("{\x00garbage\n")
+	if err := os.WriteFile(filepath.Join(dir, "budgets.json"), garbage, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	for restart := range 2 {
+		td = startDaemon(t, b, dir)
+		key := Request{Verb: "key", Session: "a", Target: win, Chord: "a", NoVerify: true}
+		resp := td.call(t, key)
+		wantCode(t, resp, target.CodeBudgetUnreadable)
+		if !strings.Contains(resp.Message, "budget --steps N") {
+			t.Fatalf("restart %d: the refusal does not say how to go on: %s", restart, resp.Message)
+		}
+		if restart == 0 && !strings.Contains(resp.Note, "budgets.json was damaged") {
+			t.Fatalf("the first answer does not say what was lost: note %q", resp.Note)
+		}
+		wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: win}), "")
+		if resp := td.call(t, Request{Verb: "budget", Session: "a"}); !strings.Contains(resp.Did, "unknown") {
+			t.Fatalf("restart %d: budget says %q", restart, resp.Did)
+		}
+		st := td.call(t, Request{Verb: "status", Session: "a"})
+		if st.Status == nil || !strings.Contains(strings.Join(st.Status.Faults, "\n"), "budget_unreadable") {
+			t.Fatalf("restart %d: status does not say the budgets are lost: %+v", restart, st.Status)
+		}
+		td.Detach()
+		<-td.done
+	}
+	// The damaged file is kept aside, as it was.
+	aside, _ := filepath.Glob(filepath.Join(dir, "budgets.json.damaged-*"))
+	if len(aside) != 1 {
+		t.Fatalf("set aside: %v", aside)
+	}
+	if kept, _ := os.ReadFile(aside[0]); string(kept) != string(garbage) {
+		t.Fatalf("kept aside: %q", kept)
+	}
+
+	td = startDaemon(t, b, dir)
+	other := string(td.open(t, "b"))
+	wantCode(t, td.call(t, Request{Verb: "budget", Session: "op", For: "a", Steps: 10}), "")
+	wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: win, Chord: "a", NoVerify: true}), "")
+	wantCode(t, td.call(t, Request{Verb: "key", Session: "b", Target: other, Chord: "a", NoVerify: true}), target.CodeBudgetUnreadable)
+	// None, said out loud, is an answer too.
+	wantCode(t, td.call(t, Request{Verb: "budget", Session: "b", Steps: -1, Minutes: -1}), "")
+	wantCode(t, td.call(t, Request{Verb: "key", Session: "b", Target: other, Chord: "a", NoVerify: true}), "")
+	if resp := td.call(t, Request{Verb: "budget", Session: "a"}); !strings.Contains(resp.Did, "9 of 10 steps left") {
+		t.Fatalf("a's budget after it was set again: %q", resp.Did)
+	}
+}
+
+// TestHandbackToldOnceAcrossRestarts (issue 35 row 9): takeover and
+// handback, the agent told once; four restarts after it tell it no more.
+func TestHandbackToldOnceAcrossRestarts(t *testing.T) {
+	b := &kindtest.Provider{}
+	dir := t.TempDir()
+	td := startDaemon(t, b, dir)
+	win := string(td.open(t, "a"))
+	wantCode(t, td.call(t, Request{Verb: "share", Session: "a", Target: win, With: "op"}), "")
+	wantCode(t, td.call(t, Request{Verb: "takeover", Session: "op", Target: win, User: "alice"}), "")
+	wantCode(t, td.call(t, Request{Verb: "handback", Session: "op", Target: win, User: "alice"}), "")
+	snap := Request{Verb: "snapshot", Session: "a", Target: win}
+	if resp := td.call(t, snap); !strings.Contains(resp.Note, "control came back") {
+		t.Fatalf("the handback is not told: %+v", resp)
+	}
+	for i := range 4 {
+		td.Detach()
+		<-td.done
+		td = startDaemon(t, b, dir)
+		if resp := td.call(t, snap); resp.Note != "" {
+			t.Fatalf("restart %d told again: %q", i+1, resp.Note)
+		}
+	}
+}
+
+// TestDamagedStateStartsAfresh (issue 35 row 1): state.json cut short by a
+// kill. The next daemon starts (no lockout), sets the file aside as it
+// was, tells each session once what it could not restore, and status
+// lists it.
+func TestDamagedStateStartsAfresh(t *testing.T) {
+	b := &kindtest.Provider{}
+	dir := t.TempDir()
+	td := startDaemon(t, b, dir)
+	td.open(t, "a")
+	td.Detach()
+	<-td.done
+	path := filepath.Join(dir, stateFile)
+	whole, _ := os.ReadFile(path)
+	cut := whole[:len(whole)/2]
+	if err := os.WriteFile(path, cut, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	td = startDaemon(t, b, dir)
+	for _, s := range []string{"a", "b"} {
+		resp := td.call(t, Request{Verb: "list", Session: s})
+		wantCode(t, resp, "")
+		if !strings.Contains(resp.Note, "state.json was damaged (it is cut short") || !strings.Contains(resp.Note, "could not be restored") {
+			t.Fatalf("%s's first answer: note %q", s, resp.Note)
+		}
+		if again := td.call(t, Request{Verb: "list", Session: s}); again.Note != "" {
+			t.Fatalf("%s told twice: %q", s, again.Note)
+		}
+	}
+	st := td.call(t, Request{Verb: "status", Session: "a"})
+	if st.Status == nil || !strings.Contains(strings.Join(st.Status.Faults, "\n"), "state.json was damaged") {
+		t.Fatalf("status: %+v", st.Status)
+	}
+	aside, _ := filepath.Glob(path + ".damaged-*")
+	if len(aside) != 1 {
+		t.Fatalf("set aside: %v", aside)
+	}
+	if kept, _ := os.ReadFile(aside[0]); string(kept) != string(cut) {
+		t.Fatalf("kept aside: %q", kept)
+	}
+	td.open(t, "a") // and it serves on
+}
