@@ -77,6 +77,7 @@ func (d *Daemon) readCuts() {
 		f.gone = d.entryOf(f.Target) == nil
 		d.cfg.Logger.Warn("a verb was cut by a daemon restart; its effect is unknown", "verb", f.Verb, "session", f.Session, "target", f.Target, "started", f.Started)
 		d.record(lease.Entry{Session: f.Session, Target: f.Target, Verb: f.Verb, OK: false, Code: target.CodeOutcomeUnknown})
+		d.traceCut(f)
 		left = append(left, f)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vibespace/vibespace/daemon/kind/kindtest"
 	"github.com/vibespace/vibespace/target"
@@ -138,4 +139,80 @@ func TestDamagedStateStartsAfresh(t *testing.T) {
 		t.Fatalf("kept aside: %q", kept)
 	}
 	td.open(t, "a") // and it serves on
+}
+
+// TestRestartTellsOfACutSelect (issue 35 rows 7 and 14): a select in
+// flight when the daemon is killed is told as every acting verb is — a
+// note on the next answer on its window, an outcome_unknown audit row —
+// and its session's trace has a step for it, said to be cut. The select
+// is held in flight behind a gated type on the same window (a verb waits
+// for the window's earlier one), after its record was written.
+func TestRestartTellsOfACutSelect(t *testing.T) {
+	b := &kindtest.Provider{}
+	dir := t.TempDir()
+	td := startDaemon(t, b, dir)
+	id := string(td.open(t, "a"))
+	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: id}), "")
+	gate := b.Display().GateTyping()
+	typed, selected := make(chan Response, 1), make(chan Response, 1)
+	go func() { typed <- td.call(t, Request{Verb: "type", Session: "a", Target: id, Text: "x"}) }()
+	waitRecords := func(verb string) map[string][]byte {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			recs := map[string][]byte{}
+			ents, _ := os.ReadDir(filepath.Join(dir, flightDir))
+			for _, en := range ents {
+				if b, err := os.ReadFile(filepath.Join(dir, flightDir, en.Name())); err == nil {
+					recs[en.Name()] = b
+				}
+			}
+			for _, b := range recs {
+				if strings.Contains(string(b), `"verb":"`+verb+`"`) {
+					return recs
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no record of the %s in flight: %v", verb, recs)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	waitRecords("type")
+	go func() {
+		selected <- td.call(t, Request{Verb: "select", Session: "a", Target: id, Ref: "@e2", Values: []string{"Green"}})
+	}()
+	recs := waitRecords("select")
+	close(gate)
+	<-typed
+	<-selected
+	td.Detach()
+	<-td.done
+	// What a kill -9 during the select leaves: its record alone.
+	for name, b := range recs {
+		if strings.Contains(string(b), `"verb":"select"`) {
+			if err := os.WriteFile(filepath.Join(dir, flightDir, name), b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	td2 := startDaemon(t, b, dir)
+	resp := td2.call(t, Request{Verb: "snapshot", Session: "a", Target: id})
+	if !strings.Contains(resp.Note, "select by a at ") || !strings.Contains(resp.Note, "was cut by a daemon restart; its effect is unknown") {
+		t.Fatalf("the first answer on %s after the restart: note %q", id, resp.Note)
+	}
+	audit, _ := os.ReadFile(filepath.Join(dir, auditFile))
+	if !strings.Contains(string(audit), `"verb":"select","ok":false,"code":"outcome_unknown"`) {
+		t.Fatalf("the cut select is not audited:\n%s", audit)
+	}
+	tr := td2.call(t, Request{Verb: "trace", Session: "a"})
+	var cut []string
+	for _, s := range tr.Trace {
+		if s.Verb == "select" && s.Code == target.CodeOutcomeUnknown {
+			cut = append(cut, s.Line())
+		}
+	}
+	if len(cut) != 1 || !strings.Contains(cut[0], "cut by a daemon restart") {
+		t.Fatalf("the trace's cut select: %q (all: %+v)", cut, tr.Trace)
+	}
 }

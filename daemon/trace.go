@@ -147,6 +147,19 @@ func (d *Daemon) trace(c *call, resp Response, err error) {
 	}
 }
 
+// traceCut records, in its session's trace, a verb an earlier daemon was
+// killed in: a step of its own (the step its answer would have written
+// never was), refused outcome_unknown, at the time it began.
+func (d *Daemon) traceCut(f flight) {
+	st, err := d.traces()
+	if err != nil {
+		return
+	}
+	if err := st.Append(TraceStep{Time: f.Started.UTC(), Session: f.Session, Target: f.Target, Verb: f.Verb, Code: target.CodeOutcomeUnknown}); err != nil {
+		d.cfg.Logger.Error("trace", "err", err)
+	}
+}
+
 // textWords are the verbs that carry text an agent types: no picture is
 // kept after them (the field shows what was typed).
 var textWords = map[string]bool{"type": true, "fill": true, "key": true}

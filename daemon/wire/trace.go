@@ -84,6 +84,8 @@ func (s TraceStep) Line() string {
 	}
 	b.WriteString(" → ")
 	switch {
+	case !s.OK && s.Code == target.CodeOutcomeUnknown:
+		b.WriteString("cut by a daemon restart: its effect is unknown [" + string(s.Code) + "]")
 	case !s.OK:
 		b.WriteString("refused " + string(s.Code))
 	case s.Effect != "":
