@@ -137,11 +137,18 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		return fail(err)
 	}
 	st, err := d.store.Load()
+	afresh := false
 	if dmg, ok := errors.AsType[*statefile.Damage](err); ok {
-		// Never a lockout: the damaged file is set aside, the daemon starts
-		// afresh, and everyone is told what could not be restored.
-		d.owe(notice{Text: dmg.Error() + "; the windows, tabs and leases of the earlier daemon could not be restored (this daemon started afresh)"})
-		st, err = lease.State{Version: lease.StateVersion}, nil
+		// Never a lockout: the damaged file is set aside and everyone is
+		// told what could not be restored — nothing, when its copy was
+		// whole (what changed since the copy was saved is what was lost).
+		if dmg.Restored != "" {
+			d.owe(notice{Text: dmg.Error() + ": windows, tabs and leases as they were then"})
+		} else {
+			d.owe(notice{Text: dmg.Error() + "; the windows, tabs and leases of the earlier daemon could not be restored (this daemon started afresh; displays and applications it started may still run)"})
+			afresh = true
+		}
+		err = nil
 	}
 	if err != nil {
 		return fail(err)
@@ -155,6 +162,15 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	if err := d.reconcile(ctx, st); err != nil {
 		return fail(err)
+	}
+	if afresh {
+		// The numbers minted are lost with the state: number on past every
+		// handle the audit log names, so none an agent holds is reused.
+		win, tab := d.audit.HighestHandles()
+		d.mu.Lock()
+		d.next, d.nextTab = max(d.next, win), max(d.nextTab, tab)
+		d.mu.Unlock()
+		d.persist()
 	}
 	d.restoreDesktop(st.Backends[desktopSettingKey])
 	d.readCuts()

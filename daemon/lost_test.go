@@ -99,46 +99,70 @@ func TestHandbackToldOnceAcrossRestarts(t *testing.T) {
 	}
 }
 
-// TestDamagedStateStartsAfresh (issue 35 row 1): state.json cut short by a
-// kill. The next daemon starts (no lockout), sets the file aside as it
-// was, tells each session once what it could not restore, and status
-// lists it.
-func TestDamagedStateStartsAfresh(t *testing.T) {
-	b := &kindtest.Provider{}
-	dir := t.TempDir()
-	td := startDaemon(t, b, dir)
-	td.open(t, "a")
-	td.Detach()
-	<-td.done
-	path := filepath.Join(dir, stateFile)
-	whole, _ := os.ReadFile(path)
-	cut := whole[:len(whole)/2]
-	if err := os.WriteFile(path, cut, 0o600); err != nil {
-		t.Fatal(err)
+// TestDamagedState (issue 35 row 1): state.json cut short by hand after a
+// kill. The next daemon starts (no lockout) and sets the file aside as it
+// was. With the copy it keeps beside the state whole, it restores from it
+// (the window is still there) and says so; with the copy damaged too, it
+// starts afresh. Either way each session is told once what happened, and
+// status lists it.
+func TestDamagedState(t *testing.T) {
+	for _, copyToo := range []bool{false, true} {
+		t.Run(map[bool]string{false: "restored from the copy", true: "afresh"}[copyToo], func(t *testing.T) {
+			b := &kindtest.Provider{}
+			dir := t.TempDir()
+			td := startDaemon(t, b, dir)
+			win := td.open(t, "a")
+			td.Detach()
+			<-td.done
+			path := filepath.Join(dir, stateFile)
+			whole, _ := os.ReadFile(path)
+			cut := whole[:len(whole)/2]
+			if err := os.WriteFile(path, cut, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if copyToo {
+				if err := os.WriteFile(path+".copy", cut, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			td = startDaemon(t, b, dir)
+			want := "restored from its copy state.json.copy"
+			if copyToo {
+				want = "could not be restored (this daemon started afresh;"
+			}
+			for _, s := range []string{"a", "b"} {
+				resp := td.call(t, Request{Verb: "list", Session: s})
+				wantCode(t, resp, "")
+				if !strings.Contains(resp.Note, "state.json was damaged (it is cut short") || !strings.Contains(resp.Note, want) {
+					t.Fatalf("%s's first answer: note %q", s, resp.Note)
+				}
+				if again := td.call(t, Request{Verb: "list", Session: s}); again.Note != "" {
+					t.Fatalf("%s told twice: %q", s, again.Note)
+				}
+			}
+			snap := td.call(t, Request{Verb: "snapshot", Session: "a", Target: string(win)})
+			if copyToo {
+				wantCode(t, snap, target.CodeUnknownTarget)
+			} else {
+				wantCode(t, snap, "")
+			}
+			st := td.call(t, Request{Verb: "status", Session: "a"})
+			if st.Status == nil || !strings.Contains(strings.Join(st.Status.Faults, "\n"), "state.json was damaged") {
+				t.Fatalf("status: %+v", st.Status)
+			}
+			aside, _ := filepath.Glob(path + ".damaged-*")
+			if len(aside) != 1 {
+				t.Fatalf("set aside: %v", aside)
+			}
+			if kept, _ := os.ReadFile(aside[0]); string(kept) != string(cut) {
+				t.Fatalf("kept aside: %q", kept)
+			}
+			// It serves on, and never mints a handle an agent may still hold.
+			if again := td.open(t, "a"); again == win {
+				t.Fatalf("the handle %s was minted again", again)
+			}
+		})
 	}
-	td = startDaemon(t, b, dir)
-	for _, s := range []string{"a", "b"} {
-		resp := td.call(t, Request{Verb: "list", Session: s})
-		wantCode(t, resp, "")
-		if !strings.Contains(resp.Note, "state.json was damaged (it is cut short") || !strings.Contains(resp.Note, "could not be restored") {
-			t.Fatalf("%s's first answer: note %q", s, resp.Note)
-		}
-		if again := td.call(t, Request{Verb: "list", Session: s}); again.Note != "" {
-			t.Fatalf("%s told twice: %q", s, again.Note)
-		}
-	}
-	st := td.call(t, Request{Verb: "status", Session: "a"})
-	if st.Status == nil || !strings.Contains(strings.Join(st.Status.Faults, "\n"), "state.json was damaged") {
-		t.Fatalf("status: %+v", st.Status)
-	}
-	aside, _ := filepath.Glob(path + ".damaged-*")
-	if len(aside) != 1 {
-		t.Fatalf("set aside: %v", aside)
-	}
-	if kept, _ := os.ReadFile(aside[0]); string(kept) != string(cut) {
-		t.Fatalf("kept aside: %q", kept)
-	}
-	td.open(t, "a") // and it serves on
 }
 
 // TestRestartTellsOfACutSelect (issue 35 rows 7 and 14): a select in

@@ -1,6 +1,7 @@
 package lease
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -97,3 +98,30 @@ func (a *Audit) Path() string { return a.f.Path() }
 // Kept lists the log's files there are now: the current one, then the old
 // ones from the newest.
 func (a *Audit) Kept() []string { return a.f.Kept() }
+
+// HighestHandles reads the audit log's files (the current one and the old
+// ones kept) and answers the highest window and tab numbers any line
+// names: what a daemon whose state was lost numbers on from, so a handle
+// an agent still holds is never minted again for another target. Lines
+// that do not decode are passed over.
+func (a *Audit) HighestHandles() (win, tab int) {
+	for _, p := range a.Kept() {
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+		for sc.Scan() {
+			var e struct {
+				Target target.ID `json:"target"`
+			}
+			if json.Unmarshal(sc.Bytes(), &e) != nil {
+				continue
+			}
+			win, tab = max(win, e.Target.Number()), max(tab, e.Target.TabNumber())
+		}
+		f.Close()
+	}
+	return win, tab
+}

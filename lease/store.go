@@ -49,11 +49,26 @@ func (s *Store) Path() string { return s.path }
 // Load reads the state. A missing file is an empty State, not an error. A
 // file that cannot be taken whole (cut short, not JSON, of a version this
 // build does not read, writable by another user, …) is set aside beside it
-// and answered as a *statefile.Damage: the caller starts afresh and says
-// so, never locked out by its own file.
+// and answered as a *statefile.Damage: never a lockout. When the copy Save
+// keeps beside it (state.json.copy) is whole, its state is answered with
+// the Damage (Restored says so); otherwise an empty State: the caller
+// starts afresh, and says so.
 func (s *Store) Load() (State, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	st, dmg := s.read(s.path)
+	if dmg == nil {
+		return st, nil
+	}
+	if cp, cdmg := s.read(s.copyPath()); cdmg == nil && !cp.Saved.IsZero() {
+		dmg.Restored = fmt.Sprintf("its copy %s, saved at %s", filepath.Base(s.copyPath()), cp.Saved.UTC().Format(time.RFC3339))
+		return cp, dmg
+	}
+	return State{Version: StateVersion}, dmg
+}
+
+// read reads one state file (the state or its copy).
+func (s *Store) read(path string) (State, *statefile.Damage) {
 	var st State
 	check := func(b []byte) error {
 		if err := statefile.JSON(&st)(b); err != nil {
@@ -64,15 +79,16 @@ func (s *Store) Load() (State, error) {
 		}
 		return nil
 	}
-	b, dmg := statefile.Read(s.path, check, time.Now())
-	if dmg != nil {
+	b, dmg := statefile.Read(path, check, time.Now())
+	if dmg != nil || b == nil {
 		return State{Version: StateVersion}, dmg
-	}
-	if b == nil {
-		return State{Version: StateVersion}, nil
 	}
 	return st, nil
 }
+
+// copyPath is the copy of the state Save keeps beside it: a file damaged
+// from outside (cut short in place, overwritten) is restored from it.
+func (s *Store) copyPath() string { return s.path + ".copy" }
 
 // Save writes st atomically.
 func (s *Store) Save(st State) error {
@@ -86,8 +102,14 @@ func (s *Store) Save(st State) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := atomicfile.Write(s.path, append(b, '\n')); err != nil {
+	b = append(b, '\n')
+	if err := atomicfile.Write(s.path, b); err != nil {
 		return fmt.Errorf("lease: %w", err)
+	}
+	// The copy is written second, so it is never newer than the state; a
+	// failure to write it leaves the state as it was written.
+	if err := atomicfile.Write(s.copyPath(), b); err != nil {
+		return fmt.Errorf("lease: the state's copy: %w", err)
 	}
 	return nil
 }

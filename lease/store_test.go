@@ -48,8 +48,33 @@ func TestStoreRoundTrip(t *testing.T) {
 		t.Fatalf("%+v", out)
 	}
 	ents, _ := os.ReadDir(dir)
-	if len(ents) != 1 {
-		t.Fatalf("temp files left: %v", ents)
+	if len(ents) != 2 || ents[0].Name() != "state.json" || ents[1].Name() != "state.json.copy" {
+		t.Fatalf("want the state and its copy, no temp files: %v", ents)
+	}
+}
+
+// TestStoreRestoresFromCopy: a state file cut short in place (the copy is
+// another file, untouched) is set aside and the copy's state answered,
+// with a Damage that says it was restored and from when.
+func TestStoreRestoresFromCopy(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := OpenStore(dir, "state.json")
+	if err := s.Save(State{Targets: []target.Target{{ID: "win:4", Key: "0x1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(s.Path(), 20); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Load()
+	dmg, ok := errors.AsType[*statefile.Damage](err)
+	if !ok || !strings.Contains(dmg.Restored, "state.json.copy, saved at ") {
+		t.Fatalf("a damaged state with a whole copy: %v", err)
+	}
+	if len(st.Targets) != 1 || st.Targets[0].ID != "win:4" {
+		t.Fatalf("restored %+v", st)
+	}
+	if !strings.Contains(dmg.Error(), "cut short") || !strings.Contains(dmg.Error(), "restored from its copy") {
+		t.Fatalf("the damage says %q", dmg.Error())
 	}
 }
 
@@ -79,7 +104,11 @@ func TestStoreRejectsGarbage(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			s, _ := OpenStore(dir, "state.json")
+			// No copy (an earlier build kept none), or a copy as damaged.
 			os.WriteFile(s.Path(), []byte(body), 0o600)
+			if name != "empty" {
+				os.WriteFile(s.Path()+".copy", []byte(body), 0o600)
+			}
 			st, err := s.Load()
 			dmg, ok := errors.AsType[*statefile.Damage](err)
 			if !ok {

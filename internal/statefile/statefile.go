@@ -30,6 +30,9 @@ type Damage struct {
 	Why     string    // what was wrong, in words ("truncated JSON: unexpected end of JSON input")
 	At      time.Time // when it was found
 	Err     error     // the error behind Why, if any
+	// Restored, when the caller could take its content from elsewhere
+	// (a copy), says from where, in words; "" when nothing was restored.
+	Restored string
 }
 
 func (d *Damage) Error() string {
@@ -38,6 +41,9 @@ func (d *Damage) Error() string {
 		s += "; it was moved aside to " + filepath.Base(d.MovedTo)
 	} else {
 		s += "; it could not be moved aside"
+	}
+	if d.Restored != "" {
+		s += "; restored from " + d.Restored
 	}
 	return s
 }
