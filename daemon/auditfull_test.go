@@ -132,7 +132,7 @@ func TestAuditFullDiskTold(t *testing.T) {
 	}
 	const before, full, after = 3, 60, 10
 	for i := range before {
-		if r := key(i); r.Note != "" {
+		if r := key(i); auditNotes(r.Note) != "" {
 			t.Fatalf("a note before the disk is full: %q", r.Note)
 		}
 	}
@@ -148,8 +148,8 @@ func TestAuditFullDiskTold(t *testing.T) {
 				t.Fatalf("key %d told again: %q", i, r.Note)
 			}
 			since = m[1]
-		} else if r.Note != "" {
-			t.Fatalf("key %d: note %q", i, r.Note)
+		} else if n := auditNotes(r.Note); n != "" {
+			t.Fatalf("key %d: note %q", i, n)
 		}
 	}
 	if since == "" {
@@ -199,8 +199,8 @@ func TestAuditFullDiskTold(t *testing.T) {
 		r := key(i)
 		if m := auditBackNote.FindStringSubmatch(r.Note); m != nil && i == 0 {
 			backNote = m
-		} else if r.Note != "" {
-			t.Fatalf("key %d after space came back: note %q", i, r.Note)
+		} else if n := auditNotes(r.Note); n != "" {
+			t.Fatalf("key %d after space came back: note %q", i, n)
 		}
 	}
 	if backNote == nil {
@@ -248,6 +248,19 @@ func TestAuditFullDiskTold(t *testing.T) {
 		!strings.HasPrefix(fmt.Sprint(gap["until"]), strings.TrimSuffix(backNote[2], "Z")) {
 		t.Fatalf("the gap's record %v; want lost %d since %s until %s, no space left on device", gap, lost, since, backNote[2])
 	}
+}
+
+// auditNotes are the notices of a note that speak of the audit (others,
+// such as state.json's not written on the same full disk, are not this
+// test's).
+func auditNotes(note string) string {
+	var out []string
+	for _, n := range strings.Split(note, "; ") {
+		if strings.Contains(n, "audit") {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 func slicesContainsMatch(ss []string, re *regexp.Regexp) bool {
