@@ -559,9 +559,11 @@ func (d *Daemon) Detach() {
 	d.lock.release()
 }
 
-// record appends an audit line; a failure to audit is logged, not fatal.
+// record appends an audit line; a failure to audit is logged, not fatal:
+// the verb still runs, and everyone is told the audit lapsed, and when it
+// resumes (auditlapse.go).
 func (d *Daemon) record(e lease.Entry) {
-	if err := d.audit.Record(e); err != nil {
+	if err := d.audit.RecordWatched(e, d.auditLapsed); err != nil {
 		d.cfg.Logger.Error("audit", "err", err)
 	}
 }

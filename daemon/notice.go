@@ -147,9 +147,11 @@ func joinNotes(ns ...string) string {
 }
 
 // faults is what status lists under faults: everyone's notices, then the
-// conditions that hold now (budgets that could not be read).
+// conditions that hold now (the files not written, the audit not written
+// and what it lost so far, budgets that could not be read).
 func (d *Daemon) faults() []string {
-	out := append(d.standing(), d.writeFaults()...)
+	l, lapsed := d.audit.Lapse()
+	out := auditFaults(append(d.standing(), d.writeFaults()...), l, lapsed)
 	if f := d.budgetFault(); f != "" {
 		out = append(out, f)
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/vibespace/vibespace/target"
@@ -38,6 +40,42 @@ type Entry struct {
 	Setting string `json:"setting,omitempty"`
 	// Desktop marks a verb on a window of the user's own desktop.
 	Desktop bool `json:"desktop,omitempty"`
+	// Lost, Since, Until and Error are the log's own record of a gap in it
+	// (verb audit.lost, written when writing resumes): Lost records could
+	// not be written from Since (the first one's time) until Until, because
+	// of Error ("no space left on device").
+	Lost  int       `json:"lost,omitempty"`
+	Since time.Time `json:"since,omitzero"`
+	Until time.Time `json:"until,omitzero"`
+	Error string    `json:"error,omitempty"`
+}
+
+// LostVerb is the verb of the record of a gap in the log, and LostSession
+// its session.
+const (
+	LostVerb    = "audit.lost"
+	LostSession = "daemon (audit)"
+)
+
+// Lapse is a time the log could not be written: from Since (the first lost
+// record's time) until Until (the time of the first record written again;
+// zero while it lasts), Lost records were lost, the last for Err.
+type Lapse struct {
+	Since, Until time.Time
+	Lost         int
+	Err          error
+}
+
+// Why is the cause of the lapse in a few words: the system's, such as "no
+// space left on device", when there is one.
+func (l Lapse) Why() string {
+	if l.Err == nil {
+		return "unknown"
+	}
+	if errno, ok := errors.AsType[syscall.Errno](l.Err); ok {
+		return errno.Error()
+	}
+	return l.Err.Error()
 }
 
 // Audit is the append-only JSONL audit log. Each Record is one write(2) of
@@ -46,9 +84,17 @@ type Entry struct {
 // it past the bound begins a new file and the old ones are kept as
 // audit.jsonl.1, .2, …; a line is never split across two files. Safe for
 // concurrent use.
+//
+// A record that cannot be written (the disk is full) is lost, never half
+// written: the torn bytes of a short write are taken away (RotatingFile).
+// The log counts what it loses; when writing resumes, it first writes a
+// record of the gap, {"verb":"audit.lost","lost":N,"since":…,"until":…},
+// where the lost records would have been.
 type Audit struct {
-	f   *RotatingFile
-	now func() time.Time
+	mu    sync.Mutex // orders the records, and a gap's record before the next
+	f     *RotatingFile
+	now   func() time.Time
+	lapse *Lapse // while writing fails
 }
 
 // OpenAudit opens (creating, mode 0600) the audit log at path, unbounded.
@@ -70,23 +116,78 @@ func OpenAuditRotating(path string, now func() time.Time, r Rotation) (*Audit, e
 }
 
 // Record appends one line.
-func (a *Audit) Record(e Entry) error {
+func (a *Audit) Record(e Entry) error { return a.RecordWatched(e, nil) }
+
+// RecordWatched is Record, calling watch (when not nil) as a lapse begins
+// — this record was the first lost; Until is zero — and as it ends: this
+// record is written again, after the gap's record; Until is set. watch is
+// called with the log's lock held, so in order; it must not use the log.
+func (a *Audit) RecordWatched(e Entry, watch func(Lapse)) error {
 	if e.Time.IsZero() {
 		e.Time = a.now()
 	}
 	e.Time = e.Time.UTC()
-	b, err := json.Marshal(e)
+	b, err := line(e)
 	if err != nil {
-		return fmt.Errorf("lease: encode audit entry: %w", err)
+		return err
 	}
-	b = append(b, '\n')
-	if _, err := a.f.Write(b); err != nil {
-		if errors.Is(err, os.ErrClosed) {
-			return os.ErrClosed
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.lapse != nil {
+		l := *a.lapse
+		l.Until = e.Time // writing resumes with e
+		gap, err := line(Entry{Time: l.Until, Session: LostSession, Verb: LostVerb, Lost: l.Lost, Since: l.Since, Until: l.Until, Error: l.Why()})
+		if err == nil {
+			_, err = a.f.Write(gap)
 		}
-		return fmt.Errorf("lease: write audit: %w", err)
+		if err != nil {
+			return a.lost(e, err, watch)
+		}
+		a.lapse = nil
+		if watch != nil {
+			watch(l)
+		}
+	}
+	if _, err := a.f.Write(b); err != nil {
+		return a.lost(e, err, watch)
 	}
 	return nil
+}
+
+// lost counts e lost for err. Caller holds mu.
+func (a *Audit) lost(e Entry, err error, watch func(Lapse)) error {
+	if errors.Is(err, os.ErrClosed) {
+		return os.ErrClosed
+	}
+	began := a.lapse == nil
+	if began {
+		a.lapse = &Lapse{Since: e.Time}
+	}
+	a.lapse.Lost++
+	a.lapse.Err = err
+	if began && watch != nil {
+		watch(*a.lapse)
+	}
+	return fmt.Errorf("lease: write audit: %w", err)
+}
+
+// line is e as one line of JSON.
+func line(e Entry) ([]byte, error) {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return nil, fmt.Errorf("lease: encode audit entry: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// Lapse is the lapse there is now, if writing fails.
+func (a *Audit) Lapse() (Lapse, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.lapse == nil {
+		return Lapse{}, false
+	}
+	return *a.lapse, true
 }
 
 // Close closes the log. Later Records fail with os.ErrClosed.

@@ -24,12 +24,19 @@ type Rotation struct {
 // bound goes alone into a file of its own). Safe for concurrent use within
 // one process; another process must not rotate the same path (the daemon
 // holds its state directory's lock).
+//
+// A write cut short (the disk is full) leaves no torn line joined to the
+// next: the bytes it did write are truncated away, so the file ends where
+// it ended before. When they cannot be (the file is append-only, chattr
+// +a), they stay, and the next write begins with a newline: the torn bytes
+// are then a line of their own, never the head of the next line.
 type RotatingFile struct {
 	mu   sync.Mutex
 	path string
 	r    Rotation
 	f    *os.File
 	size int64
+	torn bool // the file ends in the torn bytes of a short write: the next write begins with a newline
 }
 
 // OpenRotating opens (creating, mode 0600, in a 0700 directory) path for
@@ -60,7 +67,9 @@ func (rf *RotatingFile) open() error {
 }
 
 // Write appends b in one write(2), rotating first when b would take the
-// file past the bound.
+// file past the bound. A write that fails leaves nothing of b in the file
+// and reports 0, unless its torn bytes could not be taken away (then n of
+// them are there, and the next write begins a line of its own).
 func (rf *RotatingFile) Write(b []byte) (int, error) {
 	rf.mu.Lock()
 	defer rf.mu.Unlock()
@@ -72,9 +81,38 @@ func (rf *RotatingFile) Write(b []byte) (int, error) {
 		// grows past its bound rather than lose the line.
 		_ = rf.rotate()
 	}
+	lead := 0
+	if rf.torn {
+		b = append([]byte{'\n'}, b...)
+		lead = 1
+	}
 	n, err := rf.f.Write(b)
+	if err != nil && n > 0 {
+		n = rf.untear(n)
+	}
 	rf.size += int64(n)
-	return n, err
+	switch {
+	case n == len(b):
+		rf.torn = false
+	case n > 0:
+		rf.torn = true
+	}
+	return max(n-lead, 0), err
+}
+
+// untear takes away the n bytes a short write left at the end of the file
+// and reports how many are left there: 0, or n when they could not be
+// taken away. The file is ours alone and opened O_APPEND, so they are its
+// last n bytes. Caller holds mu.
+func (rf *RotatingFile) untear(n int) int {
+	st, err := rf.f.Stat()
+	if err != nil || st.Size() < int64(n) {
+		return n
+	}
+	if err := rf.f.Truncate(st.Size() - int64(n)); err != nil {
+		return n
+	}
+	return 0
 }
 
 // rotate shifts the old files up by one and begins a new file. Caller
@@ -85,7 +123,7 @@ func (rf *RotatingFile) rotate() error {
 		if err := os.Truncate(rf.path, 0); err != nil {
 			return fmt.Errorf("lease: rotate %s: %w", filepath.Base(rf.path), err)
 		}
-		rf.size = 0
+		rf.size, rf.torn = 0, false
 		return nil
 	}
 	os.Remove(rf.old(keep))
@@ -103,6 +141,7 @@ func (rf *RotatingFile) rotate() error {
 		return err
 	}
 	old.Close()
+	rf.torn = false // the torn bytes, if any, end the old file
 	return nil
 }
 
