@@ -245,7 +245,7 @@ func (cl *Client) readAnswer(end time.Time, slice time.Duration, verb string) ([
 				next = max(time.Until(end), time.Microsecond) // (0 would be unbounded)
 			}
 		} else {
-			state, gone := procState(pid)
+			state, gone := ProcState(pid)
 			switch {
 			case gone:
 				return line, &StoppedError{PID: pid, State: state, Verb: verb}
@@ -288,11 +288,11 @@ func (cl *Client) peerPID() int {
 	return cl.pid
 }
 
-// procState is the state letter of process pid in /proc/<pid>/stat ("R",
+// ProcState is the state letter of process pid in /proc/<pid>/stat ("R",
 // "S", "T" stopped, "t" stopped by a tracer, "Z" a zombie, …), and whether
 // the process is gone ("" and true when /proc has no such process; a
 // zombie is gone too). A /proc that cannot be read says nothing: "", false.
-func procState(pid int) (state string, gone bool) {
+func ProcState(pid int) (state string, gone bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return "", errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ESRCH)

@@ -132,10 +132,10 @@ func TestCallToAStoppedDaemon(t *testing.T) {
 // TestProcState reads a process's state letter, and a process that is not
 // there as gone.
 func TestProcState(t *testing.T) {
-	if st, gone := procState(os.Getpid()); gone || (st != "R" && st != "S") {
+	if st, gone := ProcState(os.Getpid()); gone || (st != "R" && st != "S") {
 		t.Fatalf("this process: %q gone=%v", st, gone)
 	}
-	if st, gone := procState(1 << 30); !gone || st != "" {
+	if st, gone := ProcState(1 << 30); !gone || st != "" {
 		t.Fatalf("no such process: %q gone=%v", st, gone)
 	}
 }
