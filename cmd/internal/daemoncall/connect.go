@@ -20,6 +20,11 @@ import (
 // startWait bounds how long a command waits for a daemon it started.
 const startWait = 20 * time.Second
 
+// exitGrace is how long a command goes on looking for another daemon
+// after the one it started exited without answering, before it says that
+// one failed (see dialOrStart).
+const exitGrace = 200 * time.Millisecond
+
 // DesktopEnv names the caller's own desktop session from its environment
 // (doctor, desktop on): its display, X authority, session bus, Wayland
 // display, runtime directory and session type.
@@ -97,6 +102,7 @@ func dialOrStart(ctx context.Context, o Options, stateDir, sock string) (*wire.C
 		return nil, err
 	}
 	deadline := time.Now().Add(startWait)
+	var exitedAt time.Time
 	for {
 		dctx, cancel := context.WithTimeout(ctx, time.Second)
 		c, err := wire.Dial(dctx, sock)
@@ -109,8 +115,13 @@ func dialOrStart(ctx context.Context, o Options, stateDir, sock string) (*wire.C
 			// It exited without answering. It lost the race to another
 			// daemon starting (that one holds the state directory's
 			// lock): wait for that one. Otherwise it failed: say why at
-			// once, in its own words, rather than wait out startWait.
-			if !otherHolds(stateDir, d.pid) {
+			// once, in its own words, rather than wait out startWait —
+			// after exitGrace, for the winner of a race to have written
+			// its pid in the lock.
+			if exitedAt.IsZero() {
+				exitedAt = time.Now()
+			}
+			if !otherHolds(stateDir, d.pid) && time.Since(exitedAt) >= exitGrace {
 				return nil, d.failed(sock)
 			}
 		default:
@@ -119,9 +130,13 @@ func dialOrStart(ctx context.Context, o Options, stateDir, sock string) (*wire.C
 			return nil, Internal(fmt.Errorf("started the daemon but it did not answer on %s within %v; see %s and %s",
 				sock, startWait, filepath.Join(stateDir, "daemon.log"), d.stderr))
 		}
+		exited := d.exited // wakes the pause when it exits
+		if !exitedAt.IsZero() {
+			exited = nil // it has: the pause is the pause
+		}
 		select {
 		case <-time.After(20 * time.Millisecond):
-		case <-d.exited:
+		case <-exited:
 		case <-ctx.Done():
 		}
 	}
@@ -277,6 +292,12 @@ func Call(ctx context.Context, o Options, req wire.Request, timeout time.Duratio
 	resp, err := callRetrying(ctx, req, func() (wire.Response, error) {
 		var cl *wire.Client
 		var err error
+		// A daemon on this host is dialled (wire.Dial): while the answer is
+		// awaited its process is watched, and one stopped (or gone) is given
+		// up on (wire.ErrStopped, answered by unanswered). A daemon on
+		// another host is reached through ssh and a bridge: no process here
+		// to watch, so one stopped there is waited for until timeout, as
+		// before.
 		if host != nil {
 			cl, _, err = host.Bridge(ctx)
 			var f *sshroad.Failure
