@@ -14,10 +14,16 @@ import (
 
 	"github.com/vibespace/vibespace/cmd/internal/sshroad"
 	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/target"
 )
 
 // startWait bounds how long a command waits for a daemon it started.
 const startWait = 20 * time.Second
+
+// exitGrace is how long a command goes on looking for another daemon
+// after the one it started exited without answering, before it says that
+// one failed (see dialOrStart).
+const exitGrace = 200 * time.Millisecond
 
 // DesktopEnv names the caller's own desktop session from its environment
 // (doctor, desktop on): its display, X authority, session bus, Wayland
@@ -91,10 +97,12 @@ func dialOrStart(ctx context.Context, o Options, stateDir, sock string) (*wire.C
 	if err == nil {
 		return c, nil
 	}
-	if err := startDaemon(o, stateDir); err != nil {
+	d, err := startDaemon(o, stateDir)
+	if err != nil {
 		return nil, err
 	}
 	deadline := time.Now().Add(startWait)
+	var exitedAt time.Time
 	for {
 		dctx, cancel := context.WithTimeout(ctx, time.Second)
 		c, err := wire.Dial(dctx, sock)
@@ -102,42 +110,167 @@ func dialOrStart(ctx context.Context, o Options, stateDir, sock string) (*wire.C
 		if err == nil {
 			return c, nil
 		}
+		select {
+		case <-d.exited:
+			// It exited without answering. It lost the race to another
+			// daemon starting (that one holds the state directory's
+			// lock): wait for that one. Otherwise it failed: say why at
+			// once, in its own words, rather than wait out startWait —
+			// after exitGrace, for the winner of a race to have written
+			// its pid in the lock.
+			if exitedAt.IsZero() {
+				exitedAt = time.Now()
+			}
+			if !otherHolds(stateDir, d.pid) && time.Since(exitedAt) >= exitGrace {
+				return nil, d.failed(sock)
+			}
+		default:
+		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return nil, Internal(fmt.Errorf("started the daemon but it did not answer on %s within %v; see %s",
-				sock, startWait, filepath.Join(stateDir, "daemon.log")))
+			return nil, Internal(fmt.Errorf("started the daemon but it did not answer on %s within %v; see %s and %s",
+				sock, startWait, filepath.Join(stateDir, "daemon.log"), d.stderr))
+		}
+		exited := d.exited // wakes the pause when it exits
+		if !exitedAt.IsZero() {
+			exited = nil // it has: the pause is the pause
 		}
 		select {
 		case <-time.After(20 * time.Millisecond):
+		case <-exited:
 		case <-ctx.Done():
 		}
 	}
 }
 
+// started is a daemon this command started.
+type started struct {
+	pid    int
+	stderr string        // its standard error's file (DaemonStderr)
+	from   int64         // that file's size before it started: what it wrote is past this
+	exited chan struct{} // closed once it exited and was reaped
+	status error         // its exit (cmd.Wait's error), once exited is closed
+}
+
 // startDaemon starts vibespace-daemon detached from us.
-func startDaemon(o Options, stateDir string) error {
+func startDaemon(o Options, stateDir string) (*started, error) {
 	exe, err := DaemonPath(o)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
-		return Usage("state dir: %v", err)
+		return nil, Usage("state dir: %v", err)
 	}
 	logf, err := openStderr(stateDir)
 	if err != nil {
-		return Usage("daemon stderr: %v", err)
+		return nil, Usage("daemon stderr: %v", err)
 	}
 	defer logf.Close()
+	d := &started{stderr: logf.Name(), exited: make(chan struct{})}
+	if st, err := logf.Stat(); err == nil {
+		d.from = st.Size()
+	}
 	cmd := exec.Command(exe)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return Usage("start the daemon: %v", err)
+		return nil, Usage("start the daemon: %v", err)
 	}
+	d.pid = cmd.Process.Pid
 	// Reap it if it exits while we are still here (another daemon won the
 	// race, or it failed); otherwise it outlives us and init reaps it.
-	go func() { _ = cmd.Wait() }()
-	return nil
+	go func() {
+		d.status = cmd.Wait()
+		close(d.exited)
+	}()
+	return d, nil
+}
+
+// failed is the error of a daemon this command started that exited
+// without answering: a no_daemon answer (startFailure) quoting the last
+// lines it wrote to its standard error.
+func (d *started) failed(sock string) error {
+	how := "exit status 0"
+	if d.status != nil {
+		how = d.status.Error() // "exit status 2", "signal: killed"
+	}
+	said := "it wrote nothing to " + d.stderr
+	if tail := stderrTail(d.stderr, d.from); tail != "" {
+		said = "it said (" + d.stderr + "): " + tail
+	}
+	msg := fmt.Sprintf("no daemon answered, so %s was started (pid %d), but it exited at once (%s) without answering on %s; %s — fix what it says and try again (to watch it start: run %s in the foreground)",
+		DaemonName, d.pid, how, sock, said, DaemonName)
+	return Internal(&startFailure{msg: msg, facts: map[string]any{"pid": d.pid, "exit": how, "stderr": d.stderr}})
+}
+
+// startFailure is the error of a daemon this command started that exited
+// without answering; Call answers it as no_daemon.
+type startFailure struct {
+	msg   string
+	facts map[string]any
+}
+
+func (f *startFailure) Error() string { return f.msg }
+
+// response is f as the answer Call gives itself.
+func (f *startFailure) response() wire.Response {
+	return wire.Response{V: wire.ProtocolVersion, Code: target.CodeNoDaemon, Message: f.msg, Facts: f.facts}
+}
+
+// Bounds on what a failed start quotes of the daemon's standard error.
+const (
+	tailLines = 3
+	tailBytes = 4 << 10
+)
+
+// stderrTail is the last lines (tailLines, at most tailBytes read) that
+// path holds past offset from, joined by " | ": a failed daemon's last
+// words.
+func stderrTail(path string, from int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.Size() <= from {
+		return ""
+	}
+	if st.Size()-from > tailBytes {
+		from = st.Size() - tailBytes
+	}
+	b := make([]byte, st.Size()-from)
+	n, _ := f.ReadAt(b, from)
+	var lines []string
+	for _, l := range strings.Split(string(b[:n]), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > tailLines {
+		lines = lines[len(lines)-tailLines:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+// lockName is the daemon's lock file in the state directory (package
+// daemon's): the daemon holding it wrote its pid there.
+const lockName = "daemon.lock"
+
+// otherHolds reports whether the state directory's lock names a live
+// process other than pid (the daemon we started): another daemon, which
+// won the race to start, or is starting still.
+func otherHolds(stateDir string, pid int) bool {
+	b, err := os.ReadFile(filepath.Join(stateDir, lockName))
+	if err != nil {
+		return false
+	}
+	holder, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || holder <= 0 || holder == pid {
+		return false
+	}
+	_, gone := wire.ProcState(holder)
+	return !gone
 }
 
 // Call connects (starting the daemon when needed) and sends one request as
@@ -159,6 +292,12 @@ func Call(ctx context.Context, o Options, req wire.Request, timeout time.Duratio
 	resp, err := callRetrying(ctx, req, func() (wire.Response, error) {
 		var cl *wire.Client
 		var err error
+		// A daemon on this host is dialled (wire.Dial): while the answer is
+		// awaited its process is watched, and one stopped (or gone) is given
+		// up on (wire.ErrStopped, answered by unanswered). A daemon on
+		// another host is reached through ssh and a bridge: no process here
+		// to watch, so one stopped there is waited for until timeout, as
+		// before.
 		if host != nil {
 			cl, _, err = host.Bridge(ctx)
 			var f *sshroad.Failure
@@ -167,6 +306,10 @@ func Call(ctx context.Context, o Options, req wire.Request, timeout time.Duratio
 			}
 		} else {
 			cl, err = Connect(ctx, o)
+			var sf *startFailure
+			if errors.As(err, &sf) {
+				return sf.response(), nil
+			}
 		}
 		if err != nil {
 			return wire.Response{}, err

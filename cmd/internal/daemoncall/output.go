@@ -25,8 +25,8 @@ type Printer struct {
 // with; body writes the verb-specific part of a successful text answer.
 func (p Printer) Answer(resp wire.Response, body func(w io.Writer)) error {
 	failed := Printed{ExitRefused}
-	if resp.Code == "internal" || unansweredCode(resp.Code) {
-		failed = Printed{ExitUsage} // not a refusal: something of ours broke, or the daemon went away
+	if resp.Code == "internal" || unansweredCode(resp.Code) || resp.Code == target.CodeNoDaemon {
+		failed = Printed{ExitUsage} // not a refusal: something of ours broke, or the daemon went away or could not start
 	}
 	if p.JSON {
 		b, _ := json.Marshal(resp)
@@ -38,8 +38,11 @@ func (p Printer) Answer(resp wire.Response, body func(w io.Writer)) error {
 	}
 	if !resp.OK {
 		what := "refused"
-		if unansweredCode(resp.Code) {
+		switch {
+		case unansweredCode(resp.Code):
 			what = "unanswered" // nothing said no: the daemon went away
+		case resp.Code == target.CodeNoDaemon:
+			what = "unreachable" // nothing said no: no daemon could be started
 		}
 		fmt.Fprintf(p.Err, "%s: %s [%s]\n", what, bound(resp.Message), resp.Code)
 		RefusalDetail(p.Err, resp, p.Session)

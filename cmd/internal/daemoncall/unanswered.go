@@ -63,10 +63,14 @@ func Acts(req wire.Request) bool {
 
 // unanswered is the answer the command line gives itself when the daemon's
 // connection ended after req was sent whole and before its answer (err is
-// wire.ErrNoAnswer): outcome_unknown for a verb that acts, which may have
-// run in part or in whole (a retry could type the text twice), and
-// daemon_gone for one that only reads. Both exit 2, as a daemon that cannot
-// be reached does; the next call starts a daemon again.
+// wire.ErrNoAnswer), or when the daemon's process was seen stopped (or
+// gone) while the answer was awaited (wire.ErrStopped):
+// outcome_unknown for a verb that acts, which may have run in part or in
+// whole (a retry could type the text twice) — or, the daemon stopped, may
+// still run once it is continued — and daemon_gone for one that only
+// reads. Both exit 2, as a daemon that cannot be reached does; the next
+// call starts a daemon again (a stopped one holds its socket: the next
+// call finds it stopped too, until it is continued).
 func unanswered(req wire.Request, err error) (wire.Response, bool) {
 	if !errors.Is(err, wire.ErrNoAnswer) {
 		return wire.Response{}, false
@@ -77,10 +81,39 @@ func unanswered(req wire.Request, err error) (wire.Response, bool) {
 		facts["target"] = req.Target
 	}
 	resp := wire.Response{V: wire.ProtocolVersion, Facts: facts}
-	if Acts(req) {
+	var stopped *wire.StoppedError
+	if errors.As(err, &stopped) {
+		facts["pid"] = stopped.PID
+		facts["state"] = stopped.State
+		if stopped.State == "" {
+			facts["state"] = "gone"
+		}
+	}
+	switch {
+	case stopped != nil && stopped.Stopped():
+		what := fmt.Sprintf("the daemon's process (pid %d) is stopped (state %s in /proc/%d/stat: SIGSTOP, or a debugger) and did not answer %s within %v",
+			stopped.PID, stopped.State, stopped.PID, verb, wire.StoppedFor)
+		cont := fmt.Sprintf("kill -CONT %d continues it", stopped.PID)
+		if Acts(req) {
+			resp.Code = target.CodeOutcomeUnknown
+			resp.Message = fmt.Sprintf("%s: %s was sent and may still run once the daemon is continued (%s); read the target (snapshot, screenshot, get) before you retry it", what, verb, cont)
+		} else {
+			resp.Code = target.CodeDaemonGone
+			resp.Message = fmt.Sprintf("%s; %s only reads, so running it again is safe once the daemon is continued (%s)", what, verb, cont)
+		}
+	case stopped != nil:
+		what := fmt.Sprintf("the daemon's process (pid %d) is gone and did not answer %s", stopped.PID, verb)
+		if Acts(req) {
+			resp.Code = target.CodeOutcomeUnknown
+			resp.Message = fmt.Sprintf("%s: %s may have run in part or in whole; read the target (snapshot, screenshot, get) before you retry it", what, verb)
+		} else {
+			resp.Code = target.CodeDaemonGone
+			resp.Message = fmt.Sprintf("%s; %s only reads, so running it again is safe", what, verb)
+		}
+	case Acts(req):
 		resp.Code = target.CodeOutcomeUnknown
 		resp.Message = fmt.Sprintf("the daemon went away (killed, stopped or restarted) after %s was sent and before it answered: %s may have run in part or in whole; read the target (snapshot, screenshot, get) before you retry it", verb, verb)
-	} else {
+	default:
 		resp.Code = target.CodeDaemonGone
 		resp.Message = fmt.Sprintf("the daemon went away (killed, stopped or restarted) before it answered %s; %s only reads, so running it again is safe", verb, verb)
 	}

@@ -82,3 +82,29 @@ func TestLongRefusalIsCut(t *testing.T) {
 		t.Fatalf("%d bytes on stderr:\n%.300s", errb.Len(), errb.String())
 	}
 }
+
+// TestStoppedDaemonIsUnanswered: a call given up on because the daemon's
+// process was stopped is outcome_unknown for a verb that acts (it may
+// still run once the daemon is continued) and daemon_gone for one that
+// reads, each naming the stopped process and how to continue it.
+func TestStoppedDaemonIsUnanswered(t *testing.T) {
+	stopped := fmt.Errorf("read: %w", &wire.StoppedError{PID: 4242, State: "T", Verb: "click"})
+	for _, c := range []struct {
+		req  wire.Request
+		code target.Code
+		says string
+	}{
+		{wire.Request{Verb: "click", Target: "win:1", Ref: "@e1"}, target.CodeOutcomeUnknown, "may still run once the daemon is continued"},
+		{wire.Request{Verb: "list"}, target.CodeDaemonGone, "running it again is safe once the daemon is continued"},
+	} {
+		resp, ok := unanswered(c.req, stopped)
+		if !ok || resp.Code != c.code || !strings.Contains(resp.Message, "(pid 4242) is stopped (state T in /proc/4242/stat") ||
+			!strings.Contains(resp.Message, c.says) || !strings.Contains(resp.Message, "kill -CONT 4242") || resp.Facts["pid"] != 4242 {
+			t.Errorf("%s: %+v", c.req.Verb, resp)
+		}
+	}
+	gone := &wire.StoppedError{PID: 4242, Verb: "list"}
+	if resp, ok := unanswered(wire.Request{Verb: "list"}, gone); !ok || resp.Code != target.CodeDaemonGone || !strings.Contains(resp.Message, "(pid 4242) is gone") {
+		t.Errorf("gone: %+v", resp)
+	}
+}
