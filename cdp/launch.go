@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -34,7 +35,8 @@ type Options struct {
 	ExtraFlags []string
 	// Env is the browser's whole environment. nil means a minimal one:
 	// PATH, HOME (the user-data dir) and, when headed, DISPLAY. Launch never
-	// reads its own process's environment.
+	// reads its own process's environment. TMPDIR is always the browser's
+	// own temporary directory (Browser.TempDir), whatever Env says.
 	Env []string
 	// StartTimeout bounds the wait for readiness when ctx has no earlier
 	// deadline; 0 means 30 s.
@@ -70,10 +72,15 @@ var refusedFlags = []string{"--remote-debugging-port", "--remote-debugging-addre
 // Browser is a running Chromium and the CDP connection to it. It lives until
 // Close, or until the context given to Launch ends.
 type Browser struct {
-	conn    *Conn
-	cmd     *exec.Cmd
-	pgid    int
-	tmpDir  string // removed by Close; "" when the caller owns the profile
+	conn   *Conn
+	cmd    *exec.Cmd
+	pgid   int
+	tmpDir string // removed by Close; "" when the caller owns the profile
+	// scratch is the browser's TMPDIR, made by Launch and removed with
+	// the browser: Chromium's own temporary files (its singleton socket's
+	// org.chromium.Chromium.* directory) live there, not in /tmp, so a
+	// browser killed before it could remove them leaves nothing behind.
+	scratch string
 	log     *slog.Logger
 	exited  chan struct{}
 	stderr  *tailBuffer
@@ -119,6 +126,10 @@ func Launch(ctx context.Context, o Options) (*Browser, error) {
 		}
 		b.tmpDir = dataDir
 	}
+	if b.scratch, err = os.MkdirTemp("", TempDirPrefix+"*"); err != nil {
+		b.removeTmp()
+		return nil, fmt.Errorf("cdp: launch: %w", err)
+	}
 	args := append([]string(nil), baseFlags...)
 	if os.Geteuid() == 0 {
 		args = append(args, "--no-sandbox") // Chromium refuses to run as root with its sandbox
@@ -130,13 +141,14 @@ func Launch(ctx context.Context, o Options) (*Browser, error) {
 	args = append(args, o.ExtraFlags...)
 	args = append(args, "about:blank")
 
-	env := o.Env
+	env := slices.Clone(o.Env) // appended to below: never the caller's array
 	if env == nil {
 		env = []string{"PATH=/usr/bin:/bin", "HOME=" + dataDir}
 	}
 	if !o.Headless {
 		env = append(env, "DISPLAY="+o.Display)
 	}
+	env = append(env, "TMPDIR="+b.scratch) // exec keeps the last of a name
 
 	// stderr is a file, not a copier goroutine: renderers inherit it, and
 	// Wait must not wait for them. The debugging pipe: the browser reads
@@ -348,4 +360,18 @@ func (b *Browser) removeTmp() {
 	if b.tmpDir != "" {
 		os.RemoveAll(b.tmpDir)
 	}
+	if b.scratch != "" {
+		os.RemoveAll(b.scratch)
+	}
 }
+
+// TempDirPrefix begins the name of every browser's own temporary
+// directory (Browser.TempDir), under os.TempDir().
+const TempDirPrefix = "vibespace-chromium-tmp-"
+
+// TempDir is the browser's TMPDIR: a directory Launch made for it alone,
+// removed when the browser is stopped or reaped (Close, or its own exit).
+// Chromium keeps its temporary files there, among them the directory of
+// its singleton socket (org.chromium.Chromium.*), which a browser killed
+// with -9 cannot remove itself. "" for a browser Connect reached.
+func (b *Browser) TempDir() string { return b.scratch }

@@ -154,7 +154,10 @@ func (r *Registry) NewChildTask(session, task string) (Attachment, error) {
 //     profile_required (the same refusal, with every handle, as a bare
 //     command gets). An empty set removes nothing and is not an error.
 //   - handle DetachAll ("--all") removes everything, children included.
-//   - any other handle is matched as Resolve matches an explicit one.
+//   - any other handle is matched as Resolve matches an explicit one. With
+//     an empty set, a registered profile (or "own") removes nothing and is
+//     not an error, but a name of nothing is unknown_profile (or
+//     path_not_handle) as with a set.
 //
 // Children are reaped by their prefix (SessionKey) when no non-child
 // attachment is left: the parent's teardown takes its children with it. An
@@ -180,6 +183,19 @@ func (r *Registry) detach(session, handle string, by actor) (removed []Attachmen
 	err = r.mutate(func(st *file) (bool, error) {
 		ss := st.Sessions[session]
 		if ss == nil || len(ss.Attachments) == 0 {
+			// Nothing to remove. A name that names nothing at all is
+			// still refused, as it is when something is attached:
+			// unknown_profile listing the profiles (path_not_handle for a
+			// path), never "nothing changed" as if it were fine. A
+			// registered profile, "own" or --all is nothing to do.
+			if handle != "" && handle != DetachAll && handle != OwnHandle {
+				if _, ok := st.find(handle); !ok {
+					if LooksLikePath(handle) {
+						return false, pathRefusal(handle).With("handles", []string{})
+					}
+					return false, st.unknown(handle, []string{})
+				}
+			}
 			return false, nil
 		}
 		before := fingerprint(ss.Attachments)

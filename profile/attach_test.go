@@ -224,12 +224,24 @@ func TestDetach(t *testing.T) {
 	if removed, err := r.Detach("s", ""); err != nil || len(removed) != 0 {
 		t.Fatalf("empty detach = %v, %v", removed, err)
 	}
+	for _, h := range []string{"d", OwnHandle, DetachAll} {
+		if removed, err := r.Detach("s", h); err != nil || len(removed) != 0 {
+			t.Fatalf("empty detach %q = %v, %v", h, removed, err)
+		}
+	}
+	// ... but a name of nothing is refused as it is with a set.
+	_, err := r.Detach("s", "zz")
+	if rf := wantCode(t, err, target.CodeUnknownProfile); len(rf.Facts["profiles"].([]string)) != 4 {
+		t.Fatalf("unknown_profile on an empty set: facts %v", rf.Facts)
+	}
+	_, err = r.Detach("s", "~/x")
+	wantCode(t, err, target.CodePathNotHandle)
 	for _, l := range []string{"a", "b", "c"} {
 		if _, err := r.Use("s", l, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err := r.Detach("s", "")
+	_, err = r.Detach("s", "")
 	rf := wantCode(t, err, target.CodeProfileRequired)
 	if !reflect.DeepEqual(rf.Facts["handles"], []string{"a", "b", "c"}) || rf.Facts["default"] != "a" {
 		t.Fatalf("facts %v", rf.Facts)

@@ -510,6 +510,10 @@ type record struct {
 	PID  int    `json:"pid"`
 	Dir  string `json:"dir"`
 	Temp bool   `json:"temp,omitempty"`
+	// TmpDir is the browser's own TMPDIR (cdp's Browser.TempDir), where
+	// Chromium's temporary files live: Reap removes it once the browser
+	// is gone, whether it was stopped or killed.
+	TmpDir string `json:"tmpdir,omitempty"`
 }
 
 // Record names the running browsers: their process group and their
@@ -519,7 +523,7 @@ func (p *Pool) Record() json.RawMessage {
 	var rs []record
 	for _, br := range p.browsers {
 		if br.alive() && br.provider == "" { // never one of somebody else's: Reap would stop it
-			rs = append(rs, record{PID: br.b.PID(), Dir: br.dir, Temp: br.temp})
+			rs = append(rs, record{PID: br.b.PID(), Dir: br.dir, Temp: br.temp, TmpDir: br.b.TempDir()})
 		}
 	}
 	p.mu.Unlock()
@@ -533,7 +537,10 @@ func (p *Pool) Record() json.RawMessage {
 
 // Reap kills the browsers of an earlier daemon's record. A process is
 // killed only when its command line still carries the recorded
-// user-data-dir, so a reused PID is never hit.
+// user-data-dir, so a reused PID is never hit. Each browser's own TMPDIR
+// is removed then (with what Chromium left there: a browser killed with
+// -9 leaves its singleton socket's directory), and the shared browser's
+// temporary profile.
 func (p *Pool) Reap(ctx context.Context, rec json.RawMessage) {
 	if len(rec) == 0 {
 		return
@@ -553,6 +560,9 @@ func (p *Pool) Reap(ctx context.Context, rec json.RawMessage) {
 		}
 		if r.Temp && strings.HasPrefix(filepath.Base(r.Dir), "vibespace-browser-") {
 			os.RemoveAll(r.Dir)
+		}
+		if r.TmpDir != "" && strings.HasPrefix(filepath.Base(r.TmpDir), cdp.TempDirPrefix) {
+			os.RemoveAll(r.TmpDir)
 		}
 	}
 }

@@ -452,6 +452,10 @@ type Trace struct {
 }
 
 // apiTrace lists a target's recent steps for the panel beside its pane.
+// A handle with no steps must name a target the daemon knows: one that
+// never did (tab:999) is refused unknown_target (404), as the other
+// endpoints refuse it, not answered an empty list. A target that had steps
+// keeps its list after it is gone.
 func (v *View) apiTrace(w http.ResponseWriter, r *http.Request) {
 	id, err := target.ParseID(r.PathValue("target"))
 	if err != nil {
@@ -459,7 +463,14 @@ func (v *View) apiTrace(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	steps := v.core.LiveTrace(id, traceSteps)
-	if steps == nil {
+	if len(steps) == 0 {
+		ctx, cancel := context.WithTimeout(r.Context(), apiTimeout)
+		err := v.core.LiveCheck(ctx, id)
+		cancel()
+		if target.CodeOf(err) == target.CodeUnknownTarget {
+			writeRefusal(w, err)
+			return
+		}
 		steps = []daemon.TraceStep{}
 	}
 	writeJSON(w, http.StatusOK, Trace{Target: id, Steps: steps})
