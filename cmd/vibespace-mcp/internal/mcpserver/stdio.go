@@ -6,7 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -66,7 +69,7 @@ type stdioConn struct {
 // or why it could not be read).
 type line struct {
 	b       []byte
-	tooLong bool // longer than the bound: b is nil
+	tooLong int // longer than this bound (bytes): b is nil
 	err     error
 }
 
@@ -79,7 +82,11 @@ func (c *stdioConn) readLines(limit int) {
 	for {
 		b, tooLong, err := readLine(br, limit)
 		if len(b) > 0 || tooLong { // the last line may end without a newline
-			if !c.send(line{b: b, tooLong: tooLong}) {
+			l := line{b: b}
+			if tooLong {
+				l.tooLong = limit
+			}
+			if !c.send(l) {
 				return
 			}
 		}
@@ -221,8 +228,8 @@ func (r *rejection) response() errorResponse {
 // (bad), or neither for a blank line. Only what the SDK decodes reaches
 // it, so that no line can end its session.
 func decode(l line) (msg jsonrpc.Message, bad *rejection) {
-	if l.tooLong {
-		return nil, &rejection{code: codeInvalidRequest, message: "Invalid Request: a line longer than the server reads (one message a line)"}
+	if l.tooLong > 0 {
+		return nil, &rejection{code: codeInvalidRequest, message: fmt.Sprintf("Invalid Request: the line is longer than the %d bytes the server reads (one message a line)", l.tooLong)}
 	}
 	b := bytes.TrimSpace(l.b)
 	if len(b) == 0 {
@@ -248,12 +255,18 @@ func decode(l line) (msg jsonrpc.Message, bad *rejection) {
 		return nil, &rejection{code: codeInvalidRequest, message: "Invalid Request: " + err.Error()}
 	}
 	id, hasID := fields["id"]
-	var idOK, idSome bool // idOK: absent, null, a string or a number; idSome: a string or a number
+	// idOK: absent, null, a string or an integer (as MCP says: the SDK
+	// would answer 1.5 as 1, and 2^53+1 as 2^53); idSome: a string or a
+	// number, which an answer echoes.
+	var idOK, idSome bool
 	switch {
 	case !hasID, string(id) == "null":
 		idOK = true
-	case id[0] == '"' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9'):
+	case id[0] == '"':
 		idOK, idSome = true, true
+	case id[0] == '-' || (id[0] >= '0' && id[0] <= '9'):
+		f, err := strconv.ParseFloat(string(id), 64)
+		idOK, idSome = err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53, true
 	}
 	r := &rejection{code: codeInvalidRequest}
 	if idSome {
@@ -267,7 +280,7 @@ func decode(l line) (msg jsonrpc.Message, bad *rejection) {
 	case json.Unmarshal(fields["jsonrpc"], &version) != nil || version != "2.0":
 		r.message = `Invalid Request: "jsonrpc" must be "2.0"`
 	case !idOK:
-		r.message = `Invalid Request: "id" must be a string, a number or null`
+		r.message = `Invalid Request: "id" must be a string, an integer or null`
 	case hasMethod && method[0] != '"':
 		r.message = `Invalid Request: "method" must be a string`
 	case !hasMethod && (!idSome || hasResult == hasError):

@@ -41,6 +41,9 @@ func TestDecode(t *testing.T) {
 		{`{"jsonrpc":2,"id":1,"method":"ping"}`, codeInvalidRequest, "1"},
 		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, codeInvalidRequest, "null"},
 		{`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, codeInvalidRequest, "null"},
+		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, codeInvalidRequest, "1.5"}, // the SDK would answer it as id 1
+		{`{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, codeInvalidRequest, "9007199254740993"},
+		{`{"jsonrpc":"2.0","id":-3,"method":"ping"}`, 0, ""},
 		{`{"jsonrpc":"2.0","id":7,"method":5}`, codeInvalidRequest, "7"},
 		{`{"jsonrpc":"2.0","id":7,"method":null}`, codeInvalidRequest, "7"},
 		{`{"jsonrpc":"2.0","id":8,"result":{},"error":"no"}`, codeInvalidRequest, "8"}, // the SDK's own decoding refuses it
@@ -62,7 +65,7 @@ func TestDecode(t *testing.T) {
 	if msg, bad := decode(line{b: []byte(" \t\r")}); msg != nil || bad != nil {
 		t.Errorf("a blank line: want nothing, got %v %v", msg, bad)
 	}
-	if _, bad := decode(line{tooLong: true}); bad == nil || bad.code != codeInvalidRequest || bad.id != nil {
+	if _, bad := decode(line{tooLong: 256}); bad == nil || bad.code != codeInvalidRequest || bad.id != nil || !strings.Contains(bad.message, "256 bytes") {
 		t.Errorf("a line too long: want -32600 with id null, got %+v", bad)
 	}
 }
@@ -80,39 +83,38 @@ func TestStdioServesOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ss.Close()
-	go func() {
-		for _, l := range []string{
-			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`,
-			`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-			`{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"` + strings.Repeat("x", 300) + `"}}`,
-			``,
-			`{not json`,
-			`{"jsonrpc":"2.0","id":3}`,
-			`{"jsonrpc":"2.0","id":4,"method":"ping"}` + "\r",
-		} {
-			if _, err := io.WriteString(inW, l+"\n"); err != nil {
-				return
-			}
-		}
-	}()
-	want := []struct {
-		id   string
-		code int64
-	}{{"1", 0}, {"null", codeInvalidRequest}, {"null", codeParseError}, {"3", codeInvalidRequest}, {"4", 0}}
 	br := bufio.NewReader(outR)
-	for _, w := range want {
+	for _, c := range []struct {
+		line string
+		id   string // the answer's; "": none is due
+		code int64  // the answer's error code; 0: a result
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`, "1", 0},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, "", 0},
+		{`{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"` + strings.Repeat("x", 300) + `"}}`, "null", codeInvalidRequest},
+		{``, "", 0},
+		{`{not json`, "null", codeParseError},
+		{`{"jsonrpc":"2.0","id":3}`, "3", codeInvalidRequest},
+		{`{"jsonrpc":"2.0","id":4,"method":"ping"}` + "\r", "4", 0},
+	} {
+		if _, err := io.WriteString(inW, c.line+"\n"); err != nil {
+			t.Fatalf("write %s: %v", c.line, err)
+		}
+		if c.id == "" {
+			continue
+		}
 		l, err := readAnswer(ctx, br)
 		if err != nil {
-			t.Fatalf("want an answer with id %s: %v", w.id, err)
+			t.Fatalf("%s: want an answer with id %s: %v", c.line, c.id, err)
 		}
 		var a struct {
 			ID     json.RawMessage `json:"id"`
 			Result json.RawMessage `json:"result"`
 			Error  *jsonrpc.Error  `json:"error"`
 		}
-		if err := json.Unmarshal([]byte(l), &a); err != nil || string(a.ID) != w.id ||
-			(w.code == 0) != (a.Error == nil) || (a.Error != nil && a.Error.Code != w.code) {
-			t.Fatalf("want id %s and error code %d, got %s", w.id, w.code, l)
+		if err := json.Unmarshal([]byte(l), &a); err != nil || string(a.ID) != c.id ||
+			(c.code == 0) != (a.Error == nil) || (a.Error != nil && a.Error.Code != c.code) {
+			t.Fatalf("%s: want id %s and error code %d, got %s", c.line, c.id, c.code, l)
 		}
 	}
 }
