@@ -8,8 +8,6 @@ import (
 	"io"
 	"runtime/debug"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
 )
 
@@ -82,7 +80,8 @@ THE DAEMON
 
 // Run runs the server on stdin and stdout until the client goes away (or
 // ctx ends), and returns the exit code: 0, or 2 for bad usage or a broken
-// transport (said on stderr).
+// transport (said on stderr). A line on stdin that is no JSON-RPC message
+// breaks nothing: it is answered (-32700, -32600) and the server serves on.
 func Run(ctx context.Context, args []string, o daemoncall.Options, stdin io.ReadCloser, stdout io.WriteCloser) int {
 	cfg, code := parse(args, o)
 	if code >= 0 {
@@ -91,7 +90,9 @@ func Run(ctx context.Context, args []string, o daemoncall.Options, stdin io.Read
 	// stdout is the protocol's alone from here: nothing of ours may print
 	// there (a daemon this server starts writes to its log).
 	cfg.Call.Stdout = cfg.Call.Stderr
-	err := New(cfg).Run(ctx, &mcp.IOTransport{Reader: stdin, Writer: stdout})
+	// Stdio, not the SDK's IOTransport: a line that is no message is
+	// answered and the server serves on, where the SDK's would end.
+	err := New(cfg).Run(ctx, &Stdio{In: stdin, Out: stdout})
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(o.Stderr, "%s: %v\n", Name, err)
 		return daemoncall.ExitUsage
