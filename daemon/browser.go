@@ -171,7 +171,7 @@ func (d *Daemon) reachTabID(ctx context.Context, c *call, id target.ID, known bo
 	if !d.exposedTo(e, c.req.Session) || e.tab.key.String() != c.sel.key.String() {
 		return target.Refuse(target.CodeNotYourTab, "tab %s belongs to another session or profile", id).With("target", string(id))
 	}
-	if _, err := d.refresh(ctx, e); err != nil {
+	if _, err := d.refreshTab(ctx, e); err != nil {
 		return err
 	}
 	c.e = e
@@ -232,8 +232,25 @@ func (d *Daemon) locked(ctx context.Context, c *call, f func(ctx context.Context
 // navigated re-reads a tab's title and URL after it navigated; a tab that
 // went meanwhile is its gone refusal.
 func (d *Daemon) navigated(ctx context.Context, e *entry) (title, url string, err error) {
-	info, err := d.refresh(ctx, e)
+	info, err := d.refreshTab(ctx, e)
 	return info.Title, info.App, err
+}
+
+// refreshTab re-reads a tab (refresh) and, when the address state.json
+// keeps of it (bareURL) changed, persists it: a daemon killed next names
+// the tab lost by where it was (lostTabs), not where it was opened.
+func (d *Daemon) refreshTab(ctx context.Context, e *entry) (kind.Info, error) {
+	d.mu.Lock()
+	was := bareURL(e.rec.App)
+	d.mu.Unlock()
+	info, err := d.refresh(ctx, e)
+	d.mu.Lock()
+	now := bareURL(e.rec.App)
+	d.mu.Unlock()
+	if err == nil && now != was {
+		d.persist()
+	}
+	return info, err
 }
 
 // browserOpen navigates the session's current tab to URL, or opens a tab
