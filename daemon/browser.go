@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -532,5 +533,42 @@ func (d *Daemon) browsersChanged() {
 	d.mu.Unlock()
 	if !closed {
 		d.persist()
+	}
+}
+
+// lostTabs owes each session the tabs it could address that an earlier
+// daemon had open when it was killed: they died with its browser, and
+// nothing else would say so (tab list would just be shorter). One notice a
+// session, naming each tab and its address as state.json kept it (scheme,
+// host and path: bareURL), told once on its next browser answer. A daemon
+// stopped on purpose closed its tabs and kept none, so it owes nothing.
+func (d *Daemon) lostTabs(lost []target.Target) {
+	by := map[string][]target.Target{}
+	for _, t := range lost {
+		ss := t.Exposure
+		if len(ss) == 0 && t.Origin != "" {
+			ss = []string{t.Origin}
+		}
+		for _, s := range ss {
+			if s != "" && !slices.ContainsFunc(by[s], func(u target.Target) bool { return u.ID == t.ID }) {
+				by[s] = append(by[s], t)
+			}
+		}
+	}
+	for _, s := range slices.Sorted(maps.Keys(by)) {
+		ts := by[s]
+		slices.SortFunc(ts, func(a, b target.Target) int { return a.ID.TabNumber() - b.ID.TabNumber() })
+		names := make([]string, len(ts))
+		for i, t := range ts {
+			names[i] = string(t.ID)
+			if t.App != "" {
+				names[i] += " (" + t.App + ")"
+			}
+		}
+		text := names[0] + " was lost when the daemon restarted"
+		if n := len(names); n > 1 {
+			text = strings.Join(names[:n-1], ", ") + " and " + names[n-1] + " were lost when the daemon restarted"
+		}
+		d.owe(notice{Session: s, Target: ts[0].ID, Text: text})
 	}
 }
