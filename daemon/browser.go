@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -171,7 +172,7 @@ func (d *Daemon) reachTabID(ctx context.Context, c *call, id target.ID, known bo
 	if !d.exposedTo(e, c.req.Session) || e.tab.key.String() != c.sel.key.String() {
 		return target.Refuse(target.CodeNotYourTab, "tab %s belongs to another session or profile", id).With("target", string(id))
 	}
-	if _, err := d.refresh(ctx, e); err != nil {
+	if _, err := d.refreshTab(ctx, e); err != nil {
 		return err
 	}
 	c.e = e
@@ -232,8 +233,25 @@ func (d *Daemon) locked(ctx context.Context, c *call, f func(ctx context.Context
 // navigated re-reads a tab's title and URL after it navigated; a tab that
 // went meanwhile is its gone refusal.
 func (d *Daemon) navigated(ctx context.Context, e *entry) (title, url string, err error) {
-	info, err := d.refresh(ctx, e)
+	info, err := d.refreshTab(ctx, e)
 	return info.Title, info.App, err
+}
+
+// refreshTab re-reads a tab (refresh) and, when the address state.json
+// keeps of it (bareURL) changed, persists it: a daemon killed next names
+// the tab lost by where it was (lostTabs), not where it was opened.
+func (d *Daemon) refreshTab(ctx context.Context, e *entry) (kind.Info, error) {
+	d.mu.Lock()
+	was := bareURL(e.rec.App)
+	d.mu.Unlock()
+	info, err := d.refresh(ctx, e)
+	d.mu.Lock()
+	now := bareURL(e.rec.App)
+	d.mu.Unlock()
+	if err == nil && now != was {
+		d.persist()
+	}
+	return info, err
 }
 
 // browserOpen navigates the session's current tab to URL, or opens a tab
@@ -515,5 +533,42 @@ func (d *Daemon) browsersChanged() {
 	d.mu.Unlock()
 	if !closed {
 		d.persist()
+	}
+}
+
+// lostTabs owes each session the tabs it could address that an earlier
+// daemon had open when it was killed: they died with its browser, and
+// nothing else would say so (tab list would just be shorter). One notice a
+// session, naming each tab and its address as state.json kept it (scheme,
+// host and path: bareURL), told once on its next browser answer. A daemon
+// stopped on purpose closed its tabs and kept none, so it owes nothing.
+func (d *Daemon) lostTabs(lost []target.Target) {
+	by := map[string][]target.Target{}
+	for _, t := range lost {
+		ss := t.Exposure
+		if len(ss) == 0 && t.Origin != "" {
+			ss = []string{t.Origin}
+		}
+		for _, s := range ss {
+			if s != "" && !slices.ContainsFunc(by[s], func(u target.Target) bool { return u.ID == t.ID }) {
+				by[s] = append(by[s], t)
+			}
+		}
+	}
+	for _, s := range slices.Sorted(maps.Keys(by)) {
+		ts := by[s]
+		slices.SortFunc(ts, func(a, b target.Target) int { return a.ID.TabNumber() - b.ID.TabNumber() })
+		names := make([]string, len(ts))
+		for i, t := range ts {
+			names[i] = string(t.ID)
+			if t.App != "" {
+				names[i] += " (" + t.App + ")"
+			}
+		}
+		text := names[0] + " was lost when the daemon restarted"
+		if n := len(names); n > 1 {
+			text = strings.Join(names[:n-1], ", ") + " and " + names[n-1] + " were lost when the daemon restarted"
+		}
+		d.owe(notice{Session: s, Target: ts[0].ID, Text: text})
 	}
 }

@@ -230,6 +230,7 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 	}
 	d.next, d.nextTab = counter.Next, counter.Tab
 	alive := make(map[target.ID]bool)
+	var lost []target.Target
 	for _, t := range st.Targets {
 		if n := t.ID.Number(); n > d.next {
 			d.next = n // never reuse a number, even of a dropped target
@@ -238,7 +239,12 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 			d.nextTab = n // nor a tab's: its handle may be in an agent's hands, an audit row, a cut verb's note
 		}
 		if t.Display == "" {
-			continue // a target on no display (a tab) dies with the daemon's browser contexts
+			// A target on no display (a tab) dies with the daemon's browser
+			// contexts: its sessions are told (lostTabs, browser.go).
+			if t.ID.Kind() == target.KindTab {
+				lost = append(lost, t)
+			}
+			continue
 		}
 		disp := d.displays[d.keyOfTarget(t)]
 		if disp == nil || t.Key == "" {
@@ -267,6 +273,7 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 		}
 	}
 	d.leases.Restore(keep)
+	d.lostTabs(lost)
 	return d.persist()
 }
 
