@@ -183,18 +183,15 @@ func (r *Registry) detach(session, handle string, by actor) (removed []Attachmen
 	err = r.mutate(func(st *file) (bool, error) {
 		ss := st.Sessions[session]
 		if ss == nil || len(ss.Attachments) == 0 {
-			// Nothing to remove. A name that names nothing at all is
-			// still refused, as it is when something is attached:
-			// unknown_profile listing the profiles (path_not_handle for a
-			// path), never "nothing changed" as if it were fine. A
-			// registered profile, "own" or --all is nothing to do.
+			// Nothing to remove. A name is still refused as it is when
+			// something is attached — unknown_profile listing the
+			// profiles, path_not_handle for a path, profile_not_attached
+			// for a registered profile this session has not attached —
+			// never "nothing changed" as if it were fine. "own" or --all
+			// is nothing to do.
 			if handle != "" && handle != DetachAll && handle != OwnHandle {
-				if _, ok := st.find(handle); !ok {
-					if LooksLikePath(handle) {
-						return false, pathRefusal(handle).With("handles", []string{})
-					}
-					return false, st.unknown(handle, []string{})
-				}
+				_, err := st.match(&sessionState{}, handle)
+				return false, err
 			}
 			return false, nil
 		}

@@ -224,11 +224,14 @@ func TestDetach(t *testing.T) {
 	if removed, err := r.Detach("s", ""); err != nil || len(removed) != 0 {
 		t.Fatalf("empty detach = %v, %v", removed, err)
 	}
-	for _, h := range []string{"d", OwnHandle, DetachAll} {
+	for _, h := range []string{OwnHandle, DetachAll} {
 		if removed, err := r.Detach("s", h); err != nil || len(removed) != 0 {
 			t.Fatalf("empty detach %q = %v, %v", h, removed, err)
 		}
 	}
+	// A registered profile not attached is refused as it is with a set.
+	_, err0 := r.Detach("s", "d")
+	wantCode(t, err0, target.CodeProfileNotAttached)
 	// ... but a name of nothing is refused as it is with a set.
 	_, err := r.Detach("s", "zz")
 	if rf := wantCode(t, err, target.CodeUnknownProfile); len(rf.Facts["profiles"].([]string)) != 4 {

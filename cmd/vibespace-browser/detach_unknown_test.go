@@ -26,9 +26,10 @@ func TestDetachUnknownProfile(t *testing.T) {
 			t.Errorf("detach --profile nonexistent --json (attached %v): facts %v", attached, resp.Facts)
 		}
 	}
-	// A profile that exists and is not attached is still nothing to do.
+	// A profile that exists and is not attached is refused
+	// profile_not_attached, with or without a set, saying how to attach it.
 	e.OK("s", "detach", "--profile", "work")
-	if out := e.OK("s", "detach", "--profile", "work"); !strings.Contains(out, "nothing was attached") {
-		t.Errorf("detach of a profile not attached:\n%s", out)
+	if r := e.Refused("profile_not_attached", "s", "detach", "--profile", "work"); !strings.Contains(r.Errout, "vibespace-browser use bp-") {
+		t.Errorf("detach of a profile not attached:\n%s", r.Errout)
 	}
 }
