@@ -45,6 +45,11 @@ func Adopt(ctx context.Context, s State, o Options) (*Desktop, error) {
 		d.Close()
 		return nil, fmt.Errorf("xvfb: adopt desktop %s: %w", s.ID, err)
 	}
+	// A desktop of an earlier version has no temp dir of its own yet.
+	if err := os.MkdirAll(filepath.Join(s.Dir, "tmp"), 0o700); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("xvfb: adopt desktop %s: %w", s.ID, err)
+	}
 	return d, nil
 }
 

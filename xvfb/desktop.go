@@ -80,7 +80,7 @@ func Start(ctx context.Context, o Options) (*Desktop, error) {
 	d := &Desktop{Dir: dir, ID: id, opts: o}
 	d.RuntimeDir = filepath.Join(dir, "run")
 	d.ConfigDir = filepath.Join(dir, "config")
-	for _, sub := range []string{"run", "config", "cache", "data", "home", "logs"} {
+	for _, sub := range []string{"run", "config", "cache", "data", "home", "logs", "tmp"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
 			os.RemoveAll(dir)
 			return nil, err
@@ -123,6 +123,10 @@ func (d *Desktop) Env() []string {
 		"XDG_CONFIG_HOME=" + d.ConfigDir,
 		"XDG_CACHE_HOME=" + filepath.Join(d.Dir, "cache"),
 		"XDG_DATA_HOME=" + filepath.Join(d.Dir, "data"),
+		// The desktop's own temp dir, removed with it: what its
+		// applications leave there (Chromium's singleton directories,
+		// when one is killed) never piles up in the shared /tmp.
+		"TMPDIR=" + filepath.Join(d.Dir, "tmp"),
 		"GSETTINGS_BACKEND=memory",
 		"GTK_USE_PORTAL=0",
 		"LANG=C.UTF-8",
