@@ -75,4 +75,3 @@ func chromiumTemps() map[string]bool {
 	}
 	return out
 }
-
