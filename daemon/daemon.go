@@ -171,6 +171,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		d.next, d.nextTab = max(d.next, win), max(d.nextTab, tab)
 		d.mu.Unlock()
 		d.persist()
+		d.sweepOrphans(ctx)
 	}
 	d.restoreDesktop(st.Backends[desktopSettingKey])
 	d.readCuts()

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -217,5 +219,25 @@ func plainErr(err error) string {
 			return err.Error()
 		}
 		err = u
+	}
+}
+
+// sweepOrphans stops the displays an earlier daemon started that this one
+// has no records of (its state was lost): their windows cannot be
+// addressed again, so nothing of them may run on unseen. Each stopped is
+// said to everyone.
+func (d *Daemon) sweepOrphans(ctx context.Context) {
+	for _, p := range d.cfg.Displays {
+		s, ok := p.(kind.Sweeper)
+		if !ok {
+			continue
+		}
+		stopped, err := s.Sweep(ctx)
+		if len(stopped) > 0 {
+			d.owe(notice{Text: "the earlier daemon's displays could not be restored and were stopped, with the applications on them: " + strings.Join(stopped, ", ")})
+		}
+		if err != nil {
+			d.cfg.Logger.Warn("stopping the displays of the lost state", "display", p.Name(), "err", err)
+		}
 	}
 }

@@ -32,6 +32,8 @@ type Options struct {
 	// the display, so it is for tests and the benchmark on loopback, never
 	// a default.
 	HTML string
+	// Owner marks every process of the display (xvfb.Options.Owner).
+	Owner string
 }
 
 // Display is a running seamless Xpra server with its desktop: the X
@@ -72,7 +74,7 @@ func newServer(o Options) *server {
 // everything already started is torn down.
 func Start(ctx context.Context, o Options) (*Display, error) {
 	srv := newServer(o)
-	desk, err := xvfb.Start(ctx, xvfb.Options{Width: srv.width, Height: srv.height, Logf: o.Logf, Detach: o.Detach, Dir: o.Dir, Server: srv})
+	desk, err := xvfb.Start(ctx, xvfb.Options{Width: srv.width, Height: srv.height, Logf: o.Logf, Detach: o.Detach, Dir: o.Dir, Server: srv, Owner: o.Owner})
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +89,7 @@ func Start(ctx context.Context, o Options) (*Display, error) {
 func Adopt(ctx context.Context, st xvfb.State, o Options) (*Display, error) {
 	srv := newServer(o)
 	srv.dir, srv.display = filepath.Join(st.Dir, "xpra"), st.Display
-	desk, err := xvfb.Adopt(ctx, st, xvfb.Options{Width: srv.width, Height: srv.height, Logf: o.Logf, Detach: o.Detach, Dir: o.Dir, Server: srv})
+	desk, err := xvfb.Adopt(ctx, st, xvfb.Options{Width: srv.width, Height: srv.height, Logf: o.Logf, Detach: o.Detach, Dir: o.Dir, Server: srv, Owner: o.Owner})
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,11 @@ type Options struct {
 	Dir string
 	// Server starts the X server; nil is a plain Xvfb of Width × Height.
 	Server Server
+	// Owner, when set, is carried by every process of the desktop as
+	// VIBESPACE_OWNER: who started it (a daemon names its state
+	// directory's digest), so Sweep can find the desktops an owner that
+	// lost its records left running.
+	Owner string
 }
 
 // Desktop is a private X display with its own session bus and AT-SPI bus.
@@ -136,6 +141,9 @@ func (d *Desktop) Env() []string {
 		env = append(env, "PATH="+p)
 	} else {
 		env = append(env, "PATH=/usr/local/bin:/usr/bin:/bin")
+	}
+	if d.opts.Owner != "" {
+		env = append(env, OwnerVar+"="+d.opts.Owner)
 	}
 	if d.Display != "" {
 		env = append(env, "DISPLAY="+d.Display, "XAUTHORITY="+d.xauthPath())

@@ -26,6 +26,15 @@ type DisplayProvider interface {
 	Doctor(ctx context.Context) []Check
 }
 
+// Sweeper is a DisplayProvider that can find and stop the displays it
+// started for this daemon (its state directory) that the daemon no longer
+// has records of — its state file was lost — so none runs on out of
+// everyone's reach. It answers what it stopped, in words, one a display.
+// The daemon calls it only while it holds none of the provider's displays.
+type Sweeper interface {
+	Sweep(ctx context.Context) ([]string, error)
+}
+
 // Display is one running display.
 type Display interface {
 	// Name is the display's name for people (":7").

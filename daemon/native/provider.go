@@ -31,6 +31,10 @@ type Options struct {
 	// zero).
 	TokenPath      string
 	ConsentTimeout time.Duration
+	// Owner marks every process of the displays this provider starts
+	// (xvfb.Options.Owner), so Sweep finds those a daemon lost its
+	// records of; "" marks none and sweeps none.
+	Owner string
 }
 
 // ProviderName is the word that picks our own Xvfb display; XpraName picks
@@ -64,11 +68,22 @@ func (p *provider) Name() string {
 func (p *provider) PerSession() bool { return p.seamless }
 
 func (p *provider) xpraOptions() xpra.Options {
-	return xpra.Options{Width: p.o.Width, Height: p.o.Height, Logf: p.o.Logf, Detach: true}
+	return xpra.Options{Width: p.o.Width, Height: p.o.Height, Logf: p.o.Logf, Detach: true, Owner: p.o.Owner}
 }
 
 func (p *provider) desktopOptions() xvfb.Options {
-	return xvfb.Options{Width: p.o.Width, Height: p.o.Height, Logf: p.o.Logf, Detach: true}
+	return xvfb.Options{Width: p.o.Width, Height: p.o.Height, Logf: p.o.Logf, Detach: true, Owner: p.o.Owner}
+}
+
+// Sweep stops the displays of this provider's kind marked with its owner
+// that the daemon has no records of (kind.Sweeper). Our Xvfb and Xpra
+// displays are both xvfb desktops underneath: the Xvfb provider sweeps
+// them all, the Xpra provider none (it would sweep the same).
+func (p *provider) Sweep(ctx context.Context) ([]string, error) {
+	if p.seamless {
+		return nil, nil
+	}
+	return xvfb.Sweep(p.o.Owner)
 }
 
 // Start brings up a new desktop, detached from the daemon's life.

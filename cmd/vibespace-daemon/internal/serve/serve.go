@@ -6,6 +6,8 @@ package serve
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -93,7 +95,7 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 	// package and one line here.
 	// The portal's restore token (the person's standing grant on Wayland)
 	// is kept server-side, beside the state, 0600.
-	no := native.Options{WalkTimeout: c.Duration("walk-timeout"), Logf: logf, TokenPath: filepath.Join(stateDir, "desktop-portal-token")}
+	no := native.Options{WalkTimeout: c.Duration("walk-timeout"), Logf: logf, TokenPath: filepath.Join(stateDir, "desktop-portal-token"), Owner: ownerOf(stateDir)}
 	displays := []kind.DisplayProvider{native.Xvfb(no), native.Xpra(no)}
 	desktop := native.Desktop(no) // the user's own desktop: off until the operator opts in
 	br := chromium.New(chromium.Options{Binary: c.String("chromium"), MaxBrowsers: c.Int("max-browsers"), Logger: log})
@@ -191,4 +193,16 @@ func (t tee) Write(b []byte) (int, error) {
 	n, err := t.file.Write(b)
 	_, _ = t.stderr.Write(b)
 	return n, err
+}
+
+// ownerOf is the mark of the displays this daemon starts: a digest of its
+// state directory, so a daemon that lost its state finds its own displays
+// (and no other daemon's) to stop.
+func ownerOf(stateDir string) string {
+	abs, err := filepath.Abs(stateDir)
+	if err != nil {
+		abs = stateDir
+	}
+	h := sha256.Sum256([]byte(abs))
+	return hex.EncodeToString(h[:8])
 }
