@@ -4,74 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/vibespace/vibespace/daemon/kind/kindtest"
+	"github.com/vibespace/vibespace/internal/smallfs"
 )
-
-// smallTmpfs mounts a tmpfs of size bytes on a new directory, unmounted
-// when the test ends (after the daemon closed). It needs root (CI is
-// root): without it the test is skipped, or fails under
-// VIBESPACE_INTEGRATION=1.
-func smallTmpfs(t *testing.T, size int) string {
-	t.Helper()
-	unable := func(why string, err error) {
-		t.Helper()
-		msg := fmt.Sprintf("a real full filesystem is needed: %s: %v", why, err)
-		if os.Getenv("VIBESPACE_INTEGRATION") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg + " (run as root, as CI does; VIBESPACE_INTEGRATION=1 makes this a failure)")
-	}
-	if os.Geteuid() != 0 {
-		unable("mounting a tmpfs needs root", syscall.EPERM)
-	}
-	dir := t.TempDir()
-	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, fmt.Sprintf("size=%d,mode=0700", size)); err != nil {
-		unable("mount -t tmpfs", err)
-	}
-	t.Cleanup(func() {
-		if err := unix.Unmount(dir, 0); err != nil {
-			t.Errorf("umount %s: %v", dir, err)
-		}
-	})
-	return dir
-}
-
-// fillFS writes a file under dir until its filesystem is full, and
-// returns what frees the space again.
-func fillFS(t *testing.T, dir string) (free func()) {
-	t.Helper()
-	p := filepath.Join(dir, "filler")
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	chunk := make([]byte, 4096)
-	for {
-		if _, err = f.Write(chunk); err != nil {
-			break
-		}
-	}
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("filling %s ended with %v, not ENOSPC", dir, err)
-	}
-	return func() {
-		if err := os.Remove(p); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // auditLines reads audit.jsonl back from disk; every line must be whole
 // JSON.
@@ -121,7 +63,7 @@ var (
 // back, is whole JSON lines with an audit.lost record saying the same
 // where they are missing.
 func TestAuditFullDiskTold(t *testing.T) {
-	dir := smallTmpfs(t, 256<<10)
+	dir := smallfs.Mount(t, 256<<10)
 	td := startDaemon(t, &kindtest.Provider{}, dir)
 	win := string(td.open(t, "a"))
 	key := func(i int) Response {
@@ -136,7 +78,7 @@ func TestAuditFullDiskTold(t *testing.T) {
 			t.Fatalf("a note before the disk is full: %q", r.Note)
 		}
 	}
-	free := fillFS(t, dir)
+	free := smallfs.Fill(t, dir)
 
 	// The disk is full: verbs still run; the first whose record is lost
 	// tells its session, once.

@@ -15,62 +15,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/vibespace/vibespace/internal/smallfs"
 	"github.com/vibespace/vibespace/target"
 )
-
-// smallTmpfs mounts a tmpfs of size bytes on a new directory, unmounted
-// when the test ends. It needs root (CI is root): without it the test is
-// skipped, or fails under VIBESPACE_INTEGRATION=1.
-func smallTmpfs(t *testing.T, size int) string {
-	t.Helper()
-	unable := func(why string, err error) {
-		t.Helper()
-		msg := fmt.Sprintf("a real full filesystem is needed: %s: %v", why, err)
-		if os.Getenv("VIBESPACE_INTEGRATION") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg + " (run as root, as CI does; VIBESPACE_INTEGRATION=1 makes this a failure)")
-	}
-	if os.Geteuid() != 0 {
-		unable("mounting a tmpfs needs root", syscall.EPERM)
-	}
-	dir := t.TempDir()
-	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, fmt.Sprintf("size=%d,mode=0700", size)); err != nil {
-		unable("mount -t tmpfs", err)
-	}
-	t.Cleanup(func() {
-		if err := unix.Unmount(dir, 0); err != nil {
-			t.Errorf("umount %s: %v", dir, err)
-		}
-	})
-	return dir
-}
-
-// fill writes a file under dir until the filesystem is full, and returns
-// what frees the space again.
-func fill(t *testing.T, dir string) (free func()) {
-	t.Helper()
-	p := filepath.Join(dir, "filler")
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	chunk := make([]byte, 4096)
-	for {
-		if _, err = f.Write(chunk); err != nil {
-			break
-		}
-	}
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("filling %s ended with %v, not ENOSPC", dir, err)
-	}
-	return func() {
-		if err := os.Remove(p); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // tick is a clock one second on at each reading.
 func tick() func() time.Time {
@@ -118,7 +65,7 @@ func (w *watched) watch(l Lapse) { w.told = append(w.told, l) }
 // ends, and when space comes back the log says, where they are missing,
 // how many were lost and from when until when.
 func TestAuditFullDisk(t *testing.T) {
-	dir := smallTmpfs(t, 256<<10)
+	dir := smallfs.Mount(t, 256<<10)
 	path := filepath.Join(dir, "audit.jsonl")
 	a, err := OpenAudit(path, tick())
 	if err != nil {
@@ -134,7 +81,7 @@ func TestAuditFullDisk(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	free := fill(t, dir)
+	free := smallfs.Fill(t, dir)
 
 	// The log's last page has room for some records; then one is cut
 	// short, and every later one finds no room at all.
@@ -233,7 +180,7 @@ func TestAuditFullDisk(t *testing.T) {
 // truncated), they stay on a line of their own: the next record, the gap's,
 // begins a new line and parses whole.
 func TestAuditTornLineOwnLine(t *testing.T) {
-	dir := smallTmpfs(t, 256<<10)
+	dir := smallfs.Mount(t, 256<<10)
 	path := filepath.Join(dir, "audit.jsonl")
 	a, err := OpenAudit(path, tick())
 	if err != nil {
@@ -247,7 +194,7 @@ func TestAuditTornLineOwnLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	appendOnly(t, path)
-	free := fill(t, dir)
+	free := smallfs.Fill(t, dir)
 	lost, written := 0, 0
 	for i := range 60 {
 		if rec("full", i) != nil {
