@@ -130,11 +130,22 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		return fail(err)
 	}
 	rot := lease.Rotation{MaxBytes: max(cfg.AuditMaxBytes, 0), Keep: cfg.AuditKeep}
-	if d.audit, err = lease.OpenAuditRotating(filepath.Join(cfg.StateDir, auditFile), cfg.Now, rot); err != nil {
-		return fail(err)
+	// An audit that cannot be opened does not stop the daemon: it serves,
+	// and status says the audit is not being written (d.wrote). What
+	// opening found wrong with it (set aside, a torn last line ended) is
+	// told.
+	d.audit, err = lease.OpenAuditRotating(filepath.Join(cfg.StateDir, auditFile), cfg.Now, rot)
+	d.wrote(auditFile, err)
+	for _, f := range d.audit.Found() {
+		d.owe(notice{Text: f})
 	}
+	// A key that cannot be read back is lost, said by provider (never its
+	// value), not a lockout.
 	if d.keys, err = secret.Open(filepath.Join(cfg.StateDir, keysDir)); err != nil {
 		return fail(err)
+	}
+	for _, f := range d.keys.Found() {
+		d.owe(notice{Text: f})
 	}
 	st, err := d.store.Load()
 	afresh := false
@@ -176,6 +187,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	d.restoreDesktop(st.Backends[desktopSettingKey])
 	d.readCuts()
 	d.loadBudgets()
+	d.traces() // read back now: what could not be is told on the first answer
 	if cfg.Live != nil {
 		d.live = cfg.Live(d)
 	}
@@ -358,11 +370,14 @@ func (d *Daemon) persist() error {
 		}
 	}
 	st.Leases = ls
+	// A write that fails is a condition status lists (d.wrote) until a
+	// write succeeds, and is logged; it is no error to the caller: the
+	// daemon serves on with its state in memory (it starts on a state
+	// directory it cannot write, too).
 	err := d.store.Save(st)
 	d.wrote(stateFile, err)
 	if err != nil {
 		d.cfg.Logger.Error("persist state", "err", err)
-		return err
 	}
 	return nil
 }
