@@ -62,7 +62,7 @@ func TestOpenFaults(t *testing.T) {
 					t.Fatalf("found %q", found)
 				}
 			case "truncated":
-				if got != "a b" || !strings.Contains(found, `the trace of session "one": 1 of its 3 lines could not be read back`) || !strings.Contains(found, "line 3 is cut short") {
+				if got != "a b" || !strings.Contains(found, `the trace of session "one": 1 of its 3 lines could not be read back`) || !strings.Contains(found, "line 3, the last, is cut short") {
 					t.Fatalf("steps %q, found %q", got, found)
 				}
 			case "garbage":

@@ -192,27 +192,52 @@ func readSteps(path string) (steps []wire.TraceStep, lines, bad int, why string)
 		return nil, 0, 1, plain(err)
 	}
 	defer f.Close()
+	ended := true // the file ends in a newline: its last line is whole
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, fi.Size()-1); err == nil {
+			ended = last[0] == '\n'
+		}
+	}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	var (
+		first    string // what is wrong with the first line that is no step
+		firstAt  int
+		lastGood bool
+	)
 	for sc.Scan() {
 		lines++
 		var st wire.TraceStep
 		err := json.Unmarshal(sc.Bytes(), &st)
-		if err == nil && st.Session != "" {
+		lastGood = err == nil && st.Session != ""
+		if lastGood {
 			steps = append(steps, st)
 			continue
 		}
 		bad++
-		if why == "" {
+		if first == "" {
+			firstAt = lines
 			switch {
 			case err == nil:
-				why = fmt.Sprintf("line %d names no session", lines)
+				first = fmt.Sprintf("line %d names no session", lines)
 			case err.Error() == "unexpected end of JSON input":
-				why = fmt.Sprintf("line %d is cut short", lines)
+				first = fmt.Sprintf("line %d is cut short", lines)
 			default:
-				why = fmt.Sprintf("line %d is not a step (%s)", lines, err)
+				first = fmt.Sprintf("line %d is not a step (%s)", lines, err)
 			}
 		}
+	}
+	// A last line that is no step, with no newline after it, is what a
+	// write that never finished (or a file cut) leaves.
+	torn := !ended && !lastGood && lines > 0
+	switch {
+	case torn && firstAt == lines:
+		why = fmt.Sprintf("line %d, the last, is cut short", lines)
+	case torn:
+		why = fmt.Sprintf("%s; line %d, the last, is cut short", first, lines)
+	default:
+		why = first
 	}
 	if err := sc.Err(); err != nil {
 		bad++
