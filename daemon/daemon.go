@@ -131,11 +131,14 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	rot := lease.Rotation{MaxBytes: max(cfg.AuditMaxBytes, 0), Keep: cfg.AuditKeep}
 	// An audit that cannot be opened does not stop the daemon: it serves,
-	// and status says the audit is not being written (d.wrote). What
-	// opening found wrong with it (set aside, a torn last line ended) is
-	// told.
+	// in a lapse of the audit from now (everyone told, status says the
+	// audit is not written, auditlapse.go). What opening found wrong with
+	// it (set aside, a torn or garbage last line) is told.
 	d.audit, err = lease.OpenAuditRotating(filepath.Join(cfg.StateDir, auditFile), cfg.Now, rot)
-	d.wrote(auditFile, err)
+	if l, lapsed := d.audit.Lapse(); lapsed {
+		d.cfg.Logger.Error("audit", "err", err)
+		d.auditLapsed(l)
+	}
 	for _, f := range d.audit.Found() {
 		d.owe(notice{Text: f})
 	}

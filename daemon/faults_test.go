@@ -1,7 +1,7 @@
 package daemon
 
-// Issue 35's fault-injection suite: every file the daemon persists (state,
-// budgets, trace, its pictures setting, keys, records of verbs in flight,
+// Issue 35's fault-injection suite: every file the daemon persists (state
+// and its copy, budgets, trace, its pictures setting, keys, records of verbs in flight,
 // audit; the portal's restore token is the native kind's, tested beside
 // portal.TokenStore) is set up for real by an earlier daemon, left as
 // kill -9 leaves it (Detach), damaged — missing, empty, truncated,
@@ -87,6 +87,7 @@ func kill(td *testDaemon) {
 type faultFile struct {
 	name  string
 	dir   string
+	also  string // another file in dir damaged alike
 	setUp func(t *testing.T, e *faultEnv, td *testDaemon) string
 	check func(t *testing.T, e *faultEnv, td *testDaemon, damage string, first Response, faults string)
 }
@@ -196,7 +197,34 @@ func wantNothingClaimed(t *testing.T, first Response, faults, name string) {
 func faultFiles() []faultFile {
 	return []faultFile{
 		{
+			// state.json damaged, its copy (state.json.copy, written after
+			// it by every save) whole: restored from the copy, and said.
 			name: stateFile,
+			setUp: func(t *testing.T, e *faultEnv, td *testDaemon) string {
+				return filepath.Join(e.dir, stateFile)
+			},
+			check: func(t *testing.T, e *faultEnv, td *testDaemon, damage string, first Response, faults string) {
+				list := td.call(t, Request{Verb: "list", Session: "a"})
+				if !has(fmt.Sprint(list.Targets), e.win) {
+					t.Fatalf("the window was not restored: %+v", list)
+				}
+				switch damage {
+				case dmgMissing:
+					// Not "nothing was saved": the copy says something was.
+					wantSaid(t, first, faults, "state.json was missing", "restored from its copy state.json.copy")
+				case dmgReadOnly:
+					wantSaid(t, first, faults, "state.json not written since", "read-only file system", "audit not written since")
+				default:
+					wantSaid(t, first, faults, "state.json was damaged", "restored from its copy state.json.copy")
+				}
+				td.open(t, "a") // and it serves on
+			},
+		},
+		{
+			// state.json and its copy both damaged: the daemon starts
+			// afresh, and says what could not be restored.
+			name: "state.json+copy",
+			also: stateFile + ".copy",
 			setUp: func(t *testing.T, e *faultEnv, td *testDaemon) string {
 				return filepath.Join(e.dir, stateFile)
 			},
@@ -429,7 +457,7 @@ func faultFiles() []faultFile {
 					wantSaid(t, first, faults, "audit.jsonl was damaged (its mode is 0666: another user could have written it)", "a new audit.jsonl is begun")
 				case dmgReadOnly:
 					st := td.call(t, Request{Verb: "status", Session: "a"})
-					wantSaid(t, first, strings.Join(st.Status.Faults, "\n"), "audit.jsonl not written since", "read-only file system")
+					wantSaid(t, first, strings.Join(st.Status.Faults, "\n"), "audit not written since", "read-only file system")
 					return
 				}
 				// Appending goes on, each row on a line of its own: the one
@@ -489,6 +517,9 @@ func TestFaults(t *testing.T) {
 					remountRO()
 				} else {
 					damageFile(t, path, damage)
+					if f.also != "" {
+						damageFile(t, filepath.Join(e.dir, f.dir, f.also), damage)
+					}
 				}
 				e.damaged, _ = os.ReadFile(path)
 				td = e.start(t)

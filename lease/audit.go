@@ -112,9 +112,10 @@ func OpenAudit(path string, now func() time.Time) (*Audit, error) {
 // another user could have written set aside, a torn last line made a
 // line of its own) and
 // Found. An audit that cannot be opened answers the error and, with it,
-// an Audit all the same, whose Records fail with the reason (trying to
-// open it again each time) until it can be opened: the caller may serve
-// on, saying the audit is not being written.
+// an Audit all the same, in a lapse from now (Lapse: the caller may serve
+// on, saying the audit is not being written): its Records are counted
+// lost, each trying to open the file again, until one can be written,
+// after the record of the gap.
 func OpenAuditRotating(path string, now func() time.Time, r Rotation) (*Audit, error) {
 	if now == nil {
 		now = time.Now
@@ -122,7 +123,9 @@ func OpenAuditRotating(path string, now func() time.Time, r Rotation) (*Audit, e
 	f, err := OpenRotating(path, r)
 	a := &Audit{f: f, now: now}
 	if err != nil {
-		return a, fmt.Errorf("lease: audit: %w", err)
+		err = fmt.Errorf("lease: audit: %w", err)
+		a.lapse = &Lapse{Since: now().UTC(), Err: err}
+		return a, err
 	}
 	if len(f.Found()) == 0 {
 		a.lastLine = checkLastLine(path)

@@ -33,11 +33,16 @@ type Damage struct {
 	// Restored, when the caller could take its content from elsewhere
 	// (a copy), says from where, in words; "" when nothing was restored.
 	Restored string
+	// Missing: the file was not there, though something says it was
+	// saved (Why says what); nothing was moved aside.
+	Missing bool
 }
 
 func (d *Damage) Error() string {
 	s := fmt.Sprintf("%s was damaged (%s)", d.File, d.Why)
-	if d.MovedTo != "" {
+	if d.Missing {
+		s = d.File + " was missing (" + d.Why + ")"
+	} else if d.MovedTo != "" {
 		s += "; it was moved aside to " + filepath.Base(d.MovedTo)
 	} else {
 		s += "; it could not be moved aside"
