@@ -168,6 +168,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		return fail(err)
 	}
 	d.restoreNotices(st.Backends[noticesKey])
+	d.steps.kept.Store(len(st.Backends[budgetsKeptKey]) > 0) // budgets.json was saved: its absence is a loss
 	if cfg.Browser != nil {
 		// Browsers an earlier daemon left (it was killed): stop them; a
 		// profile's browser starts again on its next use.
@@ -361,6 +362,9 @@ func (d *Daemon) persist() error {
 	}
 	if ns := d.noticesRecord(); ns != nil {
 		st.Backends[noticesKey] = ns
+	}
+	if k := d.budgetsKeptRecord(); k != nil {
+		st.Backends[budgetsKeptKey] = k
 	}
 	live := make(map[target.ID]bool, len(st.Targets))
 	for _, t := range st.Targets {

@@ -262,15 +262,17 @@ func faultFiles() []faultFile {
 				budget := td.call(t, Request{Verb: "budget", Session: "a"})
 				switch damage {
 				case dmgMissing:
-					// budgets.json is written whenever a budget is set, so
-					// a missing one is what a daemon that never had a
-					// budget leaves: this daemon reads none, and every
-					// session is unbounded until one is set. A file removed
-					// by hand cannot be told apart from that (state.json
-					// does not say budgets were saved), so the daemon
-					// claims no loss: a known limit of this row.
-					wantNothingClaimed(t, first, faults, "budgets.json")
-					wantCode(t, td.call(t, key), "")
+					// budgets.json is written whenever a budget is set, and
+					// from then on state.json says budgets were saved: a
+					// missing one is then a loss, failed closed like a
+					// damaged one (never "no bound"). (A daemon that never
+					// had a budget leaves neither, and claims nothing: every
+					// other row checks that.)
+					wantSaid(t, first, faults, "budgets.json was missing (state.json says budgets were saved)", string(target.CodeBudgetUnreadable))
+					wantCode(t, td.call(t, key), target.CodeBudgetUnreadable)
+					if !has(budget.Did, "unknown") {
+						t.Fatalf("budget says %q", budget.Did)
+					}
 				case dmgReadOnly:
 					// Read back whole: the bound holds (one step used, one
 					// more now), and the step not written is said.
@@ -527,7 +529,12 @@ func TestFaults(t *testing.T) {
 				wantCode(t, first, "")
 				st := td.call(t, Request{Verb: "status", Session: "a"})
 				wantCode(t, st, "")
-				f.check(t, e, td, damage, first, strings.Join(st.Status.Faults, "\n"))
+				faults := strings.Join(st.Status.Faults, "\n")
+				if f.name != "budgets.json" {
+					// No budget was ever set: none is claimed lost.
+					wantNothingClaimed(t, first, faults, "budgets.json")
+				}
+				f.check(t, e, td, damage, first, faults)
 			})
 		}
 	}
