@@ -88,6 +88,7 @@ type faultFile struct {
 	name  string
 	dir   string
 	also  string // another file in dir damaged alike
+	loss  string // words the daemon's notices of a loss of this file hold
 	setUp func(t *testing.T, e *faultEnv, td *testDaemon) string
 	check func(t *testing.T, e *faultEnv, td *testDaemon, damage string, first Response, faults string)
 }
@@ -99,6 +100,10 @@ const (
 	dmgGarbage   = "garbage"
 	dmgMode      = "wrong permissions"
 	dmgReadOnly  = "unwritable directory"
+	// dmgOwnerMode is a mode without the owner's read and write (0000):
+	// nothing another user could have done, so the file is set back to
+	// 0600 and read back as it was; no loss is claimed.
+	dmgOwnerMode = "owner cannot read or write"
 )
 
 var garbage = []byte("{\x00garbage\n")
@@ -125,6 +130,8 @@ func damageFile(t *testing.T, path, damage string) {
 		err = os.WriteFile(path, garbage, 0o600)
 	case dmgMode:
 		err = os.Chmod(path, 0o666)
+	case dmgOwnerMode:
+		err = os.Chmod(path, 0)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -200,6 +207,7 @@ func faultFiles() []faultFile {
 			// state.json damaged, its copy (state.json.copy, written after
 			// it by every save) whole: restored from the copy, and said.
 			name: stateFile,
+			loss: "state.json",
 			setUp: func(t *testing.T, e *faultEnv, td *testDaemon) string {
 				return filepath.Join(e.dir, stateFile)
 			},
@@ -212,6 +220,7 @@ func faultFiles() []faultFile {
 				case dmgMissing:
 					// Not "nothing was saved": the copy says something was.
 					wantSaid(t, first, faults, "state.json was missing", "restored from its copy state.json.copy")
+				case dmgOwnerMode:
 				case dmgReadOnly:
 					wantSaid(t, first, faults, "state.json not written since", "read-only file system", "audit not written since")
 				default:
@@ -224,6 +233,7 @@ func faultFiles() []faultFile {
 			// state.json and its copy both damaged: the daemon starts
 			// afresh, and says what could not be restored.
 			name: "state.json+copy",
+			loss: "state.json",
 			also: stateFile + ".copy",
 			setUp: func(t *testing.T, e *faultEnv, td *testDaemon) string {
 				return filepath.Join(e.dir, stateFile)
@@ -236,11 +246,13 @@ func faultFiles() []faultFile {
 					// Nothing was saved, as far as the daemon can know: it
 					// starts afresh and claims nothing.
 					wantNothingClaimed(t, first, faults, stateFile)
-				case dmgReadOnly:
+				case dmgReadOnly, dmgOwnerMode:
 					if !restored {
 						t.Fatalf("the window was not restored from a readable state.json: %+v", list)
 					}
-					wantSaid(t, first, faults, "state.json not written since", "read-only file system")
+					if damage == dmgReadOnly {
+						wantSaid(t, first, faults, "state.json not written since", "read-only file system")
+					}
 				default:
 					wantSaid(t, first, faults, "state.json was damaged", "could not be restored")
 					if restored {
@@ -252,6 +264,7 @@ func faultFiles() []faultFile {
 		},
 		{
 			name: "budgets.json",
+			loss: "budgets.json",
 			setUp: func(t *testing.T, e *faultEnv, td *testDaemon) string {
 				wantCode(t, td.call(t, Request{Verb: "budget", Session: "a", Steps: 50}), "")
 				wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: e.win, Chord: "a", NoVerify: true}), "")
@@ -273,12 +286,15 @@ func faultFiles() []faultFile {
 					if !has(budget.Did, "unknown") {
 						t.Fatalf("budget says %q", budget.Did)
 					}
-				case dmgReadOnly:
+				case dmgReadOnly, dmgOwnerMode:
 					// Read back whole: the bound holds (one step used, one
 					// more now), and the step not written is said.
 					wantCode(t, td.call(t, key), "")
 					if !has(budget.Did, "49 of 50 steps left") {
-						t.Fatalf("the budget read back from a read-only directory: %q", budget.Did)
+						t.Fatalf("the budget read back: %q", budget.Did)
+					}
+					if damage == dmgOwnerMode {
+						return
 					}
 					st := td.call(t, Request{Verb: "status", Session: "a"})
 					wantSaid(t, Response{}, strings.Join(st.Status.Faults, "\n"), "budgets.json not written since", "read-only file system")
@@ -295,6 +311,7 @@ func faultFiles() []faultFile {
 		},
 		{
 			name: "trace",
+			loss: "a session's trace",
 			dir:  tracelog.Dir,
 			setUp: func(t *testing.T, e *faultEnv, td *testDaemon) string {
 				for _, c := range []string{"a", "b", "c"} {
@@ -324,9 +341,12 @@ func faultFiles() []faultFile {
 					wantSaid(t, first, faults, "a session's trace: 1 of its 1 lines could not be read back", "kept aside as")
 				case dmgMode:
 					wantSaid(t, first, faults, "a session's trace could not be read back", "another user could have written it", "its steps are lost")
-				case dmgReadOnly:
+				case dmgReadOnly, dmgOwnerMode:
 					if len(tr.Trace) != e.steps {
-						t.Fatalf("the trace read back from a read-only directory: %d steps of %d", len(tr.Trace), e.steps)
+						t.Fatalf("the trace read back: %d steps of %d", len(tr.Trace), e.steps)
+					}
+					if damage == dmgOwnerMode {
+						return
 					}
 					wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: e.win, Chord: "d", NoVerify: true}), "")
 					st := td.call(t, Request{Verb: "status", Session: "a"})
@@ -336,6 +356,7 @@ func faultFiles() []faultFile {
 		},
 		{
 			name: "trace pictures setting",
+			loss: "pictures setting",
 			dir:  tracelog.Dir,
 			setUp: func(t *testing.T, e *faultEnv, td *testDaemon) string {
 				wantCode(t, td.call(t, Request{Verb: "trace", Session: "op", Action: tracePicturesOn}), "")
@@ -352,14 +373,14 @@ func faultFiles() []faultFile {
 					// Nothing saved: pictures off, the default; no loss
 					// claimed.
 					wantNothingClaimed(t, first, faults, "pictures setting")
-				case dmgReadOnly:
+				case dmgReadOnly, dmgOwnerMode:
 					if !on {
-						t.Fatal("pictures on, read back from a read-only directory, is off")
+						t.Fatal("pictures on, read back whole, is off")
 					}
 				default:
 					wantSaid(t, first, faults, "the trace's pictures setting could not be read back", "pictures are off until the operator sets them again")
 				}
-				if damage != dmgReadOnly && on {
+				if damage != dmgReadOnly && damage != dmgOwnerMode && on {
 					t.Fatal("a setting that could not be read back is taken as pictures on")
 				}
 				wantCode(t, td.call(t, Request{Verb: "trace", Session: "op", Action: tracePicturesOn}), "")
@@ -367,6 +388,7 @@ func faultFiles() []faultFile {
 		},
 		{
 			name: "keys",
+			loss: "the key of provider",
 			dir:  keysDir,
 			setUp: func(t *testing.T, e *faultEnv, td *testDaemon) string {
 				wantCode(t, td.call(t, Request{Verb: "key.set", Session: "u", Provider: "cloud:browserless", Secret: faultKey}), "")
@@ -384,6 +406,10 @@ func faultFiles() []faultFile {
 					wantNothingClaimed(t, first, faults, "key")
 					if set {
 						t.Fatal("a missing key is listed as set")
+					}
+				case dmgOwnerMode:
+					if v, ok, err := td.Keys().Get("cloud:browserless"); !set || v != faultKey || !ok || err != nil {
+						t.Fatalf("the key read back: set %v, %v %v", set, ok, err)
 					}
 				case dmgReadOnly:
 					if !set {
@@ -404,6 +430,7 @@ func faultFiles() []faultFile {
 		},
 		{
 			name: "inflight",
+			loss: "a verb in flight",
 			dir:  flightDir,
 			setUp: func(t *testing.T, e *faultEnv, td *testDaemon) string {
 				// The record an acting verb leaves when the daemon is
@@ -422,11 +449,15 @@ func faultFiles() []faultFile {
 					if has(snap.Note, "cut by a daemon restart") {
 						t.Fatalf("a cut claimed with no record: %q", snap.Note)
 					}
-				case dmgReadOnly:
-					// Read and told; the record cannot be removed, and new
-					// verbs cannot be recorded: said.
+				case dmgReadOnly, dmgOwnerMode:
+					// Read and told; in a read-only directory the record
+					// cannot be removed, and new verbs cannot be recorded:
+					// said.
 					if !has(snap.Note, "type by a at ") || !has(snap.Note, "cut by a daemon restart") {
 						t.Fatalf("the cut verb is not told: %q", snap.Note)
+					}
+					if damage == dmgOwnerMode {
+						return
 					}
 					st := td.call(t, Request{Verb: "status", Session: "a"})
 					wantSaid(t, Response{}, strings.Join(st.Status.Faults, "\n"), "inflight/ not written since", "read-only file system")
@@ -440,6 +471,7 @@ func faultFiles() []faultFile {
 		},
 		{
 			name: auditFile,
+			loss: "audit.jsonl",
 			setUp: func(t *testing.T, e *faultEnv, td *testDaemon) string {
 				wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: e.win, Chord: "a", NoVerify: true}), "")
 				return filepath.Join(e.dir, auditFile)
@@ -447,8 +479,8 @@ func faultFiles() []faultFile {
 			check: func(t *testing.T, e *faultEnv, td *testDaemon, damage string, first Response, faults string) {
 				wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: e.win, Chord: "z", NoVerify: true}), "")
 				switch damage {
-				case dmgMissing, dmgEmpty:
-					// Nothing to restore: the audit is appended to anew;
+				case dmgMissing, dmgEmpty, dmgOwnerMode:
+					// Nothing to restore: the audit is appended to (anew);
 					// no loss claimed.
 					wantNothingClaimed(t, first, faults, auditFile)
 				case dmgTruncated:
@@ -496,7 +528,7 @@ const faultKey = "bl-fault-test-0123456789"
 
 // TestFaults walks every persisted file through every damage.
 func TestFaults(t *testing.T) {
-	damages := []string{dmgMissing, dmgEmpty, dmgTruncated, dmgGarbage, dmgMode, dmgReadOnly}
+	damages := []string{dmgMissing, dmgEmpty, dmgTruncated, dmgGarbage, dmgMode, dmgOwnerMode, dmgReadOnly}
 	for _, f := range faultFiles() {
 		for _, damage := range damages {
 			t.Run(f.name+"/"+damage, func(t *testing.T) {
@@ -533,6 +565,14 @@ func TestFaults(t *testing.T) {
 				if f.name != "budgets.json" {
 					// No budget was ever set: none is claimed lost.
 					wantNothingClaimed(t, first, faults, "budgets.json")
+				}
+				if damage == dmgOwnerMode {
+					// Read back as it was, set back to 0600 (a record of a
+					// verb in flight is read and removed: its cut is told).
+					wantNothingClaimed(t, first, faults, f.loss)
+					if fi, err := os.Stat(path); err == nil && fi.Mode().Perm() != 0o600 {
+						t.Fatalf("%s is mode %04o, not set back to 0600", path, fi.Mode().Perm())
+					}
 				}
 				f.check(t, e, td, damage, first, faults)
 			})
