@@ -603,3 +603,21 @@ func TestFaultReadOnlyStateDirLocks(t *testing.T) {
 		t.Fatalf("New on a read-only directory with no lock file: %v", err)
 	}
 }
+
+// TestFaultReadOnlyStateDirBare: a read-only state directory that holds
+// only daemon.lock (no keys, trace or inflight directories, no state):
+// the daemon starts and serves, and status says what it cannot keep.
+func TestFaultReadOnlyStateDirBare(t *testing.T) {
+	e := &faultEnv{b: &kindtest.Provider{}, dir: t.TempDir(), sock: filepath.Join(t.TempDir(), "w.sock")}
+	remountRO := readOnlyMount(t, e.dir)
+	if err := os.WriteFile(filepath.Join(e.dir, lockName), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	remountRO()
+	td := e.start(t)
+	wantCode(t, td.call(t, Request{Verb: "list", Session: "a"}), "")
+	win := string(td.open(t, "a"))
+	wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: win, Chord: "a", NoVerify: true}), "")
+	st := td.call(t, Request{Verb: "status", Session: "a"})
+	wantSaid(t, Response{}, strings.Join(st.Status.Faults, "\n"), "state.json not written since", "audit not written since", "the keys directory", "could not be made", "read-only file system")
+}

@@ -62,13 +62,16 @@ const formatV2 = "keys end in a newline\n"
 // daemon out): a key file that is empty, cut short, not a key, not a
 // regular file, or that another user owns or could have written, is set
 // aside (name.key.damaged-<time>) and the key is taken as not set; Found
-// says which key was lost, never its value. A directory it cannot tighten
-// or read is said there too.
+// says which key was lost, never its value. A directory it cannot make,
+// tighten or read is said there too; it never answers an error.
 func Open(dir string) (*Store, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("secret: %w", err)
-	}
 	s := &Store{dir: dir, values: map[string]string{}}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		// No lockout either: no key is known, and setting one fails
+		// saying why.
+		s.found = append(s.found, fmt.Sprintf("the keys directory %s could not be made (%s): no provider key is kept until it can be", dir, plain(err)))
+		return s, nil
+	}
 	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
 		if err := os.Chmod(dir, 0o700); err != nil {
 			s.found = append(s.found, fmt.Sprintf("the keys directory %s could not be set to mode 0700 (%s)", dir, plain(err)))
