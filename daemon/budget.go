@@ -24,6 +24,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vibespace/vibespace/internal/atomicfile"
@@ -61,6 +62,23 @@ type stepBook struct {
 	// sessions set again since (settled) act, every other is refused.
 	lost    *budgetsLost
 	settled map[string]bool
+	// kept: budgets.json was saved (read back, written, or state.json
+	// said so as the daemon started). state.json says so
+	// (budgetsKeptKey), so that a budgets.json missing afterwards is a
+	// loss said and failed closed, never taken for "no budget was set".
+	kept atomic.Bool
+}
+
+// budgetsKeptKey is where state.json says budgets.json was saved.
+const budgetsKeptKey = "budgets"
+
+// budgetsKeptRecord is state.json's word that budgets.json was saved, or
+// nil.
+func (d *Daemon) budgetsKeptRecord() json.RawMessage {
+	if !d.steps.kept.Load() {
+		return nil
+	}
+	return json.RawMessage(`{"saved":true}`)
 }
 
 // budgetsLost is what budgets.json keeps while the budgets it held are
@@ -128,7 +146,14 @@ func (d *Daemon) book() *stepBook {
 			}
 			return nil
 		}
-		_, dmg := statefile.Read(d.budgetPath(), check, d.cfg.Now())
+		raw, dmg := statefile.Read(d.budgetPath(), check, d.cfg.Now())
+		if dmg == nil && raw == nil && b.kept.Load() {
+			dmg = &statefile.Damage{File: "budgets.json", Path: d.budgetPath(), Missing: true, At: d.cfg.Now().UTC(),
+				Why: "state.json says budgets were saved"}
+		}
+		if raw != nil {
+			b.kept.Store(true)
+		}
 		if dmg != nil {
 			f = budgetsFile{Lost: &budgetsLost{Why: dmg.Why, At: dmg.At, MovedTo: filepath.Base(dmg.MovedTo)}}
 			b.gen++ // saved by New, so a restart before anyone sets a budget still fails closed
@@ -232,6 +257,9 @@ func (d *Daemon) saveBudgets(gen uint64, bs []Budget) {
 		err = atomicfile.Write(d.budgetPath(), raw)
 	}
 	d.wrote("budgets.json", err)
+	if err == nil && !b.kept.Swap(true) {
+		d.persist() // state.json says so from now on
+	}
 	if err != nil {
 		d.cfg.Logger.Warn("budgets.json could not be written; the budgets hold until the daemon restarts", "err", err)
 		return

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/vibespace/vibespace/internal/statefile"
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
 )
@@ -51,12 +53,18 @@ func (d *Daemon) inFlight(c *call) func() {
 	}
 	b, _ := json.Marshal(flight{Target: c.e.id, Verb: c.req.Verb, Session: c.req.Session, Started: d.cfg.Now().UTC()})
 	name := filepath.Join(d.cfg.StateDir, flightDir, fmt.Sprintf("%d.json", d.cuts.seq.Add(1)))
-	if err := os.WriteFile(name, b, 0o600); err != nil {
+	err := os.WriteFile(name, b, 0o600)
+	d.wrote(flightDir+"/", err) // status says so while verbs in flight are not recorded
+	if err != nil {
 		d.cfg.Logger.Warn("could not record a verb in flight; a restart during it will not be told", "err", err)
 		return func() {}
 	}
 	return func() { os.Remove(name) }
 }
+
+// cutUnread is what every session is told of a record of a verb in flight
+// that could not be read back.
+const cutUnread = "a verb in flight when the daemon was killed left a record that could not be read (%s: %s%s); some verb's effect is unknown"
 
 // readCuts takes the records an earlier daemon left (it was killed while
 // they acted): each is audited as cut, and told on the next answer on its
@@ -66,13 +74,36 @@ func (d *Daemon) readCuts() {
 	ents, _ := os.ReadDir(dir)
 	var left []flight
 	for _, en := range ents {
+		if !strings.HasSuffix(en.Name(), ".json") {
+			continue // a record set aside (n.json.damaged-<time>), kept as it was
+		}
 		p := filepath.Join(dir, en.Name())
-		b, err := os.ReadFile(p)
-		os.Remove(p)
 		var f flight
-		if err != nil || json.Unmarshal(b, &f) != nil || f.Verb == "" {
-			d.cfg.Logger.Warn("an unreadable record of a verb in flight; dropped", "file", en.Name())
+		check := func(b []byte) error {
+			if err := statefile.JSON(&f)(b); err != nil {
+				return err
+			}
+			if f.Verb == "" {
+				return errors.New("it names no verb")
+			}
+			return nil
+		}
+		_, dmg := statefile.Read(p, check, d.cfg.Now())
+		if dmg != nil {
+			// Set aside as it was, audited, and told to every session:
+			// whose verb it was is not known.
+			moved := ""
+			if dmg.MovedTo != "" {
+				moved = "; kept aside as " + flightDir + "/" + filepath.Base(dmg.MovedTo)
+			}
+			d.cfg.Logger.Warn("an unreadable record of a verb in flight", "file", en.Name(), "why", dmg.Why)
+			d.record(lease.Entry{Verb: "inflight", OK: false, Code: target.CodeOutcomeUnknown, Setting: "unreadable record " + flightDir + "/" + en.Name() + ": " + dmg.Why})
+			d.owe(notice{Text: fmt.Sprintf(cutUnread, flightDir+"/"+en.Name(), dmg.Why, moved)})
 			continue
+		}
+		if err := os.Remove(p); err != nil {
+			// Told now, and again by the next daemon: the record stays.
+			d.wrote(flightDir+"/", err)
 		}
 		f.gone = d.entryOf(f.Target) == nil
 		d.cfg.Logger.Warn("a verb was cut by a daemon restart; its effect is unknown", "verb", f.Verb, "session", f.Session, "target", f.Target, "started", f.Started)

@@ -130,11 +130,25 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		return fail(err)
 	}
 	rot := lease.Rotation{MaxBytes: max(cfg.AuditMaxBytes, 0), Keep: cfg.AuditKeep}
-	if d.audit, err = lease.OpenAuditRotating(filepath.Join(cfg.StateDir, auditFile), cfg.Now, rot); err != nil {
-		return fail(err)
+	// An audit that cannot be opened does not stop the daemon: it serves,
+	// in a lapse of the audit from now (everyone told, status says the
+	// audit is not written, auditlapse.go). What opening found wrong with
+	// it (set aside, a torn or garbage last line) is told.
+	d.audit, err = lease.OpenAuditRotating(filepath.Join(cfg.StateDir, auditFile), cfg.Now, rot)
+	if l, lapsed := d.audit.Lapse(); lapsed {
+		d.cfg.Logger.Error("audit", "err", err)
+		d.auditLapsed(l)
 	}
+	for _, f := range d.audit.Found() {
+		d.owe(notice{Text: f})
+	}
+	// A key that cannot be read back is lost, said by provider (never its
+	// value), not a lockout.
 	if d.keys, err = secret.Open(filepath.Join(cfg.StateDir, keysDir)); err != nil {
 		return fail(err)
+	}
+	for _, f := range d.keys.Found() {
+		d.owe(notice{Text: f})
 	}
 	st, err := d.store.Load()
 	afresh := false
@@ -154,6 +168,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		return fail(err)
 	}
 	d.restoreNotices(st.Backends[noticesKey])
+	d.steps.kept.Store(len(st.Backends[budgetsKeptKey]) > 0) // budgets.json was saved: its absence is a loss
 	if cfg.Browser != nil {
 		// Browsers an earlier daemon left (it was killed): stop them; a
 		// profile's browser starts again on its next use.
@@ -176,6 +191,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	d.restoreDesktop(st.Backends[desktopSettingKey])
 	d.readCuts()
 	d.loadBudgets()
+	d.traces() // read back now: what could not be is told on the first answer
 	if cfg.Live != nil {
 		d.live = cfg.Live(d)
 	}
@@ -347,6 +363,9 @@ func (d *Daemon) persist() error {
 	if ns := d.noticesRecord(); ns != nil {
 		st.Backends[noticesKey] = ns
 	}
+	if k := d.budgetsKeptRecord(); k != nil {
+		st.Backends[budgetsKeptKey] = k
+	}
 	live := make(map[target.ID]bool, len(st.Targets))
 	for _, t := range st.Targets {
 		live[t.ID] = true
@@ -358,11 +377,14 @@ func (d *Daemon) persist() error {
 		}
 	}
 	st.Leases = ls
+	// A write that fails is a condition status lists (d.wrote) until a
+	// write succeeds, and is logged; it is no error to the caller: the
+	// daemon serves on with its state in memory (it starts on a state
+	// directory it cannot write, too).
 	err := d.store.Save(st)
 	d.wrote(stateFile, err)
 	if err != nil {
 		d.cfg.Logger.Error("persist state", "err", err)
-		return err
 	}
 	return nil
 }

@@ -3,7 +3,9 @@ package daemon
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,12 +17,27 @@ var ErrRunning = errors.New("daemon: another daemon is already running for this 
 
 // lockFile holds an exclusive flock on path for the daemon's life. The lock
 // dies with the process, so a daemon killed with -9 never leaves a stale one.
+//
+// On a state directory that cannot be written (a read-only mount), an
+// existing lock file is opened read-only: flock needs no write access, and
+// it locks the same file an older daemon locks, so the two still exclude
+// each other. The pid is then not written into it. A read-only directory
+// with no lock file in it cannot be locked at all: New refuses to start,
+// saying so.
 type lockFile struct{ f *os.File }
 
 func acquireLock(path string) (*lockFile, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	readOnly := false
 	if err != nil {
-		return nil, fmt.Errorf("daemon: lock file: %w", err)
+		werr := err
+		if f, err = os.Open(path); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("daemon: the state directory %s cannot be written (%s) and has no %s in it: the lock that keeps a second daemon out of it cannot be taken, so this daemon does not start", filepath.Dir(path), plainErr(werr), filepath.Base(path))
+			}
+			return nil, fmt.Errorf("daemon: lock file: %w", werr)
+		}
+		readOnly = true
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		b := make([]byte, 32)
@@ -34,8 +51,10 @@ func acquireLock(path string) (*lockFile, error) {
 		}
 		return nil, fmt.Errorf("daemon: flock: %w", err)
 	}
-	f.Truncate(0)
-	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	if !readOnly {
+		f.Truncate(0)
+		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
 	return &lockFile{f: f}, nil
 }
 

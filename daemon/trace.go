@@ -64,6 +64,10 @@ func (d *Daemon) traces() (*tracelog.Store, error) {
 		d.tr.store, d.tr.err = tracelog.Open(d.cfg.StateDir, tracelog.Limits{Steps: d.cfg.TraceSteps, Retention: ret}, d.cfg.Now)
 		if d.tr.err != nil {
 			d.cfg.Logger.Error("trace", "err", d.tr.err)
+			return
+		}
+		for _, f := range d.tr.store.Found() {
+			d.owe(notice{Text: f})
 		}
 	})
 	return d.tr.store, d.tr.err
@@ -142,7 +146,9 @@ func (d *Daemon) trace(c *call, resp Response, err error) {
 	if s.OK && c.def.acts && !textWords[word] && c.e != nil && st.Setting().Pictures {
 		s.Picture = d.tracePicture(st, c)
 	}
-	if aerr := st.Append(s); aerr != nil {
+	aerr := st.Append(s)
+	d.wrote(tracelog.Dir+"/", aerr)
+	if aerr != nil {
 		d.cfg.Logger.Error("trace", "err", aerr)
 	}
 }

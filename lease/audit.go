@@ -2,10 +2,12 @@ package lease
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -91,10 +93,11 @@ func (l Lapse) Why() string {
 // record of the gap, {"verb":"audit.lost","lost":N,"since":…,"until":…},
 // where the lost records would have been.
 type Audit struct {
-	mu    sync.Mutex // orders the records, and a gap's record before the next
-	f     *RotatingFile
-	now   func() time.Time
-	lapse *Lapse // while writing fails
+	mu       sync.Mutex // orders the records, and a gap's record before the next
+	f        *RotatingFile
+	now      func() time.Time
+	lapse    *Lapse // while writing fails
+	lastLine string // what was wrong with the last line found (checkLastLine)
 }
 
 // OpenAudit opens (creating, mode 0600) the audit log at path, unbounded.
@@ -104,15 +107,74 @@ func OpenAudit(path string, now func() time.Time) (*Audit, error) {
 }
 
 // OpenAuditRotating is OpenAudit with the log bounded by r.
+//
+// An audit found damaged does not stop it: see OpenRotating (a file
+// another user could have written set aside, a torn last line made a
+// line of its own) and
+// Found. An audit that cannot be opened answers the error and, with it,
+// an Audit all the same, in a lapse from now (Lapse: the caller may serve
+// on, saying the audit is not being written): its Records are counted
+// lost, each trying to open the file again, until one can be written,
+// after the record of the gap.
 func OpenAuditRotating(path string, now func() time.Time, r Rotation) (*Audit, error) {
-	f, err := OpenRotating(path, r)
-	if err != nil {
-		return nil, fmt.Errorf("lease: audit: %w", err)
-	}
 	if now == nil {
 		now = time.Now
 	}
-	return &Audit{f: f, now: now}, nil
+	f, err := OpenRotating(path, r)
+	a := &Audit{f: f, now: now}
+	if err != nil {
+		err = fmt.Errorf("lease: audit: %w", err)
+		a.lapse = &Lapse{Since: now().UTC(), Err: err}
+		return a, err
+	}
+	if len(f.Found()) == 0 {
+		a.lastLine = checkLastLine(path)
+	}
+	return a, nil
+}
+
+// checkLastLine says, in words, what is wrong with the last line of the
+// audit at path ("" when it is an audit row, or there is none): a file
+// whose end is garbage was damaged; rows are appended after it all the
+// same. Only the end is read (at most 64 KiB): the audit is not read
+// back whole.
+func checkLastLine(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return ""
+	}
+	n := min(st.Size(), 64<<10)
+	b := make([]byte, n)
+	if _, err := f.ReadAt(b, st.Size()-n); err != nil {
+		return ""
+	}
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		b = b[i+1:]
+	} else if n < st.Size() {
+		return filepath.Base(path) + "'s last line is longer than 64 KiB: not an audit row (the file was damaged); rows are appended after it"
+	}
+	var e Entry
+	if err := json.Unmarshal(b, &e); err != nil || e.Verb == "" {
+		return filepath.Base(path) + "'s last line is not an audit row (the file was damaged); rows are appended after it"
+	}
+	return ""
+}
+
+// Found says what opening found wrong with the audit and did about it, in
+// words: a file set aside, a torn last line ended, a last line that is
+// not an audit row. Empty when it was whole.
+func (a *Audit) Found() []string {
+	out := a.f.Found()
+	if a.lastLine != "" {
+		out = append(out, a.lastLine)
+	}
+	return out
 }
 
 // Record appends one line.

@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
+	"time"
+
+	"github.com/vibespace/vibespace/internal/statefile"
 )
 
 // Rotation bounds a log file: once it would grow past MaxBytes, it is
@@ -37,23 +41,45 @@ type RotatingFile struct {
 	f    *os.File
 	size int64
 	torn bool // the file ends in the torn bytes of a short write: the next write begins with a newline
+	// closed: Close was called (f is also nil while the file could not be
+	// opened, and Write tries again).
+	closed bool
+	// found is what opening found and did, in words: a file set aside, a
+	// torn last line.
+	found []string
 }
 
 // OpenRotating opens (creating, mode 0600, in a 0700 directory) path for
 // appending under r.
+//
+// The file found there is judged as a state file is (statefile.Judge): one
+// that is not a regular file, or another user owns or could have written,
+// is set aside (path.damaged-<time>) and a new one begun; one its owner
+// cannot read or write is set back to 0600. A file whose last line was cut
+// short (a writer killed mid-line, a file cut) is taken as torn: the next
+// write begins with a newline, so it is not glued to the torn line. Found
+// says what was.
+//
+// A file that cannot be opened (a read-only directory) answers the error
+// and, with it, a RotatingFile all the same: each Write tries to open it
+// again and fails with the reason until it can be, so a caller may serve
+// on without it.
 func OpenRotating(path string, r Rotation) (*RotatingFile, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("lease: %s dir: %w", filepath.Base(path), err)
-	}
 	rf := &RotatingFile{path: path, r: r}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return rf, fmt.Errorf("lease: %s dir: %w", filepath.Base(path), err)
+	}
+	if _, dmg := statefile.Judge(path, time.Now()); dmg != nil {
+		rf.found = append(rf.found, dmg.Error()+"; a new "+filepath.Base(path)+" is begun")
+	}
 	if err := rf.open(); err != nil {
-		return nil, err
+		return rf, err
 	}
 	return rf, nil
 }
 
 func (rf *RotatingFile) open() error {
-	f, err := os.OpenFile(rf.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(rf.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("lease: open %s: %w", filepath.Base(rf.path), err)
 	}
@@ -62,19 +88,39 @@ func (rf *RotatingFile) open() error {
 		f.Close()
 		return fmt.Errorf("lease: stat %s: %w", filepath.Base(rf.path), err)
 	}
-	rf.f, rf.size = f, st.Size()
+	rf.f, rf.size, rf.torn = f, st.Size(), false
+	if last := make([]byte, 1); rf.size > 0 {
+		if _, err := f.ReadAt(last, rf.size-1); err == nil && last[0] != '\n' {
+			rf.torn = true
+			rf.found = append(rf.found, filepath.Base(rf.path)+" ended in a line cut short (a write that never finished, or a damaged file); what follows begins on a line of its own")
+		}
+	}
 	return nil
 }
 
+// Found says what opening found and did about the file there, in words:
+// a file set aside, a torn last line. Empty when it was whole.
+func (rf *RotatingFile) Found() []string {
+	rf.mu.Lock()
+	defer rf.mu.Unlock()
+	return slices.Clone(rf.found)
+}
+
 // Write appends b in one write(2), rotating first when b would take the
-// file past the bound. A write that fails leaves nothing of b in the file
+// file past the bound. When the file could not be opened, it is tried
+// again first. A write that fails leaves nothing of b in the file
 // and reports 0, unless its torn bytes could not be taken away (then n of
 // them are there, and the next write begins a line of its own).
 func (rf *RotatingFile) Write(b []byte) (int, error) {
 	rf.mu.Lock()
 	defer rf.mu.Unlock()
-	if rf.f == nil {
+	if rf.closed {
 		return 0, os.ErrClosed
+	}
+	if rf.f == nil {
+		if err := rf.open(); err != nil {
+			return 0, err
+		}
 	}
 	if rf.r.MaxBytes > 0 && rf.size > 0 && rf.size+int64(len(b)) > rf.r.MaxBytes {
 		// A rotation that fails leaves the line in the current file: it
@@ -178,6 +224,7 @@ func (rf *RotatingFile) Path() string { return rf.path }
 func (rf *RotatingFile) Close() error {
 	rf.mu.Lock()
 	defer rf.mu.Unlock()
+	rf.closed = true
 	if rf.f == nil {
 		return nil
 	}

@@ -2,7 +2,9 @@ package lease
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -53,10 +55,22 @@ func (s *Store) Path() string { return s.path }
 // keeps beside it (state.json.copy) is whole, its state is answered with
 // the Damage (Restored says so); otherwise an empty State: the caller
 // starts afresh, and says so.
+//
+// A missing file beside a whole copy is no "nothing was saved": the copy
+// says something was. Its state is answered with a Damage that says the
+// file was missing.
 func (s *Store) Load() (State, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, dmg := s.read(s.path)
+	if dmg == nil && st.Saved.IsZero() {
+		if _, err := os.Lstat(s.path); errors.Is(err, fs.ErrNotExist) {
+			if cp, cdmg := s.read(s.copyPath()); cdmg == nil && !cp.Saved.IsZero() {
+				return cp, &statefile.Damage{File: filepath.Base(s.path), Path: s.path, Missing: true, At: time.Now().UTC(),
+					Why: "its copy " + filepath.Base(s.copyPath()) + " is there", Restored: fmt.Sprintf("its copy %s, saved at %s", filepath.Base(s.copyPath()), cp.Saved.UTC().Format(time.RFC3339))}
+			}
+		}
+	}
 	if dmg == nil {
 		return st, nil
 	}

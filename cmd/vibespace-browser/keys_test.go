@@ -35,12 +35,12 @@ func TestProviderKey(t *testing.T) {
 		t.Fatalf("key list --json: %+v", resp)
 	}
 
-	// The file itself, read apart from the daemon: the key, 0600, in a 0700
-	// directory.
+	// The file itself, read apart from the daemon: the key and a newline
+	// (a file without it was cut short), 0600, in a 0700 directory.
 	dir := filepath.Join(e.Home, "keys")
 	file := filepath.Join(dir, "cloud~browserless.key")
 	got, err := os.ReadFile(file)
-	if err != nil || string(got) != key {
+	if err != nil || string(got) != key+"\n" {
 		t.Fatalf("the key file holds %q (%v)", got, err)
 	}
 	for p, want := range map[string]os.FileMode{dir: 0o700, file: 0o600} {
@@ -57,7 +57,7 @@ func TestProviderKey(t *testing.T) {
 	if r.Code != 2 || !strings.Contains(r.Errout, "stdin") || strings.Contains(r.Out+r.Errout, other) {
 		t.Errorf("key set with the key in argv: exit %d\n%s%s", r.Code, r.Out, r.Errout)
 	}
-	if got, _ := os.ReadFile(file); string(got) != key {
+	if got, _ := os.ReadFile(file); string(got) != key+"\n" {
 		t.Errorf("the refused call changed the key")
 	}
 	// An empty stdin and a provider that takes no key are refused too.

@@ -29,6 +29,13 @@ const (
 	TokenUsed    = "used"    // a stored token was sent with Start (no dialog, if the portal honours it)
 	TokenSaved   = "saved"   // Start returned a token: it replaced the stored one
 	TokenCleared = "cleared" // the stored token was refused or spent without a successor: forgotten
+	// TokenSetAside begins the event of a stored token that could not be
+	// read back whole (damaged, or writable by another user): set aside,
+	// not sent; the words after it say why.
+	TokenSetAside = "set aside"
+	// TokenNotSaved begins the event of a token Start returned that could
+	// not be saved (a read-only directory); the words after it say why.
+	TokenNotSaved = "not saved"
 )
 
 // pixelsOverPipeWire opens the frames of a ScreenCast stream
@@ -178,7 +185,13 @@ func (r *portalRoad) start(ctx context.Context) (*portal.Session, error) {
 	usedToken := false
 	if v2 && r.tokens != nil {
 		req.Persist = true
-		if tok, err := r.tokens.Load(); err == nil && tok != "" {
+		tok, err := r.tokens.Load()
+		switch {
+		case err != nil:
+			// Never sent, never a crash: set aside, and said (audited);
+			// the portal's dialog comes back once.
+			r.token(ctx, TokenSetAside+" ("+err.Error()+"): the portal's dialog comes back once")
+		case tok != "":
 			req.RestoreToken = tok
 			usedToken = true
 			r.token(ctx, TokenUsed)
@@ -197,7 +210,9 @@ func (r *portalRoad) start(ctx context.Context) (*portal.Session, error) {
 	}
 	if v2 && r.tokens != nil {
 		if tok := s.RestoreToken(); tok != "" {
-			if r.tokens.Save(tok) == nil {
+			if err := r.tokens.Save(tok); err != nil {
+				r.token(ctx, TokenNotSaved+" ("+err.Error()+"): the portal's dialog comes back on the next session")
+			} else {
 				r.token(ctx, TokenSaved)
 			}
 		} else if usedToken && r.tokens.Clear() == nil {

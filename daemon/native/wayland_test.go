@@ -389,6 +389,43 @@ func TestWaylandInput(t *testing.T) {
 			t.Fatalf("release all with nothing held: %v", err)
 		}
 	})
+
+	// Issue 35: a stored token damaged while no daemon ran is never sent
+	// and never a crash: set aside and said (the core audits the event),
+	// the dialog comes back once, and its answer's token is saved anew.
+	t.Run("damaged token", func(t *testing.T) {
+		const garbage = "{\x00garbage-token"
+		if err := os.WriteFile(tokenPath, []byte(garbage), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fake := portaltest.NewFake(t, r.d.BusAddress, portaltest.FakeOptions{})
+		wd := r.connect(t, ctx, o)
+		var dl tokenLog
+		wd.OnToken(dl.on)
+		w, inf := r.fixtureWindow(t, ctx, wd)
+		fake.SetPolicy(portaltest.Policy{Answer: portaltest.Grant, Streams: []portaltest.Stream{
+			{Node: 78, SourceType: 2, Size: [2]int32{int32(inf.Bounds.W), int32(inf.Bounds.H)}, ID: "0"},
+		}})
+		if err := dl.err(w.Key(ctx, mustChord(t, "Return"))); err != nil {
+			t.Fatal(err)
+		}
+		sd := fake.Calls("SelectDevices")
+		if len(sd) != 1 || sd[0].Options["restore_token"] != nil {
+			t.Fatalf("SelectDevices %v: the damaged token was sent", sd)
+		}
+		dl.mu.Lock()
+		events := strings.Join(dl.events, "\n")
+		dl.mu.Unlock()
+		if !strings.HasPrefix(events, TokenSetAside+" (") || !strings.Contains(events, "it is cut short") || !strings.Contains(events, "the portal's dialog comes back once") || !strings.HasSuffix(events, "\n"+TokenSaved) || strings.Contains(events, "garbage-token") {
+			t.Fatalf("token events %q", events)
+		}
+		if aside, _ := filepath.Glob(tokenPath + ".damaged-*"); len(aside) != 1 {
+			t.Fatalf("kept aside: %v", aside)
+		}
+		if tok := readToken(t, tokenPath); tok == "" || strings.Contains(tok, "garbage") {
+			t.Fatalf("the dialog's token was not saved anew: %q", tok)
+		}
+	})
 }
 
 // waitEnded waits until our client has seen the session end (the Closed

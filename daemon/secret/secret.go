@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/vibespace/vibespace/internal/atomicfile"
+	"github.com/vibespace/vibespace/internal/statefile"
 )
 
 // Mask replaces a stored value in scrubbed text.
@@ -39,22 +41,51 @@ type Store struct {
 	// values caches what is on disk for Scrub, which must not read files on
 	// every log line.
 	values map[string]string
+	// terminated: every key file ends in a newline (formatFile is there),
+	// so one that does not was cut short.
+	terminated bool
+	found      []string
 }
+
+// formatFile, in the directory, says every key file is written as its
+// value and a newline: a file without the newline was cut short. Files of
+// an earlier version (the bare value) are rewritten so by Open before it
+// is made.
+const formatFile = ".format"
+
+const formatV2 = "keys end in a newline\n"
 
 // Open opens (creating it if needed) the key directory dir and forces its
 // mode to 0700 and every key file's to 0600.
+//
+// A key that cannot be read back never stops it (that would lock the
+// daemon out): a key file that is empty, cut short, not a key, not a
+// regular file, or that another user owns or could have written, is set
+// aside (name.key.damaged-<time>) and the key is taken as not set; Found
+// says which key was lost, never its value. A directory it cannot make,
+// tighten or read is said there too; it never answers an error.
 func Open(dir string) (*Store, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("secret: %w", err)
-	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("secret: %w", err)
-	}
 	s := &Store{dir: dir, values: map[string]string{}}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		// No lockout either: no key is known, and setting one fails
+		// saying why.
+		s.found = append(s.found, fmt.Sprintf("the keys directory %s could not be made (%s): no provider key is kept until it can be", dir, plain(err)))
+		return s, nil
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			s.found = append(s.found, fmt.Sprintf("the keys directory %s could not be set to mode 0700 (%s)", dir, plain(err)))
+		}
+	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("secret: %w", err)
+		s.found = append(s.found, fmt.Sprintf("the keys directory %s could not be read (%s): no provider key is known; set them again: key set <provider>", dir, plain(err)))
+		return s, nil
 	}
+	_, err = os.Stat(filepath.Join(dir, formatFile))
+	s.terminated = err == nil
+	now := time.Now()
+	legacy := map[string]string{}
 	for _, e := range ents {
 		p := filepath.Join(dir, e.Name())
 		if atomicfile.IsTemp(e.Name()) { // a write cut short
@@ -62,19 +93,87 @@ func Open(dir string) (*Store, error) {
 			continue
 		}
 		name, ok := nameOfFile(e.Name())
-		if !ok || !e.Type().IsRegular() {
+		if !ok {
 			continue
 		}
-		if err := os.Chmod(p, 0o600); err != nil {
-			return nil, fmt.Errorf("secret: %w", err)
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o077 != 0 && fi.Mode().Perm()&0o022 == 0 {
+			// Readable by others, written by none: tightened, and said.
+			if err := os.Chmod(p, 0o600); err == nil {
+				s.found = append(s.found, fmt.Sprintf("the key of provider %s was readable by other users (mode %04o); it was set back to 0600 (you may want to replace it: key set %s)", name, fi.Mode().Perm(), name))
+			}
 		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return nil, fmt.Errorf("secret: %w", err)
+		var v string
+		b, dmg := statefile.Read(p, s.check(&v), now)
+		if dmg != nil {
+			s.found = append(s.found, lost(name, dmg))
+			continue
 		}
-		s.values[name] = string(b)
+		s.values[name] = v
+		if !s.terminated && !strings.HasSuffix(string(b), "\n") {
+			legacy[name] = v
+		}
+	}
+	if !s.terminated {
+		// Files of an earlier version: rewritten with their newline, then
+		// the directory marked. Where that cannot be done (a read-only
+		// directory) they are read as they are.
+		for name, v := range legacy {
+			if atomicfile.Write(filepath.Join(dir, fileOf(name)), []byte(v+"\n")) != nil {
+				return s, nil
+			}
+		}
+		if atomicfile.Write(filepath.Join(dir, formatFile), []byte(formatV2)) == nil {
+			s.terminated = true
+		}
 	}
 	return s, nil
+}
+
+// check is the statefile check of a key file: its value (into v) and a
+// newline, or (before the format file) the bare value. Its words never
+// quote the value.
+func (s *Store) check(v *string) func([]byte) error {
+	return func(b []byte) error {
+		val, ok := strings.CutSuffix(string(b), "\n")
+		if !ok && s.terminated {
+			return errors.New("it is cut short (it does not end in a newline)")
+		}
+		if err := ValidValue(val); err != nil {
+			return fmt.Errorf("it is not a key (it %s)", strings.TrimPrefix(err.Error(), "secret: the key "))
+		}
+		*v = val
+		return nil
+	}
+}
+
+// lost is the words of a key that could not be read back: which, why, and
+// how to set it again; never its value.
+func lost(name string, dmg *statefile.Damage) string {
+	s := fmt.Sprintf("the key of provider %s could not be read back (%s: %s", name, dmg.File, dmg.Why)
+	if dmg.MovedTo != "" {
+		s += "; kept aside as " + filepath.Base(dmg.MovedTo)
+	}
+	return s + "); set it again: key set " + name
+}
+
+// Found says, in words, what Open could not read back or had to mend:
+// each key lost (by provider, never its value), a directory it could not
+// tighten or read.
+func (s *Store) Found() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.found)
+}
+
+// plain is an error's last words, without the path.
+func plain(err error) string {
+	for {
+		u := errors.Unwrap(err)
+		if u == nil {
+			return err.Error()
+		}
+		err = u
+	}
 }
 
 // Dir is the store's directory.
@@ -145,7 +244,11 @@ func (s *Store) Set(name, value string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := atomicfile.Write(filepath.Join(s.dir, fileOf(name)), []byte(value)); err != nil {
+	data := value
+	if s.terminated {
+		data += "\n"
+	}
+	if err := atomicfile.Write(filepath.Join(s.dir, fileOf(name)), []byte(data)); err != nil {
 		return fmt.Errorf("secret: set %s: %w", name, err)
 	}
 	s.values[name] = value
@@ -153,6 +256,8 @@ func (s *Store) Set(name, value string) error {
 }
 
 // Get returns the key stored under name; ok is false when there is none.
+// A file that is no whole key (damaged since Open) is an error that says
+// so, never its content.
 func (s *Store) Get(name string) (value string, ok bool, err error) {
 	if err := ValidName(name); err != nil {
 		return "", false, err
@@ -164,7 +269,13 @@ func (s *Store) Get(name string) (value string, ok bool, err error) {
 	if err != nil {
 		return "", false, fmt.Errorf("secret: get %s: %w", name, err)
 	}
-	return string(b), true, nil
+	s.mu.Lock()
+	check := s.check(&value)
+	s.mu.Unlock()
+	if err := check(b); err != nil {
+		return "", false, fmt.Errorf("secret: the key of provider %s could not be read (%v); set it again: key set %s", name, err, name)
+	}
+	return value, true, nil
 }
 
 // Clear removes the key stored under name. Clearing a key that is not set

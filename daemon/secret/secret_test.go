@@ -21,7 +21,8 @@ func mode(t *testing.T, p string) fs.FileMode {
 
 // TestModes: the directory is 0700 and each key 0600 even under a umask
 // that would leave them readable to all, and an existing looser directory
-// and file are tightened by Open.
+// and file (readable by others, writable by none: one another user could
+// have written is set aside, TestOpenFaults) are tightened by Open.
 func TestModes(t *testing.T) {
 	old := syscall.Umask(0)
 	defer syscall.Umask(old)
@@ -30,7 +31,7 @@ func TestModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	loose := filepath.Join(dir, fileOf("cloud:other"))
-	if err := os.WriteFile(loose, []byte("abc"), 0o666); err != nil {
+	if err := os.WriteFile(loose, []byte("abc"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s, err := Open(dir)
@@ -81,9 +82,10 @@ func TestSetGetClearHas(t *testing.T) {
 	if v != "second" || !ok || err != nil {
 		t.Fatalf("Get = %q %v %v", v, ok, err)
 	}
-	// Read the file itself, not through the store.
+	// Read the file itself, not through the store: the value and a
+	// newline (a file without it was cut short).
 	b, err := os.ReadFile(filepath.Join(s.Dir(), fileOf(n)))
-	if err != nil || string(b) != "second" {
+	if err != nil || string(b) != "second\n" {
 		t.Fatalf("file holds %q (%v)", b, err)
 	}
 	l, err := s.List()
@@ -134,8 +136,8 @@ func TestAtomicReplace(t *testing.T) {
 		t.Error("the key was rewritten in place, not replaced by rename")
 	}
 	ents, _ := os.ReadDir(dir)
-	if len(ents) != 1 {
-		t.Errorf("dir holds %d entries, want 1", len(ents))
+	if len(ents) != 2 { // the key and the format file
+		t.Errorf("dir holds %d entries, want 2", len(ents))
 	}
 	if err := os.WriteFile(filepath.Join(dir, ".cloud~browserless.key.123.tmp"), []byte("half"), 0o600); err != nil {
 		t.Fatal(err)

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/internal/statefile"
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
 )
@@ -66,6 +67,8 @@ type Store struct {
 	lim Limits
 	now func() time.Time
 
+	found []string // what Open could not read back (Found)
+
 	mu        sync.Mutex
 	sessions  map[string]*session
 	lastSweep time.Time
@@ -79,6 +82,14 @@ type session struct {
 
 // Open opens (creating) the store under stateDir and reads back what an
 // earlier daemon left, dropping what is past the limits.
+//
+// What it cannot read back it says (Found), never drops in silence: a
+// pictures setting that cannot be read (then pictures are off: the setting
+// is the operator's to give again, never guessed), a session's file whose
+// lines do not all decode (the good steps are kept, the file as it was is
+// set aside as name.damaged-<time>), a file that is empty, or that another
+// user owns or could have written (set aside whole). A trace directory it
+// cannot make or read is said there too; the store opens all the same.
 func Open(stateDir string, lim Limits, now func() time.Time) (*Store, error) {
 	if lim.Steps <= 0 {
 		return nil, errors.New("tracelog: Limits.Steps must be positive")
@@ -88,17 +99,43 @@ func Open(stateDir string, lim Limits, now func() time.Time) (*Store, error) {
 	}
 	s := &Store{dir: filepath.Join(stateDir, Dir), lim: lim, now: now, sessions: map[string]*session{}}
 	if err := os.MkdirAll(filepath.Join(s.dir, PicturesDir), 0o700); err != nil {
-		return nil, fmt.Errorf("tracelog: %w", err)
+		s.found = append(s.found, fmt.Sprintf("the trace's directory could not be made (%s): steps are not kept", plain(err)))
 	}
-	if b, err := os.ReadFile(filepath.Join(s.dir, settingFile)); err == nil {
-		_ = json.Unmarshal(b, &s.setting)
+	setting := filepath.Join(s.dir, settingFile)
+	var set Setting
+	if b, dmg := statefile.Read(setting, statefile.JSON(&set), now()); dmg != nil {
+		s.found = append(s.found, fmt.Sprintf("the trace's pictures setting could not be read back (%s%s): pictures are off until the operator sets them again (trace pictures-on)", Dir+"/"+dmg.File+": "+dmg.Why, aside(dmg.MovedTo)))
+	} else if b != nil {
+		s.setting = set
 	}
 	files, err := filepath.Glob(filepath.Join(s.dir, "*.jsonl"))
 	if err != nil {
 		return nil, fmt.Errorf("tracelog: %w", err)
 	}
 	for _, f := range files {
-		steps, lines := readSteps(f)
+		rel := Dir + "/" + filepath.Base(f)
+		fi, dmg := statefile.Judge(f, now())
+		if dmg != nil {
+			s.found = append(s.found, fmt.Sprintf("a session's trace could not be read back (%s: %s%s): its steps are lost", rel, dmg.Why, aside(dmg.MovedTo)))
+			continue
+		}
+		if fi == nil {
+			continue
+		}
+		if fi.Size() == 0 {
+			os.Remove(f)
+			s.found = append(s.found, fmt.Sprintf("a session's trace file was empty (%s): whatever steps it kept are lost", rel))
+			continue
+		}
+		steps, lines, bad, why := readSteps(f)
+		if bad > 0 {
+			moved, _ := statefile.SetAside(f, now())
+			who := "a session's trace"
+			if len(steps) > 0 {
+				who = fmt.Sprintf("the trace of session %q", steps[len(steps)-1].Session)
+			}
+			s.found = append(s.found, fmt.Sprintf("%s: %d of its %d lines could not be read back (%s: %s) and were dropped%s", who, bad, lines, rel, why, aside(moved)))
+		}
 		if len(steps) == 0 {
 			os.Remove(f)
 			continue
@@ -112,6 +149,11 @@ func Open(stateDir string, lim Limits, now func() time.Time) (*Store, error) {
 			ss.steps = slices.Clone(ss.steps[len(ss.steps)-lim.Steps:])
 		}
 		s.sessions[name] = ss
+		if bad > 0 {
+			// The good steps, whole, in a file of their own: the torn
+			// line is not glued to the next step appended.
+			s.rewrite(name, ss)
+		}
 	}
 	s.mu.Lock()
 	s.sweepLocked(s.now())
@@ -119,25 +161,91 @@ func Open(stateDir string, lim Limits, now func() time.Time) (*Store, error) {
 	return s, nil
 }
 
-// readSteps reads a session's file; lines that do not decode are skipped.
-func readSteps(path string) ([]wire.TraceStep, int) {
+// Found says, in words, what Open could not read back and what it did
+// about it. Empty when all was whole.
+func (s *Store) Found() []string { return slices.Clone(s.found) }
+
+func aside(moved string) string {
+	if moved == "" {
+		return ""
+	}
+	return "; kept aside as " + filepath.Base(moved)
+}
+
+// plain is an error's last words, without the path.
+func plain(err error) string {
+	for {
+		u := errors.Unwrap(err)
+		if u == nil {
+			return err.Error()
+		}
+		err = u
+	}
+}
+
+// readSteps reads a session's file: the steps, how many lines there are,
+// how many of them are no step (cut short, not JSON, no session), and
+// what was wrong with the first such, in words.
+func readSteps(path string) (steps []wire.TraceStep, lines, bad int, why string) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, 0
+		return nil, 0, 1, plain(err)
 	}
 	defer f.Close()
-	var out []wire.TraceStep
-	lines := 0
+	ended := true // the file ends in a newline: its last line is whole
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, fi.Size()-1); err == nil {
+			ended = last[0] == '\n'
+		}
+	}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	var (
+		first    string // what is wrong with the first line that is no step
+		firstAt  int
+		lastGood bool
+	)
 	for sc.Scan() {
 		lines++
 		var st wire.TraceStep
-		if json.Unmarshal(sc.Bytes(), &st) == nil && st.Session != "" {
-			out = append(out, st)
+		err := json.Unmarshal(sc.Bytes(), &st)
+		lastGood = err == nil && st.Session != ""
+		if lastGood {
+			steps = append(steps, st)
+			continue
+		}
+		bad++
+		if first == "" {
+			firstAt = lines
+			switch {
+			case err == nil:
+				first = fmt.Sprintf("line %d names no session", lines)
+			case err.Error() == "unexpected end of JSON input":
+				first = fmt.Sprintf("line %d is cut short", lines)
+			default:
+				first = fmt.Sprintf("line %d is not a step (%s)", lines, err)
+			}
 		}
 	}
-	return out, lines
+	// A last line that is no step, with no newline after it, is what a
+	// write that never finished (or a file cut) leaves.
+	torn := !ended && !lastGood && lines > 0
+	switch {
+	case torn && firstAt == lines:
+		why = fmt.Sprintf("line %d, the last, is cut short", lines)
+	case torn:
+		why = fmt.Sprintf("%s; line %d, the last, is cut short", first, lines)
+	default:
+		why = first
+	}
+	if err := sc.Err(); err != nil {
+		bad++
+		if why == "" {
+			why = fmt.Sprintf("after line %d: %s", lines, err)
+		}
+	}
+	return steps, lines, bad, why
 }
 
 // fileName is a session's file: a digest of its name, since a session is

@@ -62,7 +62,7 @@ func TestStoreCapPerSession(t *testing.T) {
 	if got := verbs(s.Steps(Filter{Session: "two"})); got != "x" {
 		t.Errorf("session two keeps %q", got)
 	}
-	steps, lines := readSteps(s.path("one"))
+	steps, lines, _, _ := readSteps(s.path("one"))
 	if lines >= 2*3 || len(steps) < 3 {
 		t.Errorf("session one's file holds %d lines (%d steps): not compacted to its bound", lines, len(steps))
 	}

@@ -33,11 +33,16 @@ type Damage struct {
 	// Restored, when the caller could take its content from elsewhere
 	// (a copy), says from where, in words; "" when nothing was restored.
 	Restored string
+	// Missing: the file was not there, though something says it was
+	// saved (Why says what); nothing was moved aside.
+	Missing bool
 }
 
 func (d *Damage) Error() string {
 	s := fmt.Sprintf("%s was damaged (%s)", d.File, d.Why)
-	if d.MovedTo != "" {
+	if d.Missing {
+		s = d.File + " was missing (" + d.Why + ")"
+	} else if d.MovedTo != "" {
 		s += "; it was moved aside to " + filepath.Base(d.MovedTo)
 	} else {
 		s += "; it could not be moved aside"
@@ -58,6 +63,45 @@ func (d *Damage) Unwrap() error { return d.Err }
 // cannot read or write it (mode 0000, 0400) is set back to 0600 and read.
 // now stamps the name it is set aside under.
 func Read(path string, check func([]byte) error, now time.Time) ([]byte, *Damage) {
+	fi, d := Judge(path, now)
+	if fi == nil || d != nil {
+		return nil, d
+	}
+	dmg := func(why string, err error) *Damage {
+		d := &Damage{File: filepath.Base(path), Path: path, Why: why, At: now.UTC(), Err: err}
+		d.MovedTo, _ = SetAside(path, now)
+		return d
+	}
+	if fi.Size() == 0 {
+		return nil, dmg("it is empty", nil)
+	}
+	if fi.Size() > MaxSize {
+		return nil, dmg(fmt.Sprintf("it is %d bytes, over the %d this daemon writes at most", fi.Size(), MaxSize), nil)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, dmg("it could not be read: "+plain(err), err)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	f.Close()
+	if err != nil {
+		return nil, dmg("it could not be read: "+plain(err), err)
+	}
+	if check != nil {
+		if err := check(b); err != nil {
+			return nil, dmg(err.Error(), err)
+		}
+	}
+	return b, nil
+}
+
+// Judge examines the file at path as Read does, without reading it: for a
+// file kept open and appended to (a log), not read back whole. A missing
+// file answers (nil, nil). A file that is not a regular file, is owned by
+// another user or is writable by one is set aside and answered as a
+// *Damage; one whose owner cannot read or write it is set back to 0600.
+// Otherwise it answers the file's FileInfo.
+func Judge(path string, now time.Time) (fs.FileInfo, *Damage) {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -84,27 +128,7 @@ func Read(path string, check func([]byte) error, now time.Time) ([]byte, *Damage
 			return nil, dmg(fmt.Sprintf("its mode is %04o and could not be set back to 0600: %s", perm, plain(err)), err)
 		}
 	}
-	if fi.Size() == 0 {
-		return nil, dmg("it is empty", nil)
-	}
-	if fi.Size() > MaxSize {
-		return nil, dmg(fmt.Sprintf("it is %d bytes, over the %d this daemon writes at most", fi.Size(), MaxSize), nil)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, dmg("it could not be read: "+plain(err), err)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
-	f.Close()
-	if err != nil {
-		return nil, dmg("it could not be read: "+plain(err), err)
-	}
-	if check != nil {
-		if err := check(b); err != nil {
-			return nil, dmg(err.Error(), err)
-		}
-	}
-	return b, nil
+	return fi, nil
 }
 
 // SetAside renames the file at path to path.damaged-<UTC time> (with a

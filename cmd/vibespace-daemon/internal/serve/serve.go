@@ -162,7 +162,12 @@ func openLog(stateDir string, stderr io.Writer, getenv daemoncall.Env) (*daemonL
 	l := &daemonLog{keep: daemon.DefaultLogKeep}
 	f, err := lease.OpenRotating(filepath.Join(stateDir, logName), lease.Rotation{MaxBytes: bound, Keep: l.keep})
 	if err != nil {
-		return nil, err
+		// A log that cannot be opened (a read-only state directory) does
+		// not stop the daemon: it logs to its standard error alone, and
+		// says so there.
+		fmt.Fprintf(stderr, "vibespace-daemon: %s cannot be written (%v); logging to standard error only\n", logName, err)
+		l.file, l.w, l.stderr = f, stderr, "this daemon's standard error ("+logName+" cannot be written)"
+		return l, nil
 	}
 	l.file, l.w = f, f
 	l.stderr = "this daemon's standard error (it was not started by a command line)"
