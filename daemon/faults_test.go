@@ -25,7 +25,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,6 +33,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/kind/kindtest"
 	"github.com/vibespace/vibespace/daemon/tracelog"
+	"github.com/vibespace/vibespace/internal/smallfs"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -143,39 +143,10 @@ func damageFile(t *testing.T, path, damage string) {
 // daemons it ran are closed: cleanups run last first). It needs root.
 func readOnlyMount(t *testing.T, dir string) (remountRO func()) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		if os.Getenv("VIBESPACE_INTEGRATION") == "1" {
-			t.Fatal("an unwritable directory is a read-only mount, which needs root (chmod does not stop root, and a user cannot mount)")
-		}
-		t.Skip("an unwritable directory is a read-only mount, which needs root; VIBESPACE_INTEGRATION=1 makes this a failure")
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	run := func(args ...string) error {
-		out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, out)
-		}
-		return nil
-	}
-	if err := run("mount", "-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", dir); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := run("umount", dir); err != nil {
-			t.Errorf("%v (unmounted lazily)", err)
-			run("umount", "-l", dir)
-		}
-	})
+	smallfs.MountAt(t, dir, 4<<20)
 	return func() {
 		t.Helper()
-		if err := run("mount", "-o", "remount,ro", dir); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, ".probe"), nil, 0o600); err == nil {
-			t.Fatalf("%s is still writable", dir)
-		}
+		smallfs.ReadOnly(t, dir)
 	}
 }
 

@@ -3,11 +3,11 @@ package portal_test
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/vibespace/vibespace/internal/smallfs"
 	"github.com/vibespace/vibespace/internal/statefile"
 	"github.com/vibespace/vibespace/portal"
 )
@@ -74,31 +74,13 @@ func TestTokenStoreFaults(t *testing.T) {
 // read-only mount: chmod does not stop root) the token is read back whole,
 // and a new one not saved is an error that says why, not a crash.
 func TestTokenStoreReadOnly(t *testing.T) {
-	if os.Geteuid() != 0 {
-		if os.Getenv("VIBESPACE_INTEGRATION") == "1" {
-			t.Fatal("an unwritable directory is a read-only mount, which needs root")
-		}
-		t.Skip("an unwritable directory is a read-only mount, which needs root; VIBESPACE_INTEGRATION=1 makes this a failure")
-	}
 	dir := filepath.Join(t.TempDir(), "state")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Fatalf("mount: %v: %s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount: %v: %s", err, out)
-		}
-	})
+	smallfs.MountAt(t, dir, 1<<20)
 	ts := portal.OpenTokenStore(filepath.Join(dir, "restore-token"))
 	if err := ts.Save("first-token"); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command("mount", "-o", "remount,ro", dir).CombinedOutput(); err != nil {
-		t.Fatalf("remount: %v: %s", err, out)
-	}
+	smallfs.ReadOnly(t, dir)
 	if tok, err := ts.Load(); tok != "first-token" || err != nil {
 		t.Fatalf("Load on a read-only mount: %q %v", tok, err)
 	}

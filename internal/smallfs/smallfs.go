@@ -23,19 +23,30 @@ import (
 // registered later (a daemon using it) ran.
 func Mount(t testing.TB, size int) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		unable(t, "mounting a tmpfs needs root", syscall.EPERM)
-	}
 	dir := t.TempDir()
+	MountAt(t, dir, size)
+	return dir
+}
+
+// MountAt is Mount on dir, made if need be (a state directory's own
+// subdirectory, say).
+func MountAt(t testing.TB, dir string, size int) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		unable(t, "mounting a tmpfs needs root (and chmod does not stop root's writes)", syscall.EPERM)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, fmt.Sprintf("size=%d,mode=0700", size)); err != nil {
 		unable(t, "mount -t tmpfs", err)
 	}
 	t.Cleanup(func() {
 		if err := unix.Unmount(dir, 0); err != nil {
-			t.Errorf("umount %s: %v", dir, err)
+			t.Errorf("umount %s: %v (unmounted lazily)", dir, err)
+			unix.Unmount(dir, unix.MNT_DETACH)
 		}
 	})
-	return dir
 }
 
 // ReadOnly remounts the tmpfs Mount made on dir read-only (writable
