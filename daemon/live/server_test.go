@@ -21,11 +21,10 @@ import (
 	"github.com/vibespace/vibespace/target"
 )
 
-// TestLiveServerOverFake: watch starts one server on 127.0.0.1 whose API
-// needs the viewer token, lists the targets with the agent's last point and
-// none of its text, and stops with the daemon. (The fake display has no
-// pixels: the real stream is TestLiveViewWindow's.)
-func TestLiveServerOverFake(t *testing.T) {
+// fakeLive serves a daemon with the live view over the fake display, and
+// one window of it opened and read by session a.
+func fakeLive(t *testing.T) (*daemontest.Served, string) {
+	t.Helper()
 	if !rtc.VP8Available() {
 		t.Fatal("this build has no VP8 encoder (cgo + libvpx): the live view cannot run")
 	}
@@ -34,6 +33,15 @@ func TestLiveServerOverFake(t *testing.T) {
 		Displays: []kind.DisplayProvider{&kindtest.Provider{}}, Live: live.For(live.Options{})})
 	id := string(sv.OK(t, daemon.Request{Verb: "open", Session: "a", Argv: []string{"fake-app"}}).Target.ID)
 	sv.OK(t, daemon.Request{Verb: "snapshot", Session: "a", Target: id})
+	return sv, id
+}
+
+// TestLiveServerOverFake: watch starts one server on 127.0.0.1 whose API
+// needs the viewer token, lists the targets with the agent's last point and
+// none of its text, and stops with the daemon. (The fake display has no
+// pixels: the real stream is TestLiveViewWindow's.)
+func TestLiveServerOverFake(t *testing.T) {
+	sv, id := fakeLive(t)
 	const marker = "hunter2-MARKER"
 	sv.OK(t, daemon.Request{Verb: "type", Session: "a", Target: id, Ref: "@e4", Text: marker})
 	sv.OK(t, daemon.Request{Verb: "click", Session: "a", Target: id, At: &daemon.Point{X: 5, Y: 6}})

@@ -4,15 +4,10 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"testing"
 
 	"github.com/vibespace/vibespace/daemon"
-	"github.com/vibespace/vibespace/daemon/daemontest"
-	"github.com/vibespace/vibespace/daemon/kind"
-	"github.com/vibespace/vibespace/daemon/kind/kindtest"
 	"github.com/vibespace/vibespace/daemon/live"
-	"github.com/vibespace/vibespace/rtc"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -21,13 +16,7 @@ import (
 // with the typed code unknown_target, as the live view's other endpoints
 // refuse; a target that exists still answers 200 with its steps.
 func TestLiveTraceUnknownTarget(t *testing.T) {
-	if !rtc.VP8Available() {
-		t.Fatal("this build has no VP8 encoder (cgo + libvpx): the live view cannot run")
-	}
-	dir := t.TempDir()
-	sv := daemontest.Start(t, daemon.Config{StateDir: dir, SocketPath: filepath.Join(dir, "run", "w.sock"),
-		Displays: []kind.DisplayProvider{&kindtest.Provider{}}, Live: live.For(live.Options{})})
-	id := string(sv.OK(t, daemon.Request{Verb: "open", Session: "a", Argv: []string{"fake-app"}}).Target.ID)
+	sv, id := fakeLive(t)
 	sv.OK(t, daemon.Request{Verb: "snapshot", Session: "a", Target: id})
 	u, err := url.Parse(sv.OK(t, daemon.Request{Verb: "watch", Session: "a"}).URL)
 	if err != nil {
