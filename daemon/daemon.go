@@ -81,6 +81,7 @@ type Daemon struct {
 	tr          traceState // the trace (trace.go)
 	notes       notices    // what is owed in words: things lost or not restored (notice.go)
 	conds       conditions // the files not written now (notice.go)
+	lost        lostBook   // the windows lost with their display (lost.go)
 
 	ln   net.Listener
 	wg   sync.WaitGroup
@@ -169,6 +170,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	d.restoreNotices(st.Backends[noticesKey])
 	d.steps.kept.Store(len(st.Backends[budgetsKeptKey]) > 0) // budgets.json was saved: its absence is a loss
+	d.restoreLost(st.Backends[lostKey])
 	if cfg.Browser != nil {
 		// Browsers an earlier daemon left (it was killed): stop them; a
 		// profile's browser starts again on its next use.
@@ -365,6 +367,9 @@ func (d *Daemon) persist() error {
 	}
 	if k := d.budgetsKeptRecord(); k != nil {
 		st.Backends[budgetsKeptKey] = k
+	}
+	if ls := d.lostRecord(); ls != nil {
+		st.Backends[lostKey] = ls
 	}
 	live := make(map[target.ID]bool, len(st.Targets))
 	for _, t := range st.Targets {

@@ -62,6 +62,10 @@ type display struct {
 	personWhy  string
 	personLost bool
 	touchedAt  time.Time
+	// watching (guarded by Daemon.mu) is set while a watcher waits for
+	// the display's server to die; died once it did and its windows were
+	// lost (lost.go).
+	watching, died bool
 }
 
 // starting is a per-session display being started: its provider's name
@@ -185,6 +189,9 @@ func (d *Daemon) ensureDisplay(ctx context.Context, p kind.DisplayProvider) (*di
 // Config.MaxSessionDisplays is refused display_limit.
 func (d *Daemon) useDisplay(ctx context.Context, p kind.DisplayProvider, session string) (*display, func(), error) {
 	key := displayKey(p, session)
+	if disp := d.runningDisplay(key); disp != nil {
+		d.diedNow(disp) // a dead one is lost now, and a new one started
+	}
 	if disp := d.holdRunning(key); disp != nil {
 		return disp, d.releaser(disp), nil
 	}
@@ -240,6 +247,7 @@ func (d *Daemon) useDisplay(ctx context.Context, p kind.DisplayProvider, session
 		d.cfg.Logger.Info("display up", "display", p.Name(), "name", kd.Name(), "took", time.Since(t0))
 	}
 	d.persist()
+	d.watchDeath(disp)
 	return disp, d.releaser(disp), nil
 }
 
@@ -407,6 +415,7 @@ func (d *Daemon) closeDisplays(disps []*display) error {
 // must not wait for it.
 func (d *Daemon) idleLoop(ctx context.Context) {
 	defer d.wg.Done()
+	d.watchDeaths() // the displays a restarted daemon re-attached (lost.go)
 	stop := d.cfg.DisplayIdleStop
 	if stop <= 0 || !slices.ContainsFunc(d.cfg.Displays, perSession) {
 		return

@@ -119,7 +119,7 @@ func (d *Daemon) find(handle string) (*entry, error) {
 		if err := d.cdpHandle(id); err != nil {
 			return nil, err
 		}
-		return nil, target.Refuse(target.CodeUnknownTarget, "there is no target %s", id).With("target", string(id))
+		return nil, d.lostOr(Request{}, id, target.Refuse(target.CodeUnknownTarget, "there is no target %s", id).With("target", string(id)))
 	}
 	return e, nil
 }
@@ -166,7 +166,7 @@ func (d *Daemon) lookup(ctx context.Context, req Request) (*entry, error) {
 		if err := d.cdpHandle(id); err != nil {
 			return nil, err
 		}
-		return nil, d.desktopGoneOr(req.Target, target.Refuse(target.CodeUnknownTarget, "there is no target %s (list shows yours)", id).With("target", string(id)))
+		return nil, d.lostOr(req, id, d.desktopGoneOr(req.Target, target.Refuse(target.CodeUnknownTarget, "there is no target %s (list shows yours)", id).With("target", string(id))))
 	}
 	d.mu.Lock()
 	err = e.rec.CheckExposed(req.Session)
@@ -175,7 +175,7 @@ func (d *Daemon) lookup(ctx context.Context, req Request) (*entry, error) {
 		return nil, err
 	}
 	if _, err := d.refresh(ctx, e); err != nil {
-		return nil, err
+		return nil, d.lostOr(req, id, err) // lost with its display just now
 	}
 	return e, nil
 }
@@ -210,6 +210,9 @@ func (d *Daemon) rereadWithin(ctx context.Context, e *entry, budget time.Duratio
 	w := e.words()
 	var info kind.Info
 	var err error
+	if err := d.lostRead(e, nil); err != nil {
+		return info, err // its display died: the window was lost (lost.go)
+	}
 	if d.displayGone(e) {
 		err = target.Refuse(w.Gone, "its display is gone")
 	} else {
@@ -218,6 +221,11 @@ func (d *Daemon) rereadWithin(ctx context.Context, e *entry, budget time.Duratio
 			info, err = read(ctx)
 			return err
 		})
+		if err != nil {
+			if lerr := d.lostRead(e, err); lerr != nil {
+				return info, lerr
+			}
+		}
 	}
 	if target.CodeOf(err) == w.Gone {
 		d.mu.Lock()

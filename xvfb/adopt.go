@@ -20,11 +20,23 @@ type State struct {
 	BusAddress  string `json:"bus_address"`
 	A11yAddress string `json:"a11y_address"`
 	A11ySwitch  string `json:"a11y_switch,omitempty"`
+	// ServerPID and ServerName are the desktop's server process (its X
+	// server, or the xpra that manages it): a desktop adopted from them is
+	// watched for its end (server.go). A record without them (an earlier
+	// version's) is adopted unwatched.
+	ServerPID  int    `json:"server_pid,omitempty"`
+	ServerName string `json:"server_name,omitempty"`
 }
 
 // State returns the facts Adopt needs.
 func (d *Desktop) State() State {
-	return State{ID: d.ID, Dir: d.Dir, Display: d.Display, BusAddress: d.BusAddress, A11yAddress: d.A11yAddress, A11ySwitch: d.A11ySwitch}
+	st := State{ID: d.ID, Dir: d.Dir, Display: d.Display, BusAddress: d.BusAddress, A11yAddress: d.A11yAddress, A11ySwitch: d.A11ySwitch}
+	d.mu.Lock()
+	if d.server != nil {
+		st.ServerPID, st.ServerName = d.server.pid, d.server.name
+	}
+	d.mu.Unlock()
+	return st
 }
 
 // Adopt takes over a desktop started by an earlier process (with Detach).
@@ -50,6 +62,7 @@ func Adopt(ctx context.Context, s State, o Options) (*Desktop, error) {
 		d.Close()
 		return nil, fmt.Errorf("xvfb: adopt desktop %s: %w", s.ID, err)
 	}
+	d.watchServer(s.ServerName, s.ServerPID)
 	return d, nil
 }
 

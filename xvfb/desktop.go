@@ -55,15 +55,22 @@ type Desktop struct {
 	procs  []*proc // started by us, in start order
 	apps   []*App
 	closed bool
+	// server is the process of the X server, or of what manages it
+	// (xpra): watched for its end (server.go). nil until known.
+	server *proc
 }
 
 // proc is a child process we started and will reap.
 type proc struct {
 	name string
-	cmd  *exec.Cmd
+	cmd  *exec.Cmd     // nil for a process an earlier daemon started (watched by pidfd: server.go)
+	pid  int           // its PID
 	done chan struct{} // closed when Wait returned
 	err  error         // Wait's result, valid after done
+	at   time.Time     // when it ended, valid after done
 	log  string        // path of its stdout+stderr
+	// unwatch stops watching a process we did not start (server.go).
+	unwatch func()
 }
 
 // Start brings up a desktop: Xvfb, the session bus, the AT-SPI bus and
@@ -181,9 +188,10 @@ func (d *Desktop) start(cmd *exec.Cmd, name string) (*proc, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	p := &proc{name: name, cmd: cmd, done: make(chan struct{}), log: logPath}
+	p := &proc{name: name, cmd: cmd, pid: cmd.Process.Pid, done: make(chan struct{}), log: logPath}
 	go func() {
 		p.err = cmd.Wait()
+		p.at = time.Now()
 		close(p.done)
 	}()
 	d.mu.Lock()
@@ -230,7 +238,7 @@ func (p *proc) stop(grace time.Duration) {
 		return
 	default:
 	}
-	pid := p.cmd.Process.Pid
+	pid := p.pid
 	_ = syscall.Kill(-pid, syscall.SIGTERM)
 	_ = syscall.Kill(pid, syscall.SIGCONT) // a stopped process cannot handle SIGTERM
 	select {
@@ -257,7 +265,11 @@ func (d *Desktop) Close() error {
 	d.closed = true
 	apps := append([]*App(nil), d.apps...)
 	procs := append([]*proc(nil), d.procs...)
+	server := d.server
 	d.mu.Unlock()
+	if server != nil && server.unwatch != nil {
+		server.unwatch()
+	}
 
 	for _, a := range apps {
 		a.p.stop(3 * time.Second)

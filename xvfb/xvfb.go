@@ -55,6 +55,9 @@ func (h Host) StartDisplayFD(ctx context.Context, cmd *exec.Cmd, name string) (d
 		return "", nil, err
 	}
 	w.Close() // the child has its copy; EOF on r now means the server died
+	h.d.mu.Lock()
+	h.d.server = p
+	h.d.mu.Unlock()
 
 	line, err := ReadyLine(ctx, r, nil)
 	if ctx.Err() != nil {
