@@ -134,9 +134,17 @@ func (d *Desktop) startA11y(ctx context.Context) error {
 	}
 	d.A11yAddress = addr
 	d.A11ySwitch = switchOn(ctx, conn)
-	a11y, err := dbus.Connect(addr, dbus.WithContext(ctx))
+	return d.StartRegistry(ctx)
+}
+
+// StartRegistry starts the desktop's AT-SPI registry (at-spi2-registryd)
+// on its accessibility bus, as Start does: the bus activates it. A
+// registry that runs already is left as it is. Whoever uses the desktop
+// calls it again when the registry died.
+func (d *Desktop) StartRegistry(ctx context.Context) error {
+	a11y, err := dbus.Connect(d.A11yAddress, dbus.WithContext(ctx))
 	if err != nil {
-		return fmt.Errorf("xvfb: connect accessibility bus %s: %w", addr, err)
+		return fmt.Errorf("xvfb: connect accessibility bus %s: %w", d.A11yAddress, err)
 	}
 	defer a11y.Close()
 	var ret uint32

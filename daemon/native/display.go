@@ -47,6 +47,9 @@ type display struct {
 	// (xpra: seamless.go).
 	showing map[x11.WindowID]bool
 	person  *x11.InputWatch // the person's own input, watched on their desktop (person.go)
+
+	reg  registryWatch                    // our desktop's AT-SPI registry, watched (registry.go)
+	logf func(format string, args ...any) // progress lines (Options.Logf); never nil
 }
 
 var (
@@ -280,18 +283,6 @@ func (d *display) Doctor(ctx context.Context) []kind.Check {
 	return append(out, d.switchCheck(ctx))
 }
 
-// a11yCheck is doctor's row of the display's accessibility bus.
-func (d *display) a11yCheck(ctx context.Context) kind.Check {
-	if d.bus == nil {
-		return kind.Check{Name: "AT-SPI", Detail: fmt.Sprintf("the accessibility bus did not answer: %v", d.busErr)}
-	}
-	apps, err := d.bus.Applications(ctx)
-	if err != nil {
-		return kind.Check{Name: "AT-SPI", Detail: "the registry did not answer: " + err.Error()}
-	}
-	return kind.Check{Name: "AT-SPI", OK: true, Detail: fmt.Sprintf("bus %s, %d applications registered", d.bus.Address(), len(apps))}
-}
-
 // Healthy checks that our X server and session bus answer, and on an Xpra
 // display that xpra's socket does.
 func (d *display) Healthy(ctx context.Context) error {
@@ -327,6 +318,7 @@ func (d *display) pixelsConn(ctx context.Context) (*x11.Display, error) {
 // desktop: nothing).
 func (d *display) Close() error {
 	var errs []error
+	d.unwatchRegistry()
 	if d.bus != nil {
 		errs = append(errs, d.bus.Close())
 	}

@@ -166,6 +166,11 @@ func connect(ctx context.Context, h host, xp *xpra.Display, o Options) (*display
 	} else {
 		d.bus = bus
 	}
+	d.logf = o.Logf
+	if d.logf == nil {
+		d.logf = func(string, ...any) {}
+	}
+	d.watchRegistry(ctx) // started again when it dies (registry.go)
 	return d, nil
 }
 
