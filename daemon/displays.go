@@ -346,25 +346,14 @@ func (d *Daemon) resetIfDead(ctx context.Context, disp *display) bool {
 		return false
 	}
 	d.cfg.Logger.Warn("a display died; starting a new one", "display", disp.name, "session", disp.session, "err", err)
-	d.mu.Lock()
-	if d.displays[disp.key()] != disp {
-		d.mu.Unlock()
-		return true
+	death := kind.Death{At: d.cfg.Now(), Display: "display " + disp.d.Name(), How: "it stopped answering (" + err.Error() + ")"}
+	if m, ok := disp.d.(kind.Mortal); ok && d.diedNow(disp) {
+		death = m.Death() // seen dying: lost already, with how
 	}
-	delete(d.displays, disp.key())
-	var gone []target.ID
-	for id, e := range d.targets {
-		if e.disp == disp {
-			gone = append(gone, id)
-			delete(d.targets, id)
-		}
+	// Its windows are lost with a word, as when its death is seen (lost.go).
+	if d.loseDisplay(disp, death) {
+		d.closeDisplay(disp)
 	}
-	d.mu.Unlock()
-	for _, id := range gone {
-		d.leases.Drop(id)
-	}
-	d.closeDisplay(disp)
-	d.persist()
 	return true
 }
 

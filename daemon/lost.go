@@ -134,7 +134,7 @@ func (d *Daemon) watchDeath(disp *display) {
 		case <-d.stop:
 			return
 		}
-		if d.loseDisplay(disp) || d.diedUnseen(disp) {
+		if d.loseDisplay(disp, disp.d.(kind.Mortal).Death()) || d.diedUnseen(disp) {
 			d.closeDisplay(disp) // what is left of it: its applications, its buses
 		}
 	}()
@@ -193,7 +193,7 @@ func (d *Daemon) diedWithin(disp *display, grace time.Duration) bool {
 			return false
 		}
 	}
-	d.loseDisplay(disp)
+	d.loseDisplay(disp, m.Death())
 	d.mu.Lock()
 	watched := disp.watching
 	d.mu.Unlock()
@@ -203,12 +203,12 @@ func (d *Daemon) diedWithin(disp *display, grace time.Duration) bool {
 	return true
 }
 
-// loseDisplay forgets disp, whose server died, and its windows, if it is
-// still a running display (not stopped on purpose, not lost already): each
-// window's handle is remembered as lost, its holder told once, the loss
-// logged and audited. It reports whether it lost it (once per display).
-func (d *Daemon) loseDisplay(disp *display) bool {
-	death := disp.d.(kind.Mortal).Death()
+// loseDisplay forgets disp, whose server died as death says, and its
+// windows, if it is still a running display (not stopped on purpose, not
+// lost already): each window's handle is remembered as lost, its holder
+// told once, the loss logged and audited. It reports whether it lost it
+// (once per display). The caller stops what is left of it.
+func (d *Daemon) loseDisplay(disp *display, death kind.Death) bool {
 	if death.At.IsZero() {
 		death.At = d.cfg.Now()
 	}

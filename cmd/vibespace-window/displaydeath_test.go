@@ -260,3 +260,33 @@ func TestRegistryKilled(t *testing.T) {
 		t.Fatal("the application died")
 	}
 }
+
+// TestXvfbKilledAfterRestart: the Xvfb of a display a restarted daemon
+// re-attached (an earlier daemon, killed with -9, started it: it is not
+// the new daemon's child) killed with -9 is seen dying too, and its window
+// lost with a word.
+func TestXvfbKilledAfterRestart(t *testing.T) {
+	e := newEnv(t)
+	e.StartServe()
+	id, _, app := e.openFixture("s1")
+	old := *e.desk
+	x := e.xserverPID()
+	e.Kill9()
+	if ls := e.listed("s1"); ls[id].PID != app { // the CLI starts a daemon, which re-attaches
+		t.Fatalf("after the daemon's restart list has %s as %+v", id, ls[id])
+	}
+	e.mustKill9(x, "the display's Xvfb")
+	r := e.Refused(string(target.CodeWindowGone), "s1", "snapshot", id)
+	for _, w := range []string{id + " was lost at ", "Xvfb pid " + strconv.Itoa(x), old.Display + " "} {
+		if !strings.Contains(r.Errout, w) {
+			t.Fatalf("snapshot of the lost window does not say %q:\n%s", w, r.Errout)
+		}
+	}
+	if list := e.Answer("s1", "list"); listsHandle(list, id) {
+		t.Fatalf("list after the display died: %+v", list)
+	}
+	if !e.WaitGone(app, 30*time.Second) {
+		t.Fatalf("the application (pid %d) still runs after its display died", app)
+	}
+	noneLeft(t, old, "the dead display")
+}
