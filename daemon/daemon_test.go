@@ -474,7 +474,13 @@ func TestDisplayDiedUnderUs(t *testing.T) {
 	if b.Started() != 2 || id == old {
 		t.Fatalf("started %d displays, new id %s", b.Started(), id)
 	}
-	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: string(old)}), target.CodeUnknownTarget)
+	// Lost with its display, said so: never unknown_target for a handle
+	// the daemon minted (issue 35).
+	resp := td.call(t, Request{Verb: "snapshot", Session: "a", Target: string(old)})
+	wantCode(t, resp, target.CodeWindowGone)
+	if !strings.Contains(resp.Message, string(old)+" was lost at ") || !strings.Contains(resp.Message, "died") {
+		t.Fatalf("the lost window's refusal: %s", resp.Message)
+	}
 }
 
 // --for (the operator acting on another session's attachment set) is

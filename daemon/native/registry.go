@@ -81,6 +81,13 @@ func (d *display) reviveRegistry(ctx context.Context) {
 	if !ok || d.bus == nil {
 		return
 	}
+	if gone := d.Gone(); gone != nil {
+		select {
+		case <-gone:
+			return // the display died: its registry went with it, and so does the rest
+		default:
+		}
+	}
 	d.reg.mu.Lock()
 	defer d.reg.mu.Unlock()
 	now, err := d.bus.RegistryPID(ctx)
@@ -90,6 +97,12 @@ func (d *display) reviveRegistry(ctx context.Context) {
 	d.reg.lostAt, d.reg.lostPID = time.Now(), d.reg.pid
 	d.reg.againFailed, d.reg.byUs = nil, false
 	if now == 0 {
+		if err := h.alive(ctx); err != nil {
+			// The registry ended because its display did (it reads the X
+			// server): nothing is started on a dead display.
+			d.reg.againFailed, d.reg.pid = fmt.Errorf("its display does not answer: %w", err), 0
+			return
+		}
 		d.reg.byUs = true
 		if err := h.StartRegistry(ctx); err != nil {
 			d.reg.againFailed, d.reg.pid = err, 0

@@ -113,6 +113,7 @@ type Display struct {
 	onInfo   func()        // called (without mu) at every Info of a window
 	stopped  chan struct{} // when set, the display's server is stopped: Info and Healthy block until it closes or their ctx ends
 	watchers kind.Watchers // who is attached from outside (SetWatchers)
+	death    deathState    // Die (death.go)
 	*log
 }
 
