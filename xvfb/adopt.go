@@ -62,7 +62,11 @@ func Adopt(ctx context.Context, s State, o Options) (*Desktop, error) {
 		d.Close()
 		return nil, fmt.Errorf("xvfb: adopt desktop %s: %w", s.ID, err)
 	}
-	d.watchServer(s.ServerName, s.ServerPID)
+	name, pid := s.ServerName, s.ServerPID
+	if pid == 0 {
+		name, pid = findServer(s.ID) // a record of an earlier version
+	}
+	d.watchServer(name, pid)
 	return d, nil
 }
 

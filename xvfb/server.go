@@ -3,7 +3,12 @@ package xvfb
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -138,4 +143,34 @@ func watchPID(name string, pid int) (*proc, error) {
 		close(p.done)
 	}()
 	return p, nil
+}
+
+// serverNames are the programs that serve a desktop's display: an xpra
+// managing its own Xvfb, or a plain Xvfb.
+var serverNames = []string{"xpra", "Xvfb"}
+
+// findServer finds the server process of desktop id among its processes,
+// for a record that did not name it: the xpra if one runs (its Xvfb is
+// its child), else the Xvfb. 0 when neither runs.
+func findServer(id string) (name string, pid int) {
+	pids := MarkedPIDs(id)
+	for _, want := range serverNames {
+		for _, p := range pids {
+			if ProcName(p) == want && (want != "xpra" || isXpraStart(p)) {
+				return want, p
+			}
+		}
+	}
+	return "", 0
+}
+
+// isXpraStart reports whether pid is `xpra start` (not one of the short
+// `xpra control` or `xpra info` runs beside it).
+func isXpraStart(pid int) bool {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	if err != nil {
+		return false
+	}
+	args := strings.Split(string(b), "\x00")
+	return slices.Contains(args, "start")
 }
