@@ -268,6 +268,7 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 		disp := d.displays[d.keyOfTarget(t)]
 		if disp == nil || t.Key == "" {
 			d.cfg.Logger.Info("dropping a target whose display is gone", "target", t.ID, "display", t.Display)
+			d.lostBeforeRestart(t, st.Leases) // remembered as lost, its holder told (lost.go)
 			continue
 		}
 		kt, err := disp.d.Window(ctx, t.Key, t.PID)

@@ -313,3 +313,37 @@ func (d *Daemon) lostRead(e *entry, err error) error {
 	}
 	return target.Refuse(e.words().Gone, "%s is gone: its display died", e.id).With("target", string(e.id))
 }
+
+// lostBeforeRestart remembers the window t of an earlier daemon's state
+// whose display (one we start) was gone when this daemon started — it
+// died while no daemon ran — as lost, and owes its holder a word, as a
+// death seen at once would (reconcile calls it for every target it drops;
+// it does nothing for one whose display runs, a tab, or a window of the
+// user's own desktop). The notice is kept by reconcile's own persist.
+func (d *Daemon) lostBeforeRestart(t target.Target, leases []lease.Lease) {
+	if t.Display == "" || d.displays[d.keyOfTarget(t)] != nil {
+		return
+	}
+	if p := d.provider(t.Display); p == nil || (d.cfg.Desktop != nil && p.Name() == d.cfg.Desktop.Name()) {
+		return
+	}
+	what := t.Display + " display"
+	if perSession(d.provider(t.Display)) {
+		what += " of session " + t.Origin
+	}
+	l := lostWindow{ID: t.ID, Title: t.Title, At: d.cfg.Now().UTC(), Display: what, How: "it was gone when this daemon started (it died while no daemon ran)"}
+	d.lost.add(l)
+	who := t.Origin
+	for _, ls := range leases {
+		if ls.Target == t.ID && ls.Holder != "" {
+			who = ls.Holder
+		}
+	}
+	d.cfg.Logger.Warn("a display died while no daemon ran; its window is lost", "target", t.ID, "display", t.Display, "session", who)
+	if who == "" {
+		return
+	}
+	d.notes.mu.Lock()
+	d.notes.list = append(d.notes.list, &notice{Session: who, Target: t.ID, Text: l.words() + fmt.Sprintf(" (%q)", t.Title), At: l.At})
+	d.notes.mu.Unlock()
+}
