@@ -240,27 +240,3 @@ func TestRestartTellsOfACutSelect(t *testing.T) {
 		t.Fatalf("the trace's cut select: %q (all: %+v)", cut, tr.Trace)
 	}
 }
-
-// TestDisplayGoneBeforeRestart: a display that died while no daemon ran
-// (the daemon killed, then its display) loses its window with a word too:
-// the restarted daemon refuses the handle window_gone saying so, never
-// unknown_target, and tells its holder once.
-func TestDisplayGoneBeforeRestart(t *testing.T) {
-	b := &kindtest.Provider{}
-	dir := t.TempDir()
-	td := startDaemon(t, b, dir)
-	id := td.open(t, "a")
-	td.Detach()
-	<-td.done
-	b.Display().Close()
-	td2 := startDaemon(t, b, dir)
-	got := td2.call(t, Request{Verb: "list", Session: "a"})
-	if len(got.Targets) != 0 || !strings.Contains(got.Note, string(id)+" was lost at ") || !strings.Contains(got.Note, "while no daemon ran") {
-		t.Fatalf("list after the restart: %+v", got)
-	}
-	resp := td2.call(t, Request{Verb: "snapshot", Session: "a", Target: string(id)})
-	wantCode(t, resp, target.CodeWindowGone)
-	if !strings.Contains(resp.Message, "while no daemon ran") {
-		t.Fatalf("snapshot: %s", resp.Message)
-	}
-}
