@@ -346,11 +346,11 @@ func (d *Daemon) resetIfDead(ctx context.Context, disp *display) bool {
 		return false
 	}
 	d.cfg.Logger.Warn("a display died; starting a new one", "display", disp.name, "session", disp.session, "err", err)
-	death := kind.Death{At: d.cfg.Now(), Display: "display " + disp.d.Name(), How: "it stopped answering (" + err.Error() + ")"}
-	if m, ok := disp.d.(kind.Mortal); ok && d.diedNow(disp) {
-		death = m.Death() // seen dying: lost already, with how
+	if d.diedNow(disp) {
+		return true // seen dying: lost already, saying how it ended (lost.go)
 	}
-	// Its windows are lost with a word, as when its death is seen (lost.go).
+	// Its windows are lost with a word, as when its death is seen.
+	death := kind.Death{At: d.cfg.Now(), Display: "display " + disp.d.Name(), How: "it stopped answering (" + err.Error() + ")"}
 	if d.loseDisplay(disp, death) {
 		d.closeDisplay(disp)
 	}

@@ -193,12 +193,13 @@ func (d *Daemon) diedWithin(disp *display, grace time.Duration) bool {
 			return false
 		}
 	}
-	d.loseDisplay(disp, m.Death())
-	d.mu.Lock()
-	watched := disp.watching
-	d.mu.Unlock()
-	if !watched {
-		go d.closeDisplay(disp)
+	if d.loseDisplay(disp, m.Death()) {
+		d.mu.Lock()
+		watched := disp.watching
+		d.mu.Unlock()
+		if !watched {
+			go d.closeDisplay(disp) // nobody else will stop what is left of it
+		}
 	}
 	return true
 }
