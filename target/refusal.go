@@ -83,18 +83,18 @@ const (
 	CodeNoFrame             Code = "no_frame"              // the window has no accessible frame (yet); its application is there
 
 	// Observing and verifying (issue 15).
-	CodeNoProgress   Code = "no_progress"    // the same action on the same node saw no_visible_change too many times in a row: look again (snapshot) or do something else
-	CodeBudgetSpent  Code = "budget_spent"   // the session's step or wall-clock budget is spent: whoever set it (the agent's own operator) raises or resets it: a guard rail, not a boundary
+	CodeNoProgress  Code = "no_progress"  // the same action on the same node saw no_visible_change too many times in a row: look again (snapshot) or do something else
+	CodeBudgetSpent Code = "budget_spent" // the session's step or wall-clock budget is spent: whoever set it (the agent's own operator) raises or resets it: a guard rail, not a boundary
 	// CodeBudgetUnreadable: the saved budgets could not be read back, so
 	// this session's is unknown: acting verbs are refused (the guard rail
 	// fails closed) until its operator sets it again.
 	CodeBudgetUnreadable Code = "budget_unreadable"
-	CodeValueNotSet  Code = "value_not_set"  // a form verb set a value that did not take: read back, the control holds something else
-	CodeNoOption     Code = "no_option"      // select named an option the control does not have: the refusal names the ones it has
-	CodeNoBrowser    Code = "no_browser"     // this daemon has no browser backend (no Chromium)
-	CodeNoTab        Code = "no_tab"         // the session has no current tab in this profile: open <url> first
-	CodeBrowserLimit Code = "browser_limit"  // the ceiling of browsers running at once is reached
-	CodeBrowserInUse Code = "browser_in_use" // a browser asked to stop has a tab open or a verb using it: close its tabs first
+	CodeValueNotSet      Code = "value_not_set"  // a form verb set a value that did not take: read back, the control holds something else
+	CodeNoOption         Code = "no_option"      // select named an option the control does not have: the refusal names the ones it has
+	CodeNoBrowser        Code = "no_browser"     // this daemon has no browser backend (no Chromium)
+	CodeNoTab            Code = "no_tab"         // the session has no current tab in this profile: open <url> first
+	CodeBrowserLimit     Code = "browser_limit"  // the ceiling of browsers running at once is reached
+	CodeBrowserInUse     Code = "browser_in_use" // a browser asked to stop has a tab open or a verb using it: close its tabs first
 
 	// Xpra displays (xpra/).
 	CodeNoAttach Code = "no_attach" // the window's display has no client of its own a person can attach (only an xpra display has)
