@@ -31,10 +31,20 @@ func acquireLock(path string) (*lockFile, error) {
 	readOnly := false
 	if err != nil {
 		werr := err
+		// Only a directory that cannot be written falls back to reading;
+		// anything else (a directory named daemon.lock: EISDIR) is no
+		// lock at all.
+		if !errors.Is(werr, syscall.EROFS) && !errors.Is(werr, fs.ErrPermission) {
+			return nil, fmt.Errorf("daemon: lock file: %w", werr)
+		}
 		if f, err = os.Open(path); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("daemon: the state directory %s cannot be written (%s) and has no %s in it: the lock that keeps a second daemon out of it cannot be taken, so this daemon does not start", filepath.Dir(path), plainErr(werr), filepath.Base(path))
 			}
+			return nil, fmt.Errorf("daemon: lock file: %w", werr)
+		}
+		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+			f.Close()
 			return nil, fmt.Errorf("daemon: lock file: %w", werr)
 		}
 		readOnly = true

@@ -304,7 +304,13 @@ func TestLiveViewStrips(t *testing.T) {
 		}
 		return ""
 	})
-	stops := auditLines(t, stateDir, "stop")
+	// The stop is audited once the browser it stopped is gone, a moment
+	// after the strip saw it go.
+	var stops []map[string]any
+	waitFor(t, ctx, "the audit's second stop", func() (bool, string) {
+		stops = auditLines(t, stateDir, "stop")
+		return len(stops) >= 2, fmt.Sprintf("%d stops audited", len(stops))
+	})
 	if len(stops) != 2 || stops[0]["ok"] != false || stops[0]["code"] != string(target.CodeBrowserInUse) ||
 		stops[1]["ok"] != true || stops[1]["for"] != "alice" || !strings.Contains(fmt.Sprint(stops[1]["setting"]), shop) ||
 		!strings.HasPrefix(fmt.Sprint(stops[1]["user"]), "viewer") {
