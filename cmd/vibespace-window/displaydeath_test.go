@@ -168,24 +168,11 @@ func TestXvfbKilled(t *testing.T) {
 // one (the dead one is not restarted by itself).
 func TestXpraKilled(t *testing.T) {
 	testenv.NeedIntegration(t, "xpra")
-	// Registered first, so it runs after the daemon stopped.
 	var xd, nd testenv.State
-	t.Cleanup(func() {
-		for _, d := range []testenv.State{xd, nd} {
-			if leaks := testenv.Leaks([]*testenv.Desktop{{ID: d.ID, Dir: d.Dir}}); d.ID != "" && len(leaks) > 0 {
-				t.Errorf("an xpra display left behind:\n  %s", strings.Join(leaks, "\n  "))
-			}
-		}
-	})
+	noXpraLeft(t, &xd, &nd)
 	e := newEnv(t)
 	e.StartServe()
-	logPath := filepath.Join(e.Dir, "xpra-fixture.jsonl")
-	resp := e.Answer("s1", "open", "--display", "xpra", testenv.FixturePython, e.fixtureSrc, "--log", logPath)
-	if !resp.OK {
-		t.Fatalf("open --display xpra: %+v", resp)
-	}
-	id, app := string(resp.Target.ID), resp.Target.PID
-	wait(t, testenv.OpenFixtureLog(logPath), 0, "ready", func(ev testenv.Event) bool { return ev.Type == "ready" })
+	id, app, _ := e.openOnXpra(t, "s1")
 	xd = e.xpraDisplay("s1")
 	e.OK("s1", "watch", "--xpra", id)
 	srv := markedProc(xd.ID, "xpra", "start")
@@ -215,7 +202,7 @@ func TestXpraKilled(t *testing.T) {
 	}
 
 	// The session's next open starts a new xpra display.
-	logPath = filepath.Join(e.Dir, "xpra-fixture-2.jsonl")
+	logPath := filepath.Join(e.Dir, "xpra-fixture-2.jsonl")
 	if r := e.Answer("s1", "open", "--display", "xpra", testenv.FixturePython, e.fixtureSrc, "--log", logPath); !r.OK || string(r.Target.ID) == id {
 		t.Fatalf("open --display xpra after the first died: %+v", r)
 	}

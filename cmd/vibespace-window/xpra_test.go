@@ -76,27 +76,40 @@ func xpraRun(t *testing.T, d testenv.State, verb string, args ...string) string 
 // is the oracle), its pixels — and stays one when xpra hides it (a person
 // minimised it: it is shown before the click, which lands), when a person
 // attaches xpra's own client, and after the daemon is killed with -9.
-func TestXpraDisplay(t *testing.T) {
-	testenv.NeedIntegration(t, "xpra")
-	// Registered first, so it runs after the daemon stopped.
-	var xd, xd2 testenv.State
+// noXpraLeft checks, when the test ends, that nothing of the xpra
+// displays ds is left. Call it before newEnv: cleanups run last first, so
+// it runs after the daemon stopped.
+func noXpraLeft(t *testing.T, ds ...*testenv.State) {
 	t.Cleanup(func() {
-		for _, d := range []testenv.State{xd, xd2} {
+		for _, d := range ds {
 			if leaks := testenv.Leaks([]*testenv.Desktop{{ID: d.ID, Dir: d.Dir}}); d.ID != "" && len(leaks) > 0 {
 				t.Errorf("an xpra display left behind:\n  %s", strings.Join(leaks, "\n  "))
 			}
 		}
 	})
-	e := newEnv(t)
-	e.StartServe()
+}
+
+// openOnXpra opens the fixture on session s's xpra display and waits for
+// it to be ready: its handle, its pid and its log.
+func (e *env) openOnXpra(t *testing.T, s string) (id string, pid int, log *testenv.FixtureLog) {
+	t.Helper()
 	logPath := filepath.Join(e.Dir, "xpra-fixture.jsonl")
-	resp := e.Answer("s1", "open", "--display", "xpra", testenv.FixturePython, e.fixtureSrc, "--log", logPath)
+	resp := e.Answer(s, "open", "--display", "xpra", testenv.FixturePython, e.fixtureSrc, "--log", logPath)
 	if !resp.OK {
 		t.Fatalf("open --display xpra: %+v", resp)
 	}
-	id, pid := string(resp.Target.ID), resp.Target.PID
-	log := testenv.OpenFixtureLog(logPath)
+	log = testenv.OpenFixtureLog(logPath)
 	wait(t, log, 0, "ready", func(ev testenv.Event) bool { return ev.Type == "ready" })
+	return string(resp.Target.ID), resp.Target.PID, log
+}
+
+func TestXpraDisplay(t *testing.T) {
+	testenv.NeedIntegration(t, "xpra")
+	var xd, xd2 testenv.State
+	noXpraLeft(t, &xd, &xd2)
+	e := newEnv(t)
+	e.StartServe()
+	id, pid, log := e.openOnXpra(t, "s1")
 	xd = e.xpraDisplay("s1")
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
