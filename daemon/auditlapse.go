@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/lease"
 )
 
@@ -30,11 +31,11 @@ import (
 // as it resumes.
 func (d *Daemon) auditLapsed(l lease.Lapse) {
 	if l.Until.IsZero() {
-		d.owe(notice{Text: auditDown(l.Since) + " (" + l.Why() + ")"})
+		d.owe(notice.Notice{Text: auditDown(l.Since) + " (" + l.Why() + ")"})
 		return
 	}
-	d.disown(auditDown(l.Since))
-	d.owe(notice{Text: fmt.Sprintf("the audit was not written from %s to %s: %s lost (%s)", stamp(l.Since), stamp(l.Until), records(l.Lost), l.Why())})
+	d.notes.DropEveryones(auditDown(l.Since))
+	d.owe(notice.Notice{Text: fmt.Sprintf("the audit was not written from %s to %s: %s lost (%s)", stamp(l.Since), stamp(l.Until), records(l.Lost), l.Why())})
 }
 
 // auditDown begins the words of a lapse of the audit since since.
@@ -50,13 +51,6 @@ func auditFaults(faults []string, l lease.Lapse, lapsed bool) []string {
 	down := auditDown(l.Since)
 	faults = slices.DeleteFunc(faults, func(f string) bool { return strings.Contains(f, ": "+down+" (") })
 	return append(faults, fmt.Sprintf("%s: %s (%s lost so far)", down, l.Why(), records(l.Lost)))
-}
-
-// disown drops everyone's notices whose words begin with prefix.
-func (d *Daemon) disown(prefix string) {
-	d.notes.mu.Lock()
-	defer d.notes.mu.Unlock()
-	d.notes.list = slices.DeleteFunc(d.notes.list, func(n *notice) bool { return n.Session == "" && strings.HasPrefix(n.Text, prefix) })
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/profile"
 	"github.com/vibespace/vibespace/provider"
 	"github.com/vibespace/vibespace/target"
@@ -569,6 +570,6 @@ func (d *Daemon) lostTabs(lost []target.Target) {
 		if n := len(names); n > 1 {
 			text = strings.Join(names[:n-1], ", ") + " and " + names[n-1] + " were lost when the daemon restarted"
 		}
-		d.owe(notice{Session: s, Target: ts[0].ID, Text: text})
+		d.owe(notice.Notice{Session: s, Target: ts[0].ID, Text: text})
 	}
 }

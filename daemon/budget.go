@@ -27,6 +27,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/internal/atomicfile"
 	"github.com/vibespace/vibespace/internal/statefile"
 	"github.com/vibespace/vibespace/target"
@@ -157,7 +158,7 @@ func (d *Daemon) book() *stepBook {
 		if dmg != nil {
 			f = budgetsFile{Lost: &budgetsLost{Why: dmg.Why, At: dmg.At, MovedTo: filepath.Base(dmg.MovedTo)}}
 			b.gen++ // saved by New, so a restart before anyone sets a budget still fails closed
-			d.owe(notice{Text: dmg.Error() + "; every session's budget is unknown, so acting verbs are refused " + string(target.CodeBudgetUnreadable) + " until its operator sets it again (budget --steps N / --minutes N; --steps 0 --minutes 0 for none)"})
+			d.owe(notice.Notice{Text: dmg.Error() + "; every session's budget is unknown, so acting verbs are refused " + string(target.CodeBudgetUnreadable) + " until its operator sets it again (budget --steps N / --minutes N; --steps 0 --minutes 0 for none)"})
 		}
 		for _, x := range f.Budgets {
 			if x != nil && x.Session != "" {

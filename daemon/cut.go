@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/internal/statefile"
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
@@ -98,7 +99,7 @@ func (d *Daemon) readCuts() {
 			}
 			d.cfg.Logger.Warn("an unreadable record of a verb in flight", "file", en.Name(), "why", dmg.Why)
 			d.record(lease.Entry{Verb: "inflight", OK: false, Code: target.CodeOutcomeUnknown, Setting: "unreadable record " + flightDir + "/" + en.Name() + ": " + dmg.Why})
-			d.owe(notice{Text: fmt.Sprintf(cutUnread, flightDir+"/"+en.Name(), dmg.Why, moved)})
+			d.owe(notice.Notice{Text: fmt.Sprintf(cutUnread, flightDir+"/"+en.Name(), dmg.Why, moved)})
 			continue
 		}
 		if err := os.Remove(p); err != nil {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/daemon/secret"
 	"github.com/vibespace/vibespace/internal/statefile"
 	"github.com/vibespace/vibespace/lease"
@@ -78,10 +79,9 @@ type Daemon struct {
 	// by desktop off (desktop.go). Guarded by mu.
 	desktopSet  desktopSetting
 	desktopGone map[target.ID]time.Time
-	tr          traceState // the trace (trace.go)
-	notes       notices    // what is owed in words: things lost or not restored (notice.go)
-	conds       conditions // the files not written now (notice.go)
-	lost        lostBook   // the windows lost with their display (lost.go)
+	tr          traceState  // the trace (trace.go)
+	notes       notice.Book // what is owed in words: things lost or not restored, files not written (notice.go)
+	lost        lostBook    // the windows lost with their display (lost.go)
 
 	ln   net.Listener
 	wg   sync.WaitGroup
@@ -141,7 +141,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		d.auditLapsed(l)
 	}
 	for _, f := range d.audit.Found() {
-		d.owe(notice{Text: f})
+		d.owe(notice.Notice{Text: f})
 	}
 	// A key that cannot be read back is lost, said by provider (never its
 	// value), not a lockout.
@@ -149,7 +149,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		return fail(err)
 	}
 	for _, f := range d.keys.Found() {
-		d.owe(notice{Text: f})
+		d.owe(notice.Notice{Text: f})
 	}
 	st, err := d.store.Load()
 	afresh := false
@@ -158,9 +158,9 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		// told what could not be restored — nothing, when its copy was
 		// whole (what changed since the copy was saved is what was lost).
 		if dmg.Restored != "" {
-			d.owe(notice{Text: dmg.Error() + ": windows, tabs and leases as they were then"})
+			d.owe(notice.Notice{Text: dmg.Error() + ": windows, tabs and leases as they were then"})
 		} else {
-			d.owe(notice{Text: dmg.Error() + "; the windows, tabs and leases of the earlier daemon could not be restored (this daemon started afresh; displays and applications it started may still run)"})
+			d.owe(notice.Notice{Text: dmg.Error() + "; the windows, tabs and leases of the earlier daemon could not be restored (this daemon started afresh; displays and applications it started may still run)"})
 			afresh = true
 		}
 		err = nil
@@ -363,7 +363,7 @@ func (d *Daemon) persist() error {
 	if set := d.desktopSettingRecord(); set != nil {
 		st.Backends[desktopSettingKey] = set
 	}
-	if ns := d.noticesRecord(); ns != nil {
+	if ns := d.notes.Record(); ns != nil {
 		st.Backends[noticesKey] = ns
 	}
 	if k := d.budgetsKeptRecord(); k != nil {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/vibespace/vibespace/daemon/notice"
 )
 
 // ErrRunning is returned by New when another daemon holds the state
@@ -39,7 +41,7 @@ func acquireLock(path string) (*lockFile, error) {
 		}
 		if f, err = os.Open(path); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("daemon: the state directory %s cannot be written (%s) and has no %s in it: the lock that keeps a second daemon out of it cannot be taken, so this daemon does not start", filepath.Dir(path), plainErr(werr), filepath.Base(path))
+				return nil, fmt.Errorf("daemon: the state directory %s cannot be written (%s) and has no %s in it: the lock that keeps a second daemon out of it cannot be taken, so this daemon does not start", filepath.Dir(path), notice.Cause(werr), filepath.Base(path))
 			}
 			return nil, fmt.Errorf("daemon: lock file: %w", werr)
 		}

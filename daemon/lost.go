@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
 )
@@ -254,7 +255,7 @@ func (d *Daemon) loseDisplay(disp *display, death kind.Death) bool {
 			text += fmt.Sprintf(" (%q; its application went with it)", ls.l.Title)
 		}
 		if who != "" {
-			d.owe(notice{Session: who, Target: ls.l.ID, Text: text, At: ls.l.At})
+			d.owe(notice.Notice{Session: who, Target: ls.l.ID, Text: text, At: ls.l.At})
 		}
 	}
 	d.persist()
@@ -344,7 +345,5 @@ func (d *Daemon) lostBeforeRestart(t target.Target, leases []lease.Lease) {
 	if who == "" {
 		return
 	}
-	d.notes.mu.Lock()
-	d.notes.list = append(d.notes.list, &notice{Session: who, Target: t.ID, Text: l.words() + fmt.Sprintf(" (%q)", t.Title), At: l.At})
-	d.notes.mu.Unlock()
+	d.notes.Add(notice.Notice{Session: who, Target: t.ID, Text: l.words() + fmt.Sprintf(" (%q)", t.Title), At: l.At})
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/daemon/tracelog"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
@@ -67,7 +68,7 @@ func (d *Daemon) traces() (*tracelog.Store, error) {
 			return
 		}
 		for _, f := range d.tr.store.Found() {
-			d.owe(notice{Text: f})
+			d.owe(notice.Notice{Text: f})
 		}
 	})
 	return d.tr.store, d.tr.err

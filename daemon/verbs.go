@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
 )
@@ -193,7 +194,7 @@ func (d *Daemon) Handle(ctx context.Context, req Request) Response {
 	defer cancel()
 	ctx = kind.WithCaller(ctx, kind.Caller{Session: req.Session, Verb: req.Verb, Target: req.Target})
 	resp := d.guarded(ctx, def, req)
-	resp.Note = joinNotes(resp.Note, d.tell(req))
+	resp.Note = notice.Join(resp.Note, d.tell(req))
 	resp.V = ProtocolVersion
 	return resp
 }
