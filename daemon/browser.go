@@ -103,18 +103,18 @@ func noBrowser() error {
 // once one was chosen. A desktop app's profile has none: every page verb
 // on it is refused no_cdp_on_this_backend, naming its window.
 func (d *Daemon) browserContext(ctx context.Context, c *call) (kind.BrowserContext, error) {
-	sel, err := d.choose(ctx, c.req)
+	sel, err := d.choose(ctx, c.Req)
 	if err != nil {
 		return nil, err
 	}
 	c.sel = &sel
 	if sel.app {
-		return nil, d.noCDP(c.req.Session, sel)
+		return nil, d.noCDP(c.Req.Session, sel)
 	}
 	if d.cfg.Browser == nil {
 		return nil, noBrowser()
 	}
-	if err := d.providerGate(c.req, &sel); err != nil {
+	if err := d.providerGate(c.Req, &sel); err != nil {
 		return nil, err
 	}
 	c.sel = &sel
@@ -144,7 +144,7 @@ func (d *Daemon) reachTab(ctx context.Context, c *call) error {
 	if _, err := d.browserContext(ctx, c); err != nil {
 		return err
 	}
-	id, ok := d.br.currentTab(c.req.Session, c.sel.key)
+	id, ok := d.br.currentTab(c.Req.Session, c.sel.key)
 	if !ok {
 		return target.Refuse(target.CodeNoTab, "no current tab in %s: run open <url> first (or tab select <id>, from tab list)", where(*c.sel)).With("profile", c.sel.prof.ID)
 	}
@@ -170,7 +170,7 @@ func (d *Daemon) reachTabID(ctx context.Context, c *call, id target.ID, known bo
 		d.br.forget(id)
 		return target.Refuse(target.CodeTabGone, "tab %s has closed (run open <url> for a new one)", id).With("target", string(id))
 	}
-	if !d.exposedTo(e, c.req.Session) || e.tab.key.String() != c.sel.key.String() {
+	if !d.exposedTo(e, c.Req.Session) || e.tab.key.String() != c.sel.key.String() {
 		return target.Refuse(target.CodeNotYourTab, "tab %s belongs to another session or profile", id).With("target", string(id))
 	}
 	if _, err := d.refreshTab(ctx, e); err != nil {
@@ -208,11 +208,11 @@ func (d *Daemon) newTab(ctx context.Context, c *call, bc kind.BrowserContext) er
 	id := target.TabID(d.nextTab)
 	d.mu.Unlock()
 	rec := target.Target{
-		ID: id, Kind: target.KindTab, Title: info.Title, App: info.App, Origin: c.req.Session,
-		Opened: d.cfg.Now().UTC(), Key: info.Key, Exposure: []string{c.req.Session},
+		ID: id, Kind: target.KindTab, Title: info.Title, App: info.App, Origin: c.Req.Session,
+		Opened: d.cfg.Now().UTC(), Key: info.Key, Exposure: []string{c.Req.Session},
 	}
 	c.e = d.add(rec, kt, nil, &tabState{key: c.sel.key, prof: c.sel.prof}, info)
-	d.br.setCurrent(c.req.Session, c.sel.key, rec.ID)
+	d.br.setCurrent(c.Req.Session, c.sel.key, rec.ID)
 	return d.take(c)
 }
 
@@ -226,7 +226,7 @@ func (d *Daemon) locked(ctx context.Context, c *call, f func(ctx context.Context
 	defer end()
 	resp, err := f(ctx)
 	if err != nil {
-		return d.fail(c, d.cut(ctx, c.e, c.req.Session, err))
+		return d.fail(c, d.cut(ctx, c.e, c.Req.Session, err))
 	}
 	return d.finish(c, resp, nil)
 }
@@ -258,7 +258,7 @@ func (d *Daemon) refreshTab(ctx context.Context, e *entry) (kind.Info, error) {
 // browserOpen navigates the session's current tab to URL, or opens a tab
 // when it has none.
 func (d *Daemon) browserOpen(ctx context.Context, c *call) Response {
-	req := c.req
+	req := c.Req
 	if strings.TrimSpace(req.URL) == "" {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "open needs a URL"))
 	}
@@ -299,7 +299,7 @@ func (d *Daemon) browserOpen(ctx context.Context, c *call) Response {
 // chosen context. Only the session's own tabs are shown; others are
 // counted.
 func (d *Daemon) browserTab(ctx context.Context, c *call) Response {
-	req := c.req
+	req := c.Req
 	action := req.Action
 	if action == "" {
 		action = "list"
@@ -366,7 +366,7 @@ func (d *Daemon) browserTab(ctx context.Context, c *call) Response {
 	if reach != nil {
 		return d.fail(c, reach)
 	}
-	c.req.Target = string(id) // the audit row names the tab closed, as for a bare close
+	c.Req.Target = string(id) // the audit row names the tab closed, as for a bare close
 	info := d.info(c.e)
 	if err := c.e.t.Close(ctx); err != nil {
 		return d.fail(c, err)
@@ -379,7 +379,7 @@ func (d *Daemon) browserTab(ctx context.Context, c *call) Response {
 // tabList answers the session's own tabs in the context, and how many other
 // tabs there are, never what they are.
 func (d *Daemon) tabList(ctx context.Context, c *call) Response {
-	req, sel := c.req, c.sel
+	req, sel := c.Req, c.sel
 	cur, _ := d.br.currentTab(req.Session, sel.key)
 	tabs := d.entries(func(e *entry) bool { return e.tab != nil && e.tab.key.String() == sel.key.String() })
 	slices.SortFunc(tabs, func(a, b *entry) int { return a.id.TabNumber() - b.id.TabNumber() })
@@ -437,20 +437,20 @@ func checkGet(d *Daemon, req Request) error {
 
 func (d *Daemon) browserGet(ctx context.Context, c *call) Response {
 	return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
-		switch c.req.Action {
+		switch c.Req.Action {
 		case "url", "title":
 			// As the page has them now (a page may retitle itself).
 			info, err := d.relist(ctx, c.e)
 			if err != nil {
 				return Response{}, err
 			}
-			if c.req.Action == "url" {
+			if c.Req.Action == "url" {
 				return Response{URL: info.App, Text: info.App}, nil
 			}
 			return Response{Text: info.Title}, nil
 		}
-		if c.req.Ref != "" {
-			return d.nodeText(ctx, c, c.req.Ref) // get text @ref: that node's (verb_find.go)
+		if c.Req.Ref != "" {
+			return d.nodeText(ctx, c, c.Req.Ref) // get text @ref: that node's (verb_find.go)
 		}
 		pr, ok := c.e.t.(kind.PageReader)
 		if !ok {
@@ -476,7 +476,7 @@ func (d *Daemon) browserEval(ctx context.Context, c *call) Response {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "%s evaluates no script", c.e.id))
 	}
 	return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
-		v, err := ev.Eval(ctx, c.req.Expr)
+		v, err := ev.Eval(ctx, c.Req.Expr)
 		if err != nil {
 			return Response{}, err
 		}
@@ -518,7 +518,7 @@ func (d *Daemon) browserWait(ctx context.Context, c *call) Response {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "%s cannot be waited on", c.e.id))
 	}
 	return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
-		if err := w.Wait(ctx, kind.Wait{Selector: c.req.Selector, Text: c.req.Text, URL: c.req.URL}); err != nil {
+		if err := w.Wait(ctx, kind.Wait{Selector: c.Req.Selector, Text: c.Req.Text, URL: c.Req.URL}); err != nil {
 			return Response{}, err
 		}
 		return Response{Did: "the page shows what was awaited"}, nil

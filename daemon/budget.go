@@ -115,7 +115,7 @@ func loopAt(session string, id target.ID) string { return session + "\x00" + str
 // is the same node) or point, and a digest of the text (never the text
 // itself).
 func actionKey(c *call) string {
-	req := c.req
+	req := c.Req
 	sum := sha256.Sum256([]byte(req.Text + "\x00" + strings.Join(req.Values, "\x00")))
 	at, node := "", req.Ref
 	if req.At != nil {
@@ -274,10 +274,10 @@ func (d *Daemon) saveBudgets(gen uint64, bs []Budget) {
 // once never pass one budget together; stepped gives the step back when
 // the verb did not run.
 func (d *Daemon) admitStep(c *call) error {
-	if !c.def.acts {
+	if !c.Facts.Acts {
 		return nil
 	}
-	req := c.req
+	req := c.Req
 	b := &d.steps
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -298,7 +298,7 @@ func (d *Daemon) admitStep(c *call) error {
 			With("minutes", bu.Minutes).With("until", bu.Until.UTC().Format(time.RFC3339))
 	}
 	bu.Used++
-	c.reserved = bu
+	c.Put(reservedKey{}, bu)
 	return nil
 }
 
@@ -307,7 +307,7 @@ func (d *Daemon) admitStep(c *call) error {
 // that target (so with the default 3, the fourth attempt is refused, and
 // every one after it until another action on that target, or a change).
 func (d *Daemon) admitLoop(c *call) error {
-	if !c.def.acts || c.e == nil {
+	if !c.Facts.Acts || c.e == nil {
 		return nil
 	}
 	n := d.cfg.NoProgressAfter
@@ -315,8 +315,8 @@ func (d *Daemon) admitLoop(c *call) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	d.book()
-	if m, ok := b.last[loopAt(c.req.Session, c.e.id)]; ok && n > 0 && m.key == actionKey(c) && m.times >= n {
-		return target.Refuse(target.CodeNoProgress, "this same %s saw no visible change %d times in a row: do something else on %s (another action, or wait for a change) before trying it again", strings.TrimPrefix(c.req.Verb, "browser."), m.times, c.e.id).
+	if m, ok := b.last[loopAt(c.Req.Session, c.e.id)]; ok && n > 0 && m.key == actionKey(c) && m.times >= n {
+		return target.Refuse(target.CodeNoProgress, "this same %s saw no visible change %d times in a row: do something else on %s (another action, or wait for a change) before trying it again", strings.TrimPrefix(c.Req.Verb, "browser."), m.times, c.e.id).
 			With("times", m.times)
 	}
 	return nil
@@ -329,7 +329,7 @@ func (d *Daemon) admitLoop(c *call) error {
 // count over. Reading verbs, and acting verbs on other targets, leave the
 // count be; a refusal of admitStep's or admitLoop's changes nothing.
 func (d *Daemon) stepped(c *call, resp Response) {
-	if !c.def.acts {
+	if !c.Facts.Acts {
 		return
 	}
 	b := &d.steps
@@ -338,8 +338,8 @@ func (d *Daemon) stepped(c *call, resp Response) {
 		gen  uint64
 		save []Budget
 	)
-	if bu := c.reserved; bu != nil {
-		c.reserved = nil
+	if bu, _ := c.Get(reservedKey{}).(*Budget); bu != nil {
+		c.Put(reservedKey{}, nil)
 		if !resp.OK {
 			bu.Used = max(0, bu.Used-1)
 		} else if b.budgets[bu.Session] == bu {
@@ -347,7 +347,7 @@ func (d *Daemon) stepped(c *call, resp Response) {
 		}
 	}
 	if c.e != nil && resp.Code != target.CodeNoProgress && resp.Code != target.CodeBudgetSpent {
-		at := loopAt(c.req.Session, c.e.id)
+		at := loopAt(c.Req.Session, c.e.id)
 		if !resp.OK || resp.Effect == nil || resp.Effect.Word != target.EffectNoVisibleChange {
 			delete(b.last, at)
 		} else {
@@ -371,7 +371,7 @@ func (d *Daemon) stepped(c *call, resp Response) {
 // verbs (0 lifts the bound), --minutes N its wall clock from now (0
 // lifts it), --reset starts the count and the clock over.
 func (d *Daemon) budget(ctx context.Context, c *call) Response {
-	req := c.req
+	req := c.Req
 	if req.Steps < -1 || req.Minutes < -1 {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "--steps and --minutes take a number of at least 0"))
 	}
@@ -434,7 +434,7 @@ func (d *Daemon) budget(ctx context.Context, c *call) Response {
 	b.mu.Unlock()
 	if changed {
 		d.saveBudgets(gen, save)
-		c.fact.Setting = budgetWords(out, now)
+		c.Fact.Setting = budgetWords(out, now)
 	}
 	raw, _ := json.Marshal(out)
 	did := budgetWords(out, now)
@@ -460,3 +460,6 @@ func budgetWords(b Budget, now time.Time) string {
 	}
 	return "budget of " + b.Session + ": " + strings.Join(parts, " · ")
 }
+
+// reservedKey keeps, in a call, the budget admitStep took one step of.
+type reservedKey struct{}

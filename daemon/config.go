@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/provider"
 )
 
@@ -70,6 +71,11 @@ type Config struct {
 	// Live makes the live view (package daemon/live) once the daemon is
 	// made; nil means none: watch is refused live_view_unavailable.
 	Live func(*Daemon) LiveView
+	// Stages are the work that runs around every verb (package
+	// daemon/stage), in order: the program registers them in one place
+	// (cmd/vibespace-daemon/stages). None means none: no budget, no
+	// trace, no audit of verbs.
+	Stages []stage.Registration
 
 	// IdleHandback hands a takeover back after this long without user
 	// input; negative means never, zero the default.

@@ -49,10 +49,10 @@ type cuts struct {
 // inFlight records c's verb, if it acts on a target, and returns what
 // removes the record once it answered.
 func (d *Daemon) inFlight(c *call) func() {
-	if c.e == nil || !(c.def.acts || c.def.unsure) {
+	if c.e == nil || !c.Facts.Cut() {
 		return func() {}
 	}
-	b, _ := json.Marshal(flight{Target: c.e.id, Verb: c.req.Verb, Session: c.req.Session, Started: d.cfg.Now().UTC()})
+	b, _ := json.Marshal(flight{Target: c.e.id, Verb: c.Req.Verb, Session: c.Req.Session, Started: d.cfg.Now().UTC()})
 	name := filepath.Join(d.cfg.StateDir, flightDir, fmt.Sprintf("%d.json", d.cuts.seq.Add(1)))
 	err := os.WriteFile(name, b, 0o600)
 	d.wrote(flightDir+"/", err) // status says so while verbs in flight are not recorded
@@ -134,7 +134,7 @@ func (d *Daemon) cutNote(c *call, note string) string {
 	keep := d.cuts.left[:0]
 	for _, f := range d.cuts.left {
 		mine := c.e != nil && f.Target == c.e.id
-		if f.gone && f.Session == c.req.Session && strings.HasPrefix(f.Verb, "browser.") == strings.HasPrefix(c.req.Verb, "browser.") {
+		if f.gone && f.Session == c.Req.Session && strings.HasPrefix(f.Verb, "browser.") == strings.HasPrefix(c.Req.Verb, "browser.") {
 			mine = true
 		}
 		if !mine {

@@ -19,6 +19,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/daemon/secret"
+	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/internal/statefile"
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
@@ -55,6 +56,7 @@ type Daemon struct {
 	started time.Time
 	live    LiveView // nil: no live view
 	keys    *secret.Store
+	stages  *stage.Chain // the registered stages, in order (Config.Stages)
 
 	mu       sync.Mutex // guards the fields below and every entry's mutable fields; never held across a backend call
 	targets  map[target.ID]*entry
@@ -169,6 +171,13 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		return fail(err)
 	}
 	d.restoreNotices(st.Backends[noticesKey])
+	if d.stages, err = stage.Make(cfg.Stages, d.stageEnv()); err != nil {
+		return fail(err)
+	}
+	if err := runners(d.stages); err != nil {
+		return fail(err)
+	}
+	d.stages.Restore(st.Backends)
 	d.steps.kept.Store(len(st.Backends[budgetsKeptKey]) > 0) // budgets.json was saved: its absence is a loss
 	d.restoreLost(st.Backends[lostKey])
 	if cfg.Browser != nil {
@@ -194,6 +203,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	d.readCuts()
 	d.loadBudgets()
 	d.traces() // read back now: what could not be is told on the first answer
+	d.stages.Start(ctx)
 	if cfg.Live != nil {
 		d.live = cfg.Live(d)
 	}
@@ -371,6 +381,9 @@ func (d *Daemon) persist() error {
 	}
 	if ls := d.lostRecord(); ls != nil {
 		st.Backends[lostKey] = ls
+	}
+	if d.stages != nil {
+		d.stages.Keep(st.Backends)
 	}
 	live := make(map[target.ID]bool, len(st.Targets))
 	for _, t := range st.Targets {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"github.com/vibespace/vibespace/cmd/vibespace-daemon/stages"
 	"net"
 	"os"
 	"path/filepath"
@@ -35,7 +36,7 @@ func startDaemonWith(t *testing.T, b *kindtest.Provider, dir string, tune func(*
 		dir = t.TempDir()
 	}
 	sock := filepath.Join(dir, "run", "w.sock")
-	cfg := Config{StateDir: dir, SocketPath: sock, Displays: []kind.DisplayProvider{b}, VerbTimeout: 5 * time.Second}
+	cfg := Config{StateDir: dir, SocketPath: sock, Displays: []kind.DisplayProvider{b}, VerbTimeout: 5 * time.Second, Stages: stages.All()}
 	if tune != nil {
 		tune(&cfg)
 	}

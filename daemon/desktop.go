@@ -87,7 +87,7 @@ func (d *Daemon) desktopDisplay() *display {
 
 // desktop answers the operator's desktop verb.
 func (d *Daemon) desktop(ctx context.Context, c *call) Response {
-	switch c.req.Action {
+	switch c.Req.Action {
 	case desktopOn:
 		return d.desktopOpen(ctx, c)
 	case desktopOff:
@@ -133,7 +133,7 @@ func (d *Daemon) desktopWords() string {
 
 // desktopOpen is desktop on: the operator opens their desktop to agents.
 func (d *Daemon) desktopOpen(ctx context.Context, c *call) Response {
-	c.fact.Setting = "on"
+	c.Fact.Setting = "on"
 	p := d.cfg.Desktop
 	if p == nil {
 		return d.fail(c, target.Refuse(target.CodeNoDisplay, "this daemon has no road to your desktop (it was started without one; see doctor)"))
@@ -141,7 +141,7 @@ func (d *Daemon) desktopOpen(ctx context.Context, c *call) Response {
 	if d.desktopDisplay() != nil {
 		return d.finish(c, Response{Did: "already open; nothing changed: " + d.desktopWords()}, nil)
 	}
-	env := c.req.Desktop
+	env := c.Req.Desktop
 	if env == nil || (env.Display == "" && env.Wayland == "") {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "desktop on names your desktop by its session's environment, and this one has neither DISPLAY nor WAYLAND_DISPLAY: run it from a terminal of your desktop"))
 	}
@@ -160,7 +160,7 @@ func (d *Daemon) desktopOpen(ctx context.Context, c *call) Response {
 		return d.finish(c, Response{Did: "already open; nothing changed: " + d.desktopWords()}, nil)
 	}
 	d.displays[disp.key()] = disp
-	d.desktopSet = desktopSetting{Since: d.cfg.Now().UTC(), By: c.req.Session}
+	d.desktopSet = desktopSetting{Since: d.cfg.Now().UTC(), By: c.Req.Session}
 	d.mu.Unlock()
 	d.watchPerson(disp)
 	d.hearTokens(disp)
@@ -168,16 +168,16 @@ func (d *Daemon) desktopOpen(ctx context.Context, c *call) Response {
 	d.persist()
 	if r, ok := kd.(kind.Roader); ok {
 		road, _ := r.Road()
-		c.fact.Setting = "on: " + road + " " + kd.Name()
+		c.Fact.Setting = "on: " + road + " " + kd.Name()
 	}
-	d.cfg.Logger.Info("the user's desktop is open to agents", "display", kd.Name(), "by", c.req.Session)
+	d.cfg.Logger.Info("the user's desktop is open to agents", "display", kd.Name(), "by", c.Req.Session)
 	return d.finish(c, Response{Did: d.desktopWords()}, nil)
 }
 
 // desktopClose is desktop off: every target of the desktop is forgotten
 // and every lease on one closed at once; verbs in flight on them are cut.
 func (d *Daemon) desktopClose(c *call) Response {
-	c.fact.Setting = "off"
+	c.Fact.Setting = "off"
 	disp := d.desktopDisplay()
 	if disp == nil {
 		return d.finish(c, Response{Did: "your desktop was not open to agents; nothing changed"}, nil)
@@ -229,14 +229,14 @@ func (d *Daemon) desktopClose(c *call) Response {
 // desktopPixels grants (or takes back) the point verbs on one window of the
 // desktop.
 func (d *Daemon) desktopPixels(c *call) Response {
-	on := c.req.Action == desktopPixels
-	c.fact.Setting = "pixels " + map[bool]string{true: "on", false: "off"}[on]
+	on := c.Req.Action == desktopPixels
+	c.Fact.Setting = "pixels " + map[bool]string{true: "on", false: "off"}[on]
 	if d.desktopDisplay() == nil {
 		return d.fail(c, target.Refuse(target.CodeDesktopOff, "your desktop is not open to agents, so none of its windows has a handle (the operator opens it with: vibespace-window desktop on)"))
 	}
-	e, err := d.find(c.req.Target)
+	e, err := d.find(c.Req.Target)
 	if err != nil {
-		return d.fail(c, d.desktopGoneOr(c.req.Target, err))
+		return d.fail(c, d.desktopGoneOr(c.Req.Target, err))
 	}
 	c.e = e
 	d.mu.Lock()
@@ -313,7 +313,7 @@ func (d *Daemon) checkDesktopWindow(c *call) error {
 	if !mine {
 		return nil
 	}
-	if injects(c.req) {
+	if injects(c.Req) {
 		if lost != "" {
 			return target.Refuse(target.CodeNoInjectionBackend, "nothing is injected on your desktop while your own keyboard and pointer are not watched (%s): desktop off, then desktop on, watches them again; acting on nodes (@ref) is unchanged", why).With("target", string(c.e.id))
 		}
@@ -323,8 +323,8 @@ func (d *Daemon) checkDesktopWindow(c *call) error {
 		}
 	}
 	// A scroll without --at is a point too: at the window's centre.
-	if v, at, ok := modeVerb(c.req); ok && (at || v == target.VerbScroll) && !granted {
-		return target.Refuse(target.CodeNoPixelsGrant, "%s is a window of your desktop: %s acts on a point (--at, or a scroll's default: the window's centre), which needs the operator's pixels grant for this window (vibespace-window desktop pixels %s); acting on a node (@ref) needs none", c.e.id, c.req.Verb, c.e.id).
+	if v, at, ok := modeVerb(c.Req); ok && (at || v == target.VerbScroll) && !granted {
+		return target.Refuse(target.CodeNoPixelsGrant, "%s is a window of your desktop: %s acts on a point (--at, or a scroll's default: the window's centre), which needs the operator's pixels grant for this window (vibespace-window desktop pixels %s); acting on a node (@ref) needs none", c.e.id, c.Req.Verb, c.e.id).
 			With("target", string(c.e.id)).With("by", string(target.RoadPoint))
 	}
 	return nil

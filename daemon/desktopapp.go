@@ -242,7 +242,7 @@ func (d *Daemon) liveAppWindow(ctx context.Context, profileID string) *entry {
 // desktop app that runs already is the session's again: it takes its
 // lease, and what was asked is kept for its next start.
 func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
-	req := c.req
+	req := c.Req
 	// The display first: on a daemon without it, nothing is registered.
 	if _, err := d.providerFor(DesktopAppDisplay); err != nil {
 		return d.fail(c, err)
@@ -305,7 +305,7 @@ func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 		undo(false)
 		return d.fail(c, err)
 	}
-	c.req.Argv, c.req.Display, c.req.Mode = appArgv(d.appBinary(), dir, app), DesktopAppDisplay, app.Mode
+	c.Req.Argv, c.Req.Display, c.Req.Mode = appArgv(d.appBinary(), dir, app), DesktopAppDisplay, app.Mode
 	resp := d.openAs(ctx, c, p.ID)
 	if !resp.OK || c.e == nil {
 		undo(false)
@@ -363,7 +363,7 @@ func (d *Daemon) appProfile(reg *profile.Registry, label string) (p profile.Prof
 // session must be exposed to it, and no other may hold it.
 func (d *Daemon) takeApp(c *call, e *entry) error {
 	d.mu.Lock()
-	err := e.rec.CheckExposed(c.req.Session)
+	err := e.rec.CheckExposed(c.Req.Session)
 	d.mu.Unlock()
 	if err != nil {
 		return err
@@ -377,7 +377,7 @@ func (d *Daemon) takeApp(c *call, e *entry) error {
 func (d *Daemon) appAgain(c *call, e *entry, p profile.Profile, pi ProfileInfo) Response {
 	pi.Backend, pi.Window, pi.Running = p.Backend, e.id, true
 	did := fmt.Sprintf("profile %s runs already as a desktop app in %s; you hold its lease; %s", appName(p), e.id, windowRecipe(e.id))
-	if c.req.URL != "" || c.req.Size != "" || c.req.Mode != "" {
+	if c.Req.URL != "" || c.Req.Size != "" || c.Req.Mode != "" {
 		did += " (the --url, --size or --mode given apply when it starts again; mode " + string(e.id) + " <auto|tree|pixels> changes its mode now)"
 	}
 	return d.finish(c, Response{Profile: &pi, Did: did}, nil)
@@ -475,7 +475,7 @@ func (d *Daemon) browserClose(ctx context.Context, c *call) Response {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	p, err := reg.Find(c.req.Label)
+	p, err := reg.Find(c.Req.Label)
 	if err != nil {
 		return d.fail(c, err)
 	}
@@ -486,12 +486,12 @@ func (d *Daemon) browserClose(ctx context.Context, c *call) Response {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "profile %q (%s) runs in the CDP browser, not as a desktop app: close its tabs with tab close (its browser stops when idle)", p.Label, p.ID).
 			With("profile", p.ID).With("backend", p.BackendWords()))
 	}
-	pi := d.profileInfo(reg, c.req.Session, p)
+	pi := d.profileInfo(reg, c.Req.Session, p)
 	e := d.liveAppWindow(ctx, p.ID)
 	if e == nil {
 		return d.finish(c, Response{Profile: &pi, Did: fmt.Sprintf("profile %s is a desktop app that is not running; nothing was stopped", appName(p))}, nil)
 	}
-	c.req.Target = string(e.id)
+	c.Req.Target = string(e.id)
 	if err := d.reachHandle(ctx, c); err != nil {
 		return d.finish(c, Response{Profile: &pi}, err)
 	}

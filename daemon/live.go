@@ -56,13 +56,13 @@ type AgentMark struct {
 // no point was given), or the box of the node of @ref as the target's last
 // snapshot placed it. It keeps no text.
 func (d *Daemon) markAgent(c *call) {
-	verb := strings.TrimPrefix(c.req.Verb, "browser.")
+	verb := strings.TrimPrefix(c.Req.Verb, "browser.")
 	switch verb {
 	case "click", "scroll", "type", "key", "fill":
 	default:
 		return
 	}
-	e, req := c.e, c.req
+	e, req := c.e, c.Req
 	m := &AgentMark{Verb: req.Verb, Session: req.Session, Ref: req.Ref, At: d.cfg.Now().UTC()}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -410,14 +410,14 @@ func (d *Daemon) LiveInput(ctx context.Context, id target.ID, user string, ev ki
 func (d *Daemon) LiveTakeover(ctx context.Context, id target.ID, user string) Response {
 	l := d.leases.Get(id)
 	force := l.Input == lease.InputUser && l.User != user
-	return d.guarded(asOperator(ctx), verbs["takeover"], Request{Verb: "takeover", Session: liveViewSession, Target: string(id), User: user, Force: force})
+	return d.guarded(asOperator(ctx), facts("takeover"), Request{Verb: "takeover", Session: liveViewSession, Target: string(id), User: user, Force: force})
 }
 
 // LiveHandback is the live view's Hand back: the handback verb, as user;
 // then whatever the person's input still holds (a drag's button) is
 // released before the agents act again.
 func (d *Daemon) LiveHandback(ctx context.Context, id target.ID, user string) Response {
-	resp := d.guarded(asOperator(ctx), verbs["handback"], Request{Verb: "handback", Session: liveViewSession, Target: string(id), User: user})
+	resp := d.guarded(asOperator(ctx), facts("handback"), Request{Verb: "handback", Session: liveViewSession, Target: string(id), User: user})
 	if resp.OK {
 		if e, err := d.find(string(id)); err == nil {
 			d.releaseFor(ctx, e)

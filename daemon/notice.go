@@ -54,7 +54,7 @@ func (d *Daemon) faults() []string {
 	if f := d.budgetFault(); f != "" {
 		out = append(out, f)
 	}
-	return out
+	return append(out, d.stages.Faults()...)
 }
 
 // wrote records the outcome of a write of the file name ("state.json",

@@ -158,7 +158,7 @@ func (d *Daemon) grab(ctx context.Context, c *call) ([]byte, error) {
 		return nil, err
 	}
 	if err := raise(ctx, e); err != nil {
-		return nil, d.cut(ctx, e, c.req.Session, err)
+		return nil, d.cut(ctx, e, c.Req.Session, err)
 	}
 	if err := d.uncovered(ctx, e, s, info); err != nil {
 		return nil, err

@@ -80,8 +80,8 @@ func (d *Daemon) traces() (*tracelog.Store, error) {
 // the table marks acting, a picture is kept while pictures are on. A
 // failure to trace is logged, not fatal.
 func (d *Daemon) trace(c *call, resp Response, err error) {
-	req := c.req
-	if c.def.untraced {
+	req := c.Req
+	if c.Facts.Untraced {
 		return
 	}
 	var id target.ID
@@ -102,13 +102,13 @@ func (d *Daemon) trace(c *call, resp Response, err error) {
 	if serr != nil {
 		return
 	}
-	s := TraceStep{Time: c.started.UTC(), Session: req.Session, Target: id, Verb: req.Verb, Ref: req.Ref,
-		By: resp.By, OK: err == nil && resp.OK, Code: resp.Code, Before: asDigest(c.before), After: asDigest(c.after)}
-	if !c.started.IsZero() {
-		s.MS = d.cfg.Now().Sub(c.started).Milliseconds()
+	s := TraceStep{Time: c.Started.UTC(), Session: req.Session, Target: id, Verb: req.Verb, Ref: req.Ref,
+		By: resp.By, OK: err == nil && resp.OK, Code: resp.Code, Before: asDigest(c.Before), After: asDigest(c.After)}
+	if !c.Started.IsZero() {
+		s.MS = d.cfg.Now().Sub(c.Started).Milliseconds()
 	}
-	if c.acted != nil {
-		s.Role, s.Name = c.acted.Role, traceName(*c.acted)
+	if c.Acted != nil {
+		s.Role, s.Name = c.Acted.Role, traceName(*c.Acted)
 	}
 	if resp.Effect != nil {
 		s.Effect = resp.Effect.Word // its Seen may quote the text typed: not kept
@@ -144,7 +144,7 @@ func (d *Daemon) trace(c *call, resp Response, err error) {
 			s.After = digest(resp.Snapshot.Text())
 		}
 	}
-	if s.OK && c.def.acts && !textWords[word] && c.e != nil && st.Setting().Pictures {
+	if s.OK && c.Facts.Acts && !c.Facts.Types && c.e != nil && st.Setting().Pictures {
 		s.Picture = d.tracePicture(st, c)
 	}
 	aerr := st.Append(s)
@@ -249,7 +249,7 @@ func (d *Daemon) tracePicture(st *tracelog.Store, c *call) string {
 	if err != nil || len(b) == 0 || int64(len(b)) > d.cfg.TracePictureMax {
 		return ""
 	}
-	rel, err := st.SavePicture(c.req.Session, d.cfg.Now(), b)
+	rel, err := st.SavePicture(c.Req.Session, d.cfg.Now(), b)
 	if err != nil {
 		d.cfg.Logger.Error("trace picture", "err", err)
 		return ""
@@ -280,7 +280,7 @@ func (d *Daemon) traceVerb(ctx context.Context, c *call) Response {
 	if err != nil {
 		return d.fail(c, target.Refuse(codeInternal, "the trace cannot be read: %v", err))
 	}
-	req := c.req
+	req := c.Req
 	if req.Action != "" {
 		return d.tracePictures(c, st)
 	}
@@ -335,9 +335,9 @@ func (d *Daemon) traceSees(req Request, who string, id target.ID, st *tracelog.S
 // tracePictures is trace --pictures on|off: the operator's setting, kept
 // across restarts and audited like desktop's.
 func (d *Daemon) tracePictures(c *call, st *tracelog.Store) Response {
-	on := c.req.Action == tracePicturesOn
-	c.fact.Setting = "trace pictures " + map[bool]string{true: "on", false: "off"}[on]
-	changed, err := st.SetPictures(on, c.req.Session)
+	on := c.Req.Action == tracePicturesOn
+	c.Fact.Setting = "trace pictures " + map[bool]string{true: "on", false: "off"}[on]
+	changed, err := st.SetPictures(on, c.Req.Session)
 	if err != nil {
 		return d.fail(c, target.Refuse(codeInternal, "the pictures setting was not kept: %v", err))
 	}

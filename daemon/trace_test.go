@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"github.com/vibespace/vibespace/daemon/stage"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -138,13 +139,11 @@ func TestTraceNodeNamesNeverTheText(t *testing.T) {
 	id := td.open(t, "a")
 	e := td.entryOf(id)
 	now := td.cfg.Now()
-	td.trace(&call{req: Request{Verb: "click", Session: "a", Ref: "@e9"}, e: e, started: now,
-		acted: &target.NodeTraits{Role: "check box", Name: "Dark mode"}, before: "b1", after: "a1 hunter2 as text"},
+	td.trace(&call{Call: stage.Call{Req: Request{Verb: "click", Session: "a", Ref: "@e9"}, Started: now, Acted: &target.NodeTraits{Role: "check box", Name: "Dark mode"}, Before: "b1", After: "a1 hunter2 as text"}, e: e},
 		Response{OK: true, By: target.RoadTree, Effect: &target.Effect{Word: target.EffectConfirmed, Seen: []string{"checked"}}}, nil)
-	td.trace(&call{req: Request{Verb: "browser.fill", Session: "a", Ref: "@e3", Text: "hunter2"}, e: e, started: now,
-		acted: &target.NodeTraits{Role: "combo box", Name: "hunter2"}},
+	td.trace(&call{Call: stage.Call{Req: Request{Verb: "browser.fill", Session: "a", Ref: "@e3", Text: "hunter2"}, Started: now, Acted: &target.NodeTraits{Role: "combo box", Name: "hunter2"}}, e: e},
 		Response{OK: true, By: target.RoadTree, Effect: &target.Effect{Word: target.EffectConfirmed, Seen: []string{"value: '' → 'hunter2'"}}}, nil)
-	td.trace(&call{req: Request{Verb: "key", Session: "a", Chord: "x"}, e: e, started: now}, Response{OK: true, By: target.RoadKeys}, nil)
+	td.trace(&call{Call: stage.Call{Req: Request{Verb: "key", Session: "a", Chord: "x"}, Started: now}, e: e}, Response{OK: true, By: target.RoadKeys}, nil)
 	steps := td.call(t, Request{Verb: "trace", Session: "a"}).Trace
 	if len(steps) != 4 {
 		t.Fatalf("steps: %+v", steps)
@@ -219,12 +218,12 @@ func TestTracePictures(t *testing.T) {
 	e.rec.Desktop = true
 	td.mu.Unlock()
 	advance(time.Second)
-	td.trace(&call{req: Request{Verb: "click", Session: "a", Ref: "@e2"}, def: verbs["click"], e: e, started: clock()}, Response{OK: true, By: target.RoadTree}, nil)
+	td.trace(&call{Call: stage.Call{Req: Request{Verb: "click", Session: "a", Ref: "@e2"}, Facts: facts("click"), Started: clock()}, e: e}, Response{OK: true, By: target.RoadTree}, nil)
 	td.mu.Lock()
 	e.rec.Pixels = true
 	td.mu.Unlock()
 	advance(time.Second)
-	td.trace(&call{req: Request{Verb: "click", Session: "a", Ref: "@e2"}, def: verbs["click"], e: e, started: clock()}, Response{OK: true, By: target.RoadTree}, nil)
+	td.trace(&call{Call: stage.Call{Req: Request{Verb: "click", Session: "a", Ref: "@e2"}, Facts: facts("click"), Started: clock()}, e: e}, Response{OK: true, By: target.RoadTree}, nil)
 	steps = td.call(t, Request{Verb: "trace", Session: "a"}).Trace
 	if steps[len(steps)-2].Picture != "" || steps[len(steps)-1].Picture == "" {
 		t.Errorf("your desktop: without the grant %q, with it %q", steps[len(steps)-2].Picture, steps[len(steps)-1].Picture)
@@ -310,15 +309,12 @@ func TestTraceKeepsNoTypedTextLater(t *testing.T) {
 	wantCode(t, td.call(t, Request{Verb: "trace", Session: "op", Action: "pictures-on"}), "")
 	e := td.entryOf(id)
 	now := td.cfg.Now()
-	td.trace(&call{def: verbs["type"], req: Request{Verb: "type", Session: "a", Ref: "@e4", Text: canary}, e: e, started: now,
-		acted: &target.NodeTraits{Role: "combo box", Name: ""}}, Response{OK: true, By: target.RoadTree}, nil)
-	td.trace(&call{def: verbs["key"], req: Request{Verb: "key", Session: "a", Ref: "@e4", Chord: "shift+z"}, e: e, started: now}, Response{OK: true, By: target.RoadKeys}, nil)
-	td.trace(&call{def: verbs["key"], req: Request{Verb: "key", Session: "a", Ref: "@e4", Chord: "ctrl+shift+t"}, e: e, started: now}, Response{OK: true, By: target.RoadKeys}, nil)
+	td.trace(&call{Call: stage.Call{Facts: facts("type"), Req: Request{Verb: "type", Session: "a", Ref: "@e4", Text: canary}, Started: now, Acted: &target.NodeTraits{Role: "combo box", Name: ""}}, e: e}, Response{OK: true, By: target.RoadTree}, nil)
+	td.trace(&call{Call: stage.Call{Facts: facts("key"), Req: Request{Verb: "key", Session: "a", Ref: "@e4", Chord: "shift+z"}, Started: now}, e: e}, Response{OK: true, By: target.RoadKeys}, nil)
+	td.trace(&call{Call: stage.Call{Facts: facts("key"), Req: Request{Verb: "key", Session: "a", Ref: "@e4", Chord: "ctrl+shift+t"}, Started: now}, e: e}, Response{OK: true, By: target.RoadKeys}, nil)
 	// The entry now names itself by what it holds.
-	td.trace(&call{def: verbs["click"], req: Request{Verb: "click", Session: "a", Ref: "@e4"}, e: e, started: now,
-		acted: &target.NodeTraits{Role: "combo box", Name: canary + "Z"}}, Response{OK: true, By: target.RoadTree}, nil)
-	td.trace(&call{def: verbs["click"], req: Request{Verb: "click", Session: "a", Ref: "@e5"}, e: e, started: now,
-		acted: &target.NodeTraits{Role: "entry", Name: "Zq9", Editable: true}}, Response{OK: true, By: target.RoadTree}, nil)
+	td.trace(&call{Call: stage.Call{Facts: facts("click"), Req: Request{Verb: "click", Session: "a", Ref: "@e4"}, Started: now, Acted: &target.NodeTraits{Role: "combo box", Name: canary + "Z"}}, e: e}, Response{OK: true, By: target.RoadTree}, nil)
+	td.trace(&call{Call: stage.Call{Facts: facts("click"), Req: Request{Verb: "click", Session: "a", Ref: "@e5"}, Started: now, Acted: &target.NodeTraits{Role: "entry", Name: "Zq9", Editable: true}}, e: e}, Response{OK: true, By: target.RoadTree}, nil)
 	steps := td.call(t, Request{Verb: "trace", Session: "a"}).Trace
 	if len(steps) != 6 {
 		t.Fatalf("steps: %q", stepVerbs(steps))

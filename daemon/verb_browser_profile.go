@@ -179,7 +179,7 @@ func subject(req Request) string {
 // browserProfiles lists every registered profile; the caller's own
 // attachments carry their handle.
 func (d *Daemon) browserProfiles(ctx context.Context, c *call) Response {
-	req := c.req
+	req := c.Req
 	return d.profileVerb(c, func(reg *profile.Registry) (Response, error) {
 		atts := reg.Attachments(req.Session)
 		handle := map[string]profile.Attachment{}
@@ -207,7 +207,7 @@ func (d *Daemon) browserProfiles(ctx context.Context, c *call) Response {
 // directory; the label never reaches a path). It does not attach it. With
 // --backend desktop-app it also attaches and starts it (desktopapp.go).
 func (d *Daemon) browserNew(ctx context.Context, c *call) Response {
-	req := c.req
+	req := c.Req
 	if isDesktopApp(req) {
 		return d.newDesktopApp(ctx, c)
 	}
@@ -228,7 +228,7 @@ func (d *Daemon) browserNew(ctx context.Context, c *call) Response {
 // cdp, cloud:<name>) at its endpoint, checked against the row (checkNew
 // did). Nothing is dialled yet: the first page verb connects.
 func (d *Daemon) newRemote(c *call, row provider.Row) Response {
-	req := c.req
+	req := c.Req
 	return d.profileVerb(c, func(reg *profile.Registry) (Response, error) {
 		ep, err := row.CheckEndpoint(req.Endpoint)
 		if err != nil {
@@ -253,7 +253,7 @@ func (d *Daemon) newRemote(c *call, row provider.Row) Response {
 
 // browserUse attaches a profile to the session, under an alias if given.
 func (d *Daemon) browserUse(ctx context.Context, c *call) Response {
-	req := c.req
+	req := c.Req
 	return d.profileVerb(c, func(reg *profile.Registry) (Response, error) {
 		ref := req.Label
 		if ref == "" {
@@ -291,7 +291,7 @@ func (d *Daemon) attachmentList(reg *profile.Registry, session string) []Profile
 
 // browserAttachments lists the session's attachment set.
 func (d *Daemon) browserAttachments(ctx context.Context, c *call) Response {
-	req := c.req
+	req := c.Req
 	return d.profileVerb(c, func(reg *profile.Registry) (Response, error) {
 		who := subject(req)
 		list := d.attachmentList(reg, who)
@@ -318,7 +318,7 @@ func (d *Daemon) browserAttachments(ctx context.Context, c *call) Response {
 // "" the only one). The session's tabs in what it removed are closed; a
 // child's or own ephemeral context is disposed.
 func (d *Daemon) browserDetach(ctx context.Context, c *call) Response {
-	req := c.req
+	req := c.Req
 	return d.profileVerb(c, func(reg *profile.Registry) (Response, error) {
 		other := forOther(req) != ""
 		who := subject(req)
@@ -366,7 +366,7 @@ func (d *Daemon) browserDetach(ctx context.Context, c *call) Response {
 // browserPin makes a handle the session's pinned default (Request.Profile),
 // or unpins (Request.None).
 func (d *Daemon) browserPin(ctx context.Context, c *call) Response {
-	req := c.req
+	req := c.Req
 	return d.profileVerb(c, func(reg *profile.Registry) (Response, error) {
 		h := req.Profile
 		if h == "" {
@@ -403,7 +403,7 @@ func (d *Daemon) browserPin(ctx context.Context, c *call) Response {
 // reaped with the parent's attachments, named in the live view by its task
 // (--task) or else "Helper <n>".
 func (d *Daemon) browserNewChild(ctx context.Context, c *call) Response {
-	req := c.req
+	req := c.Req
 	return d.profileVerb(c, func(reg *profile.Registry) (Response, error) {
 		a, err := reg.NewChildTask(req.Session, req.Task)
 		if err != nil {
@@ -420,7 +420,7 @@ func (d *Daemon) browserNewChild(ctx context.Context, c *call) Response {
 // a bare command would act on (or why there is none), its attachments,
 // its tabs.
 func (d *Daemon) browserStatus(ctx context.Context, c *call) Response {
-	req := c.req
+	req := c.Req
 	if d.cfg.Browser == nil {
 		return d.fail(c, noBrowser())
 	}

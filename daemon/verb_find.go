@@ -37,9 +37,9 @@ func (d *Daemon) findText(ctx context.Context, c *call) Response {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	f := snap.FindText(c.req.Text, findCap)
+	f := snap.FindText(c.Req.Text, findCap)
 	resp := Response{}
-	if c.req.JSON {
+	if c.Req.JSON {
 		resp.Found = f
 		resp.Did = fmt.Sprintf("%d matches among %d nodes", len(f.Matches)+f.More, f.Searched)
 	} else {
@@ -61,7 +61,7 @@ func (d *Daemon) getNode(ctx context.Context, c *call) Response {
 	if err := d.decide(c, target.VerbSnapshot, d.probe(ctx, c.e), nil); err != nil {
 		return d.fail(c, err)
 	}
-	return d.locked(ctx, c, func(ctx context.Context) (Response, error) { return d.nodeText(ctx, c, c.req.Ref) })
+	return d.locked(ctx, c, func(ctx context.Context) (Response, error) { return d.nodeText(ctx, c, c.Req.Ref) })
 }
 
 // nodeText reads c's target's tree and answers the text of the node ref

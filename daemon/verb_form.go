@@ -45,12 +45,12 @@ func checkSelect(d *Daemon, req Request) error {
 // JSON array of labels); a control that ends holding something else is
 // value_not_set, an option it lacks no_option.
 func (d *Daemon) selectOptions(ctx context.Context, c *call) Response {
-	e, req := c.e, c.req
+	e, req := c.e, c.Req
 	probe := d.probe(ctx, e)
 	if !probe.Tree {
 		return d.fail(c, target.Decide(target.VerbSelect, probe, nil).Err())
 	}
-	c.road = target.RoadTree
+	c.Road = target.RoadTree
 	ctx, end, err := d.begin(ctx, e)
 	if err != nil {
 		return d.fail(c, err)
@@ -64,10 +64,10 @@ func (d *Daemon) selectOptions(ctx context.Context, c *call) Response {
 	if err != nil {
 		return d.fail(c, d.cut(ctx, e, req.Session, err))
 	}
-	c.acted = &tr
+	c.Acted = &tr
 	s, ok := e.t.(kind.Selector)
 	if !ok {
-		c.road = ""
+		c.Road = ""
 		return d.fail(c, target.Refuse(target.CodeNoAction, "this %s's node %s offers no selection: select does not reach it (click its options instead)", e.words().Noun, strings.TrimSpace(req.Ref+" "+describe(tr))).
 			With("ref", req.Ref).With("interfaces", strings.Join(tr.Interfaces, ",")))
 	}

@@ -28,7 +28,7 @@ func (d *Daemon) status(ctx context.Context, c *call) Response {
 		}
 	}
 	for _, e := range d.targets {
-		if e.rec.ExposedTo(c.req.Session) {
+		if e.rec.ExposedTo(c.Req.Session) {
 			st.Yours++
 		}
 	}
@@ -86,9 +86,9 @@ func (d *Daemon) doctor(ctx context.Context, c *call) Response {
 	for i, p := range d.cfg.Displays {
 		checks = append(checks, p.Doctor(ctx)...)
 		// A per-session provider's display is the caller's own.
-		disp := d.runningDisplay(displayKey(p, c.req.Session))
+		disp := d.runningDisplay(displayKey(p, c.Req.Session))
 		if disp == nil && i == 0 {
-			up, release, err := d.useDisplay(ctx, p, c.req.Session)
+			up, release, err := d.useDisplay(ctx, p, c.Req.Session)
 			if err != nil {
 				checks = append(checks, Check{Name: "display", Detail: p.Name() + " could not start: " + err.Error()})
 			} else {
@@ -114,7 +114,7 @@ func (d *Daemon) doctor(ctx context.Context, c *call) Response {
 	if len(d.cfg.Displays) == 0 {
 		checks = append(checks, Check{Name: "display", Detail: "no display: this daemon was started without one (window verbs are refused no_display)"})
 	}
-	checks = append(checks, d.desktopDoctor(ctx, c.req.Desktop)...)
+	checks = append(checks, d.desktopDoctor(ctx, c.Req.Desktop)...)
 	if d.cfg.Browser == nil {
 		checks = append(checks, Check{Name: "browser", Detail: "no browser backend: this daemon was started without one (browser.* verbs are refused no_browser)"})
 	} else {
@@ -136,7 +136,7 @@ func (d *Daemon) list(ctx context.Context, c *call) Response {
 	// A display that does not answer costs one check per list, not one
 	// per window: its windows are listed as last read, marked.
 	answering := map[*display]bool{}
-	for _, e := range d.entries(func(e *entry) bool { return e.rec.ExposedTo(c.req.Session) }) {
+	for _, e := range d.entries(func(e *entry) bool { return e.rec.ExposedTo(c.Req.Session) }) {
 		stale := false
 		if e.disp != nil {
 			ok, asked := answering[e.disp]

@@ -82,7 +82,7 @@ func tooLong(n, limit int, how string) error {
 // the target's nodes are reached by input (a tab), the backend checks the
 // node visible, enabled and uncovered and clicks its centre.
 func (d *Daemon) click(ctx context.Context, c *call) Response {
-	e, req := c.e, c.req
+	e, req := c.e, c.Req
 	probe := d.probe(ctx, e)
 	if req.At != nil {
 		return d.point(ctx, c, probe, target.VerbClickAt)
@@ -98,13 +98,13 @@ func (d *Daemon) click(ctx context.Context, c *call) Response {
 	n, err := e.node(req.Ref)
 	if err != nil {
 		if !probe.NodeInput {
-			c.road = target.RoadTree
+			c.Road = target.RoadTree
 		}
 		return d.fail(c, err)
 	}
 	var traits *target.NodeTraits
 	if !probe.NodeInput {
-		c.road = target.RoadTree
+		c.Road = target.RoadTree
 		tr, err := e.t.Node(ctx, n)
 		if err != nil {
 			return d.fail(c, err)
@@ -139,7 +139,7 @@ func (d *Daemon) click(ctx context.Context, c *call) Response {
 // point runs click --at and scroll: injected pointer input at a pixel of the
 // target's own screenshot (scroll: its centre by default).
 func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb target.Verb) Response {
-	e, req := c.e, c.req
+	e, req := c.e, c.Req
 	if err := d.decide(c, verb, probe, nil); err != nil {
 		return d.fail(c, err)
 	}
@@ -231,10 +231,10 @@ func (d *Daemon) raisedAt(ctx context.Context, c *call, info kind.Info, x, y int
 		return err
 	}
 	defer unstack()
-	if err := d.still(c.e, c.req.Session); err != nil {
+	if err := d.still(c.e, c.Req.Session); err != nil {
 		return err
 	}
-	return d.cut(ctx, c.e, c.req.Session, d.raiseTopAt(ctx, c.e, info, x, y))
+	return d.cut(ctx, c.e, c.Req.Session, d.raiseTopAt(ctx, c.e, info, x, y))
 }
 
 // nameActed notes the node a verb acts on (its role and name) for its
@@ -244,10 +244,10 @@ func (d *Daemon) raisedAt(ctx context.Context, c *call, info kind.Info, x, y int
 func (d *Daemon) nameActed(ctx context.Context, c *call, n kind.Node, traits *target.NodeTraits, w *watch) {
 	switch {
 	case traits != nil:
-		c.acted = &target.NodeTraits{Role: traits.Role, Name: traits.Name}
+		c.Acted = &target.NodeTraits{Role: traits.Role, Name: traits.Name}
 		return
 	case w != nil && w.before.node != nil:
-		c.acted = &target.NodeTraits{Role: w.before.node.Role, Name: w.before.node.Name}
+		c.Acted = &target.NodeTraits{Role: w.before.node.Role, Name: w.before.node.Name}
 		return
 	}
 	e := c.e
@@ -255,13 +255,13 @@ func (d *Daemon) nameActed(ctx context.Context, c *call, n kind.Node, traits *ta
 		if r, ok := e.t.(kind.NodeReader); ok {
 			nd, err := r.ReadNode(ctx, n)
 			if err == nil && nd != nil {
-				c.acted = &target.NodeTraits{Role: nd.Role, Name: nd.Name}
+				c.Acted = &target.NodeTraits{Role: nd.Role, Name: nd.Name}
 			}
 			return err
 		}
 		tr, err := e.t.Node(ctx, n)
 		if err == nil {
-			c.acted = &target.NodeTraits{Role: tr.Role, Name: tr.Name}
+			c.Acted = &target.NodeTraits{Role: tr.Role, Name: tr.Name}
 		}
 		return err
 	})
@@ -270,12 +270,12 @@ func (d *Daemon) nameActed(ctx context.Context, c *call, n kind.Node, traits *ta
 // actedRef is the ref a verb acted on, with the node's role and name when
 // nameActed knew them.
 func actedRef(c *call) string {
-	if c.acted != nil {
-		if s := describe(*c.acted); s != "" {
-			return c.req.Ref + " " + s
+	if c.Acted != nil {
+		if s := describe(*c.Acted); s != "" {
+			return c.Req.Ref + " " + s
 		}
 	}
-	return c.req.Ref
+	return c.Req.Ref
 }
 
 // scroll turns the wheel at a pixel of the target (its centre by default).
@@ -286,7 +286,7 @@ func (d *Daemon) scroll(ctx context.Context, c *call) Response {
 // key presses one chord in the target's focused node (a window is raised
 // and focused first).
 func (d *Daemon) key(ctx context.Context, c *call) Response {
-	chord, err := target.ParseChord(c.req.Chord)
+	chord, err := target.ParseChord(c.Req.Chord)
 	if err != nil {
 		return d.fail(c, err)
 	}
@@ -376,7 +376,7 @@ func (d *Daemon) inject(ctx context.Context, c *call, look, f func(context.Conte
 	}
 	if look != nil {
 		if err := look(ctx); err != nil {
-			return d.cut(ctx, e, c.req.Session, err)
+			return d.cut(ctx, e, c.Req.Session, err)
 		}
 	}
 	release, err := d.injecting(ctx, e)
@@ -387,13 +387,13 @@ func (d *Daemon) inject(ctx context.Context, c *call, look, f func(context.Conte
 	if err := d.raised(ctx, c, true); err != nil {
 		return err
 	}
-	return d.cut(ctx, e, c.req.Session, f(ctx))
+	return d.cut(ctx, e, c.Req.Session, f(ctx))
 }
 
 // raised re-checks the lease and, when up, raises and focuses c's target
 // with its display's stacking slot held for that only.
 func (d *Daemon) raised(ctx context.Context, c *call, up bool) error {
-	if err := d.still(c.e, c.req.Session); err != nil {
+	if err := d.still(c.e, c.Req.Session); err != nil {
 		return err
 	}
 	if !up {
@@ -405,7 +405,7 @@ func (d *Daemon) raised(ctx context.Context, c *call, up bool) error {
 	}
 	err = raise(ctx, c.e)
 	unstack()
-	return d.cut(ctx, c.e, c.req.Session, err)
+	return d.cut(ctx, c.e, c.Req.Session, err)
 }
 
 // typeText types text into a node (@ref: EditableText on the tree road, or
@@ -414,7 +414,7 @@ func (d *Daemon) raised(ctx context.Context, c *call, up bool) error {
 // takeover cuts a long type and the answer says how far it got. The text
 // is never audited.
 func (d *Daemon) typeText(ctx context.Context, c *call) Response {
-	e, req := c.e, c.req
+	e, req := c.e, c.Req
 	n := utf8.RuneCountInString(req.Text)
 	probe := d.probe(ctx, e)
 	var (
@@ -433,7 +433,7 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 			}
 			tr, err := e.t.Node(ctx, node)
 			if err != nil {
-				c.road = target.RoadTree
+				c.Road = target.RoadTree
 				return d.fail(c, err)
 			}
 			traits = &tr
@@ -443,7 +443,7 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 	if err := d.decide(c, verb, probe, traits); err != nil {
 		return d.fail(c, err)
 	}
-	if c.road == target.RoadKeys && n > d.cfg.MaxKeysText {
+	if c.Road == target.RoadKeys && n > d.cfg.MaxKeysText {
 		return d.fail(c, tooLong(n, d.cfg.MaxKeysText, "typed as keys"))
 	}
 	// where names the node typed into, known before the typing (a field
@@ -455,7 +455,7 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 		d.nameActed(ctx, c, node, traits, w)
 		return actedRef(c)
 	}
-	if c.road == target.RoadTree {
+	if c.Road == target.RoadTree {
 		return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
 			if err := d.still(e, req.Session); err != nil {
 				return Response{}, err
@@ -542,7 +542,7 @@ func byteIndexOfRune(s string, n int) int {
 // fill replaces a text field's content, as a paste would (a target that
 // can: a tab). The text is never audited.
 func (d *Daemon) fill(ctx context.Context, c *call) Response {
-	e, req := c.e, c.req
+	e, req := c.e, c.Req
 	f, ok := e.t.(kind.Filler)
 	if !ok {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "%s has no fields to fill; type into it instead", e.id))

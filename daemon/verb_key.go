@@ -51,33 +51,33 @@ func (d *Daemon) Keys() *secret.Store { return d.keys }
 // keySet stores the request's key for its provider. The answer and the
 // audit name the provider, never the key.
 func (d *Daemon) keySet(ctx context.Context, c *call) Response {
-	c.fact.Setting = c.req.Provider
-	if err := secret.ValidValue(c.req.Secret); err != nil {
-		return d.finish(c, Response{}, target.Refuse(target.CodeBadRequest, "the key for %s was not stored: %s", c.req.Provider, trimSecretPrefix(err)))
+	c.Fact.Setting = c.Req.Provider
+	if err := secret.ValidValue(c.Req.Secret); err != nil {
+		return d.finish(c, Response{}, target.Refuse(target.CodeBadRequest, "the key for %s was not stored: %s", c.Req.Provider, trimSecretPrefix(err)))
 	}
-	if err := d.keys.Set(c.req.Provider, c.req.Secret); err != nil {
-		return d.finish(c, Response{}, target.Refuse(codeInternal, "the key for %s was not stored: %v", c.req.Provider, err))
+	if err := d.keys.Set(c.Req.Provider, c.Req.Secret); err != nil {
+		return d.finish(c, Response{}, target.Refuse(codeInternal, "the key for %s was not stored: %v", c.Req.Provider, err))
 	}
-	return d.finish(c, Response{Did: "key set for " + c.req.Provider + " (kept by the daemon, 0600; never shown)", Keys: []KeyInfo{d.keyInfo(c.req.Provider)}}, nil)
+	return d.finish(c, Response{Did: "key set for " + c.Req.Provider + " (kept by the daemon, 0600; never shown)", Keys: []KeyInfo{d.keyInfo(c.Req.Provider)}}, nil)
 }
 
 func (d *Daemon) keyClear(ctx context.Context, c *call) Response {
-	c.fact.Setting = c.req.Provider
-	was := d.keys.Has(c.req.Provider)
-	if err := d.keys.Clear(c.req.Provider); err != nil {
-		return d.finish(c, Response{}, target.Refuse(codeInternal, "the key for %s was not cleared: %v", c.req.Provider, err))
+	c.Fact.Setting = c.Req.Provider
+	was := d.keys.Has(c.Req.Provider)
+	if err := d.keys.Clear(c.Req.Provider); err != nil {
+		return d.finish(c, Response{}, target.Refuse(codeInternal, "the key for %s was not cleared: %v", c.Req.Provider, err))
 	}
-	did := "key cleared for " + c.req.Provider
+	did := "key cleared for " + c.Req.Provider
 	if !was {
-		did = "no key was set for " + c.req.Provider
+		did = "no key was set for " + c.Req.Provider
 	}
-	return d.finish(c, Response{Did: did, Keys: []KeyInfo{d.keyInfo(c.req.Provider)}}, nil)
+	return d.finish(c, Response{Did: did, Keys: []KeyInfo{d.keyInfo(c.Req.Provider)}}, nil)
 }
 
 func (d *Daemon) keyList(ctx context.Context, c *call) Response {
 	names := keyProviders
-	if c.req.Provider != "" {
-		names = []string{c.req.Provider}
+	if c.Req.Provider != "" {
+		names = []string{c.Req.Provider}
 	}
 	out := make([]KeyInfo, 0, len(names))
 	for _, n := range names {

@@ -107,7 +107,7 @@ func modeVerb(req Request) (v target.Verb, at, ok bool) {
 // application may have put its tree on the bus since) and is refused
 // no_tree, naming the mode, if it still has none.
 func (d *Daemon) checkMode(ctx context.Context, c *call) error {
-	verb, at, ok := modeVerb(c.req)
+	verb, at, ok := modeVerb(c.Req)
 	if !ok {
 		return nil
 	}
@@ -147,8 +147,8 @@ func checkModeWord(d *Daemon, req Request) error {
 // auto is resolved at once.
 func (d *Daemon) setMode(ctx context.Context, c *call) Response {
 	e := c.e
-	m := target.Mode(c.req.Mode) // checkModeWord read it
-	c.fact.Mode = m
+	m := target.Mode(c.Req.Mode) // checkModeWord read it
+	c.Fact.Mode = m
 	var now target.Mode
 	var why string
 	if m == target.ModeAuto {

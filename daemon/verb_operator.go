@@ -55,12 +55,12 @@ func isOperator(ctx context.Context) bool {
 // (the live view sees every target). It reads nothing from the backend: a
 // takeover never waits on the application it stops.
 func (d *Daemon) seeable(ctx context.Context, c *call) (*entry, error) {
-	e, err := d.find(c.req.Target)
+	e, err := d.find(c.Req.Target)
 	if err != nil || isOperator(ctx) {
 		return e, err
 	}
 	d.mu.Lock()
-	err = e.rec.CheckExposed(c.req.Session)
+	err = e.rec.CheckExposed(c.Req.Session)
 	d.mu.Unlock()
 	if err != nil {
 		return nil, err
@@ -73,10 +73,10 @@ func (d *Daemon) seeable(ctx context.Context, c *call) (*entry, error) {
 // (c.e), and the note owed to that user (a forced takeover replaced them),
 // told once.
 func (d *Daemon) operatorTarget(ctx context.Context, c *call) (e *entry, user, note string, err error) {
-	user = userOf(c.req)
-	c.fact.User, c.fact.Force = user, c.req.Force
-	if c.req.Target == "" {
-		return nil, user, "", target.Refuse(target.CodeBadRequest, "%s needs a target handle", c.req.Verb)
+	user = userOf(c.Req)
+	c.Fact.User, c.Fact.Force = user, c.Req.Force
+	if c.Req.Target == "" {
+		return nil, user, "", target.Refuse(target.CodeBadRequest, "%s needs a target handle", c.Req.Verb)
 	}
 	if e, err = d.seeable(ctx, c); err != nil {
 		return nil, user, "", err
@@ -92,7 +92,7 @@ func (d *Daemon) operatorTarget(ctx context.Context, c *call) (e *entry, user, n
 // l — the paused agent — about a takeover made from another session (the
 // live view is never the paused agent).
 func pausedAgent(ctx context.Context, c *call, l lease.Lease) bool {
-	return !isOperator(ctx) && c.req.Session == l.Holder && l.UserSession != l.Holder
+	return !isOperator(ctx) && c.Req.Session == l.Holder && l.UserSession != l.Holder
 }
 
 // userOf is the user an operator verb is asked as: --as, "user" by default.
@@ -115,11 +115,11 @@ func (d *Daemon) takeover(ctx context.Context, c *call) Response {
 	if l := d.leases.Get(e.id); l.Input == lease.InputUser && l.User != user && pausedAgent(ctx, c, l) {
 		return withNote(d.finish(c, Response{}, d.pausedHolder(e, l, "replace")), note)
 	}
-	l, replaced, err := d.leases.Takeover(e.id, user, c.req.Session, c.req.Force)
+	l, replaced, err := d.leases.Takeover(e.id, user, c.Req.Session, c.Req.Force)
 	if err != nil {
 		return withNote(d.finish(c, Response{}, err), note)
 	}
-	c.fact.Replaced = replaced
+	c.Fact.Replaced = replaced
 	n := d.cancelFlight(e)
 	released := d.releaseFor(ctx, e)
 	d.persist()
@@ -206,7 +206,7 @@ func (d *Daemon) releaseFor(ctx context.Context, e *entry) string {
 // made from another session, forced or not. A user a forced takeover
 // replaced is told so here, once.
 func (d *Daemon) handback(ctx context.Context, c *call) Response {
-	req := c.req
+	req := c.Req
 	e, user, note, err := d.operatorTarget(ctx, c)
 	if err != nil {
 		return d.fail(c, err)
@@ -240,7 +240,7 @@ func (d *Daemon) handback(ctx context.Context, c *call) Response {
 // watch answers the viewer page's address: the overview, or one target's
 // pane (Request.Target). It starts the live view on first use.
 func (d *Daemon) watch(ctx context.Context, c *call) Response {
-	req := c.req
+	req := c.Req
 	if req.Target != "" {
 		e, err := d.lookup(ctx, req)
 		if err != nil {
@@ -286,15 +286,15 @@ func (d *Daemon) watchXpra(c *call) Response {
 		att, _ = c.e.disp.d.(kind.Attacher)
 	}
 	if att == nil {
-		return d.fail(c, target.Refuse(target.CodeNoAttach, "%s is not on an xpra display, so no client of its own can attach: open the application with --display xpra, or watch it in the live view (vibespace-window watch %s)", c.req.Target, c.req.Target).With("target", c.req.Target))
+		return d.fail(c, target.Refuse(target.CodeNoAttach, "%s is not on an xpra display, so no client of its own can attach: open the application with --display xpra, or watch it in the live view (vibespace-window watch %s)", c.Req.Target, c.Req.Target).With("target", c.Req.Target))
 	}
-	if disp := c.e.disp; disp.perSession && disp.session != c.req.Session {
+	if disp := c.e.disp; disp.perSession && disp.session != c.Req.Session {
 		// A person attached sees every window of the display, not just
 		// the one shared with this session.
 		return d.fail(c, target.Refuse(target.CodeNoAttach, "%s is on session %s's own xpra display, shared with you: an xpra client attached there would show every window of %s's, so only %s prints how to attach (watch it in the live view: vibespace-window watch %s)",
-			c.req.Target, disp.session, disp.session, disp.session, c.req.Target).With("target", c.req.Target).With("session", disp.session))
+			c.Req.Target, disp.session, disp.session, disp.session, c.Req.Target).With("target", c.Req.Target).With("session", disp.session))
 	}
-	host := c.req.Host
+	host := c.Req.Host
 	if host == "" {
 		host = sshHost()
 	}
@@ -303,8 +303,8 @@ func (d *Daemon) watchXpra(c *call) Response {
 		return d.fail(c, err)
 	}
 	text := "on this machine, as the same user:\n  " + local + "\nfrom another machine, through ssh:\n  " + strings.Join(ssh, "\n  ") +
-		"\nAn attached person sees every window of this session's xpra display and can type into it; answers about those windows then say so, and `vibespace-window takeover " + c.req.Target + "` makes it a takeover."
-	return d.finish(c, Response{Did: "a person attaches xpra's own client to the display of " + c.req.Target + " with these commands", Text: text}, nil)
+		"\nAn attached person sees every window of this session's xpra display and can type into it; answers about those windows then say so, and `vibespace-window takeover " + c.Req.Target + "` makes it a takeover."
+	return d.finish(c, Response{Did: "a person attaches xpra's own client to the display of " + c.Req.Target + " with these commands", Text: text}, nil)
 }
 
 // sshHost is how a person would reach this machine over ssh by default:

@@ -35,12 +35,12 @@ func (d *Daemon) snapshot(ctx context.Context, c *call) Response {
 	if err := d.decide(c, target.VerbSnapshot, d.probe(ctx, e), nil); err != nil {
 		return d.fail(c, err)
 	}
-	if err := checkObserve(c.req); err != nil {
+	if err := checkObserve(c.Req); err != nil {
 		return d.fail(c, err)
 	}
 	var scopeKey string
-	if c.req.Ref != "" {
-		k, err := e.refs.Key(c.req.Ref)
+	if c.Req.Ref != "" {
+		k, err := e.refs.Key(c.Req.Ref)
 		if err != nil {
 			return d.fail(c, err)
 		}
@@ -60,9 +60,9 @@ func (d *Daemon) snapshot(ctx context.Context, c *call) Response {
 		return d.fail(c, err)
 	}
 	if afterKey != "" {
-		return d.finish(c, afterPage(c.req, snap, e.refs.Ref(afterKey)), nil)
+		return d.finish(c, afterPage(c.Req, snap, e.refs.Ref(afterKey)), nil)
 	}
-	prev := d.keepLast(e, c.req.Session, snap)
+	prev := d.keepLast(e, c.Req.Session, snap)
 	view, scope := snap, ""
 	if scopeKey != "" {
 		scope = e.refs.Ref(scopeKey)
@@ -73,19 +73,19 @@ func (d *Daemon) snapshot(ctx context.Context, c *call) Response {
 		view = sub
 	}
 	resp := Response{}
-	if c.req.Diff && prev != nil {
+	if c.Req.Diff && prev != nil {
 		old := prev
 		if scopeKey != "" {
 			old, _ = prev.Scope(scopeKey) // nil when the node is new: all of it is added
 		}
-		if c.req.Interactive {
+		if c.Req.Interactive {
 			if old != nil {
 				old = old.InteractiveView()
 			}
 			view = view.InteractiveView()
 		}
 		diff := target.DiffSnapshots(old, view)
-		if c.req.JSON {
+		if c.Req.JSON {
 			// The text's lines say as much: its counts are for programs.
 			resp.Diff = diff
 			resp.Did = fmt.Sprintf("since your last snapshot: %d changed, %d added, %d removed", diff.Changed, diff.Added, diff.Removed)
@@ -94,10 +94,10 @@ func (d *Daemon) snapshot(ctx context.Context, c *call) Response {
 		}
 		return d.finish(c, resp, nil)
 	}
-	if c.req.Diff {
+	if c.Req.Diff {
 		resp.Did = "no earlier snapshot of this target in this session: the whole snapshot; the next --diff answers what changed"
 	}
-	return d.finish(c, shown(c.req, view, scope, resp), nil)
+	return d.finish(c, shown(c.Req, view, scope, resp), nil)
 }
 
 // shown fills resp with the snapshot as req asks to see it: its
@@ -134,13 +134,13 @@ type pager interface {
 // the request reads the whole tree). A target that does not page is
 // refused before the ref is looked at: no ref of it would do.
 func (d *Daemon) afterKey(c *call) (string, error) {
-	if c.req.After == "" {
+	if c.Req.After == "" {
 		return "", nil
 	}
 	if _, ok := c.e.t.(pager); !ok {
 		return "", target.Refuse(target.CodeBadRequest, "--after pages a browser tab's snapshot; the snapshot of %s does not page (snapshot @ref reads one part of its tree)", c.e.id).With("target", string(c.e.id))
 	}
-	return c.e.refs.Key(c.req.After)
+	return c.e.refs.Key(c.Req.After)
 }
 
 // afterPage answers snap, the page of the tree that follows the node ref
@@ -186,7 +186,7 @@ func (d *Daemon) readTree(ctx context.Context, c *call, after string) (*target.S
 		snap, err = e.t.Snapshot(ctx, e.refs)
 	}
 	if err != nil {
-		return nil, d.cut(ctx, e, c.req.Session, err)
+		return nil, d.cut(ctx, e, c.Req.Session, err)
 	}
 	e.refs.Assign(snap)
 	if snap.Title == "" {
@@ -323,7 +323,7 @@ func (d *Daemon) screenshot(ctx context.Context, c *call) Response {
 	defer end()
 	b, err := d.grab(ctx, c)
 	if err != nil {
-		return d.fail(c, d.cut(ctx, e, c.req.Session, err))
+		return d.fail(c, d.cut(ctx, e, c.Req.Session, err))
 	}
 	bounds := info.Bounds
 	if cfg, err := png.DecodeConfig(bytes.NewReader(b)); err == nil && (bounds.W == 0 || bounds.H == 0) {

@@ -20,7 +20,7 @@ func (d *Daemon) open(ctx context.Context, c *call) Response { return d.openAs(c
 // app's; "" for none): its record names the profile from its first
 // persist.
 func (d *Daemon) openAs(ctx context.Context, c *call, profile string) Response {
-	req := c.req
+	req := c.Req
 	if len(req.Argv) == 0 || strings.TrimSpace(req.Argv[0]) == "" {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "open needs an application, e.g. open gtk3-widget-factory"))
 	}
@@ -117,7 +117,7 @@ func (d *Daemon) attach(ctx context.Context, c *call) Response {
 	if err := d.handleOf(ctx, c); err != nil {
 		return d.fail(c, err)
 	}
-	_, acquired, err := d.leases.Acquire(c.e.id, c.req.Session)
+	_, acquired, err := d.leases.Acquire(c.e.id, c.Req.Session)
 	if err != nil {
 		return d.fail(c, err)
 	}
@@ -134,13 +134,13 @@ func (d *Daemon) detach(ctx context.Context, c *call) Response {
 	if err := d.handleOf(ctx, c); err != nil {
 		return d.fail(c, err)
 	}
-	_, released, err := d.leases.Release(c.e.id, c.req.Session)
+	_, released, err := d.leases.Release(c.e.id, c.Req.Session)
 	if err != nil {
 		return d.fail(c, err)
 	}
 	did := "you did not hold its lease; nothing changed"
 	if released {
-		d.forgetLast(c.e, c.req.Session) // its next --diff answers whole
+		d.forgetLast(c.e, c.Req.Session) // its next --diff answers whole
 		did = "released its lease; the application keeps running"
 		d.persist()
 	}
@@ -150,11 +150,11 @@ func (d *Daemon) detach(ctx context.Context, c *call) Response {
 // share exposes a target to another session. Its opener or its holder may
 // share it.
 func (d *Daemon) share(ctx context.Context, c *call) Response {
-	c.fact.With = c.req.With
+	c.Fact.With = c.Req.With
 	if err := d.handleOf(ctx, c); err != nil {
 		return d.fail(c, err)
 	}
-	e, req := c.e, c.req
+	e, req := c.e, c.Req
 	if req.With == "" {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "share needs --with <session>"))
 	}

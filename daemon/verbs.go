@@ -7,10 +7,11 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/notice"
+	"github.com/vibespace/vibespace/daemon/stage"
+	"github.com/vibespace/vibespace/daemon/verb"
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
 )
@@ -18,119 +19,81 @@ import (
 // codeInternal marks an answer that is not a refusal but a failure of ours.
 const codeInternal = target.CodeInternal
 
-// reach is how a verb reaches its target.
-type reach int
-
-const (
-	// reachNone: the verb names no target (or finds its own).
-	reachNone reach = iota
-	// reachHandle: Request.Target names a window (vibespace-window's
-	// words); a tab's handle is refused wrong_kind. The caller must be
-	// exposed to it, and gets its lease.
-	reachHandle
-	// reachTab: the session's current tab in the chosen profile
-	// (vibespace-browser's words), under its lease.
-	reachTab
-)
-
-// verbDef is one verb: what it runs, how it reaches its target, and what it
-// checks of the request before it reaches anything (so a malformed request
-// takes no lease).
+// verbDef is what runs a verb the core answers, and what it checks of the
+// request before it reaches anything (so a malformed request takes no
+// lease). Everything else known of a verb is its row of the verb table
+// (package daemon/verb).
 type verbDef struct {
 	run   func(d *Daemon, ctx context.Context, c *call) Response
-	reach reach
 	check func(d *Daemon, req Request) error
-	// acts: the verb changes its target. It is a step of its session's
-	// budget, watched for loops (no_progress), and its trace keeps a
-	// picture after it while pictures are on.
-	acts bool
-	// focuses: acting on a node moves the focus to it, so the node's
-	// "focused" is no effect the verb meant (a click).
-	focuses bool
-	// untraced: the verb is no step of any trace (reading the trace
-	// itself, watching).
-	untraced bool
-	// unsure: the verb is no step, yet what it does to its target is
-	// unknown when the daemon is killed during it (close, eval). It is
-	// recorded in flight as every acting verb is (cut.go), so the next
-	// daemon says it was cut.
-	unsure bool
 }
 
-// call is one verb being answered: the request, and the target, lease and
-// profile it reached.
+// call is one verb being answered: what the stages see of it (the request,
+// its facts, the target reached, what it learned), and the entry, lease
+// and profile it reached.
 type call struct {
-	req  Request
+	stage.Call
 	e    *entry      // nil for a verb on no target
 	g    lease.Grant // the lease grant, with the handback note owed
 	sel  *selection  // the profile chosen (vibespace-browser's words)
-	road target.Road // the road taken, for the answer and the audit
 	done func()      // releases what reaching took (the browser's hold)
-	fact lease.Entry // what the verb adds to its audit row: user, force, replaced, with (verb_operator.go), mode
-
-	// What an acting verb learned, for its answer and its trace: when it
-	// began, the node it acted on (its role and name), and digests of what
-	// it observed of the target before and after it acted.
-	started       time.Time
-	acted         *target.NodeTraits
-	before, after string
-	// def is the verb's entry of verbs; reserved, that admitStep took one
-	// step of the session's budget for it (given back unless it ran).
-	def      verbDef
-	reserved *Budget
+	def  verbDef
+	// finishing: the stages' Finish began (a panic after it is not
+	// finished twice).
+	finishing bool
 }
 
-// verbs is every verb the daemon answers. The shared verbs of both command
-// lines (snapshot, screenshot, click, type, key, scroll) are one function
-// each, reached as vibespace-window reaches (a window's handle) or as
-// vibespace-browser does ("browser.<word>": the current tab).
-var verbs = map[string]verbDef{
+// runs is what runs every verb the core answers itself; a registered
+// stage answers the others (stage.Answerer). Which verbs exist and what is
+// true of each is the verb table's alone: New refuses a table and a set of
+// runners that disagree.
+var runs = map[string]verbDef{
 	// vibespace-window
 	"status":     {run: (*Daemon).status},
 	"doctor":     {run: (*Daemon).doctor},
 	"list":       {run: (*Daemon).list},
 	"open":       {run: (*Daemon).open, check: checkOpenMode},
-	"close":      {run: (*Daemon).closeTarget, reach: reachHandle, unsure: true},
+	"close":      {run: (*Daemon).closeTarget},
 	"attach":     {run: (*Daemon).attach},
 	"detach":     {run: (*Daemon).detach},
 	"share":      {run: (*Daemon).share},
 	"takeover":   {run: (*Daemon).takeover},
 	"handback":   {run: (*Daemon).handback},
-	"watch":      {run: (*Daemon).watch, untraced: true},
-	"snapshot":   {run: (*Daemon).snapshot, reach: reachHandle},
-	"screenshot": {run: (*Daemon).screenshot, reach: reachHandle},
-	"click":      {run: (*Daemon).click, reach: reachHandle, check: checkClick, acts: true, focuses: true},
-	"type":       {run: (*Daemon).typeText, reach: reachHandle, check: checkType, acts: true},
-	"key":        {run: (*Daemon).key, reach: reachHandle, check: checkKey, acts: true},
-	"scroll":     {run: (*Daemon).scroll, reach: reachHandle, check: checkScroll, acts: true},
-	"select":     {run: (*Daemon).selectOptions, reach: reachHandle, check: checkSelect, acts: true},
-	"mode":       {run: (*Daemon).setMode, reach: reachHandle, check: checkModeWord},
+	"watch":      {run: (*Daemon).watch},
+	"snapshot":   {run: (*Daemon).snapshot},
+	"screenshot": {run: (*Daemon).screenshot},
+	"click":      {run: (*Daemon).click, check: checkClick},
+	"type":       {run: (*Daemon).typeText, check: checkType},
+	"key":        {run: (*Daemon).key, check: checkKey},
+	"scroll":     {run: (*Daemon).scroll, check: checkScroll},
+	"select":     {run: (*Daemon).selectOptions, check: checkSelect},
+	"mode":       {run: (*Daemon).setMode, check: checkModeWord},
 	"desktop":    {run: (*Daemon).desktop, check: checkDesktop},
-	"find":       {run: (*Daemon).findText, reach: reachHandle, check: checkFind},
-	"get":        {run: (*Daemon).getNode, reach: reachHandle, check: checkGetNode},
-	"trace":      {run: (*Daemon).traceVerb, check: checkTrace, untraced: true},
+	"find":       {run: (*Daemon).findText, check: checkFind},
+	"get":        {run: (*Daemon).getNode, check: checkGetNode},
+	"trace":      {run: (*Daemon).traceVerb, check: checkTrace},
 	"budget":     {run: (*Daemon).budget},
-	"key.set":    {run: (*Daemon).keySet, check: checkKeyNamed, untraced: true},
-	"key.clear":  {run: (*Daemon).keyClear, check: checkKeyNamed, untraced: true},
-	"key.list":   {run: (*Daemon).keyList, check: checkKeyList, untraced: true},
+	"key.set":    {run: (*Daemon).keySet, check: checkKeyNamed},
+	"key.clear":  {run: (*Daemon).keyClear, check: checkKeyNamed},
+	"key.list":   {run: (*Daemon).keyList, check: checkKeyList},
 
 	// vibespace-browser: the same verbs on the current tab…
-	"browser.snapshot":   {run: (*Daemon).snapshot, reach: reachTab},
-	"browser.screenshot": {run: (*Daemon).screenshot, reach: reachTab},
-	"browser.click":      {run: (*Daemon).click, reach: reachTab, check: checkClick, acts: true, focuses: true},
-	"browser.type":       {run: (*Daemon).typeText, reach: reachTab, check: checkTypeKeys, acts: true},
-	"browser.key":        {run: (*Daemon).key, reach: reachTab, check: checkKey, acts: true},
-	"browser.scroll":     {run: (*Daemon).scroll, reach: reachTab, check: checkScroll, acts: true},
-	"browser.find":       {run: (*Daemon).findText, reach: reachTab, check: checkFind},
-	"browser.select":     {run: (*Daemon).selectOptions, reach: reachTab, check: checkSelect, acts: true},
+	"browser.snapshot":   {run: (*Daemon).snapshot},
+	"browser.screenshot": {run: (*Daemon).screenshot},
+	"browser.click":      {run: (*Daemon).click, check: checkClick},
+	"browser.type":       {run: (*Daemon).typeText, check: checkTypeKeys},
+	"browser.key":        {run: (*Daemon).key, check: checkKey},
+	"browser.scroll":     {run: (*Daemon).scroll, check: checkScroll},
+	"browser.find":       {run: (*Daemon).findText, check: checkFind},
+	"browser.select":     {run: (*Daemon).selectOptions, check: checkSelect},
 	// …and the browser's own words.
-	"browser.fill":        {run: (*Daemon).fill, reach: reachTab, check: checkFill, acts: true},
-	"browser.get":         {run: (*Daemon).browserGet, reach: reachTab, check: checkGet},
-	"browser.eval":        {run: (*Daemon).browserEval, reach: reachTab, check: checkEval, unsure: true},
-	"browser.back":        {run: (*Daemon).browserBack, reach: reachTab, acts: true},
-	"browser.forward":     {run: (*Daemon).browserForward, reach: reachTab, acts: true},
-	"browser.reload":      {run: (*Daemon).browserReload, reach: reachTab, acts: true},
-	"browser.wait":        {run: (*Daemon).browserWait, reach: reachTab},
+	"browser.fill":        {run: (*Daemon).fill, check: checkFill},
+	"browser.get":         {run: (*Daemon).browserGet, check: checkGet},
+	"browser.eval":        {run: (*Daemon).browserEval, check: checkEval},
+	"browser.back":        {run: (*Daemon).browserBack},
+	"browser.forward":     {run: (*Daemon).browserForward},
+	"browser.reload":      {run: (*Daemon).browserReload},
+	"browser.wait":        {run: (*Daemon).browserWait},
 	"browser.open":        {run: (*Daemon).browserOpen},
 	"browser.tab":         {run: (*Daemon).browserTab},
 	"browser.profiles":    {run: (*Daemon).browserProfiles},
@@ -142,68 +105,96 @@ var verbs = map[string]verbDef{
 	"browser.pin":         {run: (*Daemon).browserPin},
 	"browser.new-child":   {run: (*Daemon).browserNewChild},
 	"browser.status":      {run: (*Daemon).browserStatus},
-	"browser.trace":       {run: (*Daemon).traceVerb, check: checkTrace, untraced: true},
+	"browser.trace":       {run: (*Daemon).traceVerb, check: checkTrace},
 	"browser.budget":      {run: (*Daemon).budget},
 }
 
 // Verbs lists the verbs the daemon answers, sorted.
-func Verbs() []string {
-	out := make([]string, 0, len(verbs))
-	for v := range verbs {
-		out = append(out, v)
-	}
-	slices.Sort(out)
-	return out
-}
+func Verbs() []string { return verb.Names() }
 
 // BrowserVerbs lists the browser.* verbs the daemon answers, sorted.
-func BrowserVerbs() []string {
-	var out []string
-	for _, v := range Verbs() {
-		if strings.HasPrefix(v, "browser.") {
-			out = append(out, v)
+func BrowserVerbs() []string { return verb.Where(verb.Facts.Browser) }
+
+// runners checks that every verb of the table has exactly one runner —
+// the core's or one stage's — and that nothing runs a verb the table does
+// not list.
+func runners(ch *stage.Chain) error {
+	var errs []error
+	for _, v := range verb.Names() {
+		_, core := runs[v]
+		if by := ch.Answerer(v); by != nil && core {
+			errs = append(errs, fmt.Errorf("verb %s is answered by the core and by stage %s", v, by.(stage.Stage).Name()))
+		} else if by == nil && !core {
+			errs = append(errs, fmt.Errorf("verb %s of the verb table has nothing to run it", v))
 		}
 	}
-	return out
+	for v := range runs {
+		if _, ok := verb.Of(v); !ok {
+			errs = append(errs, fmt.Errorf("the core runs %s, which the verb table does not list", v))
+		}
+	}
+	return errors.Join(errs...)
 }
-
-// forVerbs take Request.For: they act on another session's attachment set.
-var forVerbs = map[string]bool{"browser.use": true, "browser.detach": true, "browser.pin": true, "browser.attachments": true,
-	"trace": true, "browser.trace": true, "budget": true, "browser.budget": true}
 
 // Handle answers one request. It never panics on bad input and always
 // answers within the verb timeout.
 func (d *Daemon) Handle(ctx context.Context, req Request) Response {
-	def, ok := verbs[req.Verb]
+	facts, ok := verb.Of(req.Verb)
 	if !ok {
 		return refusal(target.Refuse(target.CodeBadRequest, "unknown verb %s", target.Echo(req.Verb)).With("verbs", Verbs()))
 	}
 	if req.Session == "" {
 		return refusal(target.Refuse(target.CodeBadRequest, "no session: set VIBESPACE_SESSION"))
 	}
-	if req.Mode != "" && req.Verb != "open" && req.Verb != "mode" && req.Verb != "browser.new" {
-		return refusal(target.Refuse(target.CodeBadRequest, "a mode is a window's: only open, mode and new --backend desktop-app take one, not %s (a tab has no mode)", req.Verb))
+	if req.Mode != "" && !facts.Mode {
+		return refusal(target.Refuse(target.CodeBadRequest, "a mode is a window's: only %s take one, not %s (a tab has no mode)", words(verb.Where(func(f verb.Facts) bool { return f.Mode })), req.Verb))
 	}
-	if req.Secret != "" && req.Verb != "key.set" {
+	if req.Secret != "" && !facts.Secret {
 		return refusal(target.Refuse(target.CodeBadRequest, "a key is key set's alone, not %s's: it is never sent with another verb", req.Verb))
 	}
-	if req.For != "" && !forVerbs[req.Verb] {
-		return refusal(target.Refuse(target.CodeBadRequest, "--for is the operator's word for another session's browser attachments or trace: only use, detach, pin, attachments and trace take it, not %s", req.Verb))
+	if req.For != "" && !facts.For {
+		return refusal(target.Refuse(target.CodeBadRequest, "--for is the operator's word for another session's browser attachments, trace or budget: only %s take it, not %s", words(verb.Where(func(f verb.Facts) bool { return f.For })), req.Verb))
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.VerbTimeout)
 	defer cancel()
 	ctx = kind.WithCaller(ctx, kind.Caller{Session: req.Session, Verb: req.Verb, Target: req.Target})
-	resp := d.guarded(ctx, def, req)
+	resp := d.guarded(ctx, facts, req)
 	resp.Note = notice.Join(resp.Note, d.tell(req))
 	resp.V = ProtocolVersion
 	return resp
 }
 
-// guarded reaches the verb's target and runs it; a panic in it (a bug of
-// ours or of a backend) becomes an internal answer to this caller only,
-// and the daemon keeps serving everyone else.
-func (d *Daemon) guarded(ctx context.Context, def verbDef, req Request) (resp Response) {
-	c := &call{req: req, started: d.cfg.Now(), def: def}
+// words lists verbs as a person types them, each once: "open, mode and new".
+func words(names []string) string {
+	var ws []string
+	for _, n := range names {
+		if w := strings.TrimPrefix(n, verb.BrowserPrefix); !slices.Contains(ws, w) {
+			ws = append(ws, w)
+		}
+	}
+	if len(ws) < 2 {
+		return strings.Join(ws, "")
+	}
+	return strings.Join(ws[:len(ws)-1], ", ") + " and " + ws[len(ws)-1]
+}
+
+// guarded reaches the verb's target and runs it, with the registered
+// stages around it; a panic in it (a bug of ours or of a backend) becomes
+// an internal answer to this caller only, and the daemon keeps serving
+// everyone else.
+func (d *Daemon) guarded(ctx context.Context, facts verb.Facts, req Request) (resp Response) {
+	def, ok := runs[req.Verb]
+	if a := d.stages.Answerer(req.Verb); a != nil {
+		ok = true
+		def = verbDef{run: func(d *Daemon, ctx context.Context, c *call) Response {
+			resp, err := a.Answer(ctx, &c.Call)
+			return d.finish(c, resp, err)
+		}}
+	}
+	if !ok {
+		return refusal(target.Refuse(codeInternal, "nothing in this daemon answers %s", req.Verb))
+	}
+	c := &call{Call: stage.Call{Req: req, Facts: facts, Started: d.cfg.Now()}, def: def}
 	defer func() {
 		if c.done != nil {
 			c.done()
@@ -211,14 +202,14 @@ func (d *Daemon) guarded(ctx context.Context, def verbDef, req Request) (resp Re
 		if p := recover(); p != nil {
 			d.cfg.Logger.Error("a verb panicked", "verb", req.Verb, "panic", p, "stack", string(debug.Stack()))
 			resp = refusal(target.Refuse(codeInternal, "the daemon failed on %s (a bug; see its log): %v", req.Verb, p).With("verb", req.Verb))
-			ent := lease.Entry{Session: req.Session, Verb: req.Verb, OK: false, Code: codeInternal}
-			if id, err := target.ParseID(req.Target); err == nil {
-				ent.Target = id
+			if !c.finishing { // its audit row and its step are still owed
+				resp = d.finish(c, Response{}, target.Refuse(codeInternal, "the daemon failed on %s (a bug; see its log): %v", req.Verb, p).With("verb", req.Verb))
 			}
-			d.record(ent)
-			d.stepped(c, resp) // the step admitStep took is given back
 		}
 	}()
+	if err := d.stages.Admit(ctx, &c.Call); err != nil {
+		return d.fail(c, err)
+	}
 	if err := d.admitStep(c); err != nil {
 		return d.fail(c, err)
 	}
@@ -227,20 +218,28 @@ func (d *Daemon) guarded(ctx context.Context, def verbDef, req Request) (resp Re
 			return d.fail(c, err)
 		}
 	}
-	switch def.reach {
-	case reachNone: // the verb finds its own target, or names none
-	case reachHandle:
+	switch facts.Reach {
+	case verb.None: // the verb finds its own target, or names none
+	case verb.Handle:
 		if err := d.reachHandle(ctx, c); err != nil {
 			return d.finish(c, Response{}, err)
 		}
 		if err := d.checkMode(ctx, c); err != nil {
 			return d.finish(c, Response{}, err)
 		}
-	case reachTab:
+	case verb.Tab:
 		if err := d.reachTab(ctx, c); err != nil {
 			return d.finish(c, Response{}, err)
 		}
 	}
+	if c.e != nil {
+		c.Target = stageTarget{d: d, e: c.e}
+	}
+	leave, err := d.stages.Enter(ctx, &c.Call)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	defer leave()
 	if err := d.admitLoop(c); err != nil {
 		return d.fail(c, err)
 	}
@@ -265,10 +264,10 @@ func (d *Daemon) reachHandle(ctx context.Context, c *call) error {
 // handleOf looks up the window of the request's handle, as vibespace-window
 // names it: a tab's handle is refused wrong_kind, naming vibespace-browser.
 func (d *Daemon) handleOf(ctx context.Context, c *call) error {
-	if id, err := target.ParseID(c.req.Target); err == nil && id.Kind() != target.KindWindow {
+	if id, err := target.ParseID(c.Req.Target); err == nil && id.Kind() != target.KindWindow {
 		return target.WrongKind(id, target.KindWindow.Words().CLI)
 	}
-	e, err := d.lookup(ctx, c.req)
+	e, err := d.lookup(ctx, c.Req)
 	c.e = e
 	return err
 }
@@ -276,7 +275,7 @@ func (d *Daemon) handleOf(ctx context.Context, c *call) error {
 // take takes the lease of c's target for an agent verb, persisting a lease
 // it acquired.
 func (d *Daemon) take(c *call) error {
-	g, err := d.leases.Use(c.e.id, c.req.Session)
+	g, err := d.leases.Use(c.e.id, c.Req.Session)
 	c.g = g
 	if (err == nil && g.Acquired) || g.Told != nil {
 		d.persist() // a handback told is told once, across restarts too
@@ -285,15 +284,15 @@ func (d *Daemon) take(c *call) error {
 }
 
 // finish builds the answer of a verb: the target named (and the profile,
-// for the browser's words), the note told, the audit line written, the
-// agent's mark left for the live view.
+// for the browser's words), the note told; then every registered stage
+// finishes it (the audit line, the trace, the agent's mark, the step).
 func (d *Daemon) finish(c *call, resp Response, err error) Response {
-	road := c.road
+	c.finishing = true
 	err = d.scrubErr(err) // no stored key leaves the daemon in an answer, the audit or the trace
 	if err != nil {
 		resp = refusal(err)
-		if by, ok := resp.Facts["by"]; ok && road == "" {
-			road = target.Road(fmt.Sprint(by))
+		if by, ok := resp.Facts["by"]; ok && c.Road == "" {
+			c.Road = target.Road(fmt.Sprint(by))
 		}
 	} else {
 		resp.OK = true
@@ -305,7 +304,7 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 		resp.Note = c.g.Told.Message()
 	}
 	resp.Note = d.cutNote(c, resp.Note)
-	resp.By = road
+	resp.By = c.Road
 	if c.sel != nil && resp.Profile == nil {
 		p := c.sel.prof
 		d.profileRun(&p)
@@ -314,18 +313,20 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 	if err == nil && c.e != nil {
 		d.markAgent(c)
 	}
-	ent := lease.Entry{Session: c.req.Session, For: forOther(c.req), Verb: c.req.Verb, By: road, OK: err == nil, Code: resp.Code}
-	ent.User, ent.Force, ent.Replaced, ent.With, ent.Mode, ent.Setting = c.fact.User, c.fact.Force, c.fact.Replaced, c.fact.With, c.fact.Mode, c.fact.Setting
+	ent := lease.Entry{Session: c.Req.Session, For: forOther(c.Req), Verb: c.Req.Verb, By: c.Road, OK: err == nil, Code: resp.Code}
+	ent.User, ent.Force, ent.Replaced, ent.With, ent.Mode, ent.Setting = c.Fact.User, c.Fact.Force, c.Fact.Replaced, c.Fact.With, c.Fact.Mode, c.Fact.Setting
 	if c.e != nil {
 		ent.Target = c.e.id
 		ent.Desktop = resp.Target != nil && resp.Target.Desktop
-	} else if id, perr := target.ParseID(c.req.Target); perr == nil {
+	} else if id, perr := target.ParseID(c.Req.Target); perr == nil {
 		ent.Target = id
 	}
 	d.record(ent)
 	d.trace(c, resp, err)
 	d.stepped(c, resp)
-	return resp
+	a := &stage.Answer{Resp: resp, Err: err}
+	d.stages.Finish(&c.Call, a)
+	return a.Resp
 }
 
 // decide applies the capability law to verb on c's target, probed as p
@@ -335,10 +336,10 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 func (d *Daemon) decide(c *call, verb target.Verb, p target.Probe, node *target.NodeTraits) error {
 	cap := target.Decide(verb, p, node)
 	if !cap.OK() {
-		c.road = ""
+		c.Road = ""
 		return cap.Err()
 	}
-	c.road = cap.Road
+	c.Road = cap.Road
 	return nil
 }
 
@@ -437,4 +438,13 @@ func refusal(err error) Response {
 		r = target.Refuse(codeInternal, "%v", err)
 	}
 	return Response{V: ProtocolVersion, Code: r.Code, Message: r.Message, Facts: r.Facts}
+}
+
+// facts answers the facts of a verb the daemon calls itself.
+func facts(name string) verb.Facts {
+	f, ok := verb.Of(name)
+	if !ok {
+		panic("verb table: no verb " + name)
+	}
+	return f
 }

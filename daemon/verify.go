@@ -81,14 +81,14 @@ func (d *Daemon) watchBefore(ctx context.Context, c *call, n *kind.Node) *watch 
 // or a list still scrolling elsewhere is not this action's effect).
 func (d *Daemon) watchAt(ctx context.Context, c *call, n *kind.Node, at *kind.Point) *watch {
 	w := &watch{d: d, c: c, node: n, at: at}
-	if c.req.NoVerify {
+	if c.Req.NoVerify {
 		w.off = "verification off"
 		return w
 	}
 	octx, cancel := context.WithTimeout(ctx, d.cfg.VerifyWait)
 	w.before = w.observe(octx)
 	cancel()
-	c.before = w.before.digest()
+	c.Before = w.before.digest()
 	switch {
 	case w.before.node == nil && w.before.content == "" && !w.before.hasInfo:
 		w.off = "no tree and no pixels of " + string(c.e.id) + " to look at"
@@ -119,7 +119,7 @@ func (w *watch) verify(ctx context.Context, resp *Response) {
 	// (an X client reads its events from the server's queue): the wait
 	// for its effect starts once the application has read it, so a
 	// starved application is not taken for one that did nothing.
-	if s, ok := c.e.t.(kind.Settler); ok && (c.road == target.RoadPoint || c.road == target.RoadKeys) {
+	if s, ok := c.e.t.(kind.Settler); ok && (c.Road == target.RoadPoint || c.Road == target.RoadKeys) {
 		sctx, cancel := context.WithTimeout(ctx, d.cfg.VerifyWait)
 		_, _ = s.Settle(sctx) // a failure only means the wait starts now
 		cancel()
@@ -158,7 +158,7 @@ func (w *watch) verify(ctx context.Context, resp *Response) {
 		}
 		t.Reset(min(d.cfg.VerifyPoll, left))
 	}
-	c.after = last.digest()
+	c.After = last.digest()
 	at, elsewhere := w.compare(last)
 	switch {
 	case len(at) > 0:
@@ -228,7 +228,7 @@ func (w *watch) observe(ctx context.Context) observation {
 		d.rescan(ctx, e.disp)
 	}
 	o.targets = map[target.ID]string{}
-	for _, x := range d.entries(func(x *entry) bool { return x.rec.ExposedTo(c.req.Session) }) {
+	for _, x := range d.entries(func(x *entry) bool { return x.rec.ExposedTo(c.Req.Session) }) {
 		d.mu.Lock()
 		o.targets[x.id] = x.rec.Title
 		d.mu.Unlock()
@@ -237,7 +237,7 @@ func (w *watch) observe(ctx context.Context) observation {
 		if s, err := cd.ContentDigest(ctx); err == nil {
 			o.content = s
 		}
-	} else if (w.node == nil || c.road == target.RoadPoint) && w.mayReadPixels() {
+	} else if (w.node == nil || c.Road == target.RoadPoint) && w.mayReadPixels() {
 		// Pixels only where no node is read (a point, keys to the focused
 		// node): a toolkit animates the node it acts on (a button's press,
 		// a check's tick), which would read as a change elsewhere.
@@ -286,7 +286,7 @@ func (w *watch) compare(now observation) (at, elsewhere []string) {
 		case b.node != nil && now.nodeErr == string(target.CodeStaleRef):
 			at = append(at, w.node.Ref+" is gone")
 		case b.node != nil && now.node != nil:
-			at = append(at, nodeChanges(b.node, now.node, w.c.def.focuses)...)
+			at = append(at, nodeChanges(b.node, now.node, w.c.Facts.Focuses)...)
 		}
 	}
 	if b.hasInfo && now.hasInfo {

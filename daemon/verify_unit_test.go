@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/stage"
 	"slices"
 	"strings"
 	"sync"
@@ -67,8 +68,8 @@ func TestNodeChangesValue(t *testing.T) {
 func TestAdmitStepReserves(t *testing.T) {
 	td := startDaemon(t, &kindtest.Provider{}, "")
 	wantCode(t, td.call(t, Request{Verb: "budget", Session: "a", Steps: 1}), "")
-	c1 := &call{req: Request{Verb: "key", Session: "a"}, def: verbs["key"]}
-	c2 := &call{req: Request{Verb: "key", Session: "a"}, def: verbs["key"]}
+	c1 := &call{Call: stage.Call{Req: Request{Verb: "key", Session: "a"}, Facts: facts("key")}}
+	c2 := &call{Call: stage.Call{Req: Request{Verb: "key", Session: "a"}, Facts: facts("key")}}
 	if err := td.admitStep(c1); err != nil {
 		t.Fatalf("the first: %v", err)
 	}
@@ -80,7 +81,7 @@ func TestAdmitStepReserves(t *testing.T) {
 		t.Fatalf("after the first gave its step back: %v", err)
 	}
 	td.stepped(c2, Response{OK: true})
-	if err := td.admitStep(&call{req: Request{Verb: "key", Session: "a"}, def: verbs["key"]}); target.CodeOf(err) != target.CodeBudgetSpent {
+	if err := td.admitStep(&call{Call: stage.Call{Req: Request{Verb: "key", Session: "a"}, Facts: facts("key")}}); target.CodeOf(err) != target.CodeBudgetSpent {
 		t.Fatalf("after a step ran: %v", err)
 	}
 	if resp := td.call(t, Request{Verb: "budget", Session: "a"}); !strings.Contains(resp.Did, "0 of 1 steps left") {
@@ -95,7 +96,7 @@ func TestLoopPerTarget(t *testing.T) {
 	td := startDaemon(t, &kindtest.Provider{}, "")
 	a, b := td.entryOf(td.open(t, "s")), td.entryOf(td.open(t, "s"))
 	click := func(e *entry, at int) *call {
-		return &call{req: Request{Verb: "click", Session: "s", Target: string(e.id), At: &Point{X: at, Y: at}}, def: verbs["click"], e: e}
+		return &call{Call: stage.Call{Req: Request{Verb: "click", Session: "s", Target: string(e.id), At: &Point{X: at, Y: at}}, Facts: facts("click")}, e: e}
 	}
 	none := Response{OK: true, Effect: &target.Effect{Word: target.EffectNoVisibleChange}}
 	for range 3 {
@@ -104,7 +105,7 @@ func TestLoopPerTarget(t *testing.T) {
 		}
 		td.stepped(click(a, 1), none)
 	}
-	td.stepped(&call{req: Request{Verb: "snapshot", Session: "s"}, def: verbs["snapshot"], e: a}, Response{OK: true})
+	td.stepped(&call{Call: stage.Call{Req: Request{Verb: "snapshot", Session: "s"}, Facts: facts("snapshot")}, e: a}, Response{OK: true})
 	td.stepped(click(b, 1), Response{OK: true, Effect: &target.Effect{Word: target.EffectConfirmed}})
 	if err := td.admitLoop(click(a, 1)); target.CodeOf(err) != target.CodeNoProgress {
 		t.Fatalf("after a snapshot and a click on another target: %v", err)

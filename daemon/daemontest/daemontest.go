@@ -5,6 +5,7 @@ package daemontest
 
 import (
 	"context"
+	"github.com/vibespace/vibespace/cmd/vibespace-daemon/stages"
 	"sync"
 	"testing"
 	"time"
@@ -28,6 +29,9 @@ type Served struct {
 // Close or Detach). A failure to start fails the test.
 func Start(t *testing.T, cfg daemon.Config) *Served {
 	t.Helper()
+	if cfg.Stages == nil {
+		cfg.Stages = stages.All() // what the program runs
+	}
 	d, err := daemon.New(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/vibespace/vibespace/cmd/vibespace-daemon/stages"
 	"io"
 	"log/slog"
 	"os"
@@ -104,6 +105,7 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 	nctx, ncancel := context.WithTimeout(ctx, newTimeout)
 	d, err := daemon.New(nctx, daemon.Config{
 		StateDir: stateDir, SocketPath: sock, Displays: displays, Desktop: desktop, Browser: br,
+		Stages: stages.All(),
 		Live:   live.For(live.Options{Logger: log, VerbTimeout: c.Duration("verb-timeout")}),
 		Logger: log, IdleHandback: idle, VerbTimeout: c.Duration("verb-timeout"),
 		LogFile: logs.file.Path(), LogKeep: logs.keep, Stderr: logs.stderr,

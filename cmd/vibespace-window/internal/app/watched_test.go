@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"github.com/vibespace/vibespace/cmd/vibespace-daemon/stages"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +26,7 @@ func TestListSaysAPersonMayDrive(t *testing.T) {
 		t.Fatal(err)
 	}
 	xp := &kindtest.Provider{NameIs: "xp", PerSessionIs: true}
-	d, err := daemon.New(t.Context(), daemon.Config{StateDir: dir, SocketPath: sock, Displays: []kind.DisplayProvider{xp}})
+	d, err := daemon.New(t.Context(), daemon.Config{StateDir: dir, SocketPath: sock, Displays: []kind.DisplayProvider{xp}, Stages: stages.All()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,14 @@
+// Package stages is the one place where the work that runs around every
+// verb is registered, in order (package daemon/stage says what a stage
+// is). The program (cmd/vibespace-daemon) gives this list to the daemon;
+// a test that serves a real daemon gives it too, so it runs what users
+// run.
+package stages
+
+import "github.com/vibespace/vibespace/daemon/stage"
+
+// All answers the stages in the order they run: each phase (admit,
+// enter, finish) asks them in this order.
+func All() []stage.Registration {
+	return []stage.Registration{}
+}

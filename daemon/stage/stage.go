@@ -1,0 +1,323 @@
+// Package stage is the shape of the work that runs around every verb the
+// daemon answers — a session's budget and loop guard, the record of verbs
+// in flight, the agent's marks for the live view, the audit, the trace —
+// so that the core runs what it was given and names none of it. A stage
+// is registered, in order, in one place (cmd/vibespace-daemon/stages);
+// the core makes each with an Env and calls, for every verb, the phases
+// the stage implements (Admitter, Enterer, Finisher), each phase in the
+// order of registration. A stage may also answer verbs of its own
+// (Answerer), list what it has lost (Faulter) and keep a record in the
+// daemon's state (Keeper). It is modelled on pion's interceptors and
+// containerd's plugins: explicit, ordered, registered outside the core.
+//
+// Stage packages import this package, daemon/verb and daemon/wire, never
+// the core (layout_test.go).
+package stage
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/vibespace/vibespace/daemon/notice"
+	"github.com/vibespace/vibespace/daemon/verb"
+	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/lease"
+	"github.com/vibespace/vibespace/target"
+)
+
+// Stage is one registered piece of the verb path. It implements any of
+// Admitter, Enterer, Finisher, Answerer, Faulter and Keeper.
+type Stage interface {
+	// Name names it in logs, status and errors.
+	Name() string
+}
+
+// Admitter is asked before the verb reaches anything (so a refusal takes
+// no lease): an acting verb's budget.
+type Admitter interface {
+	Admit(ctx context.Context, c *Call) error
+}
+
+// Enterer is asked once the verb reached its target (c.Target is set for
+// a verb on a target) and before it runs: a refusal stops it; leave, when
+// not nil, runs when the verb returned, after Finish.
+type Enterer interface {
+	Enter(ctx context.Context, c *Call) (leave func(), err error)
+}
+
+// Finisher sees every answer, whether the verb ran, was refused by an
+// earlier phase or panicked, once it is built and before it is sent. It
+// may add to it (a note), never turn a refusal into success.
+type Finisher interface {
+	Finish(c *Call, a *Answer)
+}
+
+// Answerer answers verbs of its own (the budget's, the trace's): each of
+// Verbs is in the verb table and answered by no other stage nor the core.
+// Its verbs pass through every phase as the core's do.
+type Answerer interface {
+	Verbs() []string
+	Answer(ctx context.Context, c *Call) (wire.Response, error)
+}
+
+// Faulter lists, for status, what it has lost or cannot write now, one
+// line each (a "fault:" line of status).
+type Faulter interface {
+	Faults() []string
+}
+
+// Keeper keeps a small record in the daemon's state file under Key: Keep
+// is asked at every save (nil: nothing to keep), Restore once, right
+// after the stage is made, with what the earlier daemon saved (nil when
+// nothing).
+type Keeper interface {
+	Key() string
+	Keep() json.RawMessage
+	Restore(json.RawMessage)
+}
+
+// Starter is started once the daemon has restored its state and its
+// targets (after Restore), before it answers any verb: it reads back what
+// an earlier daemon left.
+type Starter interface {
+	Start(ctx context.Context)
+}
+
+// Registration is one stage as registered: its name and what makes it.
+type Registration struct {
+	Name string
+	New  func(Env) (Stage, error)
+}
+
+// Env is what the core gives a stage as it makes it.
+type Env struct {
+	StateDir string
+	Now      func() time.Time
+	Logger   *slog.Logger
+	// Owe tells n on the next answer of those it names (everyone by
+	// default), once, and keeps it in the state until told.
+	Owe func(n notice.Notice)
+	// Wrote says whether a write of the file or directory named (relative
+	// to StateDir) failed (err) or succeeded: status lists a failed write
+	// until one succeeds.
+	Wrote func(name string, err error)
+	// Record appends one line to the audit log; a lapse of the audit is
+	// the core's to tell.
+	Record func(lease.Entry)
+	// Persist saves the daemon's state now (a Keeper's record changed).
+	Persist func()
+	// Alive reports whether the target is still in the daemon's table.
+	Alive func(target.ID) bool
+	// NoProgressAfter, TracePictureMax: the daemon's configured bounds.
+	NoProgressAfter int
+	TracePictureMax int64
+}
+
+// Call is one verb being answered, as the stages see it.
+type Call struct {
+	Req   wire.Request
+	Facts verb.Facts
+	// Started is when the daemon began answering it.
+	Started time.Time
+	// Target is the target the verb reached; nil before it did, and for a
+	// verb on no target.
+	Target Target
+	// Road is the road the verb took (the capability law's word).
+	Road target.Road
+	// What an acting verb learned, for its answer and its trace: the node
+	// it acted on (its role and name), and digests of what it observed of
+	// the target before and after it acted.
+	Acted         *target.NodeTraits
+	Before, After string
+	// Fact is what the verb adds to its audit row: user, force, replaced,
+	// with, mode, setting.
+	Fact lease.Entry
+
+	kept map[any]any
+}
+
+// Put keeps v for the stage under key k (a value of a type of the
+// stage's own) until the call ends.
+func (c *Call) Put(k, v any) {
+	if c.kept == nil {
+		c.kept = map[any]any{}
+	}
+	c.kept[k] = v
+}
+
+// Get answers what Put kept under k, or nil.
+func (c *Call) Get(k any) any { return c.kept[k] }
+
+// ID is the reached target's handle, else the request's when it parses,
+// else "".
+func (c *Call) ID() target.ID {
+	if c.Target != nil {
+		return c.Target.ID()
+	}
+	if id, err := target.ParseID(c.Req.Target); err == nil {
+		return id
+	}
+	return ""
+}
+
+// Target is what a stage may know of the target a verb reached, and the
+// one thing it may do to it (a picture, for the trace).
+type Target interface {
+	ID() target.ID
+	// NodeKey is the backend's key of the node of ref as the target's last
+	// snapshot placed it ("" when none): one node is one key across
+	// snapshots.
+	NodeKey(ref string) string
+	// Bounds answers the target's box and, for ref (when not ""), the
+	// node's box as its last snapshot placed it (ok false when unknown).
+	Bounds(ref string) (win, node target.Rect, ok bool)
+	// Desktop reports whether it is a window of the user's own desktop and
+	// whether the operator granted its pixels.
+	Desktop() (mine, pixels bool)
+	// Screenshot is its picture now (PNG).
+	Screenshot(ctx context.Context) ([]byte, error)
+}
+
+// Answer is a verb's answer while the stages finish it: the response, and
+// the refusal or failure when it did not run (nil when it did).
+type Answer struct {
+	Resp wire.Response
+	Err  error
+}
+
+// OK reports whether the verb ran.
+func (a *Answer) OK() bool { return a.Err == nil && a.Resp.OK }
+
+// Chain is the stages a daemon was given, made, in order.
+type Chain struct {
+	all     []Stage
+	answers map[string]Answerer
+}
+
+// Make makes every registered stage with env, in order. Two registrations
+// of one name, or two stages answering one verb, or a stage answering a
+// verb the table does not list, are errors.
+func Make(regs []Registration, env Env) (*Chain, error) {
+	ch := &Chain{answers: map[string]Answerer{}}
+	names := map[string]bool{}
+	for _, r := range regs {
+		if names[r.Name] {
+			return nil, fmt.Errorf("stage %s is registered twice", r.Name)
+		}
+		names[r.Name] = true
+		s, err := r.New(env)
+		if err != nil {
+			return nil, fmt.Errorf("stage %s: %w", r.Name, err)
+		}
+		ch.all = append(ch.all, s)
+		if a, ok := s.(Answerer); ok {
+			for _, v := range a.Verbs() {
+				if _, ok := verb.Of(v); !ok {
+					return nil, fmt.Errorf("stage %s answers %s, which the verb table does not list", r.Name, v)
+				}
+				if _, dup := ch.answers[v]; dup {
+					return nil, fmt.Errorf("stage %s answers %s, which another stage answers", r.Name, v)
+				}
+				ch.answers[v] = a
+			}
+		}
+	}
+	return ch, nil
+}
+
+// Stages lists the stages, in order.
+func (ch *Chain) Stages() []Stage { return ch.all }
+
+// Answerer answers the stage that answers verb, or nil.
+func (ch *Chain) Answerer(verb string) Answerer { return ch.answers[verb] }
+
+// Admit asks every Admitter in order; the first refusal stands.
+func (ch *Chain) Admit(ctx context.Context, c *Call) error {
+	for _, s := range ch.all {
+		if a, ok := s.(Admitter); ok {
+			if err := a.Admit(ctx, c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Enter asks every Enterer in order. leave undoes, in reverse order,
+// those that entered; on a refusal, those that entered before it are left
+// at once.
+func (ch *Chain) Enter(ctx context.Context, c *Call) (leave func(), err error) {
+	var leaves []func()
+	leave = func() {
+		for i := len(leaves) - 1; i >= 0; i-- {
+			leaves[i]()
+		}
+	}
+	for _, s := range ch.all {
+		en, ok := s.(Enterer)
+		if !ok {
+			continue
+		}
+		l, err := en.Enter(ctx, c)
+		if err != nil {
+			leave()
+			return func() {}, err
+		}
+		if l != nil {
+			leaves = append(leaves, l)
+		}
+	}
+	return leave, nil
+}
+
+// Finish hands a to every Finisher in order.
+func (ch *Chain) Finish(c *Call, a *Answer) {
+	for _, s := range ch.all {
+		if f, ok := s.(Finisher); ok {
+			f.Finish(c, a)
+		}
+	}
+}
+
+// Faults lists every Faulter's faults, in order.
+func (ch *Chain) Faults() []string {
+	var out []string
+	for _, s := range ch.all {
+		if f, ok := s.(Faulter); ok {
+			out = append(out, f.Faults()...)
+		}
+	}
+	return out
+}
+
+// Restore hands every Keeper its record of records (by key).
+func (ch *Chain) Restore(records map[string]json.RawMessage) {
+	for _, s := range ch.all {
+		if k, ok := s.(Keeper); ok {
+			k.Restore(records[k.Key()])
+		}
+	}
+}
+
+// Keep adds every Keeper's record to records (by key).
+func (ch *Chain) Keep(records map[string]json.RawMessage) {
+	for _, s := range ch.all {
+		if k, ok := s.(Keeper); ok {
+			if r := k.Keep(); r != nil {
+				records[k.Key()] = r
+			}
+		}
+	}
+}
+
+// Start starts every Starter, in order.
+func (ch *Chain) Start(ctx context.Context) {
+	for _, s := range ch.all {
+		if st, ok := s.(Starter); ok {
+			st.Start(ctx)
+		}
+	}
+}

@@ -1,0 +1,195 @@
+// Package verb is the one table of what is true of each verb the daemon
+// answers: how it reaches its target, whether it acts on it (a step of
+// the session's budget, watched for loops, recorded in flight, traced
+// with a picture), whether it moves the focus, carries typed text, leaves
+// the agent's mark for the live view, and which of the request's
+// envelope fields (--for, a mode, a secret) it takes. The core, every
+// stage and the command lines read this table; no other list of verb
+// names exists. It imports nothing of ours.
+package verb
+
+import (
+	"slices"
+	"strings"
+)
+
+// Reach is how a verb reaches its target.
+type Reach int
+
+const (
+	// None: the verb names no target (or finds its own).
+	None Reach = iota
+	// Handle: the request's Target names a window (vibespace-window's
+	// words); a tab's handle is refused wrong_kind. The caller must be
+	// exposed to it, and gets its lease.
+	Handle
+	// Tab: the session's current tab in the chosen profile
+	// (vibespace-browser's words), under its lease.
+	Tab
+)
+
+// Facts is everything the daemon knows of one verb apart from what runs
+// it.
+type Facts struct {
+	Name  string
+	Reach Reach
+	// Acts: the verb changes its target. It is a step of its session's
+	// budget, watched for loops (no_progress), recorded in flight (a
+	// daemon killed during it says it was cut), and its trace keeps a
+	// picture after it while pictures are on (unless it types text).
+	Acts bool
+	// Focuses: acting on a node moves the focus to it, so the node's
+	// "focused" is no effect the verb meant (a click).
+	Focuses bool
+	// Types: the verb carries text an agent types (type, fill, key): no
+	// picture is kept after it, and the trace keeps how many characters,
+	// never which.
+	Types bool
+	// Marks: where it acted is the agent's mark in the live view (click,
+	// scroll, type, key, fill). A mark never carries text.
+	Marks bool
+	// Untraced: the verb is no step of any trace (reading the trace
+	// itself, watching, the keys).
+	Untraced bool
+	// Unsure: the verb is no step, yet what it does to its target is
+	// unknown when the daemon is killed during it (close, eval). It is
+	// recorded in flight as every acting verb is.
+	Unsure bool
+	// For: it takes Request.For, the operator's word for another
+	// session's browser attachments, trace or budget.
+	For bool
+	// Mode: it takes Request.Mode (a window's mode).
+	Mode bool
+	// Secret: it takes Request.Secret (a provider's key).
+	Secret bool
+}
+
+// Cut reports whether a daemon killed during the verb leaves its effect
+// unknown: it is recorded in flight before it runs.
+func (f Facts) Cut() bool { return f.Acts || f.Unsure }
+
+// Word is the verb's word as a person types it: "browser.click" is
+// "click".
+func (f Facts) Word() string { return strings.TrimPrefix(f.Name, BrowserPrefix) }
+
+// Browser reports whether the verb is one of vibespace-browser's.
+func (f Facts) Browser() bool { return strings.HasPrefix(f.Name, BrowserPrefix) }
+
+// BrowserPrefix starts the name of every verb of vibespace-browser.
+const BrowserPrefix = "browser."
+
+// The shapes the table repeats: the shared verbs that act on a node or a
+// point of their target.
+var (
+	click  = Facts{Acts: true, Focuses: true, Marks: true}
+	typing = Facts{Acts: true, Types: true, Marks: true}
+	scroll = Facts{Acts: true, Marks: true}
+	acts   = Facts{Acts: true}
+)
+
+// table is every verb the daemon answers.
+var table = map[string]Facts{
+	// vibespace-window
+	"status":     {},
+	"doctor":     {},
+	"list":       {},
+	"open":       {Mode: true},
+	"close":      {Reach: Handle, Unsure: true},
+	"attach":     {},
+	"detach":     {},
+	"share":      {},
+	"takeover":   {},
+	"handback":   {},
+	"watch":      {Untraced: true},
+	"snapshot":   {Reach: Handle},
+	"screenshot": {Reach: Handle},
+	"click":      on(Handle, click),
+	"type":       on(Handle, typing),
+	"key":        on(Handle, typing),
+	"scroll":     on(Handle, scroll),
+	"select":     on(Handle, acts),
+	"mode":       {Reach: Handle, Mode: true},
+	"desktop":    {},
+	"find":       {Reach: Handle},
+	"get":        {Reach: Handle},
+	"trace":      {Untraced: true, For: true},
+	"budget":     {For: true},
+	"key.set":    {Untraced: true, Secret: true},
+	"key.clear":  {Untraced: true},
+	"key.list":   {Untraced: true},
+
+	// vibespace-browser: the same verbs on the current tab…
+	"browser.snapshot":   {Reach: Tab},
+	"browser.screenshot": {Reach: Tab},
+	"browser.click":      on(Tab, click),
+	"browser.type":       on(Tab, typing),
+	"browser.key":        on(Tab, typing),
+	"browser.scroll":     on(Tab, scroll),
+	"browser.find":       {Reach: Tab},
+	"browser.select":     on(Tab, acts),
+	// …and the browser's own words.
+	"browser.fill":        on(Tab, typing),
+	"browser.get":         {Reach: Tab},
+	"browser.eval":        {Reach: Tab, Unsure: true},
+	"browser.back":        on(Tab, acts),
+	"browser.forward":     on(Tab, acts),
+	"browser.reload":      on(Tab, acts),
+	"browser.wait":        {Reach: Tab},
+	"browser.open":        {},
+	"browser.tab":         {},
+	"browser.profiles":    {},
+	"browser.new":         {Mode: true},
+	"browser.close":       {},
+	"browser.use":         {For: true},
+	"browser.attachments": {For: true},
+	"browser.detach":      {For: true},
+	"browser.pin":         {For: true},
+	"browser.new-child":   {},
+	"browser.status":      {},
+	"browser.trace":       {Untraced: true, For: true},
+	"browser.budget":      {For: true},
+}
+
+// on is f reaching its target by r.
+func on(r Reach, f Facts) Facts {
+	f.Reach = r
+	return f
+}
+
+// Of answers the facts of the verb named name.
+func Of(name string) (Facts, bool) {
+	f, ok := table[name]
+	f.Name = name
+	return f, ok
+}
+
+// Names lists every verb, sorted.
+func Names() []string {
+	out := make([]string, 0, len(table))
+	for v := range table {
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// All lists every verb's facts, sorted by name.
+func All() []Facts {
+	out := make([]Facts, 0, len(table))
+	for _, n := range Names() {
+		f, _ := Of(n)
+		out = append(out, f)
+	}
+	return out
+}
+
+// Where lists the verbs, sorted, whose facts satisfy keep.
+func Where(keep func(Facts) bool) []string {
+	var out []string
+	for _, f := range All() {
+		if keep(f) {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
