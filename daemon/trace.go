@@ -167,10 +167,6 @@ func (d *Daemon) traceCut(f flight) {
 	}
 }
 
-// textWords are the verbs that carry text an agent types: no picture is
-// kept after them (the field shows what was typed).
-var textWords = map[string]bool{"type": true, "fill": true, "key": true}
-
 // editableRoles are the roles of nodes whose name can be their value (a
 // combo box's entry names itself by what it holds, a page's text field
 // by its placeholder or what was typed): the trace keeps their role only,

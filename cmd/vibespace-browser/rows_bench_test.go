@@ -96,9 +96,6 @@ func rowsPage(n int) string {
 	return b.String()
 }
 
-// rowsColumns are the table's columns, in the order of a round.
-var rowsColumns = []string{"ours", "ours -i", "agent-browser", "agent-browser -i", "playwright", "getFullAXTree"}
-
 // outcome is one timed call.
 type outcome struct {
 	d        time.Duration
