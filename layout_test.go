@@ -74,6 +74,47 @@ func TestEveryPackageHasOneDocComment(t *testing.T) {
 	}
 }
 
+// The core (the files directly in daemon/) keeps targets, leases and the
+// verb table; everything else is a stage or lives with its kind. Its size
+// is a budget: coreGoalLines and coreGoalMethods are where it belongs;
+// coreMaxLines and coreMaxMethods are the ceiling today, lowered with
+// every move out of it and never raised without a commit that says why.
+const (
+	coreGoalLines, coreGoalMethods = 5000, 120
+	coreMaxLines, coreMaxMethods   = 10100, 270
+)
+
+func TestCoreSize(t *testing.T) {
+	files, err := filepath.Glob("daemon/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, methods := 0, 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for l := range strings.Lines(string(b)) {
+			lines++
+			if strings.HasPrefix(l, "func (d *Daemon) ") {
+				methods++
+			}
+		}
+	}
+	t.Logf("the core: %d non-test lines (ceiling %d, goal %d), %d methods on *Daemon (ceiling %d, goal %d)",
+		lines, coreMaxLines, coreGoalLines, methods, coreMaxMethods, coreGoalMethods)
+	if lines > coreMaxLines {
+		t.Errorf("the core holds %d non-test lines, over its ceiling of %d: move what is no core promise to a stage or its kind", lines, coreMaxLines)
+	}
+	if methods > coreMaxMethods {
+		t.Errorf("*Daemon has %d methods, over its ceiling of %d", methods, coreMaxMethods)
+	}
+}
+
 // rules: a package (by directory prefix) must not import these (by import
 // path prefix). Paths are relative to the module.
 var forbidden = map[string][]string{
