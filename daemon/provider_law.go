@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"github.com/vibespace/vibespace/daemon/verb"
 
 	"github.com/vibespace/vibespace/provider"
 	"github.com/vibespace/vibespace/target"
@@ -73,33 +74,11 @@ func (d *Daemon) probe(ctx context.Context, e *entry) target.Probe {
 }
 
 // lawVerb is the verb of the capability law req is decided on first (the
-// browser's words as the window's): its gate refuses it on a row that
-// cannot do it before the browser is reached. ok is false for a verb the
-// law does not decide (open, navigation, the profile words).
+// browser's words as the window's), as the verb table says: its gate
+// refuses it on a row that cannot do it before the browser is reached. ok
+// is false for a verb the law does not decide (open, navigation, the
+// profile words).
 func lawVerb(req Request) (target.Verb, bool) {
-	switch req.Verb {
-	case "snapshot", "browser.snapshot", "find", "browser.find", "get":
-		return target.VerbSnapshot, true
-	case "screenshot", "browser.screenshot":
-		return target.VerbScreenshot, true
-	case "click", "browser.click":
-		if req.At != nil {
-			return target.VerbClickAt, true
-		}
-		return target.VerbClickRef, true
-	case "type", "browser.type":
-		if req.Ref != "" {
-			return target.VerbTypeRef, true
-		}
-		return target.VerbTypeFocus, true
-	case "browser.fill":
-		return target.VerbTypeFocus, true
-	case "key", "browser.key":
-		return target.VerbKey, true
-	case "scroll", "browser.scroll":
-		return target.VerbScroll, true
-	case "select", "browser.select":
-		return target.VerbSelect, true
-	}
-	return "", false
+	f, _ := verb.Of(req.Verb)
+	return f.LawVerb(req.Ref != "", req.At != nil)
 }

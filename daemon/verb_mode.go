@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/verb"
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/kind"
@@ -80,26 +81,15 @@ func (d *Daemon) resolve(ctx context.Context, e *entry) (target.Mode, string) {
 }
 
 // modeVerb is how req's verb stands to the modes: the verb the capability
-// law knows it by and whether it was given a point (--at). ok is false for
-// a verb every mode lets run (key, type without a ref, screenshot, close,
-// the lease verbs, mode itself).
+// law knows it by (the verb table's) and whether it was given a point
+// (--at). target.CheckMode lets every mode run a verb that reads no tree
+// and acts on no pixel (key, type without a ref, screenshot, select);
+// ok is false for a verb the law does not decide (close, the lease verbs,
+// mode itself).
 func modeVerb(req Request) (v target.Verb, at, ok bool) {
-	switch req.Verb {
-	case "snapshot":
-		return target.VerbSnapshot, false, true
-	case "click":
-		if req.At != nil {
-			return target.VerbClickAt, true, true
-		}
-		return target.VerbClickRef, false, true
-	case "type":
-		if req.Ref != "" {
-			return target.VerbTypeRef, false, true
-		}
-	case "scroll":
-		return target.VerbScroll, req.At != nil, true
-	}
-	return "", false, false
+	f, _ := verb.Of(req.Verb)
+	v, ok = f.LawVerb(req.Ref != "", req.At != nil)
+	return v, req.At != nil, ok
 }
 
 // checkMode refuses a verb its window's mode does not use: mode_pixels,

@@ -3,14 +3,17 @@
 // the session's budget, watched for loops, recorded in flight, traced
 // with a picture), whether it moves the focus, carries typed text, leaves
 // the agent's mark for the live view, and which of the request's
-// envelope fields (--for, a mode, a secret) it takes. The core, every
+// envelope fields (--for, a mode, a secret) it takes, and which verb of
+// the capability law (package target) it is decided as. The core, every
 // stage and the command lines read this table; no other list of verb
-// names exists. It imports nothing of ours.
+// names exists. It imports nothing of ours but the shared model.
 package verb
 
 import (
 	"slices"
 	"strings"
+
+	"github.com/vibespace/vibespace/target"
 )
 
 // Reach is how a verb reaches its target.
@@ -62,6 +65,25 @@ type Facts struct {
 	Mode bool
 	// Secret: it takes Request.Secret (a provider's key).
 	Secret bool
+	// Law is the verb of the capability law it is decided as; "" for a
+	// verb the law does not decide (open, navigation, the lease and
+	// profile words). LawRef and LawAt replace it when the request names
+	// a ref or gives a point.
+	Law, LawRef, LawAt target.Verb
+}
+
+// LawVerb is the verb of the capability law a request of this verb is
+// decided as: ref, whether it names a node; at, whether it gives a point.
+// ok is false for a verb the law does not decide.
+func (f Facts) LawVerb(ref, at bool) (v target.Verb, ok bool) {
+	v = f.Law
+	switch {
+	case at && f.LawAt != "":
+		v = f.LawAt
+	case ref && f.LawRef != "":
+		v = f.LawRef
+	}
+	return v, v != ""
 }
 
 // Cut reports whether a daemon killed during the verb leaves its effect
@@ -81,10 +103,15 @@ const BrowserPrefix = "browser."
 // The shapes the table repeats: the shared verbs that act on a node or a
 // point of their target.
 var (
-	click  = Facts{Acts: true, Focuses: true, Marks: true}
-	typing = Facts{Acts: true, Types: true, Marks: true}
-	scroll = Facts{Acts: true, Marks: true}
-	acts   = Facts{Acts: true}
+	read    = Facts{Law: target.VerbSnapshot}
+	picture = Facts{Law: target.VerbScreenshot}
+	click   = Facts{Acts: true, Focuses: true, Marks: true, Law: target.VerbClickRef, LawAt: target.VerbClickAt}
+	typing  = Facts{Acts: true, Types: true, Marks: true, Law: target.VerbTypeFocus, LawRef: target.VerbTypeRef}
+	fill    = Facts{Acts: true, Types: true, Marks: true, Law: target.VerbTypeFocus}
+	key     = Facts{Acts: true, Types: true, Marks: true, Law: target.VerbKey}
+	scroll  = Facts{Acts: true, Marks: true, Law: target.VerbScroll}
+	choose  = Facts{Acts: true, Law: target.VerbSelect}
+	acts    = Facts{Acts: true}
 )
 
 // table is every verb the daemon answers.
@@ -101,17 +128,17 @@ var table = map[string]Facts{
 	"takeover":   {},
 	"handback":   {},
 	"watch":      {Untraced: true},
-	"snapshot":   {Reach: Handle},
-	"screenshot": {Reach: Handle},
+	"snapshot":   on(Handle, read),
+	"screenshot": on(Handle, picture),
 	"click":      on(Handle, click),
 	"type":       on(Handle, typing),
-	"key":        on(Handle, typing),
+	"key":        on(Handle, key),
 	"scroll":     on(Handle, scroll),
-	"select":     on(Handle, acts),
+	"select":     on(Handle, choose),
 	"mode":       {Reach: Handle, Mode: true},
 	"desktop":    {},
-	"find":       {Reach: Handle},
-	"get":        {Reach: Handle},
+	"find":       on(Handle, read),
+	"get":        on(Handle, read),
 	"trace":      {Untraced: true, For: true},
 	"budget":     {For: true},
 	"key.set":    {Untraced: true, Secret: true},
@@ -119,16 +146,16 @@ var table = map[string]Facts{
 	"key.list":   {Untraced: true},
 
 	// vibespace-browser: the same verbs on the current tab…
-	"browser.snapshot":   {Reach: Tab},
-	"browser.screenshot": {Reach: Tab},
+	"browser.snapshot":   on(Tab, read),
+	"browser.screenshot": on(Tab, picture),
 	"browser.click":      on(Tab, click),
 	"browser.type":       on(Tab, typing),
-	"browser.key":        on(Tab, typing),
+	"browser.key":        on(Tab, key),
 	"browser.scroll":     on(Tab, scroll),
-	"browser.find":       {Reach: Tab},
-	"browser.select":     on(Tab, acts),
+	"browser.find":       on(Tab, read),
+	"browser.select":     on(Tab, choose),
 	// …and the browser's own words.
-	"browser.fill":        on(Tab, typing),
+	"browser.fill":        on(Tab, fill),
 	"browser.get":         {Reach: Tab},
 	"browser.eval":        {Reach: Tab, Unsure: true},
 	"browser.back":        on(Tab, acts),
