@@ -52,6 +52,10 @@ func TestModeGatesTheVerbs(t *testing.T) {
 	}
 	wantCode(t, call(Request{Verb: "click", Ref: "@e2"}), target.CodeModePixels)
 	wantCode(t, call(Request{Verb: "type", Ref: "@e4", Text: "x"}), target.CodeModePixels)
+	// find and get read the tree as snapshot does (the verb table's law
+	// verb): pixels mode refuses them too.
+	wantCode(t, call(Request{Verb: "find", Text: "Alpha"}), target.CodeModePixels)
+	wantCode(t, call(Request{Verb: "get", Action: "text", Ref: "@e2"}), target.CodeModePixels)
 	wantCode(t, call(Request{Verb: "screenshot"}), "")
 	wantCode(t, call(Request{Verb: "click", At: &Point{X: 5, Y: 6}}), "")
 	wantCode(t, call(Request{Verb: "scroll", At: &Point{X: 5, Y: 6}, Dir: "down"}), "")
