@@ -65,6 +65,13 @@ type Facts struct {
 	Mode bool
 	// Secret: it takes Request.Secret (a provider's key).
 	Secret bool
+	// Reads: the verb only reads (what the daemon keeps and its targets
+	// are as they were): a call the daemon never answered can be sent
+	// again safely (daemon_gone), where any other is outcome_unknown.
+	Reads bool
+	// Picture: its answer is a picture the command line writes to a file,
+	// under --json too.
+	Picture bool
 	// Law is the verb of the capability law it is decided as; "" for a
 	// verb the law does not decide (open, navigation, the lease and
 	// profile words). LawRef and LawAt replace it when the request names
@@ -103,8 +110,9 @@ const BrowserPrefix = "browser."
 // The shapes the table repeats: the shared verbs that act on a node or a
 // point of their target.
 var (
-	read    = Facts{Law: target.VerbSnapshot}
-	picture = Facts{Law: target.VerbScreenshot}
+	read    = Facts{Reads: true, Law: target.VerbSnapshot}
+	picture = Facts{Reads: true, Picture: true, Law: target.VerbScreenshot}
+	reads   = Facts{Reads: true}
 	click   = Facts{Acts: true, Focuses: true, Marks: true, Law: target.VerbClickRef, LawAt: target.VerbClickAt}
 	typing  = Facts{Acts: true, Types: true, Marks: true, Law: target.VerbTypeFocus, LawRef: target.VerbTypeRef}
 	fill    = Facts{Acts: true, Types: true, Marks: true, Law: target.VerbTypeFocus}
@@ -117,9 +125,9 @@ var (
 // table is every verb the daemon answers.
 var table = map[string]Facts{
 	// vibespace-window
-	"status":     {},
-	"doctor":     {},
-	"list":       {},
+	"status":     reads,
+	"doctor":     reads,
+	"list":       reads,
 	"open":       {Mode: true},
 	"close":      {Reach: Handle, Unsure: true},
 	"attach":     {},
@@ -127,7 +135,7 @@ var table = map[string]Facts{
 	"share":      {},
 	"takeover":   {},
 	"handback":   {},
-	"watch":      {Untraced: true},
+	"watch":      {Untraced: true, Reads: true},
 	"snapshot":   on(Handle, read),
 	"screenshot": on(Handle, picture),
 	"click":      on(Handle, click),
@@ -156,23 +164,23 @@ var table = map[string]Facts{
 	"browser.select":     on(Tab, choose),
 	// …and the browser's own words.
 	"browser.fill":        on(Tab, fill),
-	"browser.get":         {Reach: Tab},
+	"browser.get":         {Reach: Tab, Reads: true},
 	"browser.eval":        {Reach: Tab, Unsure: true},
 	"browser.back":        on(Tab, acts),
 	"browser.forward":     on(Tab, acts),
 	"browser.reload":      on(Tab, acts),
-	"browser.wait":        {Reach: Tab},
+	"browser.wait":        {Reach: Tab, Reads: true},
 	"browser.open":        {},
 	"browser.tab":         {},
-	"browser.profiles":    {},
+	"browser.profiles":    reads,
 	"browser.new":         {Mode: true},
 	"browser.close":       {},
 	"browser.use":         {For: true},
-	"browser.attachments": {For: true},
+	"browser.attachments": {For: true, Reads: true},
 	"browser.detach":      {For: true},
 	"browser.pin":         {For: true},
 	"browser.new-child":   {},
-	"browser.status":      {},
+	"browser.status":      reads,
 	"browser.trace":       {Untraced: true, For: true},
 	"browser.budget":      {For: true},
 }

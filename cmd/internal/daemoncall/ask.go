@@ -1,6 +1,7 @@
 package daemoncall
 
 import (
+	"github.com/vibespace/vibespace/daemon/verb"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -25,10 +26,6 @@ var JSONFlag = &cli.BoolFlag{Name: "json", Usage: "print the answer as one JSON 
 // Body prints the verb-specific part of a successful answer.
 type Body func(wire.Response, io.Writer) error
 
-// writesFile are the verbs whose body writes a file: it runs under --json
-// too, with its words discarded.
-var writesFile = map[string]bool{"screenshot": true, "browser.screenshot": true}
-
 // Ask sends req to the daemon and prints the answer.
 func Ask(c *cli.Context, o Options, req wire.Request, timeout time.Duration, body Body) error {
 	resp, err := Call(c.Context, o, req, timeout)
@@ -47,7 +44,9 @@ func Print(c *cli.Context, o Options, req wire.Request, resp wire.Response, body
 	if err := p.AnswerWith(resp, body); err != nil {
 		return err
 	}
-	if p.JSON && resp.OK && body != nil && writesFile[req.Verb] {
+	// A verb whose answer is a picture (the verb table) writes its file
+	// under --json too, its words discarded.
+	if f, _ := verb.Of(req.Verb); p.JSON && resp.OK && body != nil && f.Picture {
 		return body(resp, io.Discard)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/verb"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -38,16 +39,6 @@ func callRetrying(ctx context.Context, req wire.Request, once func() (wire.Respo
 	}
 }
 
-// readOnly are the verbs that only read: one the daemon did not answer can
-// be run again safely. Every other verb acts (types, clicks, opens, closes,
-// navigates, changes a lease or an attachment set).
-var readOnly = map[string]bool{
-	"status": true, "doctor": true, "list": true, "snapshot": true, "screenshot": true, "watch": true,
-	"find": true, "get": true,
-	"browser.status": true, "browser.snapshot": true, "browser.screenshot": true, "browser.get": true,
-	"browser.find": true, "browser.wait": true, "browser.profiles": true, "browser.attachments": true,
-}
-
 // Acts reports whether req may have changed something when it ran (a
 // verb's trace --pictures and budget are the operator's words, and change
 // what the daemon keeps).
@@ -58,7 +49,8 @@ func Acts(req wire.Request) bool {
 	case "trace", "browser.trace":
 		return strings.HasPrefix(req.Action, "pictures-")
 	}
-	return !readOnly[req.Verb]
+	f, _ := verb.Of(req.Verb)
+	return !f.Reads // the verb table: one that only reads can be run again safely
 }
 
 // unanswered is the answer the command line gives itself when the daemon's
