@@ -324,6 +324,13 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 	d.record(ent)
 	d.trace(c, resp, err)
 	d.stepped(c, resp)
+	// The stages see the target as the core holds it now: also one found
+	// before reaching it was refused (held, paused, its mode), and none
+	// once the verb let it go (close).
+	c.Target = nil
+	if c.e != nil {
+		c.Target = stageTarget{d: d, e: c.e}
+	}
 	a := &stage.Answer{Resp: resp, Err: err}
 	d.stages.Finish(&c.Call, a)
 	return a.Resp
