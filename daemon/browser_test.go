@@ -33,7 +33,7 @@ func TestNoBrowserBackend(t *testing.T) {
 	}
 	// Every browser verb is known to the dispatcher.
 	for _, v := range BrowserVerbs() {
-		if runs[v].run == nil {
+		if runs[v].run == nil && td.stages.Answerer(v) == nil {
 			t.Fatalf("%s has no method", v)
 		}
 	}

@@ -35,7 +35,7 @@ const (
 	// An acting verb watches for its effect this long at most, looking
 	// every DefaultVerifyPoll (verify.go); the same action that saw no
 	// visible change this many times in a row is refused no_progress the
-	// next time (budget.go).
+	// next time (package daemon/budget).
 	DefaultVerifyWait      = 500 * time.Millisecond
 	DefaultVerifyPoll      = 50 * time.Millisecond
 	DefaultNoProgressAfter = 3

@@ -75,7 +75,6 @@ type Daemon struct {
 	persistMu    sync.Mutex
 	br           browserState  // the browser words' state (browser.go)
 	scanSlot     chan struct{} // one scan for windows at a time (discover.go): two would find one window twice
-	steps        stepBook      // every session's budget and loop count (budget.go)
 	// desktopSet is who opened the user's desktop to agents and when (zero
 	// while it is off); desktopGone, when each window of it was forgotten
 	// by desktop off (desktop.go). Guarded by mu.
@@ -178,7 +177,6 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		return fail(err)
 	}
 	d.stages.Restore(st.Backends)
-	d.steps.kept.Store(len(st.Backends[budgetsKeptKey]) > 0) // budgets.json was saved: its absence is a loss
 	d.restoreLost(st.Backends[lostKey])
 	if cfg.Browser != nil {
 		// Browsers an earlier daemon left (it was killed): stop them; a
@@ -201,7 +199,6 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	d.restoreDesktop(st.Backends[desktopSettingKey])
 	d.readCuts()
-	d.loadBudgets()
 	d.traces() // read back now: what could not be is told on the first answer
 	d.stages.Start(ctx)
 	if cfg.Live != nil {
@@ -375,9 +372,6 @@ func (d *Daemon) persist() error {
 	}
 	if ns := d.notes.Record(); ns != nil {
 		st.Backends[noticesKey] = ns
-	}
-	if k := d.budgetsKeptRecord(); k != nil {
-		st.Backends[budgetsKeptKey] = k
 	}
 	if ls := d.lostRecord(); ls != nil {
 		st.Backends[lostKey] = ls

@@ -30,6 +30,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/cmd/vibespace-daemon/stages"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/kind/kindtest"
 	"github.com/vibespace/vibespace/daemon/tracelog"
@@ -55,7 +56,7 @@ type faultEnv struct {
 // start runs a daemon on e's state directory; New must succeed.
 func (e *faultEnv) start(t *testing.T) *testDaemon {
 	t.Helper()
-	cfg := Config{StateDir: e.dir, SocketPath: e.sock, Displays: []kind.DisplayProvider{e.b}, VerbTimeout: 5 * time.Second}
+	cfg := Config{StateDir: e.dir, SocketPath: e.sock, Displays: []kind.DisplayProvider{e.b}, VerbTimeout: 5 * time.Second, Stages: stages.All()}
 	d, err := New(t.Context(), cfg)
 	if err != nil {
 		t.Fatalf("New refused to start: %v", err)
@@ -562,14 +563,14 @@ func TestFaultReadOnlyStateDirLocks(t *testing.T) {
 	remountRO()
 	td := e.start(t)
 	wantCode(t, td.call(t, Request{Verb: "list", Session: "a"}), "")
-	_, err := New(t.Context(), Config{StateDir: e.dir, SocketPath: filepath.Join(t.TempDir(), "x.sock"), Displays: []kind.DisplayProvider{e.b}})
+	_, err := New(t.Context(), Config{StateDir: e.dir, SocketPath: filepath.Join(t.TempDir(), "x.sock"), Displays: []kind.DisplayProvider{e.b}, Stages: stages.All()})
 	if !errors.Is(err, ErrRunning) {
 		t.Fatalf("a second daemon on the read-only directory: %v", err)
 	}
 
 	bare := filepath.Join(t.TempDir(), "state")
 	readOnlyMount(t, bare)()
-	_, err = New(t.Context(), Config{StateDir: bare, SocketPath: filepath.Join(t.TempDir(), "y.sock"), Displays: []kind.DisplayProvider{e.b}})
+	_, err = New(t.Context(), Config{StateDir: bare, SocketPath: filepath.Join(t.TempDir(), "y.sock"), Displays: []kind.DisplayProvider{e.b}, Stages: stages.All()})
 	if err == nil || !has(err.Error(), bare) || !has(err.Error(), "read-only file system") || !has(err.Error(), "daemon.lock") {
 		t.Fatalf("New on a read-only directory with no lock file: %v", err)
 	}

@@ -47,13 +47,11 @@ func (d *Daemon) restoreNotices(st []byte) {
 
 // faults is what status lists under faults: everyone's notices, then the
 // conditions that hold now (the files not written, the audit not written
-// and what it lost so far, budgets that could not be read).
+// and what it lost so far, what each registered stage lists: budgets that
+// could not be read).
 func (d *Daemon) faults() []string {
 	l, lapsed := d.audit.Lapse()
 	out := auditFaults(append(d.notes.Standing(), d.notes.WriteFaults()...), l, lapsed)
-	if f := d.budgetFault(); f != "" {
-		out = append(out, f)
-	}
 	return append(out, d.stages.Faults()...)
 }
 

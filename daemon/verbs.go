@@ -72,7 +72,6 @@ var runs = map[string]verbDef{
 	"find":       {run: (*Daemon).findText, check: checkFind},
 	"get":        {run: (*Daemon).getNode, check: checkGetNode},
 	"trace":      {run: (*Daemon).traceVerb, check: checkTrace},
-	"budget":     {run: (*Daemon).budget},
 	"key.set":    {run: (*Daemon).keySet, check: checkKeyNamed},
 	"key.clear":  {run: (*Daemon).keyClear, check: checkKeyNamed},
 	"key.list":   {run: (*Daemon).keyList, check: checkKeyList},
@@ -106,7 +105,6 @@ var runs = map[string]verbDef{
 	"browser.new-child":   {run: (*Daemon).browserNewChild},
 	"browser.status":      {run: (*Daemon).browserStatus},
 	"browser.trace":       {run: (*Daemon).traceVerb, check: checkTrace},
-	"browser.budget":      {run: (*Daemon).budget},
 }
 
 // Verbs lists the verbs the daemon answers, sorted.
@@ -210,9 +208,6 @@ func (d *Daemon) guarded(ctx context.Context, facts verb.Facts, req Request) (re
 	if err := d.stages.Admit(ctx, &c.Call); err != nil {
 		return d.fail(c, err)
 	}
-	if err := d.admitStep(c); err != nil {
-		return d.fail(c, err)
-	}
 	if def.check != nil {
 		if err := def.check(d, req); err != nil {
 			return d.fail(c, err)
@@ -240,9 +235,6 @@ func (d *Daemon) guarded(ctx context.Context, facts verb.Facts, req Request) (re
 		return d.fail(c, err)
 	}
 	defer leave()
-	if err := d.admitLoop(c); err != nil {
-		return d.fail(c, err)
-	}
 	defer d.inFlight(c)()
 	return def.run(d, ctx, c)
 }
@@ -323,7 +315,13 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 	}
 	d.record(ent)
 	d.trace(c, resp, err)
-	d.stepped(c, resp)
+	// The stages see the target as the core holds it now: also one found
+	// before reaching it was refused (held, paused, its mode), and none
+	// once the verb let it go (close).
+	c.Target = nil
+	if c.e != nil {
+		c.Target = stageTarget{d: d, e: c.e}
+	}
 	a := &stage.Answer{Resp: resp, Err: err}
 	d.stages.Finish(&c.Call, a)
 	return a.Resp
