@@ -401,7 +401,7 @@ func TestIdleHandbackInDaemon(t *testing.T) {
 	now := time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)
 	var mu = make(chan struct{}, 1)
 	clock := func() time.Time { mu <- struct{}{}; defer func() { <-mu }(); return now }
-	d, err := New(t.Context(), Config{StateDir: dir, SocketPath: filepath.Join(dir, "s"), Displays: []kind.DisplayProvider{b}, IdleHandback: time.Minute, Now: clock})
+	d, err := New(t.Context(), Config{StateDir: dir, SocketPath: filepath.Join(dir, "s"), Displays: []kind.DisplayProvider{b}, IdleHandback: time.Minute, Now: clock, Stages: stages.All()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -489,7 +489,7 @@ func TestDisplayDiedUnderUs(t *testing.T) {
 func TestForOnlyOnTheSetsWords(t *testing.T) {
 	b := &kindtest.Provider{}
 	dir := t.TempDir()
-	d, err := New(t.Context(), Config{StateDir: dir, SocketPath: filepath.Join(dir, "s"), Displays: []kind.DisplayProvider{b}})
+	d, err := New(t.Context(), Config{StateDir: dir, SocketPath: filepath.Join(dir, "s"), Displays: []kind.DisplayProvider{b}, Stages: stages.All()})
 	if err != nil {
 		t.Fatal(err)
 	}
