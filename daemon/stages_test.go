@@ -1,8 +1,6 @@
 package daemon
 
 import (
-	"testing"
-
 	"github.com/vibespace/vibespace/daemon/inflight"
 	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/daemon/trace"
@@ -37,14 +35,4 @@ func (td *testDaemon) traces() (*tracelog.Store, error) { return td.traceStage()
 func (td *testDaemon) trace(c *call, resp Response, err error) {
 	c.reached(td.Daemon)
 	td.traceStage().Finish(&c.Call, &stage.Answer{Resp: resp, Err: err})
-}
-
-// TestCoreRunsNoStageVerb: the trace's verbs are the trace stage's, not
-// the core's.
-func TestCoreRunsNoStageVerb(t *testing.T) {
-	for _, v := range []string{"trace", "browser.trace"} {
-		if _, ok := runs[v]; ok {
-			t.Errorf("the core runs %s", v)
-		}
-	}
 }
