@@ -31,7 +31,8 @@ func TestNoBrowserBackend(t *testing.T) {
 	if !resp.OK || resp.Profile == nil || !strings.HasPrefix(resp.Profile.ID, "bp-") {
 		t.Fatalf("new without a browser: %+v", resp)
 	}
-	// Every browser verb is known to the dispatcher.
+	// Every browser verb is known to the dispatcher: the core's or a
+	// registered stage's.
 	for _, v := range BrowserVerbs() {
 		if runs[v].run == nil && td.stages.Answerer(v) == nil {
 			t.Fatalf("%s has no method", v)

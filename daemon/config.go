@@ -114,11 +114,11 @@ type Config struct {
 	// default half of MaxConns.
 	MaxConnsPerPeer int
 
-	// The trace (trace.go): TraceSteps bounds the steps kept per session
-	// (default DefaultTraceSteps); TraceRetention removes a step, and its
-	// picture, this old (default DefaultTraceRetention; negative keeps
-	// them); TracePictureMax bounds one kept picture in bytes (default
-	// DefaultTracePictureMax; a larger one is not kept).
+	// The trace (the stage daemon/trace): TraceSteps bounds the steps
+	// kept per session (default DefaultTraceSteps); TraceRetention removes
+	// a step, and its picture, this old (default DefaultTraceRetention;
+	// negative keeps them); TracePictureMax bounds one kept picture in
+	// bytes (default DefaultTracePictureMax; a larger one is not kept).
 	TraceSteps      int
 	TraceRetention  time.Duration
 	TracePictureMax int64

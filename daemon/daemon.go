@@ -71,7 +71,6 @@ type Daemon struct {
 	displaySlots map[string]chan struct{} // per display key: one slot, bringing its display up
 	connSlots    chan struct{}            // one slot per connection served (Config.MaxConns)
 	gate         connGate                 // who holds the slots (connlimit.go)
-	cuts         cuts                     // verbs an earlier daemon was killed in (cut.go)
 	persistMu    sync.Mutex
 	br           browserState  // the browser words' state (browser.go)
 	scanSlot     chan struct{} // one scan for windows at a time (discover.go): two would find one window twice
@@ -80,7 +79,6 @@ type Daemon struct {
 	// by desktop off (desktop.go). Guarded by mu.
 	desktopSet  desktopSetting
 	desktopGone map[target.ID]time.Time
-	tr          traceState  // the trace (trace.go)
 	notes       notice.Book // what is owed in words: things lost or not restored, files not written (notice.go)
 	lost        lostBook    // the windows lost with their display (lost.go)
 
@@ -198,8 +196,6 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		d.sweepOrphans(ctx)
 	}
 	d.restoreDesktop(st.Backends[desktopSettingKey])
-	d.readCuts()
-	d.traces() // read back now: what could not be is told on the first answer
 	d.stages.Start(ctx)
 	if cfg.Live != nil {
 		d.live = cfg.Live(d)

@@ -20,6 +20,17 @@ func (d *Daemon) stageEnv() stage.Env {
 		Alive:           func(id target.ID) bool { return d.entryOf(id) != nil },
 		NoProgressAfter: d.cfg.NoProgressAfter,
 		TracePictureMax: d.cfg.TracePictureMax,
+		TraceSteps:      d.cfg.TraceSteps,
+		TraceRetention:  d.cfg.TraceRetention,
+		Sees: func(session string, id target.ID) (seen, known bool) {
+			e := d.entryOf(id)
+			if e == nil {
+				return false, false
+			}
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			return e.rec.ExposedTo(session), true
+		},
 	}
 }
 

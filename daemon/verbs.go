@@ -43,6 +43,14 @@ type call struct {
 	finishing bool
 }
 
+// reached shows the stages the entry c reached (c.e), or none.
+func (c *call) reached(d *Daemon) {
+	c.Target = nil
+	if c.e != nil {
+		c.Target = stageTarget{d: d, e: c.e}
+	}
+}
+
 // runs is what runs every verb the core answers itself; a registered
 // stage answers the others (stage.Answerer). Which verbs exist and what is
 // true of each is the verb table's alone: New refuses a table and a set of
@@ -71,7 +79,6 @@ var runs = map[string]verbDef{
 	"desktop":    {run: (*Daemon).desktop, check: checkDesktop},
 	"find":       {run: (*Daemon).findText, check: checkFind},
 	"get":        {run: (*Daemon).getNode, check: checkGetNode},
-	"trace":      {run: (*Daemon).traceVerb, check: checkTrace},
 	"key.set":    {run: (*Daemon).keySet, check: checkKeyNamed},
 	"key.clear":  {run: (*Daemon).keyClear, check: checkKeyNamed},
 	"key.list":   {run: (*Daemon).keyList, check: checkKeyList},
@@ -104,7 +111,6 @@ var runs = map[string]verbDef{
 	"browser.pin":         {run: (*Daemon).browserPin},
 	"browser.new-child":   {run: (*Daemon).browserNewChild},
 	"browser.status":      {run: (*Daemon).browserStatus},
-	"browser.trace":       {run: (*Daemon).traceVerb, check: checkTrace},
 }
 
 // Verbs lists the verbs the daemon answers, sorted.
@@ -227,15 +233,12 @@ func (d *Daemon) guarded(ctx context.Context, facts verb.Facts, req Request) (re
 			return d.finish(c, Response{}, err)
 		}
 	}
-	if c.e != nil {
-		c.Target = stageTarget{d: d, e: c.e}
-	}
+	c.reached(d)
 	leave, err := d.stages.Enter(ctx, &c.Call)
 	if err != nil {
 		return d.fail(c, err)
 	}
 	defer leave()
-	defer d.inFlight(c)()
 	return def.run(d, ctx, c)
 }
 
@@ -295,7 +298,6 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 	if c.g.Told != nil {
 		resp.Note = c.g.Told.Message()
 	}
-	resp.Note = d.cutNote(c, resp.Note)
 	resp.By = c.Road
 	if c.sel != nil && resp.Profile == nil {
 		p := c.sel.prof
@@ -314,14 +316,7 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 		ent.Target = id
 	}
 	d.record(ent)
-	d.trace(c, resp, err)
-	// The stages see the target as the core holds it now: also one found
-	// before reaching it was refused (held, paused, its mode), and none
-	// once the verb let it go (close).
-	c.Target = nil
-	if c.e != nil {
-		c.Target = stageTarget{d: d, e: c.e}
-	}
+	c.reached(d) // the verb may have found its target, or dropped it, as it ran
 	a := &stage.Answer{Resp: resp, Err: err}
 	d.stages.Finish(&c.Call, a)
 	return a.Resp

@@ -114,6 +114,14 @@ type Env struct {
 	// NoProgressAfter, TracePictureMax: the daemon's configured bounds.
 	NoProgressAfter int
 	TracePictureMax int64
+	// TraceSteps, TraceRetention: the trace's configured bounds (the steps
+	// kept per session; the age past which a step goes, negative: never).
+	TraceSteps     int
+	TraceRetention time.Duration
+	// Sees reports whether the target id is shared with session (seen),
+	// and whether the daemon knows it at all (known: false once it is
+	// gone).
+	Sees func(session string, id target.ID) (seen, known bool)
 }
 
 // Call is one verb being answered, as the stages see it.

@@ -205,7 +205,7 @@ type Response struct {
 	Cut   *target.Cut   `json:"cut,omitempty"`   // snapshot --depth: what the cut left out
 	Diff  *target.Diff  `json:"diff,omitempty"`  // snapshot --diff: what changed since the session's last snapshot
 	Found *target.Found `json:"found,omitempty"` // find: the matching refs
-	// Trace is the trace verb's steps, oldest first (trace.go).
+	// Trace is the trace verb's steps, oldest first (daemon/trace).
 	Trace []TraceStep `json:"trace,omitempty"`
 	// Keys are the provider keys key.list knows of: whether each is set
 	// and since when, never a key's value or any part of it.

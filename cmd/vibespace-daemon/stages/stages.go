@@ -7,12 +7,19 @@ package stages
 
 import (
 	"github.com/vibespace/vibespace/daemon/budget"
+	"github.com/vibespace/vibespace/daemon/inflight"
 	"github.com/vibespace/vibespace/daemon/stage"
+	"github.com/vibespace/vibespace/daemon/trace"
 )
 
 // All answers the stages in the order they run: each phase (admit,
-// enter, finish) asks them in this order.
+// enter, finish) asks them in this order. Each call makes a fresh list
+// (one daemon's).
 func All() []stage.Registration {
+	// The trace is made after the in-flight record, and the in-flight
+	// record hands it the verbs an earlier daemon was killed in as it
+	// starts, once both are made.
+	var tr *trace.Stage
 	return []stage.Registration{
 		// budget: a session's steps. An acting verb is refused
 		// budget_spent once its session's budget of steps or minutes is
@@ -25,5 +32,27 @@ func All() []stage.Registration {
 		// budget, or in a loop, is refused before any later stage admits
 		// or enters it.
 		{Name: budget.Name, New: budget.New},
+		// inflight: a verb that acts (or may) on a target is recorded
+		// under inflight/ before it runs and the record removed once it
+		// answered; the daemon that starts after a kill audits each
+		// record left as outcome_unknown, puts it in the trace, and tells
+		// it, once, on the next answer on its target (or to its session
+		// when the target is gone).
+		{Name: "inflight", New: inflight.New(func(f inflight.Flight) {
+			if tr != nil {
+				tr.Cut(f.Session, f.Target, f.Verb, f.Started)
+			}
+		})},
+		// trace: every verb a session runs on a target is a step of its
+		// trace (never the text typed; a picture after an acting step
+		// only while the operator keeps pictures on); it answers trace and
+		// browser.trace, reads an earlier daemon's trace back as the
+		// daemon starts (what could not be is told), and gives the live
+		// view a target's recent steps.
+		{Name: "trace", New: func(env stage.Env) (stage.Stage, error) {
+			s, err := trace.New(env)
+			tr = s
+			return s, err
+		}},
 	}
 }
