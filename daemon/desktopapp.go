@@ -3,12 +3,9 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"net/url"
-	"os"
-	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/profile"
 	"github.com/vibespace/vibespace/provider"
 	"github.com/vibespace/vibespace/target"
@@ -20,76 +17,17 @@ import (
 // It is opened as open opens any window, leased to the session, and driven
 // from then on with vibespace-window's verbs; vibespace-browser's page
 // verbs on that profile are refused no_cdp_on_this_backend, naming the
-// window. Nothing of the CDP browser is started for it.
+// window. Nothing of the CDP browser is started for it. Which program, its
+// command line, what it may be asked and the display it opens on are the
+// browser kind's (kind.AppRunner); the core registers the profile, opens
+// the window for the session and records it as the profile's.
 
-// DesktopAppDisplay is the display a desktop app opens on: the seamless
-// Xpra display, where each window is a picture of its own.
-const DesktopAppDisplay = "xpra"
-
-// desktopAppBinary is the browser a desktop app runs when the daemon's
-// browser does not say which program it starts.
-const desktopAppBinary = "chromium"
-
-// appBinary is the Chromium a desktop app runs: the daemon's CDP
-// browser's own program (vibespace-daemon serve --chromium), else
-// desktopAppBinary.
-func (d *Daemon) appBinary() string {
-	if b, ok := d.cfg.Browser.(interface{ Binary() string }); ok && b.Binary() != "" {
-		return b.Binary()
+// appsOf is b's road to desktop apps, or why this daemon has none.
+func appsOf(b kind.Browser) (kind.AppRunner, error) {
+	if a, ok := b.(kind.AppRunner); ok {
+		return a, nil
 	}
-	return desktopAppBinary
-}
-
-// forceA11y turns Chromium's renderers' accessibility on whatever it
-// detects, so the page is in the window's tree from the start.
-const forceA11y = "--force-renderer-accessibility"
-
-// appFlags quiet a desktop app's Chromium as the CDP browser's are quieted
-// (no first-run dialog, nothing that phones home, no keyring prompt), less
-// everything of DevTools and of headless: no --remote-debugging-*, no
-// --enable-automation, no --headless.
-var appFlags = []string{
-	"--no-first-run",
-	"--no-default-browser-check",
-	"--disable-background-networking",
-	"--disable-component-update",
-	"--disable-sync",
-	"--disable-breakpad",
-	"--disable-crash-reporter",
-	"--password-store=basic",
-}
-
-// The sizes --size takes, in pixels.
-const (
-	minAppWidth, minAppHeight = 320, 240
-	maxAppWidth, maxAppHeight = 7680, 4320
-)
-
-// appURLSchemes are the addresses a desktop app may open.
-var appURLSchemes = []string{"http", "https", "file", "about"}
-
-// appArgv is the command line of a desktop app's Chromium: its profile's
-// directory, its accessibility switched on, its window's size, and its
-// address as an app window (--app: no tab strip, no toolbar; the window
-// is the page).
-func appArgv(binary, dir string, app profile.App) []string {
-	argv := []string{binary, "--user-data-dir=" + dir, forceA11y}
-	if os.Geteuid() == 0 {
-		argv = append(argv, "--no-sandbox") // Chromium refuses to run as root with its sandbox
-	}
-	argv = append(argv, appFlags...)
-	if app.Width > 0 && app.Height > 0 {
-		argv = append(argv, fmt.Sprintf("--window-size=%d,%d", app.Width, app.Height))
-	}
-	return append(argv, "--app="+appURL(app))
-}
-
-// appURL is the address a desktop app opens: its own, else about:blank.
-func appURL(app profile.App) string {
-	if app.URL == "" {
-		return "about:blank"
-	}
-	return app.URL
+	return nil, target.Refuse(target.CodeNoBrowser, "this daemon's browser runs no desktop apps (new <label> --backend desktop-app); see doctor")
 }
 
 // isDesktopApp reports whether req asks for a desktop app.
@@ -151,63 +89,32 @@ func checkNew(d *Daemon, req Request) error {
 			return err
 		}
 	}
-	if _, _, err := parseSize(req.Size); err != nil {
-		return err
-	}
-	return checkAppURL(req.URL)
-}
-
-// parseSize reads --size WxH ("" is no size: 0, 0).
-func parseSize(s string) (w, h int, err error) {
-	if s == "" {
-		return 0, 0, nil
-	}
-	ws, hs, ok := strings.Cut(s, "x")
-	w, werr := strconv.Atoi(ws)
-	h, herr := strconv.Atoi(hs)
-	if !ok || werr != nil || herr != nil || w < minAppWidth || h < minAppHeight || w > maxAppWidth || h > maxAppHeight {
-		return 0, 0, target.Refuse(target.CodeBadRequest, "--size %s: a window's size is WxH in pixels, from %dx%d to %dx%d (e.g. 1280x800)",
-			target.Echo(s), minAppWidth, minAppHeight, maxAppWidth, maxAppHeight).With("size", target.Clip(s))
-	}
-	return w, h, nil
-}
-
-// checkAppURL refuses an address a desktop app does not open: one that is
-// not http, https, file or about, or that carries a user name or password
-// (it would sit in a command line, readable by every process).
-func checkAppURL(s string) error {
-	if s == "" {
-		return nil
-	}
-	u, err := url.Parse(s)
-	scheme := ""
+	apps, err := appsOf(d.cfg.Browser)
 	if err == nil {
-		scheme = strings.ToLower(u.Scheme)
+		_, err = apps.CheckApp(req.URL, req.Size)
 	}
-	switch {
-	case err == nil && u.User != nil:
-		return target.Refuse(target.CodeBadRequest, "--url: an address with a user name or password is not opened (it would be in the browser's command line); sign in on the page instead")
-	case err != nil || !slices.Contains(appURLSchemes, scheme):
-		return target.Refuse(target.CodeBadRequest, "--url %s: a desktop app opens an http, https, file or about address", target.Echo(s)).With("url", target.Clip(s))
-	}
-	return nil
+	return err
 }
 
 // appOf is the desktop app's launch settings new asks for, over what the
 // profile kept (a flag not given keeps its setting).
-func appOf(req Request, kept profile.App) profile.App {
+func appOf(apps kind.AppRunner, req Request, kept profile.App) profile.App {
+	asked, _ := apps.CheckApp(req.URL, req.Size) // checkNew checked them
 	app := kept
 	if req.URL != "" {
-		app.URL = req.URL
+		app.URL = asked.URL
 	}
 	if req.Size != "" {
-		app.Width, app.Height, _ = parseSize(req.Size) // checkNew read it
+		app.Width, app.Height = asked.Width, asked.Height
 	}
 	if req.Mode != "" {
 		app.Mode = req.Mode
 	}
 	return app
 }
+
+// kindApp is how a desktop app of settings a starts, for its runner.
+func kindApp(a profile.App) kind.App { return kind.App{URL: a.URL, Width: a.Width, Height: a.Height} }
 
 // appWindow is the window a desktop app's profile runs as, or nil.
 func (d *Daemon) appWindow(profileID string) *entry {
@@ -244,7 +151,11 @@ func (d *Daemon) liveAppWindow(ctx context.Context, profileID string) *entry {
 func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 	req := c.Req
 	// The display first: on a daemon without it, nothing is registered.
-	if _, err := d.providerFor(DesktopAppDisplay); err != nil {
+	apps, err := appsOf(d.cfg.Browser)
+	if err == nil {
+		_, err = d.providerFor(apps.AppDisplay())
+	}
+	if err != nil {
 		return d.fail(c, err)
 	}
 	reg, err := d.registry()
@@ -267,7 +178,7 @@ func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 			if err := d.takeApp(c, running); err != nil {
 				return d.fail(c, err)
 			}
-			if p, err = reg.SetApp(p.ID, appOf(req, p.App)); err != nil {
+			if p, err = reg.SetApp(p.ID, appOf(apps, req, p.App)); err != nil {
 				return d.fail(c, err)
 			}
 			a, err := reg.Use(req.Session, p.ID, "")
@@ -277,7 +188,7 @@ func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 			return d.appAgain(c, running, p, d.attachmentInfo(a, len(reg.Attachments(req.Session))))
 		}
 	}
-	app := appOf(req, p.App)
+	app := appOf(apps, req, p.App)
 	if !found {
 		// Its directory is named by its id, which only registering mints.
 		if p, err = reg.NewApp(req.Label, app); err != nil {
@@ -305,7 +216,7 @@ func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 		undo(false)
 		return d.fail(c, err)
 	}
-	c.Req.Argv, c.Req.Display, c.Req.Mode = appArgv(d.appBinary(), dir, app), DesktopAppDisplay, app.Mode
+	c.Req.Argv, c.Req.Display, c.Req.Mode = apps.AppArgv(dir, kindApp(app)), apps.AppDisplay(), app.Mode
 	resp := d.openAs(ctx, c, p.ID)
 	if !resp.OK || c.e == nil {
 		undo(false)
@@ -335,7 +246,7 @@ func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 		size = fmt.Sprintf("its window is %dx%d pixels (%dx%d was asked; Chromium chose)", bounds.W, bounds.H, p.App.Width, p.App.Height)
 	}
 	resp.Did += fmt.Sprintf("; profile %s runs as a desktop app in %s, showing %s; %s (click --at takes pixels of that picture); %s",
-		appName(p), c.e.id, appURL(p.App), size, windowRecipe(c.e.id))
+		appName(p), c.e.id, apps.AppURL(kindApp(p.App)), size, windowRecipe(c.e.id))
 	return resp
 }
 
