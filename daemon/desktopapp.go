@@ -35,54 +35,14 @@ func isDesktopApp(req Request) bool {
 	return req.Backend == profile.BackendDesktopApp || req.Provider == provider.DesktopApp
 }
 
-// checkNew checks new's backend and a desktop app's --url, --size and
-// --mode before anything is registered or started.
+// checkNew checks new's provider and backend (the provider table's rule)
+// and a desktop app's --url, --size and --mode before anything is
+// registered or started.
 func checkNew(d *Daemon, req Request) error {
-	if req.Provider != "" {
-		row, ok := d.row(req.Provider)
-		if !ok || !row.Profile {
-			var names []string
-			for _, r := range d.rows() {
-				if r.Profile {
-					names = append(names, r.Name)
-				}
-			}
-			why := ""
-			if ok {
-				why = ": " + row.Why("profile")
-			}
-			return target.Refuse(target.CodeBadRequest, "there is no profile provider %s%s (one of %s)", target.Echo(req.Provider), why, strings.Join(names, ", ")).
-				With("providers", names)
-		}
-		if b := req.Backend; b != "" && !(b == "cdp" && row.Name == provider.Chromium || b == row.Name) {
-			return target.Refuse(target.CodeBadRequest, "--backend %s and --provider %s disagree: give one", target.Echo(req.Backend), row.Name)
-		}
-		if row.Remote() {
-			if req.URL != "" || req.Size != "" || req.Mode != "" {
-				return target.Refuse(target.CodeBadRequest, "--url, --size and --mode are a desktop app's, not provider %s's", row.Name)
-			}
-			_, err := row.CheckEndpoint(req.Endpoint)
-			return err
-		}
-		if req.Endpoint != "" {
-			return target.Refuse(target.CodeBadRequest, "provider %s takes no --endpoint", row.Name).With("provider", row.Name)
-		}
-		if row.Name == provider.DesktopApp {
-			req.Backend = profile.BackendDesktopApp
-		}
-	} else if req.Endpoint != "" {
-		return target.Refuse(target.CodeBadRequest, "--endpoint is a remote provider's: new <label> --provider cdp --endpoint ws://host:port/devtools/browser/<id>")
-	}
-	switch req.Backend {
-	case "", "cdp":
-		if req.URL != "" || req.Size != "" || req.Mode != "" {
-			return target.Refuse(target.CodeBadRequest, "--url, --size and --mode are a desktop app's: new <label> --backend desktop-app [--url U] [--size WxH] [--mode auto|tree|pixels]")
-		}
-		return nil
-	case profile.BackendDesktopApp:
-	default:
-		return target.Refuse(target.CodeBadRequest, "there is no backend %s: use cdp (the default) or desktop-app", target.Echo(req.Backend)).
-			With("backends", []string{"cdp", profile.BackendDesktopApp})
+	app, err := provider.CheckNew(d.rows(), provider.New{Provider: req.Provider, Backend: req.Backend, Endpoint: req.Endpoint,
+		App: req.URL != "" || req.Size != "" || req.Mode != ""})
+	if err != nil || !app {
+		return err
 	}
 	if req.Mode != "" {
 		if _, err := target.ParseMode(req.Mode); err != nil {
@@ -168,7 +128,7 @@ func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 		return d.fail(c, target.Refuse(target.CodeTimeout, "another desktop app was still starting").Wrap(ctx.Err()))
 	}
 	defer func() { <-d.br.appSlot }()
-	p, found, err := d.appProfile(reg, req.Label)
+	p, found, err := reg.FindApp(req.Label)
 	if err != nil {
 		return d.fail(c, err)
 	}
@@ -252,23 +212,6 @@ func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 
 // appName names a desktop app's profile in answers: "shop (bp-3f9a1c02)".
 func appName(p profile.Profile) string { return fmt.Sprintf("%s (%s)", p.Label, p.ID) }
-
-// appProfile finds the desktop app's profile new names by its label. A
-// label a CDP profile has is label_taken, naming its backend.
-func (d *Daemon) appProfile(reg *profile.Registry, label string) (p profile.Profile, found bool, err error) {
-	label = strings.TrimSpace(label)
-	for _, p := range reg.List() {
-		if !strings.EqualFold(p.Label, label) {
-			continue
-		}
-		if !p.DesktopApp() {
-			return p, true, target.Refuse(target.CodeLabelTaken, "a profile labelled %q exists already (%s) and runs in the CDP browser: pick another label for the desktop app", p.Label, p.ID).
-				With("label", p.Label).With("id", p.ID).With("backend", p.BackendWords())
-		}
-		return p, true, nil
-	}
-	return profile.Profile{}, false, nil
-}
 
 // takeApp takes the lease of a desktop app's running window for new: the
 // session must be exposed to it, and no other may hold it.
