@@ -237,22 +237,9 @@ func (d *Daemon) appAgain(c *call, e *entry, p profile.Profile, pi ProfileInfo) 
 	return d.finish(c, Response{Profile: &pi, Did: did}, nil)
 }
 
-// windowVerbs are the vibespace-window verbs that drive a desktop app's
-// window, as a refusal and an answer name them.
-func windowVerbs(id target.ID) []string {
-	return []string{
-		"vibespace-window snapshot " + string(id) + " -i",
-		"vibespace-window click " + string(id) + " @eN",
-		"vibespace-window type " + string(id) + " @eN <text>",
-		"vibespace-window key " + string(id) + " <chord>",
-		"vibespace-window screenshot " + string(id),
-		"vibespace-window click " + string(id) + " --at x,y",
-	}
-}
-
 // windowRecipe says how a desktop app's window is driven.
 func windowRecipe(id target.ID) string {
-	return "drive it with " + strings.Join(windowVerbs(id), ", ")
+	return "drive it with " + strings.Join(target.WindowVerbs(id), ", ")
 }
 
 // noCDP is the refusal of a page verb on a desktop app's profile: it names
@@ -262,7 +249,7 @@ func (d *Daemon) noCDP(session string, sel selection) error {
 	label := sel.prof.Label
 	e := d.appWindow(sel.key.Profile)
 	if e == nil {
-		start := "vibespace-browser new " + shellWord(label) + " --backend desktop-app"
+		start := "vibespace-browser new " + target.ShellWord(label) + " --backend desktop-app"
 		return target.Refuse(target.CodeNoCDPOnThisBackend,
 			"profile %s (%s) is a desktop app, which has no DevTools, and it is not running: start it with %s, then drive its window with vibespace-window (snapshot win:N -i, click win:N @eN, type, key, screenshot)",
 			label, sel.key.Profile, start).
@@ -270,22 +257,12 @@ func (d *Daemon) noCDP(session string, sel selection) error {
 	}
 	r := target.Refuse(target.CodeNoCDPOnThisBackend,
 		"profile %s runs as a desktop app (%s), which has no DevTools: use %s",
-		label, e.id, strings.Join(windowVerbs(e.id), ", ")).
-		With("profile", sel.key.Profile).With("backend", profile.BackendDesktopApp).With("target", string(e.id)).With("verbs", windowVerbs(e.id))
+		label, e.id, strings.Join(target.WindowVerbs(e.id), ", ")).
+		With("profile", sel.key.Profile).With("backend", profile.BackendDesktopApp).With("target", string(e.id)).With("verbs", target.WindowVerbs(e.id))
 	if !d.exposedTo(e, session) {
 		r.Message += fmt.Sprintf(" — once its opener shares it with you (share %s --with %s)", e.id, session)
 	}
 	return r
-}
-
-// shellWord is s as one word of a shell command line.
-func shellWord(s string) string {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.", r)) {
-			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-		}
-	}
-	return s
 }
 
 // profileRun fills what an answer says of a profile's browser now: a
@@ -353,7 +330,7 @@ func (d *Daemon) browserClose(ctx context.Context, c *call) Response {
 	if resp.OK {
 		pi.Running, pi.Window = false, ""
 		resp.Profile = &pi
-		resp.Did += fmt.Sprintf(", the desktop app of profile %s in %s; new %s --backend desktop-app starts it again", appName(p), e.id, shellWord(p.Label))
+		resp.Did += fmt.Sprintf(", the desktop app of profile %s in %s; new %s --backend desktop-app starts it again", appName(p), e.id, target.ShellWord(p.Label))
 	}
 	return resp
 }
