@@ -145,7 +145,7 @@ func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 			if err != nil {
 				return d.fail(c, err)
 			}
-			return d.appAgain(c, running, p, d.attachmentInfo(a, len(reg.Attachments(req.Session))))
+			return d.finish(c, appAgain(req, running.id, p, d.attachmentInfo(a, len(reg.Attachments(req.Session)))), nil)
 		}
 	}
 	app := appOf(apps, req, p.App)
@@ -226,15 +226,16 @@ func (d *Daemon) takeApp(c *call, e *entry) error {
 	return d.take(c)
 }
 
-// appAgain answers new for a desktop app that runs already, whose lease
-// the session took. What this new asked applies at its next start.
-func (d *Daemon) appAgain(c *call, e *entry, p profile.Profile, pi ProfileInfo) Response {
-	pi.Backend, pi.Window, pi.Running = p.Backend, e.id, true
-	did := fmt.Sprintf("profile %s runs already as a desktop app in %s; you hold its lease; %s", appName(p), e.id, windowRecipe(e.id))
-	if c.Req.URL != "" || c.Req.Size != "" || c.Req.Mode != "" {
-		did += " (the --url, --size or --mode given apply when it starts again; mode " + string(e.id) + " <auto|tree|pixels> changes its mode now)"
+// appAgain answers new for a desktop app that runs already as window id,
+// whose lease the session took. What this new asked applies at its next
+// start.
+func appAgain(req Request, id target.ID, p profile.Profile, pi ProfileInfo) Response {
+	pi.Backend, pi.Window, pi.Running = p.Backend, id, true
+	did := fmt.Sprintf("profile %s runs already as a desktop app in %s; you hold its lease; %s", appName(p), id, windowRecipe(id))
+	if req.URL != "" || req.Size != "" || req.Mode != "" {
+		did += " (the --url, --size or --mode given apply when it starts again; mode " + string(id) + " <auto|tree|pixels> changes its mode now)"
 	}
-	return d.finish(c, Response{Profile: &pi, Did: did}, nil)
+	return Response{Profile: &pi, Did: did}
 }
 
 // windowRecipe says how a desktop app's window is driven.
@@ -272,22 +273,22 @@ func (d *Daemon) profileRun(p *ProfileInfo) {
 	if p.ID == "" {
 		return
 	}
+	var prof profile.Profile
 	if reg, err := d.registry(); err == nil {
-		if prof, err := reg.Find(p.ID); err == nil && prof.DesktopApp() {
-			p.Backend, p.Running, p.Window = prof.Backend, false, ""
-			if e := d.appWindow(p.ID); e != nil {
-				p.Running, p.Window = true, e.id
-			}
-			return
+		prof, _ = reg.Find(p.ID)
+	}
+	switch {
+	case prof.DesktopApp():
+		p.Backend, p.Running, p.Window = prof.Backend, false, ""
+		if e := d.appWindow(p.ID); e != nil {
+			p.Running, p.Window = true, e.id
 		}
+		return
+	case prof.Remote():
+		p.Provider, p.Endpoint = prof.Provider, prof.Endpoint
 	}
 	if d.cfg.Browser != nil {
 		p.Running = d.cfg.Browser.Running(p.ID)
-	}
-	if reg, err := d.registry(); err == nil {
-		if prof, err := reg.Find(p.ID); err == nil && prof.Remote() {
-			p.Provider, p.Endpoint = prof.Provider, prof.Endpoint
-		}
 	}
 }
 
