@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/vibespace/vibespace/daemon/current"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/profile"
@@ -22,9 +23,8 @@ import (
 // browserState is the daemon's side of the browser words: each session's
 // current tab per context, and the profile registry.
 type browserState struct {
-	mu      sync.Mutex
-	current map[string]target.ID // session + "\x00" + context key → its current tab
-	appSlot chan struct{}        // one slot: one desktop app starting at a time (desktopapp.go)
+	current current.Tabs  // each session's current tab per context
+	appSlot chan struct{} // one slot: one desktop app starting at a time (desktopapp.go)
 
 	regOnce sync.Once
 	reg     *profile.Registry // the profile registry, opened on first use
@@ -51,35 +51,7 @@ type selection struct {
 }
 
 func (bs *browserState) init() {
-	bs.current = make(map[string]target.ID)
 	bs.appSlot = make(chan struct{}, 1)
-}
-
-func currentKey(session string, k kind.BrowserKey) string { return session + "\x00" + k.String() }
-
-// currentTab is the session's current tab in key's context.
-func (bs *browserState) currentTab(session string, key kind.BrowserKey) (target.ID, bool) {
-	bs.mu.Lock()
-	defer bs.mu.Unlock()
-	id, ok := bs.current[currentKey(session, key)]
-	return id, ok
-}
-
-func (bs *browserState) setCurrent(session string, key kind.BrowserKey, id target.ID) {
-	bs.mu.Lock()
-	bs.current[currentKey(session, key)] = id
-	bs.mu.Unlock()
-}
-
-// forget drops a target from every session's current tabs.
-func (bs *browserState) forget(id target.ID) {
-	bs.mu.Lock()
-	defer bs.mu.Unlock()
-	for k, v := range bs.current {
-		if v == id {
-			delete(bs.current, k)
-		}
-	}
 }
 
 // wasClosed reports whether id named a tab that has closed: a tab:N the
@@ -144,7 +116,7 @@ func (d *Daemon) reachTab(ctx context.Context, c *call) error {
 	if _, err := d.browserContext(ctx, c); err != nil {
 		return err
 	}
-	id, ok := d.br.currentTab(c.Req.Session, c.sel.key)
+	id, ok := d.br.current.Get(c.Req.Session, c.sel.key)
 	if !ok {
 		return target.Refuse(target.CodeNoTab, "no current tab in %s: run open <url> first (or tab select <id>, from tab list)", where(*c.sel)).With("profile", c.sel.prof.ID)
 	}
@@ -167,7 +139,7 @@ func (d *Daemon) reachTabID(ctx context.Context, c *call, id target.ID, known bo
 		if !known && !d.wasClosed(id) {
 			return target.Refuse(target.CodeUnknownTarget, "there is no tab %s (tab list shows yours)", id).With("target", string(id))
 		}
-		d.br.forget(id)
+		d.br.current.Forget(id)
 		return target.Refuse(target.CodeTabGone, "tab %s has closed (run open <url> for a new one)", id).With("target", string(id))
 	}
 	if !d.exposedTo(e, c.Req.Session) || e.tab.key.String() != c.sel.key.String() {
@@ -212,7 +184,7 @@ func (d *Daemon) newTab(ctx context.Context, c *call, bc kind.BrowserContext) er
 		Opened: d.cfg.Now().UTC(), Key: info.Key, Exposure: []string{c.Req.Session},
 	}
 	c.e = d.add(rec, kt, nil, &tabState{key: c.sel.key, prof: c.sel.prof}, info)
-	d.br.setCurrent(c.Req.Session, c.sel.key, rec.ID)
+	d.br.current.Set(c.Req.Session, c.sel.key, rec.ID)
 	return d.take(c)
 }
 
@@ -267,7 +239,7 @@ func (d *Daemon) browserOpen(ctx context.Context, c *call) Response {
 		return d.fail(c, err)
 	}
 	verb := "opened %s (%q) in tab %s"
-	if id, ok := d.br.currentTab(req.Session, c.sel.key); ok {
+	if id, ok := d.br.current.Get(req.Session, c.sel.key); ok {
 		err = d.reachTabID(ctx, c, id, true)
 		if target.CodeOf(err) == target.CodeTabGone {
 			err, c.e = nil, nil
@@ -347,7 +319,7 @@ func (d *Daemon) browserTab(ctx context.Context, c *call) Response {
 		if err := d.reachTabID(ctx, c, id, false); err != nil {
 			return d.fail(c, err)
 		}
-		d.br.setCurrent(req.Session, c.sel.key, id)
+		d.br.current.Set(req.Session, c.sel.key, id)
 		return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
 			info := d.seen(c.e)
 			return Response{URL: info.App, Did: fmt.Sprintf("tab %s (%q) is your current tab", id, info.Title)}, nil
@@ -380,7 +352,7 @@ func (d *Daemon) browserTab(ctx context.Context, c *call) Response {
 // tabs there are, never what they are.
 func (d *Daemon) tabList(ctx context.Context, c *call) Response {
 	req, sel := c.Req, c.sel
-	cur, _ := d.br.currentTab(req.Session, sel.key)
+	cur, _ := d.br.current.Get(req.Session, sel.key)
 	tabs := d.entries(func(e *entry) bool { return e.tab != nil && e.tab.key.String() == sel.key.String() })
 	slices.SortFunc(tabs, func(a, b *entry) int { return a.id.TabNumber() - b.id.TabNumber() })
 	resp := Response{Targets: []TargetInfo{}}

@@ -3,12 +3,9 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"net/url"
-	"os"
-	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/profile"
 	"github.com/vibespace/vibespace/provider"
 	"github.com/vibespace/vibespace/target"
@@ -20,76 +17,17 @@ import (
 // It is opened as open opens any window, leased to the session, and driven
 // from then on with vibespace-window's verbs; vibespace-browser's page
 // verbs on that profile are refused no_cdp_on_this_backend, naming the
-// window. Nothing of the CDP browser is started for it.
+// window. Nothing of the CDP browser is started for it. Which program, its
+// command line, what it may be asked and the display it opens on are the
+// browser kind's (kind.AppRunner); the core registers the profile, opens
+// the window for the session and records it as the profile's.
 
-// DesktopAppDisplay is the display a desktop app opens on: the seamless
-// Xpra display, where each window is a picture of its own.
-const DesktopAppDisplay = "xpra"
-
-// desktopAppBinary is the browser a desktop app runs when the daemon's
-// browser does not say which program it starts.
-const desktopAppBinary = "chromium"
-
-// appBinary is the Chromium a desktop app runs: the daemon's CDP
-// browser's own program (vibespace-daemon serve --chromium), else
-// desktopAppBinary.
-func (d *Daemon) appBinary() string {
-	if b, ok := d.cfg.Browser.(interface{ Binary() string }); ok && b.Binary() != "" {
-		return b.Binary()
+// appsOf is b's road to desktop apps, or why this daemon has none.
+func appsOf(b kind.Browser) (kind.AppRunner, error) {
+	if a, ok := b.(kind.AppRunner); ok {
+		return a, nil
 	}
-	return desktopAppBinary
-}
-
-// forceA11y turns Chromium's renderers' accessibility on whatever it
-// detects, so the page is in the window's tree from the start.
-const forceA11y = "--force-renderer-accessibility"
-
-// appFlags quiet a desktop app's Chromium as the CDP browser's are quieted
-// (no first-run dialog, nothing that phones home, no keyring prompt), less
-// everything of DevTools and of headless: no --remote-debugging-*, no
-// --enable-automation, no --headless.
-var appFlags = []string{
-	"--no-first-run",
-	"--no-default-browser-check",
-	"--disable-background-networking",
-	"--disable-component-update",
-	"--disable-sync",
-	"--disable-breakpad",
-	"--disable-crash-reporter",
-	"--password-store=basic",
-}
-
-// The sizes --size takes, in pixels.
-const (
-	minAppWidth, minAppHeight = 320, 240
-	maxAppWidth, maxAppHeight = 7680, 4320
-)
-
-// appURLSchemes are the addresses a desktop app may open.
-var appURLSchemes = []string{"http", "https", "file", "about"}
-
-// appArgv is the command line of a desktop app's Chromium: its profile's
-// directory, its accessibility switched on, its window's size, and its
-// address as an app window (--app: no tab strip, no toolbar; the window
-// is the page).
-func appArgv(binary, dir string, app profile.App) []string {
-	argv := []string{binary, "--user-data-dir=" + dir, forceA11y}
-	if os.Geteuid() == 0 {
-		argv = append(argv, "--no-sandbox") // Chromium refuses to run as root with its sandbox
-	}
-	argv = append(argv, appFlags...)
-	if app.Width > 0 && app.Height > 0 {
-		argv = append(argv, fmt.Sprintf("--window-size=%d,%d", app.Width, app.Height))
-	}
-	return append(argv, "--app="+appURL(app))
-}
-
-// appURL is the address a desktop app opens: its own, else about:blank.
-func appURL(app profile.App) string {
-	if app.URL == "" {
-		return "about:blank"
-	}
-	return app.URL
+	return nil, target.Refuse(target.CodeNoBrowser, "this daemon's browser runs no desktop apps (new <label> --backend desktop-app); see doctor")
 }
 
 // isDesktopApp reports whether req asks for a desktop app.
@@ -97,117 +35,46 @@ func isDesktopApp(req Request) bool {
 	return req.Backend == profile.BackendDesktopApp || req.Provider == provider.DesktopApp
 }
 
-// checkNew checks new's backend and a desktop app's --url, --size and
-// --mode before anything is registered or started.
+// checkNew checks new's provider and backend (the provider table's rule)
+// and a desktop app's --url, --size and --mode before anything is
+// registered or started.
 func checkNew(d *Daemon, req Request) error {
-	if req.Provider != "" {
-		row, ok := d.row(req.Provider)
-		if !ok || !row.Profile {
-			var names []string
-			for _, r := range d.rows() {
-				if r.Profile {
-					names = append(names, r.Name)
-				}
-			}
-			why := ""
-			if ok {
-				why = ": " + row.Why("profile")
-			}
-			return target.Refuse(target.CodeBadRequest, "there is no profile provider %s%s (one of %s)", target.Echo(req.Provider), why, strings.Join(names, ", ")).
-				With("providers", names)
-		}
-		if b := req.Backend; b != "" && !(b == "cdp" && row.Name == provider.Chromium || b == row.Name) {
-			return target.Refuse(target.CodeBadRequest, "--backend %s and --provider %s disagree: give one", target.Echo(req.Backend), row.Name)
-		}
-		if row.Remote() {
-			if req.URL != "" || req.Size != "" || req.Mode != "" {
-				return target.Refuse(target.CodeBadRequest, "--url, --size and --mode are a desktop app's, not provider %s's", row.Name)
-			}
-			_, err := row.CheckEndpoint(req.Endpoint)
-			return err
-		}
-		if req.Endpoint != "" {
-			return target.Refuse(target.CodeBadRequest, "provider %s takes no --endpoint", row.Name).With("provider", row.Name)
-		}
-		if row.Name == provider.DesktopApp {
-			req.Backend = profile.BackendDesktopApp
-		}
-	} else if req.Endpoint != "" {
-		return target.Refuse(target.CodeBadRequest, "--endpoint is a remote provider's: new <label> --provider cdp --endpoint ws://host:port/devtools/browser/<id>")
-	}
-	switch req.Backend {
-	case "", "cdp":
-		if req.URL != "" || req.Size != "" || req.Mode != "" {
-			return target.Refuse(target.CodeBadRequest, "--url, --size and --mode are a desktop app's: new <label> --backend desktop-app [--url U] [--size WxH] [--mode auto|tree|pixels]")
-		}
-		return nil
-	case profile.BackendDesktopApp:
-	default:
-		return target.Refuse(target.CodeBadRequest, "there is no backend %s: use cdp (the default) or desktop-app", target.Echo(req.Backend)).
-			With("backends", []string{"cdp", profile.BackendDesktopApp})
+	app, err := provider.CheckNew(d.rows(), provider.New{Provider: req.Provider, Backend: req.Backend, Endpoint: req.Endpoint,
+		App: req.URL != "" || req.Size != "" || req.Mode != ""})
+	if err != nil || !app {
+		return err
 	}
 	if req.Mode != "" {
 		if _, err := target.ParseMode(req.Mode); err != nil {
 			return err
 		}
 	}
-	if _, _, err := parseSize(req.Size); err != nil {
-		return err
-	}
-	return checkAppURL(req.URL)
-}
-
-// parseSize reads --size WxH ("" is no size: 0, 0).
-func parseSize(s string) (w, h int, err error) {
-	if s == "" {
-		return 0, 0, nil
-	}
-	ws, hs, ok := strings.Cut(s, "x")
-	w, werr := strconv.Atoi(ws)
-	h, herr := strconv.Atoi(hs)
-	if !ok || werr != nil || herr != nil || w < minAppWidth || h < minAppHeight || w > maxAppWidth || h > maxAppHeight {
-		return 0, 0, target.Refuse(target.CodeBadRequest, "--size %s: a window's size is WxH in pixels, from %dx%d to %dx%d (e.g. 1280x800)",
-			target.Echo(s), minAppWidth, minAppHeight, maxAppWidth, maxAppHeight).With("size", target.Clip(s))
-	}
-	return w, h, nil
-}
-
-// checkAppURL refuses an address a desktop app does not open: one that is
-// not http, https, file or about, or that carries a user name or password
-// (it would sit in a command line, readable by every process).
-func checkAppURL(s string) error {
-	if s == "" {
-		return nil
-	}
-	u, err := url.Parse(s)
-	scheme := ""
+	apps, err := appsOf(d.cfg.Browser)
 	if err == nil {
-		scheme = strings.ToLower(u.Scheme)
+		_, err = apps.CheckApp(req.URL, req.Size)
 	}
-	switch {
-	case err == nil && u.User != nil:
-		return target.Refuse(target.CodeBadRequest, "--url: an address with a user name or password is not opened (it would be in the browser's command line); sign in on the page instead")
-	case err != nil || !slices.Contains(appURLSchemes, scheme):
-		return target.Refuse(target.CodeBadRequest, "--url %s: a desktop app opens an http, https, file or about address", target.Echo(s)).With("url", target.Clip(s))
-	}
-	return nil
+	return err
 }
 
 // appOf is the desktop app's launch settings new asks for, over what the
 // profile kept (a flag not given keeps its setting).
-func appOf(req Request, kept profile.App) profile.App {
+func appOf(apps kind.AppRunner, req Request, kept profile.App) profile.App {
+	asked, _ := apps.CheckApp(req.URL, req.Size) // checkNew checked them
 	app := kept
 	if req.URL != "" {
-		app.URL = req.URL
+		app.URL = asked.URL
 	}
 	if req.Size != "" {
-		app.Width, app.Height, _ = parseSize(req.Size) // checkNew read it
+		app.Width, app.Height = asked.Width, asked.Height
 	}
 	if req.Mode != "" {
 		app.Mode = req.Mode
 	}
 	return app
 }
+
+// kindApp is how a desktop app of settings a starts, for its runner.
+func kindApp(a profile.App) kind.App { return kind.App{URL: a.URL, Width: a.Width, Height: a.Height} }
 
 // appWindow is the window a desktop app's profile runs as, or nil.
 func (d *Daemon) appWindow(profileID string) *entry {
@@ -244,7 +111,11 @@ func (d *Daemon) liveAppWindow(ctx context.Context, profileID string) *entry {
 func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 	req := c.Req
 	// The display first: on a daemon without it, nothing is registered.
-	if _, err := d.providerFor(DesktopAppDisplay); err != nil {
+	apps, err := appsOf(d.cfg.Browser)
+	if err == nil {
+		_, err = d.providerFor(apps.AppDisplay())
+	}
+	if err != nil {
 		return d.fail(c, err)
 	}
 	reg, err := d.registry()
@@ -257,7 +128,7 @@ func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 		return d.fail(c, target.Refuse(target.CodeTimeout, "another desktop app was still starting").Wrap(ctx.Err()))
 	}
 	defer func() { <-d.br.appSlot }()
-	p, found, err := d.appProfile(reg, req.Label)
+	p, found, err := reg.FindApp(req.Label)
 	if err != nil {
 		return d.fail(c, err)
 	}
@@ -267,17 +138,17 @@ func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 			if err := d.takeApp(c, running); err != nil {
 				return d.fail(c, err)
 			}
-			if p, err = reg.SetApp(p.ID, appOf(req, p.App)); err != nil {
+			if p, err = reg.SetApp(p.ID, appOf(apps, req, p.App)); err != nil {
 				return d.fail(c, err)
 			}
 			a, err := reg.Use(req.Session, p.ID, "")
 			if err != nil {
 				return d.fail(c, err)
 			}
-			return d.appAgain(c, running, p, d.attachmentInfo(a, len(reg.Attachments(req.Session))))
+			return d.finish(c, appAgain(req, running.id, p, d.attachmentInfo(a, len(reg.Attachments(req.Session)))), nil)
 		}
 	}
-	app := appOf(req, p.App)
+	app := appOf(apps, req, p.App)
 	if !found {
 		// Its directory is named by its id, which only registering mints.
 		if p, err = reg.NewApp(req.Label, app); err != nil {
@@ -305,7 +176,7 @@ func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 		undo(false)
 		return d.fail(c, err)
 	}
-	c.Req.Argv, c.Req.Display, c.Req.Mode = appArgv(d.appBinary(), dir, app), DesktopAppDisplay, app.Mode
+	c.Req.Argv, c.Req.Display, c.Req.Mode = apps.AppArgv(dir, kindApp(app)), apps.AppDisplay(), app.Mode
 	resp := d.openAs(ctx, c, p.ID)
 	if !resp.OK || c.e == nil {
 		undo(false)
@@ -335,29 +206,12 @@ func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 		size = fmt.Sprintf("its window is %dx%d pixels (%dx%d was asked; Chromium chose)", bounds.W, bounds.H, p.App.Width, p.App.Height)
 	}
 	resp.Did += fmt.Sprintf("; profile %s runs as a desktop app in %s, showing %s; %s (click --at takes pixels of that picture); %s",
-		appName(p), c.e.id, appURL(p.App), size, windowRecipe(c.e.id))
+		appName(p), c.e.id, apps.AppURL(kindApp(p.App)), size, windowRecipe(c.e.id))
 	return resp
 }
 
 // appName names a desktop app's profile in answers: "shop (bp-3f9a1c02)".
 func appName(p profile.Profile) string { return fmt.Sprintf("%s (%s)", p.Label, p.ID) }
-
-// appProfile finds the desktop app's profile new names by its label. A
-// label a CDP profile has is label_taken, naming its backend.
-func (d *Daemon) appProfile(reg *profile.Registry, label string) (p profile.Profile, found bool, err error) {
-	label = strings.TrimSpace(label)
-	for _, p := range reg.List() {
-		if !strings.EqualFold(p.Label, label) {
-			continue
-		}
-		if !p.DesktopApp() {
-			return p, true, target.Refuse(target.CodeLabelTaken, "a profile labelled %q exists already (%s) and runs in the CDP browser: pick another label for the desktop app", p.Label, p.ID).
-				With("label", p.Label).With("id", p.ID).With("backend", p.BackendWords())
-		}
-		return p, true, nil
-	}
-	return profile.Profile{}, false, nil
-}
 
 // takeApp takes the lease of a desktop app's running window for new: the
 // session must be exposed to it, and no other may hold it.
@@ -372,33 +226,21 @@ func (d *Daemon) takeApp(c *call, e *entry) error {
 	return d.take(c)
 }
 
-// appAgain answers new for a desktop app that runs already, whose lease
-// the session took. What this new asked applies at its next start.
-func (d *Daemon) appAgain(c *call, e *entry, p profile.Profile, pi ProfileInfo) Response {
-	pi.Backend, pi.Window, pi.Running = p.Backend, e.id, true
-	did := fmt.Sprintf("profile %s runs already as a desktop app in %s; you hold its lease; %s", appName(p), e.id, windowRecipe(e.id))
-	if c.Req.URL != "" || c.Req.Size != "" || c.Req.Mode != "" {
-		did += " (the --url, --size or --mode given apply when it starts again; mode " + string(e.id) + " <auto|tree|pixels> changes its mode now)"
+// appAgain answers new for a desktop app that runs already as window id,
+// whose lease the session took. What this new asked applies at its next
+// start.
+func appAgain(req Request, id target.ID, p profile.Profile, pi ProfileInfo) Response {
+	pi.Backend, pi.Window, pi.Running = p.Backend, id, true
+	did := fmt.Sprintf("profile %s runs already as a desktop app in %s; you hold its lease; %s", appName(p), id, windowRecipe(id))
+	if req.URL != "" || req.Size != "" || req.Mode != "" {
+		did += " (the --url, --size or --mode given apply when it starts again; mode " + string(id) + " <auto|tree|pixels> changes its mode now)"
 	}
-	return d.finish(c, Response{Profile: &pi, Did: did}, nil)
-}
-
-// windowVerbs are the vibespace-window verbs that drive a desktop app's
-// window, as a refusal and an answer name them.
-func windowVerbs(id target.ID) []string {
-	return []string{
-		"vibespace-window snapshot " + string(id) + " -i",
-		"vibespace-window click " + string(id) + " @eN",
-		"vibespace-window type " + string(id) + " @eN <text>",
-		"vibespace-window key " + string(id) + " <chord>",
-		"vibespace-window screenshot " + string(id),
-		"vibespace-window click " + string(id) + " --at x,y",
-	}
+	return Response{Profile: &pi, Did: did}
 }
 
 // windowRecipe says how a desktop app's window is driven.
 func windowRecipe(id target.ID) string {
-	return "drive it with " + strings.Join(windowVerbs(id), ", ")
+	return "drive it with " + strings.Join(target.WindowVerbs(id), ", ")
 }
 
 // noCDP is the refusal of a page verb on a desktop app's profile: it names
@@ -408,7 +250,7 @@ func (d *Daemon) noCDP(session string, sel selection) error {
 	label := sel.prof.Label
 	e := d.appWindow(sel.key.Profile)
 	if e == nil {
-		start := "vibespace-browser new " + shellWord(label) + " --backend desktop-app"
+		start := "vibespace-browser new " + target.ShellWord(label) + " --backend desktop-app"
 		return target.Refuse(target.CodeNoCDPOnThisBackend,
 			"profile %s (%s) is a desktop app, which has no DevTools, and it is not running: start it with %s, then drive its window with vibespace-window (snapshot win:N -i, click win:N @eN, type, key, screenshot)",
 			label, sel.key.Profile, start).
@@ -416,22 +258,12 @@ func (d *Daemon) noCDP(session string, sel selection) error {
 	}
 	r := target.Refuse(target.CodeNoCDPOnThisBackend,
 		"profile %s runs as a desktop app (%s), which has no DevTools: use %s",
-		label, e.id, strings.Join(windowVerbs(e.id), ", ")).
-		With("profile", sel.key.Profile).With("backend", profile.BackendDesktopApp).With("target", string(e.id)).With("verbs", windowVerbs(e.id))
+		label, e.id, strings.Join(target.WindowVerbs(e.id), ", ")).
+		With("profile", sel.key.Profile).With("backend", profile.BackendDesktopApp).With("target", string(e.id)).With("verbs", target.WindowVerbs(e.id))
 	if !d.exposedTo(e, session) {
 		r.Message += fmt.Sprintf(" — once its opener shares it with you (share %s --with %s)", e.id, session)
 	}
 	return r
-}
-
-// shellWord is s as one word of a shell command line.
-func shellWord(s string) string {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.", r)) {
-			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-		}
-	}
-	return s
 }
 
 // profileRun fills what an answer says of a profile's browser now: a
@@ -441,22 +273,22 @@ func (d *Daemon) profileRun(p *ProfileInfo) {
 	if p.ID == "" {
 		return
 	}
+	var prof profile.Profile
 	if reg, err := d.registry(); err == nil {
-		if prof, err := reg.Find(p.ID); err == nil && prof.DesktopApp() {
-			p.Backend, p.Running, p.Window = prof.Backend, false, ""
-			if e := d.appWindow(p.ID); e != nil {
-				p.Running, p.Window = true, e.id
-			}
-			return
+		prof, _ = reg.Find(p.ID)
+	}
+	switch {
+	case prof.DesktopApp():
+		p.Backend, p.Running, p.Window = prof.Backend, false, ""
+		if e := d.appWindow(p.ID); e != nil {
+			p.Running, p.Window = true, e.id
 		}
+		return
+	case prof.Remote():
+		p.Provider, p.Endpoint = prof.Provider, prof.Endpoint
 	}
 	if d.cfg.Browser != nil {
 		p.Running = d.cfg.Browser.Running(p.ID)
-	}
-	if reg, err := d.registry(); err == nil {
-		if prof, err := reg.Find(p.ID); err == nil && prof.Remote() {
-			p.Provider, p.Endpoint = prof.Provider, prof.Endpoint
-		}
 	}
 }
 
@@ -499,7 +331,7 @@ func (d *Daemon) browserClose(ctx context.Context, c *call) Response {
 	if resp.OK {
 		pi.Running, pi.Window = false, ""
 		resp.Profile = &pi
-		resp.Did += fmt.Sprintf(", the desktop app of profile %s in %s; new %s --backend desktop-app starts it again", appName(p), e.id, shellWord(p.Label))
+		resp.Did += fmt.Sprintf(", the desktop app of profile %s in %s; new %s --backend desktop-app starts it again", appName(p), e.id, target.ShellWord(p.Label))
 	}
 	return resp
 }

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/vibespace/vibespace/daemon/chromium"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/kind/kindtest"
 	"github.com/vibespace/vibespace/lease"
@@ -74,9 +76,9 @@ func (d *launchDisplay) Launch(ctx context.Context, argv []string) (kind.Target,
 }
 
 // countingBrowser is the fake browser, counting the contexts asked of it;
-// it says which program it starts (binary), and calls onRecord, when set,
-// each time the daemon persists its state (which asks for its Record
-// first).
+// it runs desktop apps as daemon/chromium's Pool does, of its program
+// (binary, "" chromium's default), and calls onRecord, when set, each time
+// the daemon persists its state (which asks for its Record first).
 type countingBrowser struct {
 	*kindtest.Browser
 	asked    atomic.Int32
@@ -84,7 +86,14 @@ type countingBrowser struct {
 	onRecord atomic.Pointer[func()]
 }
 
-func (b *countingBrowser) Binary() string { return b.binary }
+func (b *countingBrowser) AppDisplay() string         { return chromium.DefaultAppDisplay }
+func (b *countingBrowser) AppURL(app kind.App) string { return chromium.AppURL(app) }
+func (b *countingBrowser) CheckApp(url, size string) (kind.App, error) {
+	return chromium.CheckApp(url, size)
+}
+func (b *countingBrowser) AppArgv(dir string, app kind.App) []string {
+	return chromium.AppArgv(cmp.Or(b.binary, chromium.DefaultBinary), dir, app)
+}
 
 func (b *countingBrowser) Record() json.RawMessage {
 	if f := b.onRecord.Load(); f != nil {
@@ -114,7 +123,7 @@ func startApps(t *testing.T, dir string, xvfb, xpra *launchProvider, tune ...fun
 }
 
 func newProviders() (xvfb, xpra *launchProvider) {
-	return &launchProvider{Provider: &kindtest.Provider{NameIs: "xvfb"}}, &launchProvider{Provider: &kindtest.Provider{NameIs: DesktopAppDisplay, PerSessionIs: true}}
+	return &launchProvider{Provider: &kindtest.Provider{NameIs: "xvfb"}}, &launchProvider{Provider: &kindtest.Provider{NameIs: chromium.DefaultAppDisplay, PerSessionIs: true}}
 }
 
 // TestDesktopAppNew: new --backend desktop-app starts Chromium on the xpra
@@ -284,7 +293,10 @@ func TestDesktopAppStops(t *testing.T) {
 // and a CDP profile's label is taken.
 func TestDesktopAppRefusals(t *testing.T) {
 	xvfb := &launchProvider{Provider: &kindtest.Provider{NameIs: "xvfb"}}
-	td := startDaemonWith(t, nil, "", func(c *Config) { c.Displays = []kind.DisplayProvider{xvfb} })
+	td := startDaemonWith(t, nil, "", func(c *Config) {
+		c.Displays = []kind.DisplayProvider{xvfb}
+		c.Browser = &countingBrowser{Browser: kindtest.NewBrowser()}
+	})
 	r := td.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app"})
 	wantCode(t, r, target.CodeNoDisplay)
 	if !strings.Contains(r.Message, "xpra") {
@@ -364,7 +376,7 @@ func TestDesktopAppAfterRestart(t *testing.T) {
 func appWindows(td *testDaemon) []target.Target {
 	var out []target.Target
 	for _, e := range td.entries(func(e *entry) bool {
-		return e.rec.Kind == target.KindWindow && (e.rec.Profile != "" || e.rec.App == desktopAppBinary)
+		return e.rec.Kind == target.KindWindow && (e.rec.Profile != "" || e.rec.App == chromium.DefaultBinary)
 	}) {
 		td.mu.Lock()
 		out = append(out, e.rec)
@@ -414,7 +426,7 @@ func TestDesktopAppRefusedNewChangesNothing(t *testing.T) {
 
 	// Both per-session displays the daemon allows run, s1's (idle, until
 	// its idle stop) and s9's.
-	wantCode(t, td.call(t, Request{Verb: "open", Session: "s9", Argv: []string{"fake-app"}, Display: DesktopAppDisplay}), "")
+	wantCode(t, td.call(t, Request{Verb: "open", Session: "s9", Argv: []string{"fake-app"}, Display: chromium.DefaultAppDisplay}), "")
 	wantCode(t, td.call(t, Request{Verb: "browser.new", Session: "s2", Label: "cart", Backend: "desktop-app"}), target.CodeDisplayLimit)
 	if xpra.Started() != 2 || len(xpra.launched()) != 2 {
 		t.Fatalf("a refused new started %d displays, launched %d", xpra.Started(), len(xpra.launched()))

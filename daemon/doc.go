@@ -15,8 +15,9 @@
 // own probe. The browser's own words (profiles, tabs, navigation, eval)
 // are in browser.go and verb_browser_profile.go. A desktop app's profile
 // (desktopapp.go) has no browser context: its real Chromium is a window,
-// opened as open opens one, and its page verbs are refused
-// no_cdp_on_this_backend.
+// opened as open opens one on the display the browser kind names, with
+// the command line it builds (kind.AppRunner), and its page verbs are
+// refused no_cdp_on_this_backend.
 //
 // Concurrency: Daemon.mu guards the maps and every entry's mutable fields
 // and is never held across a backend call. Each target has its own lock

@@ -85,6 +85,24 @@ func (r *Registry) NewApp(label string, app App) (Profile, error) {
 	return r.create(label, BackendDesktopApp, app)
 }
 
+// FindApp finds the desktop app's profile new names by its label (found
+// false: none has it). A label a CDP profile has is label_taken, naming
+// its backend.
+func (r *Registry) FindApp(label string) (p Profile, found bool, err error) {
+	label = strings.TrimSpace(label)
+	for _, p := range r.List() {
+		if !strings.EqualFold(p.Label, label) {
+			continue
+		}
+		if !p.DesktopApp() {
+			return p, true, target.Refuse(target.CodeLabelTaken, "a profile labelled %q exists already (%s) and runs in the CDP browser: pick another label for the desktop app", p.Label, p.ID).
+				With("label", p.Label).With("id", p.ID).With("backend", p.BackendWords())
+		}
+		return p, true, nil
+	}
+	return Profile{}, false, nil
+}
+
 // SetApp changes how a desktop app's browser starts next time. A profile
 // that is not a desktop app is refused bad_request, an unknown id
 // unknown_profile.

@@ -309,3 +309,66 @@ func (r Row) ConnectURL(endpoint, key string) (string, error) {
 	}
 	return u.String(), nil
 }
+
+// New is what new <label> asks of where a profile's browser comes from:
+// its --provider, --backend and --endpoint, and whether a desktop app's
+// flags (--url, --size, --mode) were given.
+type New struct {
+	Provider, Backend, Endpoint string
+	App                         bool
+}
+
+// CheckNew checks new's words against table before anything is registered
+// or started: the provider is a profile's row, --backend agrees with it,
+// --endpoint is a remote row's (and checked: CheckEndpoint), and a desktop
+// app's flags are a desktop app's. It answers whether the profile is a
+// desktop app, whose flags the caller checks.
+func CheckNew(table []Row, n New) (desktopApp bool, err error) {
+	backend := n.Backend
+	if n.Provider != "" {
+		row, ok := LookupIn(table, n.Provider)
+		if !ok || !row.Profile {
+			var names []string
+			for _, r := range table {
+				if r.Profile {
+					names = append(names, r.Name)
+				}
+			}
+			why := ""
+			if ok {
+				why = ": " + row.Why("profile")
+			}
+			return false, target.Refuse(target.CodeBadRequest, "there is no profile provider %s%s (one of %s)", target.Echo(n.Provider), why, strings.Join(names, ", ")).
+				With("providers", names)
+		}
+		if b := backend; b != "" && !(b == "cdp" && row.Name == Chromium || b == row.Name) {
+			return false, target.Refuse(target.CodeBadRequest, "--backend %s and --provider %s disagree: give one", target.Echo(n.Backend), row.Name)
+		}
+		if row.Remote() {
+			if n.App {
+				return false, target.Refuse(target.CodeBadRequest, "--url, --size and --mode are a desktop app's, not provider %s's", row.Name)
+			}
+			_, err := row.CheckEndpoint(n.Endpoint)
+			return false, err
+		}
+		if n.Endpoint != "" {
+			return false, target.Refuse(target.CodeBadRequest, "provider %s takes no --endpoint", row.Name).With("provider", row.Name)
+		}
+		if row.Name == DesktopApp {
+			backend = DesktopApp
+		}
+	} else if n.Endpoint != "" {
+		return false, target.Refuse(target.CodeBadRequest, "--endpoint is a remote provider's: new <label> --provider cdp --endpoint ws://host:port/devtools/browser/<id>")
+	}
+	switch backend {
+	case "", "cdp":
+		if n.App {
+			return false, target.Refuse(target.CodeBadRequest, "--url, --size and --mode are a desktop app's: new <label> --backend desktop-app [--url U] [--size WxH] [--mode auto|tree|pixels]")
+		}
+		return false, nil
+	case DesktopApp:
+		return true, nil
+	}
+	return false, target.Refuse(target.CodeBadRequest, "there is no backend %s: use cdp (the default) or desktop-app", target.Echo(n.Backend)).
+		With("backends", []string{"cdp", DesktopApp})
+}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/cmd/internal/clitest"
-	"github.com/vibespace/vibespace/daemon"
+	chromiumkind "github.com/vibespace/vibespace/daemon/chromium"
 	"github.com/vibespace/vibespace/testenv"
 	"github.com/vibespace/vibespace/x11"
 )
@@ -167,7 +167,7 @@ func TestDesktopApp(t *testing.T) {
 	if !strings.Contains(resp.Did, "its window is 800x600 pixels") {
 		t.Errorf("new does not say the window's size: %s", resp.Did)
 	}
-	desk = sessionDisplay(t, e, daemon.DesktopAppDisplay, "s1")
+	desk = sessionDisplay(t, e, chromiumkind.DefaultAppDisplay, "s1")
 	xw := appWindow(t, desk.Display, pid, "shop page")
 	if xw.Geometry.Width != 800 || xw.Geometry.Height != 600 {
 		t.Fatalf("the X window is %dx%d, want 800x600", xw.Geometry.Width, xw.Geometry.Height)

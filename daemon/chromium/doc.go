@@ -7,4 +7,7 @@
 //
 // It is the daemon's tab kind: its tabs are kind.Target values (tab.go),
 // and it plugs into the daemon as daemon.Config{Browser: chromium.New(…)}.
+// It also runs a profile as a desktop app (desktopapp.go, kind.AppRunner):
+// the same program headed, as a window of a display (Options.AppDisplay),
+// with internal/chromeflags' flags and no DevTools; the daemon opens it.
 package chromium

@@ -29,8 +29,12 @@ const (
 
 // Options configure a Pool.
 type Options struct {
-	// Binary is the Chromium program; "" means DefaultBinary in PATH.
+	// Binary is the Chromium program; "" means DefaultBinary in PATH. A
+	// desktop app's headed Chromium is the same program.
 	Binary string
+	// AppDisplay is the display a desktop app opens on (a display
+	// provider's name); "" means DefaultAppDisplay.
+	AppDisplay string
 	// MaxBrowsers is the ceiling on browsers running at once (the shared
 	// one counts); 0 means DefaultMaxBrowsers.
 	MaxBrowsers int
@@ -104,6 +108,9 @@ var (
 func New(o Options) *Pool {
 	if o.Binary == "" {
 		o.Binary = DefaultBinary
+	}
+	if o.AppDisplay == "" {
+		o.AppDisplay = DefaultAppDisplay
 	}
 	if o.MaxBrowsers <= 0 {
 		o.MaxBrowsers = DefaultMaxBrowsers
@@ -492,10 +499,6 @@ func (p *Pool) Stop(ctx context.Context, profile string) error {
 	p.changed()
 	return err
 }
-
-// Binary is the Chromium program the pool starts (Options.Binary): a
-// desktop app's headed Chromium is the same program.
-func (p *Pool) Binary() string { return p.o.Binary }
 
 // Running reports whether profile's browser (or the shared one, "") runs.
 func (p *Pool) Running(profile string) bool {
