@@ -310,9 +310,6 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 		d.profileRun(&p)
 		resp.Profile = &p
 	}
-	if err == nil && c.e != nil {
-		d.markAgent(c)
-	}
 	ent := lease.Entry{Session: c.Req.Session, For: forOther(c.Req), Verb: c.Req.Verb, By: c.Road, OK: err == nil, Code: resp.Code}
 	ent.User, ent.Force, ent.Replaced, ent.With, ent.Mode, ent.Setting = c.Fact.User, c.Fact.Force, c.Fact.Replaced, c.Fact.With, c.Fact.Mode, c.Fact.Setting
 	if c.e != nil {

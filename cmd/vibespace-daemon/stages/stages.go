@@ -5,10 +5,18 @@
 // run.
 package stages
 
-import "github.com/vibespace/vibespace/daemon/stage"
+import (
+	"github.com/vibespace/vibespace/daemon/marks"
+	"github.com/vibespace/vibespace/daemon/stage"
+)
 
 // All answers the stages in the order they run: each phase (admit,
 // enter, finish) asks them in this order.
 func All() []stage.Registration {
-	return []stage.Registration{}
+	return []stage.Registration{
+		// marks: every marking verb (click, scroll, type, key, fill) that
+		// ran on a target leaves where it acted, never text, as that
+		// target's last mark for the live view's agent cursor.
+		{Name: "marks", New: marks.New},
+	}
 }
