@@ -310,15 +310,12 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 		d.profileRun(&p)
 		resp.Profile = &p
 	}
-	ent := lease.Entry{Session: c.Req.Session, For: forOther(c.Req), Verb: c.Req.Verb, By: c.Road, OK: err == nil, Code: resp.Code}
-	ent.User, ent.Force, ent.Replaced, ent.With, ent.Mode, ent.Setting = c.Fact.User, c.Fact.Force, c.Fact.Replaced, c.Fact.With, c.Fact.Mode, c.Fact.Setting
+	// The stages finish on the target the verb ended on: the one it
+	// opened, none once it closed the one it reached.
+	c.Target = nil
 	if c.e != nil {
-		ent.Target = c.e.id
-		ent.Desktop = resp.Target != nil && resp.Target.Desktop
-	} else if id, perr := target.ParseID(c.Req.Target); perr == nil {
-		ent.Target = id
+		c.Target = stageTarget{d: d, e: c.e}
 	}
-	d.record(ent)
 	d.trace(c, resp, err)
 	d.stepped(c, resp)
 	a := &stage.Answer{Resp: resp, Err: err}

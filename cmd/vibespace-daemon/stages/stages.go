@@ -8,6 +8,7 @@ package stages
 import (
 	"github.com/vibespace/vibespace/daemon/marks"
 	"github.com/vibespace/vibespace/daemon/stage"
+	"github.com/vibespace/vibespace/daemon/verbaudit"
 )
 
 // All answers the stages in the order they run: each phase (admit,
@@ -18,5 +19,9 @@ func All() []stage.Registration {
 		// ran on a target leaves where it acted, never text, as that
 		// target's last mark for the live view's agent cursor.
 		{Name: "marks", New: marks.New},
+		// audit: every verb answered, run, refused or panicked, writes
+		// one row to the audit log, after the stages before it finished
+		// its answer.
+		{Name: "audit", New: verbaudit.New},
 	}
 }
