@@ -274,3 +274,63 @@ func TestNoMachinePaths(t *testing.T) {
 		return nil
 	})
 }
+
+// stagePackages are the packages of the verb path's stages: daemon/stage
+// (a stage's shape), daemon/verb (the verb table) and every package under
+// daemon/ that imports daemon/stage (budget, inflight, trace, marks,
+// verbaudit, and any added later), found by scanning, each with why.
+func stagePackages(t *testing.T, pkgs map[string]*pkgInfo) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, dir := range []string{"daemon/stage", "daemon/verb"} {
+		if pkgs[filepath.FromSlash(dir)] == nil {
+			t.Fatalf("%s is gone: the stages' shape and the verb table live there", dir)
+		}
+		out[dir] = "the stages' own"
+	}
+	for dir, p := range pkgs {
+		slash := filepath.ToSlash(dir)
+		if strings.HasPrefix(slash, "daemon/") && p.imports[module+"/daemon/stage"] {
+			out[slash] = "imports daemon/stage"
+		}
+	}
+	return out
+}
+
+// TestStagesNeverImportTheCore: a stage is registered outside the core
+// (cmd/vibespace-daemon/stages) and sees the daemon through stage.Env and
+// stage.Call only, so no stage package links the core, directly or
+// through another package. (The forbidden map above cannot say it: its
+// rules are by prefix, and module+"/daemon" as a prefix forbids
+// daemon/stage and daemon/wire too.)
+func TestStagesNeverImportTheCore(t *testing.T) {
+	pkgs := packages(t)
+	stages := stagePackages(t, pkgs)
+	names := make([]string, 0, len(stages))
+	for dir := range stages {
+		names = append(names, dir)
+	}
+	sort.Strings(names)
+	for _, dir := range names {
+		if via, ok := reach(pkgs, dir)[module+"/daemon"]; ok {
+			t.Errorf("stage package %s (%s) links the daemon's core (through %s): a stage sees the daemon through daemon/stage only", dir, stages[dir], via)
+		}
+	}
+}
+
+// TestCoreImportsNoStage: the core names no stage; it runs the ones it
+// is given (Config.Stages). Of the stage packages it links only
+// daemon/stage and daemon/verb, directly or through another package.
+func TestCoreImportsNoStage(t *testing.T) {
+	pkgs := packages(t)
+	stages := stagePackages(t, pkgs)
+	for im, via := range reach(pkgs, core.dir) {
+		dir, ok := strings.CutPrefix(im, module+"/")
+		if !ok || dir == "daemon/stage" || dir == "daemon/verb" {
+			continue
+		}
+		if why, ok := stages[dir]; ok {
+			t.Errorf("the daemon's core links the stage package %s (%s, through %s): stages are registered in cmd/vibespace-daemon/stages", dir, why, via)
+		}
+	}
+}

@@ -66,7 +66,6 @@ type Daemon struct {
 	starting map[string]starting // per-session displays being started, by key (for the ceiling)
 	closed   bool
 	conns    map[net.Conn]struct{}
-	markSeq  uint64 // numbers the agents' marks across targets
 
 	displaySlots map[string]chan struct{} // per display key: one slot, bringing its display up
 	connSlots    chan struct{}            // one slot per connection served (Config.MaxConns)

@@ -56,7 +56,7 @@ type faultEnv struct {
 // start runs a daemon on e's state directory; New must succeed.
 func (e *faultEnv) start(t *testing.T) *testDaemon {
 	t.Helper()
-	cfg := Config{StateDir: e.dir, SocketPath: e.sock, Displays: []kind.DisplayProvider{e.b}, VerbTimeout: 5 * time.Second, Stages: stages.All()}
+	cfg := Config{StateDir: e.dir, SocketPath: e.sock, Displays: []kind.DisplayProvider{e.b}, VerbTimeout: 5 * time.Second, Stages: stages.All()} // what the program runs
 	d, err := New(t.Context(), cfg)
 	if err != nil {
 		t.Fatalf("New refused to start: %v", err)

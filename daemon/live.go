@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/stage"
+	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/profile"
 	"github.com/vibespace/vibespace/target"
@@ -39,51 +41,22 @@ type LiveAddress struct {
 	ICETCPPort int
 }
 
-// AgentMark is where an agent's verb last acted on a target, in the pixels
-// of the target's own picture. It carries no text the agent typed.
-type AgentMark struct {
-	Verb    string       `json:"verb"`
-	Session string       `json:"session"`
-	Point   *Point       `json:"point,omitempty"`
-	Box     *target.Rect `json:"box,omitempty"`
-	Ref     string       `json:"ref,omitempty"`
-	At      time.Time    `json:"at"`
-	Seq     uint64       `json:"seq"`
+// markReader is the registered stage that keeps the agent's marks
+// (daemon/marks): the last place an agent's verb acted on a target, for
+// the live view's agent cursor.
+type markReader interface {
+	Mark(id target.ID) *wire.AgentMark
 }
 
-// markAgent records where an agent's verb acted, for the live view's agent
-// cursor: the point of click --at and scroll (the centre of a window when
-// no point was given), or the box of the node of @ref as the target's last
-// snapshot placed it. It keeps no text.
-func (d *Daemon) markAgent(c *call) {
-	verb := strings.TrimPrefix(c.Req.Verb, "browser.")
-	switch verb {
-	case "click", "scroll", "type", "key", "fill":
-	default:
-		return
-	}
-	e, req := c.e, c.Req
-	m := &AgentMark{Verb: req.Verb, Session: req.Session, Ref: req.Ref, At: d.cfg.Now().UTC()}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	b := e.info.Bounds
-	switch {
-	case req.At != nil:
-		p := *req.At
-		m.Point = &p
-	case verb == "scroll" && b.W > 0:
-		m.Point = &Point{X: b.W / 2, Y: b.H / 2}
-	}
-	if req.Ref != "" {
-		if nb, ok := e.bounds[req.Ref]; ok {
-			box := target.Rect{X: nb.X - b.X, Y: nb.Y - b.Y, W: nb.W, H: nb.H}
-			m.Box = &box
-			m.Point = &Point{X: box.X + box.W/2, Y: box.Y + box.H/2}
+// markBook answers the stage of ch that keeps the agent's marks, or nil
+// when none is registered.
+func markBook(ch *stage.Chain) markReader {
+	for _, s := range ch.Stages() {
+		if m, ok := s.(markReader); ok {
+			return m
 		}
 	}
-	d.markSeq++
-	m.Seq = d.markSeq
-	e.mark = m
+	return nil
 }
 
 // LiveTarget is one target as the live view shows it. It never carries text
@@ -96,9 +69,9 @@ type LiveTarget struct {
 	Lease   lease.Lease
 	Width   int // a window's size; 0 for a tab (its picture is its viewport)
 	Height  int
-	Agent   *AgentMark // where an agent last acted
-	Display string     // the display a window lives on
-	Desktop bool       // a window of the user's own desktop: its pane says "your desktop"
+	Agent   *wire.AgentMark // where an agent last acted (daemon/marks)
+	Display string          // the display a window lives on
+	Desktop bool            // a window of the user's own desktop: its pane says "your desktop"
 
 	// The strip (the viewer's row of a session's targets).
 	Session string // the session whose strip shows it: its lease's holder, else who opened it
@@ -137,6 +110,7 @@ type LiveBrowser struct {
 func (d *Daemon) LiveTargets(ctx context.Context) []LiveTarget {
 	var out []LiveTarget
 	names := d.contextNamer()
+	marks := markBook(d.stages)
 	for _, e := range d.entries(nil) {
 		info, err := d.relist(ctx, e)
 		if target.CodeOf(err) == e.words().Gone {
@@ -151,11 +125,10 @@ func (d *Daemon) LiveTargets(ctx context.Context) []LiveTarget {
 			info = e.info
 		}
 		lt.Width, lt.Height = info.Bounds.W, info.Bounds.H
-		if e.mark != nil {
-			m := *e.mark
-			lt.Agent = &m
-		}
 		d.mu.Unlock()
+		if marks != nil {
+			lt.Agent = marks.Mark(e.id)
+		}
 		lt.Lease = d.leases.Get(e.id)
 		lt.Session = lt.Lease.Holder
 		if lt.Session == "" {

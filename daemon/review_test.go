@@ -98,6 +98,11 @@ func TestPanicAnswersInternalAndKeepsServing(t *testing.T) {
 	b.Display().PanicOn("")
 	wantCode(t, td.call(t, Request{Verb: "status", Session: "b"}), "")
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: id}), "")
+	// The verb that panicked has its audit row, as every verb does.
+	rows := auditRows(t, td, "snapshot")
+	if len(rows) != 2 || rows[0].OK || rows[0].Code != target.CodeInternal || rows[0].Target != target.ID(id) || rows[0].Session != "a" || !rows[1].OK {
+		t.Fatalf("the snapshots' audit rows: %+v", rows)
+	}
 }
 
 func TestDisplayGoneUnderEveryVerb(t *testing.T) {

@@ -24,7 +24,6 @@ type entry struct {
 	rec    target.Target               // what is persisted and named in answers
 	info   kind.Info                   // as last read
 	flight map[*int]context.CancelFunc // agent verbs in flight; a takeover cancels them
-	mark   *AgentMark                  // where an agent last acted, for the live view
 	bounds map[string]target.Rect      // the screen bounds of refs, from the last snapshot
 	last   lastSnapshots               // each session's last snapshot of it, for snapshot --diff (verb_read.go)
 }

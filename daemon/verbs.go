@@ -304,19 +304,9 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 		d.profileRun(&p)
 		resp.Profile = &p
 	}
-	if err == nil && c.e != nil {
-		d.markAgent(c)
-	}
-	ent := lease.Entry{Session: c.Req.Session, For: forOther(c.Req), Verb: c.Req.Verb, By: c.Road, OK: err == nil, Code: resp.Code}
-	ent.User, ent.Force, ent.Replaced, ent.With, ent.Mode, ent.Setting = c.Fact.User, c.Fact.Force, c.Fact.Replaced, c.Fact.With, c.Fact.Mode, c.Fact.Setting
-	if c.e != nil {
-		ent.Target = c.e.id
-		ent.Desktop = resp.Target != nil && resp.Target.Desktop
-	} else if id, perr := target.ParseID(c.Req.Target); perr == nil {
-		ent.Target = id
-	}
-	d.record(ent)
-	c.reached(d) // the verb may have found its target, or dropped it, as it ran
+	// The stages finish on the target the verb ended on: the one it
+	// opened, none once it closed the one it reached.
+	c.reached(d)
 	a := &stage.Answer{Resp: resp, Err: err}
 	d.stages.Finish(&c.Call, a)
 	return a.Resp

@@ -30,6 +30,7 @@ import (
 	"github.com/vibespace/vibespace/daemon"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/viewer"
+	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/rtc"
 	"github.com/vibespace/vibespace/target"
@@ -300,21 +301,21 @@ func requireToken(token string, next http.Handler) http.Handler {
 // Target is one target as the page sees it. It never carries text an agent
 // typed or filled.
 type Target struct {
-	ID        target.ID         `json:"id"`
-	Title     string            `json:"title"`
-	Kind      string            `json:"kind"`
-	App       string            `json:"app,omitempty"`
-	Holder    string            `json:"holder,omitempty"` // the agent session holding its lease
-	Mode      string            `json:"mode"`             // agent | user
-	Driver    string            `json:"driver"`           // who drives: the holder, the user who took over, or ""
-	User      string            `json:"user,omitempty"`   // who took over, in user mode
-	UserSince string            `json:"user_since,omitempty"`
-	YouDrive  bool              `json:"you_drive"` // one of the asking page's viewers took it over
-	Viewers   int               `json:"viewers"`   // of its pane
-	Thumbs    int               `json:"thumbs"`    // of its thumbnail
-	Width     int               `json:"width,omitempty"`
-	Height    int               `json:"height,omitempty"`
-	Agent     *daemon.AgentMark `json:"agent,omitempty"`
+	ID        target.ID       `json:"id"`
+	Title     string          `json:"title"`
+	Kind      string          `json:"kind"`
+	App       string          `json:"app,omitempty"`
+	Holder    string          `json:"holder,omitempty"` // the agent session holding its lease
+	Mode      string          `json:"mode"`             // agent | user
+	Driver    string          `json:"driver"`           // who drives: the holder, the user who took over, or ""
+	User      string          `json:"user,omitempty"`   // who took over, in user mode
+	UserSince string          `json:"user_since,omitempty"`
+	YouDrive  bool            `json:"you_drive"` // one of the asking page's viewers took it over
+	Viewers   int             `json:"viewers"`   // of its pane
+	Thumbs    int             `json:"thumbs"`    // of its thumbnail
+	Width     int             `json:"width,omitempty"`
+	Height    int             `json:"height,omitempty"`
+	Agent     *wire.AgentMark `json:"agent,omitempty"`
 	// Desktop marks a window of the user's own desktop: its row and its
 	// pane's title say "your desktop".
 	Desktop bool `json:"desktop,omitempty"`

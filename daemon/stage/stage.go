@@ -131,7 +131,8 @@ type Call struct {
 	// Started is when the daemon began answering it.
 	Started time.Time
 	// Target is the target the verb reached; nil before it did, and for a
-	// verb on no target.
+	// verb on no target. At Finish it is the target the verb ended on: the
+	// one it opened, nil once it closed the one it reached.
 	Target Target
 	// Road is the road the verb took (the capability law's word).
 	Road target.Road

@@ -8,8 +8,10 @@ package stages
 import (
 	"github.com/vibespace/vibespace/daemon/budget"
 	"github.com/vibespace/vibespace/daemon/inflight"
+	"github.com/vibespace/vibespace/daemon/marks"
 	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/daemon/trace"
+	"github.com/vibespace/vibespace/daemon/verbaudit"
 )
 
 // All answers the stages in the order they run: each phase (admit,
@@ -43,6 +45,14 @@ func All() []stage.Registration {
 				tr.Cut(f.Session, f.Target, f.Verb, f.Started)
 			}
 		})},
+		// marks: every marking verb (click, scroll, type, key, fill) that
+		// ran on a target leaves where it acted, never text, as that
+		// target's last mark for the live view's agent cursor.
+		{Name: "marks", New: marks.New},
+		// audit: every verb answered, run, refused or panicked, writes
+		// one row to the audit log, after the stages before it finished
+		// its answer.
+		{Name: "audit", New: verbaudit.New},
 		// trace: every verb a session runs on a target is a step of its
 		// trace (never the text typed; a picture after an acting step
 		// only while the operator keeps pictures on); it answers trace and
