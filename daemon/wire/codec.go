@@ -1,3 +1,5 @@
+//go:build !wirejson
+
 package wire
 
 // The client's side of the line, written out by hand. encoding/json builds

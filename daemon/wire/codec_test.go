@@ -1,3 +1,5 @@
+//go:build !wirejson
+
 package wire
 
 import (
