@@ -13,16 +13,21 @@ import (
 )
 
 // BenchmarkCLICodec runs whole command lines (status, click @ref,
-// snapshot) through two builds of vibespace-window, interleaved in one
-// run against one daemon: the hand-written codec of daemon/wire (codec.go)
-// and plain encoding/json (-tags wirejson). Each iteration calls each verb
-// once with each build, the order alternating; it reports the median of
-// each.
+// snapshot) through three builds of vibespace-window, interleaved in one
+// run against one daemon: the hand-written codec of daemon/wire (codec),
+// the request through encoding/json and the answer through the codec
+// (jsonenc, -tags wirejsonenc), and plain encoding/json both ways (json,
+// -tags wirejson). Each iteration calls each verb once with each build,
+// the order alternating; it reports the medians, and logs the minimum
+// and the first quartile too (on a loaded machine, the nearest to a quiet
+// one's figure).
 func BenchmarkCLICodec(b *testing.B) {
 	e := newEnv(b)
 	dir := b.TempDir()
-	builds := map[string]string{"codec": filepath.Join(dir, "codec"), "json": filepath.Join(dir, "json")}
-	for name, tags := range map[string]string{"codec": clitest.BuildTags, "json": clitest.BuildTags + ",wirejson"} {
+	names := []string{"codec", "jsonenc", "json"}
+	builds := map[string]string{}
+	for name, tags := range map[string]string{"codec": clitest.BuildTags, "jsonenc": clitest.BuildTags + ",wirejsonenc", "json": clitest.BuildTags + ",wirejson"} {
+		builds[name] = filepath.Join(dir, name)
 		if out, err := exec.Command("go", "build", "-tags", tags, "-o", builds[name], ".").CombinedOutput(); err != nil {
 			b.Fatalf("build %s: %v\n%s", name, err, out)
 		}
@@ -54,18 +59,19 @@ func BenchmarkCLICodec(b *testing.B) {
 		return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
 	took, cpu := map[string][]time.Duration{}, map[string][]time.Duration{}
-	for _, v := range order { // warm both, and the page cache
-		run("codec", verbs[v])
-		run("json", verbs[v])
+	for _, v := range order { // warm each, and the page cache
+		for _, build := range names {
+			run(build, verbs[v])
+		}
 	}
 	i := 0
 	for b.Loop() {
 		for _, v := range order {
-			pair := []string{"codec", "json"}
+			turn := slices.Clone(names)
 			if i%2 == 1 {
-				pair = []string{"json", "codec"}
+				slices.Reverse(turn)
 			}
-			for _, build := range pair {
+			for _, build := range turn {
 				w, c := run(build, verbs[v])
 				took[v+"/"+build] = append(took[v+"/"+build], w)
 				cpu[v+"/"+build] = append(cpu[v+"/"+build], c)
@@ -74,22 +80,21 @@ func BenchmarkCLICodec(b *testing.B) {
 		i++
 	}
 	b.StopTimer()
-	median := func(ds []time.Duration) float64 {
+	// quantile q of ds, in ms.
+	quantile := func(ds []time.Duration, q float64) float64 {
 		s := slices.Clone(ds)
 		slices.Sort(s)
-		return float64(s[len(s)/2].Microseconds()) / 1000
+		return float64(s[int(q*float64(len(s)-1))].Microseconds()) / 1000
 	}
 	load, _ := os.ReadFile("/proc/loadavg")
 	for _, v := range order {
-		c, j := median(took[v+"/codec"]), median(took[v+"/json"])
-		b.ReportMetric(c, "ms/"+v+"_codec")
-		b.ReportMetric(j, "ms/"+v+"_json")
-		b.ReportMetric(j-c, "ms/"+v+"_saved")
-		cc, cj := median(cpu[v+"/codec"]), median(cpu[v+"/json"])
-		b.ReportMetric(cc, "cpu_ms/"+v+"_codec")
-		b.ReportMetric(cj, "cpu_ms/"+v+"_json")
-		b.Logf("%s: codec %.2f ms, encoding/json %.2f ms (medians of %d each): the codec saves %.2f ms; CPU time %.2f vs %.2f ms",
-			v, c, j, len(took[v+"/codec"]), j-c, cc, cj)
+		for _, build := range names {
+			k := v + "/" + build
+			b.ReportMetric(quantile(took[k], 0.5), "ms/"+v+"_"+build)
+			b.ReportMetric(quantile(cpu[k], 0.5), "cpu_ms/"+v+"_"+build)
+			b.Logf("%-8s %-7s wall min %.2f p25 %.2f median %.2f ms; CPU min %.2f median %.2f ms (%d calls)", v, build,
+				quantile(took[k], 0), quantile(took[k], 0.25), quantile(took[k], 0.5), quantile(cpu[k], 0), quantile(cpu[k], 0.5), len(took[k]))
+		}
 	}
 	b.Logf("load average at the end: %s", load)
 }

@@ -3,7 +3,10 @@ package wire
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/vibespace/vibespace/target"
 )
@@ -66,4 +69,68 @@ func BenchmarkCodec(b *testing.B) {
 		}
 		b.ReportMetric(float64(buf.Len()), "bytes/answer")
 	})
+}
+
+// TestColdCodec is a command line's one exchange on a fresh process, as
+// BenchmarkCLICodec's whole calls have it but without the rest of the
+// call: with VIBESPACE_COLD_CODEC set to status, click or snapshot, it
+// encodes that request and decodes a typical answer to it (read from
+// VIBESPACE_COLD_DIR, which a run with VIBESPACE_COLD_CODEC=write fills),
+// once, and prints how long that took. Run alone (-test.run
+// '^TestColdCodec$'), in a fresh process each time, so encoding/json has
+// built nothing yet.
+func TestColdCodec(t *testing.T) {
+	kind, dir := os.Getenv("VIBESPACE_COLD_CODEC"), os.Getenv("VIBESPACE_COLD_DIR")
+	if kind == "" || dir == "" {
+		t.Skip("VIBESPACE_COLD_CODEC or VIBESPACE_COLD_DIR unset: a measurement, run by hand")
+	}
+	reqs := map[string]Request{
+		"status":   {Verb: "status", Session: "agent-1"},
+		"click":    clickRequest,
+		"snapshot": {Verb: "snapshot", Session: "agent-1", Target: "win:0x400007"},
+	}
+	if kind == "write" {
+		answers := map[string]Response{
+			"status": {OK: true, Status: &Status{PID: 9565, Socket: "/run/vibespace/window-25b039cd.sock", StateDir: "/srv/state", Targets: 1, Yours: 1,
+				Started: "2026-11-30T04:32:34Z", AuditPath: "/srv/state/audit.jsonl", MaxRequest: 1048576, Kept: []string{"audit.jsonl", "daemon.log"}}},
+			"click": {OK: true, Did: `clicked push button "Alpha" @e12`, By: "action",
+				Target: &TargetInfo{ID: "win:0x400007", Title: "vibespace fixture", Lease: "held by agent-1", Input: "agent", Holder: "agent-1"},
+				Effect: &target.Effect{Word: "confirmed", Seen: []string{`label "Clicked": "" → "Alpha"`}, WaitedMS: 12}},
+			"snapshot": snapshotAnswer(),
+		}
+		for k, a := range answers {
+			var buf bytes.Buffer
+			if err := WriteResponse(&buf, a); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, k+".json"), buf.Bytes(), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return
+	}
+	req, ok := reqs[kind]
+	if !ok {
+		t.Fatalf("VIBESPACE_COLD_CODEC=%s: status, click, snapshot or write", kind)
+	}
+	line, err := os.ReadFile(filepath.Join(dir, kind+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// VIBESPACE_COLD_HALF=encode or decode does that half alone.
+	half := os.Getenv("VIBESPACE_COLD_HALF")
+	t0 := time.Now()
+	var out []byte
+	if half != "decode" {
+		out = appendRequest(make([]byte, 0, 256), &req)
+	}
+	resp := Response{OK: true}
+	if half != "encode" {
+		err = decodeResponse(line, &resp)
+	}
+	d := time.Since(t0)
+	if err != nil || (half != "decode" && len(out) == 0) || !resp.OK {
+		t.Fatal(err)
+	}
+	fmt.Printf("cold %s%s %d\n", kind, map[string]string{"": "", "encode": "_encode", "decode": "_decode"}[half], d.Nanoseconds())
 }
