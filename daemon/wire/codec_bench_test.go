@@ -41,13 +41,16 @@ func snapshotAnswer() Response {
 // BenchmarkCodec is one whole exchange of each kind, warm: a click
 // request encoded by the client and decoded by the daemon; a snapshot
 // answer encoded by the daemon (WriteResponse) and decoded by the client.
-// The client's halves are the ones a CLI links (appendRequest,
-// decodeResponse); the daemon's are encoding/json either way.
+// The client's halves are the ones a CLI links (requestLine,
+// decodeResponse); the daemon's are encoding/json.
 func BenchmarkCodec(b *testing.B) {
 	b.Run("click_request", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			line := appendRequest(make([]byte, 0, 256), &clickRequest)
+			line, err := requestLine(&clickRequest)
+			if err != nil {
+				b.Fatal(err)
+			}
 			if _, err := DecodeRequest(line); err != nil {
 				b.Fatal(err)
 			}
@@ -71,12 +74,11 @@ func BenchmarkCodec(b *testing.B) {
 	})
 }
 
-// TestColdCodec is a command line's one exchange on a fresh process, as
-// BenchmarkCLICodec's whole calls have it but without the rest of the
-// call: with VIBESPACE_COLD_CODEC set to status, click or snapshot, it
-// encodes that request and decodes a typical answer to it (read from
-// VIBESPACE_COLD_DIR, which a run with VIBESPACE_COLD_CODEC=write fills),
-// once, and prints how long that took. Run alone (-test.run
+// TestColdCodec is a command line's one exchange on a fresh process,
+// without the rest of the call: with VIBESPACE_COLD_CODEC set to status,
+// click or snapshot, it encodes that request and decodes a typical answer
+// to it (read from VIBESPACE_COLD_DIR, which a run with
+// VIBESPACE_COLD_CODEC=write fills), once, and prints how long that took. Run alone (-test.run
 // '^TestColdCodec$'), in a fresh process each time, so encoding/json has
 // built nothing yet.
 func TestColdCodec(t *testing.T) {
@@ -122,7 +124,7 @@ func TestColdCodec(t *testing.T) {
 	t0 := time.Now()
 	var out []byte
 	if half != "decode" {
-		out = appendRequest(make([]byte, 0, 256), &req)
+		out, err = requestLine(&req)
 	}
 	resp := Response{OK: true}
 	if half != "encode" {
