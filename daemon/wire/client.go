@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -173,7 +174,11 @@ func (cl *Client) Call(ctx context.Context, req Request) (Response, error) {
 		if err = cl.setTimeouts(timeout, recv); err != nil {
 			return Response{}, err
 		}
-		err = cl.write(append(appendRequest(make([]byte, 0, 256), &req), '\n'))
+		var line []byte
+		if line, err = requestLine(&req); err != nil {
+			return Response{}, err
+		}
+		err = cl.write(line)
 		if err != nil && ctx.Err() == nil && !errors.Is(err, os.ErrDeadlineExceeded) {
 			// A daemon that answers before reading (busy, at its
 			// connection limit) and hangs up fails the send with EPIPE or
@@ -305,6 +310,16 @@ func ProcState(pid int) (state string, gone bool) {
 	}
 	state = string(b[i+2])
 	return state, state == "Z" || state == "X" || state == "x"
+}
+
+// requestLine is req's line as the daemon reads it (DecodeRequest): what
+// json.Marshal writes, and a newline.
+func requestLine(req *Request) ([]byte, error) {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("encode request: %w", err)
+	}
+	return append(b, '\n'), nil
 }
 
 // decodeAnswer decodes one answer line.

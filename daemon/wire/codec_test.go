@@ -69,21 +69,30 @@ func fill(v reflect.Value, s string, depth int) {
 	}
 }
 
-// TestAppendRequest holds the hand-written request encoder to
-// json.Marshal, byte for byte, with every field set and with each field
-// alone, over strings that need escaping; and the daemon decodes it back
-// to the same request.
-func TestAppendRequest(t *testing.T) {
+// TestRequestLine holds the client's request line to json.Marshal, byte
+// for byte (the hand-written encoder it replaced was held to the same, so
+// a daemon reads old clients' lines and new ones alike), with every field
+// set and with each field alone, over strings that need escaping; and the
+// daemon decodes it back to the same request.
+func TestRequestLine(t *testing.T) {
 	check := func(req Request) {
 		t.Helper()
 		want, err := json.Marshal(req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := appendRequest(nil, &req)
-		if !bytes.Equal(got, want) {
-			t.Fatalf("appendRequest:\n got %s\nwant %s", got, want)
+		got, err := requestLine(&req)
+		if err != nil || !bytes.Equal(got, append(want, '\n')) {
+			t.Fatalf("requestLine (%v):\n got %s\nwant %s", err, got, want)
 		}
+	}
+	line := func(req Request) []byte {
+		t.Helper()
+		b, err := requestLine(&req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
 	}
 	check(Request{})
 	for _, s := range tricky {
@@ -91,7 +100,7 @@ func TestAppendRequest(t *testing.T) {
 		fill(reflect.ValueOf(&all).Elem(), s, 0)
 		check(all)
 		if s != "" && s != "bad \xff\xfe utf-8" {
-			back, err := DecodeRequest(appendRequest(nil, &all))
+			back, err := DecodeRequest(line(all))
 			if err != nil || !reflect.DeepEqual(back, all) {
 				t.Fatalf("the daemon decodes %q back as %+v (%v), want %+v", s, back, err, all)
 			}
@@ -109,11 +118,11 @@ func TestAppendRequest(t *testing.T) {
 	// diff and values, as the struct has it.
 	after := Request{Verb: "snapshot", Session: "s", After: "@e13333", Interactive: true, JSON: true, Depth: 2}
 	check(after)
-	line := appendRequest(nil, &after)
-	if !bytes.Contains(line, []byte(`"depth":2,"after":"@e13333"`)) {
-		t.Fatalf("snapshot --after encodes as %s", line)
+	l := line(after)
+	if !bytes.Contains(l, []byte(`"depth":2,"after":"@e13333"`)) {
+		t.Fatalf("snapshot --after encodes as %s", l)
 	}
-	if back, err := DecodeRequest(line); err != nil || !reflect.DeepEqual(back, after) {
+	if back, err := DecodeRequest(l); err != nil || !reflect.DeepEqual(back, after) {
 		t.Fatalf("the daemon decodes snapshot --after back as %+v (%v), want %+v", back, err, after)
 	}
 }
