@@ -76,14 +76,9 @@ type Daemon struct {
 	br           browserState  // the browser words' state (browser.go)
 	scanSlot     chan struct{} // one scan for windows at a time (discover.go): two would find one window twice
 	steps        stepBook      // every session's budget and loop count (budget.go)
-	// desktopSet is who opened the user's desktop to agents and when (zero
-	// while it is off); desktopGone, when each window of it was forgotten
-	// by desktop off (desktop.go). Guarded by mu.
-	desktopSet  desktopSetting
-	desktopGone map[target.ID]time.Time
-	tr          traceState  // the trace (trace.go)
-	notes       notice.Book // what is owed in words: things lost or not restored, files not written (notice.go)
-	lost        lostBook    // the windows lost with their display (lost.go)
+	tr           traceState    // the trace (trace.go)
+	notes        notice.Book   // what is owed in words: things lost or not restored, files not written (notice.go)
+	lost         lostBook      // the windows lost with their display (lost.go)
 
 	ln   net.Listener
 	wg   sync.WaitGroup
@@ -119,8 +114,8 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		conns:        make(map[net.Conn]struct{}),
 		stop:         make(chan struct{}),
 		scanSlot:     make(chan struct{}, 1),
-		desktopGone:  make(map[target.ID]time.Time),
 	}
+	cfg.Desktop.Bind(desktopHands{d})
 	d.br.init()
 	fail := func(err error) (*Daemon, error) {
 		if d.audit != nil {
@@ -199,7 +194,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		d.persist()
 		d.sweepOrphans(ctx)
 	}
-	d.restoreDesktop(st.Backends[desktopSettingKey])
+	cfg.Desktop.Restore(st.Backends) // the desktop's setting, once its display was reattached
 	d.readCuts()
 	d.loadBudgets()
 	d.traces() // read back now: what could not be is told on the first answer
@@ -370,9 +365,7 @@ func (d *Daemon) persist() error {
 	if len(browsers) > 0 {
 		st.Backends[browserRecordKey] = browsers
 	}
-	if set := d.desktopSettingRecord(); set != nil {
-		st.Backends[desktopSettingKey] = set
-	}
+	d.cfg.Desktop.Keep(st.Backends)
 	if ns := d.notes.Record(); ns != nil {
 		st.Backends[noticesKey] = ns
 	}

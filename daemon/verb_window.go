@@ -28,7 +28,7 @@ func (d *Daemon) openAs(ctx context.Context, c *call, profile string) Response {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	if p == kind.DisplayProvider(d.cfg.Desktop) {
+	if road := d.desktopRoad(); road != nil && p == kind.DisplayProvider(road) {
 		if d.desktopDisplay() == nil {
 			return d.fail(c, target.Refuse(target.CodeDesktopOff, "your desktop is not open to agents (the operator opens it with: vibespace-window desktop on); and even then nothing is started there: open applications on our own display"))
 		}
