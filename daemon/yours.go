@@ -19,6 +19,7 @@ import (
 // whose admission — the operator's setting, the pixels grant, the person's
 // own input — is the gate's, asked here and nowhere else:
 //
+//   - open, close and share ask Never;
 //   - lookup asks Forgotten for a handle it has no target for (desktop
 //     off forgot it);
 //   - reachHandle asks Admit before a window verb takes the lease;
@@ -37,6 +38,10 @@ type DesktopGate interface {
 	Answer(ctx context.Context, c *stage.Call) (Response, error)
 	Admit(rec target.Target, req Request) error
 	Forgotten(handle string) error
+	// Never is the refusal of what is never done on the user's desktop
+	// (open there, rec the zero target; close or share a window of it),
+	// else nil; ours names the daemon's own displays.
+	Never(verb string, rec target.Target, ours []string) error
 	Resumed(rec target.Target)
 	Doctor(ctx context.Context, env *kind.DesktopEnv) []Check
 	Keep(records map[string]json.RawMessage)
@@ -97,14 +102,15 @@ func (d *Daemon) checkDesktopWindow(c *call) error {
 // says so.
 type noDesktop struct{}
 
-func (noDesktop) Provider() kind.DesktopProvider     { return nil }
-func (noDesktop) Bind(DesktopHost)                   {}
-func (noDesktop) Check(Request) error                { return nil }
-func (noDesktop) Admit(target.Target, Request) error { return nil }
-func (noDesktop) Forgotten(string) error             { return nil }
-func (noDesktop) Resumed(target.Target)              {}
-func (noDesktop) Keep(map[string]json.RawMessage)    {}
-func (noDesktop) Restore(map[string]json.RawMessage) {}
+func (noDesktop) Provider() kind.DesktopProvider              { return nil }
+func (noDesktop) Bind(DesktopHost)                            {}
+func (noDesktop) Check(Request) error                         { return nil }
+func (noDesktop) Admit(target.Target, Request) error          { return nil }
+func (noDesktop) Forgotten(string) error                      { return nil }
+func (noDesktop) Never(string, target.Target, []string) error { return nil }
+func (noDesktop) Resumed(target.Target)                       {}
+func (noDesktop) Keep(map[string]json.RawMessage)             {}
+func (noDesktop) Restore(map[string]json.RawMessage)          {}
 func (noDesktop) Doctor(context.Context, *kind.DesktopEnv) []Check {
 	return []Check{{Name: "your desktop", Detail: "no road to your desktop in this daemon"}}
 }

@@ -337,6 +337,27 @@ func (y *Desktop) forgotten(handle string) error {
 	return target.Refuse(target.CodeDesktopOff, "%s was a window of your desktop, which the operator closed to agents at %s (vibespace-window desktop on opens it again; its windows get new handles)", id, at.Format(time.RFC3339)).With("target", string(id))
 }
 
+// Never is the refusal of what is never done on the user's desktop:
+// starting an application there (open; rec is the zero target), closing a
+// window of theirs, sharing one (every session sees it already); nil for
+// a window that is not the desktop's. ours names the daemon's own
+// displays, where open starts applications.
+func (y *Desktop) Never(verb string, rec target.Target, ours []string) error {
+	switch {
+	case verb == "open" && (y.p == nil || y.host.Display() == nil):
+		return target.Refuse(target.CodeDesktopOff, "your desktop is not open to agents (the operator opens it with: vibespace-window desktop on); and even then nothing is started there: open applications on our own display")
+	case verb == "open":
+		return target.Refuse(target.CodeYourDesktop, "nothing is started on your desktop by us: its windows are listed as they are (list); open applications on one of our own displays (%s)", strings.Join(ours, ", "))
+	case !rec.Desktop:
+		return nil
+	case verb == "close":
+		return target.Refuse(target.CodeYourDesktop, "%s is a window of your desktop: we never close a window of yours (detach releases its lease)", rec.ID).With("target", string(rec.ID))
+	case verb == "share":
+		return target.Refuse(target.CodeYourDesktop, "%s is a window of your desktop: every session may address it while your desktop is open to agents; there is nothing to share", rec.ID).With("target", string(rec.ID))
+	}
+	return nil
+}
+
 // injects reports whether req's verb may inject input (keys or a point)
 // rather than act on a node alone.
 func injects(req wire.Request) bool {

@@ -163,6 +163,9 @@ func TestOnOff(t *testing.T) {
 	if _, _, err := answer(t, y, wire.Request{Verb: "desktop", Action: "pixels", Target: "win:3", Session: "op"}); code(err) != target.CodeDesktopOff {
 		t.Fatalf("pixels while off: %v", err)
 	}
+	if err := y.Never("open", target.Target{}, nil); code(err) != target.CodeDesktopOff {
+		t.Fatalf("open on the desktop while off: %v", err)
+	}
 	if _, _, err := answer(t, y, wire.Request{Verb: "desktop", Action: "on", Session: "op"}); code(err) != target.CodeBadRequest {
 		t.Fatalf("on without an environment: %v", err)
 	}
@@ -172,6 +175,17 @@ func TestOnOff(t *testing.T) {
 	}
 	if kd.touched == nil {
 		t.Fatal("the person's input is not watched")
+	}
+	if err := y.Never("open", target.Target{}, []string{"xvfb", "xpra"}); code(err) != target.CodeYourDesktop || !strings.Contains(err.Error(), "(xvfb, xpra)") {
+		t.Fatalf("open on the desktop while on: %v", err)
+	}
+	for _, v := range []string{"close", "share"} {
+		if err := y.Never(v, target.Target{ID: "win:3", Desktop: true}, nil); code(err) != target.CodeYourDesktop {
+			t.Errorf("%s a window of the desktop: %v", v, err)
+		}
+		if err := y.Never(v, target.Target{ID: "win:1"}, nil); err != nil {
+			t.Errorf("%s a window of ours: %v", v, err)
+		}
 	}
 	records := map[string]json.RawMessage{}
 	y.Keep(records)
