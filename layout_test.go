@@ -135,6 +135,11 @@ var forbidden = map[string][]string{
 	"daemon/kind": {module + "/x11", module + "/atspi", module + "/cdp", module + "/rtc", module + "/capture",
 		module + "/testenv", module + "/xvfb", module + "/xpra", module + "/lease", module + "/profile", module + "/daemon/native",
 		module + "/daemon/chromium", module + "/daemon/live"},
+	// the user's desktop's gate sees its road through the seam alone: no
+	// backend, no live view (and never the core: coreImporters)
+	"daemon/yourdesktop": {module + "/x11", module + "/atspi", module + "/cdp", module + "/rtc", module + "/capture",
+		module + "/testenv", module + "/xvfb", module + "/xpra", module + "/portal", module + "/daemon/native",
+		module + "/daemon/chromium", module + "/daemon/live"},
 	// the profile registry is a pure decision over files: no backend at all
 	"profile": {module + "/x11", module + "/atspi", module + "/cdp", module + "/daemon", module + "/lease",
 		module + "/testenv", module + "/rtc", module + "/capture", "github.com/urfave/cli"},
@@ -163,6 +168,11 @@ var core = struct {
 // (a client of the core, as the socket's clients are), and the served
 // daemon of other packages' tests. Backends import the seam, never the core.
 var coreImporters = []string{"cmd/vibespace-daemon", "daemon/live", "daemon/daemontest"}
+
+// coreForbidden never import the core, not even in a test's place: the
+// core asks them through interfaces it declares (the user's desktop's
+// gate, Config.Desktop).
+var coreForbidden = []string{"daemon/yourdesktop"}
 
 func TestDependencyRules(t *testing.T) {
 	pkgs := packages(t)
@@ -196,6 +206,9 @@ func TestDependencyRules(t *testing.T) {
 					}
 				}
 			}
+		}
+		if hasPrefixAny(slash, coreForbidden) && p.imports[module+"/daemon"] {
+			t.Errorf("%s imports the daemon's core, which asks it through an interface of its own and lends it what it needs", dir)
 		}
 		if p.imports[module+"/daemon"] && !hasPrefixAny(slash, coreImporters) {
 			t.Errorf("%s imports the daemon's core (only %v may; a backend imports daemon/kind)", dir, coreImporters)

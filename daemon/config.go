@@ -64,10 +64,11 @@ type Config struct {
 	// daemon/chromium); nil means no browser road: those verbs are refused
 	// no_browser.
 	Browser kind.Browser
-	// Desktop is the road to the user's own desktop (nil: none). It is
-	// off until the operator opts in (desktop on); its name must differ
+	// Desktop is the user's own desktop: its road and the gate of its
+	// admission (package daemon/yourdesktop; nil: no road). It is off
+	// until the operator opts in (desktop on); its road's name must differ
 	// from every display provider's.
-	Desktop kind.DesktopProvider
+	Desktop DesktopGate
 	// Live makes the live view (package daemon/live) once the daemon is
 	// made; nil means none: watch is refused live_view_unavailable.
 	Live func(*Daemon) LiveView
@@ -147,8 +148,11 @@ func (c *Config) fill() error {
 		}
 		seen[p.Name()] = true
 	}
-	if c.Desktop != nil && (c.Desktop.Name() == "" || seen[c.Desktop.Name()]) {
-		return fmt.Errorf("daemon: the desktop road needs a name of its own, not %q", c.Desktop.Name())
+	if c.Desktop == nil {
+		c.Desktop = noDesktop{}
+	}
+	if p := c.Desktop.Provider(); p != nil && (p.Name() == "" || seen[p.Name()]) {
+		return fmt.Errorf("daemon: the desktop road needs a name of its own, not %q", p.Name())
 	}
 	if c.IdleHandback == 0 {
 		c.IdleHandback = DefaultIdleHandback

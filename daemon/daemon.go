@@ -73,13 +73,8 @@ type Daemon struct {
 	persistMu    sync.Mutex
 	br           browserState  // the browser words' state (browser.go)
 	scanSlot     chan struct{} // one scan for windows at a time (discover.go): two would find one window twice
-	// desktopSet is who opened the user's desktop to agents and when (zero
-	// while it is off); desktopGone, when each window of it was forgotten
-	// by desktop off (desktop.go). Guarded by mu.
-	desktopSet  desktopSetting
-	desktopGone map[target.ID]time.Time
-	notes       notice.Book // what is owed in words: things lost or not restored, files not written (notice.go)
-	lost        lostBook    // the windows lost with their display (lost.go)
+	notes        notice.Book   // what is owed in words: things lost or not restored, files not written (notice.go)
+	lost         lostBook      // the windows lost with their display (lost.go)
 
 	ln   net.Listener
 	wg   sync.WaitGroup
@@ -115,8 +110,8 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		conns:        make(map[net.Conn]struct{}),
 		stop:         make(chan struct{}),
 		scanSlot:     make(chan struct{}, 1),
-		desktopGone:  make(map[target.ID]time.Time),
 	}
+	cfg.Desktop.Bind(desktopHands{d})
 	d.br.init()
 	fail := func(err error) (*Daemon, error) {
 		if d.audit != nil {
@@ -194,7 +189,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		d.persist()
 		d.sweepOrphans(ctx)
 	}
-	d.restoreDesktop(st.Backends[desktopSettingKey])
+	cfg.Desktop.Restore(st.Backends) // the desktop's setting, once its display was reattached
 	d.stages.Start(ctx)
 	if cfg.Live != nil {
 		d.live = cfg.Live(d)
@@ -362,9 +357,7 @@ func (d *Daemon) persist() error {
 	if len(browsers) > 0 {
 		st.Backends[browserRecordKey] = browsers
 	}
-	if set := d.desktopSettingRecord(); set != nil {
-		st.Backends[desktopSettingKey] = set
-	}
+	d.cfg.Desktop.Keep(st.Backends)
 	if ns := d.notes.Record(); ns != nil {
 		st.Backends[noticesKey] = ns
 	}

@@ -140,7 +140,7 @@ func (d *Daemon) discoverOn(ctx context.Context, disp *display) {
 }
 
 // listDesktop makes every window of the user's desktop a target
-// (desktop.go), bounded as any scan.
+// (yours.go), bounded as any scan.
 func (d *Daemon) listDesktop(ctx context.Context, disp *display, l kind.Lister) {
 	if !d.stalledSince(disp).IsZero() || d.runningDisplay(disp.key()) != disp {
 		return

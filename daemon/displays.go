@@ -54,14 +54,6 @@ type display struct {
 	// open (zero while it has one).
 	busy      int
 	idleSince time.Time
-	// personWhy (guarded by Daemon.mu) is why the person's own input is
-	// not observed on the user's desktop display ("" while it is, and on
-	// every other display); personLost is set when a watch that ran
-	// stopped (nothing is injected there from then on). touchedAt is the
-	// person's last touch of their own input there.
-	personWhy  string
-	personLost bool
-	touchedAt  time.Time
 	// watching (guarded by Daemon.mu) is set while a watcher waits for
 	// the display's server to die; died once it did and its windows were
 	// lost (lost.go).
@@ -133,7 +125,7 @@ func (d *Daemon) provider(name string) kind.DisplayProvider {
 			return p
 		}
 	}
-	if p := d.cfg.Desktop; p != nil && p.Name() == name {
+	if p := d.desktopRoad(); p != nil && p.Name() == name {
 		return p
 	}
 	return nil

@@ -17,7 +17,10 @@
 // (desktopapp.go) has no browser context: its real Chromium is a window,
 // opened as open opens one on the display the browser kind names, with
 // the command line it builds (kind.AppRunner), and its page verbs are
-// refused no_cdp_on_this_backend.
+// refused no_cdp_on_this_backend. The user's own desktop is one of the displays;
+// what it admits (the operator's setting, the pixels grant, the person's
+// own input) is its gate's, asked at the few places the core needs
+// (yours.go; package daemon/yourdesktop).
 //
 // Concurrency: Daemon.mu guards the maps and every entry's mutable fields
 // and is never held across a backend call. Each target has its own lock

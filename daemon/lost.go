@@ -326,7 +326,7 @@ func (d *Daemon) lostBeforeRestart(t target.Target, leases []lease.Lease) {
 	if t.Display == "" || d.displays[d.keyOfTarget(t)] != nil {
 		return
 	}
-	if p := d.provider(t.Display); p == nil || (d.cfg.Desktop != nil && p.Name() == d.cfg.Desktop.Name()) {
+	if p := d.provider(t.Display); p == nil || (d.desktopRoad() != nil && p.Name() == d.desktopRoad().Name()) {
 		return
 	}
 	what := t.Display + " display"

@@ -165,7 +165,10 @@ func (d *Daemon) lookup(ctx context.Context, req Request) (*entry, error) {
 		if err := d.cdpHandle(id); err != nil {
 			return nil, err
 		}
-		return nil, d.lostOr(req, id, d.desktopGoneOr(req.Target, target.Refuse(target.CodeUnknownTarget, "there is no target %s (list shows yours)", id).With("target", string(id))))
+		if gone := d.cfg.Desktop.Forgotten(req.Target); gone != nil { // desktop off forgot it
+			return nil, d.lostOr(req, id, gone)
+		}
+		return nil, d.lostOr(req, id, target.Refuse(target.CodeUnknownTarget, "there is no target %s (list shows yours)", id).With("target", string(id)))
 	}
 	d.mu.Lock()
 	err = e.rec.CheckExposed(req.Session)

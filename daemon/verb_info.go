@@ -114,7 +114,7 @@ func (d *Daemon) doctor(ctx context.Context, c *call) Response {
 	if len(d.cfg.Displays) == 0 {
 		checks = append(checks, Check{Name: "display", Detail: "no display: this daemon was started without one (window verbs are refused no_display)"})
 	}
-	checks = append(checks, d.desktopDoctor(ctx, c.Req.Desktop)...)
+	checks = append(checks, d.cfg.Desktop.Doctor(ctx, c.Req.Desktop)...)
 	if d.cfg.Browser == nil {
 		checks = append(checks, Check{Name: "browser", Detail: "no browser backend: this daemon was started without one (browser.* verbs are refused no_browser)"})
 	} else {

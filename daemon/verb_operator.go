@@ -227,7 +227,10 @@ func (d *Daemon) handback(ctx context.Context, c *call) Response {
 	_, ok := d.leases.Handback(e.id)
 	did := "it was not taken over; nothing changed"
 	if ok {
-		d.resumed(e)
+		d.mu.Lock()
+		rec := e.rec
+		d.mu.Unlock()
+		d.cfg.Desktop.Resumed(rec) // on the user's desktop, the person's quiet time ends
 		d.persist()
 		did = "handed back to the agents; its holder will be told once"
 		if user != l.User {

@@ -28,11 +28,10 @@ func (d *Daemon) openAs(ctx context.Context, c *call, profile string) Response {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	if p == kind.DisplayProvider(d.cfg.Desktop) {
-		if d.desktopDisplay() == nil {
-			return d.fail(c, target.Refuse(target.CodeDesktopOff, "your desktop is not open to agents (the operator opens it with: vibespace-window desktop on); and even then nothing is started there: open applications on our own display"))
+	if road := d.desktopRoad(); road != nil && p == kind.DisplayProvider(road) {
+		if err := d.cfg.Desktop.Never("open", target.Target{}, d.displayNames()); err != nil {
+			return d.fail(c, err) // and were it not, the road's Start refuses your_desktop
 		}
-		return d.fail(c, target.Refuse(target.CodeYourDesktop, "nothing is started on your desktop by us: its windows are listed as they are (list); open applications on one of our own displays (%s)", strings.Join(d.displayNames(), ", ")))
 	}
 	// The session's own display of a per-session provider; held (not
 	// stopped as idle) until its window is a target.
@@ -94,10 +93,11 @@ func (d *Daemon) openAs(ctx context.Context, c *call, profile string) Response {
 func (d *Daemon) closeTarget(ctx context.Context, c *call) Response {
 	e := c.e
 	d.mu.Lock()
-	found, theirs := e.rec.From != "", e.rec.Desktop
+	rec := e.rec
 	d.mu.Unlock()
-	if theirs {
-		return d.fail(c, target.Refuse(target.CodeYourDesktop, "%s is a window of your desktop: we never close a window of yours (detach releases its lease)", e.id).With("target", string(e.id)))
+	found := rec.From != ""
+	if err := d.cfg.Desktop.Never("close", rec, nil); err != nil {
+		return d.fail(c, err)
 	}
 	if found { // a dialog, a second window: that window alone (discover.go)
 		return d.closeDiscovered(ctx, c)
@@ -160,10 +160,12 @@ func (d *Daemon) share(ctx context.Context, c *call) Response {
 	}
 	l := d.leases.Get(e.id)
 	d.mu.Lock()
-	if e.rec.Desktop {
-		d.mu.Unlock()
-		return d.fail(c, target.Refuse(target.CodeYourDesktop, "%s is a window of your desktop: every session may address it while your desktop is open to agents; there is nothing to share", e.id).With("target", string(e.id)))
+	rec := e.rec
+	d.mu.Unlock()
+	if err := d.cfg.Desktop.Never("share", rec, nil); err != nil {
+		return d.fail(c, err)
 	}
+	d.mu.Lock()
 	origin := e.rec.Origin
 	if req.Session != origin && req.Session != l.Holder {
 		d.mu.Unlock()

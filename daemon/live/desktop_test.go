@@ -10,6 +10,7 @@ import (
 	"github.com/vibespace/vibespace/daemon"
 	"github.com/vibespace/vibespace/daemon/native"
 	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/daemon/yourdesktop"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
 )
@@ -19,7 +20,7 @@ import (
 // one of ours once the operator opted in: the page decodes frames of the
 // window's size, and the pane's title says "your desktop".
 func TestLiveViewYourDesktop(t *testing.T) {
-	h := startLiveDaemon(t, func(c *daemon.Config) { c.Desktop = native.Desktop(native.Options{Logf: t.Logf}) })
+	h := startLiveDaemon(t, func(c *daemon.Config) { c.Desktop = yourdesktop.New(native.Desktop(native.Options{Logf: t.Logf})) })
 	desk := testenv.NewDesktop(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()

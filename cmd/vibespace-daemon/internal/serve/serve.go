@@ -29,6 +29,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/live"
 	"github.com/vibespace/vibespace/daemon/native"
+	"github.com/vibespace/vibespace/daemon/yourdesktop"
 	"github.com/vibespace/vibespace/lease"
 )
 
@@ -98,7 +99,10 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 	// is kept server-side, beside the state, 0600.
 	no := native.Options{WalkTimeout: c.Duration("walk-timeout"), Logf: logf, TokenPath: filepath.Join(stateDir, "desktop-portal-token"), Owner: ownerOf(stateDir)}
 	displays := []kind.DisplayProvider{native.Xvfb(no), native.Xpra(no)}
-	desktop := native.Desktop(no) // the user's own desktop: off until the operator opts in
+	// The user's own desktop, one of the displays: off until the operator
+	// opts in; its admission (the setting, the pixels grant, the person's
+	// own input) is the gate's.
+	desktop := yourdesktop.New(native.Desktop(no))
 	br := chromium.New(chromium.Options{Binary: c.String("chromium"), MaxBrowsers: c.Int("max-browsers"), Logger: log})
 	// Re-attaching to an earlier daemon's display talks to its X server
 	// and buses: bounded, so a wedged one cannot hang the start.
