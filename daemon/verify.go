@@ -65,6 +65,10 @@ type watch struct {
 	node *kind.Node  // the node acted on; nil for the focused node or a point
 	at   *kind.Point // the pixel acted at: only the region around it is compared
 	off  string      // why it does not look ("": it looks)
+	// read is the node's facts as the verb read them once for its road
+	// (kind.NodeRead.Facts): the look before takes them instead of
+	// asking again. nil: the look reads the node itself.
+	read *target.Node
 	// before is what was seen before the verb acted.
 	before observation
 }
@@ -73,14 +77,16 @@ type watch struct {
 // focused node, or a point): the first half of verifying. Call it after the
 // verb's checks and before it acts; then act, then w.verify.
 func (d *Daemon) watchBefore(ctx context.Context, c *call, n *kind.Node) *watch {
-	return d.watchAt(ctx, c, n, nil)
+	return d.watchAt(ctx, c, n, nil, nil)
 }
 
 // watchAt is watchBefore for input at pixel at of the target's picture:
 // of its pixels only the region around at is compared (a scroll bar fading
-// or a list still scrolling elsewhere is not this action's effect).
-func (d *Daemon) watchAt(ctx context.Context, c *call, n *kind.Node, at *kind.Point) *watch {
-	w := &watch{d: d, c: c, node: n, at: at}
+// or a list still scrolling elsewhere is not this action's effect); read
+// (nil: none) is the node n as the verb read it already, which the look
+// before takes as it is.
+func (d *Daemon) watchAt(ctx context.Context, c *call, n *kind.Node, at *kind.Point, read *target.Node) *watch {
+	w := &watch{d: d, c: c, node: n, at: at, read: read}
 	if c.Req.NoVerify {
 		w.off = "verification off"
 		return w
@@ -191,7 +197,9 @@ func (w *watch) lasting(now observation, elsewhere []string) bool {
 func (w *watch) observe(ctx context.Context) observation {
 	d, c, e := w.d, w.c, w.c.e
 	o := observation{contentT: d.cfg.Now()}
-	if w.node != nil {
+	if w.node != nil && w.read != nil {
+		o.node, w.read = w.read, nil // the verb's own read, once: the look before
+	} else if w.node != nil {
 		if r, ok := e.t.(kind.NodeReader); ok {
 			n, err := r.ReadNode(ctx, *w.node)
 			switch {

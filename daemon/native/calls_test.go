@@ -20,15 +20,17 @@ import (
 // application one more question, changes a number here: it is seen, and
 // said in its commit.
 const (
-	// click @ref on a push button, --no-verify: the node read for the
-	// road, the act.
-	clickCallsNoVerify = 23
+	// click @ref on a push button, --no-verify: the node read once for
+	// the road and the act (7 calls), its actions' toolkit names (1),
+	// DoAction (1). Before the node was read once: 23.
+	clickCallsNoVerify = 9
 	// click @ref on a push button that does not change: also the
-	// verifier's look before and its two looks after (at once, and at the
-	// end of the wait: verifyLooks).
-	clickCalls = 44
-	// type @ref into an entry (EditableText), --no-verify.
-	typeCallsNoVerify = 17
+	// verifier's two looks after acting (at once, and at the end of the
+	// wait: 7 each); its look before is the read above. Before: 44.
+	clickCalls = 23
+	// type @ref into an entry (EditableText), --no-verify: the node read
+	// once (8 calls), InsertText (1). Before: 17.
+	typeCallsNoVerify = 9
 )
 
 // TestActCallBudget counts the D-Bus calls of one click @ref and one type
