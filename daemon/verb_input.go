@@ -301,8 +301,8 @@ func (d *Daemon) nameActed(ctx context.Context, c *call, n kind.Node, traits *ta
 	case traits != nil:
 		c.Acted = &target.NodeTraits{Role: traits.Role, Name: traits.Name}
 		return
-	case w != nil && w.before.node != nil:
-		c.Acted = &target.NodeTraits{Role: w.before.node.Role, Name: w.before.node.Name}
+	case w != nil && w.before.Node != nil:
+		c.Acted = &target.NodeTraits{Role: w.before.Node.Role, Name: w.before.Node.Name}
 		return
 	}
 	e := c.e
