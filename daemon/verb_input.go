@@ -22,19 +22,19 @@ func checkClick(d *Daemon, req Request) error {
 }
 
 func checkType(d *Daemon, req Request) error {
-	return d.checkText(req.Text, d.cfg.MaxText, "typed at once")
+	return checkText(req.Text, d.cfg.MaxText, "typed at once")
 }
 
 // checkTypeKeys is checkType where every type is keys (a tab's).
 func checkTypeKeys(d *Daemon, req Request) error {
-	return d.checkText(req.Text, d.cfg.MaxKeysText, "typed as keys")
+	return checkText(req.Text, d.cfg.MaxKeysText, "typed as keys")
 }
 
 func checkFill(d *Daemon, req Request) error {
 	if req.Ref == "" {
 		return target.Refuse(target.CodeBadRequest, "fill needs @ref and a text")
 	}
-	return d.checkText(req.Text, d.cfg.MaxText, "filled at once")
+	return checkText(req.Text, d.cfg.MaxText, "filled at once")
 }
 
 func checkKey(d *Daemon, req Request) error {
@@ -54,7 +54,7 @@ func checkScroll(d *Daemon, req Request) error {
 	return nil
 }
 
-func (d *Daemon) checkText(text string, limit int, how string) error {
+func checkText(text string, limit int, how string) error {
 	if !utf8.ValidString(text) {
 		return target.Refuse(target.CodeBadRequest, "the text is not valid UTF-8")
 	}
