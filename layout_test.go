@@ -140,6 +140,11 @@ var forbidden = map[string][]string{
 	"daemon/yourdesktop": {module + "/x11", module + "/atspi", module + "/cdp", module + "/rtc", module + "/capture",
 		module + "/testenv", module + "/xvfb", module + "/xpra", module + "/portal", module + "/daemon/native",
 		module + "/daemon/chromium", module + "/daemon/live"},
+	// the verifier's decisions are pure: the shared model and the seam's
+	// types, no backend and no core
+	"daemon/effect": {module + "/x11", module + "/atspi", module + "/cdp", module + "/rtc", module + "/capture",
+		module + "/testenv", module + "/xvfb", module + "/xpra", module + "/lease", module + "/profile", module + "/daemon/native",
+		module + "/daemon/chromium", module + "/daemon/live"},
 	// the profile registry is a pure decision over files: no backend at all
 	"profile": {module + "/x11", module + "/atspi", module + "/cdp", module + "/daemon", module + "/lease",
 		module + "/testenv", module + "/rtc", module + "/capture", "github.com/urfave/cli"},

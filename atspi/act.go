@@ -47,6 +47,13 @@ func (b *Bus) DoAction(ctx context.Context, o Object, name string) (string, erro
 	if err != nil {
 		return "", err
 	}
+	return b.DoActionOn(ctx, o, n, name)
+}
+
+// DoActionOn is DoAction on an object whose own fields n were read already
+// (Node): it asks the application only the names of its actions and does
+// the one chosen, with n's refusals.
+func (b *Bus) DoActionOn(ctx context.Context, o Object, n *target.Node, name string) (string, error) {
 	if !n.Implements("Action") || len(n.Actions) == 0 {
 		return "", describe(target.Refuse(target.CodeNoAction,
 			"%s exposes no action (interfaces: %s); it cannot be clicked through the tree", label(n), strings.Join(n.Interfaces, ", ")), o, n)

@@ -43,6 +43,7 @@ func (b *Bus) Applications(ctx context.Context) ([]App, error) {
 		apps = append(apps, App{Name: r.Name, Root: r})
 		calls = append(calls, dbusObj.GoWithContext(cctx, "org.freedesktop.DBus.GetConnectionUnixProcessID", 0, ch, r.Name))
 	}
+	b.counted(len(calls))
 	for i, c := range calls {
 		<-c.Done
 		var pid uint32

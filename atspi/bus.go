@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/godbus/dbus/v5"
@@ -28,6 +29,11 @@ type Options struct {
 	// Logger receives debug notes (peer sockets opened or refused); nil
 	// discards them.
 	Logger *slog.Logger
+	// Calls, when set, is added one for every D-Bus method call the Bus
+	// makes (to applications, the registry and the bus daemon; the
+	// connections' own handshakes aside): what a test's budget of calls
+	// per verb reads.
+	Calls *atomic.Uint64
 }
 
 // Bus is a private connection to one accessibility bus, plus the
@@ -88,7 +94,7 @@ func ConnectA11y(ctx context.Context, addr string, o Options) (*Bus, error) {
 	if err != nil {
 		return nil, fmt.Errorf("atspi: accessibility bus: %w", err)
 	}
-	wbus, err := dialWire(ctx, addr, true, o.CallTimeout)
+	wbus, err := dialWire(ctx, addr, true, o.CallTimeout, o.Calls)
 	if err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("atspi: accessibility bus: %w", err)
@@ -114,6 +120,13 @@ func (b *Bus) Close() error {
 	}
 	b.wbus.Close()
 	return b.conn.Close()
+}
+
+// counted adds n calls made through godbus to the Bus's count, if any.
+func (b *Bus) counted(n int) {
+	if b.opts.Calls != nil {
+		b.opts.Calls.Add(uint64(n))
+	}
 }
 
 // dial opens a private bus connection (busdial), bounded by ctx or, when

@@ -91,7 +91,7 @@ func (b *Bus) openPeer(ctx context.Context, bus route) (conn *wconn, keep bool) 
 	if addr == "" {
 		return nil, true
 	}
-	conn, err := dialWire(cctx, addr, false, b.opts.CallTimeout)
+	conn, err := dialWire(cctx, addr, false, b.opts.CallTimeout, b.opts.Calls)
 	if err != nil {
 		b.log.Debug("atspi: peer socket refused", "app", bus.dest, "addr", addr, "err", err)
 		return nil, cctx.Err() == nil

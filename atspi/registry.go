@@ -21,6 +21,7 @@ func (b *Bus) RegistryPID(ctx context.Context) (int, error) {
 	cctx, cancel := withCallTimeout(ctx, b.opts.CallTimeout)
 	defer cancel()
 	var pid uint32
+	b.counted(1)
 	err := b.conn.BusObject().CallWithContext(cctx, "org.freedesktop.DBus.GetConnectionUnixProcessID", 0, registryName).Store(&pid)
 	var de dbus.Error
 	if errors.As(err, &de) && de.Name == "org.freedesktop.DBus.Error.NameHasNoOwner" {

@@ -32,8 +32,17 @@ func (b *Bus) SetText(ctx context.Context, o Object, text string) error {
 // it, Qt ignores an insertion at -1. The call's length argument is in the
 // toolkit's own unit (toolkit.textLength).
 func (b *Bus) InsertText(ctx context.Context, o Object, pos int, text string) error {
-	n, err := b.editable(ctx, o)
+	n, err := b.Node(ctx, o)
 	if err != nil {
+		return err
+	}
+	return b.InsertTextOn(ctx, o, n, pos, text)
+}
+
+// InsertTextOn is InsertText on an object whose own fields n were read
+// already (Node): one call, with n's refusals.
+func (b *Bus) InsertTextOn(ctx context.Context, o Object, n *target.Node, pos int, text string) error {
+	if err := editable(o, n); err != nil {
 		return err
 	}
 	if pos < 0 {
@@ -76,15 +85,20 @@ func (b *Bus) editable(ctx context.Context, o Object) (*target.Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	return n, editable(o, n)
+}
+
+// editable refuses an object, whose own fields are n, that takes no text.
+func editable(o Object, n *target.Node) error {
 	switch {
 	case !n.Implements("EditableText"):
-		return nil, describe(target.Refuse(target.CodeNoEditableText, "%s takes no text through the tree (no EditableText interface)", label(n)), o, n)
+		return describe(target.Refuse(target.CodeNoEditableText, "%s takes no text through the tree (no EditableText interface)", label(n)), o, n)
 	case !n.Has("sensitive"):
-		return nil, describe(target.Refuse(target.CodeNotSensitive, "%s is disabled (not sensitive); it takes no text", label(n)), o, n)
+		return describe(target.Refuse(target.CodeNotSensitive, "%s is disabled (not sensitive); it takes no text", label(n)), o, n)
 	case !n.Has("editable"):
-		return nil, describe(target.Refuse(target.CodeNotEditable, "%s is not editable (read-only)", label(n)), o, n)
+		return describe(target.Refuse(target.CodeNotEditable, "%s is not editable (read-only)", label(n)), o, n)
 	}
-	return n, nil
+	return nil
 }
 
 // boolCall makes a call that answers a boolean; false is refused declined:

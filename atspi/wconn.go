@@ -71,6 +71,8 @@ type wconn struct {
 	corks int
 	wdl   time.Time // the write deadline set on c
 	wdef  time.Duration
+	// count, when set, is added one for every call started (Options.Calls).
+	count *atomic.Uint64
 
 	mu      sync.Mutex
 	pending map[uint32]waiter
@@ -81,8 +83,9 @@ type wconn struct {
 
 // dialWire connects to a unix D-Bus address, authenticates (EXTERNAL) and,
 // for a bus, says Hello; bounded by ctx. callTimeout bounds the writes of a
-// call that comes without a deadline.
-func dialWire(ctx context.Context, addr string, bus bool, callTimeout time.Duration) (*wconn, error) {
+// call that comes without a deadline; count (nil: none) counts the calls
+// made after Hello.
+func dialWire(ctx context.Context, addr string, bus bool, callTimeout time.Duration, count *atomic.Uint64) (*wconn, error) {
 	network, where, err := unixAddress(addr)
 	if err != nil {
 		return nil, err
@@ -111,6 +114,7 @@ func dialWire(ctx context.Context, addr string, bus bool, callTimeout time.Durat
 			return nil, fmt.Errorf("atspi: %s: Hello: %w", addr, rp.err)
 		}
 	}
+	c.count = count
 	return c, nil
 }
 
@@ -156,6 +160,9 @@ func (c *wconn) alive() bool {
 func (c *wconn) start(deadline time.Time, dest string, path string, method string, args []any, ch chan<- reply, tag any) uint32 {
 	i := strings.LastIndexByte(method, '.')
 	serial := c.serial.Add(1)
+	if c.count != nil {
+		c.count.Add(1)
+	}
 	c.mu.Lock()
 	if c.err != nil {
 		err := c.err

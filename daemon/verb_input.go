@@ -22,19 +22,19 @@ func checkClick(d *Daemon, req Request) error {
 }
 
 func checkType(d *Daemon, req Request) error {
-	return d.checkText(req.Text, d.cfg.MaxText, "typed at once")
+	return checkText(req.Text, d.cfg.MaxText, "typed at once")
 }
 
 // checkTypeKeys is checkType where every type is keys (a tab's).
 func checkTypeKeys(d *Daemon, req Request) error {
-	return d.checkText(req.Text, d.cfg.MaxKeysText, "typed as keys")
+	return checkText(req.Text, d.cfg.MaxKeysText, "typed as keys")
 }
 
 func checkFill(d *Daemon, req Request) error {
 	if req.Ref == "" {
 		return target.Refuse(target.CodeBadRequest, "fill needs @ref and a text")
 	}
-	return d.checkText(req.Text, d.cfg.MaxText, "filled at once")
+	return checkText(req.Text, d.cfg.MaxText, "filled at once")
 }
 
 func checkKey(d *Daemon, req Request) error {
@@ -54,7 +54,7 @@ func checkScroll(d *Daemon, req Request) error {
 	return nil
 }
 
-func (d *Daemon) checkText(text string, limit int, how string) error {
+func checkText(text string, limit int, how string) error {
 	if !utf8.ValidString(text) {
 		return target.Refuse(target.CodeBadRequest, "the text is not valid UTF-8")
 	}
@@ -102,38 +102,93 @@ func (d *Daemon) click(ctx context.Context, c *call) Response {
 		}
 		return d.fail(c, err)
 	}
-	var traits *target.NodeTraits
+	// On the tree the node is read once: the road is decided on it, the
+	// look before acting takes it, and the backend acts on it.
+	var read *kind.NodeRead
 	if !probe.NodeInput {
 		c.Road = target.RoadTree
-		tr, err := e.t.Node(ctx, n)
+		r, err := readForAct(ctx, e, n)
 		if err != nil {
 			return d.fail(c, err)
 		}
-		traits = &tr
+		read = &r
 	}
-	if err := d.decide(c, target.VerbClickRef, probe, traits); err != nil {
+	cap, err := decideOn(c, target.VerbClickRef, probe, read)
+	if err != nil {
 		return d.fail(c, err)
 	}
 	if err := d.still(e, req.Session); err != nil {
 		return d.fail(c, err)
 	}
-	w := d.watchBefore(ctx, c, &n)
-	d.nameActed(ctx, c, n, traits, w)
-	if err := e.t.Act(ctx, n); err != nil {
+	w := d.watchAt(ctx, c, &n, nil, factsOf(read))
+	d.nameActed(ctx, c, n, traitsOf(read), w)
+	acted, err := actOn(ctx, e, n, read, cap.Means)
+	if err != nil {
 		return d.fail(c, d.cut(ctx, e, req.Session, err))
 	}
-	var did string
-	switch {
-	case traits != nil && traits.InSelection && (!traits.Has("Action") || len(traits.Actions) == 0):
-		did = fmt.Sprintf("clicked %s %s through its parent's Selection", req.Ref, describe(*traits))
-	case traits != nil:
-		did = fmt.Sprintf("clicked %s %s through its Action", req.Ref, describe(*traits))
-	default:
-		did = "clicked " + actedRef(c)
+	did := "clicked " + actedRef(c)
+	if read != nil {
+		did = fmt.Sprintf("clicked %s %s through %s", req.Ref, describe(read.Traits), acted.Means.Words())
 	}
 	resp := Response{Did: did}
 	w.verify(ctx, &resp)
 	return d.finish(c, resp, nil)
+}
+
+// readForAct reads node n of e once for an acting verb: through the
+// target's own single read where it is a kind.OnceActor, else its traits
+// alone (kind.Reader.Node).
+func readForAct(ctx context.Context, e *entry, n kind.Node) (kind.NodeRead, error) {
+	if oa, ok := e.t.(kind.OnceActor); ok {
+		return oa.ReadForAct(ctx, n)
+	}
+	tr, err := e.t.Node(ctx, n)
+	return kind.NodeRead{Traits: tr}, err
+}
+
+// decideOn is d.decide on the node as read (nil: none), answering the
+// capability: its means are what the backend is handed.
+func decideOn(c *call, verb target.Verb, p target.Probe, read *kind.NodeRead) (target.Capability, error) {
+	cap := target.Decide(verb, p, traitsOf(read))
+	if !cap.OK() {
+		c.Road = ""
+		return cap, cap.Err()
+	}
+	c.Road = cap.Road
+	return cap, nil
+}
+
+// actOn clicks node n of e through means, on the node as read (nil: not
+// read, the input road), and says what was done: a kind.OnceActor says it
+// itself; another target's Act went the road the law decided.
+func actOn(ctx context.Context, e *entry, n kind.Node, read *kind.NodeRead, means target.Means) (kind.Acted, error) {
+	if oa, ok := e.t.(kind.OnceActor); ok && read != nil {
+		return oa.ActOn(ctx, n, kind.ActOptions{Read: *read, Means: means})
+	}
+	return kind.Acted{Means: means}, e.t.Act(ctx, n)
+}
+
+// insertOn appends text to node n of e, on the node as read where e is a
+// kind.OnceActor.
+func insertOn(ctx context.Context, e *entry, n kind.Node, read *kind.NodeRead, text string) error {
+	if oa, ok := e.t.(kind.OnceActor); ok && read != nil {
+		return oa.InsertOn(ctx, n, text, kind.ActOptions{Read: *read})
+	}
+	return e.t.InsertText(ctx, n, text)
+}
+
+func traitsOf(r *kind.NodeRead) *target.NodeTraits {
+	if r == nil {
+		return nil
+	}
+	return &r.Traits
+}
+
+func factsOf(r *kind.NodeRead) *target.Node {
+	if r == nil {
+		return nil
+	}
+	return r.Facts
 }
 
 // point runs click --at and scroll: injected pointer input at a pixel of the
@@ -178,7 +233,7 @@ func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb ta
 			return d.fail(c, err)
 		}
 	}
-	w := d.watchAt(ctx, c, nil, &p)
+	w := d.watchAt(ctx, c, nil, &p, nil)
 	release, err := d.injecting(ctx, e)
 	if err != nil {
 		return d.fail(c, err)
@@ -246,8 +301,8 @@ func (d *Daemon) nameActed(ctx context.Context, c *call, n kind.Node, traits *ta
 	case traits != nil:
 		c.Acted = &target.NodeTraits{Role: traits.Role, Name: traits.Name}
 		return
-	case w != nil && w.before.node != nil:
-		c.Acted = &target.NodeTraits{Role: w.before.node.Role, Name: w.before.node.Name}
+	case w != nil && w.before.Node != nil:
+		c.Acted = &target.NodeTraits{Role: w.before.Node.Role, Name: w.before.Node.Name}
 		return
 	}
 	e := c.e
@@ -418,9 +473,9 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 	n := utf8.RuneCountInString(req.Text)
 	probe := d.probe(ctx, e)
 	var (
-		verb   = target.VerbTypeFocus
-		node   kind.Node
-		traits *target.NodeTraits
+		verb = target.VerbTypeFocus
+		node kind.Node
+		read *kind.NodeRead // the node as read once (the tree's road)
 	)
 	if req.Ref != "" {
 		var err error
@@ -431,18 +486,19 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 			if !probe.Tree {
 				return d.fail(c, target.Decide(target.VerbSnapshot, probe, nil).Err())
 			}
-			tr, err := e.t.Node(ctx, node)
+			r, err := readForAct(ctx, e, node)
 			if err != nil {
 				c.Road = target.RoadTree
 				return d.fail(c, err)
 			}
-			traits = &tr
+			read = &r
 		}
 		verb = target.VerbTypeRef
 	}
-	if err := d.decide(c, verb, probe, traits); err != nil {
+	if _, err := decideOn(c, verb, probe, read); err != nil {
 		return d.fail(c, err)
 	}
+	traits := traitsOf(read)
 	if c.Road == target.RoadKeys && n > d.cfg.MaxKeysText {
 		return d.fail(c, tooLong(n, d.cfg.MaxKeysText, "typed as keys"))
 	}
@@ -460,9 +516,9 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 			if err := d.still(e, req.Session); err != nil {
 				return Response{}, err
 			}
-			w := d.watchBefore(ctx, c, &node)
+			w := d.watchAt(ctx, c, &node, nil, factsOf(read))
 			into := where(w)
-			if err := e.t.InsertText(ctx, node, req.Text); err != nil {
+			if err := insertOn(ctx, e, node, read, req.Text); err != nil {
 				return Response{}, err
 			}
 			resp := Response{Did: fmt.Sprintf("inserted %d characters into %s through EditableText", n, into)}

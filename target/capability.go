@@ -125,10 +125,36 @@ func (n NodeTraits) Has(name string) bool {
 // Capability is the law's answer for one verb: the road it takes and why, or
 // the refusal that stands in for "no road".
 type Capability struct {
-	Verb    Verb     `json:"verb"`
-	Road    Road     `json:"road,omitempty"`
+	Verb Verb `json:"verb"`
+	Road Road `json:"road,omitempty"`
+	// Means is how a node is acted on along the road where the law
+	// chose among several (click @ref on the tree: the node's Action or
+	// its parent's Selection); the backend is handed it and does that,
+	// never deciding again. "" where the road has one means.
+	Means   Means    `json:"means,omitempty"`
 	Why     string   `json:"why"`
 	Refusal *Refusal `json:"refusal,omitempty"`
+}
+
+// Means is how a node is acted on along the tree road.
+type Means string
+
+// The means of click @ref on the tree.
+const (
+	MeansAction    Means = "action"    // Action.DoAction on the node
+	MeansSelection Means = "selection" // Selection.SelectChild of it on its parent
+)
+
+// Words are the means as an answer says what was done: "its Action",
+// "its parent's Selection".
+func (m Means) Words() string {
+	switch m {
+	case MeansAction:
+		return "its Action"
+	case MeansSelection:
+		return "its parent's Selection"
+	}
+	return string(m)
 }
 
 // OK reports whether the verb has a road.
@@ -191,7 +217,7 @@ func Decide(verb Verb, p Probe, node *NodeTraits) Capability {
 			if !node.Sensitive {
 				return refuse(Refuse(CodeNotSensitive, "%s is not sensitive (disabled)", nodeWords(node)))
 			}
-			c.Road, c.Why = RoadTree, "Selection.SelectChild on its parent (it has no Action; its parent selects it, as a click on a page tab does)"
+			c.Road, c.Means, c.Why = RoadTree, MeansSelection, "Selection.SelectChild on its parent (it has no Action; its parent selects it, as a click on a page tab does)"
 			return c
 		}
 		if noAction {
@@ -201,7 +227,7 @@ func Decide(verb Verb, p Probe, node *NodeTraits) Capability {
 		if !node.Sensitive {
 			return refuse(Refuse(CodeNotSensitive, "%s is not sensitive (disabled)", nodeWords(node)))
 		}
-		c.Road, c.Why = RoadTree, "Action.DoAction on the node"
+		c.Road, c.Means, c.Why = RoadTree, MeansAction, "Action.DoAction on the node"
 		return c
 	case VerbTypeRef:
 		if p.NodeInput {

@@ -10,13 +10,15 @@
 // Input) and ends it (Close). What only some kinds have is a small
 // interface of its own, found by a type assertion: Raiser and Stacker
 // (windows that overlap on a display nobody manages), Settler (input an
-// application reads later), Refresher (facts kept between reads), Filler, Navigator, Evaluator, Waiter and
-// PageReader (pages).
+// application reads later), Refresher (facts kept between reads), OnceActor
+// (a node read once per acting verb, and acted on as read), Filler,
+// Navigator, Evaluator, Waiter and PageReader (pages).
 //
 // The capability law (target.Decide) is the core's: a backend says which
 // roads exist (Probe) and what a node is (Node); it never decides a verb's
-// road itself. Every method honours its context: a cancelled one stops and
-// releases what it holds.
+// road itself: a OnceActor is handed the road's means
+// (target.Capability.Means) and says which it went through. Every method
+// honours its context: a cancelled one stops and releases what it holds.
 package kind
 
 import (

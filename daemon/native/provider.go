@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"sync/atomic"
 	"time"
 
 	"github.com/vibespace/vibespace/atspi"
@@ -35,6 +36,10 @@ type Options struct {
 	// (xvfb.Options.Owner), so Sweep finds those a daemon lost its
 	// records of; "" marks none and sweeps none.
 	Owner string
+	// BusCalls, when set, counts the D-Bus calls made on the displays'
+	// accessibility buses (atspi.Options.Calls): a test's budget of calls
+	// per verb.
+	BusCalls *atomic.Uint64
 }
 
 // ProviderName is the word that picks our own Xvfb display; XpraName picks
@@ -160,7 +165,7 @@ func connect(ctx context.Context, h host, xp *xpra.Display, o Options) (*display
 	} else {
 		d.ownPixels = true
 	}
-	bus, err := atspi.ConnectA11y(ctx, h.a11yAddress(), atspi.Options{})
+	bus, err := atspi.ConnectA11y(ctx, h.a11yAddress(), atspi.Options{Calls: o.BusCalls})
 	if err != nil {
 		d.busErr = err
 	} else {

@@ -121,7 +121,21 @@ func (w *wlWindow) Snapshot(ctx context.Context, refs *target.RefTable) (*target
 func (w *wlWindow) Node(ctx context.Context, n kind.Node) (target.NodeTraits, error) {
 	return w.t.Node(ctx, n)
 }
-func (w *wlWindow) Act(ctx context.Context, n kind.Node) error   { return w.t.Act(ctx, n) }
+func (w *wlWindow) Act(ctx context.Context, n kind.Node) error { return w.t.Act(ctx, n) }
+
+// ReadForAct is window.go's, without the facts: a window of the person's
+// Wayland desktop gives the verifier none (it is no kind.NodeReader).
+func (w *wlWindow) ReadForAct(ctx context.Context, n kind.Node) (kind.NodeRead, error) {
+	r, err := w.t.ReadForAct(ctx, n)
+	r.Facts = nil
+	return r, err
+}
+func (w *wlWindow) ActOn(ctx context.Context, n kind.Node, o kind.ActOptions) (kind.Acted, error) {
+	return w.t.ActOn(ctx, n, o)
+}
+func (w *wlWindow) InsertOn(ctx context.Context, n kind.Node, text string, o kind.ActOptions) error {
+	return w.t.InsertOn(ctx, n, text, o)
+}
 func (w *wlWindow) Focus(ctx context.Context, n kind.Node) error { return w.t.Focus(ctx, n) }
 func (w *wlWindow) InsertText(ctx context.Context, n kind.Node, text string) error {
 	return w.t.InsertText(ctx, n, text)

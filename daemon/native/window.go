@@ -199,23 +199,84 @@ func (w *window) object(n kind.Node) (atspi.Object, error) {
 
 // Node reads one node's traits, fresh from the application.
 func (w *window) Node(ctx context.Context, n kind.Node) (target.NodeTraits, error) {
+	r, err := w.ReadForAct(ctx, n)
+	return r.Traits, err
+}
+
+var _ kind.OnceActor = (*window)(nil)
+
+// readOwn is what a read keeps for the act: the node's own fields, and
+// the Selection parent that picks a node with no Action (chooser) with the
+// node's index there.
+type readOwn struct {
+	node    *target.Node
+	chooser atspi.Object
+	index   int
+}
+
+// ReadForAct reads the node once (its own fields, and for a node with no
+// Action whether a Selection parent picks it): its traits, its facts, and
+// the parent found.
+func (w *window) ReadForAct(ctx context.Context, n kind.Node) (kind.NodeRead, error) {
 	o, err := w.object(n)
 	if err != nil {
-		return target.NodeTraits{}, err
+		return kind.NodeRead{}, err
 	}
 	node, err := w.d.bus.Node(ctx, o)
 	if err != nil {
-		return target.NodeTraits{}, err
+		return kind.NodeRead{}, err
 	}
-	tr := target.TraitsOf(node)
+	own := readOwn{node: node}
+	r := kind.NodeRead{Traits: target.TraitsOf(node), Facts: node}
 	if !node.Implements("Action") || len(node.Actions) == 0 {
 		// A page tab has no Action: its notebook's Selection picks it.
-		_, _, tr.InSelection, err = w.d.bus.SelectionParent(ctx, o)
+		own.chooser, own.index, r.Traits.InSelection, err = w.d.bus.SelectionParent(ctx, o)
 		if err != nil {
-			return target.NodeTraits{}, err
+			return kind.NodeRead{}, err
 		}
 	}
-	return tr, nil
+	r.Own = own
+	return r, nil
+}
+
+// ActOn does the click the law decided on the node as read: its parent's
+// SelectChild of it (target.MeansSelection), else its action, chosen among
+// the actions the read saw.
+func (w *window) ActOn(ctx context.Context, n kind.Node, a kind.ActOptions) (kind.Acted, error) {
+	o, err := w.object(n)
+	if err != nil {
+		return kind.Acted{}, err
+	}
+	own, ok := a.Read.Own.(readOwn)
+	if !ok {
+		if own.node, err = w.d.bus.Node(ctx, o); err != nil {
+			return kind.Acted{}, err
+		}
+	}
+	if a.Means == target.MeansSelection && !own.chooser.IsNull() {
+		if err := w.d.bus.SelectChild(ctx, own.chooser, own.index); err != nil {
+			return kind.Acted{}, err
+		}
+		return kind.Acted{Means: target.MeansSelection}, nil
+	}
+	if _, err := w.d.bus.DoActionOn(ctx, o, own.node, ""); err != nil {
+		return kind.Acted{}, err
+	}
+	return kind.Acted{Means: target.MeansAction}, nil
+}
+
+// InsertOn appends text at the end of the node's text as read
+// (EditableText).
+func (w *window) InsertOn(ctx context.Context, n kind.Node, text string, a kind.ActOptions) error {
+	o, err := w.object(n)
+	if err != nil {
+		return err
+	}
+	own, ok := a.Read.Own.(readOwn)
+	if !ok {
+		return w.d.bus.InsertText(ctx, o, -1, text)
+	}
+	return w.d.bus.InsertTextOn(ctx, o, own.node, -1, text)
 }
 
 // Act does the node's click-like action (never a coordinate click), or,
