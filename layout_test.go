@@ -140,6 +140,11 @@ var forbidden = map[string][]string{
 	"daemon/yourdesktop": {module + "/x11", module + "/atspi", module + "/cdp", module + "/rtc", module + "/capture",
 		module + "/testenv", module + "/xvfb", module + "/xpra", module + "/portal", module + "/daemon/native",
 		module + "/daemon/chromium", module + "/daemon/live"},
+	// the socket serves a handler it declares: the wire and the shared
+	// model, no backend, no live view (and never the core: coreImporters)
+	"daemon/socket": {module + "/x11", module + "/atspi", module + "/cdp", module + "/rtc", module + "/capture",
+		module + "/testenv", module + "/xvfb", module + "/xpra", module + "/lease", module + "/profile", module + "/portal",
+		module + "/daemon/native", module + "/daemon/chromium", module + "/daemon/live"},
 	// the verifier's decisions are pure: the shared model and the seam's
 	// types, no backend and no core
 	"daemon/effect": {module + "/x11", module + "/atspi", module + "/cdp", module + "/rtc", module + "/capture",
@@ -176,8 +181,9 @@ var coreImporters = []string{"cmd/vibespace-daemon", "daemon/live", "daemon/daem
 
 // coreForbidden never import the core, not even in a test's place: the
 // core asks them through interfaces it declares (the user's desktop's
-// gate, Config.Desktop).
-var coreForbidden = []string{"daemon/yourdesktop"}
+// gate, Config.Desktop), or they serve one they declare (the socket's
+// Handler, which the core is).
+var coreForbidden = []string{"daemon/yourdesktop", "daemon/socket"}
 
 func TestDependencyRules(t *testing.T) {
 	pkgs := packages(t)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/daemon/secret"
+	"github.com/vibespace/vibespace/daemon/socket"
 	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/internal/statefile"
 	"github.com/vibespace/vibespace/lease"
@@ -65,19 +65,16 @@ type Daemon struct {
 	displays map[string]*display // by displayKey: the running ones
 	starting map[string]starting // per-session displays being started, by key (for the ceiling)
 	closed   bool
-	conns    map[net.Conn]struct{}
 
 	displaySlots map[string]chan struct{} // per display key: one slot, bringing its display up
-	connSlots    chan struct{}            // one slot per connection served (Config.MaxConns)
-	gate         connGate                 // who holds the slots (connlimit.go)
 	persistMu    sync.Mutex
 	br           browserState  // the browser words' state (browser.go)
 	scanSlot     chan struct{} // one scan for windows at a time (discover.go): two would find one window twice
 	notes        notice.Book   // what is owed in words: things lost or not restored, files not written (notice.go)
 	lost         lostBook      // the windows lost with their display (lost.go)
 
-	ln   net.Listener
-	wg   sync.WaitGroup
+	srv  *socket.Server // the socket served (package daemon/socket); nil until Listen
+	wg   sync.WaitGroup // the background loops (tick, discoverLoop, idleLoop, lost.go's)
 	stop chan struct{}
 }
 
@@ -106,8 +103,6 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		displays:     make(map[string]*display),
 		starting:     make(map[string]starting),
 		displaySlots: make(map[string]chan struct{}),
-		connSlots:    make(chan struct{}, cfg.MaxConns),
-		conns:        make(map[net.Conn]struct{}),
 		stop:         make(chan struct{}),
 		scanSlot:     make(chan struct{}, 1),
 	}
@@ -412,32 +407,26 @@ func bareURL(raw string) string {
 	return b.String()
 }
 
-// Listen opens the socket (mode 0600, in a 0700 directory). A socket file
-// left by a daemon that died is replaced: holding the lock proves nobody
-// else serves it.
+// Listen opens the socket (mode 0600, in a 0700 directory; package
+// daemon/socket). A socket file left by a daemon that died is replaced:
+// holding the lock proves nobody else serves it.
 func (d *Daemon) Listen() error {
-	dir := filepath.Dir(d.cfg.SocketPath)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("daemon: socket dir: %w", err)
-	}
-	os.Remove(d.cfg.SocketPath)
-	ln, err := net.Listen("unix", d.cfg.SocketPath)
+	srv, err := socket.Listen(socket.Options{
+		Path: d.cfg.SocketPath, MaxRequest: d.cfg.MaxRequest, IdleTimeout: d.cfg.IdleTimeout,
+		MaxConns: d.cfg.MaxConns, MaxConnsPerPeer: d.cfg.MaxConnsPerPeer, Logger: d.cfg.Logger,
+	})
 	if err != nil {
-		return fmt.Errorf("daemon: listen: %w", err)
+		return err
 	}
-	if err := os.Chmod(d.cfg.SocketPath, 0o600); err != nil {
-		ln.Close()
-		return fmt.Errorf("daemon: chmod socket: %w", err)
-	}
-	ln.(*net.UnixListener).SetUnlinkOnClose(false)
-	d.ln = ln
+	d.srv = srv
 	return nil
 }
 
-// Serve answers clients until ctx ends or Close is called. It calls Listen
-// if that was not done yet.
+// Serve starts the daemon's background loops and answers clients (Handle)
+// until ctx ends or Close is called. It calls Listen if that was not done
+// yet.
 func (d *Daemon) Serve(ctx context.Context) error {
-	if d.ln == nil {
+	if d.srv == nil {
 		if err := d.Listen(); err != nil {
 			return err
 		}
@@ -454,46 +443,7 @@ func (d *Daemon) Serve(ctx context.Context) error {
 	go d.tick(ctx)
 	go d.discoverLoop(ctx)
 	go d.idleLoop(ctx)
-	go func() {
-		select {
-		case <-ctx.Done():
-			d.ln.Close()
-		case <-d.stop:
-		}
-	}()
-	for {
-		c, err := d.ln.Accept()
-		if err != nil {
-			select {
-			case <-d.stop:
-				return nil
-			default:
-			}
-			if ctx.Err() != nil {
-				return nil
-			}
-			if errors.Is(err, net.ErrClosed) {
-				return nil
-			}
-			d.cfg.Logger.Warn("accept", "err", err)
-			continue
-		}
-		d.mu.Lock()
-		if d.closed {
-			d.mu.Unlock()
-			c.Close()
-			return nil
-		}
-		if err := d.admit(c); err != nil {
-			d.mu.Unlock()
-			d.refuseConn(c, err)
-			continue
-		}
-		d.conns[c] = struct{}{}
-		d.wg.Add(1)
-		d.mu.Unlock()
-		go d.serveConn(ctx, c)
-	}
+	return d.srv.Serve(ctx, d)
 }
 
 // tick applies idle handback even when nobody asks.
@@ -526,13 +476,9 @@ func (d *Daemon) shutdown() bool {
 	}
 	d.closed = true
 	close(d.stop)
-	for c := range d.conns {
-		c.Close()
-	}
 	d.mu.Unlock()
-	if d.ln != nil {
-		d.ln.Close()
-		os.Remove(d.cfg.SocketPath)
+	if d.srv != nil {
+		d.srv.Close()
 	}
 	d.wg.Wait()
 	if d.live != nil {

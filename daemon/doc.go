@@ -1,9 +1,9 @@
 // Package daemon is the core of the long-lived per-user process behind
 // vibespace-window and vibespace-browser: it owns the registry of displays
 // (each started lazily on its first open) and the browser, the table of
-// targets, their leases, in-flight verbs and the audit log, and answers one
-// JSON request per line on a Unix socket (mode 0600) in the runtime
-// directory.
+// targets, their leases, in-flight verbs and the audit log, and answers
+// each request (Handle) that package daemon/socket reads on its Unix
+// socket (mode 0600) in the runtime directory, one JSON request per line.
 //
 // Every kind of target is reached through the seam of package daemon/kind
 // and nothing else: a window and a tab are both a kind.Target, and one verb

@@ -1,4 +1,4 @@
-package daemon
+package socket
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vibespace/vibespace/daemon/kind/kindtest"
+	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -31,11 +31,11 @@ func holdIdle(t *testing.T, sock string, n int) []net.Conn {
 // for the 30 s idle timeout); a newcomer gets the slot of the one idle
 // longest, which is hung up on.
 func TestIdleConnectionsYieldTheirSlots(t *testing.T) {
-	td := startDaemonWith(t, &kindtest.Provider{}, "", func(c *Config) { c.MaxConns, c.MaxConnsPerPeer = 4, 100 })
+	td := startServerWith(t, nil, func(c *Options) { c.MaxConns, c.MaxConnsPerPeer = 4, 100 })
 	held := holdIdle(t, td.sock, 4)
 	time.Sleep(idleEvictAfter + 200*time.Millisecond)
 	start := time.Now()
-	wantCode(t, td.call(t, Request{Verb: "status", Session: "a"}), "")
+	wantCode(t, td.call(t, wire.Request{Verb: "status", Session: "a"}), "")
 	if took := time.Since(start); took > 5*time.Second {
 		t.Fatalf("status took %v beside the idle connections", took)
 	}
@@ -55,13 +55,13 @@ func TestIdleConnectionsYieldTheirSlots(t *testing.T) {
 // refused busy, naming it, while its connections are fresh; the slots it
 // did not get serve others.
 func TestOneProcessGetsItsShare(t *testing.T) {
-	td := startDaemonWith(t, &kindtest.Provider{}, "", func(c *Config) { c.MaxConns, c.MaxConnsPerPeer = 8, 2 })
+	td := startServerWith(t, nil, func(c *Options) { c.MaxConns, c.MaxConnsPerPeer = 8, 2 })
 	holdIdle(t, td.sock, 2)
-	resp := td.call(t, Request{Verb: "status", Session: "a"})
+	resp := td.call(t, wire.Request{Verb: "status", Session: "a"})
 	if resp.Code != target.CodeBusy || resp.Facts["pid"] == nil {
 		t.Fatalf("a third connection of one process: %+v", resp)
 	}
 	// Its own idle connections yield to it once they have waited.
 	time.Sleep(idleEvictAfter + 200*time.Millisecond)
-	wantCode(t, td.call(t, Request{Verb: "status", Session: "a"}), "")
+	wantCode(t, td.call(t, wire.Request{Verb: "status", Session: "a"}), "")
 }

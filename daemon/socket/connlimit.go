@@ -1,4 +1,4 @@
-package daemon
+package socket
 
 import (
 	"net"
@@ -12,7 +12,7 @@ import (
 // Connections that sit idle must not lock well-behaved clients out (issue
 // 11: 66 idle sockets got every CLI refused busy for the 30 s idle
 // timeout). Two rules keep serving: one peer process holds at most
-// Config.MaxConnsPerPeer connections, and when every slot is taken, the
+// Options.MaxConnsPerPeer connections, and when every slot is taken, the
 // connection that has waited longest for a request (idleEvictAfter at
 // least) is hung up on to let the newcomer in. A connection running a verb
 // is never let go.
@@ -48,9 +48,9 @@ type connState struct {
 // already, or every slot taken, the connection that has waited longest for
 // a request (of that peer, or of anyone) gives its slot to c if it has
 // waited idleEvictAfter; else c is refused busy. It never blocks.
-func (d *Daemon) admit(c net.Conn) error {
+func (s *Server) admit(c net.Conn) error {
 	pid := peerPID(c)
-	g := &d.gate
+	g := &s.gate
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.conns == nil {
@@ -58,18 +58,18 @@ func (d *Daemon) admit(c net.Conn) error {
 	}
 	now := time.Now()
 	switch {
-	case pid != 0 && g.perPeer[pid] >= d.cfg.MaxConnsPerPeer:
-		if !g.letGo(d, now, pid) {
+	case pid != 0 && g.perPeer[pid] >= s.opt.MaxConnsPerPeer:
+		if !g.letGo(s, now, pid) {
 			return target.Refuse(target.CodeBusy, "the daemon is serving %d connections of process %d already, the most one process gets, and none has been idle for %v; close some, or try again", g.perPeer[pid], pid, idleEvictAfter).
-				With("limit", d.cfg.MaxConnsPerPeer).With("pid", pid)
+				With("limit", s.opt.MaxConnsPerPeer).With("pid", pid)
 		}
 	default:
 		select {
-		case d.connSlots <- struct{}{}:
+		case s.slots <- struct{}{}:
 		default:
-			if !g.letGo(d, now, 0) {
-				return target.Refuse(target.CodeBusy, "the daemon is serving %d connections already, its limit, and none has been idle for %v; try again", d.cfg.MaxConns, idleEvictAfter).
-					With("limit", d.cfg.MaxConns)
+			if !g.letGo(s, now, 0) {
+				return target.Refuse(target.CodeBusy, "the daemon is serving %d connections already, its limit, and none has been idle for %v; try again", s.opt.MaxConns, idleEvictAfter).
+					With("limit", s.opt.MaxConns)
 			}
 		}
 	}
@@ -81,7 +81,7 @@ func (d *Daemon) admit(c net.Conn) error {
 // letGo hangs up on the connection (of peer pid; 0: of anyone) that has
 // waited longest for a request, if that is idleEvictAfter at least; its
 // slot is the newcomer's then. It reports whether it found one.
-func (g *connGate) letGo(d *Daemon, now time.Time, pid int32) bool {
+func (g *connGate) letGo(s *Server, now time.Time, pid int32) bool {
 	var victim net.Conn
 	var oldest time.Time
 	for vc, st := range g.conns {
@@ -98,13 +98,13 @@ func (g *connGate) letGo(d *Daemon, now time.Time, pid int32) bool {
 	g.conns[victim].let = true
 	victim.Close()
 	g.evicted++
-	g.logLocked(d, now)
+	g.logLocked(s, now)
 	return true
 }
 
 // leave forgets c and frees its slot (unless a newcomer has it already).
-func (d *Daemon) leave(c net.Conn) {
-	g := &d.gate
+func (s *Server) leave(c net.Conn) {
+	g := &s.gate
 	g.mu.Lock()
 	st := g.conns[c]
 	delete(g.conns, c)
@@ -115,27 +115,27 @@ func (d *Daemon) leave(c net.Conn) {
 	}
 	g.mu.Unlock()
 	if st == nil || !st.let {
-		<-d.connSlots
+		<-s.slots
 	}
 }
 
 // waiting marks c as waiting for its next request: a newcomer may take its
 // slot once it has waited idleEvictAfter.
-func (d *Daemon) waiting(c net.Conn) {
-	d.gate.mu.Lock()
-	if st := d.gate.conns[c]; st != nil {
+func (s *Server) waiting(c net.Conn) {
+	s.gate.mu.Lock()
+	if st := s.gate.conns[c]; st != nil {
 		st.waiting = time.Now()
 	}
-	d.gate.mu.Unlock()
+	s.gate.mu.Unlock()
 }
 
 // serving marks c as running the request it sent, so nobody takes its
 // slot; false if it was let go for a newcomer meanwhile (then its request
 // must not run: nobody will read its answer).
-func (d *Daemon) serving(c net.Conn) bool {
-	d.gate.mu.Lock()
-	defer d.gate.mu.Unlock()
-	st := d.gate.conns[c]
+func (s *Server) serving(c net.Conn) bool {
+	s.gate.mu.Lock()
+	defer s.gate.mu.Unlock()
+	st := s.gate.conns[c]
 	if st == nil || st.let {
 		return false
 	}
@@ -144,21 +144,21 @@ func (d *Daemon) serving(c net.Conn) bool {
 }
 
 // refused counts a refused connection for the log.
-func (d *Daemon) refused() {
-	g := &d.gate
+func (s *Server) refused() {
+	g := &s.gate
 	g.mu.Lock()
 	g.refused++
-	g.logLocked(d, time.Now())
+	g.logLocked(s, time.Now())
 	g.mu.Unlock()
 }
 
 // logLocked logs the refusals and evictions counted, at most once per
 // refusedLogEvery (a client retrying in a loop writes no line per try).
-func (g *connGate) logLocked(d *Daemon, now time.Time) {
+func (g *connGate) logLocked(s *Server, now time.Time) {
 	if now.Sub(g.logged) < refusedLogEvery {
 		return
 	}
-	d.cfg.Logger.Warn("at the connection limit", "max", d.cfg.MaxConns, "max_per_process", d.cfg.MaxConnsPerPeer,
+	s.opt.Logger.Warn("at the connection limit", "max", s.opt.MaxConns, "max_per_process", s.opt.MaxConnsPerPeer,
 		"refused", g.refused, "idle_hung_up", g.evicted, "over", refusedLogEvery)
 	g.logged, g.refused, g.evicted = now, 0, 0
 }

@@ -1,4 +1,4 @@
-package daemon
+package socket
 
 import (
 	"bufio"
@@ -8,6 +8,8 @@ import (
 	"net"
 	"runtime/debug"
 	"time"
+
+	"github.com/vibespace/vibespace/daemon/wire"
 )
 
 // writeTimeout bounds writing one answer to a client that stopped reading.
@@ -16,25 +18,25 @@ const writeTimeout = 10 * time.Second
 // serveConn answers one client: a request per line, an answer per line. A
 // malformed or oversized request gets an error answer and the connection is
 // closed; other connections are not affected. A client that sends no whole
-// request within Config.IdleTimeout is hung up on.
-func (d *Daemon) serveConn(ctx context.Context, c net.Conn) {
+// request within Options.IdleTimeout is hung up on.
+func (s *Server) serveConn(ctx context.Context, h Handler, c net.Conn) {
 	defer func() {
 		if p := recover(); p != nil {
-			d.cfg.Logger.Error("a connection's handler panicked", "panic", p, "stack", string(debug.Stack()))
+			s.opt.Logger.Error("a connection's handler panicked", "panic", p, "stack", string(debug.Stack()))
 		}
 		c.Close()
-		d.mu.Lock()
-		delete(d.conns, c)
-		d.mu.Unlock()
-		d.leave(c)
-		d.wg.Done()
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+		s.leave(c)
+		s.wg.Done()
 	}()
 	r := bufio.NewReaderSize(c, 64<<10)
 	for {
-		c.SetReadDeadline(time.Now().Add(d.cfg.IdleTimeout))
-		d.waiting(c)
-		req, err := ReadRequest(r, d.cfg.MaxRequest)
-		if err == nil && !d.serving(c) {
+		c.SetReadDeadline(time.Now().Add(s.opt.IdleTimeout))
+		s.waiting(c)
+		req, err := wire.ReadRequest(r, s.opt.MaxRequest)
+		if err == nil && !s.serving(c) {
 			return // let go for a newcomer as the request came: it never ran
 		}
 		if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
@@ -45,15 +47,15 @@ func (d *Daemon) serveConn(ctx context.Context, c net.Conn) {
 			if errors.As(err, &ne) {
 				return // the connection broke or idled out; nobody to answer
 			}
-			d.cfg.Logger.Info("bad request", "err", err)
+			s.opt.Logger.Info("bad request", "err", err)
 			c.SetWriteDeadline(time.Now().Add(writeTimeout))
-			WriteResponse(c, refusal(err))
+			wire.WriteResponse(c, refusal(err))
 			return
 		}
 		c.SetReadDeadline(time.Time{})
-		resp := d.handleWatched(ctx, c, r, req)
+		resp := handleWatched(ctx, h, c, r, req)
 		c.SetWriteDeadline(time.Now().Add(writeTimeout))
-		if err := WriteResponse(c, resp); err != nil {
+		if err := wire.WriteResponse(c, resp); err != nil {
 			return
 		}
 	}
@@ -61,7 +63,7 @@ func (d *Daemon) serveConn(ctx context.Context, c net.Conn) {
 
 // handleWatched answers req while watching the connection: a client that
 // hangs up (a CLI killed by its caller's timeout) cancels its verb.
-func (d *Daemon) handleWatched(ctx context.Context, c net.Conn, r *bufio.Reader, req Request) Response {
+func handleWatched(ctx context.Context, h Handler, c net.Conn, r *bufio.Reader, req wire.Request) wire.Response {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	watched := make(chan struct{})
@@ -75,7 +77,7 @@ func (d *Daemon) handleWatched(ctx context.Context, c net.Conn, r *bufio.Reader,
 			cancel() // EOF or a broken connection: nobody waits for the answer
 		}
 	}()
-	resp := d.Handle(ctx, req)
+	resp := h.Handle(ctx, req)
 	c.SetReadDeadline(time.Unix(1, 0))
 	<-watched
 	c.SetReadDeadline(time.Time{})
@@ -84,9 +86,9 @@ func (d *Daemon) handleWatched(ctx context.Context, c net.Conn, r *bufio.Reader,
 
 // refuseConn answers a connection admit refused with why (busy) and hangs
 // up, without reading its request.
-func (d *Daemon) refuseConn(c net.Conn, why error) {
-	d.refused()
+func (s *Server) refuseConn(c net.Conn, why error) {
+	s.refused()
 	c.SetWriteDeadline(time.Now().Add(time.Second))
-	WriteResponse(c, refusal(why))
+	wire.WriteResponse(c, refusal(why))
 	c.Close()
 }
