@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -177,7 +178,17 @@ var coreImporters = []string{"cmd/vibespace-daemon", "daemon/live", "daemon/daem
 // coreForbidden never import the core, not even in a test's place: the
 // core asks them through interfaces it declares (the user's desktop's
 // gate, Config.Desktop).
-var coreForbidden = []string{"daemon/yourdesktop"}
+var coreForbidden = []string{"daemon/yourdesktop", "daemon/browsing"}
+
+// onlyImports: of the packages of ours, these import only those listed
+// (module-relative). The profile words see the daemon through the seam,
+// the stages' shape and the verb table, the wire types and the profile,
+// provider and shared models; the core asks them through its Browsing
+// interface and lends them its hands (BrowsingHost).
+var onlyImports = map[string][]string{
+	"daemon/browsing": {"daemon/kind", "daemon/stage", "daemon/verb", "daemon/wire", "daemon/current",
+		"profile", "provider", "target", "lease"},
+}
 
 func TestDependencyRules(t *testing.T) {
 	pkgs := packages(t)
@@ -209,6 +220,13 @@ func TestDependencyRules(t *testing.T) {
 					if im == b || strings.HasPrefix(im, b+"/") {
 						t.Errorf("the daemon's core links %s (through %s): it reaches backends through daemon/kind only", im, via)
 					}
+				}
+			}
+		}
+		if only, ok := onlyImports[slash]; ok {
+			for im := range p.imports {
+				if rel, ours := strings.CutPrefix(im, module+"/"); ours && !slices.Contains(only, rel) {
+					t.Errorf("%s imports %s: it may import only %v of ours", dir, im, only)
 				}
 			}
 		}
