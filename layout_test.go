@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -181,9 +182,19 @@ var coreImporters = []string{"cmd/vibespace-daemon", "daemon/live", "daemon/daem
 
 // coreForbidden never import the core, not even in a test's place: the
 // core asks them through interfaces it declares (the user's desktop's
-// gate, Config.Desktop), or they serve one they declare (the socket's
-// Handler, which the core is).
-var coreForbidden = []string{"daemon/yourdesktop", "daemon/socket"}
+// gate, Config.Desktop; the profile words, Browsing), or they serve one
+// they declare (the socket's Handler, which the core is).
+var coreForbidden = []string{"daemon/yourdesktop", "daemon/socket", "daemon/browsing"}
+
+// onlyImports: of the packages of ours, these import only those listed
+// (module-relative). The profile words see the daemon through the seam,
+// the stages' shape and the verb table, the wire types and the profile,
+// provider and shared models; the core asks them through its Browsing
+// interface and lends them its hands (BrowsingHost).
+var onlyImports = map[string][]string{
+	"daemon/browsing": {"daemon/kind", "daemon/stage", "daemon/verb", "daemon/wire", "daemon/current",
+		"profile", "provider", "target", "lease"},
+}
 
 func TestDependencyRules(t *testing.T) {
 	pkgs := packages(t)
@@ -215,6 +226,13 @@ func TestDependencyRules(t *testing.T) {
 					if im == b || strings.HasPrefix(im, b+"/") {
 						t.Errorf("the daemon's core links %s (through %s): it reaches backends through daemon/kind only", im, via)
 					}
+				}
+			}
+		}
+		if only, ok := onlyImports[slash]; ok {
+			for im := range p.imports {
+				if rel, ours := strings.CutPrefix(im, module+"/"); ours && !slices.Contains(only, rel) {
+					t.Errorf("%s imports %s: it may import only %v of ours", dir, im, only)
 				}
 			}
 		}

@@ -2,15 +2,16 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/vibespace/vibespace/daemon/current"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/notice"
+	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/profile"
 	"github.com/vibespace/vibespace/provider"
 	"github.com/vibespace/vibespace/target"
@@ -21,14 +22,90 @@ import (
 // session's current tab of the context its profile choice names.
 
 // browserState is the daemon's side of the browser words: each session's
-// current tab per context, and the profile registry.
+// current tab per context.
 type browserState struct {
 	current current.Tabs  // each session's current tab per context
 	appSlot chan struct{} // one slot: one desktop app starting at a time (desktopapp.go)
+}
 
-	regOnce sync.Once
-	reg     *profile.Registry // the profile registry, opened on first use
-	regErr  error
+// Browsing is the browser's profile words as the core asks them: the
+// profile registry, the choice of a session's browser context and its
+// provider's gate, how an answer names a profile. Package daemon/browsing
+// is the one the program registers, a stage that also answers the profile
+// words that reach no tab (browser.profiles, use, attachments, detach,
+// pin, new-child, status); the core finds it among the stages it was
+// given and lends it its hands (BrowsingHost).
+type Browsing interface {
+	Bind(BrowsingHost)
+	Registry() (*profile.Registry, error)
+	// Choose resolves req's profile choice (--profile or
+	// VIBESPACE_BROWSER) to a browser context; Gate refuses what its
+	// provider row cannot do and fills a remote row's connect URL.
+	Choose(req Request) (selection, error)
+	Gate(req Request, sel *selection) error
+	// RowOf is a profile's provider row.
+	RowOf(p profile.Profile) provider.Row
+	// Describe fills what an answer says of a profile's browser now;
+	// Attached is how an answer shows an attachment, Known a profile as a
+	// session sees it.
+	Describe(p *ProfileInfo)
+	Attached(a profile.Attachment, count int) ProfileInfo
+	Known(reg *profile.Registry, session string, p profile.Profile) ProfileInfo
+	// New registers the profile of a new that is no desktop app.
+	New(req Request) (Response, error)
+}
+
+// BrowsingHost is what the core lends the profile words; package
+// daemon/browsing spells the same interface (browsing.Host), where each
+// method is said.
+type BrowsingHost = interface {
+	Rows() []provider.Row
+	Key(scope string) (value string, ok bool, err error)
+	Browser() kind.Browser
+	AppWindow(profileID string) (target.ID, bool)
+	CloseTabs(ctx context.Context, session string, key kind.BrowserKey)
+	Tabs(session string) []TargetInfo
+	Status(ctx context.Context, session string) *Status
+}
+
+// browsingOf finds the stage that chooses a session's browser profile.
+func browsingOf(ch *stage.Chain) (Browsing, error) {
+	for _, s := range ch.Stages() {
+		if b, ok := s.(Browsing); ok {
+			return b, nil
+		}
+	}
+	return nil, errors.New("daemon: no registered stage chooses a session's browser profile (package daemon/browsing)")
+}
+
+// browsingHands is the core as the profile words see it (BrowsingHost).
+type browsingHands struct{ d *Daemon }
+
+func (h browsingHands) Rows() []provider.Row                   { return h.d.rows() }
+func (h browsingHands) Key(scope string) (string, bool, error) { return h.d.keys.Get(scope) }
+func (h browsingHands) Browser() kind.Browser                  { return h.d.cfg.Browser }
+
+func (h browsingHands) AppWindow(profileID string) (target.ID, bool) {
+	if e := h.d.appWindow(profileID); e != nil {
+		return e.id, true
+	}
+	return "", false
+}
+
+func (h browsingHands) CloseTabs(ctx context.Context, session string, key kind.BrowserKey) {
+	h.d.closeSessionTabs(ctx, session, key)
+}
+
+func (h browsingHands) Tabs(session string) []TargetInfo {
+	var out []TargetInfo
+	for _, e := range h.d.entries(func(e *entry) bool { return e.tab != nil && e.rec.ExposedTo(session) }) {
+		out = append(out, *h.d.info(e))
+	}
+	return out
+}
+
+func (h browsingHands) Status(ctx context.Context, session string) *Status {
+	return h.d.status(ctx, &call{Call: stage.Call{Req: Request{Session: session}}}).Status
 }
 
 // tabState is what the browser words keep beside a tab target: the
@@ -39,15 +116,16 @@ type tabState struct {
 }
 
 // selection is a resolved profile choice: which browser context, and how
-// answers name it. A desktop app's profile has no browser context: its
-// browser is a window (desktopapp.go).
-type selection struct {
-	key  kind.BrowserKey
-	prof ProfileInfo
-	app  bool // the profile runs as a desktop app
-	// row is the profile's provider row (chromium for an ephemeral
-	// context): the verbs it cannot do are refused before anything runs.
-	row provider.Row
+// answers name it. A desktop app's profile (App) has no browser context:
+// its browser is a window (desktopapp.go). Row is the profile's provider
+// row (chromium for an ephemeral context): the verbs it cannot do are
+// refused before anything runs. Package daemon/browsing spells the same
+// type (browsing.Selection).
+type selection = struct {
+	Key  kind.BrowserKey
+	Prof ProfileInfo
+	App  bool
+	Row  provider.Row
 }
 
 func (bs *browserState) init() {
@@ -75,22 +153,22 @@ func noBrowser() error {
 // once one was chosen. A desktop app's profile has none: every page verb
 // on it is refused no_cdp_on_this_backend, naming its window.
 func (d *Daemon) browserContext(ctx context.Context, c *call) (kind.BrowserContext, error) {
-	sel, err := d.choose(ctx, c.Req)
+	sel, err := d.browsing.Choose(c.Req)
 	if err != nil {
 		return nil, err
 	}
 	c.sel = &sel
-	if sel.app {
+	if sel.App {
 		return nil, d.noCDP(c.Req.Session, sel)
 	}
 	if d.cfg.Browser == nil {
 		return nil, noBrowser()
 	}
-	if err := d.providerGate(c.Req, &sel); err != nil {
+	if err := d.browsing.Gate(c.Req, &sel); err != nil {
 		return nil, err
 	}
 	c.sel = &sel
-	if sel.key.Headed {
+	if sel.Key.Headed {
 		p, err := d.providerFor("")
 		if err != nil {
 			return nil, err
@@ -99,10 +177,10 @@ func (d *Daemon) browserContext(ctx context.Context, c *call) (kind.BrowserConte
 		if err != nil {
 			return nil, err
 		}
-		sel.key.Display = disp.d.Name()
+		sel.Key.Display = disp.d.Name()
 		c.sel = &sel
 	}
-	bc, release, err := d.cfg.Browser.Context(ctx, sel.key)
+	bc, release, err := d.cfg.Browser.Context(ctx, sel.Key)
 	if release != nil {
 		c.done = release
 	}
@@ -116,9 +194,9 @@ func (d *Daemon) reachTab(ctx context.Context, c *call) error {
 	if _, err := d.browserContext(ctx, c); err != nil {
 		return err
 	}
-	id, ok := d.br.current.Get(c.Req.Session, c.sel.key)
+	id, ok := d.br.current.Get(c.Req.Session, c.sel.Key)
 	if !ok {
-		return target.Refuse(target.CodeNoTab, "no current tab in %s: run open <url> first (or tab select <id>, from tab list)", where(*c.sel)).With("profile", c.sel.prof.ID)
+		return target.Refuse(target.CodeNoTab, "no current tab in %s: run open <url> first (or tab select <id>, from tab list)", where(*c.sel)).With("profile", c.sel.Prof.ID)
 	}
 	return d.reachTabID(ctx, c, id, true)
 }
@@ -142,7 +220,7 @@ func (d *Daemon) reachTabID(ctx context.Context, c *call, id target.ID, known bo
 		d.br.current.Forget(id)
 		return target.Refuse(target.CodeTabGone, "tab %s has closed (run open <url> for a new one)", id).With("target", string(id))
 	}
-	if !d.exposedTo(e, c.Req.Session) || e.tab.key.String() != c.sel.key.String() {
+	if !d.exposedTo(e, c.Req.Session) || e.tab.key.String() != c.sel.Key.String() {
 		return target.Refuse(target.CodeNotYourTab, "tab %s belongs to another session or profile", id).With("target", string(id))
 	}
 	if _, err := d.refreshTab(ctx, e); err != nil {
@@ -154,8 +232,8 @@ func (d *Daemon) reachTabID(ctx context.Context, c *call, id target.ID, known bo
 
 // where names a selection's context in words.
 func where(sel selection) string {
-	if sel.key.Profile != "" {
-		return fmt.Sprintf("profile %s (%s)", sel.prof.Label, sel.key.Profile)
+	if sel.Key.Profile != "" {
+		return fmt.Sprintf("profile %s (%s)", sel.Prof.Label, sel.Key.Profile)
 	}
 	return "this session's own browser context"
 }
@@ -183,8 +261,8 @@ func (d *Daemon) newTab(ctx context.Context, c *call, bc kind.BrowserContext) er
 		ID: id, Kind: target.KindTab, Title: info.Title, App: info.App, Origin: c.Req.Session,
 		Opened: d.cfg.Now().UTC(), Key: info.Key, Exposure: []string{c.Req.Session},
 	}
-	c.e = d.add(rec, kt, nil, &tabState{key: c.sel.key, prof: c.sel.prof}, info)
-	d.br.current.Set(c.Req.Session, c.sel.key, rec.ID)
+	c.e = d.add(rec, kt, nil, &tabState{key: c.sel.Key, prof: c.sel.Prof}, info)
+	d.br.current.Set(c.Req.Session, c.sel.Key, rec.ID)
 	return d.take(c)
 }
 
@@ -239,7 +317,7 @@ func (d *Daemon) browserOpen(ctx context.Context, c *call) Response {
 		return d.fail(c, err)
 	}
 	verb := "opened %s (%q) in tab %s"
-	if id, ok := d.br.current.Get(req.Session, c.sel.key); ok {
+	if id, ok := d.br.current.Get(req.Session, c.sel.Key); ok {
 		err = d.reachTabID(ctx, c, id, true)
 		if target.CodeOf(err) == target.CodeTabGone {
 			err, c.e = nil, nil
@@ -319,7 +397,7 @@ func (d *Daemon) browserTab(ctx context.Context, c *call) Response {
 		if err := d.reachTabID(ctx, c, id, false); err != nil {
 			return d.fail(c, err)
 		}
-		d.br.current.Set(req.Session, c.sel.key, id)
+		d.br.current.Set(req.Session, c.sel.Key, id)
 		return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
 			info := d.seen(c.e)
 			return Response{URL: info.App, Did: fmt.Sprintf("tab %s (%q) is your current tab", id, info.Title)}, nil
@@ -352,8 +430,8 @@ func (d *Daemon) browserTab(ctx context.Context, c *call) Response {
 // tabs there are, never what they are.
 func (d *Daemon) tabList(ctx context.Context, c *call) Response {
 	req, sel := c.Req, c.sel
-	cur, _ := d.br.current.Get(req.Session, sel.key)
-	tabs := d.entries(func(e *entry) bool { return e.tab != nil && e.tab.key.String() == sel.key.String() })
+	cur, _ := d.br.current.Get(req.Session, sel.Key)
+	tabs := d.entries(func(e *entry) bool { return e.tab != nil && e.tab.key.String() == sel.Key.String() })
 	slices.SortFunc(tabs, func(a, b *entry) int { return a.id.TabNumber() - b.id.TabNumber() })
 	resp := Response{Targets: []TargetInfo{}}
 	others := 0

@@ -69,6 +69,7 @@ type Daemon struct {
 	displaySlots map[string]chan struct{} // per display key: one slot, bringing its display up
 	persistMu    sync.Mutex
 	br           browserState  // the browser words' state (browser.go)
+	browsing     Browsing      // the profile words: a registered stage the core asks (browser.go)
 	scanSlot     chan struct{} // one scan for windows at a time (discover.go): two would find one window twice
 	notes        notice.Book   // what is owed in words: things lost or not restored, files not written (notice.go)
 	lost         lostBook      // the windows lost with their display (lost.go)
@@ -163,6 +164,10 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	if err := runners(d.stages); err != nil {
 		return fail(err)
 	}
+	if d.browsing, err = browsingOf(d.stages); err != nil {
+		return fail(err)
+	}
+	d.browsing.Bind(browsingHands{d})
 	d.stages.Restore(st.Backends)
 	d.restoreLost(st.Backends[lostKey])
 	if cfg.Browser != nil {

@@ -118,7 +118,7 @@ func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	reg, err := d.registry()
+	reg, err := d.browsing.Registry()
 	if err != nil {
 		return d.fail(c, err)
 	}
@@ -145,7 +145,7 @@ func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 			if err != nil {
 				return d.fail(c, err)
 			}
-			return d.finish(c, appAgain(req, running.id, p, d.attachmentInfo(a, len(reg.Attachments(req.Session)))), nil)
+			return d.finish(c, appAgain(req, running.id, p, d.browsing.Attached(a, len(reg.Attachments(req.Session)))), nil)
 		}
 	}
 	app := appOf(apps, req, p.App)
@@ -195,7 +195,7 @@ func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 		undo(true)
 		return d.fail(c, err)
 	}
-	pi := d.attachmentInfo(a, len(reg.Attachments(req.Session)))
+	pi := d.browsing.Attached(a, len(reg.Attachments(req.Session)))
 	d.mu.Lock()
 	bounds := c.e.info.Bounds
 	d.mu.Unlock()
@@ -208,6 +208,17 @@ func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 	resp.Did += fmt.Sprintf("; profile %s runs as a desktop app in %s, showing %s; %s (click --at takes pixels of that picture); %s",
 		appName(p), c.e.id, apps.AppURL(kindApp(p.App)), size, windowRecipe(c.e.id))
 	return resp
+}
+
+// browserNew registers a profile (the profile words' New: a directory of
+// ours, or somebody else's browser at its endpoint). It does not attach
+// it. With --backend desktop-app it also attaches and starts it.
+func (d *Daemon) browserNew(ctx context.Context, c *call) Response {
+	if isDesktopApp(c.Req) {
+		return d.newDesktopApp(ctx, c)
+	}
+	resp, err := d.browsing.New(c.Req)
+	return d.finish(c, resp, err)
 }
 
 // appName names a desktop app's profile in answers: "shop (bp-3f9a1c02)".
@@ -247,49 +258,23 @@ func windowRecipe(id target.ID) string {
 // the window it runs as and the verbs that drive it, or, when it does not
 // run, how to start it.
 func (d *Daemon) noCDP(session string, sel selection) error {
-	label := sel.prof.Label
-	e := d.appWindow(sel.key.Profile)
+	label := sel.Prof.Label
+	e := d.appWindow(sel.Key.Profile)
 	if e == nil {
 		start := "vibespace-browser new " + target.ShellWord(label) + " --backend desktop-app"
 		return target.Refuse(target.CodeNoCDPOnThisBackend,
 			"profile %s (%s) is a desktop app, which has no DevTools, and it is not running: start it with %s, then drive its window with vibespace-window (snapshot win:N -i, click win:N @eN, type, key, screenshot)",
-			label, sel.key.Profile, start).
-			With("profile", sel.key.Profile).With("backend", profile.BackendDesktopApp).With("start", start)
+			label, sel.Key.Profile, start).
+			With("profile", sel.Key.Profile).With("backend", profile.BackendDesktopApp).With("start", start)
 	}
 	r := target.Refuse(target.CodeNoCDPOnThisBackend,
 		"profile %s runs as a desktop app (%s), which has no DevTools: use %s",
 		label, e.id, strings.Join(target.WindowVerbs(e.id), ", ")).
-		With("profile", sel.key.Profile).With("backend", profile.BackendDesktopApp).With("target", string(e.id)).With("verbs", target.WindowVerbs(e.id))
+		With("profile", sel.Key.Profile).With("backend", profile.BackendDesktopApp).With("target", string(e.id)).With("verbs", target.WindowVerbs(e.id))
 	if !d.exposedTo(e, session) {
 		r.Message += fmt.Sprintf(" — once its opener shares it with you (share %s --with %s)", e.id, session)
 	}
 	return r
-}
-
-// profileRun fills what an answer says of a profile's browser now: a
-// desktop app's backend and the window it runs as, or whether the CDP
-// browser of the profile runs.
-func (d *Daemon) profileRun(p *ProfileInfo) {
-	if p.ID == "" {
-		return
-	}
-	var prof profile.Profile
-	if reg, err := d.registry(); err == nil {
-		prof, _ = reg.Find(p.ID)
-	}
-	switch {
-	case prof.DesktopApp():
-		p.Backend, p.Running, p.Window = prof.Backend, false, ""
-		if e := d.appWindow(p.ID); e != nil {
-			p.Running, p.Window = true, e.id
-		}
-		return
-	case prof.Remote():
-		p.Provider, p.Endpoint = prof.Provider, prof.Endpoint
-	}
-	if d.cfg.Browser != nil {
-		p.Running = d.cfg.Browser.Running(p.ID)
-	}
 }
 
 func checkClose(d *Daemon, req Request) error {
@@ -303,7 +288,7 @@ func checkClose(d *Daemon, req Request) error {
 // vibespace-window close on its window does (the caller must be able to
 // take the window's lease).
 func (d *Daemon) browserClose(ctx context.Context, c *call) Response {
-	reg, err := d.registry()
+	reg, err := d.browsing.Registry()
 	if err != nil {
 		return d.fail(c, err)
 	}
@@ -311,14 +296,14 @@ func (d *Daemon) browserClose(ctx context.Context, c *call) Response {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	if err := d.rowOf(p).Refuse(provider.FeatureClose); err != nil {
+	if err := d.browsing.RowOf(p).Refuse(provider.FeatureClose); err != nil {
 		return d.fail(c, err)
 	}
 	if !p.DesktopApp() {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "profile %q (%s) runs in the CDP browser, not as a desktop app: close its tabs with tab close (its browser stops when idle)", p.Label, p.ID).
 			With("profile", p.ID).With("backend", p.BackendWords()))
 	}
-	pi := d.profileInfo(reg, c.Req.Session, p)
+	pi := d.browsing.Known(reg, c.Req.Session, p)
 	e := d.liveAppWindow(ctx, p.ID)
 	if e == nil {
 		return d.finish(c, Response{Profile: &pi, Did: fmt.Sprintf("profile %s is a desktop app that is not running; nothing was stopped", appName(p))}, nil)
@@ -334,18 +319,4 @@ func (d *Daemon) browserClose(ctx context.Context, c *call) Response {
 		resp.Did += fmt.Sprintf(", the desktop app of profile %s in %s; new %s --backend desktop-app starts it again", appName(p), e.id, target.ShellWord(p.Label))
 	}
 	return resp
-}
-
-// profileInfo names profile p as session sees it: its attachment when the
-// session has it attached.
-func (d *Daemon) profileInfo(reg *profile.Registry, session string, p profile.Profile) ProfileInfo {
-	atts := reg.Attachments(session)
-	for _, a := range atts {
-		if a.ProfileID == p.ID {
-			return d.attachmentInfo(a, len(atts))
-		}
-	}
-	pi := ProfileInfo{ID: p.ID, Label: p.Label, Attachments: len(atts)}
-	d.profileRun(&pi)
-	return pi
 }

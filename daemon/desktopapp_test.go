@@ -232,7 +232,7 @@ func TestDesktopAppNew(t *testing.T) {
 	if got := td.call(t, Request{Verb: "browser.attachments", Session: "s2"}); len(got.Attachments) != 0 {
 		t.Fatalf("a refused new attached: %+v", got.Attachments)
 	}
-	reg, _ := td.registry()
+	reg, _ := td.browsing.Registry()
 	if kept, _ := reg.Find("shop"); kept.App.URL != "file:///srv/page.html" || kept.App.Width != 800 || kept.App.Mode != "tree" {
 		t.Fatalf("the profile's settings after a refused new: %+v", kept.App)
 	}
@@ -441,7 +441,7 @@ func TestDesktopAppRefusedNewChangesNothing(t *testing.T) {
 	for _, session := range []string{"s1", "s9"} {
 		wantCode(t, td.call(t, Request{Verb: "browser.new", Session: session, Label: "shop", Backend: "desktop-app", URL: "https://elsewhere.example/", Size: "1024x768", Mode: "pixels"}), target.CodeAppExited)
 	}
-	reg, _ := td.registry()
+	reg, _ := td.browsing.Registry()
 	if kept, _ := reg.Find("shop"); kept.App.URL != "https://shop.example/" || kept.App.Width != 800 || kept.App.Mode != "" {
 		t.Fatalf("a refused start again changed the settings: %+v", kept.App)
 	}

@@ -12,8 +12,10 @@
 // current tab of the profile it chose; a handle of the other kind is
 // refused wrong_kind, naming the command line that addresses it. The
 // capability law (target.Decide) is applied here, once, on each target's
-// own probe. The browser's own words (profiles, tabs, navigation, eval)
-// are in browser.go and verb_browser_profile.go. A desktop app's profile
+// own probe. The browser's own words on a tab (tabs, navigation, eval)
+// are in browser.go; the profile words, and the choice of the browser
+// context a session's command acts in, are the registered stage
+// daemon/browsing's, which the core asks (Browsing). A desktop app's profile
 // (desktopapp.go) has no browser context: its real Chromium is a window,
 // opened as open opens one on the display the browser kind names, with
 // the command line it builds (kind.AppRunner), and its page verbs are

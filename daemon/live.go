@@ -145,7 +145,7 @@ func (d *Daemon) LiveTargets(ctx context.Context) []LiveTarget {
 // name (LiveTarget.Context, Name, Profile). It reads the profile registry
 // once per listing.
 func (d *Daemon) contextNamer() func(*entry) (ctxKind, name, profileID string) {
-	reg, _ := d.registry() // nil: profiles and helpers go unnamed
+	reg, _ := d.browsing.Registry() // nil: profiles and helpers go unnamed
 	label := func(id string) string {
 		if reg != nil {
 			if p, err := reg.Find(id); err == nil {

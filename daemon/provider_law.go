@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"github.com/vibespace/vibespace/daemon/verb"
 
 	"github.com/vibespace/vibespace/provider"
 	"github.com/vibespace/vibespace/target"
@@ -71,14 +70,4 @@ func (d *Daemon) probe(ctx context.Context, e *entry) target.Probe {
 		p = r.Stamp(p)
 	}
 	return p
-}
-
-// lawVerb is the verb of the capability law req is decided on first (the
-// browser's words as the window's), as the verb table says: its gate
-// refuses it on a row that cannot do it before the browser is reached. ok
-// is false for a verb the law does not decide (open, navigation, the
-// profile words).
-func lawVerb(req Request) (target.Verb, bool) {
-	f, _ := verb.Of(req.Verb)
-	return f.LawVerb(req.Ref != "", req.At != nil)
 }

@@ -93,24 +93,18 @@ var runs = map[string]verbDef{
 	"browser.find":       {run: (*Daemon).findText, check: checkFind},
 	"browser.select":     {run: (*Daemon).selectOptions, check: checkSelect},
 	// …and the browser's own words.
-	"browser.fill":        {run: (*Daemon).fill, check: checkFill},
-	"browser.get":         {run: (*Daemon).browserGet, check: checkGet},
-	"browser.eval":        {run: (*Daemon).browserEval, check: checkEval},
-	"browser.back":        {run: (*Daemon).browserBack},
-	"browser.forward":     {run: (*Daemon).browserForward},
-	"browser.reload":      {run: (*Daemon).browserReload},
-	"browser.wait":        {run: (*Daemon).browserWait},
-	"browser.open":        {run: (*Daemon).browserOpen},
-	"browser.tab":         {run: (*Daemon).browserTab},
-	"browser.profiles":    {run: (*Daemon).browserProfiles},
-	"browser.new":         {run: (*Daemon).browserNew, check: checkNew},
-	"browser.close":       {run: (*Daemon).browserClose, check: checkClose},
-	"browser.use":         {run: (*Daemon).browserUse},
-	"browser.attachments": {run: (*Daemon).browserAttachments},
-	"browser.detach":      {run: (*Daemon).browserDetach},
-	"browser.pin":         {run: (*Daemon).browserPin},
-	"browser.new-child":   {run: (*Daemon).browserNewChild},
-	"browser.status":      {run: (*Daemon).browserStatus},
+	"browser.fill":    {run: (*Daemon).fill, check: checkFill},
+	"browser.get":     {run: (*Daemon).browserGet, check: checkGet},
+	"browser.eval":    {run: (*Daemon).browserEval, check: checkEval},
+	"browser.back":    {run: (*Daemon).browserBack},
+	"browser.forward": {run: (*Daemon).browserForward},
+	"browser.reload":  {run: (*Daemon).browserReload},
+	"browser.wait":    {run: (*Daemon).browserWait},
+	"browser.open":    {run: (*Daemon).browserOpen},
+	"browser.tab":     {run: (*Daemon).browserTab},
+	"browser.new":     {run: (*Daemon).browserNew, check: checkNew},
+	"browser.close":   {run: (*Daemon).browserClose, check: checkClose},
+	// (the profile words that reach no tab are the stage daemon/browsing's)
 }
 
 // Verbs lists the verbs the daemon answers, sorted.
@@ -300,8 +294,8 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 	}
 	resp.By = c.Road
 	if c.sel != nil && resp.Profile == nil {
-		p := c.sel.prof
-		d.profileRun(&p)
+		p := c.sel.Prof
+		d.browsing.Describe(&p)
 		resp.Profile = &p
 	}
 	// The stages finish on the target the verb ended on: the one it

@@ -6,6 +6,7 @@
 package stages
 
 import (
+	"github.com/vibespace/vibespace/daemon/browsing"
 	"github.com/vibespace/vibespace/daemon/budget"
 	"github.com/vibespace/vibespace/daemon/inflight"
 	"github.com/vibespace/vibespace/daemon/marks"
@@ -64,5 +65,12 @@ func All() []stage.Registration {
 			tr = s
 			return s, err
 		}},
+		// browsing: the browser's profile words. It keeps the profile
+		// registry and chooses, for the core, the browser context a
+		// session's command acts in (its attachment, or its own ephemeral
+		// context) and its provider's gate; it answers the profile words
+		// that reach no tab (browser.profiles, use, attachments, detach,
+		// pin, new-child, status). It runs in no phase.
+		{Name: browsing.Name, New: browsing.New},
 	}
 }
