@@ -22,8 +22,11 @@ type row struct {
 }
 
 // longText is typed while something happens to the target: long enough that
-// the verb is still typing then.
-var longText = strings.Repeat("conformance ", 40)
+// the verb is still typing then, even when the application reports its
+// first key late (a loaded machine: 480 characters were typed in full
+// before a takeover on Xpra landed), and within the daemon's bound on
+// keys typed (daemon.DefaultMaxKeysText).
+var longText = strings.Repeat("conformance ", 120)
 
 var table = []row{
 	{name: "snapshot: the tree with refs, by the tree road", run: func(t *testing.T, s *subject) {
