@@ -20,6 +20,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/daemontest"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/native"
+	"github.com/vibespace/vibespace/daemon/yourdesktop"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
 )
@@ -69,6 +70,19 @@ type subject struct {
 	afterGone target.Code
 	// outside is the refusal of a point outside the target's picture.
 	outside target.Code
+	// stranger, when set, is this subject's own answer to another
+	// session's verb on its target, where its kind answers differently by
+	// design (the default: not_exposed or not_your_tab, learning nothing).
+	stranger *expectation
+}
+
+// expectation is a subject's own answer to one row of the table, where the
+// kind answers it differently by design: the code it is refused with
+// instead, and why. The row checks it as strictly as the default and says
+// so in its output: never a silent skip.
+type expectation struct {
+	code target.Code
+	why  string
 }
 
 func (s *subject) call(t *testing.T, r daemon.Request) daemon.Response {
@@ -188,7 +202,8 @@ func newSuite(t *testing.T) *suite {
 	sv := daemontest.Start(t, daemon.Config{
 		StateDir: dir, SocketPath: filepath.Join(dir, "run", "d.sock"),
 		Displays: []kind.DisplayProvider{native.Xvfb(native.Options{Logf: t.Logf}), native.Xpra(native.Options{Logf: t.Logf})},
-		Browser:  pool, VerbTimeout: 30 * time.Second, IdleHandback: -1,
+		Browser:  pool, Desktop: yourdesktop.New(native.Desktop(native.Options{Logf: t.Logf})),
+		VerbTimeout: 30 * time.Second, IdleHandback: -1,
 	})
 	return &suite{sv: sv, pool: pool}
 }
@@ -253,16 +268,21 @@ func (st *suite) windowOn(t *testing.T, session, display string) *subject {
 		afterGone: target.CodeUnknownTarget,
 		outside:   target.CodeOutsideWindow,
 	}
-	s.alphaAt = func(t *testing.T) daemon.Point {
-		snap := s.ok(t, daemon.Request{Verb: "snapshot", JSON: true}).Snapshot
-		n := snap.Root.Find(func(n *target.Node) bool { return n.Role == "push button" && n.Name == "Alpha" })
-		shot := s.ok(t, daemon.Request{Verb: "screenshot"})
-		if n == nil || n.Bounds == nil || shot.Bounds == nil {
-			t.Fatalf("no bounds of Alpha or of the window")
-		}
-		return daemon.Point{X: n.Bounds.X - shot.Bounds.X + n.Bounds.W/2, Y: n.Bounds.Y - shot.Bounds.Y + n.Bounds.H/2}
-	}
+	s.alphaAt = func(t *testing.T) daemon.Point { return alphaInShot(t, s) }
 	return s
+}
+
+// alphaInShot is the centre of the fixture's Alpha button in its window's
+// own screenshot: the node's bounds less the window's.
+func alphaInShot(t *testing.T, s *subject) daemon.Point {
+	t.Helper()
+	snap := s.ok(t, daemon.Request{Verb: "snapshot", JSON: true}).Snapshot
+	n := snap.Root.Find(func(n *target.Node) bool { return n.Role == "push button" && n.Name == "Alpha" })
+	shot := s.ok(t, daemon.Request{Verb: "screenshot"})
+	if n == nil || n.Bounds == nil || shot.Bounds == nil {
+		t.Fatalf("no bounds of Alpha or of the window")
+	}
+	return daemon.Point{X: n.Bounds.X - shot.Bounds.X + n.Bounds.W/2, Y: n.Bounds.Y - shot.Bounds.Y + n.Bounds.H/2}
 }
 
 // ---- a tab of the shared browser --------------------------------------------
