@@ -310,26 +310,6 @@ func (s *Stage) Known(reg *profile.Registry, session string, p profile.Profile) 
 	return pi
 }
 
-// forOther is the session whose attachment set req acts on when it is not
-// the caller's own: use, detach, pin and attachments with --for are the
-// operator's words for another session's set. That session's next command
-// is refused once with profile_changed (it did not make the change), which
-// is the point: an agent is never moved to another profile silently.
-func forOther(req wire.Request) string {
-	if req.For == req.Session {
-		return ""
-	}
-	return req.For
-}
-
-// subject is the session whose set req reads or changes.
-func subject(req wire.Request) string {
-	if s := forOther(req); s != "" {
-		return s
-	}
-	return req.Session
-}
-
 // profiles lists every registered profile; the caller's own attachments
 // carry their handle.
 func (s *Stage) profiles(reg *profile.Registry, req wire.Request) (wire.Response, error) {
@@ -406,9 +386,9 @@ func (s *Stage) use(reg *profile.Registry, req wire.Request) (wire.Response, err
 	if ref == "" {
 		ref = req.Profile
 	}
-	who := subject(req)
+	who := req.Subject()
 	use := reg.Use
-	if forOther(req) != "" {
+	if req.ForOther() != "" {
 		use = reg.UseFor
 	}
 	a, err := use(who, ref, req.Alias)
@@ -418,7 +398,7 @@ func (s *Stage) use(reg *profile.Registry, req wire.Request) (wire.Response, err
 	atts := reg.Attachments(who)
 	pi := s.Attached(a, len(atts))
 	did := fmt.Sprintf("attached profile %q (%s) as %s", a.Label, a.ProfileID, a.Handle)
-	if forOther(req) != "" {
+	if req.ForOther() != "" {
 		did += " to session " + who + "; its next command is refused once with profile_changed"
 	} else if len(atts) > 1 {
 		did += fmt.Sprintf("; with %d attachments, name one with --profile <handle> on each command", len(atts))
@@ -437,7 +417,7 @@ func (s *Stage) attachmentList(reg *profile.Registry, session string) []wire.Pro
 
 // attachments lists the session's attachment set.
 func (s *Stage) attachments(reg *profile.Registry, req wire.Request) (wire.Response, error) {
-	who := subject(req)
+	who := req.Subject()
 	list := s.attachmentList(reg, who)
 	var hs []string
 	for _, a := range list {
@@ -451,7 +431,7 @@ func (s *Stage) attachments(reg *profile.Registry, req wire.Request) (wire.Respo
 	if len(hs) > 0 {
 		did = fmt.Sprintf("%d attachment(s): %s", len(hs), strings.Join(hs, ", "))
 	}
-	if forOther(req) != "" {
+	if req.ForOther() != "" {
 		did = "session " + who + ": " + did
 	}
 	return wire.Response{Attachments: list, Did: did}, nil
@@ -461,8 +441,8 @@ func (s *Stage) attachments(reg *profile.Registry, req wire.Request) (wire.Respo
 // only one). The session's tabs in what it removed are closed; a child's
 // or own ephemeral context is disposed.
 func (s *Stage) detach(ctx context.Context, reg *profile.Registry, req wire.Request) (wire.Response, error) {
-	other := forOther(req) != ""
-	who := subject(req)
+	other := req.ForOther() != ""
+	who := req.Subject()
 	sreq := req // as the session itself would have sent it: its tabs' context keys
 	sreq.Session = who
 	detach := reg.Detach
@@ -515,9 +495,9 @@ func (s *Stage) pin(reg *profile.Registry, req wire.Request) (wire.Response, err
 	} else if h == "" {
 		return wire.Response{}, target.Refuse(target.CodeBadRequest, "pin needs a handle, or --none to unpin")
 	}
-	who := subject(req)
+	who := req.Subject()
 	pin := reg.Pin
-	if forOther(req) != "" {
+	if req.ForOther() != "" {
 		pin = reg.PinFor
 	}
 	if err := pin(who, h); err != nil {
@@ -527,7 +507,7 @@ func (s *Stage) pin(reg *profile.Registry, req wire.Request) (wire.Response, err
 	if h != "" {
 		did = "pinned " + h + " as the default"
 	}
-	if forOther(req) != "" {
+	if req.ForOther() != "" {
 		did = "pinned " + h + " as the default of session " + who
 		if h == "" {
 			did = "unpinned session " + who + "'s default; it stays where it is"

@@ -404,7 +404,7 @@ func (g *Guard) Answer(_ context.Context, c *stage.Call) (wire.Response, error) 
 	if req.Steps < -1 || req.Minutes < -1 {
 		return wire.Response{}, target.Refuse(target.CodeBadRequest, "--steps and --minutes take a number of at least 0")
 	}
-	who := subject(req)
+	who := req.Subject()
 	g.mu.Lock()
 	g.book()
 	bu := g.budgets[who]
@@ -470,15 +470,6 @@ func (g *Guard) Answer(_ context.Context, c *stage.Call) (wire.Response, error) 
 		did = "budget of " + who + ": unknown — " + r.Message
 	}
 	return wire.Response{Did: did, Value: raw}, nil
-}
-
-// subject is the session whose budget req reads or changes: its own, or
-// with --for the operator's word for another's.
-func subject(req wire.Request) string {
-	if req.For != "" && req.For != req.Session {
-		return req.For
-	}
-	return req.Session
 }
 
 // words says what is left of a budget: "budget of s1: 1 of 2 steps left

@@ -288,7 +288,7 @@ func (s *Stage) Answer(ctx context.Context, c *stage.Call) (wire.Response, error
 	if req.Action != "" {
 		return s.pictures(c, st)
 	}
-	who := subject(req)
+	who := req.Subject()
 	var id target.ID
 	if req.Target != "" {
 		if id, err = target.ParseID(req.Target); err != nil {
@@ -332,28 +332,11 @@ func (s *Stage) check(req wire.Request) error {
 	return nil
 }
 
-// forOther is the session whose trace req reads when it is not the
-// caller's own (--for, the operator's word), else "".
-func forOther(req wire.Request) string {
-	if req.For == req.Session {
-		return ""
-	}
-	return req.For
-}
-
-// subject is the session whose trace req reads.
-func subject(req wire.Request) string {
-	if s := forOther(req); s != "" {
-		return s
-	}
-	return req.Session
-}
-
 // sees refuses a trace of a target the caller does not see and never
 // acted on: its steps are another session's, which only the operator
 // reads (--for).
 func (s *Stage) sees(req wire.Request, who string, id target.ID, st *tracelog.Store) error {
-	if forOther(req) != "" || st.Has(who, id) {
+	if req.ForOther() != "" || st.Has(who, id) {
 		return nil
 	}
 	seen, known := s.env.Sees(req.Session, id)

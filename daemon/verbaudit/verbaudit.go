@@ -12,7 +12,6 @@ package verbaudit
 
 import (
 	"github.com/vibespace/vibespace/daemon/stage"
-	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/lease"
 )
 
@@ -37,7 +36,7 @@ func (s *Stage) Finish(c *stage.Call, a *stage.Answer) {
 // row is the audit row of the verb c answered with a.
 func row(c *stage.Call, a *stage.Answer) lease.Entry {
 	ent := lease.Entry{
-		Session: c.Req.Session, For: forOther(c.Req), Verb: c.Req.Verb, By: c.Road, OK: a.Err == nil, Code: a.Resp.Code,
+		Session: c.Req.Session, For: c.Req.ForOther(), Verb: c.Req.Verb, By: c.Road, OK: a.Err == nil, Code: a.Resp.Code,
 		User: c.Fact.User, Force: c.Fact.Force, Replaced: c.Fact.Replaced, With: c.Fact.With, Mode: c.Fact.Mode, Setting: c.Fact.Setting,
 		Target: c.ID(),
 	}
@@ -45,13 +44,4 @@ func row(c *stage.Call, a *stage.Answer) lease.Entry {
 		ent.Desktop = a.Resp.Target != nil && a.Resp.Target.Desktop
 	}
 	return ent
-}
-
-// forOther is the other session whose state an operator's --for named, or
-// "" when the request is about its own session (as the core reads For).
-func forOther(req wire.Request) string {
-	if req.For == req.Session {
-		return ""
-	}
-	return req.For
 }

@@ -348,3 +348,22 @@ type Check struct {
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"` // what was found, or why not
 }
+
+// ForOther is the other session a request acts for (--for, the operator's
+// word for another session's attachments, trace or budget), or "" when it
+// names none or the caller's own.
+func (r Request) ForOther() string {
+	if r.For == r.Session {
+		return ""
+	}
+	return r.For
+}
+
+// Subject is the session a request is about: the one --for names, else the
+// caller's.
+func (r Request) Subject() string {
+	if s := r.ForOther(); s != "" {
+		return s
+	}
+	return r.Session
+}
