@@ -59,6 +59,18 @@ func (v Verb) TreeVerb() bool {
 	return v == VerbSnapshot || v == VerbClickRef || v == VerbTypeRef
 }
 
+// Injects reports whether v may send injected input (keys, or the pointer
+// at a pixel) rather than act on a node alone: key, scroll, click --at,
+// and type (without a ref, keys into the focus; with one, keys where the
+// node takes the focus when its tree takes no text).
+func (v Verb) Injects() bool {
+	switch v {
+	case VerbKey, VerbScroll, VerbClickAt, VerbTypeFocus, VerbTypeRef:
+		return true
+	}
+	return false
+}
+
 // PointVerb reports whether v, given a point (at), acts on a pixel of the
 // window: the verbs tree mode refuses. A scroll without --at turns the
 // wheel at the window's centre, chosen by no one from its pixels: tree mode

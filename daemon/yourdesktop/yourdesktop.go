@@ -35,6 +35,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/verb"
 	"log/slog"
 	"strings"
 	"sync"
@@ -361,15 +362,9 @@ func (y *Desktop) Never(verb string, rec target.Target, ours []string) error {
 // injects reports whether req's verb may inject input (keys or a point)
 // rather than act on a node alone.
 func injects(req wire.Request) bool {
-	switch req.Verb {
-	case "key", "scroll":
-		return true
-	case "click":
-		return req.At != nil
-	case "type":
-		return true // without a ref, keys; with one, keys where the node takes focus
-	}
-	return false
+	f, _ := verb.Of(req.Verb)
+	v, ok := f.LawVerb(req.Ref != "", req.At != nil)
+	return ok && v.Injects()
 }
 
 // Admit refuses, before req takes the lease of the window rec, what the
