@@ -29,9 +29,6 @@ func (d *Daemon) row(name string) (provider.Row, bool) {
 	return provider.Lookup(name)
 }
 
-// providerNames is every row's name.
-func (d *Daemon) providerNames() []string { return provider.NamesOf(d.rows()) }
-
 // entryRow is the row e comes from: a tab's profile's provider (chromium
 // for the daemon's own browser), a desktop app's window (or a window found
 // from it, a dialog) desktop-app, any other window of ours local-window. A
