@@ -13,19 +13,11 @@ import (
 
 	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/daemon/stage"
+	"github.com/vibespace/vibespace/daemon/stage/stagetest"
 	"github.com/vibespace/vibespace/daemon/verb"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
 )
-
-// fakeTarget is a target a verb reached, as the stage sees it.
-type fakeTarget struct{ id target.ID }
-
-func (f fakeTarget) ID() target.ID                                  { return f.id }
-func (f fakeTarget) NodeKey(string) string                          { return "" }
-func (f fakeTarget) Bounds(string) (win, node target.Rect, ok bool) { return }
-func (f fakeTarget) Desktop() (mine, pixels bool)                   { return false, false }
-func (f fakeTarget) Screenshot(context.Context) ([]byte, error)     { return nil, nil }
 
 // testEnv is a stage.Env on dir and clock (the daemon's default bound of
 // no_progress); owed collects what the stage owes.
@@ -115,8 +107,8 @@ func TestBudgetMinutes(t *testing.T) {
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	pass := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
 	g := newGuard(t, clock)
-	win := fakeTarget{target.WindowID(1)}
-	key := wire.Request{Verb: "key", Session: "a", Target: string(win.id), Chord: "a", NoVerify: true}
+	win := stagetest.Of(target.WindowID(1))
+	key := wire.Request{Verb: "key", Session: "a", Target: string(win.TargetID), Chord: "a", NoVerify: true}
 
 	if resp := ask(t, g, wire.Request{Verb: "budget", Session: "a", Minutes: 30}, nil); !strings.Contains(resp.Did, "30 of 30 minutes left") {
 		t.Fatalf("budget --minutes 30: %+v", resp)
@@ -130,7 +122,7 @@ func TestBudgetMinutes(t *testing.T) {
 	if !strings.Contains(resp.Message, "budget --reset") || !strings.Contains(resp.Message, "30 minutes") {
 		t.Fatalf("budget_spent says: %s", resp.Message)
 	}
-	wantCode(t, ask(t, g, wire.Request{Verb: "snapshot", Session: "a", Target: string(win.id)}, win), "")
+	wantCode(t, ask(t, g, wire.Request{Verb: "snapshot", Session: "a", Target: string(win.TargetID)}, win), "")
 	// The operator starts it over (--for).
 	wantCode(t, ask(t, g, wire.Request{Verb: "budget", Session: "op", For: "a", Reset: true}, nil), "")
 	wantCode(t, ask(t, g, key, win), "")
@@ -170,9 +162,9 @@ func TestAdmitStepReserves(t *testing.T) {
 func TestLoopPerTarget(t *testing.T) {
 	ctx := context.Background()
 	g := newGuard(t, nil)
-	a, b := fakeTarget{target.WindowID(1)}, fakeTarget{target.WindowID(2)}
-	click := func(e fakeTarget, at int) *stage.Call {
-		return &stage.Call{Req: wire.Request{Verb: "click", Session: "s", Target: string(e.id), At: &wire.Point{X: at, Y: at}}, Facts: facts("click"), Target: e}
+	a, b := stagetest.Of(target.WindowID(1)), stagetest.Of(target.WindowID(2))
+	click := func(e *stagetest.Target, at int) *stage.Call {
+		return &stage.Call{Req: wire.Request{Verb: "click", Session: "s", Target: string(e.TargetID), At: &wire.Point{X: at, Y: at}}, Facts: facts("click"), Target: e}
 	}
 	finish := func(c *stage.Call, resp wire.Response) { g.Finish(c, &stage.Answer{Resp: resp}) }
 	none := wire.Response{OK: true, Effect: &target.Effect{Word: target.EffectNoVisibleChange}}

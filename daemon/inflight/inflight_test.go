@@ -1,7 +1,6 @@
 package inflight
 
 import (
-	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -11,19 +10,12 @@ import (
 
 	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/daemon/stage"
+	"github.com/vibespace/vibespace/daemon/stage/stagetest"
 	"github.com/vibespace/vibespace/daemon/verb"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
 )
-
-type fakeTarget struct{ id target.ID }
-
-func (t fakeTarget) ID() target.ID                                  { return t.id }
-func (t fakeTarget) NodeKey(string) string                          { return "" }
-func (t fakeTarget) Bounds(string) (win, node target.Rect, ok bool) { return }
-func (t fakeTarget) Desktop() (mine, pixels bool)                   { return }
-func (t fakeTarget) Screenshot(ctx context.Context) ([]byte, error) { return nil, nil }
 
 // daemon is one daemon's in-flight stage on dir: what it audited, owed
 // and handed to the trace, and the targets it has.
@@ -60,7 +52,7 @@ func call(v, session string, id target.ID) *stage.Call {
 	f, _ := verb.Of(v)
 	c := &stage.Call{Req: wire.Request{Verb: v, Session: session, Target: string(id)}, Facts: f}
 	if id != "" {
-		c.Target = fakeTarget{id}
+		c.Target = stagetest.Of(id)
 	}
 	return c
 }

@@ -1,7 +1,6 @@
 package marks_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -10,26 +9,18 @@ import (
 
 	"github.com/vibespace/vibespace/daemon/marks"
 	"github.com/vibespace/vibespace/daemon/stage"
+	"github.com/vibespace/vibespace/daemon/stage/stagetest"
 	"github.com/vibespace/vibespace/daemon/verb"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
 )
 
-// fakeTarget is a target at (100,50), 400x300, whose last snapshot placed
-// @e1 at (110,70), 20x10.
-type fakeTarget struct{ id target.ID }
-
-func (t fakeTarget) ID() target.ID           { return t.id }
-func (fakeTarget) NodeKey(ref string) string { return "" }
-func (fakeTarget) Bounds(ref string) (win, node target.Rect, ok bool) {
-	win = target.Rect{X: 100, Y: 50, W: 400, H: 300}
-	if ref == "e1" {
-		return win, target.Rect{X: 110, Y: 70, W: 20, H: 10}, true
-	}
-	return win, target.Rect{}, false
+// screen is a target whose box is at (100,50) on its screen and whose
+// ref e1 is at (110,70).
+func screen(id target.ID) *stagetest.Target {
+	return &stagetest.Target{TargetID: id, Win: target.Rect{X: 100, Y: 50, W: 400, H: 300},
+		Nodes: map[string]target.Rect{"e1": {X: 110, Y: 70, W: 20, H: 10}}}
 }
-func (fakeTarget) Desktop() (mine, pixels bool)               { return false, false }
-func (fakeTarget) Screenshot(context.Context) ([]byte, error) { return nil, nil }
 
 var now = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
@@ -55,7 +46,7 @@ func ok() *stage.Answer { return &stage.Answer{Resp: wire.Response{OK: true}} }
 
 func TestMarks(t *testing.T) {
 	b := book(t, func(target.ID) bool { return true })
-	win, tab := fakeTarget{"win:1"}, fakeTarget{"tab:1"}
+	win, tab := screen("win:1"), screen("tab:1")
 
 	// click --at: the point as given.
 	b.Finish(call(t, wire.Request{Verb: "click", Session: "s", At: &wire.Point{X: 5, Y: 6}}, win), ok())
@@ -102,9 +93,9 @@ func TestMarks(t *testing.T) {
 func TestMarksOfGoneTargetsAreForgotten(t *testing.T) {
 	gone := map[target.ID]bool{}
 	b := book(t, func(id target.ID) bool { return !gone[id] })
-	b.Finish(call(t, wire.Request{Verb: "click", Session: "s", Ref: "e1"}, fakeTarget{"win:1"}), ok())
+	b.Finish(call(t, wire.Request{Verb: "click", Session: "s", Ref: "e1"}, screen("win:1")), ok())
 	gone["win:1"] = true
-	b.Finish(call(t, wire.Request{Verb: "click", Session: "s", Ref: "e1"}, fakeTarget{"win:2"}), ok())
+	b.Finish(call(t, wire.Request{Verb: "click", Session: "s", Ref: "e1"}, screen("win:2")), ok())
 	if b.Mark("win:1") != nil || b.Mark("win:2") == nil {
 		t.Fatalf("win:1 %+v, win:2 %+v", b.Mark("win:1"), b.Mark("win:2"))
 	}

@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -12,27 +11,11 @@ import (
 
 	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/daemon/stage"
+	"github.com/vibespace/vibespace/daemon/stage/stagetest"
 	"github.com/vibespace/vibespace/daemon/verb"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
 )
-
-// fakeTarget is a target a verb reached, as the stages see it.
-type fakeTarget struct {
-	id           target.ID
-	mine, pixels bool
-	png          []byte
-}
-
-func (t *fakeTarget) ID() target.ID             { return t.id }
-func (t *fakeTarget) NodeKey(ref string) string { return "" }
-func (t *fakeTarget) Bounds(ref string) (win, node target.Rect, ok bool) {
-	return target.Rect{}, target.Rect{}, false
-}
-func (t *fakeTarget) Desktop() (mine, pixels bool) { return t.mine, t.pixels }
-func (t *fakeTarget) Screenshot(ctx context.Context) ([]byte, error) {
-	return t.png, nil
-}
 
 // world is a trace stage on a temporary state directory, with what it
 // owed and wrote.
@@ -119,7 +102,7 @@ func verbs(steps []wire.TraceStep) string {
 // keeps its role only.
 func TestStepsOfASession(t *testing.T) {
 	w := newWorld(t, nil)
-	tg := &fakeTarget{id: "win:1"}
+	tg := stagetest.Of("win:1")
 	const canary = "hunter2-CANARY"
 	w.finish(call("click", tg, wire.Request{Ref: "@e9"}), wire.Response{By: target.RoadTree}, nil)
 	c := call("type", tg, wire.Request{Ref: "@e4", Text: canary})
@@ -166,7 +149,7 @@ func TestStepsOfASession(t *testing.T) {
 func TestPictures(t *testing.T) {
 	w := newWorld(t, func(e *stage.Env) { e.TracePictureMax = 100 })
 	png := []byte("\x89PNG picture")
-	tg := &fakeTarget{id: "win:1", png: png}
+	tg := &stagetest.Target{TargetID: "win:1", PNG: png}
 	w.finish(call("click", tg, wire.Request{}), wire.Response{}, nil)
 	on := call("trace", nil, wire.Request{Session: "op", Action: PicturesOn})
 	if _, err := w.answer(t, on); err != nil || on.Fact.Setting != "trace pictures on" {
@@ -175,11 +158,11 @@ func TestPictures(t *testing.T) {
 	w.finish(call("click", tg, wire.Request{}), wire.Response{}, nil)
 	w.finish(call("type", tg, wire.Request{Text: "x"}), wire.Response{}, nil)
 	w.finish(call("snapshot", tg, wire.Request{}), wire.Response{}, nil)
-	mine := &fakeTarget{id: "win:2", png: png, mine: true}
+	mine := &stagetest.Target{TargetID: "win:2", PNG: png, Mine: true}
 	w.finish(call("click", mine, wire.Request{}), wire.Response{}, nil)
-	mine.pixels = true
+	mine.Pixels = true
 	w.finish(call("click", mine, wire.Request{}), wire.Response{}, nil)
-	big := &fakeTarget{id: "win:3", png: make([]byte, 101)}
+	big := &stagetest.Target{TargetID: "win:3", PNG: make([]byte, 101)}
 	w.finish(call("click", big, wire.Request{}), wire.Response{}, nil)
 
 	resp, _ := w.answer(t, call("trace", nil, wire.Request{}))
@@ -212,7 +195,7 @@ func TestPictures(t *testing.T) {
 func TestAnswerRefuses(t *testing.T) {
 	w := newWorld(t, nil)
 	w.known["win:1"] = map[string]bool{"a": true}
-	w.finish(call("click", &fakeTarget{id: "win:1"}, wire.Request{}), wire.Response{}, nil)
+	w.finish(call("click", stagetest.Of("win:1"), wire.Request{}), wire.Response{}, nil)
 	for _, req := range []wire.Request{
 		{Action: "pictures-maybe"},
 		{Action: PicturesOn, Target: "win:1"},

@@ -1,24 +1,16 @@
 package verbaudit_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/vibespace/vibespace/daemon/stage"
+	"github.com/vibespace/vibespace/daemon/stage/stagetest"
 	"github.com/vibespace/vibespace/daemon/verb"
 	"github.com/vibespace/vibespace/daemon/verbaudit"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
 )
-
-type fakeTarget struct{ id target.ID }
-
-func (t fakeTarget) ID() target.ID                                { return t.id }
-func (fakeTarget) NodeKey(string) string                          { return "" }
-func (fakeTarget) Bounds(string) (win, node target.Rect, ok bool) { return }
-func (fakeTarget) Desktop() (mine, pixels bool)                   { return true, true }
-func (fakeTarget) Screenshot(context.Context) ([]byte, error)     { return nil, nil }
 
 // rows makes the stage with an audit log that keeps what it is given.
 func rows(t *testing.T) (stage.Finisher, *[]lease.Entry) {
@@ -45,7 +37,7 @@ func TestRows(t *testing.T) {
 
 	// A verb that ran on a window of the user's desktop: its road, its
 	// target, desktop as its answer names it.
-	c := call(t, wire.Request{Verb: "click", Session: "s", Target: "win:1", Ref: "e1"}, fakeTarget{"win:1"})
+	c := call(t, wire.Request{Verb: "click", Session: "s", Target: "win:1", Ref: "e1"}, stagetest.Of("win:1"))
 	c.Road = target.Road("tree")
 	s.Finish(c, &stage.Answer{Resp: wire.Response{OK: true, Target: &wire.TargetInfo{ID: "win:1", Desktop: true}}})
 
@@ -57,7 +49,7 @@ func TestRows(t *testing.T) {
 
 	// The operator's words: what the verb added, and the other session
 	// --for named (none when it names the asker's own).
-	c = call(t, wire.Request{Verb: "takeover", Session: "op", For: "agent"}, fakeTarget{"tab:3"})
+	c = call(t, wire.Request{Verb: "takeover", Session: "op", For: "agent"}, stagetest.Of("tab:3"))
 	c.Fact = lease.Entry{User: "ann", Force: true, Replaced: "bob", With: "carl", Mode: target.Mode("pixels"), Setting: "on"}
 	s.Finish(c, &stage.Answer{Resp: wire.Response{OK: true}})
 	s.Finish(call(t, wire.Request{Verb: "browser.use", Session: "s", For: "s"}, nil), &stage.Answer{Resp: wire.Response{OK: true}})

@@ -1,7 +1,6 @@
 package stages
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/inflight"
 	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/daemon/stage"
+	"github.com/vibespace/vibespace/daemon/stage/stagetest"
 	"github.com/vibespace/vibespace/daemon/verb"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/lease"
@@ -20,23 +20,6 @@ import (
 
 // picture is a real PNG (1×1), what a target's screenshot answers.
 var picture = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
-
-// fakeTarget is a target a verb reached, as the stages see it.
-type fakeTarget struct {
-	id    target.ID
-	shots int
-}
-
-func (f *fakeTarget) ID() target.ID             { return f.id }
-func (f *fakeTarget) NodeKey(ref string) string { return "key-" + ref }
-func (f *fakeTarget) Bounds(ref string) (win, node target.Rect, ok bool) {
-	return target.Rect{W: 200, H: 100}, target.Rect{X: 10, Y: 10, W: 20, H: 10}, ref != ""
-}
-func (f *fakeTarget) Desktop() (mine, pixels bool) { return false, false }
-func (f *fakeTarget) Screenshot(context.Context) ([]byte, error) {
-	f.shots++
-	return picture, nil
-}
 
 // markReader and stepReader are what the live view reads of the marks
 // and the trace stages.
@@ -94,7 +77,8 @@ func TestEveryVerbThroughEveryStage(t *testing.T) {
 			if f.Browser() {
 				id = "tab:1"
 			}
-			tg := &fakeTarget{id: id}
+			tg := &stagetest.Target{TargetID: id, Win: target.Rect{W: 200, H: 100}, PNG: picture,
+				Nodes: map[string]target.Rect{"@e1": {X: 10, Y: 10, W: 20, H: 10}}}
 			c := &stage.Call{Req: wire.Request{Verb: f.Name, Session: "s", Target: string(id), Ref: "@e1", Text: "secret words"},
 				Facts: f, Started: time.Now(), Target: tg}
 			if err := ch.Admit(t.Context(), c); err != nil {
@@ -137,8 +121,8 @@ func TestEveryVerbThroughEveryStage(t *testing.T) {
 			if (len(steps) == 1) != !f.Untraced || len(steps) > 1 {
 				t.Errorf("trace steps: %d, want one unless untraced (%v)", len(steps), f.Untraced)
 			}
-			if want := f.Acts && !f.Types && !f.Untraced; (tg.shots == 1) != want {
-				t.Errorf("pictures taken after it: %d, want one: %v (acts %v, types %v)", tg.shots, want, f.Acts, f.Types)
+			if want := f.Acts && !f.Types && !f.Untraced; (tg.Shots == 1) != want {
+				t.Errorf("pictures taken after it: %d, want one: %v (acts %v, types %v)", tg.Shots, want, f.Acts, f.Types)
 			}
 			if len(rows) != 1 || rows[0].Verb != f.Name || rows[0].Target != id || !rows[0].OK {
 				t.Errorf("audit rows %+v, want one of %s on %s", rows, f.Name, id)
