@@ -173,11 +173,11 @@ func (d *Daemon) browserContext(ctx context.Context, c *call) (kind.BrowserConte
 		if err != nil {
 			return nil, err
 		}
-		disp, err := d.ensureDisplay(ctx, p)
+		disp, err := d.reg.Ensure(ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		sel.Key.Display = disp.d.Name()
+		sel.Key.Display = disp.Kind().Name()
 		c.sel = &sel
 	}
 	bc, release, err := d.cfg.Browser.Context(ctx, sel.Key)

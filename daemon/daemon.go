@@ -5,16 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/daemon/secret"
@@ -58,24 +57,22 @@ type Daemon struct {
 	keys    *secret.Store
 	stages  *stage.Chain // the registered stages, in order (Config.Stages)
 
-	mu       sync.Mutex // guards the fields below and every entry's mutable fields; never held across a backend call
-	targets  map[target.ID]*entry
-	next     int                 // the highest window number minted (win:N)
-	nextTab  int                 // the highest tab number minted (tab:N): tabs are numbered apart, never twice
-	displays map[string]*display // by displayKey: the running ones
-	starting map[string]starting // per-session displays being started, by key (for the ceiling)
-	closed   bool
+	mu      sync.Mutex // guards the fields below and every entry's mutable fields; never held across a backend call
+	targets map[target.ID]*entry
+	next    int // the highest window number minted (win:N)
+	nextTab int // the highest tab number minted (tab:N): tabs are numbered apart, never twice
+	closed  bool
 
-	displaySlots map[string]chan struct{} // per display key: one slot, bringing its display up
-	persistMu    sync.Mutex
-	br           browserState  // the browser words' state (browser.go)
-	browsing     Browsing      // the profile words: a registered stage the core asks (browser.go)
-	scanSlot     chan struct{} // one scan for windows at a time (discover.go): two would find one window twice
-	notes        notice.Book   // what is owed in words: things lost or not restored, files not written (notice.go)
-	lost         lostBook      // the windows lost with their display (lost.go)
+	// reg is the running displays and what is kept beside each (package
+	// daemon/displays): its map and its displays' gates are guarded by mu.
+	reg       *displays.Registry
+	persistMu sync.Mutex
+	br        browserState // the browser words' state (browser.go)
+	browsing  Browsing     // the profile words: a registered stage the core asks (browser.go)
+	notes     notice.Book  // what is owed in words: things lost or not restored, files not written (notice.go)
 
 	srv  *socket.Server // the socket served (package daemon/socket); nil until Listen
-	wg   sync.WaitGroup // the background loops (tick, discoverLoop, idleLoop, lost.go's)
+	wg   sync.WaitGroup // the background loops (tick, and the registry's: discovery, idle stop, death watchers)
 	stop chan struct{}
 }
 
@@ -96,17 +93,19 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		return nil, err
 	}
 	d := &Daemon{
-		cfg:          cfg,
-		lock:         lk,
-		leases:       lease.NewTable(lease.Options{Now: cfg.Now, IdleHandback: cfg.IdleHandback}),
-		started:      cfg.Now(),
-		targets:      make(map[target.ID]*entry),
-		displays:     make(map[string]*display),
-		starting:     make(map[string]starting),
-		displaySlots: make(map[string]chan struct{}),
-		stop:         make(chan struct{}),
-		scanSlot:     make(chan struct{}, 1),
+		cfg:     cfg,
+		lock:    lk,
+		leases:  lease.NewTable(lease.Options{Now: cfg.Now, IdleHandback: cfg.IdleHandback}),
+		started: cfg.Now(),
+		targets: make(map[target.ID]*entry),
+		stop:    make(chan struct{}),
 	}
+	d.reg = displays.New(&d.mu, displayHands{d}, displays.Options{
+		Logger: cfg.Logger, Now: cfg.Now, Providers: cfg.Displays,
+		MaxSessionDisplays: cfg.MaxSessionDisplays, DefaultMax: DefaultMaxSessionDisplays,
+		IdleStop: cfg.DisplayIdleStop, DefaultIdleStop: DefaultDisplayIdleStop,
+		Stop: d.stop, WG: &d.wg,
+	})
 	cfg.Desktop.Bind(desktopHands{d})
 	d.br.init()
 	fail := func(err error) (*Daemon, error) {
@@ -169,7 +168,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	d.browsing.Bind(browsingHands{d})
 	d.stages.Restore(st.Backends)
-	d.restoreLost(st.Backends[lostKey])
+	d.reg.RestoreLost(st.Backends[displays.LostKey])
 	if cfg.Browser != nil {
 		// Browsers an earlier daemon left (it was killed): stop them; a
 		// profile's browser starts again on its next use.
@@ -228,7 +227,7 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 	}
 	for _, r := range srecs {
 		p := d.provider(r.Display)
-		if p == nil || perSession(p) == r.shared {
+		if p == nil || displays.PerSession(p) == r.shared {
 			d.cfg.Logger.Warn("a display of a provider this daemon does not have (or not so) is left alone", "display", r.Display, "session", r.Session)
 			continue
 		}
@@ -237,8 +236,7 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 			d.cfg.Logger.Info("the display of the earlier daemon is gone; dropping its targets", "display", r.Display, "session", r.Session, "err", err)
 			continue
 		}
-		nd := newDisplay(p, disp, r.Session)
-		d.displays[nd.key()] = nd
+		d.reg.PutLocked(d.reg.NewDisplay(p, disp, r.Session)) // nothing serves yet: nobody else holds d.mu
 	}
 	var counter struct{ Next, Tab int }
 	if b := st.Backends[counterKey]; len(b) > 0 {
@@ -262,13 +260,13 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 			}
 			continue
 		}
-		disp := d.displays[d.keyOfTarget(t)]
+		disp := d.reg.GetLocked(d.keyOfTarget(t))
 		if disp == nil || t.Key == "" {
 			d.cfg.Logger.Info("dropping a target whose display is gone", "target", t.ID, "display", t.Display)
-			d.lostBeforeRestart(t, st.Leases) // remembered as lost, its holder told (lost.go)
+			d.lostBeforeRestart(t, st.Leases) // remembered as lost, its holder told (displays.go)
 			continue
 		}
-		kt, err := disp.d.Window(ctx, t.Key, t.PID)
+		kt, err := disp.Kind().Window(ctx, t.Key, t.PID)
 		var info kind.Info
 		if err == nil {
 			info, err = kt.Info(ctx)
@@ -322,16 +320,15 @@ func (d *Daemon) persist() error {
 		st.Targets = append(st.Targets, rec)
 	}
 	st.Backends = map[string]json.RawMessage{counterKey: json.RawMessage(fmt.Sprintf(`{"next":%d,"tab":%d}`, d.next, d.nextTab))}
-	disps := make(map[string]*display, len(d.displays))
-	maps.Copy(disps, d.displays)
+	disps := d.reg.AllLocked()
 	d.mu.Unlock()
 	recs := map[string]json.RawMessage{}
 	var srecs []sessionDisplayRecord
 	for _, disp := range disps {
-		if disp.perSession {
-			srecs = append(srecs, sessionDisplayRecord{Display: disp.name, Session: disp.session, Record: disp.d.Record()})
+		if disp.PerSession() {
+			srecs = append(srecs, sessionDisplayRecord{Display: disp.Name(), Session: disp.Session(), Record: disp.Kind().Record()})
 		} else {
-			recs[disp.name] = disp.d.Record()
+			recs[disp.Name()] = disp.Kind().Record()
 		}
 	}
 	if len(recs) > 0 {
@@ -361,8 +358,8 @@ func (d *Daemon) persist() error {
 	if ns := d.notes.Record(); ns != nil {
 		st.Backends[noticesKey] = ns
 	}
-	if ls := d.lostRecord(); ls != nil {
-		st.Backends[lostKey] = ls
+	if ls := d.reg.LostRecord(); ls != nil {
+		st.Backends[displays.LostKey] = ls
 	}
 	if d.stages != nil {
 		d.stages.Keep(st.Backends)
@@ -446,8 +443,8 @@ func (d *Daemon) Serve(ctx context.Context) error {
 	d.wg.Add(3)
 	d.mu.Unlock()
 	go d.tick(ctx)
-	go d.discoverLoop(ctx)
-	go d.idleLoop(ctx)
+	go d.reg.DiscoverLoop(ctx)
+	go d.reg.IdleLoop(ctx)
 	return d.srv.Serve(ctx, d)
 }
 
@@ -504,12 +501,10 @@ func (d *Daemon) Close() error {
 	}
 	desk := d.desktopDisplay()
 	d.mu.Lock()
-	disps := d.displays
-	d.displays = make(map[string]*display)
+	disps := d.reg.ClearLocked(desk) // all of them; the user's desktop's stays known
 	targets := d.targets
 	d.targets = make(map[target.ID]*entry)
 	if desk != nil {
-		d.displays[desk.key()] = desk
 		for id, e := range targets {
 			if e.disp == desk {
 				d.targets[id] = e
@@ -521,7 +516,7 @@ func (d *Daemon) Close() error {
 	if d.cfg.Browser != nil {
 		errs = append(errs, d.cfg.Browser.Close())
 	}
-	errs = append(errs, d.closeDisplays(slices.Collect(maps.Values(disps))))
+	errs = append(errs, d.reg.CloseAll(disps))
 	d.leases.Restore(nil)
 	d.persist()
 	d.audit.Close()

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/kind/kindtest"
 	"github.com/vibespace/vibespace/target"
@@ -165,7 +166,7 @@ func TestPerSessionDisplays(t *testing.T) {
 	}
 	for r, disp := range map[*Response]*kindtest.Display{&a1: da, &a2: da, &b1: db} {
 		e := td2.entryOf(r.Target.ID)
-		if e == nil || e.disp == nil || e.disp.d != kind.Display(disp) || e.disp.session != e.rec.Origin {
+		if e == nil || e.disp == nil || e.disp.Kind() != kind.Display(disp) || e.disp.Session() != e.rec.Origin {
 			t.Fatalf("after the restart %s is on %+v", r.Target.ID, e.disp)
 		}
 	}
@@ -200,13 +201,13 @@ func TestIdleSessionDisplayStops(t *testing.T) {
 	waitClosed(t, db, "b's idle display")
 	// Every display found idle in a sweep is dropped at once, before any
 	// is closed: a's and the shared one would be gone by now.
-	if da.Closed() || td.runningDisplay(displayKey(xp, "a")) == nil {
+	if da.Closed() || td.reg.Running(displays.KeyFor(xp, "a")) == nil {
 		t.Fatal("a's display, with a window on it, was stopped")
 	}
-	if shared.Display().Closed() || td.runningDisplay("shared") == nil {
+	if shared.Display().Closed() || td.reg.Running("shared") == nil {
 		t.Fatal("the shared display was stopped as idle")
 	}
-	if td.runningDisplay(displayKey(xp, "b")) != nil {
+	if td.reg.Running(displays.KeyFor(xp, "b")) != nil {
 		t.Fatal("b's stopped display is still running for the daemon")
 	}
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: string(a.Target.ID)}), "")
