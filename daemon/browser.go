@@ -169,7 +169,7 @@ func (d *Daemon) browserContext(ctx context.Context, c *call) (kind.BrowserConte
 	}
 	c.sel = &sel
 	if sel.Key.Headed {
-		p, err := d.providerFor("")
+		p, err := d.reg.ProviderFor("")
 		if err != nil {
 			return nil, err
 		}

@@ -101,7 +101,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		stop:    make(chan struct{}),
 	}
 	d.reg = displays.New(&d.mu, displayHands{d}, displays.Options{
-		Logger: cfg.Logger, Now: cfg.Now, Providers: cfg.Displays,
+		Logger: cfg.Logger, Now: cfg.Now, Providers: cfg.Displays, Desktop: desktopProvider(cfg),
 		MaxSessionDisplays: cfg.MaxSessionDisplays, DefaultMax: DefaultMaxSessionDisplays,
 		IdleStop: cfg.DisplayIdleStop, DefaultIdleStop: DefaultDisplayIdleStop,
 		Stop: d.stop, WG: &d.wg,
@@ -226,7 +226,7 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 		srecs = append(srecs, sessionDisplayRecord{Display: name, Record: rec, shared: true})
 	}
 	for _, r := range srecs {
-		p := d.provider(r.Display)
+		p := d.reg.Provider(r.Display)
 		if p == nil || displays.PerSession(p) == r.shared {
 			d.cfg.Logger.Warn("a display of a provider this daemon does not have (or not so) is left alone", "display", r.Display, "session", r.Session)
 			continue
@@ -260,10 +260,14 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 			}
 			continue
 		}
-		disp := d.reg.GetLocked(d.keyOfTarget(t))
+		disp := d.reg.GetLocked(d.reg.KeyOfTarget(t))
 		if disp == nil || t.Key == "" {
 			d.cfg.Logger.Info("dropping a target whose display is gone", "target", t.ID, "display", t.Display)
-			d.lostBeforeRestart(t, st.Leases) // remembered as lost, its holder told (displays.go)
+			// Remembered as lost, its holder told (the notice is kept by
+			// this reconcile's own persist).
+			if n, ok := d.reg.LostBeforeRestartLocked(t, st.Leases); ok {
+				d.notes.Add(n)
+			}
 			continue
 		}
 		kt, err := disp.Kind().Window(ctx, t.Key, t.PID)
@@ -499,7 +503,7 @@ func (d *Daemon) Close() error {
 	if !d.shutdown() {
 		return nil
 	}
-	desk := d.desktopDisplay()
+	desk := d.reg.Desktop()
 	d.mu.Lock()
 	disps := d.reg.ClearLocked(desk) // all of them; the user's desktop's stays known
 	targets := d.targets

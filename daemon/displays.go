@@ -2,9 +2,7 @@ package daemon
 
 import (
 	"context"
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/daemon/kind"
@@ -15,91 +13,12 @@ import (
 
 // The running displays, their slots, the ceiling of per-session displays
 // and their idle stop, stalls, deaths and the windows lost with them, and
-// discovery's scan are package daemon/displays's registry (d.reg), which
-// shares d.mu. What stays here: which provider a name means (the
-// daemon's configuration), and the registry's hands on the target table
-// (displayHands).
+// discovery's scan, and which provider a name means are package
+// daemon/displays's registry (d.reg), which shares d.mu. What stays here
+// is the registry's hands on the target table (displayHands).
 
 // display is one running display (package daemon/displays).
 type display = displays.Display
-
-// keyOfTarget is the key of the display a window's record names: its
-// provider's, and for a per-session provider its origin's (the session
-// whose display it is).
-func (d *Daemon) keyOfTarget(t target.Target) string {
-	if p := d.provider(t.Display); p != nil {
-		return displays.KeyFor(p, t.Origin)
-	}
-	return t.Display
-}
-
-// provider is the registered display provider of name, or nil.
-func (d *Daemon) provider(name string) kind.DisplayProvider {
-	for _, p := range d.cfg.Displays {
-		if p.Name() == name {
-			return p
-		}
-	}
-	if p := d.desktopRoad(); p != nil && p.Name() == name {
-		return p
-	}
-	return nil
-}
-
-// providerFor resolves open's --display: "" is the first registered one.
-func (d *Daemon) providerFor(name string) (kind.DisplayProvider, error) {
-	if len(d.cfg.Displays) == 0 {
-		return nil, target.Refuse(target.CodeNoDisplay, "this daemon has no display for windows (it was started without one; see doctor)")
-	}
-	if name == "" {
-		return d.cfg.Displays[0], nil
-	}
-	if p := d.provider(name); p != nil {
-		return p, nil
-	}
-	return nil, target.Refuse(target.CodeNoDisplay, "there is no display %s here; the displays are: %s", target.Echo(name), strings.Join(d.displayNames(), ", ")).
-		With("display", target.Clip(name)).With("displays", d.displayNames())
-}
-
-func (d *Daemon) displayNames() []string {
-	var out []string
-	for _, p := range d.cfg.Displays {
-		out = append(out, p.Name())
-	}
-	return out
-}
-
-// lostBeforeRestart remembers the window t of an earlier daemon's state
-// whose display (one we start) was gone when this daemon started — it
-// died while no daemon ran — as lost, and owes its holder a word, as a
-// death seen at once would (reconcile calls it for every target it drops;
-// it does nothing for one whose display runs, a tab, or a window of the
-// user's own desktop). The notice is kept by reconcile's own persist.
-func (d *Daemon) lostBeforeRestart(t target.Target, leases []lease.Lease) {
-	if t.Display == "" || d.reg.GetLocked(d.keyOfTarget(t)) != nil {
-		return
-	}
-	if p := d.provider(t.Display); p == nil || (d.desktopRoad() != nil && p.Name() == d.desktopRoad().Name()) {
-		return
-	}
-	what := t.Display + " display"
-	if displays.PerSession(d.provider(t.Display)) {
-		what += " of session " + t.Origin
-	}
-	l := displays.Lost{ID: t.ID, Title: t.Title, At: d.cfg.Now().UTC(), Display: what, How: "it was gone when this daemon started (it died while no daemon ran)"}
-	d.reg.AddLost(l)
-	who := t.Origin
-	for _, ls := range leases {
-		if ls.Target == t.ID && ls.Holder != "" {
-			who = ls.Holder
-		}
-	}
-	d.cfg.Logger.Warn("a display died while no daemon ran; its window is lost", "target", t.ID, "display", t.Display, "session", who)
-	if who == "" {
-		return
-	}
-	d.notes.Add(notice.Notice{Session: who, Target: t.ID, Text: l.Words() + fmt.Sprintf(" (%q)", t.Title), At: l.At})
-}
 
 // displayHands is the core as the display registry sees it
 // (displays.Host): the target table, the leases, the audit and the state

@@ -25,12 +25,12 @@ func (d *Daemon) openAs(ctx context.Context, c *call, profile string) Response {
 	if len(req.Argv) == 0 || strings.TrimSpace(req.Argv[0]) == "" {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "open needs an application, e.g. open gtk3-widget-factory"))
 	}
-	p, err := d.providerFor(req.Display)
+	p, err := d.reg.ProviderFor(req.Display)
 	if err != nil {
 		return d.fail(c, err)
 	}
 	if road := d.desktopRoad(); road != nil && p == kind.DisplayProvider(road) {
-		if err := d.cfg.Desktop.Never("open", target.Target{}, d.displayNames()); err != nil {
+		if err := d.cfg.Desktop.Never("open", target.Target{}, d.reg.Names()); err != nil {
 			return d.fail(c, err) // and were it not, the road's Start refuses your_desktop
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/lease"
@@ -69,13 +68,14 @@ type DesktopHost = interface {
 // desktopRoad is the road to the user's desktop, or nil.
 func (d *Daemon) desktopRoad() kind.DesktopProvider { return d.cfg.Desktop.Provider() }
 
-// desktopDisplay is the user's desktop display while it is open, else nil.
-func (d *Daemon) desktopDisplay() *display {
-	p := d.desktopRoad()
-	if p == nil {
-		return nil
+// desktopProvider is cfg's road to the user's desktop as the display
+// registry knows it: a display provider, nil (not a nil road) when there
+// is none.
+func desktopProvider(cfg Config) kind.DisplayProvider {
+	if p := cfg.Desktop.Provider(); p != nil {
+		return p
 	}
-	return d.reg.Running(displays.KeyFor(p, ""))
+	return nil
 }
 
 func checkDesktop(d *Daemon, req Request) error { return d.cfg.Desktop.Check(req) }
@@ -134,7 +134,7 @@ func (h desktopHands) Display() kind.Display { return h.display(nil) }
 // display is the desktop's display while it is open (and is kd, unless kd
 // is nil), else nil.
 func (h desktopHands) display(kd kind.Display) kind.Display {
-	if disp := h.d.desktopDisplay(); disp != nil && (kd == nil || disp.Kind() == kd) {
+	if disp := h.d.reg.Desktop(); disp != nil && (kd == nil || disp.Kind() == kd) {
 		return disp.Kind()
 	}
 	return nil
@@ -154,7 +154,7 @@ func (h desktopHands) Open(kd kind.Display, opened func()) bool {
 }
 
 func (h desktopHands) Discover(ctx context.Context, kd kind.Display) {
-	if disp := h.d.desktopDisplay(); disp != nil && disp.Kind() == kd {
+	if disp := h.d.reg.Desktop(); disp != nil && disp.Kind() == kd {
 		h.d.reg.DiscoverOn(ctx, disp)
 	}
 }
@@ -173,7 +173,7 @@ func (h desktopHands) Count(kd kind.Display) int {
 
 func (h desktopHands) Close(kd kind.Display, forgot func([]target.ID)) ([]lease.Lease, bool) {
 	d := h.d
-	disp := d.desktopDisplay()
+	disp := d.reg.Desktop()
 	if disp == nil || disp.Kind() != kd {
 		return nil, false
 	}

@@ -68,8 +68,10 @@ type Options struct {
 	Logger *slog.Logger
 	Now    func() time.Time
 	// Providers are the registered display providers (the user's desktop's
-	// road is not among them).
+	// road is not among them); Desktop is that road, nil when the daemon
+	// has none.
 	Providers []kind.DisplayProvider
+	Desktop   kind.DisplayProvider
 	// MaxSessionDisplays bounds the per-session displays running at once;
 	// DefaultMax is its default, as status names it.
 	MaxSessionDisplays, DefaultMax int
