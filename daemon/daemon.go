@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -31,17 +30,13 @@ const (
 	lockName  = "daemon.lock"
 )
 
-// Keys of lease.State.Backends: the running shared displays' records (by
-// display name), the per-session displays' (a list, each with its
-// provider's name and its session), the browsers', and the highest window
-// and tab numbers ever used (so a restart never reuses one). legacyDisplayKey is
-// where a daemon of an earlier version kept its one display's record.
+// Keys of lease.State.Backends: the browsers', and the highest window
+// and tab numbers ever used (so a restart never reuses one). The display
+// registry keeps its own (displays.DisplaysKey, SessionDisplaysKey,
+// LostKey).
 const (
-	displaysKey        = "displays"
-	sessionDisplaysKey = "session_displays"
-	browserRecordKey   = "browsers"
-	counterKey         = "daemon"
-	legacyDisplayKey   = "display"
+	browserRecordKey = "browsers"
+	counterKey       = "daemon"
 )
 
 // Daemon is one running daemon. Create it with New, run it with Serve, stop
@@ -199,45 +194,8 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 // reconcile rebuilds displays, targets and leases from st, keeping only what
 // is alive.
 func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
-	recs := map[string]json.RawMessage{}
-	if b := st.Backends[displaysKey]; len(b) > 0 {
-		if err := json.Unmarshal(b, &recs); err != nil {
-			d.cfg.Logger.Warn("the displays' record is unreadable; starting without them", "err", err)
-		}
-	} else if b := st.Backends[legacyDisplayKey]; len(b) > 0 && len(d.cfg.Displays) > 0 {
-		// An earlier version kept one display, of the first provider, and
-		// its windows by X id (legacy.go).
-		first := d.cfg.Displays[0].Name()
-		recs[first] = b
-		keys := legacyKeys(d.store.Path())
-		for i := range st.Targets {
-			if t := &st.Targets[i]; t.Key == "" && keys[t.ID] != "" {
-				t.Key, t.Display = keys[t.ID], first
-			}
-		}
-	}
-	var srecs []sessionDisplayRecord
-	if b := st.Backends[sessionDisplaysKey]; len(b) > 0 {
-		if err := json.Unmarshal(b, &srecs); err != nil {
-			d.cfg.Logger.Warn("the per-session displays' record is unreadable; starting without them", "err", err)
-		}
-	}
-	for name, rec := range recs {
-		srecs = append(srecs, sessionDisplayRecord{Display: name, Record: rec, shared: true})
-	}
-	for _, r := range srecs {
-		p := d.reg.Provider(r.Display)
-		if p == nil || displays.PerSession(p) == r.shared {
-			d.cfg.Logger.Warn("a display of a provider this daemon does not have (or not so) is left alone", "display", r.Display, "session", r.Session)
-			continue
-		}
-		disp, err := p.Reattach(ctx, r.Record)
-		if err != nil {
-			d.cfg.Logger.Info("the display of the earlier daemon is gone; dropping its targets", "display", r.Display, "session", r.Session, "err", err)
-			continue
-		}
-		d.reg.PutLocked(d.reg.NewDisplay(p, disp, r.Session)) // nothing serves yet: nobody else holds d.mu
-	}
+	// The displays an earlier daemon left running (package daemon/displays).
+	d.reg.Reattach(ctx, st.Backends, st.Targets, d.store.Path())
 	var counter struct{ Next, Tab int }
 	if b := st.Backends[counterKey]; len(b) > 0 {
 		json.Unmarshal(b, &counter)
@@ -296,15 +254,6 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 	return d.persist()
 }
 
-// sessionDisplayRecord is how state.json keeps a per-session display: its
-// provider's name, its session, and the provider's record of it.
-type sessionDisplayRecord struct {
-	Display string          `json:"display"`
-	Session string          `json:"session"`
-	Record  json.RawMessage `json:"record"`
-	shared  bool            // read from the shared displays' map (reconcile)
-}
-
 // persist writes targets, leases and the displays' and browsers' records
 // atomically.
 func (d *Daemon) persist() error {
@@ -326,34 +275,8 @@ func (d *Daemon) persist() error {
 	st.Backends = map[string]json.RawMessage{counterKey: json.RawMessage(fmt.Sprintf(`{"next":%d,"tab":%d}`, d.next, d.nextTab))}
 	disps := d.reg.AllLocked()
 	d.mu.Unlock()
-	recs := map[string]json.RawMessage{}
-	var srecs []sessionDisplayRecord
-	for _, disp := range disps {
-		if disp.PerSession() {
-			srecs = append(srecs, sessionDisplayRecord{Display: disp.Name(), Session: disp.Session(), Record: disp.Kind().Record()})
-		} else {
-			recs[disp.Name()] = disp.Kind().Record()
-		}
-	}
-	if len(recs) > 0 {
-		b, err := json.Marshal(recs)
-		if err != nil {
-			return fmt.Errorf("daemon: the displays' record: %w", err)
-		}
-		st.Backends[displaysKey] = b
-	}
-	if len(srecs) > 0 {
-		sort.Slice(srecs, func(i, j int) bool {
-			if srecs[i].Session != srecs[j].Session {
-				return srecs[i].Session < srecs[j].Session
-			}
-			return srecs[i].Display < srecs[j].Display
-		})
-		b, err := json.Marshal(srecs)
-		if err != nil {
-			return fmt.Errorf("daemon: the per-session displays' record: %w", err)
-		}
-		st.Backends[sessionDisplaysKey] = b
+	if err := d.reg.Keep(disps, st.Backends); err != nil {
+		return err
 	}
 	if len(browsers) > 0 {
 		st.Backends[browserRecordKey] = browsers
@@ -361,9 +284,6 @@ func (d *Daemon) persist() error {
 	d.cfg.Desktop.Keep(st.Backends)
 	if ns := d.notes.Record(); ns != nil {
 		st.Backends[noticesKey] = ns
-	}
-	if ls := d.reg.LostRecord(); ls != nil {
-		st.Backends[displays.LostKey] = ls
 	}
 	if d.stages != nil {
 		d.stages.Keep(st.Backends)

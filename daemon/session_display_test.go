@@ -58,10 +58,10 @@ func backends(t *testing.T, dir string) map[string]json.RawMessage {
 
 // sessionRecords are the per-session displays' records state.json in dir
 // keeps.
-func sessionRecords(t *testing.T, dir string) []sessionDisplayRecord {
+func sessionRecords(t *testing.T, dir string) []displays.SessionRecord {
 	t.Helper()
-	var recs []sessionDisplayRecord
-	if b := backends(t, dir)[sessionDisplaysKey]; len(b) > 0 {
+	var recs []displays.SessionRecord
+	if b := backends(t, dir)[displays.SessionDisplaysKey]; len(b) > 0 {
 		if err := json.Unmarshal(b, &recs); err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +143,7 @@ func TestPerSessionDisplays(t *testing.T) {
 	if recs := sessionRecords(t, dir); len(recs) != 2 || recs[0].Session != "a" || recs[1].Session != "b" || recs[0].Display != "xp" {
 		t.Fatalf("the per-session displays' records: %+v", recs)
 	}
-	if srecs := backends(t, dir)[displaysKey]; !strings.Contains(string(srecs), `"shared"`) || strings.Contains(string(srecs), `"xp"`) {
+	if srecs := backends(t, dir)[displays.DisplaysKey]; !strings.Contains(string(srecs), `"shared"`) || strings.Contains(string(srecs), `"xp"`) {
 		t.Fatalf("the shared displays' records: %s", srecs)
 	}
 
