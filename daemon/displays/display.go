@@ -1,11 +1,13 @@
 // Package displays is the daemon's registry of running displays and what
-// it keeps beside each, out of the core: the map of displays by key (a
-// provider's name, and for a per-session provider its session), bringing
-// one up once however many open at once (its slot), the ceiling of
-// per-session displays and their idle stop, a display that stops answering
-// (stall), a display whose server dies under the daemon and the book of
-// windows lost with it, the scan that finds windows beside the opened ones
-// (discovery), and raising and covering on a shared screen (stacking).
+// it keeps beside each, out of the core: which provider a display name
+// means, the map of displays by key (a provider's name, and for a
+// per-session provider its session), bringing one up once however many
+// open at once (its slot), the ceiling of per-session displays and their
+// idle stop, a display that stops answering (stall), a display whose
+// server dies under the daemon and the book of windows lost with it, the
+// scan that finds windows beside the opened ones (discovery), raising and
+// covering on a shared screen (stacking), and the displays' records in the
+// state file (Keep, Reattach).
 //
 // The registry shares the core's one lock (Daemon.mu), which it is handed
 // at New: that lock guards the map and every Display's mutable fields, as
