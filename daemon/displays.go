@@ -12,12 +12,13 @@ import (
 )
 
 // The running displays, their slots, the ceiling of per-session displays
-// and their idle stop, stalls, deaths and the windows lost with them, and
-// discovery's scan, and which provider a name means are package
-// daemon/displays's registry (d.reg), which shares d.mu. What stays here
-// is the registry's hands on the target table (displayHands).
+// and their idle stop, stalls, deaths and the windows lost with them,
+// discovery's scan, which provider a name means and the displays' records
+// are package daemon/displays's registry (d.reg), which shares d.mu. What
+// stays here is the registry's hands on the target table (displayHands).
 
-// display is one running display (package daemon/displays).
+// display is one running display (package daemon/displays): an entry's
+// display, by the name the core always gave it.
 type display = displays.Display
 
 // displayHands is the core as the display registry sees it
