@@ -141,6 +141,11 @@ var forbidden = map[string][]string{
 	"daemon/yourdesktop": {module + "/x11", module + "/atspi", module + "/cdp", module + "/rtc", module + "/capture",
 		module + "/testenv", module + "/xvfb", module + "/xpra", module + "/portal", module + "/daemon/native",
 		module + "/daemon/chromium", module + "/daemon/live"},
+	// the display registry sees its displays through the seam alone: no
+	// backend, no live view (and never the core: coreForbidden)
+	"daemon/displays": {module + "/x11", module + "/atspi", module + "/cdp", module + "/rtc", module + "/capture",
+		module + "/testenv", module + "/xvfb", module + "/xpra", module + "/portal", module + "/daemon/native",
+		module + "/daemon/chromium", module + "/daemon/live"},
 	// the socket serves a handler it declares: the wire and the shared
 	// model, no backend, no live view (and never the core: coreImporters)
 	"daemon/socket": {module + "/x11", module + "/atspi", module + "/cdp", module + "/rtc", module + "/capture",
@@ -183,8 +188,9 @@ var coreImporters = []string{"cmd/vibespace-daemon", "daemon/live", "daemon/daem
 // coreForbidden never import the core, not even in a test's place: the
 // core asks them through interfaces it declares (the user's desktop's
 // gate, Config.Desktop; the profile words, Browsing), or they serve one
-// they declare (the socket's Handler, which the core is).
-var coreForbidden = []string{"daemon/yourdesktop", "daemon/socket", "daemon/browsing"}
+// they declare (the socket's Handler, which the core is; the display
+// registry's Host, which the core lends it).
+var coreForbidden = []string{"daemon/yourdesktop", "daemon/socket", "daemon/browsing", "daemon/displays"}
 
 // onlyImports: of the packages of ours, these import only those listed
 // (module-relative). The profile words see the daemon through the seam,

@@ -169,15 +169,15 @@ func (d *Daemon) browserContext(ctx context.Context, c *call) (kind.BrowserConte
 	}
 	c.sel = &sel
 	if sel.Key.Headed {
-		p, err := d.providerFor("")
+		p, err := d.reg.ProviderFor("")
 		if err != nil {
 			return nil, err
 		}
-		disp, err := d.ensureDisplay(ctx, p)
+		disp, err := d.reg.Ensure(ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		sel.Key.Display = disp.d.Name()
+		sel.Key.Display = disp.Kind().Name()
 		c.sel = &sel
 	}
 	bc, release, err := d.cfg.Browser.Context(ctx, sel.Key)

@@ -5,16 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/daemon/secret"
@@ -32,17 +30,13 @@ const (
 	lockName  = "daemon.lock"
 )
 
-// Keys of lease.State.Backends: the running shared displays' records (by
-// display name), the per-session displays' (a list, each with its
-// provider's name and its session), the browsers', and the highest window
-// and tab numbers ever used (so a restart never reuses one). legacyDisplayKey is
-// where a daemon of an earlier version kept its one display's record.
+// Keys of lease.State.Backends: the browsers', and the highest window
+// and tab numbers ever used (so a restart never reuses one). The display
+// registry keeps its own (displays.DisplaysKey, SessionDisplaysKey,
+// LostKey).
 const (
-	displaysKey        = "displays"
-	sessionDisplaysKey = "session_displays"
-	browserRecordKey   = "browsers"
-	counterKey         = "daemon"
-	legacyDisplayKey   = "display"
+	browserRecordKey = "browsers"
+	counterKey       = "daemon"
 )
 
 // Daemon is one running daemon. Create it with New, run it with Serve, stop
@@ -58,24 +52,22 @@ type Daemon struct {
 	keys    *secret.Store
 	stages  *stage.Chain // the registered stages, in order (Config.Stages)
 
-	mu       sync.Mutex // guards the fields below and every entry's mutable fields; never held across a backend call
-	targets  map[target.ID]*entry
-	next     int                 // the highest window number minted (win:N)
-	nextTab  int                 // the highest tab number minted (tab:N): tabs are numbered apart, never twice
-	displays map[string]*display // by displayKey: the running ones
-	starting map[string]starting // per-session displays being started, by key (for the ceiling)
-	closed   bool
+	mu      sync.Mutex // guards the fields below and every entry's mutable fields; never held across a backend call
+	targets map[target.ID]*entry
+	next    int // the highest window number minted (win:N)
+	nextTab int // the highest tab number minted (tab:N): tabs are numbered apart, never twice
+	closed  bool
 
-	displaySlots map[string]chan struct{} // per display key: one slot, bringing its display up
-	persistMu    sync.Mutex
-	br           browserState  // the browser words' state (browser.go)
-	browsing     Browsing      // the profile words: a registered stage the core asks (browser.go)
-	scanSlot     chan struct{} // one scan for windows at a time (discover.go): two would find one window twice
-	notes        notice.Book   // what is owed in words: things lost or not restored, files not written (notice.go)
-	lost         lostBook      // the windows lost with their display (lost.go)
+	// reg is the running displays and what is kept beside each (package
+	// daemon/displays): its map and its displays' gates are guarded by mu.
+	reg       *displays.Registry
+	persistMu sync.Mutex
+	br        browserState // the browser words' state (browser.go)
+	browsing  Browsing     // the profile words: a registered stage the core asks (browser.go)
+	notes     notice.Book  // what is owed in words: things lost or not restored, files not written (notice.go)
 
 	srv  *socket.Server // the socket served (package daemon/socket); nil until Listen
-	wg   sync.WaitGroup // the background loops (tick, discoverLoop, idleLoop, lost.go's)
+	wg   sync.WaitGroup // the background loops (tick, and the registry's: discovery, idle stop, death watchers)
 	stop chan struct{}
 }
 
@@ -96,17 +88,19 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		return nil, err
 	}
 	d := &Daemon{
-		cfg:          cfg,
-		lock:         lk,
-		leases:       lease.NewTable(lease.Options{Now: cfg.Now, IdleHandback: cfg.IdleHandback}),
-		started:      cfg.Now(),
-		targets:      make(map[target.ID]*entry),
-		displays:     make(map[string]*display),
-		starting:     make(map[string]starting),
-		displaySlots: make(map[string]chan struct{}),
-		stop:         make(chan struct{}),
-		scanSlot:     make(chan struct{}, 1),
+		cfg:     cfg,
+		lock:    lk,
+		leases:  lease.NewTable(lease.Options{Now: cfg.Now, IdleHandback: cfg.IdleHandback}),
+		started: cfg.Now(),
+		targets: make(map[target.ID]*entry),
+		stop:    make(chan struct{}),
 	}
+	d.reg = displays.New(&d.mu, displayHands{d}, displays.Options{
+		Logger: cfg.Logger, Now: cfg.Now, Providers: cfg.Displays, Desktop: desktopProvider(cfg),
+		MaxSessionDisplays: cfg.MaxSessionDisplays, DefaultMax: DefaultMaxSessionDisplays,
+		IdleStop: cfg.DisplayIdleStop, DefaultIdleStop: DefaultDisplayIdleStop,
+		Stop: d.stop, WG: &d.wg,
+	})
 	cfg.Desktop.Bind(desktopHands{d})
 	d.br.init()
 	fail := func(err error) (*Daemon, error) {
@@ -169,7 +163,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	d.browsing.Bind(browsingHands{d})
 	d.stages.Restore(st.Backends)
-	d.restoreLost(st.Backends[lostKey])
+	d.reg.RestoreLost(st.Backends[displays.LostKey])
 	if cfg.Browser != nil {
 		// Browsers an earlier daemon left (it was killed): stop them; a
 		// profile's browser starts again on its next use.
@@ -200,46 +194,8 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 // reconcile rebuilds displays, targets and leases from st, keeping only what
 // is alive.
 func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
-	recs := map[string]json.RawMessage{}
-	if b := st.Backends[displaysKey]; len(b) > 0 {
-		if err := json.Unmarshal(b, &recs); err != nil {
-			d.cfg.Logger.Warn("the displays' record is unreadable; starting without them", "err", err)
-		}
-	} else if b := st.Backends[legacyDisplayKey]; len(b) > 0 && len(d.cfg.Displays) > 0 {
-		// An earlier version kept one display, of the first provider, and
-		// its windows by X id (legacy.go).
-		first := d.cfg.Displays[0].Name()
-		recs[first] = b
-		keys := legacyKeys(d.store.Path())
-		for i := range st.Targets {
-			if t := &st.Targets[i]; t.Key == "" && keys[t.ID] != "" {
-				t.Key, t.Display = keys[t.ID], first
-			}
-		}
-	}
-	var srecs []sessionDisplayRecord
-	if b := st.Backends[sessionDisplaysKey]; len(b) > 0 {
-		if err := json.Unmarshal(b, &srecs); err != nil {
-			d.cfg.Logger.Warn("the per-session displays' record is unreadable; starting without them", "err", err)
-		}
-	}
-	for name, rec := range recs {
-		srecs = append(srecs, sessionDisplayRecord{Display: name, Record: rec, shared: true})
-	}
-	for _, r := range srecs {
-		p := d.provider(r.Display)
-		if p == nil || perSession(p) == r.shared {
-			d.cfg.Logger.Warn("a display of a provider this daemon does not have (or not so) is left alone", "display", r.Display, "session", r.Session)
-			continue
-		}
-		disp, err := p.Reattach(ctx, r.Record)
-		if err != nil {
-			d.cfg.Logger.Info("the display of the earlier daemon is gone; dropping its targets", "display", r.Display, "session", r.Session, "err", err)
-			continue
-		}
-		nd := newDisplay(p, disp, r.Session)
-		d.displays[nd.key()] = nd
-	}
+	// The displays an earlier daemon left running (package daemon/displays).
+	d.reg.Reattach(ctx, st.Backends, st.Targets, d.store.Path())
 	var counter struct{ Next, Tab int }
 	if b := st.Backends[counterKey]; len(b) > 0 {
 		json.Unmarshal(b, &counter)
@@ -262,13 +218,17 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 			}
 			continue
 		}
-		disp := d.displays[d.keyOfTarget(t)]
+		disp := d.reg.GetLocked(d.reg.KeyOfTarget(t))
 		if disp == nil || t.Key == "" {
 			d.cfg.Logger.Info("dropping a target whose display is gone", "target", t.ID, "display", t.Display)
-			d.lostBeforeRestart(t, st.Leases) // remembered as lost, its holder told (lost.go)
+			// Remembered as lost, its holder told (the notice is kept by
+			// this reconcile's own persist).
+			if n, ok := d.reg.LostBeforeRestartLocked(t, st.Leases); ok {
+				d.notes.Add(n)
+			}
 			continue
 		}
-		kt, err := disp.d.Window(ctx, t.Key, t.PID)
+		kt, err := disp.Kind().Window(ctx, t.Key, t.PID)
 		var info kind.Info
 		if err == nil {
 			info, err = kt.Info(ctx)
@@ -294,15 +254,6 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 	return d.persist()
 }
 
-// sessionDisplayRecord is how state.json keeps a per-session display: its
-// provider's name, its session, and the provider's record of it.
-type sessionDisplayRecord struct {
-	Display string          `json:"display"`
-	Session string          `json:"session"`
-	Record  json.RawMessage `json:"record"`
-	shared  bool            // read from the shared displays' map (reconcile)
-}
-
 // persist writes targets, leases and the displays' and browsers' records
 // atomically.
 func (d *Daemon) persist() error {
@@ -322,37 +273,10 @@ func (d *Daemon) persist() error {
 		st.Targets = append(st.Targets, rec)
 	}
 	st.Backends = map[string]json.RawMessage{counterKey: json.RawMessage(fmt.Sprintf(`{"next":%d,"tab":%d}`, d.next, d.nextTab))}
-	disps := make(map[string]*display, len(d.displays))
-	maps.Copy(disps, d.displays)
+	disps := d.reg.AllLocked()
 	d.mu.Unlock()
-	recs := map[string]json.RawMessage{}
-	var srecs []sessionDisplayRecord
-	for _, disp := range disps {
-		if disp.perSession {
-			srecs = append(srecs, sessionDisplayRecord{Display: disp.name, Session: disp.session, Record: disp.d.Record()})
-		} else {
-			recs[disp.name] = disp.d.Record()
-		}
-	}
-	if len(recs) > 0 {
-		b, err := json.Marshal(recs)
-		if err != nil {
-			return fmt.Errorf("daemon: the displays' record: %w", err)
-		}
-		st.Backends[displaysKey] = b
-	}
-	if len(srecs) > 0 {
-		sort.Slice(srecs, func(i, j int) bool {
-			if srecs[i].Session != srecs[j].Session {
-				return srecs[i].Session < srecs[j].Session
-			}
-			return srecs[i].Display < srecs[j].Display
-		})
-		b, err := json.Marshal(srecs)
-		if err != nil {
-			return fmt.Errorf("daemon: the per-session displays' record: %w", err)
-		}
-		st.Backends[sessionDisplaysKey] = b
+	if err := d.reg.Keep(disps, st.Backends); err != nil {
+		return err
 	}
 	if len(browsers) > 0 {
 		st.Backends[browserRecordKey] = browsers
@@ -360,9 +284,6 @@ func (d *Daemon) persist() error {
 	d.cfg.Desktop.Keep(st.Backends)
 	if ns := d.notes.Record(); ns != nil {
 		st.Backends[noticesKey] = ns
-	}
-	if ls := d.lostRecord(); ls != nil {
-		st.Backends[lostKey] = ls
 	}
 	if d.stages != nil {
 		d.stages.Keep(st.Backends)
@@ -446,8 +367,8 @@ func (d *Daemon) Serve(ctx context.Context) error {
 	d.wg.Add(3)
 	d.mu.Unlock()
 	go d.tick(ctx)
-	go d.discoverLoop(ctx)
-	go d.idleLoop(ctx)
+	go d.reg.DiscoverLoop(ctx)
+	go d.reg.IdleLoop(ctx)
 	return d.srv.Serve(ctx, d)
 }
 
@@ -502,14 +423,12 @@ func (d *Daemon) Close() error {
 	if !d.shutdown() {
 		return nil
 	}
-	desk := d.desktopDisplay()
+	desk := d.reg.Desktop()
 	d.mu.Lock()
-	disps := d.displays
-	d.displays = make(map[string]*display)
+	disps := d.reg.ClearLocked(desk) // all of them; the user's desktop's stays known
 	targets := d.targets
 	d.targets = make(map[target.ID]*entry)
 	if desk != nil {
-		d.displays[desk.key()] = desk
 		for id, e := range targets {
 			if e.disp == desk {
 				d.targets[id] = e
@@ -521,7 +440,7 @@ func (d *Daemon) Close() error {
 	if d.cfg.Browser != nil {
 		errs = append(errs, d.cfg.Browser.Close())
 	}
-	errs = append(errs, d.closeDisplays(slices.Collect(maps.Values(disps))))
+	errs = append(errs, d.reg.CloseAll(disps))
 	d.leases.Restore(nil)
 	d.persist()
 	d.audit.Close()

@@ -113,7 +113,7 @@ func (d *Daemon) newDesktopApp(ctx context.Context, c *call) Response {
 	// The display first: on a daemon without it, nothing is registered.
 	apps, err := appsOf(d.cfg.Browser)
 	if err == nil {
-		_, err = d.providerFor(apps.AppDisplay())
+		_, err = d.reg.ProviderFor(apps.AppDisplay())
 	}
 	if err != nil {
 		return d.fail(c, err)

@@ -514,7 +514,7 @@ func TestDesktopAppOwnDisplay(t *testing.T) {
 	for i, r := range []Response{a, b} {
 		td.mu.Lock()
 		e := td.targets[r.Target.ID]
-		rec, on := e.rec, e.disp.d.Name()
+		rec, on := e.rec, e.disp.Kind().Name()
 		td.mu.Unlock()
 		if on != disps[i].Name() || disps[i].PID(rec.Key) != rec.PID {
 			t.Errorf("%s (session s%d) is on %s, not on its own display %s", r.Target.ID, i+1, on, disps[i].Name())

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/daemon/kind/kindtest"
 	"github.com/vibespace/vibespace/target"
 )
@@ -75,7 +76,7 @@ func lostInState(t *testing.T, dir string) string {
 		Backends map[string]json.RawMessage `json:"backends"`
 	}
 	json.Unmarshal(b, &st)
-	return string(st.Backends[lostKey])
+	return string(st.Backends[displays.LostKey])
 }
 
 // TestDisplayGoneBeforeRestart: a display that died while no daemon ran

@@ -1,6 +1,7 @@
 // Package daemon is the core of the long-lived per-user process behind
 // vibespace-window and vibespace-browser: it owns the registry of displays
-// (each started lazily on its first open) and the browser, the table of
+// (each started lazily on its first open; package daemon/displays keeps
+// it, under the core's lock) and the browser, the table of
 // targets, their leases, in-flight verbs and the audit log, and answers
 // each request (Handle) that package daemon/socket reads on its Unix
 // socket (mode 0600) in the runtime directory, one JSON request per line.
@@ -24,13 +25,14 @@
 // own input) is its gate's, asked at the few places the core needs
 // (yours.go; package daemon/yourdesktop).
 //
-// Concurrency: Daemon.mu guards the maps and every entry's mutable fields
+// Concurrency: Daemon.mu guards the maps and every entry's mutable fields,
+// and the display registry's (package daemon/displays, which it is handed),
 // and is never held across a backend call. Each target has its own lock
 // (entry.gate), taken with the verb's context, so a frozen application
 // blocks only verbs on its own window; the input of one display (one
-// keyboard and one pointer) goes one sequence at a time (display.inject),
-// and raising a window and acting on what is on screen is one step per
-// display (display.stack). A takeover never waits for any of them: it
+// keyboard and one pointer) goes one sequence at a time
+// (displays.Display.Injecting), and raising a window and acting on what is
+// on screen is one step per display (displays.Display.Stacking). A takeover never waits for any of them: it
 // cancels the verbs in flight on the target and releases every key and
 // button.
 package daemon

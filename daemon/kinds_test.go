@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/kind/kindtest"
 	"github.com/vibespace/vibespace/target"
@@ -202,9 +203,9 @@ func TestSeveralDisplays(t *testing.T) {
 	}
 	json.Unmarshal(st, &state)
 	var recs map[string]json.RawMessage
-	json.Unmarshal(state.Backends[displaysKey], &recs)
+	json.Unmarshal(state.Backends[displays.DisplaysKey], &recs)
 	if len(recs) != 2 || recs["alpha"] == nil || recs["beta"] == nil {
-		t.Fatalf("the displays' records: %s", state.Backends[displaysKey])
+		t.Fatalf("the displays' records: %s", state.Backends[displays.DisplaysKey])
 	}
 	for _, rec := range state.Targets {
 		if rec.Key == "" || (rec.Display != "alpha" && rec.Display != "beta") {
@@ -249,8 +250,8 @@ func TestLegacyDisplayRecord(t *testing.T) {
 	var st map[string]any
 	json.Unmarshal(b, &st)
 	backends := st["backends"].(map[string]any)
-	backends["display"] = backends[displaysKey].(map[string]any)["fake"]
-	delete(backends, displaysKey)
+	backends["display"] = backends[displays.DisplaysKey].(map[string]any)["fake"]
+	delete(backends, displays.DisplaysKey)
 	for _, tg := range st["targets"].([]any) {
 		m := tg.(map[string]any)
 		delete(m, "key")

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/daemon/wire"
@@ -348,7 +349,7 @@ func (d *Daemon) LiveInput(ctx context.Context, id target.ID, user string, ev ki
 	case <-ctx.Done():
 		return target.Refuse(target.CodeTimeout, "%s was busy", id).Wrap(ctx.Err())
 	}
-	release, err := d.injecting(ctx, e)
+	release, err := e.disp.Injecting(ctx, e.id)
 	if err != nil {
 		return err
 	}
@@ -362,11 +363,11 @@ func (d *Daemon) LiveInput(ctx context.Context, id target.ID, user string, ev ki
 		return target.Refuse(target.CodeHeld, "%s was handed back while this input waited", id).With("target", string(id))
 	}
 	if ev.Type != kind.InputMove && ev.Type != kind.InputUp {
-		unstack, err := d.stacking(ctx, e)
+		unstack, err := e.disp.Stacking(ctx)
 		if err != nil {
 			return err
 		}
-		err = raise(ctx, e)
+		err = displays.Raise(ctx, e.t)
 		unstack()
 		if err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/provider"
 )
 
@@ -55,7 +56,7 @@ func (d *Daemon) providerHere(r provider.Row) (bool, string) {
 		return false, "not here: this daemon has no display"
 	case r.Name == provider.DesktopApp:
 		for _, p := range d.cfg.Displays {
-			if perSession(p) {
+			if displays.PerSession(p) {
 				return true, "ready on the session displays (" + p.Name() + ")"
 			}
 		}

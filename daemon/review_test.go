@@ -110,7 +110,7 @@ func TestDisplayGoneUnderEveryVerb(t *testing.T) {
 	td := startDaemon(t, b, "")
 	id := string(td.open(t, "a"))
 	kept := td.entryOf(target.ID(id))
-	disp := td.runningDisplay("fake")
+	disp := td.reg.Running("fake")
 	for _, req := range []Request{
 		{Verb: "click", At: &Point{X: 1, Y: 1}},
 		{Verb: "click", Ref: "@e1"},
@@ -124,11 +124,11 @@ func TestDisplayGoneUnderEveryVerb(t *testing.T) {
 		req.Session, req.Target = "a", id
 		// Each verb starts with the display and the target there.
 		td.mu.Lock()
-		td.displays["fake"] = disp
+		td.reg.PutLocked(disp)
 		td.targets[target.ID(id)] = kept
 		td.mu.Unlock()
 		// The display goes away between the lookup and the verb's use of it.
-		b.Display().OnInfo(func() { td.mu.Lock(); delete(td.displays, "fake"); td.mu.Unlock() })
+		b.Display().OnInfo(func() { td.mu.Lock(); td.reg.DeleteLocked("fake"); td.mu.Unlock() })
 		resp := td.call(t, req)
 		b.Display().OnInfo(nil)
 		if resp.Code != target.CodeWindowGone && !(req.Verb == "close" && resp.OK) {

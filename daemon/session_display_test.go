@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/kind/kindtest"
 	"github.com/vibespace/vibespace/target"
@@ -57,10 +58,10 @@ func backends(t *testing.T, dir string) map[string]json.RawMessage {
 
 // sessionRecords are the per-session displays' records state.json in dir
 // keeps.
-func sessionRecords(t *testing.T, dir string) []sessionDisplayRecord {
+func sessionRecords(t *testing.T, dir string) []displays.SessionRecord {
 	t.Helper()
-	var recs []sessionDisplayRecord
-	if b := backends(t, dir)[sessionDisplaysKey]; len(b) > 0 {
+	var recs []displays.SessionRecord
+	if b := backends(t, dir)[displays.SessionDisplaysKey]; len(b) > 0 {
 		if err := json.Unmarshal(b, &recs); err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +143,7 @@ func TestPerSessionDisplays(t *testing.T) {
 	if recs := sessionRecords(t, dir); len(recs) != 2 || recs[0].Session != "a" || recs[1].Session != "b" || recs[0].Display != "xp" {
 		t.Fatalf("the per-session displays' records: %+v", recs)
 	}
-	if srecs := backends(t, dir)[displaysKey]; !strings.Contains(string(srecs), `"shared"`) || strings.Contains(string(srecs), `"xp"`) {
+	if srecs := backends(t, dir)[displays.DisplaysKey]; !strings.Contains(string(srecs), `"shared"`) || strings.Contains(string(srecs), `"xp"`) {
 		t.Fatalf("the shared displays' records: %s", srecs)
 	}
 
@@ -165,7 +166,7 @@ func TestPerSessionDisplays(t *testing.T) {
 	}
 	for r, disp := range map[*Response]*kindtest.Display{&a1: da, &a2: da, &b1: db} {
 		e := td2.entryOf(r.Target.ID)
-		if e == nil || e.disp == nil || e.disp.d != kind.Display(disp) || e.disp.session != e.rec.Origin {
+		if e == nil || e.disp == nil || e.disp.Kind() != kind.Display(disp) || e.disp.Session() != e.rec.Origin {
 			t.Fatalf("after the restart %s is on %+v", r.Target.ID, e.disp)
 		}
 	}
@@ -200,13 +201,13 @@ func TestIdleSessionDisplayStops(t *testing.T) {
 	waitClosed(t, db, "b's idle display")
 	// Every display found idle in a sweep is dropped at once, before any
 	// is closed: a's and the shared one would be gone by now.
-	if da.Closed() || td.runningDisplay(displayKey(xp, "a")) == nil {
+	if da.Closed() || td.reg.Running(displays.KeyFor(xp, "a")) == nil {
 		t.Fatal("a's display, with a window on it, was stopped")
 	}
-	if shared.Display().Closed() || td.runningDisplay("shared") == nil {
+	if shared.Display().Closed() || td.reg.Running("shared") == nil {
 		t.Fatal("the shared display was stopped as idle")
 	}
-	if td.runningDisplay(displayKey(xp, "b")) != nil {
+	if td.reg.Running(displays.KeyFor(xp, "b")) != nil {
 		t.Fatal("b's stopped display is still running for the daemon")
 	}
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: string(a.Target.ID)}), "")

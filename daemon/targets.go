@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
 )
@@ -118,7 +119,7 @@ func (d *Daemon) find(handle string) (*entry, error) {
 		if err := d.cdpHandle(id); err != nil {
 			return nil, err
 		}
-		return nil, d.lostOr(Request{}, id, target.Refuse(target.CodeUnknownTarget, "there is no target %s", id).With("target", string(id)))
+		return nil, d.reg.LostOr(false, id, target.Refuse(target.CodeUnknownTarget, "there is no target %s", id).With("target", string(id)))
 	}
 	return e, nil
 }
@@ -166,9 +167,9 @@ func (d *Daemon) lookup(ctx context.Context, req Request) (*entry, error) {
 			return nil, err
 		}
 		if gone := d.cfg.Desktop.Forgotten(req.Target); gone != nil { // desktop off forgot it
-			return nil, d.lostOr(req, id, gone)
+			return nil, d.reg.LostOr(xpraWatch(req), id, gone)
 		}
-		return nil, d.lostOr(req, id, target.Refuse(target.CodeUnknownTarget, "there is no target %s (list shows yours)", id).With("target", string(id)))
+		return nil, d.reg.LostOr(xpraWatch(req), id, target.Refuse(target.CodeUnknownTarget, "there is no target %s (list shows yours)", id).With("target", string(id)))
 	}
 	d.mu.Lock()
 	err = e.rec.CheckExposed(req.Session)
@@ -177,7 +178,7 @@ func (d *Daemon) lookup(ctx context.Context, req Request) (*entry, error) {
 		return nil, err
 	}
 	if _, err := d.refresh(ctx, e); err != nil {
-		return nil, d.lostOr(req, id, err) // lost with its display just now
+		return nil, d.reg.LostOr(xpraWatch(req), id, err) // lost with its display just now
 	}
 	return e, nil
 }
@@ -193,7 +194,7 @@ func (d *Daemon) refresh(ctx context.Context, e *entry) (kind.Info, error) {
 // relist re-reads e's facts afresh (a tab's title as the page has it now),
 // for the listings.
 func (d *Daemon) relist(ctx context.Context, e *entry) (kind.Info, error) {
-	return d.relistWithin(ctx, e, readBudget)
+	return d.relistWithin(ctx, e, displays.ReadBudget)
 }
 
 func (d *Daemon) relistWithin(ctx context.Context, e *entry, budget time.Duration) (kind.Info, error) {
@@ -204,27 +205,28 @@ func (d *Daemon) relistWithin(ctx context.Context, e *entry, budget time.Duratio
 }
 
 func (d *Daemon) reread(ctx context.Context, e *entry, read func(context.Context) (kind.Info, error)) (kind.Info, error) {
-	return d.rereadWithin(ctx, e, readBudget, read)
+	return d.rereadWithin(ctx, e, displays.ReadBudget, read)
 }
 
-// rereadWithin is reread with a window's read bounded by budget (stall.go).
+// rereadWithin is reread with a window's read bounded by budget (a
+// display that does not answer: package daemon/displays).
 func (d *Daemon) rereadWithin(ctx context.Context, e *entry, budget time.Duration, read func(context.Context) (kind.Info, error)) (kind.Info, error) {
 	w := e.words()
 	var info kind.Info
 	var err error
-	if err := d.lostRead(e, nil); err != nil {
-		return info, err // its display died: the window was lost (lost.go)
+	if err := d.reg.LostRead(e.disp, e.id, w.Gone, nil); err != nil {
+		return info, err // its display died: the window was lost (package daemon/displays)
 	}
-	if d.displayGone(e) {
+	if d.reg.Gone(e.disp) {
 		err = target.Refuse(w.Gone, "its display is gone")
 	} else {
-		err = d.budgeted(ctx, e, budget, func(ctx context.Context) error {
+		err = d.reg.Budgeted(ctx, e.disp, e.id, budget, func(ctx context.Context) error {
 			var err error
 			info, err = read(ctx)
 			return err
 		})
 		if err != nil {
-			if lerr := d.lostRead(e, err); lerr != nil {
+			if lerr := d.reg.LostRead(e.disp, e.id, w.Gone, err); lerr != nil {
 				return info, lerr
 			}
 		}
@@ -280,7 +282,7 @@ func (d *Daemon) info(e *entry) *TargetInfo {
 	if !l.UserSince.IsZero() {
 		ti.UserSince = l.UserSince.UTC().Format(time.RFC3339)
 	}
-	d.watched(e, ti)
+	d.reg.Watched(e.disp, ti)
 	return ti
 }
 
@@ -302,9 +304,7 @@ func (e *entry) node(ref string) (kind.Node, error) {
 }
 
 // notVisible refuses a verb on a window that is unmapped or iconified.
-func notVisible(e *entry) error {
-	return target.Refuse(target.CodeWindowNotVisible, "%s is not visible (unmapped or iconified)", e.id).With("target", string(e.id))
-}
+func notVisible(e *entry) error { return displays.NotVisible(e.id) }
 
 // describe names a node in an answer: its role and name.
 func describe(n target.NodeTraits) string {
@@ -316,3 +316,8 @@ func describe(n target.NodeTraits) string {
 	}
 	return ""
 }
+
+// xpraWatch reports whether req is watch --xpra: a handle lost with its
+// display is refused no_attach for it (there is nothing to attach to),
+// window_gone for any other verb.
+func xpraWatch(req Request) bool { return req.Verb == "watch" && req.Xpra }

@@ -272,7 +272,7 @@ func TestTraceDigestsSayAChange(t *testing.T) {
 	// The type holds its display's input only once it has looked: wait
 	// for that, then open a window while it waits at the gate.
 	disp := td.entryOf(id).disp
-	for len(disp.inject) == 0 {
+	for disp.InjectOwner() == "" {
 		select {
 		case r := <-done:
 			t.Fatalf("the type answered before it typed: %+v", r)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
 )
@@ -22,8 +23,8 @@ func (d *Daemon) status(ctx context.Context, c *call) Response {
 		AuditPath: d.audit.Path(), MaxRequest: d.cfg.MaxRequest,
 	}
 	var disps []*display
-	for _, disp := range d.displays {
-		if !disp.perSession {
+	for _, disp := range d.reg.AllLocked() {
+		if !disp.PerSession() {
 			disps = append(disps, disp)
 		}
 	}
@@ -35,17 +36,17 @@ func (d *Daemon) status(ctx context.Context, c *call) Response {
 	d.mu.Unlock()
 	var names []string
 	for _, disp := range disps {
-		names = append(names, disp.d.Name())
+		names = append(names, disp.Kind().Name())
 	}
 	sort.Strings(names)
 	// The per-session displays, each with its session and its use, and
 	// their ceiling and idle stop.
 	st.Display = strings.Join(names, ", ")
-	if sds := d.sessionDisplays(); len(sds) > 0 {
+	if sds := d.reg.SessionDisplays(); len(sds) > 0 {
 		if st.Display != "" {
 			st.Display += "; "
 		}
-		st.Display += "per-session displays: " + d.sessionDisplaysWords(sds)
+		st.Display += "per-session displays: " + d.reg.SessionDisplaysWords(sds)
 	}
 	st.Live, _ = d.liveState()
 	st.Kept = d.keptLogs()
@@ -86,9 +87,9 @@ func (d *Daemon) doctor(ctx context.Context, c *call) Response {
 	for i, p := range d.cfg.Displays {
 		checks = append(checks, p.Doctor(ctx)...)
 		// A per-session provider's display is the caller's own.
-		disp := d.runningDisplay(displayKey(p, c.Req.Session))
+		disp := d.reg.Running(displays.KeyFor(p, c.Req.Session))
 		if disp == nil && i == 0 {
-			up, release, err := d.useDisplay(ctx, p, c.Req.Session)
+			up, release, err := d.reg.Use(ctx, p, c.Req.Session)
 			if err != nil {
 				checks = append(checks, Check{Name: "display", Detail: p.Name() + " could not start: " + err.Error()})
 			} else {
@@ -97,19 +98,19 @@ func (d *Daemon) doctor(ctx context.Context, c *call) Response {
 			}
 		}
 		if disp != nil {
-			checks = append(checks, disp.d.Doctor(ctx)...)
+			checks = append(checks, disp.Kind().Doctor(ctx)...)
 		}
 	}
 	var per []string
 	for _, p := range d.cfg.Displays {
-		if perSession(p) {
+		if displays.PerSession(p) {
 			per = append(per, p.Name())
 		}
 	}
 	if len(per) > 0 {
 		checks = append(checks, Check{Name: "session displays", OK: true, Detail: fmt.Sprintf(
 			"%s: one display per session, started on its first open there; %s",
-			strings.Join(per, ", "), d.sessionDisplaysWords(d.sessionDisplays()))})
+			strings.Join(per, ", "), d.reg.SessionDisplaysWords(d.reg.SessionDisplays()))})
 	}
 	if len(d.cfg.Displays) == 0 {
 		checks = append(checks, Check{Name: "display", Detail: "no display: this daemon was started without one (window verbs are refused no_display)"})
@@ -129,9 +130,9 @@ func (d *Daemon) doctor(ctx context.Context, c *call) Response {
 // list answers the targets the caller may address, each with the roads its
 // verbs have now (the capability law on its own probe), dropping any that
 // are gone; windows the applications showed since the last scan are
-// targets first (discover.go).
+// targets first (package daemon/displays).
 func (d *Daemon) list(ctx context.Context, c *call) Response {
-	d.discover(ctx) // a dialog shown since the last scan is listed now
+	d.reg.Discover(ctx) // a dialog shown since the last scan is listed now
 	resp := Response{OK: true, Targets: []TargetInfo{}}
 	// A display that does not answer costs one check per list, not one
 	// per window: its windows are listed as last read, marked.
@@ -141,13 +142,13 @@ func (d *Daemon) list(ctx context.Context, c *call) Response {
 		if e.disp != nil {
 			ok, asked := answering[e.disp]
 			if !asked {
-				ok = d.answers(ctx, e.disp)
+				ok = d.reg.Answers(ctx, e.disp)
 				answering[e.disp] = ok
 			}
 			stale = !ok
 		}
 		if !stale {
-			_, err := d.relistWithin(ctx, e, listBudget)
+			_, err := d.relistWithin(ctx, e, displays.ListBudget)
 			switch target.CodeOf(err) {
 			case e.words().Gone:
 				continue
@@ -157,7 +158,7 @@ func (d *Daemon) list(ctx context.Context, c *call) Response {
 		}
 		ti := *d.info(e)
 		if stale {
-			ti.NotAnswering = d.stalledSince(e.disp).UTC().Format(time.RFC3339)
+			ti.NotAnswering = d.reg.StalledSince(e.disp).UTC().Format(time.RFC3339)
 		}
 		ti.Capabilities = target.Capabilities(d.probe(ctx, e))
 		if e.disp != nil {

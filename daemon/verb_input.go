@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
 )
@@ -234,13 +235,13 @@ func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb ta
 		}
 	}
 	w := d.watchAt(ctx, c, nil, &p, nil)
-	release, err := d.injecting(ctx, e)
+	release, err := e.disp.Injecting(ctx, e.id)
 	if err != nil {
 		return d.fail(c, err)
 	}
 	release = once(release)
 	defer release()
-	unstack, err := d.stacking(ctx, e)
+	unstack, err := e.disp.Stacking(ctx)
 	if err != nil {
 		return d.fail(c, err)
 	}
@@ -250,7 +251,7 @@ func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb ta
 		return d.fail(c, err)
 	}
 	// Raised again: another window may have come over it while it looked.
-	if err := d.raiseTopAt(ctx, e, info, b.X+p.X, b.Y+p.Y); err != nil {
+	if err := e.disp.RaiseTopAt(ctx, e.t, e.id, info, b.X+p.X, b.Y+p.Y); err != nil {
 		return d.fail(c, d.cut(ctx, e, req.Session, err))
 	}
 	noun := e.words().Noun
@@ -281,7 +282,7 @@ func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb ta
 // display's stacking slot held only for that, so the look before a point
 // verb acts sees it as the verb will act on it.
 func (d *Daemon) raisedAt(ctx context.Context, c *call, info kind.Info, x, y int) error {
-	unstack, err := d.stacking(ctx, c.e)
+	unstack, err := c.e.disp.Stacking(ctx)
 	if err != nil {
 		return err
 	}
@@ -289,7 +290,7 @@ func (d *Daemon) raisedAt(ctx context.Context, c *call, info kind.Info, x, y int
 	if err := d.still(c.e, c.Req.Session); err != nil {
 		return err
 	}
-	return d.cut(ctx, c.e, c.Req.Session, d.raiseTopAt(ctx, c.e, info, x, y))
+	return d.cut(ctx, c.e, c.Req.Session, c.e.disp.RaiseTopAt(ctx, c.e.t, c.e.id, info, x, y))
 }
 
 // nameActed notes the node a verb acts on (its role and name) for its
@@ -306,7 +307,7 @@ func (d *Daemon) nameActed(ctx context.Context, c *call, n kind.Node, traits *ta
 		return
 	}
 	e := c.e
-	_ = d.budgeted(ctx, e, readBudget, func(ctx context.Context) error {
+	_ = d.reg.Budgeted(ctx, e.disp, e.id, displays.ReadBudget, func(ctx context.Context) error {
 		if r, ok := e.t.(kind.NodeReader); ok {
 			nd, err := r.ReadNode(ctx, n)
 			if err == nil && nd != nil {
@@ -434,7 +435,7 @@ func (d *Daemon) inject(ctx context.Context, c *call, look, f func(context.Conte
 			return d.cut(ctx, e, c.Req.Session, err)
 		}
 	}
-	release, err := d.injecting(ctx, e)
+	release, err := e.disp.Injecting(ctx, e.id)
 	if err != nil {
 		return err
 	}
@@ -454,11 +455,11 @@ func (d *Daemon) raised(ctx context.Context, c *call, up bool) error {
 	if !up {
 		return nil
 	}
-	unstack, err := d.stacking(ctx, c.e)
+	unstack, err := c.e.disp.Stacking(ctx)
 	if err != nil {
 		return err
 	}
-	err = raise(ctx, c.e)
+	err = displays.Raise(ctx, c.e.t)
 	unstack()
 	return d.cut(ctx, c.e, c.Req.Session, err)
 }

@@ -175,21 +175,16 @@ func (d *Daemon) releaseFor(ctx context.Context, e *entry) string {
 		return "; its input holds nothing between events, and released what it held as it stopped"
 	}
 	for {
-		select {
-		case disp.inject <- struct{}{}:
+		if release, ok := disp.TryInjecting(); ok {
 			err := e.t.ReleaseAll(ctx)
-			<-disp.inject
+			release()
 			if err != nil {
 				return "; releasing the keys and buttons held failed: " + err.Error()
 			}
 			return "; every key and button held on the display was released"
-		default:
 		}
-		d.mu.Lock()
-		owner := disp.injectOwner
-		d.mu.Unlock()
-		if owner != nil && owner != e {
-			return fmt.Sprintf("; input to %s was in flight and left alone (input goes one sequence at a time, so nothing was held for %s)", owner.id, e.id)
+		if owner := disp.InjectOwner(); owner != "" && owner != e.id {
+			return fmt.Sprintf("; input to %s was in flight and left alone (input goes one sequence at a time, so nothing was held for %s)", owner, e.id)
 		}
 		select {
 		case <-ctx.Done():
@@ -286,16 +281,16 @@ func (d *Daemon) watchXpra(c *call) Response {
 	}
 	var att kind.Attacher
 	if c.e.disp != nil {
-		att, _ = c.e.disp.d.(kind.Attacher)
+		att, _ = c.e.disp.Kind().(kind.Attacher)
 	}
 	if att == nil {
 		return d.fail(c, target.Refuse(target.CodeNoAttach, "%s is not on an xpra display, so no client of its own can attach: open the application with --display xpra, or watch it in the live view (vibespace-window watch %s)", c.Req.Target, c.Req.Target).With("target", c.Req.Target))
 	}
-	if disp := c.e.disp; disp.perSession && disp.session != c.Req.Session {
+	if disp := c.e.disp; disp.PerSession() && disp.Session() != c.Req.Session {
 		// A person attached sees every window of the display, not just
 		// the one shared with this session.
 		return d.fail(c, target.Refuse(target.CodeNoAttach, "%s is on session %s's own xpra display, shared with you: an xpra client attached there would show every window of %s's, so only %s prints how to attach (watch it in the live view: vibespace-window watch %s)",
-			c.Req.Target, disp.session, disp.session, disp.session, c.Req.Target).With("target", c.Req.Target).With("session", disp.session))
+			c.Req.Target, disp.Session(), disp.Session(), disp.Session(), c.Req.Target).With("target", c.Req.Target).With("session", disp.Session()))
 	}
 	host := c.Req.Host
 	if host == "" {

@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"slices"
 
+	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -332,4 +333,41 @@ func (d *Daemon) screenshot(ctx context.Context, c *call) Response {
 	resp := Response{PNG: b, Bounds: &bounds,
 		Did: fmt.Sprintf("%dx%d pixels of the %s; --at x,y takes a pixel of this image", bounds.W, bounds.H, e.words().Noun)}
 	return d.finish(c, resp, nil)
+}
+
+// grab reads c's target's pixels, under its lock. A display that keeps
+// each window's own pixels (Composite) is grabbed as it is, raising
+// nothing. On another display that stacks windows it takes the stacking
+// slot: a window nothing covers is grabbed
+// as it is; a covered one is raised, checked uncovered (else
+// window_not_visible), and grabbed once it has repainted (package
+// daemon/displays says how windows stack).
+func (d *Daemon) grab(ctx context.Context, c *call) ([]byte, error) {
+	e := c.e
+	s := e.disp.Stacker()
+	if s == nil || e.disp.OwnPixels() {
+		return e.t.Screenshot(ctx)
+	}
+	unstack, err := e.disp.Stacking(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unstack()
+	info := d.seen(e)
+	if displays.Uncovered(ctx, s, e.id, info) == nil {
+		return e.t.Screenshot(ctx) // nothing lies over it
+	}
+	// What is on screen now holds another window's pixels where it covers
+	// this one: raise, then wait for the application to repaint.
+	before, err := e.t.Screenshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := displays.Raise(ctx, e.t); err != nil {
+		return nil, d.cut(ctx, e, c.Req.Session, err)
+	}
+	if err := displays.Uncovered(ctx, s, e.id, info); err != nil {
+		return nil, err
+	}
+	return displays.Settled(ctx, e.t, before)
 }

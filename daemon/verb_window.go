@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
@@ -24,30 +25,30 @@ func (d *Daemon) openAs(ctx context.Context, c *call, profile string) Response {
 	if len(req.Argv) == 0 || strings.TrimSpace(req.Argv[0]) == "" {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "open needs an application, e.g. open gtk3-widget-factory"))
 	}
-	p, err := d.providerFor(req.Display)
+	p, err := d.reg.ProviderFor(req.Display)
 	if err != nil {
 		return d.fail(c, err)
 	}
 	if road := d.desktopRoad(); road != nil && p == kind.DisplayProvider(road) {
-		if err := d.cfg.Desktop.Never("open", target.Target{}, d.displayNames()); err != nil {
+		if err := d.cfg.Desktop.Never("open", target.Target{}, d.reg.Names()); err != nil {
 			return d.fail(c, err) // and were it not, the road's Start refuses your_desktop
 		}
 	}
 	// The session's own display of a per-session provider; held (not
 	// stopped as idle) until its window is a target.
-	disp, release, err := d.useDisplay(ctx, p, req.Session)
+	disp, release, err := d.reg.Use(ctx, p, req.Session)
 	if err != nil {
 		return d.fail(c, err)
 	}
 	defer func() { release() }()
-	if !d.answers(ctx, disp) {
-		return d.fail(c, d.displayNotAnswering(disp, "", "nothing was started"))
+	if !d.reg.Answers(ctx, disp) {
+		return d.fail(c, d.reg.NotAnswering(disp, "", "nothing was started"))
 	}
-	kt, err := disp.d.Launch(ctx, req.Argv)
-	if _, refused := target.AsRefusal(err); err != nil && !refused && d.resetIfDead(ctx, disp) {
+	kt, err := disp.Kind().Launch(ctx, req.Argv)
+	if _, refused := target.AsRefusal(err); err != nil && !refused && d.reg.ResetIfDead(ctx, disp) {
 		release()
-		if disp, release, err = d.useDisplay(ctx, p, req.Session); err == nil {
-			kt, err = disp.d.Launch(ctx, req.Argv)
+		if disp, release, err = d.reg.Use(ctx, p, req.Session); err == nil {
+			kt, err = disp.Kind().Launch(ctx, req.Argv)
 		} else {
 			release = func() {}
 		}
@@ -67,7 +68,7 @@ func (d *Daemon) openAs(ctx context.Context, c *call, profile string) Response {
 	rec := target.Target{
 		ID: id, Kind: target.KindWindow, Title: info.Title, App: filepath.Base(req.Argv[0]),
 		Origin: req.Session, Opened: d.cfg.Now().UTC(), PID: info.PID, Key: info.Key,
-		Display: disp.name, Exposure: []string{req.Session}, Mode: target.ModeAuto, Profile: profile,
+		Display: disp.Name(), Exposure: []string{req.Session}, Mode: target.ModeAuto, Profile: profile,
 	}
 	if req.Mode != "" {
 		rec.Mode = target.Mode(req.Mode) // checkOpenMode read it
@@ -76,11 +77,11 @@ func (d *Daemon) openAs(ctx context.Context, c *call, profile string) Response {
 		rec.Resolved, rec.ModeWhy = judge(ctx, kt)
 	}
 	c.e = d.add(rec, kt, disp, nil, info)
-	whose := disp.name
-	if disp.perSession {
+	whose := disp.Name()
+	if disp.PerSession() {
 		whose += ", your session's own"
 	}
-	did := fmt.Sprintf("opened %s (pid %d) on display %s (%s); you hold its lease", rec.App, info.PID, disp.d.Name(), whose)
+	did := fmt.Sprintf("opened %s (pid %d) on display %s (%s); you hold its lease", rec.App, info.PID, disp.Kind().Name(), whose)
 	if n, ok := kt.(launchNoter); ok && n.LaunchNote() != "" {
 		did += "; " + n.LaunchNote()
 	}
@@ -99,7 +100,7 @@ func (d *Daemon) closeTarget(ctx context.Context, c *call) Response {
 	if err := d.cfg.Desktop.Never("close", rec, nil); err != nil {
 		return d.fail(c, err)
 	}
-	if found { // a dialog, a second window: that window alone (discover.go)
+	if found { // a dialog, a second window: that window alone (closeDiscovered)
 		return d.closeDiscovered(ctx, c)
 	}
 	info := d.info(e)
@@ -180,3 +181,45 @@ func (d *Daemon) share(ctx context.Context, c *call) Response {
 	}
 	return d.finish(c, Response{Did: did}, nil)
 }
+
+// closeDiscovered closes a window found beside the one its application was
+// opened with: it asks that window alone to close, and waits for it to go;
+// the application keeps running. A window that cannot be asked is refused
+// no_close, naming the window whose close stops the application.
+func (d *Daemon) closeDiscovered(ctx context.Context, c *call) Response {
+	e := c.e
+	info := d.info(e)
+	wc, ok := e.t.(kind.WindowCloser)
+	var err error
+	gone := false
+	if ok {
+		gone, err = wc.CloseWindow(ctx)
+	}
+	if !ok || target.CodeOf(err) == target.CodeNoClose {
+		d.mu.Lock()
+		from := e.rec.From
+		d.mu.Unlock()
+		first := "its application's first window"
+		if d.entryOf(from) != nil {
+			first = fmt.Sprintf("%s, its application's first window,", from)
+		}
+		return d.fail(c, target.Refuse(target.CodeNoClose,
+			"%s %q cannot be closed alone: its application does not take WM_DELETE_WINDOW for it; close %s to stop the application",
+			e.id, info.Title, first).With("target", string(e.id)).With("from", string(from)))
+	}
+	if err != nil {
+		return d.fail(c, err)
+	}
+	if !gone {
+		resp := Response{Did: fmt.Sprintf("asked %s to close (WM_DELETE_WINDOW); it is still open after %v — its application may be asking something first (snapshot or screenshot it)", e.id, closeWaitShown)}
+		return d.finish(c, resp, nil)
+	}
+	d.drop(e.id)
+	c.e = nil
+	resp := Response{Target: d.gone(info), Did: fmt.Sprintf("closed %s (WM_DELETE_WINDOW); its application (pid %d) keeps running", info.ID, info.PID)}
+	return d.finish(c, resp, nil)
+}
+
+// closeWaitShown is how long a window is given to close, as answers say
+// it (the backend's bound).
+const closeWaitShown = 5 * time.Second

@@ -326,7 +326,7 @@ func (d *Daemon) fail(c *call, err error) Response { return d.finish(c, Response
 // begin registers a verb in flight on e (a takeover cancels it) and takes
 // e's lock. end undoes both.
 func (d *Daemon) begin(ctx context.Context, e *entry) (context.Context, func(), error) {
-	if d.displayGone(e) {
+	if d.reg.Gone(e.disp) {
 		d.drop(e.id)
 		return nil, nil, target.Refuse(e.words().Gone, "the display of %s is gone", e.id).With("target", string(e.id))
 	}
@@ -348,30 +348,6 @@ func (d *Daemon) begin(ctx context.Context, e *entry) (context.Context, func(), 
 		return nil, nil, target.Refuse(target.CodeTimeout, "%s is busy with an earlier verb that has not finished", e.id).Wrap(ctx.Err())
 	}
 	return ctx, func() { <-e.gate; unregister() }, nil
-}
-
-// injecting takes the injection slot of e's display: one keyboard and one
-// pointer, so injected sequences never interleave. A tab has no display:
-// its input goes to it alone.
-func (d *Daemon) injecting(ctx context.Context, e *entry) (func(), error) {
-	disp := e.disp
-	if disp == nil {
-		return func() {}, nil
-	}
-	select {
-	case disp.inject <- struct{}{}:
-		d.mu.Lock()
-		disp.injectOwner = e
-		d.mu.Unlock()
-		return func() {
-			d.mu.Lock()
-			disp.injectOwner = nil
-			d.mu.Unlock()
-			<-disp.inject
-		}, nil
-	case <-ctx.Done():
-		return nil, target.Refuse(target.CodeTimeout, "another window's input was still being injected").Wrap(ctx.Err())
-	}
 }
 
 // cut turns an error of a verb that was acting into what the agent should

@@ -15,6 +15,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/daemon/effect"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
@@ -166,7 +167,7 @@ func (w *watch) observe(ctx context.Context) effect.Observation {
 		read = r.Refresh
 	}
 	var info kind.Info
-	err := d.budgeted(ctx, e, readBudget, func(ctx context.Context) (err error) {
+	err := d.reg.Budgeted(ctx, e.disp, e.id, displays.ReadBudget, func(ctx context.Context) (err error) {
 		info, err = read(ctx)
 		return err
 	})
@@ -180,7 +181,7 @@ func (w *watch) observe(ctx context.Context) effect.Observation {
 		o.Gone = true
 	}
 	if e.disp != nil {
-		d.rescan(ctx, e.disp)
+		d.reg.Rescan(ctx, e.disp)
 	}
 	o.Targets = map[target.ID]string{}
 	for _, x := range d.entries(func(x *entry) bool { return x.rec.ExposedTo(c.Req.Session) }) {
@@ -210,23 +211,6 @@ func (w *watch) mayReadPixels() bool {
 	w.d.mu.Lock()
 	defer w.d.mu.Unlock()
 	return !w.c.e.rec.Desktop || w.c.e.rec.Pixels
-}
-
-// rescan scans disp for new windows now (a dialog the action opened), as
-// the discovery loop would, unless a scan is running already. A display
-// that lists a whole desktop (kind.Lister) is left to the loop: listing it
-// is no cheap look.
-func (d *Daemon) rescan(ctx context.Context, disp *display) {
-	if _, ok := disp.d.(kind.Lister); ok {
-		return
-	}
-	select {
-	case d.scanSlot <- struct{}{}:
-	default:
-		return // the running scan finds what this one would
-	}
-	defer func() { <-d.scanSlot }()
-	d.discoverOn(ctx, disp)
 }
 
 // compare says what changed between w.before and now: at the acted node

@@ -17,18 +17,11 @@ func TestLookBeforeHoldsNoSlot(t *testing.T) {
 	var mu sync.Mutex
 	held := 0
 	b.Display().OnInfo(func() {
-		select {
-		case e.disp.inject <- struct{}{}:
-			<-e.disp.inject
-		default:
-			mu.Lock()
-			held++
-			mu.Unlock()
-		}
-		select {
-		case e.disp.stack <- struct{}{}:
-			<-e.disp.stack
-		default:
+		for _, try := range []func() (func(), bool){e.disp.TryInjecting, e.disp.TryStacking} {
+			if release, ok := try(); ok {
+				release()
+				continue
+			}
 			mu.Lock()
 			held++
 			mu.Unlock()

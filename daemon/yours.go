@@ -15,7 +15,7 @@ import (
 // DesktopGate is the user's own desktop as the core asks it (Config.Desktop;
 // package daemon/yourdesktop is the one the program registers): a display
 // of the registry like the others, whose windows are listed as they are,
-// nobody's and exposed to every session (kind.Lister, discover.go), and
+// nobody's and exposed to every session (kind.Lister, package daemon/displays), and
 // whose admission — the operator's setting, the pixels grant, the person's
 // own input — is the gate's, asked here and nowhere else:
 //
@@ -68,13 +68,14 @@ type DesktopHost = interface {
 // desktopRoad is the road to the user's desktop, or nil.
 func (d *Daemon) desktopRoad() kind.DesktopProvider { return d.cfg.Desktop.Provider() }
 
-// desktopDisplay is the user's desktop display while it is open, else nil.
-func (d *Daemon) desktopDisplay() *display {
-	p := d.desktopRoad()
-	if p == nil {
-		return nil
+// desktopProvider is cfg's road to the user's desktop as the display
+// registry knows it: a display provider, nil (not a nil road) when there
+// is none.
+func desktopProvider(cfg Config) kind.DisplayProvider {
+	if p := cfg.Desktop.Provider(); p != nil {
+		return p
 	}
-	return d.runningDisplay(displayKey(p, ""))
+	return nil
 }
 
 func checkDesktop(d *Daemon, req Request) error { return d.cfg.Desktop.Check(req) }
@@ -133,28 +134,28 @@ func (h desktopHands) Display() kind.Display { return h.display(nil) }
 // display is the desktop's display while it is open (and is kd, unless kd
 // is nil), else nil.
 func (h desktopHands) display(kd kind.Display) kind.Display {
-	if disp := h.d.desktopDisplay(); disp != nil && (kd == nil || disp.d == kd) {
-		return disp.d
+	if disp := h.d.reg.Desktop(); disp != nil && (kd == nil || disp.Kind() == kd) {
+		return disp.Kind()
 	}
 	return nil
 }
 
 func (h desktopHands) Open(kd kind.Display, opened func()) bool {
 	d := h.d
-	disp := newDisplay(d.desktopRoad(), kd, "")
+	disp := d.reg.NewDisplay(d.desktopRoad(), kd, "")
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.displays[disp.key()] != nil {
+	if d.reg.GetLocked(disp.Key()) != nil {
 		return false
 	}
-	d.displays[disp.key()] = disp
+	d.reg.PutLocked(disp)
 	opened()
 	return true
 }
 
 func (h desktopHands) Discover(ctx context.Context, kd kind.Display) {
-	if disp := h.d.desktopDisplay(); disp != nil && disp.d == kd {
-		h.d.discoverOn(ctx, disp)
+	if disp := h.d.reg.Desktop(); disp != nil && disp.Kind() == kd {
+		h.d.reg.DiscoverOn(ctx, disp)
 	}
 }
 
@@ -163,7 +164,7 @@ func (h desktopHands) Count(kd kind.Display) int {
 	defer h.d.mu.Unlock()
 	n := 0
 	for _, e := range h.d.targets {
-		if e.disp != nil && e.disp.d == kd {
+		if e.disp != nil && e.disp.Kind() == kd {
 			n++
 		}
 	}
@@ -172,8 +173,8 @@ func (h desktopHands) Count(kd kind.Display) int {
 
 func (h desktopHands) Close(kd kind.Display, forgot func([]target.ID)) ([]lease.Lease, bool) {
 	d := h.d
-	disp := d.desktopDisplay()
-	if disp == nil || disp.d != kd {
+	disp := d.reg.Desktop()
+	if disp == nil || disp.Kind() != kd {
 		return nil, false
 	}
 	var held []lease.Lease
@@ -185,11 +186,11 @@ func (h desktopHands) Close(kd kind.Display, forgot func([]target.ID)) ([]lease.
 	// One step: the display and its targets go, and the verbs in flight on
 	// them are cut, so none begins between the two.
 	d.mu.Lock()
-	if d.displays[disp.key()] != disp { // closed meanwhile by another desktop off
+	if d.reg.GetLocked(disp.Key()) != disp { // closed meanwhile by another desktop off
 		d.mu.Unlock()
 		return nil, false
 	}
-	delete(d.displays, disp.key())
+	d.reg.DeleteLocked(disp.Key())
 	var ids []target.ID
 	for id, e := range d.targets {
 		if e.disp != disp {
@@ -207,7 +208,7 @@ func (h desktopHands) Close(kd kind.Display, forgot func([]target.ID)) ([]lease.
 		d.leases.Drop(id)
 	}
 	d.persist()
-	if err := d.closeDisplay(disp); err != nil {
+	if err := d.reg.Close(disp); err != nil {
 		d.cfg.Logger.Warn("closing our connections to the user's desktop", "err", err)
 	}
 	return held, true
@@ -239,7 +240,7 @@ func (h desktopHands) Grant(c *stage.Call, on bool) (target.ID, bool, bool, erro
 func (h desktopHands) Pause(kd kind.Display, user, session, how string) {
 	d := h.d
 	var paused []*entry
-	for _, e := range d.entries(func(e *entry) bool { return e.disp != nil && e.disp.d == kd }) {
+	for _, e := range d.entries(func(e *entry) bool { return e.disp != nil && e.disp.Kind() == kd }) {
 		l, changed := d.leases.Touched(e.id, user, session, how)
 		if !changed {
 			continue
@@ -258,10 +259,12 @@ func (h desktopHands) Pause(kd kind.Display, user, session, how string) {
 	}
 }
 
-// adoptDesktop makes a window found on the user's desktop a target,
+// AdoptDesktop makes a window found on the user's desktop a target,
 // nobody's, exposed to every session; it reports whether it did (the
-// caller persists once for a scan).
-func (d *Daemon) adoptDesktop(disp *display, f kind.Found) bool {
+// caller persists once for a scan). It is the display registry's hand
+// (displays.Host).
+func (h displayHands) AdoptDesktop(disp *display, f kind.Found) bool {
+	d := h.d
 	d.mu.Lock()
 	for _, e := range d.targets {
 		if e.disp == disp && e.rec.Key == f.Info.Key {
@@ -269,14 +272,14 @@ func (d *Daemon) adoptDesktop(disp *display, f kind.Found) bool {
 			return false
 		}
 	}
-	if d.displays[disp.key()] != disp { // closed meanwhile
+	if d.reg.GetLocked(disp.Key()) != disp { // closed meanwhile
 		d.mu.Unlock()
 		return false
 	}
 	d.next++
 	rec := target.Target{
 		ID: target.WindowID(d.next), Kind: target.KindWindow, Title: f.Info.Title, App: f.App,
-		PID: f.Info.PID, Key: f.Info.Key, Display: disp.name, Desktop: true, Browser: f.Browser,
+		PID: f.Info.PID, Key: f.Info.Key, Display: disp.Name(), Desktop: true, Browser: f.Browser,
 		Mode: target.ModeAuto, Opened: d.cfg.Now().UTC(),
 	}
 	e := newEntry(rec, f.Target, disp)
