@@ -200,6 +200,9 @@ var coreForbidden = []string{"daemon/yourdesktop", "daemon/socket", "daemon/brow
 var onlyImports = map[string][]string{
 	"daemon/browsing": {"daemon/kind", "daemon/stage", "daemon/verb", "daemon/wire", "daemon/current",
 		"profile", "provider", "target", "lease"},
+	// The verifier looks at a target through what the core lends it
+	// (stage.Sight) and judges with daemon/effect: no backend, no core.
+	"daemon/verifying": {"daemon/effect", "daemon/kind", "daemon/stage", "daemon/wire", "target"},
 }
 
 func TestDependencyRules(t *testing.T) {

@@ -33,7 +33,7 @@ const (
 	DefaultLogKeep     = 2
 
 	// An acting verb watches for its effect this long at most, looking
-	// every DefaultVerifyPoll (verify.go); the same action that saw no
+	// every DefaultVerifyPoll (the registered watcher, stage.Watcher); the same action that saw no
 	// visible change this many times in a row is refused no_progress the
 	// next time (package daemon/budget).
 	DefaultVerifyWait      = 500 * time.Millisecond

@@ -23,7 +23,10 @@
 // refused no_cdp_on_this_backend. The user's own desktop is one of the displays;
 // what it admits (the operator's setting, the pixels grant, the person's
 // own input) is its gate's, asked at the few places the core needs
-// (yours.go; package daemon/yourdesktop).
+// (yours.go; package daemon/yourdesktop). An acting verb's effect is
+// watched by the registered watcher (a stage.Watcher: daemon/verifying),
+// which the verb asks before it acts and after (watch.go); the core lends
+// it what it may see of the target (stage.Sight).
 //
 // Concurrency: Daemon.mu guards the maps and every entry's mutable fields,
 // and the display registry's (package daemon/displays, which it is handed),

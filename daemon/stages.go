@@ -18,6 +18,8 @@ func (d *Daemon) stageEnv() stage.Env {
 		Record:          d.record,
 		Persist:         func() { d.persist() },
 		Alive:           func(id target.ID) bool { return d.entryOf(id) != nil },
+		VerifyWait:      d.cfg.VerifyWait,
+		VerifyPoll:      d.cfg.VerifyPoll,
 		NoProgressAfter: d.cfg.NoProgressAfter,
 		TracePictureMax: d.cfg.TracePictureMax,
 		TraceSteps:      d.cfg.TraceSteps,

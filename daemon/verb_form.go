@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -77,7 +78,7 @@ func (d *Daemon) selectOptions(ctx context.Context, c *call) Response {
 	if err := d.still(e, req.Session); err != nil {
 		return d.fail(c, err)
 	}
-	w := d.watchBefore(ctx, c, &n)
+	w := c.watchEffect(ctx, d, stage.Acting{Node: &n})
 	held, err := s.Select(ctx, n, req.Values)
 	if err != nil {
 		return d.fail(c, d.cut(ctx, e, req.Session, err))
@@ -87,7 +88,7 @@ func (d *Daemon) selectOptions(ctx context.Context, c *call) Response {
 		return d.fail(c, err)
 	}
 	resp := Response{Did: selectedWords(held, req.Ref, tr), Value: v}
-	w.verify(ctx, &resp)
+	w.After(ctx, &resp)
 	return d.finish(c, resp, nil)
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -121,7 +122,7 @@ func (d *Daemon) click(ctx context.Context, c *call) Response {
 	if err := d.still(e, req.Session); err != nil {
 		return d.fail(c, err)
 	}
-	w := d.watchAt(ctx, c, &n, nil, factsOf(read))
+	w := c.watchEffect(ctx, d, stage.Acting{Node: &n, Read: factsOf(read)})
 	d.nameActed(ctx, c, n, traitsOf(read), w)
 	acted, err := actOn(ctx, e, n, read, cap.Means)
 	if err != nil {
@@ -132,7 +133,7 @@ func (d *Daemon) click(ctx context.Context, c *call) Response {
 		did = fmt.Sprintf("clicked %s %s through %s", req.Ref, describe(read.Traits), acted.Means.Words())
 	}
 	resp := Response{Did: did}
-	w.verify(ctx, &resp)
+	w.After(ctx, &resp)
 	return d.finish(c, resp, nil)
 }
 
@@ -234,7 +235,7 @@ func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb ta
 			return d.fail(c, err)
 		}
 	}
-	w := d.watchAt(ctx, c, nil, &p, nil)
+	w := c.watchEffect(ctx, d, stage.Acting{At: &p})
 	release, err := e.disp.Injecting(ctx, e.id)
 	if err != nil {
 		return d.fail(c, err)
@@ -274,7 +275,7 @@ func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb ta
 	// only the target's own lock is held, so a takeover cuts the wait.
 	release()
 	unstack()
-	w.verify(ctx, &resp)
+	w.After(ctx, &resp)
 	return d.finish(c, resp, nil)
 }
 
@@ -297,13 +298,13 @@ func (d *Daemon) raisedAt(ctx context.Context, c *call, info kind.Info, x, y int
 // answer and its trace, once: from the traits the verb read already, or
 // what its watch (nil: none) saw of the node before it acted, or else read
 // from the node (bounded; a node that does not answer is left unnamed).
-func (d *Daemon) nameActed(ctx context.Context, c *call, n kind.Node, traits *target.NodeTraits, w *watch) {
+func (d *Daemon) nameActed(ctx context.Context, c *call, n kind.Node, traits *target.NodeTraits, w stage.Watch) {
 	switch {
 	case traits != nil:
 		c.Acted = &target.NodeTraits{Role: traits.Role, Name: traits.Name}
 		return
-	case w != nil && w.before.Node != nil:
-		c.Acted = &target.NodeTraits{Role: w.before.Node.Role, Name: w.before.Node.Name}
+	case w != nil && w.Node() != nil:
+		c.Acted = &target.NodeTraits{Role: w.Node().Role, Name: w.Node().Name}
 		return
 	}
 	e := c.e
@@ -349,9 +350,9 @@ func (d *Daemon) key(ctx context.Context, c *call) Response {
 	if err := d.decide(c, target.VerbKey, d.probe(ctx, c.e), nil); err != nil {
 		return d.fail(c, err)
 	}
-	var w *watch
+	var w stage.Watch
 	err = d.inject(ctx, c, func(ctx context.Context) error {
-		w = d.watchBefore(ctx, c, nil)
+		w = c.watchEffect(ctx, d, stage.Acting{})
 		return nil
 	}, func(ctx context.Context) error {
 		return c.e.t.Key(ctx, chord)
@@ -364,20 +365,19 @@ func (d *Daemon) key(ctx context.Context, c *call) Response {
 	return d.finish(c, resp, nil)
 }
 
-// verifyAfter runs w.verify after the verb let go of its target (inject
+// verifyAfter runs w.After after the verb let go of its target (inject
 // did), with the target's lock taken again so a takeover cancels the wait.
-func (d *Daemon) verifyAfter(ctx context.Context, c *call, w *watch, resp *Response) {
+func (d *Daemon) verifyAfter(ctx context.Context, c *call, w stage.Watch, resp *Response) {
 	if w == nil {
 		return
 	}
 	vctx, end, err := d.begin(ctx, c.e)
 	if err != nil {
-		w.off = "the target was busy"
-		w.verify(ctx, resp)
+		w.Unverified(resp, "the target was busy")
 		return
 	}
 	defer end()
-	w.verify(vctx, resp)
+	w.After(vctx, resp)
 }
 
 // once makes f safe to call more than once: it runs the first time.
@@ -505,7 +505,7 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 	}
 	// where names the node typed into, known before the typing (a field
 	// may be named by what it holds).
-	where := func(w *watch) string {
+	where := func(w stage.Watch) string {
 		if req.Ref == "" {
 			return "the focused node"
 		}
@@ -517,19 +517,19 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 			if err := d.still(e, req.Session); err != nil {
 				return Response{}, err
 			}
-			w := d.watchAt(ctx, c, &node, nil, factsOf(read))
+			w := c.watchEffect(ctx, d, stage.Acting{Node: &node, Read: factsOf(read)})
 			into := where(w)
 			if err := insertOn(ctx, e, node, read, req.Text); err != nil {
 				return Response{}, err
 			}
 			resp := Response{Did: fmt.Sprintf("inserted %d characters into %s through EditableText", n, into)}
-			w.verify(ctx, &resp)
+			w.After(ctx, &resp)
 			return resp, nil
 		})
 	}
 	typed := 0
 	var (
-		w    *watch
+		w    stage.Watch
 		into string
 	)
 	err := d.inject(ctx, c, func(ctx context.Context) error {
@@ -542,7 +542,7 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 			}
 			acted = &node
 		}
-		w = d.watchBefore(ctx, c, acted)
+		w = c.watchEffect(ctx, d, stage.Acting{Node: acted})
 		into = where(w)
 		return nil
 	}, func(ctx context.Context) error {
@@ -615,13 +615,13 @@ func (d *Daemon) fill(ctx context.Context, c *call) Response {
 		if err := d.still(e, req.Session); err != nil {
 			return Response{}, err
 		}
-		w := d.watchBefore(ctx, c, &node)
+		w := c.watchEffect(ctx, d, stage.Acting{Node: &node})
 		d.nameActed(ctx, c, node, nil, w)
 		if err := f.Fill(ctx, node, req.Text); err != nil {
 			return Response{}, err
 		}
 		resp := Response{Did: fmt.Sprintf("filled %s with %d characters", actedRef(c), utf8.RuneCountInString(req.Text))}
-		w.verify(ctx, &resp)
+		w.After(ctx, &resp)
 		return resp, nil
 	})
 }

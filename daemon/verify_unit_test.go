@@ -1,10 +1,14 @@
 package daemon
 
 import (
+	"slices"
 	"sync"
 	"testing"
 
 	"github.com/vibespace/vibespace/daemon/kind/kindtest"
+	"github.com/vibespace/vibespace/daemon/stage"
+	"github.com/vibespace/vibespace/daemon/verifying"
+	"github.com/vibespace/vibespace/target"
 )
 
 // TestLookBeforeHoldsNoSlot: the look before a key acts (which may take
@@ -33,5 +37,30 @@ func TestLookBeforeHoldsNoSlot(t *testing.T) {
 	defer mu.Unlock()
 	if held != 0 {
 		t.Fatalf("a slot was held %d times while the target was read", held)
+	}
+}
+
+// TestEffectWithoutWatcher: a daemon with no stage that watches effects
+// (the program's stages but the verifier) still runs acting verbs, and
+// says honestly that their effect is unverifiable; the stages the program
+// runs watch it.
+func TestEffectWithoutWatcher(t *testing.T) {
+	for _, bare := range []bool{true, false} {
+		b := &kindtest.Provider{}
+		td := startDaemonWith(t, b, "", func(c *Config) {
+			if bare {
+				c.Stages = slices.DeleteFunc(c.Stages, func(r stage.Registration) bool { return r.Name == verifying.Name })
+			}
+		})
+		id := td.open(t, "s")
+		resp := td.call(t, Request{Verb: "key", Session: "s", Target: string(id), Chord: "a"})
+		wantCode(t, resp, "")
+		if resp.Effect == nil {
+			t.Fatalf("bare %v: no effect on %+v", bare, resp)
+		}
+		unwatched := resp.Effect.Word == target.EffectUnverifiable && resp.Effect.Why == "no stage watches effects"
+		if unwatched != bare {
+			t.Errorf("bare %v: effect %+v, did %q", bare, resp.Effect, resp.Did)
+		}
 	}
 }

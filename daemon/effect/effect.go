@@ -3,9 +3,10 @@
 // keyed digest for the trace, what changed between two looks (Compare,
 // NodeChanges), whether a change seen ends the wait (Lasting), a picture's
 // digest (PixelDigest), the effect a wait ends with (Judge), and the
-// effect as the end of an answer's line (Words). The core (package
-// daemon) looks at the target through the kind seam and calls these; this
-// package imports neither the core nor a backend.
+// effect as the end of an answer's line (Words). The verifier (package
+// daemon/verifying, a registered stage) looks at the target through what
+// the core lends it and calls these; this package imports neither the core
+// nor a backend.
 package effect
 
 import (

@@ -6,8 +6,8 @@
 // the core makes each with an Env and calls, for every verb, the phases
 // the stage implements (Admitter, Enterer, Finisher), each phase in the
 // order of registration. A stage may also answer verbs of its own
-// (Answerer), list what it has lost (Faulter) and keep a record in the
-// daemon's state (Keeper). It is modelled on pion's interceptors and
+// (Answerer), list what it has lost (Faulter), keep a record in the
+// daemon's state (Keeper) and watch what an acting verb does (Watcher). It is modelled on pion's interceptors and
 // containerd's plugins: explicit, ordered, registered outside the core.
 //
 // Stage packages import this package, daemon/verb and daemon/wire, never
@@ -21,6 +21,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/effect"
+	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/daemon/verb"
 	"github.com/vibespace/vibespace/daemon/wire"
@@ -29,7 +31,8 @@ import (
 )
 
 // Stage is one registered piece of the verb path. It implements any of
-// Admitter, Enterer, Finisher, Answerer, Faulter and Keeper.
+// Admitter, Enterer, Finisher, Answerer, Faulter, Keeper, Starter and
+// Watcher.
 type Stage interface {
 	// Name names it in logs, status and errors.
 	Name() string
@@ -86,6 +89,82 @@ type Starter interface {
 	Start(ctx context.Context)
 }
 
+// Watcher watches what an acting verb (click, type, fill, select, key,
+// scroll) does to its target: verification. The verb asks it to look
+// (Watch) once its road is decided and its node read, and before it acts;
+// acts; then asks the watch to look again (Watch.After) before its answer
+// is final, so the effect is on the answer every Finisher sees (the
+// budget's no_progress, the audit, the trace). One stage at most watches;
+// with none registered an acting verb's effect is unverifiable.
+type Watcher interface {
+	Watch(ctx context.Context, c *Call, a Acting) Watch
+}
+
+// Acting is what an acting verb is about to act on, and what its watch
+// may see of the target.
+type Acting struct {
+	// Sight is the target as the watch may look at it (the core lends it).
+	Sight Sight
+	// Node is the node acted on; nil for the focused node or a point.
+	Node *kind.Node
+	// At is the pixel acted at (nil: none): of the target's pixels only
+	// the region around it is compared.
+	At *kind.Point
+	// Read is Node's facts as the verb read them once for its road
+	// (kind.NodeRead.Facts): the look before takes them instead of asking
+	// again (act once). nil: the look reads the node itself.
+	Read *target.Node
+}
+
+// Watch is one acting verb's watch, made by the look before it acted.
+type Watch interface {
+	// Node is the acted node's facts as the look before saw them (nil:
+	// none read).
+	Node() *target.Node
+	// After watches, after the verb acted, until something changed or the
+	// wait ended, and puts what it saw on resp: its Effect, and the
+	// effect's words after resp.Did. The wait ends early at a change, at
+	// the watcher's wait, at ctx's deadline, or when ctx is cancelled (a
+	// takeover).
+	After(ctx context.Context, resp *wire.Response)
+	// Unverified puts on resp, without looking, that the effect is
+	// unverifiable for why (the target was busy).
+	Unverified(resp *wire.Response, why string)
+}
+
+// Sight is what a watch may see of the target a verb reached; the core
+// lends it with every watch (Acting.Sight). Each look is bounded by its
+// ctx, and none holds a lock of the daemon's across a backend call.
+type Sight interface {
+	// Target: its handle, whether it is a window of the user's desktop
+	// and its pixels grant, and its picture.
+	Target
+	// Noun is its kind's noun in answers ("window", "page").
+	Noun() string
+	// ReadNode reads node n's facts now (kind.NodeReader): ok false when
+	// the target reads no node's facts; err the read's failure (stale_ref
+	// once the node went).
+	ReadNode(ctx context.Context, n kind.Node) (nd *target.Node, ok bool, err error)
+	// Info reads its title, and its address when it loads addresses
+	// (kind.Navigator; else ""), as relist reads them, within the
+	// target's read budget. err is why it was not read; gone is true when
+	// that is the target's gone code (it stays in the table: the next
+	// verb on it answers that code, as for any target).
+	Info(ctx context.Context) (title, url string, gone bool, err error)
+	// Rescan scans its display for new windows now (a dialog the action
+	// opened), as discovery would, unless a scan is running already or
+	// the display lists a whole desktop (no cheap look).
+	Rescan(ctx context.Context)
+	// Seen is the targets session sees, each with its title.
+	Seen(session string) map[target.ID]string
+	// ContentDigest digests its content now (kind.ContentDigester): ok
+	// false when it offers no such digest; err the digest's failure.
+	ContentDigest(ctx context.Context) (digest string, ok bool, err error)
+	// Settle waits until its application read the input sent to it
+	// (kind.Settler); at once when it cannot tell, or when the wait failed.
+	Settle(ctx context.Context)
+}
+
 // Registration is one stage as registered: its name and what makes it.
 type Registration struct {
 	Name string
@@ -111,6 +190,10 @@ type Env struct {
 	Persist func()
 	// Alive reports whether the target is still in the daemon's table.
 	Alive func(target.ID) bool
+	// VerifyWait, VerifyPoll: how long an acting verb watches for its
+	// effect at most, and how often it looks (zero: the watcher's own
+	// defaults).
+	VerifyWait, VerifyPoll time.Duration
 	// NoProgressAfter, TracePictureMax: the daemon's configured bounds.
 	NoProgressAfter int
 	TracePictureMax int64
@@ -204,11 +287,12 @@ func (a *Answer) OK() bool { return a.Err == nil && a.Resp.OK }
 type Chain struct {
 	all     []Stage
 	answers map[string]Answerer
+	watcher Watcher // nil: none registered
 }
 
 // Make makes every registered stage with env, in order. Two registrations
 // of one name, or two stages answering one verb, or a stage answering a
-// verb the table does not list, are errors.
+// verb the table does not list, or two watchers, are errors.
 func Make(regs []Registration, env Env) (*Chain, error) {
 	ch := &Chain{answers: map[string]Answerer{}}
 	names := map[string]bool{}
@@ -222,6 +306,12 @@ func Make(regs []Registration, env Env) (*Chain, error) {
 			return nil, fmt.Errorf("stage %s: %w", r.Name, err)
 		}
 		ch.all = append(ch.all, s)
+		if w, ok := s.(Watcher); ok {
+			if ch.watcher != nil {
+				return nil, fmt.Errorf("stage %s watches acting verbs, which another stage watches", r.Name)
+			}
+			ch.watcher = w
+		}
 		if a, ok := s.(Answerer); ok {
 			for _, v := range a.Verbs() {
 				if _, ok := verb.Of(v); !ok {
@@ -289,6 +379,30 @@ func (ch *Chain) Finish(c *Call, a *Answer) {
 			f.Finish(c, a)
 		}
 	}
+}
+
+// Watch asks the registered Watcher to look at c's target before the verb
+// acts on a's node or point. With no watcher registered it looks at
+// nothing, and After says the effect is unverifiable.
+func (ch *Chain) Watch(ctx context.Context, c *Call, a Acting) Watch {
+	if ch.watcher == nil {
+		return unwatched{}
+	}
+	return ch.watcher.Watch(ctx, c, a)
+}
+
+// unwatched is the watch of a daemon with no Watcher registered.
+type unwatched struct{}
+
+func (unwatched) Node() *target.Node { return nil }
+
+func (u unwatched) After(_ context.Context, resp *wire.Response) {
+	u.Unverified(resp, "no stage watches effects")
+}
+
+func (unwatched) Unverified(resp *wire.Response, why string) {
+	resp.Effect = &target.Effect{Word: target.EffectUnverifiable, Why: why}
+	resp.Did += effect.Words(resp.Effect)
 }
 
 // Faults lists every Faulter's faults, in order.

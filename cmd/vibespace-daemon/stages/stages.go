@@ -13,6 +13,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/daemon/trace"
 	"github.com/vibespace/vibespace/daemon/verbaudit"
+	"github.com/vibespace/vibespace/daemon/verifying"
 )
 
 // All answers the stages in the order they run: each phase (admit,
@@ -65,6 +66,15 @@ func All() []stage.Registration {
 			tr = s
 			return s, err
 		}},
+		// verifying: every acting verb (click, type, fill, select, key,
+		// scroll) is watched — its target looked at before it acts and
+		// again until something changed or VerifyWait passed — and its
+		// answer says the effect seen (confirmed, no visible change,
+		// unverifiable…). It runs in no phase: the verb asks it (a
+		// stage.Watcher) around its act, so the effect is on the answer
+		// before any stage finishes it (the budget's no_progress, the
+		// audit, the trace).
+		{Name: verifying.Name, New: verifying.New},
 		// browsing: the browser's profile words. It keeps the profile
 		// registry and chooses, for the core, the browser context a
 		// session's command acts in (its attachment, or its own ephemeral

@@ -1,11 +1,12 @@
 // Package stagetest has a double of the target a verb reached, as a
-// registered stage sees it (stage.Target), for the stages' own tests.
-// Only tests import it.
+// registered stage sees it (stage.Target), and as a watch looks at it
+// (stage.Sight), for the stages' own tests. Only tests import it.
 package stagetest
 
 import (
 	"context"
 
+	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -40,3 +41,67 @@ func (t *Target) Screenshot(context.Context) ([]byte, error) {
 	t.Shots++
 	return t.PNG, nil
 }
+
+// Sight is a stage.Sight whose looks answer its fields and count
+// themselves: a watch's double of the target. Its funcs are asked at
+// every look, so a test may change what the target shows after it acted.
+type Sight struct {
+	*Target
+	NounWord string
+	// NodeFacts answers ReadNode (nil: the target reads no node's
+	// facts); NodeReads counts its reads.
+	NodeFacts func(kind.Node) (*target.Node, error)
+	NodeReads int
+	// Look answers Info: title, address, gone, err (nil: "", "", false,
+	// nil).
+	Look func() (title, url string, gone bool, err error)
+	// Targets answers Seen (the same map for every session); Sessions
+	// records the sessions asked.
+	Targets  func() map[target.ID]string
+	Sessions []string
+	// Digest answers ContentDigest (nil: the target offers no digest).
+	Digest func() (string, error)
+	// Rescans, Settles count those calls.
+	Rescans, Settles int
+}
+
+// SightOf is a sight of a target of handle id that shows nothing.
+func SightOf(id target.ID) *Sight { return &Sight{Target: Of(id), NounWord: "window"} }
+
+func (s *Sight) Noun() string { return s.NounWord }
+
+func (s *Sight) ReadNode(_ context.Context, n kind.Node) (*target.Node, bool, error) {
+	if s.NodeFacts == nil {
+		return nil, false, nil
+	}
+	s.NodeReads++
+	nd, err := s.NodeFacts(n)
+	return nd, true, err
+}
+
+func (s *Sight) Info(context.Context) (title, url string, gone bool, err error) {
+	if s.Look == nil {
+		return "", "", false, nil
+	}
+	return s.Look()
+}
+
+func (s *Sight) Rescan(context.Context) { s.Rescans++ }
+
+func (s *Sight) Seen(session string) map[target.ID]string {
+	s.Sessions = append(s.Sessions, session)
+	if s.Targets == nil {
+		return map[target.ID]string{}
+	}
+	return s.Targets()
+}
+
+func (s *Sight) ContentDigest(context.Context) (string, bool, error) {
+	if s.Digest == nil {
+		return "", false, nil
+	}
+	d, err := s.Digest()
+	return d, true, err
+}
+
+func (s *Sight) Settle(context.Context) { s.Settles++ }

@@ -1,0 +1,245 @@
+// Package verifying is the registered stage that verifies what every
+// acting verb (click, type, fill, select, key, scroll) does (a
+// stage.Watcher). Before the verb acts it looks at what is cheap and
+// relevant to see of its target through what the core lends it
+// (stage.Sight) — the acted node's own facts (kind.NodeReader), the
+// target's title and URL, the targets the session sees (a new window,
+// dialog or tab), and the target's content (kind.ContentDigester) or
+// else, on a road with no node to read (a point, keys to the focused
+// node), its pixels (its screenshot, as a digest: no picture is kept) —
+// then the verb acts, then it looks again every VerifyPoll until
+// something changed or VerifyWait passed, and says what it saw as a word
+// of target.Effect. What a look saw, and what the effect is, are package
+// daemon/effect's to decide. It imports neither the core nor a backend.
+package verifying
+
+import (
+	"context"
+	"time"
+
+	"github.com/vibespace/vibespace/daemon/effect"
+	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/stage"
+	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/target"
+)
+
+// Name names the stage.
+const Name = "verifying"
+
+// DefaultWait and DefaultPoll are the wait and the poll of an Env that
+// says none (the daemon's Config says its own: the same values).
+const (
+	DefaultWait = 500 * time.Millisecond
+	DefaultPoll = 50 * time.Millisecond
+)
+
+// Stage watches every acting verb.
+type Stage struct {
+	now        func() time.Time
+	wait, poll time.Duration
+}
+
+// New makes the stage with env's clock, wait and poll.
+func New(env stage.Env) (stage.Stage, error) {
+	s := &Stage{now: env.Now, wait: env.VerifyWait, poll: env.VerifyPoll}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.wait <= 0 {
+		s.wait = DefaultWait
+	}
+	if s.poll <= 0 {
+		s.poll = DefaultPoll
+	}
+	return s, nil
+}
+
+func (s *Stage) Name() string { return Name }
+
+// watch observes one acting verb's target, before and after it acts.
+type watch struct {
+	s     *Stage
+	c     *stage.Call
+	sight stage.Sight
+	node  *kind.Node  // the node acted on; nil for the focused node or a point
+	at    *kind.Point // the pixel acted at: only the region around it is compared
+	off   string      // why it does not look ("": it looks)
+	// read is the node's facts as the verb read them once for its road
+	// (kind.NodeRead.Facts): the look before takes them instead of
+	// asking again. nil: the look reads the node itself.
+	read *target.Node
+	// before is what was seen before the verb acted.
+	before effect.Observation
+}
+
+// Watch looks at c's target before the verb acts on a.Node (nil: the
+// focused node, or a point), at a.At of its picture when a point: the
+// first half of verifying. The verb calls it after its checks and before
+// it acts; then acts, then the watch's After. Of its pixels only the
+// region around a.At is compared (a scroll bar fading or a list still
+// scrolling elsewhere is not this action's effect); a.Read (nil: none) is
+// the node as the verb read it already, which the look before takes as it
+// is.
+func (s *Stage) Watch(ctx context.Context, c *stage.Call, a stage.Acting) stage.Watch {
+	w := &watch{s: s, c: c, sight: a.Sight, node: a.Node, at: a.At, read: a.Read}
+	if c.Req.NoVerify {
+		w.off = "verification off"
+		return w
+	}
+	octx, cancel := context.WithTimeout(ctx, s.wait)
+	w.before = w.observe(octx)
+	cancel()
+	c.Before = w.before.Digest()
+	switch {
+	case w.before.Node == nil && w.before.Content == "" && !w.before.HasInfo:
+		w.off = "no tree and no pixels of " + string(w.sight.ID()) + " to look at"
+	case a.Node == nil && w.before.Content == "":
+		w.off = "no node to read and no pixels of " + string(w.sight.ID()) + " to look at"
+	}
+	return w
+}
+
+// Node is the acted node as the look before saw it.
+func (w *watch) Node() *target.Node { return w.before.Node }
+
+// Unverified says, without looking, that the effect is unverifiable.
+func (w *watch) Unverified(resp *wire.Response, why string) {
+	w.off = why
+	w.After(context.Background(), resp)
+}
+
+// After watches, after the verb acted, until something changed or the
+// wait ended, and puts what it saw on resp: its Effect, and the effect's
+// words after resp.Did. The wait ends early at a change, at VerifyWait, at
+// the verb's deadline, or at a takeover (ctx is cancelled).
+func (w *watch) After(ctx context.Context, resp *wire.Response) {
+	s, c := w.s, w.c
+	start := s.now()
+	eff := &target.Effect{}
+	defer func() {
+		eff.WaitedMS = int(s.now().Sub(start) / time.Millisecond)
+		resp.Effect = eff
+		resp.Did += effect.Words(eff)
+	}()
+	if w.off != "" {
+		eff.Word, eff.Why = target.EffectUnverifiable, w.off
+		return
+	}
+	// Injected input is read by the application later than it is sent
+	// (an X client reads its events from the server's queue): the wait
+	// for its effect starts once the application has read it, so a
+	// starved application is not taken for one that did nothing.
+	if c.Road == target.RoadPoint || c.Road == target.RoadKeys {
+		sctx, cancel := context.WithTimeout(ctx, s.wait)
+		w.sight.Settle(sctx) // a failure only means the wait starts now
+		cancel()
+	}
+	deadline := s.now().Add(s.wait)
+	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
+		deadline = dl
+	}
+	// Each look is bounded too: an application that stopped answering
+	// leaves the node unread, not the verb waiting.
+	octx, cancel := context.WithDeadline(ctx, deadline.Add(2*s.poll))
+	defer cancel()
+	t := time.NewTimer(0)
+	defer t.Stop()
+	last := w.before
+	for {
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		now := w.observe(octx)
+		if now.Content != "" && now.Content == last.Content {
+			now.ContentT = last.ContentT
+		}
+		last = now
+		at, elsewhere := w.compare(now)
+		if len(at) > 0 || effect.Lasting(w.before, now, elsewhere, s.now()) {
+			break
+		}
+		left := deadline.Sub(s.now())
+		if left <= 0 {
+			break
+		}
+		t.Reset(min(s.poll, left))
+	}
+	c.After = last.Digest()
+	at, elsewhere := w.compare(last)
+	var cut error
+	if ctx.Err() != nil && s.now().Before(deadline) {
+		cut = ctx.Err()
+	}
+	unanswered := ""
+	if w.before.Node != nil && last.NodeErr == effect.NodeUnanswered {
+		unanswered = w.node.Ref
+	}
+	*eff = effect.Judge(at, elsewhere, cut, unanswered)
+}
+
+// observe reads what is cheap to see of the target now; what cannot be
+// read is left empty and not compared.
+func (w *watch) observe(ctx context.Context) effect.Observation {
+	o := effect.Observation{ContentT: w.s.now()}
+	if w.node != nil && w.read != nil {
+		o.Node, w.read = w.read, nil // the verb's own read, once: the look before
+	} else if w.node != nil {
+		n, ok, err := w.sight.ReadNode(ctx, *w.node)
+		switch {
+		case !ok:
+		case err == nil:
+			o.Node = n
+		case target.CodeOf(err) == target.CodeStaleRef:
+			o.NodeErr = string(target.CodeStaleRef)
+		default:
+			o.NodeErr = effect.NodeUnanswered
+		}
+	}
+	// Read as relist reads, but a target that went is left in the table:
+	// the next verb on it answers its gone code, as for any target.
+	title, url, gone, err := w.sight.Info(ctx)
+	switch {
+	case err == nil:
+		o.HasInfo, o.Title, o.URL = true, title, url // URL: a target that loads addresses only
+	case gone:
+		o.Gone = true
+	}
+	w.sight.Rescan(ctx)
+	o.Targets = w.sight.Seen(w.c.Req.Session)
+	if s, ok, err := w.sight.ContentDigest(ctx); ok {
+		if err == nil {
+			o.Content = s
+		}
+	} else if (w.node == nil || w.c.Road == target.RoadPoint) && w.mayReadPixels() {
+		// Pixels only where no node is read (a point, keys to the focused
+		// node): a toolkit animates the node it acts on (a button's press,
+		// a check's tick), which would read as a change elsewhere.
+		if pic, err := w.sight.Screenshot(ctx); err == nil && len(pic) > 0 {
+			o.Content, o.Pixels = effect.PixelDigest(pic, w.at), true
+		}
+	}
+	return o
+}
+
+// mayReadPixels reports whether the watch may read the target's pixels: a
+// window of the person's own desktop only with the operator's pixels grant
+// (a screenshot there may ask the person).
+func (w *watch) mayReadPixels() bool {
+	mine, pixels := w.sight.Desktop()
+	return !mine || pixels
+}
+
+// compare says what changed between w.before and now: at the acted node
+// (or the tab's address), and elsewhere.
+func (w *watch) compare(now effect.Observation) (at, elsewhere []string) {
+	s := effect.Subject{ID: w.sight.ID(), Noun: w.sight.Noun(), Focuses: w.c.Facts.Focuses}
+	if w.node != nil {
+		s.Ref = w.node.Ref
+	}
+	return effect.Compare(w.before, now, s)
+}

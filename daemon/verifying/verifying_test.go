@@ -1,0 +1,313 @@
+package verifying
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/color"
+	"image/png"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/stage"
+	"github.com/vibespace/vibespace/daemon/stage/stagetest"
+	"github.com/vibespace/vibespace/daemon/verb"
+	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/target"
+)
+
+// watcher is the stage with a short wait, as a stage.Watcher.
+func watcher(t *testing.T, wait time.Duration) stage.Watcher {
+	t.Helper()
+	s, err := New(stage.Env{Now: time.Now, VerifyWait: wait, VerifyPoll: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, ok := s.(stage.Watcher)
+	if !ok {
+		t.Fatalf("%T is no stage.Watcher", s)
+	}
+	return w
+}
+
+// acting is a call of verb v on win:1 that took road.
+func acting(t *testing.T, v string, road target.Road) *stage.Call {
+	t.Helper()
+	f, ok := verb.Of(v)
+	if !ok {
+		t.Fatalf("no verb %s", v)
+	}
+	return &stage.Call{Req: wire.Request{Verb: v, Session: "s", Target: "win:1", Ref: "@e1"}, Facts: f, Road: road}
+}
+
+// picture is a 64×64 PNG of one colour.
+func picture(t *testing.T, c color.Color) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 64, 64))
+	for y := range 64 {
+		for x := range 64 {
+			img.Set(x, y, c)
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestConfirmedAtTheNode: a click that checks the box it acted on is
+// confirmed with the change seen; the look before takes the node's facts
+// as the verb read them (no read of its own: act once), the looks after
+// read it; the call carries both looks' digests for the trace.
+func TestConfirmedAtTheNode(t *testing.T) {
+	sight := stagetest.SightOf("win:1")
+	acted := false
+	sight.NodeFacts = func(n kind.Node) (*target.Node, error) {
+		if n.Ref != "@e1" {
+			t.Errorf("read node %q, want @e1", n.Ref)
+		}
+		nd := &target.Node{Role: "check box", Name: "Bold"}
+		if acted {
+			nd.States = []string{"checked"}
+		}
+		return nd, nil
+	}
+	sight.Look = func() (string, string, bool, error) { return "Editor", "", false, nil }
+	c := acting(t, "click", target.RoadTree)
+	w := watcher(t, 2*time.Second).Watch(t.Context(), c, stage.Acting{Sight: sight, Node: &kind.Node{Ref: "@e1"},
+		Read: &target.Node{Role: "check box", Name: "Bold"}})
+	if sight.NodeReads != 0 {
+		t.Fatalf("the look before read the node %d times; the verb's own read was given", sight.NodeReads)
+	}
+	if n := w.Node(); n == nil || n.Name != "Bold" {
+		t.Fatalf("the watch saw node %+v before, want the verb's read", n)
+	}
+	if c.Before == "" {
+		t.Fatal("no digest of the look before on the call")
+	}
+	acted = true
+	resp := wire.Response{Did: "clicked @e1"}
+	start := time.Now()
+	w.After(t.Context(), &resp)
+	if time.Since(start) > time.Second {
+		t.Errorf("the watch waited %v past a change", time.Since(start))
+	}
+	if resp.Effect == nil || resp.Effect.Word != target.EffectConfirmed {
+		t.Fatalf("effect %+v, want confirmed", resp.Effect)
+	}
+	if !strings.HasPrefix(resp.Did, "clicked @e1 → confirmed: ") || !strings.Contains(resp.Did, "checked") {
+		t.Errorf("did %q, want the verb's words then the effect seen", resp.Did)
+	}
+	if sight.NodeReads == 0 {
+		t.Error("the looks after never read the node")
+	}
+	if c.After == "" || c.After == c.Before {
+		t.Errorf("digests before %q after %q: want two that differ", c.Before, c.After)
+	}
+	if sight.Settles != 0 {
+		t.Errorf("settled %d times on the tree road; only injected input settles", sight.Settles)
+	}
+	if len(sight.Sessions) == 0 || sight.Sessions[0] != "s" {
+		t.Errorf("asked the targets of sessions %v, want the call's (s)", sight.Sessions)
+	}
+}
+
+// TestNoVisibleChange: nothing changes: the watch waits its wait, looking
+// again, and says so, with how long it waited.
+func TestNoVisibleChange(t *testing.T) {
+	sight := stagetest.SightOf("win:1")
+	sight.NodeFacts = func(kind.Node) (*target.Node, error) { return &target.Node{Role: "push button", Name: "OK"}, nil }
+	sight.Look = func() (string, string, bool, error) { return "Editor", "", false, nil }
+	c := acting(t, "click", target.RoadTree)
+	w := watcher(t, 60*time.Millisecond).Watch(t.Context(), c, stage.Acting{Sight: sight, Node: &kind.Node{Ref: "@e1"}})
+	if sight.NodeReads != 1 {
+		t.Errorf("the look before read the node %d times, want once (no read was given)", sight.NodeReads)
+	}
+	resp := wire.Response{Did: "clicked @e1"}
+	w.After(t.Context(), &resp)
+	if resp.Effect == nil || resp.Effect.Word != target.EffectNoVisibleChange {
+		t.Fatalf("effect %+v, want no_visible_change", resp.Effect)
+	}
+	if resp.Effect.WaitedMS < 50 {
+		t.Errorf("waited %dms, want about the wait (60ms)", resp.Effect.WaitedMS)
+	}
+	if sight.NodeReads < 3 || sight.Rescans < 3 {
+		t.Errorf("looked %d times (rescans %d) in the wait, want several", sight.NodeReads, sight.Rescans)
+	}
+	if resp.Did != "clicked @e1 → no_visible_change" {
+		t.Errorf("did %q", resp.Did)
+	}
+}
+
+// TestNewTargetIsChangeElsewhere: a dialog the action opened is seen in
+// the targets the session sees, and the title's change too.
+func TestNewTargetIsChangeElsewhere(t *testing.T) {
+	sight := stagetest.SightOf("win:1")
+	acted := false
+	sight.Targets = func() map[target.ID]string {
+		if acted {
+			return map[target.ID]string{"win:1": "Editor", "win:2": "Save as"}
+		}
+		return map[target.ID]string{"win:1": "Editor"}
+	}
+	sight.Look = func() (string, string, bool, error) { return "Editor", "", false, nil }
+	sight.Digest = func() (string, error) { return "same", nil }
+	c := acting(t, "key", target.RoadKeys)
+	w := watcher(t, 2*time.Second).Watch(t.Context(), c, stage.Acting{Sight: sight})
+	acted = true
+	resp := wire.Response{Did: "pressed ctrl+s"}
+	w.After(t.Context(), &resp)
+	if resp.Effect == nil || resp.Effect.Word != target.EffectChangedElsewhere {
+		t.Fatalf("effect %+v, want changed_elsewhere", resp.Effect)
+	}
+	if !strings.Contains(strings.Join(resp.Effect.Seen, ";"), `new window win:2 "Save as"`) {
+		t.Errorf("seen %q, want the new window", resp.Effect.Seen)
+	}
+	if sight.Settles != 1 {
+		t.Errorf("settled %d times after keys, want once", sight.Settles)
+	}
+	if sight.Shots != 0 {
+		t.Errorf("took %d pictures of a target that digests its content", sight.Shots)
+	}
+}
+
+// TestPixelsOnlyWithTheGrant: on a point, a window of the person's own
+// desktop is looked at in pixels only with the operator's grant; without
+// it, and with no node to read, the effect is unverifiable and says why.
+func TestPixelsOnlyWithTheGrant(t *testing.T) {
+	for _, grant := range []bool{false, true} {
+		sight := stagetest.SightOf("win:1")
+		sight.Mine, sight.Pixels = true, grant
+		sight.PNG = picture(t, color.White)
+		sight.Look = func() (string, string, bool, error) { return "Desk", "", false, nil }
+		c := acting(t, "click", target.RoadPoint)
+		w := watcher(t, 40*time.Millisecond).Watch(t.Context(), c, stage.Acting{Sight: sight, At: &kind.Point{X: 10, Y: 10}})
+		resp := wire.Response{Did: "clicked at 10,10"}
+		w.After(t.Context(), &resp)
+		if grant {
+			if sight.Shots == 0 || resp.Effect.Word != target.EffectNoVisibleChange {
+				t.Errorf("with the grant: %d pictures, effect %+v; want pictures and no_visible_change", sight.Shots, resp.Effect)
+			}
+			continue
+		}
+		if sight.Shots != 0 {
+			t.Errorf("took %d pictures of the person's window without the grant", sight.Shots)
+		}
+		if resp.Effect.Word != target.EffectUnverifiable || !strings.Contains(resp.Effect.Why, "no node to read and no pixels of win:1") {
+			t.Errorf("without the grant: effect %+v, want unverifiable for lack of pixels", resp.Effect)
+		}
+	}
+}
+
+// TestPixelChangeAtThePoint: the pixels around the point changing for
+// longer than a toolkit's flash is a change elsewhere.
+func TestPixelChangeAtThePoint(t *testing.T) {
+	sight := stagetest.SightOf("win:1")
+	sight.PNG = picture(t, color.White)
+	c := acting(t, "click", target.RoadPoint)
+	w := watcher(t, 2*time.Second).Watch(t.Context(), c, stage.Acting{Sight: sight, At: &kind.Point{X: 10, Y: 10}})
+	sight.PNG = picture(t, color.Black)
+	resp := wire.Response{Did: "clicked at 10,10"}
+	w.After(t.Context(), &resp)
+	if resp.Effect.Word != target.EffectChangedElsewhere || resp.Effect.WaitedMS < 250 {
+		t.Errorf("effect %+v, want changed_elsewhere once the change lasted", resp.Effect)
+	}
+	if sight.Settles != 1 {
+		t.Errorf("settled %d times after a point, want once", sight.Settles)
+	}
+}
+
+// TestGoneAndStale: the target going is its closing; the node going is
+// seen at the node.
+func TestGoneAndStale(t *testing.T) {
+	sight := stagetest.SightOf("win:1")
+	acted := false
+	sight.Look = func() (string, string, bool, error) {
+		if acted {
+			return "", "", true, errors.New("gone")
+		}
+		return "Dialog", "", false, nil
+	}
+	c := acting(t, "click", target.RoadTree)
+	w := watcher(t, 2*time.Second).Watch(t.Context(), c, stage.Acting{Sight: sight, Node: &kind.Node{Ref: "@e1"}})
+	acted = true
+	resp := wire.Response{Did: "clicked @e1"}
+	w.After(t.Context(), &resp)
+	if resp.Effect.Word != target.EffectConfirmed || len(resp.Effect.Seen) == 0 || resp.Effect.Seen[0] != "win:1 closed" {
+		t.Errorf("effect %+v, want confirmed: win:1 closed", resp.Effect)
+	}
+
+	sight = stagetest.SightOf("win:1")
+	acted = false
+	sight.NodeFacts = func(kind.Node) (*target.Node, error) {
+		if acted {
+			return nil, target.Refuse(target.CodeStaleRef, "gone")
+		}
+		return &target.Node{Role: "push button", Name: "Close"}, nil
+	}
+	w = watcher(t, 2*time.Second).Watch(t.Context(), c, stage.Acting{Sight: sight, Node: &kind.Node{Ref: "@e1"}})
+	acted = true
+	resp = wire.Response{Did: "clicked @e1"}
+	w.After(t.Context(), &resp)
+	if resp.Effect.Word != target.EffectConfirmed || strings.Join(resp.Effect.Seen, ";") != "@e1 is gone" {
+		t.Errorf("effect %+v, want confirmed: @e1 is gone", resp.Effect)
+	}
+}
+
+// TestOff: a request that turned verification off is not looked at, and
+// says so; a watch told the target was busy looks no more and says why.
+func TestOff(t *testing.T) {
+	sight := stagetest.SightOf("win:1")
+	sight.NodeFacts = func(kind.Node) (*target.Node, error) { return &target.Node{Role: "push button"}, nil }
+	c := acting(t, "click", target.RoadTree)
+	c.Req.NoVerify = true
+	w := watcher(t, time.Second).Watch(t.Context(), c, stage.Acting{Sight: sight, Node: &kind.Node{Ref: "@e1"}})
+	resp := wire.Response{Did: "clicked @e1"}
+	w.After(t.Context(), &resp)
+	if sight.NodeReads != 0 || sight.Rescans != 0 || sight.Shots != 0 || len(sight.Sessions) != 0 {
+		t.Errorf("looked with verification off: %+v", sight)
+	}
+	if resp.Effect.Word != target.EffectUnverifiable || resp.Effect.Why != "verification off" ||
+		resp.Did != "clicked @e1 → unverifiable (verification off)" || c.Before != "" || c.After != "" {
+		t.Errorf("effect %+v, did %q, digests %q %q", resp.Effect, resp.Did, c.Before, c.After)
+	}
+
+	c = acting(t, "key", target.RoadKeys)
+	sight = stagetest.SightOf("win:1")
+	sight.Digest = func() (string, error) { return "d", nil }
+	w = watcher(t, time.Second).Watch(t.Context(), c, stage.Acting{Sight: sight})
+	looked := sight.Rescans
+	resp = wire.Response{Did: "pressed a"}
+	w.Unverified(&resp, "the target was busy")
+	if sight.Rescans != looked || sight.Settles != 0 {
+		t.Errorf("looked again after Unverified: rescans %d→%d, settles %d", looked, sight.Rescans, sight.Settles)
+	}
+	if resp.Effect.Word != target.EffectUnverifiable || resp.Did != "pressed a → unverifiable (the target was busy)" {
+		t.Errorf("effect %+v, did %q", resp.Effect, resp.Did)
+	}
+}
+
+// TestTakeoverCutsTheWait: a cancelled verb (a takeover) ends the wait at
+// once and says it was cut short.
+func TestTakeoverCutsTheWait(t *testing.T) {
+	sight := stagetest.SightOf("win:1")
+	sight.Look = func() (string, string, bool, error) { return "Editor", "", false, nil }
+	sight.Digest = func() (string, error) { return "same", nil }
+	c := acting(t, "key", target.RoadKeys)
+	w := watcher(t, 5*time.Second).Watch(t.Context(), c, stage.Acting{Sight: sight})
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(30*time.Millisecond, cancel)
+	resp := wire.Response{Did: "pressed a"}
+	start := time.Now()
+	w.After(ctx, &resp)
+	if time.Since(start) > 2*time.Second {
+		t.Errorf("the wait went on %v after the takeover", time.Since(start))
+	}
+	if resp.Effect.Word != target.EffectUnverifiable || !strings.HasPrefix(resp.Effect.Why, "the wait was cut short") {
+		t.Errorf("effect %+v, want unverifiable: cut short", resp.Effect)
+	}
+}
