@@ -128,7 +128,7 @@ var forbidden = map[string][]string{
 	"xvfb":    {module + "/atspi", module + "/daemon", module + "/lease", module + "/cdp", module + "/testenv", "github.com/urfave/cli"},
 	"xpra":    {module + "/atspi", module + "/daemon", module + "/lease", module + "/cdp", module + "/testenv", "github.com/urfave/cli"},
 	"daemon":  {"github.com/urfave/cli"},
-	// the live view sees targets through the core's Live* methods only
+	// the live view sees targets through the hands the core lends it (daemon.LiveHands) only
 	"daemon/live": {module + "/x11", module + "/atspi", module + "/cdp", module + "/xvfb", module + "/xpra", module + "/testenv",
 		module + "/daemon/native", module + "/daemon/chromium"},
 	// the seam between the core and its backends is a leaf: the shared
