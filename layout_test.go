@@ -183,8 +183,9 @@ var coreImporters = []string{"cmd/vibespace-daemon", "daemon/live", "daemon/daem
 // coreForbidden never import the core, not even in a test's place: the
 // core asks them through interfaces it declares (the user's desktop's
 // gate, Config.Desktop; the profile words, Browsing), or they serve one
-// they declare (the socket's Handler, which the core is).
-var coreForbidden = []string{"daemon/yourdesktop", "daemon/socket", "daemon/browsing"}
+// they declare (the socket's Handler, which the core is), or they see the
+// daemon through stage.Env alone (the key words, over Env.Keys).
+var coreForbidden = []string{"daemon/yourdesktop", "daemon/socket", "daemon/browsing", "daemon/keys"}
 
 // onlyImports: of the packages of ours, these import only those listed
 // (module-relative). The profile words see the daemon through the seam,
