@@ -4,10 +4,12 @@
 // and Hand back, started on the first watch and stopped with the daemon.
 //
 // It sees targets only through the hands the core lends it (Core,
-// daemon.LiveHands): their list, a target's frame source, and a gated input sink — a person's events
-// pass the same per-target gate as an agent's verbs, and only while that
-// person drives the target. It keeps what is its own: the token, the hub,
-// which viewer drives which target, and its counters.
+// daemon.LiveHands): their list with their leases, a target's frame
+// source, and a gated input sink — a person's events pass the same
+// per-target gate as an agent's verbs, and only while that person drives
+// the target. It keeps what is its own: the token, the hub, which viewer
+// drives which target, its counters, and each session's strip (strip.go:
+// what each target lives in, the sessions' browsers, their Stop).
 package live
 
 import (
