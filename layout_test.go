@@ -128,7 +128,7 @@ var forbidden = map[string][]string{
 	"xvfb":    {module + "/atspi", module + "/daemon", module + "/lease", module + "/cdp", module + "/testenv", "github.com/urfave/cli"},
 	"xpra":    {module + "/atspi", module + "/daemon", module + "/lease", module + "/cdp", module + "/testenv", "github.com/urfave/cli"},
 	"daemon":  {"github.com/urfave/cli"},
-	// the live view sees targets through the core's Live* methods only
+	// the live view sees targets through the hands the core lends it (daemon.LiveHands) only
 	"daemon/live": {module + "/x11", module + "/atspi", module + "/cdp", module + "/xvfb", module + "/xpra", module + "/testenv",
 		module + "/daemon/native", module + "/daemon/chromium"},
 	// the seam between the core and its backends is a leaf: the shared
@@ -189,8 +189,9 @@ var coreImporters = []string{"cmd/vibespace-daemon", "daemon/live", "daemon/daem
 // core asks them through interfaces it declares (the user's desktop's
 // gate, Config.Desktop; the profile words, Browsing), or they serve one
 // they declare (the socket's Handler, which the core is; the display
-// registry's Host, which the core lends it).
-var coreForbidden = []string{"daemon/yourdesktop", "daemon/socket", "daemon/browsing", "daemon/displays"}
+// registry's Host, which the core lends it), or they see the daemon
+// through stage.Env alone (the key words, over Env.Keys).
+var coreForbidden = []string{"daemon/yourdesktop", "daemon/socket", "daemon/browsing", "daemon/displays", "daemon/keys"}
 
 // onlyImports: of the packages of ours, these import only those listed
 // (module-relative). The profile words see the daemon through the seam,

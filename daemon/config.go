@@ -70,8 +70,9 @@ type Config struct {
 	// from every display provider's.
 	Desktop DesktopGate
 	// Live makes the live view (package daemon/live) once the daemon is
-	// made; nil means none: watch is refused live_view_unavailable.
-	Live func(*Daemon) LiveView
+	// made, from the core's hands it lends the view; nil means none: watch
+	// is refused live_view_unavailable.
+	Live func(LiveHands) LiveView
 	// Stages are the work that runs around every verb (package
 	// daemon/stage), in order: the program registers them in one place
 	// (cmd/vibespace-daemon/stages). None means none: no budget, no

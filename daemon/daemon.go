@@ -186,7 +186,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	cfg.Desktop.Restore(st.Backends) // the desktop's setting, once its display was reattached
 	d.stages.Start(ctx)
 	if cfg.Live != nil {
-		d.live = cfg.Live(d)
+		d.live = cfg.Live(LiveHands{d})
 	}
 	return d, nil
 }

@@ -23,6 +23,10 @@ type testDaemon struct {
 	done chan struct{} // closed when Serve returned
 }
 
+// liveHands is the daemon as the live view sees it (what Config.Live is
+// handed), for tests that act as the page.
+func (td *testDaemon) liveHands() LiveHands { return LiveHandsOf(td.Daemon) }
+
 // startDaemon runs a daemon on b with state in dir (a fresh one if "").
 func startDaemon(t *testing.T, b *kindtest.Provider, dir string) *testDaemon {
 	t.Helper()

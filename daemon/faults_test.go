@@ -380,7 +380,7 @@ func faultFiles() []faultFile {
 						t.Fatal("a missing key is listed as set")
 					}
 				case dmgOwnerMode:
-					if v, ok, err := td.Keys().Get("cloud:browserless"); !set || v != faultKey || !ok || err != nil {
+					if v, ok, err := td.keys.Get("cloud:browserless"); !set || v != faultKey || !ok || err != nil {
 						t.Fatalf("the key read back: set %v, %v %v", set, ok, err)
 					}
 				case dmgReadOnly:

@@ -285,25 +285,25 @@ func TestLiveInputPassesTheGate(t *testing.T) {
 	id := td.open(t, "agent")
 	ctx := t.Context()
 	ev := kind.Input{Type: kind.InputClick, X: 5, Y: 6, Button: 1, Count: 1}
-	if err := td.LiveInput(ctx, id, "viewer-1", ev); target.CodeOf(err) != target.CodeHeld {
+	if err := td.liveHands().Input(ctx, id, "viewer-1", ev); target.CodeOf(err) != target.CodeHeld {
 		t.Fatalf("input before a takeover: %v", err)
 	}
-	wantCode(t, td.LiveTakeover(ctx, id, "viewer-1"), "")
-	if err := td.LiveInput(ctx, id, "viewer-2", ev); target.CodeOf(err) != target.CodeHeld {
+	wantCode(t, td.liveHands().Takeover(ctx, id, "viewer-1"), "")
+	if err := td.liveHands().Input(ctx, id, "viewer-2", ev); target.CodeOf(err) != target.CodeHeld {
 		t.Fatalf("input of a user who did not take over: %v", err)
 	}
 	// The target's lock is held (a verb of ours on it): the event waits.
 	e := td.entryOf(id)
 	e.gate <- struct{}{}
 	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-	err := td.LiveInput(short, id, "viewer-1", ev)
+	err := td.liveHands().Input(short, id, "viewer-1", ev)
 	cancel()
 	<-e.gate
 	if target.CodeOf(err) != target.CodeTimeout {
 		t.Fatalf("input past a held lock: %v", err)
 	}
 	from := len(p.Display().Events())
-	if err := td.LiveInput(ctx, id, "viewer-1", ev); err != nil {
+	if err := td.liveHands().Input(ctx, id, "viewer-1", ev); err != nil {
 		t.Fatal(err)
 	}
 	var kinds []string
@@ -317,9 +317,9 @@ func TestLiveInputPassesTheGate(t *testing.T) {
 	// when its turn comes, not delivered to the agents' target.
 	e.gate <- struct{}{}
 	waited := make(chan error, 1)
-	go func() { waited <- td.LiveInput(ctx, id, "viewer-1", ev) }()
+	go func() { waited <- td.liveHands().Input(ctx, id, "viewer-1", ev) }()
 	time.Sleep(100 * time.Millisecond)
-	d2 := td.LiveHandback(ctx, id, "viewer-1")
+	d2 := td.liveHands().Handback(ctx, id, "viewer-1")
 	wantCode(t, d2, "")
 	from = len(p.Display().Events())
 	<-e.gate
@@ -331,13 +331,13 @@ func TestLiveInputPassesTheGate(t *testing.T) {
 			t.Fatalf("it was delivered: %+v", ev)
 		}
 	}
-	wantCode(t, td.LiveTakeover(ctx, id, "viewer-1"), "")
+	wantCode(t, td.liveHands().Takeover(ctx, id, "viewer-1"), "")
 	// Outside the window: refused, nothing delivered.
-	if err := td.LiveInput(ctx, id, "viewer-1", kind.Input{Type: kind.InputClick, X: 900, Y: 6, Button: 1}); target.CodeOf(err) != target.CodeOutsideWindow {
+	if err := td.liveHands().Input(ctx, id, "viewer-1", kind.Input{Type: kind.InputClick, X: 900, Y: 6, Button: 1}); target.CodeOf(err) != target.CodeOutsideWindow {
 		t.Fatalf("input outside the window: %v", err)
 	}
-	wantCode(t, td.LiveHandback(ctx, id, "viewer-1"), "")
-	if err := td.LiveInput(ctx, id, "viewer-1", ev); target.CodeOf(err) != target.CodeHeld {
+	wantCode(t, td.liveHands().Handback(ctx, id, "viewer-1"), "")
+	if err := td.liveHands().Input(ctx, id, "viewer-1", ev); target.CodeOf(err) != target.CodeHeld {
 		t.Fatalf("input after the handback: %v", err)
 	}
 }

@@ -92,10 +92,10 @@ func TestOperatorWordsWhoMayDoWhat(t *testing.T) {
 
 	// The live view (the person at the page) takes over any target it shows.
 	other := string(td.open(t, "agent2"))
-	wantCode(t, td.LiveTakeover(t.Context(), target.ID(other), "viewer-1"), "")
+	wantCode(t, td.liveHands().Takeover(t.Context(), target.ID(other), "viewer-1"), "")
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "agent2", Target: other}), target.CodeWindowPaused)
 	wantCode(t, td.call(t, Request{Verb: "handback", Session: "agent2", Target: other, User: "viewer-1"}), target.CodeWindowPaused)
-	wantCode(t, td.LiveHandback(t.Context(), target.ID(other), "viewer-1"), "")
+	wantCode(t, td.liveHands().Handback(t.Context(), target.ID(other), "viewer-1"), "")
 
 	// The audit says who, as whom, forced or not, and with whom.
 	shares := auditRows(t, td, "share")

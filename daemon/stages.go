@@ -24,6 +24,7 @@ func (d *Daemon) stageEnv() stage.Env {
 		TracePictureMax: d.cfg.TracePictureMax,
 		TraceSteps:      d.cfg.TraceSteps,
 		TraceRetention:  d.cfg.TraceRetention,
+		Keys:            d.keys,
 		Sees: func(session string, id target.ID) (seen, known bool) {
 			e := d.entryOf(id)
 			if e == nil {

@@ -2,7 +2,7 @@ package daemon
 
 // The trace is a registered stage (package daemon/trace; the steps are
 // kept by daemon/tracelog): the core keeps only its configured bounds'
-// defaults and what the live view reads through it (LiveTrace).
+// defaults and what the live view reads through it (LiveHands.Trace).
 
 import (
 	"time"
@@ -28,11 +28,11 @@ type traceReader interface {
 	Steps(id target.ID, n int) []TraceStep
 }
 
-// LiveTrace answers the last n steps on id, of every session, for the
-// live view's panel beside its pane (nil when no stage keeps a trace).
-// Pictures are not shown there.
-func (d *Daemon) LiveTrace(id target.ID, n int) []TraceStep {
-	for _, s := range d.stages.Stages() {
+// Trace answers the last n steps on id, of every session, for the live
+// view's panel beside its pane (nil when no stage keeps a trace). Pictures
+// are not shown there.
+func (h LiveHands) Trace(id target.ID, n int) []TraceStep {
+	for _, s := range h.d.stages.Stages() {
 		if r, ok := s.(traceReader); ok {
 			return r.Steps(id, n)
 		}

@@ -208,7 +208,7 @@ func TestTracePictures(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, last.Picture)); !strings.HasPrefix(string(b), "\x89PNG") {
 		t.Errorf("the picture is not the screenshot: %q", b)
 	}
-	if live := td.LiveTrace(id, 20); len(live) == 0 || live[len(live)-2].Picture != "" {
+	if live := td.liveHands().Trace(id, 20); len(live) == 0 || live[len(live)-2].Picture != "" {
 		t.Errorf("the live view is shown pictures: %+v", live)
 	}
 

@@ -20,7 +20,7 @@ func TestKeyVerbs(t *testing.T) {
 	if !resp.OK || len(resp.Keys) != 1 || !resp.Keys[0].Set {
 		t.Fatalf("key.set: %+v", resp)
 	}
-	if v, ok, err := td.Keys().Get("cloud:browserless"); v != key || !ok || err != nil {
+	if v, ok, err := td.keys.Get("cloud:browserless"); v != key || !ok || err != nil {
 		t.Fatalf("the store holds %q %v %v", v, ok, err)
 	}
 	for _, req := range []Request{
@@ -35,7 +35,7 @@ func TestKeyVerbs(t *testing.T) {
 			t.Errorf("%s with provider %q: %+v, want bad_request", req.Verb, req.Provider, r)
 		}
 	}
-	if v, _, _ := td.Keys().Get("cloud:browserless"); v != key {
+	if v, _, _ := td.keys.Get("cloud:browserless"); v != key {
 		t.Errorf("a refused request changed the key")
 	}
 	list := td.call(t, Request{Verb: "key.list", Session: "other"})

@@ -52,7 +52,9 @@ func (c *call) reached(d *Daemon) {
 }
 
 // runs is what runs every verb the core answers itself; a registered
-// stage answers the others (stage.Answerer). Which verbs exist and what is
+// stage answers the others (stage.Answerer), and an entry with no run
+// holds only the argument check of a verb a stage answers, which runs
+// before the stage is asked. Which verbs exist and what is
 // true of each is the verb table's alone: New refuses a table and a set of
 // runners that disagree.
 var runs = map[string]verbDef{
@@ -79,9 +81,10 @@ var runs = map[string]verbDef{
 	"desktop":    {run: (*Daemon).desktop, check: checkDesktop},
 	"find":       {run: (*Daemon).findText, check: checkFind},
 	"get":        {run: (*Daemon).getNode, check: checkGetNode},
-	"key.set":    {run: (*Daemon).keySet, check: checkKeyNamed},
-	"key.clear":  {run: (*Daemon).keyClear, check: checkKeyNamed},
-	"key.list":   {run: (*Daemon).keyList, check: checkKeyList},
+	// (the key words are the stage daemon/keys'; their provider is checked here)
+	"key.set":   {check: checkKeyNamed},
+	"key.clear": {check: checkKeyNamed},
+	"key.list":  {check: checkKeyList},
 
 	// vibespace-browser: the same verbs on the current tab…
 	"browser.snapshot":   {run: (*Daemon).snapshot},
@@ -119,7 +122,7 @@ func BrowserVerbs() []string { return verb.Where(verb.Facts.Browser) }
 func runners(ch *stage.Chain) error {
 	var errs []error
 	for _, v := range verb.Names() {
-		_, core := runs[v]
+		core := runs[v].run != nil
 		if by := ch.Answerer(v); by != nil && core {
 			errs = append(errs, fmt.Errorf("verb %s is answered by the core and by stage %s", v, by.(stage.Stage).Name()))
 		} else if by == nil && !core {
@@ -184,12 +187,12 @@ func (d *Daemon) guarded(ctx context.Context, facts verb.Facts, req Request) (re
 	def, ok := runs[req.Verb]
 	if a := d.stages.Answerer(req.Verb); a != nil {
 		ok = true
-		def = verbDef{run: func(d *Daemon, ctx context.Context, c *call) Response {
+		def.run = func(d *Daemon, ctx context.Context, c *call) Response {
 			resp, err := a.Answer(ctx, &c.Call)
 			return d.finish(c, resp, err)
-		}}
+		}
 	}
-	if !ok {
+	if !ok || def.run == nil {
 		return refusal(target.Refuse(codeInternal, "nothing in this daemon answers %s", req.Verb))
 	}
 	c := &call{Call: stage.Call{Req: req, Facts: facts, Started: d.cfg.Now()}, def: def}

@@ -66,7 +66,7 @@ func TestBrowserTakeoverCutsType(t *testing.T) {
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
-	to := h.d.LiveTakeover(t.Context(), id, "zoe") // the person at the live view: a tab is its opener's alone
+	to := daemon.LiveHandsOf(h.d).Takeover(t.Context(), id, "zoe") // the person at the live view: a tab is its opener's alone
 	if !to.OK || !strings.Contains(to.Did, "cancelled") {
 		t.Fatalf("takeover: %s", to.Did)
 	}
@@ -89,7 +89,7 @@ func TestBrowserTakeoverCutsType(t *testing.T) {
 	}
 	// The paused agent cannot hand back; the user does.
 	wantCode(t, h.call(t, daemon.Request{Verb: "handback", Session: "ivy", Target: string(id)}), target.CodeBrowserPaused)
-	if r := h.d.LiveHandback(t.Context(), id, "zoe"); !r.OK {
+	if r := daemon.LiveHandsOf(h.d).Handback(t.Context(), id, "zoe"); !r.OK {
 		t.Fatalf("handback: %+v", r)
 	}
 	first := h.ok(t, daemon.Request{Verb: "browser.get", Session: "ivy", Action: "title"})

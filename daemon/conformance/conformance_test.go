@@ -189,7 +189,7 @@ var table = []row{
 	}},
 	{name: "takeover mid-verb: the verb is cut, the agent paused, the handback told once", run: func(t *testing.T, s *subject) {
 		from, done := s.typeInFlight(t)
-		to := s.sv.D.LiveTakeover(t.Context(), s.id, "alice") // the person at the live view (a tab is its opener's alone)
+		to := daemon.LiveHandsOf(s.sv.D).Takeover(t.Context(), s.id, "alice") // the person at the live view (a tab is its opener's alone)
 		if !to.OK {
 			t.Fatalf("takeover: %+v", to)
 		}
@@ -210,7 +210,7 @@ var table = []row{
 		if r := s.sv.Call(t, daemon.Request{Verb: "handback", Session: s.session, Target: string(s.id), User: "alice"}); r.OK || r.Code != paused {
 			t.Fatalf("the paused agent handed back: %+v", r)
 		}
-		if r := s.sv.D.LiveHandback(t.Context(), s.id, "alice"); !r.OK {
+		if r := daemon.LiveHandsOf(s.sv.D).Handback(t.Context(), s.id, "alice"); !r.OK {
 			t.Fatalf("handback: %+v", r)
 		}
 		first := s.ok(t, daemon.Request{Verb: "snapshot"})

@@ -3,11 +3,13 @@
 // one encoder per target, shared by its viewers) and the page's Take over
 // and Hand back, started on the first watch and stopped with the daemon.
 //
-// It sees targets only through the daemon's Live* methods (Core): their
-// list, a target's frame source, and a gated input sink — a person's events
-// pass the same per-target gate as an agent's verbs, and only while that
-// person drives the target. It keeps what is its own: the token, the hub,
-// which viewer drives which target, and its counters.
+// It sees targets only through the hands the core lends it (Core,
+// daemon.LiveHands): their list with their leases, a target's frame
+// source, and a gated input sink — a person's events pass the same
+// per-target gate as an agent's verbs, and only while that person drives
+// the target. It keeps what is its own: the token, the hub, which viewer
+// drives which target, its counters, and each session's strip (strip.go:
+// what each target lives in, the sessions' browsers, their Stop).
 package live
 
 import (
@@ -32,22 +34,43 @@ import (
 	"github.com/vibespace/vibespace/daemon/viewer"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/lease"
+	"github.com/vibespace/vibespace/profile"
 	"github.com/vibespace/vibespace/rtc"
 	"github.com/vibespace/vibespace/target"
 )
 
-// Core is what the live view needs of the daemon (*daemon.Daemon is one).
+// Core is what the live view needs of the daemon: the core's hands it
+// lends the view (daemon.LiveHands is one). What the view makes of them —
+// a session's strip, a context's name, the Stop of an idle browser — is
+// its own (strip.go).
 type Core interface {
-	LiveTargets(ctx context.Context) []daemon.LiveTarget
-	LiveCheck(ctx context.Context, id target.ID) error
-	LiveFrames(ctx context.Context, id target.ID, o kind.FrameOptions) (target.FrameSource, error)
-	LiveLease(id target.ID) lease.Lease
-	LiveInput(ctx context.Context, id target.ID, user string, ev kind.Input) error
-	LiveTakeover(ctx context.Context, id target.ID, user string) daemon.Response
-	LiveHandback(ctx context.Context, id target.ID, user string) daemon.Response
-	LiveTrace(id target.ID, n int) []daemon.TraceStep
-	LiveSessions(targets []daemon.LiveTarget) []daemon.LiveSession
-	LiveStop(ctx context.Context, session, profile, user string) error
+	// Targets lists every target with its lease, freshly read; targets
+	// that are gone are dropped.
+	Targets(ctx context.Context) []daemon.LiveTarget
+	// Check reads target id afresh: unknown_target for an id that names
+	// none, its kind's gone code for a target that is gone.
+	Check(ctx context.Context, id target.ID) error
+	// Frames opens a stream of target id's pictures, freshly read first.
+	Frames(ctx context.Context, id target.ID, o kind.FrameOptions) (target.FrameSource, error)
+	// Lease is target id's lease as it is now.
+	Lease(id target.ID) lease.Lease
+	// Input delivers a person's event through the gate agent verbs pass,
+	// only while user drives the target (took it over).
+	Input(ctx context.Context, id target.ID, user string, ev kind.Input) error
+	// Takeover and Handback are those verbs, as user, from the page.
+	Takeover(ctx context.Context, id target.ID, user string) daemon.Response
+	Handback(ctx context.Context, id target.ID, user string) daemon.Response
+	// Trace is the last n steps on id, of every session, pictures left out.
+	Trace(id target.ID, n int) []daemon.TraceStep
+	// Profiles is the profile registry, for naming contexts.
+	Profiles() (*profile.Registry, error)
+	// Browsers is the browser backend's count of running browsers and its
+	// Stop; false when there is none.
+	Browsers() (kind.BrowserUsage, bool)
+	// ProfilesWithTabs is the set of profiles some tab of which is open.
+	ProfilesWithTabs() map[string]bool
+	// Audit records an entry in the audit log as the live view's.
+	Audit(e lease.Entry)
 }
 
 // Options configure the live view.
@@ -65,8 +88,8 @@ type Options struct {
 }
 
 // For is daemon.Config.Live for a live view with options o.
-func For(o Options) func(*daemon.Daemon) daemon.LiveView {
-	return func(d *daemon.Daemon) daemon.LiveView { return New(d, o) }
+func For(o Options) func(daemon.LiveHands) daemon.LiveView {
+	return func(h daemon.LiveHands) daemon.LiveView { return New(h, o) }
 }
 
 // Bounds of the live view's work.
@@ -373,7 +396,7 @@ func (v *View) apiTargets(w http.ResponseWriter, r *http.Request) {
 
 // targets describes every target; mine are the asking page's viewers.
 func (v *View) targets(ctx context.Context, mine map[string]bool) Targets {
-	lts := v.core.LiveTargets(ctx)
+	lts := rows(ctx, v.core)
 	hub := v.Hub()
 	out := Targets{Targets: []Target{}}
 	if hub != nil {
@@ -423,11 +446,8 @@ func (v *View) targets(ctx context.Context, mine map[string]bool) Targets {
 		out.Targets = append(out.Targets, t)
 	}
 	out.Sessions = []Session{}
-	for _, ls := range v.core.LiveSessions(lts) {
-		s := Session{Name: ls.Name, Yours: ls.Yours, Running: ls.Running, Max: ls.Max, AtCeiling: ls.Max > 0 && ls.Running >= ls.Max, Idle: []Idle{}}
-		for _, b := range ls.Idle {
-			s.Idle = append(s.Idle, Idle{Profile: b.Profile, Label: b.Label})
-		}
+	for _, ls := range sessions(v.core, lts) {
+		s := Session{Name: ls.Name, Yours: ls.Yours, Running: ls.Running, Max: ls.Max, AtCeiling: ls.Max > 0 && ls.Running >= ls.Max, Idle: ls.Idle}
 		out.Sessions = append(out.Sessions, s)
 	}
 	// Forget the drivers of targets that are gone.
@@ -463,10 +483,10 @@ func (v *View) apiTrace(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, err)
 		return
 	}
-	steps := v.core.LiveTrace(id, traceSteps)
+	steps := v.core.Trace(id, traceSteps)
 	if len(steps) == 0 {
 		ctx, cancel := context.WithTimeout(r.Context(), apiTimeout)
-		err := v.core.LiveCheck(ctx, id)
+		err := v.core.Check(ctx, id)
 		cancel()
 		if target.CodeOf(err) == target.CodeUnknownTarget {
 			writeRefusal(w, err)
@@ -487,11 +507,11 @@ func (v *View) resolve(r *http.Request) (string, rtc.OpenFunc, error) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), apiTimeout)
 	defer cancel()
-	if err := v.core.LiveCheck(ctx, id); err != nil {
+	if err := v.core.Check(ctx, id); err != nil {
 		return "", nil, err
 	}
 	open := func(ctx context.Context) (capture.Source, error) {
-		return v.core.LiveFrames(ctx, id, kind.FrameOptions{FPS: v.o.FPS})
+		return v.core.Frames(ctx, id, kind.FrameOptions{FPS: v.o.FPS})
 	}
 	return string(id), open, nil
 }
@@ -538,14 +558,14 @@ func (v *View) apiControl(w http.ResponseWriter, r *http.Request, verb string) {
 	defer cancel()
 	v.takeMu.Lock()
 	defer v.takeMu.Unlock()
-	l := v.core.LiveLease(id)
+	l := v.core.Lease(id)
 	switch verb {
 	case "takeover":
 		if l.Input == lease.InputUser && l.User != user && v.driverLive(hub, id, l.User) {
 			writeRefusal(w, userRefusal(id, l, "%s is driven by %s since %s; one user drives a target at a time: wait for their handback"))
 			return
 		}
-		resp := v.core.LiveTakeover(ctx, id, user)
+		resp := v.core.Takeover(ctx, id, user)
 		if resp.OK {
 			v.mu.Lock()
 			v.drivers[id] = vid
@@ -560,7 +580,7 @@ func (v *View) apiControl(w http.ResponseWriter, r *http.Request, verb string) {
 			writeRefusal(w, userRefusal(id, l, "%s was taken over by %s at %s, not by this viewer; only they hand it back"))
 			return
 		}
-		resp := v.core.LiveHandback(ctx, id, user)
+		resp := v.core.Handback(ctx, id, user)
 		if resp.OK {
 			v.mu.Lock()
 			if v.drivers[id] == vid {
@@ -593,7 +613,7 @@ func (v *View) apiStop(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), v.o.VerbTimeout)
 	defer cancel()
-	if err := v.core.LiveStop(ctx, req.Session, req.Profile, user); err != nil {
+	if err := stop(ctx, v.core, req.Session, req.Profile, user); err != nil {
 		writeRefusal(w, err)
 		return
 	}
@@ -672,7 +692,7 @@ func (v *View) input(viewerID, key string, ev rtc.InputEvent) {
 	kev, err := v.event(id, ev)
 	if err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), inputTimeout)
-		err = v.core.LiveInput(ctx, id, viewerUser(viewerID), kev)
+		err = v.core.Input(ctx, id, viewerUser(viewerID), kev)
 		cancel()
 	}
 	if err != nil {

@@ -51,7 +51,7 @@ func startLiveDaemon(t *testing.T, tune func(*daemon.Config)) *liveHarness {
 	cfg := daemon.Config{StateDir: dir, SocketPath: sock,
 		Displays:    []kind.DisplayProvider{native.Xvfb(native.Options{Logf: t.Logf})},
 		VerbTimeout: 30 * time.Second,
-		Live: func(d *daemon.Daemon) daemon.LiveView {
+		Live: func(d daemon.LiveHands) daemon.LiveView {
 			h.view = live.New(d, live.Options{Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))})
 			return h.view
 		},

@@ -24,6 +24,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/effect"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/notice"
+	"github.com/vibespace/vibespace/daemon/secret"
 	"github.com/vibespace/vibespace/daemon/verb"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/lease"
@@ -201,6 +202,11 @@ type Env struct {
 	// kept per session; the age past which a step goes, negative: never).
 	TraceSteps     int
 	TraceRetention time.Duration
+	// Keys is the daemon's key store (package daemon/secret): the provider
+	// keys, which no stage may answer, log, audit or trace (the core blanks
+	// every stored key out of what leaves the daemon). Only the key words'
+	// stage (daemon/keys) reads or writes it.
+	Keys *secret.Store
 	// Sees reports whether the target id is shared with session (seen),
 	// and whether the daemon knows it at all (known: false once it is
 	// gone).

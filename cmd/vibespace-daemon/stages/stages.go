@@ -9,6 +9,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/browsing"
 	"github.com/vibespace/vibespace/daemon/budget"
 	"github.com/vibespace/vibespace/daemon/inflight"
+	"github.com/vibespace/vibespace/daemon/keys"
 	"github.com/vibespace/vibespace/daemon/marks"
 	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/daemon/trace"
@@ -82,5 +83,10 @@ func All() []stage.Registration {
 		// that reach no tab (browser.profiles, use, attachments, detach,
 		// pin, new-child, status). It runs in no phase.
 		{Name: browsing.Name, New: browsing.New},
+		// keys: the provider keys' words (key.set, key.clear, key.list)
+		// over the daemon's key store (stage.Env.Keys); the answer and
+		// the audit name the provider, never the key. It runs in no
+		// phase.
+		{Name: keys.Name, New: keys.New},
 	}
 }
