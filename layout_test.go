@@ -182,18 +182,22 @@ var coreImporters = []string{"cmd/vibespace-daemon", "daemon/live", "daemon/daem
 
 // coreForbidden never import the core, not even in a test's place: the
 // core asks them through interfaces it declares (the user's desktop's
-// gate, Config.Desktop; the profile words, Browsing), or they serve one
+// gate, Config.Desktop; the profile words, Browsing; the tab words, Tabs),
+// or they serve one
 // they declare (the socket's Handler, which the core is).
-var coreForbidden = []string{"daemon/yourdesktop", "daemon/socket", "daemon/browsing"}
+var coreForbidden = []string{"daemon/yourdesktop", "daemon/socket", "daemon/browsing", "daemon/tabs"}
 
 // onlyImports: of the packages of ours, these import only those listed
 // (module-relative). The profile words see the daemon through the seam,
 // the stages' shape and the verb table, the wire types and the profile,
 // provider and shared models; the core asks them through its Browsing
-// interface and lends them its hands (BrowsingHost).
+// interface and lends them its hands (BrowsingHost). The tab words (Tabs,
+// TabsHost) likewise.
 var onlyImports = map[string][]string{
 	"daemon/browsing": {"daemon/kind", "daemon/stage", "daemon/verb", "daemon/wire", "daemon/current",
 		"profile", "provider", "target", "lease"},
+	"daemon/tabs": {"daemon/kind", "daemon/stage", "daemon/wire", "daemon/notice",
+		"profile", "provider", "target"},
 }
 
 func TestDependencyRules(t *testing.T) {

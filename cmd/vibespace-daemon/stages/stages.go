@@ -11,6 +11,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/inflight"
 	"github.com/vibespace/vibespace/daemon/marks"
 	"github.com/vibespace/vibespace/daemon/stage"
+	"github.com/vibespace/vibespace/daemon/tabs"
 	"github.com/vibespace/vibespace/daemon/trace"
 	"github.com/vibespace/vibespace/daemon/verbaudit"
 )
@@ -72,5 +73,12 @@ func All() []stage.Registration {
 		// that reach no tab (browser.profiles, use, attachments, detach,
 		// pin, new-child, status). It runs in no phase.
 		{Name: browsing.Name, New: browsing.New},
+		// tabs: the words on a session's tabs — open, tab (list, new,
+		// close, select), get, eval, back, forward, reload, wait — and its
+		// desktop apps (new --backend desktop-app, close), which it
+		// answers; the core reaches the current tab for it, as for every
+		// verb on a tab. It tells each session the tabs an earlier daemon
+		// lost when it was killed. It runs in no phase.
+		{Name: tabs.Name, New: tabs.New},
 	}
 }
