@@ -361,7 +361,6 @@ type Tabs interface {
 type TabsHost = interface {
 	Rows() []provider.Row
 	Browser() kind.Browser
-	Profiles() TabsProfiles
 	Context(ctx context.Context, c *stage.Call) (bc kind.BrowserContext, sel selection, err error)
 	Current(session string, key kind.BrowserKey) (target.ID, bool)
 	SetCurrent(session string, key kind.BrowserKey, id target.ID)
@@ -385,17 +384,6 @@ type TabsHost = interface {
 	CloseWindow(ctx context.Context, c *stage.Call) Response
 }
 
-// TabsProfiles is what the tab words ask of the profile words (the core's
-// Browsing answers it); package daemon/tabs spells the same interface
-// (tabs.Profiles).
-type TabsProfiles = interface {
-	Registry() (*profile.Registry, error)
-	RowOf(p profile.Profile) provider.Row
-	Attached(a profile.Attachment, count int) ProfileInfo
-	Known(reg *profile.Registry, session string, p profile.Profile) ProfileInfo
-	New(req Request) (Response, error)
-}
-
 // tabsOf finds the stage that answers the words on a session's tabs.
 func tabsOf(ch *stage.Chain) (Tabs, error) {
 	for _, s := range ch.Stages() {
@@ -417,9 +405,8 @@ type callKey struct{}
 // callOf is the core's call behind the stages' view of it.
 func callOf(sc *stage.Call) *call { return sc.Get(callKey{}).(*call) }
 
-func (h tabsHands) Rows() []provider.Row   { return h.d.rows() }
-func (h tabsHands) Browser() kind.Browser  { return h.d.cfg.Browser }
-func (h tabsHands) Profiles() TabsProfiles { return h.d.browsing }
+func (h tabsHands) Rows() []provider.Row  { return h.d.rows() }
+func (h tabsHands) Browser() kind.Browser { return h.d.cfg.Browser }
 
 func (h tabsHands) Context(ctx context.Context, sc *stage.Call) (kind.BrowserContext, selection, error) {
 	c := callOf(sc)

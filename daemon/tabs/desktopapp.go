@@ -96,7 +96,7 @@ func (s *Stage) newDesktopApp(ctx context.Context, c *stage.Call) (wire.Response
 	if err != nil {
 		return wire.Response{}, err
 	}
-	profs := s.host.Profiles()
+	profs := s.profs
 	reg, err := profs.Registry()
 	if err != nil {
 		return wire.Response{}, err
@@ -195,7 +195,7 @@ func (s *Stage) browserNew(ctx context.Context, c *stage.Call) (wire.Response, e
 	if isDesktopApp(c.Req) {
 		return s.newDesktopApp(ctx, c)
 	}
-	return s.host.Profiles().New(c.Req)
+	return s.profs.New(c.Req)
 }
 
 // appName names a desktop app's profile in answers: "shop (bp-3f9a1c02)".
@@ -229,7 +229,7 @@ func checkClose(req wire.Request) error {
 // vibespace-window close on its window does (the caller must be able to
 // take the window's lease).
 func (s *Stage) browserClose(ctx context.Context, c *stage.Call) (wire.Response, error) {
-	profs := s.host.Profiles()
+	profs := s.profs
 	reg, err := profs.Registry()
 	if err != nil {
 		return wire.Response{}, err

@@ -13,8 +13,8 @@
 // core's, since every shared verb on a tab (snapshot, click, …) reaches it
 // too; the core lends the package that and the rest of its hands once, as
 // the daemon is made (Bind, Host). The profile words it names profiles
-// with are the stage daemon/browsing's, reached through the core
-// (Host.Profiles). The package never imports the core (layout_test.go).
+// with are the stage daemon/browsing's, which the program hands it as it
+// makes it (Profiles). The package never imports the core (layout_test.go).
 package tabs
 
 import (
@@ -46,10 +46,9 @@ type Selection = struct {
 	Row  provider.Row
 }
 
-// Profiles is what the tabs ask of the profile words (package
-// daemon/browsing, reached through the core); the core spells the same
-// interface (daemon.TabsProfiles).
-type Profiles = interface {
+// Profiles is what the tabs ask of the profile words (the stage
+// daemon/browsing, which the program hands New).
+type Profiles interface {
 	// Registry is the profile registry of the state directory.
 	Registry() (*profile.Registry, error)
 	// RowOf is a profile's provider row.
@@ -74,8 +73,6 @@ type Host = interface {
 	Rows() []provider.Row
 	// Browser is the browser backend, nil when the daemon has none.
 	Browser() kind.Browser
-	// Profiles is the profile words.
-	Profiles() Profiles
 	// Context resolves c's profile choice and reaches its browser
 	// context, which counts as in use until the call ends; sel is the
 	// choice (named by the answer once made). A desktop app's profile has
@@ -139,12 +136,14 @@ type Host = interface {
 type Stage struct {
 	env     stage.Env
 	host    Host
+	profs   Profiles
 	appSlot chan struct{} // one slot: one desktop app starting at a time (desktopapp.go)
 }
 
-// New makes the stage; the core binds it to its hands (Bind) once made.
-func New(env stage.Env) (stage.Stage, error) {
-	return &Stage{env: env, appSlot: make(chan struct{}, 1)}, nil
+// New makes the stage, which names profiles with profs; the core binds it
+// to its hands (Bind) once made.
+func New(env stage.Env, profs Profiles) (stage.Stage, error) {
+	return &Stage{env: env, profs: profs, appSlot: make(chan struct{}, 1)}, nil
 }
 
 func (s *Stage) Name() string { return Name }

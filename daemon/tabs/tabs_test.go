@@ -49,7 +49,6 @@ type host struct {
 
 func (h *host) Rows() []provider.Row  { return nil }
 func (h *host) Browser() kind.Browser { return nil }
-func (h *host) Profiles() Profiles    { return nil }
 
 func (h *host) Context(ctx context.Context, c *stage.Call) (kind.BrowserContext, Selection, error) {
 	return nil, h.sel, nil
@@ -147,7 +146,7 @@ func (h *host) TakeApp(context.Context, *stage.Call, string) (target.ID, bool, e
 func tabsWith(t *testing.T, tabs []wire.TargetInfo, owed *[]notice.Notice) (*Stage, *host) {
 	t.Helper()
 	s, err := New(stage.Env{Now: time.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Owe: func(n notice.Notice) { *owed = append(*owed, n) }})
+		Owe: func(n notice.Notice) { *owed = append(*owed, n) }}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +168,7 @@ func answer(t *testing.T, s *Stage, req wire.Request) (*stage.Call, wire.Respons
 // Every verb the stage answers is in the verb table, and a chain of it
 // alone is made (stage.Make refuses a verb the table does not list).
 func TestVerbsAreTheTables(t *testing.T) {
-	if _, err := stage.Make([]stage.Registration{{Name: Name, New: New}}, stage.Env{}); err != nil {
+	if _, err := stage.Make([]stage.Registration{{Name: Name, New: func(env stage.Env) (stage.Stage, error) { return New(env, nil) }}}, stage.Env{}); err != nil {
 		t.Fatal(err)
 	}
 	var s Stage
