@@ -187,23 +187,26 @@ var coreImporters = []string{"cmd/vibespace-daemon", "daemon/live", "daemon/daem
 
 // coreForbidden never import the core, not even in a test's place: the
 // core asks them through interfaces it declares (the user's desktop's
-// gate, Config.Desktop; the profile words, Browsing), or they serve one
-// they declare (the socket's Handler, which the core is; the display
-// registry's Host, which the core lends it), or they see the daemon
-// through stage.Env alone (the key words, over Env.Keys).
-var coreForbidden = []string{"daemon/yourdesktop", "daemon/socket", "daemon/browsing", "daemon/displays", "daemon/keys"}
+// gate, Config.Desktop; the profile words, Browsing; the tab words, Tabs),
+// or they serve one they declare (the socket's Handler, which the core is;
+// the display registry's Host, which the core lends it), or they see the
+// daemon through stage.Env alone (the key words, over Env.Keys).
+var coreForbidden = []string{"daemon/yourdesktop", "daemon/socket", "daemon/browsing", "daemon/displays", "daemon/keys", "daemon/tabs"}
 
 // onlyImports: of the packages of ours, these import only those listed
 // (module-relative). The profile words see the daemon through the seam,
 // the stages' shape and the verb table, the wire types and the profile,
 // provider and shared models; the core asks them through its Browsing
-// interface and lends them its hands (BrowsingHost).
+// interface and lends them its hands (BrowsingHost). The tab words (Tabs,
+// TabsHost) likewise.
 var onlyImports = map[string][]string{
 	"daemon/browsing": {"daemon/kind", "daemon/stage", "daemon/verb", "daemon/wire", "daemon/current",
 		"profile", "provider", "target", "lease"},
 	// The verifier looks at a target through what the core lends it
 	// (stage.Sight) and judges with daemon/effect: no backend, no core.
 	"daemon/verifying": {"daemon/effect", "daemon/kind", "daemon/stage", "daemon/wire", "target"},
+	"daemon/tabs": {"daemon/kind", "daemon/stage", "daemon/wire", "daemon/notice",
+		"profile", "provider", "target"},
 }
 
 func TestDependencyRules(t *testing.T) {

@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
 	"github.com/vibespace/vibespace/daemon/current"
 	"github.com/vibespace/vibespace/daemon/kind"
-	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/profile"
 	"github.com/vibespace/vibespace/provider"
@@ -19,13 +17,18 @@ import (
 
 // The browser's words: a session's tabs live in browser contexts (its own
 // ephemeral one, or the profiles it attached); each command acts on the
-// session's current tab of the context its profile choice names.
+// session's current tab of the context its profile choice names. The words
+// on a session's tabs (open, tab, get, eval, navigation, wait) and its
+// desktop apps (new, close) are the registered stage daemon/tabs's; what
+// stays here is reaching the current tab, which every verb on a tab shares
+// (the shared verbs, snapshot, click, …, reach it as the tab words do),
+// and the hands the core lends the two browser stages (browsingHands,
+// tabsHands).
 
 // browserState is the daemon's side of the browser words: each session's
 // current tab per context.
 type browserState struct {
-	current current.Tabs  // each session's current tab per context
-	appSlot chan struct{} // one slot: one desktop app starting at a time (desktopapp.go)
+	current current.Tabs // each session's current tab per context
 }
 
 // Browsing is the browser's profile words as the core asks them: the
@@ -92,8 +95,20 @@ func (h browsingHands) AppWindow(profileID string) (target.ID, bool) {
 	return "", false
 }
 
+// CloseTabs closes and forgets the session's tabs in key's context.
 func (h browsingHands) CloseTabs(ctx context.Context, session string, key kind.BrowserKey) {
-	h.d.closeSessionTabs(ctx, session, key)
+	d := h.d
+	tabs := d.entries(func(e *entry) bool {
+		return e.tab != nil && e.tab.key.String() == key.String() && e.rec.ExposedTo(session)
+	})
+	if len(tabs) > 0 && d.cfg.Browser != nil && d.cfg.Browser.Running(key.Profile) {
+		for _, e := range tabs {
+			e.t.Close(ctx)
+		}
+	}
+	for _, e := range tabs {
+		d.drop(e.id)
+	}
 }
 
 func (h browsingHands) Tabs(session string) []TargetInfo {
@@ -117,7 +132,7 @@ type tabState struct {
 
 // selection is a resolved profile choice: which browser context, and how
 // answers name it. A desktop app's profile (App) has no browser context:
-// its browser is a window (desktopapp.go). Row is the profile's provider
+// its browser is a window (package daemon/tabs). Row is the profile's provider
 // row (chromium for an ephemeral context): the verbs it cannot do are
 // refused before anything runs. Package daemon/browsing spells the same
 // type (browsing.Selection).
@@ -126,10 +141,6 @@ type selection = struct {
 	Prof ProfileInfo
 	App  bool
 	Row  provider.Row
-}
-
-func (bs *browserState) init() {
-	bs.appSlot = make(chan struct{}, 1)
 }
 
 // wasClosed reports whether id named a tab that has closed: a tab:N the
@@ -230,7 +241,8 @@ func (d *Daemon) reachTabID(ctx context.Context, c *call, id target.ID, known bo
 	return d.take(c)
 }
 
-// where names a selection's context in words.
+// where names a selection's context in words (package daemon/tabs says it
+// the same way in tab list).
 func where(sel selection) string {
 	if sel.Key.Profile != "" {
 		return fmt.Sprintf("profile %s (%s)", sel.Prof.Label, sel.Key.Profile)
@@ -281,16 +293,9 @@ func (d *Daemon) locked(ctx context.Context, c *call, f func(ctx context.Context
 	return d.finish(c, resp, nil)
 }
 
-// navigated re-reads a tab's title and URL after it navigated; a tab that
-// went meanwhile is its gone refusal.
-func (d *Daemon) navigated(ctx context.Context, e *entry) (title, url string, err error) {
-	info, err := d.refreshTab(ctx, e)
-	return info.Title, info.App, err
-}
-
 // refreshTab re-reads a tab (refresh) and, when the address state.json
 // keeps of it (bareURL) changed, persists it: a daemon killed next names
-// the tab lost by where it was (lostTabs), not where it was opened.
+// the tab lost by where it was (the tabs' Lost), not where it was opened.
 func (d *Daemon) refreshTab(ctx context.Context, e *entry) (kind.Info, error) {
 	d.mu.Lock()
 	was := bareURL(e.rec.App)
@@ -305,321 +310,272 @@ func (d *Daemon) refreshTab(ctx context.Context, e *entry) (kind.Info, error) {
 	return info, err
 }
 
-// browserOpen navigates the session's current tab to URL, or opens a tab
-// when it has none.
-func (d *Daemon) browserOpen(ctx context.Context, c *call) Response {
-	req := c.Req
-	if strings.TrimSpace(req.URL) == "" {
-		return d.fail(c, target.Refuse(target.CodeBadRequest, "open needs a URL"))
+// appWindow is the window a desktop app's profile runs as, or nil.
+func (d *Daemon) appWindow(profileID string) *entry {
+	if profileID == "" {
+		return nil
 	}
-	bc, err := d.browserContext(ctx, c)
-	if err != nil {
-		return d.fail(c, err)
+	es := d.entries(func(e *entry) bool { return e.rec.Profile == profileID && e.rec.From == "" })
+	if len(es) == 0 {
+		return nil
 	}
-	verb := "opened %s (%q) in tab %s"
-	if id, ok := d.br.current.Get(req.Session, c.sel.Key); ok {
-		err = d.reachTabID(ctx, c, id, true)
-		if target.CodeOf(err) == target.CodeTabGone {
-			err, c.e = nil, nil
-		}
-		if err != nil {
-			return d.fail(c, err)
-		}
-	}
-	if c.e == nil {
-		if err := d.newTab(ctx, c, bc); err != nil {
-			return d.fail(c, err)
-		}
-		verb = "opened %s (%q) in a new tab %s; you hold its lease"
-	}
-	nav, ok := c.e.t.(kind.Navigator)
-	if !ok {
-		return d.fail(c, target.Refuse(target.CodeBadRequest, "%s loads no addresses", c.e.id))
-	}
-	return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
-		if err := nav.Navigate(ctx, req.URL); err != nil {
-			return Response{}, err
-		}
-		title, u, err := d.navigated(ctx, c.e)
-		return Response{URL: u, Did: fmt.Sprintf(verb, u, title, c.e.id)}, err
-	})
+	return es[0]
 }
 
-// browserTab lists, opens, closes or selects the session's tabs in the
-// chosen context. Only the session's own tabs are shown; others are
-// counted.
-func (d *Daemon) browserTab(ctx context.Context, c *call) Response {
-	req := c.Req
-	action := req.Action
-	if action == "" {
-		action = "list"
+// noCDP is the refusal of a page verb on a desktop app's profile: it names
+// the window it runs as and the verbs that drive it, or, when it does not
+// run, how to start it.
+func (d *Daemon) noCDP(session string, sel selection) error {
+	label := sel.Prof.Label
+	e := d.appWindow(sel.Key.Profile)
+	if e == nil {
+		start := "vibespace-browser new " + target.ShellWord(label) + " --backend desktop-app"
+		return target.Refuse(target.CodeNoCDPOnThisBackend,
+			"profile %s (%s) is a desktop app, which has no DevTools, and it is not running: start it with %s, then drive its window with vibespace-window (snapshot win:N -i, click win:N @eN, type, key, screenshot)",
+			label, sel.Key.Profile, start).
+			With("profile", sel.Key.Profile).With("backend", profile.BackendDesktopApp).With("start", start)
 	}
-	switch action {
-	case "list", "new", "close", "select":
-	default:
-		return d.fail(c, target.Refuse(target.CodeBadRequest, "tab %s: use list, new, close or select", target.Echo(action)))
+	r := target.Refuse(target.CodeNoCDPOnThisBackend,
+		"profile %s runs as a desktop app (%s), which has no DevTools: use %s",
+		label, e.id, strings.Join(target.WindowVerbs(e.id), ", ")).
+		With("profile", sel.Key.Profile).With("backend", profile.BackendDesktopApp).With("target", string(e.id)).With("verbs", target.WindowVerbs(e.id))
+	if !d.exposedTo(e, session) {
+		r.Message += fmt.Sprintf(" — once its opener shares it with you (share %s --with %s)", e.id, session)
 	}
-	var id target.ID
-	if action == "select" || action == "close" && req.Target != "" {
-		var err error
-		if id, err = target.ParseID(req.Target); err != nil {
-			return d.fail(c, err)
+	return r
+}
+
+// Tabs is the words on a session's tabs and its desktop apps as the core
+// asks them: package daemon/tabs is the one the program registers, a
+// stage that answers open, tab, get, eval, back, forward, reload, wait,
+// new and close; the core finds it among the stages it was given, lends
+// it its hands (TabsHost), and has it tell the tabs an earlier daemon
+// lost (Lost).
+type Tabs interface {
+	Bind(TabsHost)
+	Lost(lost []target.Target)
+}
+
+// TabsHost is what the core lends the tab words; package daemon/tabs
+// spells the same interface (tabs.Host), where each method is said.
+type TabsHost = interface {
+	Rows() []provider.Row
+	Browser() kind.Browser
+	Context(ctx context.Context, c *stage.Call) (bc kind.BrowserContext, sel selection, err error)
+	Current(session string, key kind.BrowserKey) (target.ID, bool)
+	SetCurrent(session string, key kind.BrowserKey, id target.ID)
+	ReachCurrent(ctx context.Context, c *stage.Call) error
+	Reach(ctx context.Context, c *stage.Call, id target.ID, known bool) error
+	NewTab(ctx context.Context, c *stage.Call, bc kind.BrowserContext) error
+	Reached(c *stage.Call) kind.Target
+	Locked(ctx context.Context, c *stage.Call, f func(ctx context.Context) (Response, error)) (Response, error)
+	Navigated(ctx context.Context, c *stage.Call) (title, url string, err error)
+	Relist(ctx context.Context, c *stage.Call) (kind.Info, error)
+	Seen(c *stage.Call) kind.Info
+	NodeText(ctx context.Context, c *stage.Call, ref string) (Response, error)
+	CloseTab(ctx context.Context, c *stage.Call) (gone *TargetInfo, err error)
+	TabsIn(ctx context.Context, session string, key kind.BrowserKey) (mine []TargetInfo, others int)
+	Display(name string) error
+	AppWindow(ctx context.Context, profileID string) (target.ID, bool)
+	TakeApp(ctx context.Context, c *stage.Call, profileID string) (id target.ID, running bool, err error)
+	Open(ctx context.Context, c *stage.Call, profileID string) Response
+	Stop(ctx context.Context, c *stage.Call) error
+	ReachWindow(ctx context.Context, c *stage.Call) error
+	CloseWindow(ctx context.Context, c *stage.Call) Response
+}
+
+// tabsOf finds the stage that answers the words on a session's tabs.
+func tabsOf(ch *stage.Chain) (Tabs, error) {
+	for _, s := range ch.Stages() {
+		if t, ok := s.(Tabs); ok {
+			return t, nil
 		}
-		if id.Kind() != target.KindTab {
-			return d.fail(c, target.WrongKind(id, target.KindTab.Words().CLI))
-		}
 	}
-	bc, err := d.browserContext(ctx, c)
+	return nil, errors.New("daemon: no registered stage answers the words on a session's tabs (package daemon/tabs)")
+}
+
+// tabsHands is the core as the tab words see it (TabsHost). Each method
+// is handed the stage's view of a call the core is answering (guarded),
+// and works on the core's call behind it (callOf).
+type tabsHands struct{ d *Daemon }
+
+// callKey keeps, in the stages' view of a call, the core's call behind it.
+type callKey struct{}
+
+// callOf is the core's call behind the stages' view of it.
+func callOf(sc *stage.Call) *call { return sc.Get(callKey{}).(*call) }
+
+func (h tabsHands) Rows() []provider.Row  { return h.d.rows() }
+func (h tabsHands) Browser() kind.Browser { return h.d.cfg.Browser }
+
+func (h tabsHands) Context(ctx context.Context, sc *stage.Call) (kind.BrowserContext, selection, error) {
+	c := callOf(sc)
+	bc, err := h.d.browserContext(ctx, c)
 	if err != nil {
-		return d.fail(c, err)
+		return nil, selection{}, err
 	}
-	switch action {
-	case "list":
-		return d.tabList(ctx, c)
-	case "new":
-		if err := d.newTab(ctx, c, bc); err != nil {
-			return d.fail(c, err)
-		}
-		return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
-			if req.URL != "" {
-				nav, ok := c.e.t.(kind.Navigator)
-				if !ok {
-					return Response{}, target.Refuse(target.CodeBadRequest, "%s loads no addresses", c.e.id)
-				}
-				if err := nav.Navigate(ctx, req.URL); err != nil {
-					return Response{}, err
-				}
-			}
-			_, u, err := d.navigated(ctx, c.e)
-			return Response{URL: u, Did: fmt.Sprintf("opened tab %s; it is your current tab", c.e.id)}, err
-		})
-	case "select":
-		if err := d.reachTabID(ctx, c, id, false); err != nil {
-			return d.fail(c, err)
-		}
-		d.br.current.Set(req.Session, c.sel.Key, id)
-		return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
-			info := d.seen(c.e)
-			return Response{URL: info.App, Did: fmt.Sprintf("tab %s (%q) is your current tab", id, info.Title)}, nil
-		})
+	return bc, *c.sel, nil
+}
+
+func (h tabsHands) Current(session string, key kind.BrowserKey) (target.ID, bool) {
+	return h.d.br.current.Get(session, key)
+}
+
+func (h tabsHands) SetCurrent(session string, key kind.BrowserKey, id target.ID) {
+	h.d.br.current.Set(session, key, id)
+}
+
+func (h tabsHands) ReachCurrent(ctx context.Context, sc *stage.Call) error {
+	c := callOf(sc)
+	defer c.reached(h.d)
+	return h.d.reachTab(ctx, c)
+}
+
+func (h tabsHands) Reach(ctx context.Context, sc *stage.Call, id target.ID, known bool) error {
+	c := callOf(sc)
+	defer c.reached(h.d)
+	return h.d.reachTabID(ctx, c, id, known)
+}
+
+func (h tabsHands) NewTab(ctx context.Context, sc *stage.Call, bc kind.BrowserContext) error {
+	c := callOf(sc)
+	defer c.reached(h.d)
+	return h.d.newTab(ctx, c, bc)
+}
+
+func (h tabsHands) Reached(sc *stage.Call) kind.Target {
+	if c := callOf(sc); c.e != nil {
+		return c.e.t
 	}
-	// close: the tab named, else the current one
-	var reach error
-	if req.Target == "" {
-		reach = d.reachTab(ctx, c)
-		if c.e != nil {
-			id = c.e.id
-		}
-	} else {
-		reach = d.reachTabID(ctx, c, id, false)
+	return nil
+}
+
+// Locked is locked without the answer: the verb path finishes it.
+func (h tabsHands) Locked(ctx context.Context, sc *stage.Call, f func(ctx context.Context) (Response, error)) (Response, error) {
+	c := callOf(sc)
+	ctx, end, err := h.d.begin(ctx, c.e)
+	if err != nil {
+		return Response{}, err
 	}
-	if reach != nil {
-		return d.fail(c, reach)
+	defer end()
+	resp, err := f(ctx)
+	if err != nil {
+		return Response{}, h.d.cut(ctx, c.e, c.Req.Session, err)
 	}
-	c.Req.Target = string(id) // the audit row names the tab closed, as for a bare close
-	info := d.info(c.e)
+	return resp, nil
+}
+
+// Navigated re-reads a tab's title and URL after it navigated; a tab that
+// went meanwhile is its gone refusal.
+func (h tabsHands) Navigated(ctx context.Context, sc *stage.Call) (title, url string, err error) {
+	info, err := h.d.refreshTab(ctx, callOf(sc).e)
+	return info.Title, info.App, err
+}
+
+func (h tabsHands) Relist(ctx context.Context, sc *stage.Call) (kind.Info, error) {
+	return h.d.relist(ctx, callOf(sc).e)
+}
+
+func (h tabsHands) Seen(sc *stage.Call) kind.Info { return h.d.seen(callOf(sc).e) }
+
+func (h tabsHands) NodeText(ctx context.Context, sc *stage.Call, ref string) (Response, error) {
+	return h.d.nodeText(ctx, callOf(sc), ref) // verb_find.go
+}
+
+func (h tabsHands) CloseTab(ctx context.Context, sc *stage.Call) (*TargetInfo, error) {
+	c := callOf(sc)
+	info := h.d.info(c.e)
 	if err := c.e.t.Close(ctx); err != nil {
-		return d.fail(c, err)
+		return nil, err
 	}
-	d.drop(id)
+	h.d.drop(c.e.id)
 	c.e = nil
-	return d.finish(c, Response{Target: d.gone(info), Did: fmt.Sprintf("closed tab %s", id)}, nil)
+	c.reached(h.d)
+	return h.d.gone(info), nil
 }
 
-// tabList answers the session's own tabs in the context, and how many other
-// tabs there are, never what they are.
-func (d *Daemon) tabList(ctx context.Context, c *call) Response {
-	req, sel := c.Req, c.sel
-	cur, _ := d.br.current.Get(req.Session, sel.Key)
-	tabs := d.entries(func(e *entry) bool { return e.tab != nil && e.tab.key.String() == sel.Key.String() })
+func (h tabsHands) TabsIn(ctx context.Context, session string, key kind.BrowserKey) ([]TargetInfo, int) {
+	d := h.d
+	tabs := d.entries(func(e *entry) bool { return e.tab != nil && e.tab.key.String() == key.String() })
 	slices.SortFunc(tabs, func(a, b *entry) int { return a.id.TabNumber() - b.id.TabNumber() })
-	resp := Response{Targets: []TargetInfo{}}
+	var mine []TargetInfo
 	others := 0
-	var lines []string
 	for _, e := range tabs {
-		if !d.exposedTo(e, req.Session) {
+		if !d.exposedTo(e, session) {
 			others++
 			continue
 		}
 		if _, err := d.relist(ctx, e); target.CodeOf(err) == target.CodeTabGone {
 			continue
 		}
-		ti := *d.info(e)
-		resp.Targets = append(resp.Targets, ti)
-		mark := " "
-		if e.id == cur {
-			mark = "*"
-		}
-		lines = append(lines, fmt.Sprintf("%s %s %q %s", mark, e.id, ti.Title, ti.App))
+		mine = append(mine, *d.info(e))
 	}
-	resp.Text = strings.Join(lines, "\n")
-	resp.Did = fmt.Sprintf("%d tab(s) of yours in %s", len(resp.Targets), where(*sel))
-	if others > 0 {
-		resp.Did += fmt.Sprintf("; %d other session(s)' tab(s) there are not shown", others)
-	}
-	return d.finish(c, resp, nil)
+	return mine, others
 }
 
-// closeSessionTabs closes and forgets the session's tabs in key's context.
-func (d *Daemon) closeSessionTabs(ctx context.Context, session string, key kind.BrowserKey) {
-	tabs := d.entries(func(e *entry) bool {
-		return e.tab != nil && e.tab.key.String() == key.String() && e.rec.ExposedTo(session)
-	})
-	if len(tabs) > 0 && d.cfg.Browser != nil && d.cfg.Browser.Running(key.Profile) {
-		for _, e := range tabs {
-			e.t.Close(ctx)
-		}
-	}
-	for _, e := range tabs {
-		d.drop(e.id)
-	}
+func (h tabsHands) Display(name string) error {
+	_, err := h.d.reg.ProviderFor(name)
+	return err
 }
 
-// browserGet answers the page's text (or, with a ref, that node's), URL
-// or title.
-func checkGet(d *Daemon, req Request) error {
-	switch req.Action {
-	case "text", "url", "title":
+// AppWindow is appWindow read afresh: a window whose Chromium has gone
+// is dropped, and none.
+func (h tabsHands) AppWindow(ctx context.Context, profileID string) (target.ID, bool) {
+	if e := h.liveAppWindow(ctx, profileID); e != nil {
+		return e.id, true
+	}
+	return "", false
+}
+
+func (h tabsHands) liveAppWindow(ctx context.Context, profileID string) *entry {
+	e := h.d.appWindow(profileID)
+	if e == nil {
 		return nil
 	}
-	return target.Refuse(target.CodeBadRequest, "get %s: use text, url or title", target.Echo(req.Action))
-}
-
-func (d *Daemon) browserGet(ctx context.Context, c *call) Response {
-	return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
-		switch c.Req.Action {
-		case "url", "title":
-			// As the page has them now (a page may retitle itself).
-			info, err := d.relist(ctx, c.e)
-			if err != nil {
-				return Response{}, err
-			}
-			if c.Req.Action == "url" {
-				return Response{URL: info.App, Text: info.App}, nil
-			}
-			return Response{Text: info.Title}, nil
-		}
-		if c.Req.Ref != "" {
-			return d.nodeText(ctx, c, c.Req.Ref) // get text @ref: that node's (verb_find.go)
-		}
-		pr, ok := c.e.t.(kind.PageReader)
-		if !ok {
-			return Response{}, target.Refuse(target.CodeNoText, "%s has no page text to read", c.e.id)
-		}
-		s, err := pr.Text(ctx)
-		return Response{Text: s}, err
-	})
-}
-
-func checkEval(d *Daemon, req Request) error {
-	if strings.TrimSpace(req.Expr) == "" {
-		return target.Refuse(target.CodeBadRequest, "eval needs an expression")
+	if _, err := h.d.refresh(ctx, e); target.CodeOf(err) == target.CodeWindowGone {
+		return nil
 	}
-	return nil
+	return e
 }
 
-// browserEval evaluates an expression in the page and answers its value as
-// JSON; a thrown error is script_error.
-func (d *Daemon) browserEval(ctx context.Context, c *call) Response {
-	ev, ok := c.e.t.(kind.Evaluator)
-	if !ok {
-		return d.fail(c, target.Refuse(target.CodeBadRequest, "%s evaluates no script", c.e.id))
+// TakeApp takes the lease of a desktop app's running window for new: the
+// session must be exposed to it, and no other may hold it.
+func (h tabsHands) TakeApp(ctx context.Context, sc *stage.Call, profileID string) (target.ID, bool, error) {
+	e := h.liveAppWindow(ctx, profileID)
+	if e == nil {
+		return "", false, nil
 	}
-	return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
-		v, err := ev.Eval(ctx, c.Req.Expr)
-		if err != nil {
-			return Response{}, err
-		}
-		return Response{Value: v}, nil
-	})
-}
-
-func (d *Daemon) browserBack(ctx context.Context, c *call) Response {
-	return d.navVerb(ctx, c, "went back", kind.Navigator.Back)
-}
-
-func (d *Daemon) browserForward(ctx context.Context, c *call) Response {
-	return d.navVerb(ctx, c, "went forward", kind.Navigator.Forward)
-}
-
-func (d *Daemon) browserReload(ctx context.Context, c *call) Response {
-	return d.navVerb(ctx, c, "reloaded", kind.Navigator.Reload)
-}
-
-// navVerb runs a navigation and answers where the tab is now.
-func (d *Daemon) navVerb(ctx context.Context, c *call, did string, nav func(kind.Navigator, context.Context) error) Response {
-	n, ok := c.e.t.(kind.Navigator)
-	if !ok {
-		return d.fail(c, target.Refuse(target.CodeBadRequest, "%s has no history", c.e.id))
-	}
-	return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
-		if err := nav(n, ctx); err != nil {
-			return Response{}, err
-		}
-		title, u, err := d.navigated(ctx, c.e)
-		return Response{URL: u, Did: fmt.Sprintf("%s: %s (%q)", did, u, title)}, err
-	})
-}
-
-// browserWait waits for a selector, a text or a URL, within the verb's time.
-func (d *Daemon) browserWait(ctx context.Context, c *call) Response {
-	w, ok := c.e.t.(kind.Waiter)
-	if !ok {
-		return d.fail(c, target.Refuse(target.CodeBadRequest, "%s cannot be waited on", c.e.id))
-	}
-	return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
-		if err := w.Wait(ctx, kind.Wait{Selector: c.Req.Selector, Text: c.Req.Text, URL: c.Req.URL}); err != nil {
-			return Response{}, err
-		}
-		return Response{Did: "the page shows what was awaited"}, nil
-	})
-}
-
-// browsersChanged persists the browser backend's record after a browser
-// started or stopped. Once the daemon is closed or detached it writes
-// nothing: the state directory may already be another daemon's.
-func (d *Daemon) browsersChanged() {
+	d, c := h.d, callOf(sc)
+	defer c.reached(d)
 	d.mu.Lock()
-	closed := d.closed
+	err := e.rec.CheckExposed(c.Req.Session)
 	d.mu.Unlock()
-	if !closed {
-		d.persist()
+	if err != nil {
+		return e.id, true, err
 	}
+	c.e = e
+	return e.id, true, d.take(c)
 }
 
-// lostTabs owes each session the tabs it could address that an earlier
-// daemon had open when it was killed: they died with its browser, and
-// nothing else would say so (tab list would just be shorter). One notice a
-// session, naming each tab and its address as state.json kept it (scheme,
-// host and path: bareURL), told once on its next browser answer. A daemon
-// stopped on purpose closed its tabs and kept none, so it owes nothing.
-func (d *Daemon) lostTabs(lost []target.Target) {
-	by := map[string][]target.Target{}
-	for _, t := range lost {
-		ss := t.Exposure
-		if len(ss) == 0 && t.Origin != "" {
-			ss = []string{t.Origin}
-		}
-		for _, s := range ss {
-			if s != "" && !slices.ContainsFunc(by[s], func(u target.Target) bool { return u.ID == t.ID }) {
-				by[s] = append(by[s], t)
-			}
-		}
-	}
-	for _, s := range slices.Sorted(maps.Keys(by)) {
-		ts := by[s]
-		slices.SortFunc(ts, func(a, b target.Target) int { return a.ID.TabNumber() - b.ID.TabNumber() })
-		names := make([]string, len(ts))
-		for i, t := range ts {
-			names[i] = string(t.ID)
-			if t.App != "" {
-				names[i] += " (" + t.App + ")"
-			}
-		}
-		text := names[0] + " was lost when the daemon restarted"
-		if n := len(names); n > 1 {
-			text = strings.Join(names[:n-1], ", ") + " and " + names[n-1] + " were lost when the daemon restarted"
-		}
-		d.owe(notice.Notice{Session: s, Target: ts[0].ID, Text: text})
-	}
+func (h tabsHands) Open(ctx context.Context, sc *stage.Call, profileID string) Response {
+	return h.d.openAs(ctx, callOf(sc), profileID)
+}
+
+func (h tabsHands) Stop(ctx context.Context, sc *stage.Call) error {
+	c := callOf(sc)
+	err := c.e.t.Close(context.WithoutCancel(ctx))
+	h.d.drop(c.e.id)
+	c.e = nil
+	c.reached(h.d)
+	return err
+}
+
+func (h tabsHands) ReachWindow(ctx context.Context, sc *stage.Call) error {
+	c := callOf(sc)
+	defer c.reached(h.d)
+	return h.d.reachHandle(ctx, c)
+}
+
+func (h tabsHands) CloseWindow(ctx context.Context, sc *stage.Call) Response {
+	return h.d.closeTarget(ctx, callOf(sc))
 }

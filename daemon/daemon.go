@@ -64,6 +64,7 @@ type Daemon struct {
 	persistMu sync.Mutex
 	br        browserState // the browser words' state (browser.go)
 	browsing  Browsing     // the profile words: a registered stage the core asks (browser.go)
+	tabs      Tabs         // the words on a session's tabs and desktop apps: a registered stage (browser.go)
 	notes     notice.Book  // what is owed in words: things lost or not restored, files not written (notice.go)
 
 	srv  *socket.Server // the socket served (package daemon/socket); nil until Listen
@@ -102,7 +103,6 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		Stop: d.stop, WG: &d.wg,
 	})
 	cfg.Desktop.Bind(desktopHands{d})
-	d.br.init()
 	fail := func(err error) (*Daemon, error) {
 		if d.audit != nil {
 			d.audit.Close()
@@ -162,13 +162,27 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		return fail(err)
 	}
 	d.browsing.Bind(browsingHands{d})
+	if d.tabs, err = tabsOf(d.stages); err != nil {
+		return fail(err)
+	}
+	d.tabs.Bind(tabsHands{d})
 	d.stages.Restore(st.Backends)
 	d.reg.RestoreLost(st.Backends[displays.LostKey])
 	if cfg.Browser != nil {
 		// Browsers an earlier daemon left (it was killed): stop them; a
 		// profile's browser starts again on its next use.
 		cfg.Browser.Reap(ctx, st.Backends[browserRecordKey])
-		cfg.Browser.Observe(d.browsersChanged)
+		// The browser backend's record is persisted after a browser started
+		// or stopped. Once the daemon is closed or detached it writes
+		// nothing: the state directory may already be another daemon's.
+		cfg.Browser.Observe(func() {
+			d.mu.Lock()
+			closed := d.closed
+			d.mu.Unlock()
+			if !closed {
+				d.persist()
+			}
+		})
 	}
 	if err := d.reconcile(ctx, st); err != nil {
 		return fail(err)
@@ -212,7 +226,7 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 		}
 		if t.Display == "" {
 			// A target on no display (a tab) dies with the daemon's browser
-			// contexts: its sessions are told (lostTabs, browser.go).
+			// contexts: its sessions are told (the tabs' Lost, package daemon/tabs).
 			if t.ID.Kind() == target.KindTab {
 				lost = append(lost, t)
 			}
@@ -250,7 +264,7 @@ func (d *Daemon) reconcile(ctx context.Context, st lease.State) error {
 		}
 	}
 	d.leases.Restore(keep)
-	d.lostTabs(lost)
+	d.tabs.Lost(lost)
 	return d.persist()
 }
 

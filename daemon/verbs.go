@@ -51,6 +51,13 @@ func (c *call) reached(d *Daemon) {
 	}
 }
 
+// checker is a stage that answers verbs and checks their requests, as
+// the core's check does, before they reach anything (so a malformed
+// request takes no lease).
+type checker interface {
+	Check(req Request) error
+}
+
 // runs is what runs every verb the core answers itself; a registered
 // stage answers the others (stage.Answerer), and an entry with no run
 // holds only the argument check of a verb a stage answers, which runs
@@ -96,18 +103,11 @@ var runs = map[string]verbDef{
 	"browser.find":       {run: (*Daemon).findText, check: checkFind},
 	"browser.select":     {run: (*Daemon).selectOptions, check: checkSelect},
 	// …and the browser's own words.
-	"browser.fill":    {run: (*Daemon).fill, check: checkFill},
-	"browser.get":     {run: (*Daemon).browserGet, check: checkGet},
-	"browser.eval":    {run: (*Daemon).browserEval, check: checkEval},
-	"browser.back":    {run: (*Daemon).browserBack},
-	"browser.forward": {run: (*Daemon).browserForward},
-	"browser.reload":  {run: (*Daemon).browserReload},
-	"browser.wait":    {run: (*Daemon).browserWait},
-	"browser.open":    {run: (*Daemon).browserOpen},
-	"browser.tab":     {run: (*Daemon).browserTab},
-	"browser.new":     {run: (*Daemon).browserNew, check: checkNew},
-	"browser.close":   {run: (*Daemon).browserClose, check: checkClose},
-	// (the profile words that reach no tab are the stage daemon/browsing's)
+	"browser.fill": {run: (*Daemon).fill, check: checkFill},
+	// (the words on a session's tabs and desktop apps — open, tab, get,
+	// eval, back, forward, reload, wait, new, close — are the stage
+	// daemon/tabs's; the profile words that reach no tab are the stage
+	// daemon/browsing's)
 }
 
 // Verbs lists the verbs the daemon answers, sorted.
@@ -189,13 +189,23 @@ func (d *Daemon) guarded(ctx context.Context, facts verb.Facts, req Request) (re
 		ok = true
 		def.run = func(d *Daemon, ctx context.Context, c *call) Response {
 			resp, err := a.Answer(ctx, &c.Call)
+			if c.finishing && err == nil {
+				// The stage had the core finish it already (the tabs'
+				// new and close of a desktop app, through open and close:
+				// their own audit row): not twice.
+				return resp
+			}
 			return d.finish(c, resp, err)
+		}
+		if ch, ok := a.(checker); ok {
+			def.check = func(_ *Daemon, req Request) error { return ch.Check(req) }
 		}
 	}
 	if !ok || def.run == nil {
 		return refusal(target.Refuse(codeInternal, "nothing in this daemon answers %s", req.Verb))
 	}
 	c := &call{Call: stage.Call{Req: req, Facts: facts, Started: d.cfg.Now()}, def: def}
+	c.Put(callKey{}, c) // the core's call behind the stages' view of it (tabsHands)
 	defer func() {
 		if c.done != nil {
 			c.done()

@@ -12,6 +12,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/keys"
 	"github.com/vibespace/vibespace/daemon/marks"
 	"github.com/vibespace/vibespace/daemon/stage"
+	"github.com/vibespace/vibespace/daemon/tabs"
 	"github.com/vibespace/vibespace/daemon/trace"
 	"github.com/vibespace/vibespace/daemon/verbaudit"
 	"github.com/vibespace/vibespace/daemon/verifying"
@@ -25,6 +26,9 @@ func All() []stage.Registration {
 	// record hands it the verbs an earlier daemon was killed in as it
 	// starts, once both are made.
 	var tr *trace.Stage
+	// The tabs name profiles with the profile words: they are made after
+	// them and handed them.
+	var br *browsing.Stage
 	return []stage.Registration{
 		// budget: a session's steps. An acting verb is refused
 		// budget_spent once its session's budget of steps or minutes is
@@ -82,11 +86,23 @@ func All() []stage.Registration {
 		// context) and its provider's gate; it answers the profile words
 		// that reach no tab (browser.profiles, use, attachments, detach,
 		// pin, new-child, status). It runs in no phase.
-		{Name: browsing.Name, New: browsing.New},
+		{Name: browsing.Name, New: func(env stage.Env) (stage.Stage, error) {
+			s, err := browsing.New(env)
+			br, _ = s.(*browsing.Stage)
+			return s, err
+		}},
 		// keys: the provider keys' words (key.set, key.clear, key.list)
 		// over the daemon's key store (stage.Env.Keys); the answer and
 		// the audit name the provider, never the key. It runs in no
 		// phase.
 		{Name: keys.Name, New: keys.New},
+		// tabs: the words on a session's tabs — open, tab (list, new,
+		// close, select), get, eval, back, forward, reload, wait — and its
+		// desktop apps (new --backend desktop-app, close), which it
+		// answers; the core reaches the current tab for it, as for every
+		// verb on a tab. It tells each session the tabs an earlier daemon
+		// lost when it was killed. It names profiles with browsing's
+		// words. It runs in no phase.
+		{Name: tabs.Name, New: func(env stage.Env) (stage.Stage, error) { return tabs.New(env, br) }},
 	}
 }

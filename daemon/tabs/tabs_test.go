@@ -1,0 +1,360 @@
+package tabs
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/notice"
+	"github.com/vibespace/vibespace/daemon/stage"
+	"github.com/vibespace/vibespace/daemon/stage/stagetest"
+	"github.com/vibespace/vibespace/daemon/verb"
+	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/provider"
+	"github.com/vibespace/vibespace/target"
+)
+
+// page is a tab's backend that loads addresses and goes back; the rest of
+// kind.Target is nil (a verb that reached it uses nothing else here).
+type page struct {
+	kind.Target
+	went []string
+}
+
+func (p *page) Navigate(_ context.Context, url string) error {
+	p.went = append(p.went, url)
+	return nil
+}
+func (p *page) Back(context.Context) error    { p.went = append(p.went, "back"); return nil }
+func (p *page) Forward(context.Context) error { p.went = append(p.went, "forward"); return nil }
+func (p *page) Reload(context.Context) error  { p.went = append(p.went, "reload"); return nil }
+
+// host is a double of the core's hands: one context, its tabs and the
+// current one; what the tab words did to it is in its fields.
+type host struct {
+	sel     Selection
+	current map[string]target.ID // by session
+	tabs    []wire.TargetInfo    // the session's, in tab order
+	others  int
+	url     string // where a navigated tab is now
+	reached kind.Target
+	locked  int     // calls run under the target's lock
+	opened  []*page // tabs NewTab opened
+	closed  []target.ID
+}
+
+func (h *host) Rows() []provider.Row  { return nil }
+func (h *host) Browser() kind.Browser { return nil }
+
+func (h *host) Context(ctx context.Context, c *stage.Call) (kind.BrowserContext, Selection, error) {
+	return nil, h.sel, nil
+}
+
+func (h *host) Current(session string, key kind.BrowserKey) (target.ID, bool) {
+	id, ok := h.current[session]
+	return id, ok
+}
+
+func (h *host) SetCurrent(session string, key kind.BrowserKey, id target.ID) {
+	h.current[session] = id
+}
+
+func (h *host) ReachCurrent(ctx context.Context, c *stage.Call) error {
+	id, ok := h.current[c.Req.Session]
+	if !ok {
+		return target.Refuse(target.CodeNoTab, "no current tab")
+	}
+	return h.Reach(ctx, c, id, true)
+}
+
+func (h *host) Reach(ctx context.Context, c *stage.Call, id target.ID, known bool) error {
+	for _, t := range h.tabs {
+		if t.ID == id {
+			c.Target, h.reached = stagetest.Of(id), &page{}
+			return nil
+		}
+	}
+	if known {
+		return target.Refuse(target.CodeTabGone, "tab %s has closed", id)
+	}
+	return target.Refuse(target.CodeUnknownTarget, "there is no tab %s", id)
+}
+
+func (h *host) NewTab(ctx context.Context, c *stage.Call, bc kind.BrowserContext) error {
+	id := target.TabID(len(h.tabs) + 1)
+	h.tabs = append(h.tabs, wire.TargetInfo{ID: id})
+	p := &page{}
+	h.opened = append(h.opened, p)
+	c.Target, h.reached = stagetest.Of(id), p
+	h.current[c.Req.Session] = id
+	return nil
+}
+
+func (h *host) Reached(c *stage.Call) kind.Target { return h.reached }
+
+func (h *host) Locked(ctx context.Context, c *stage.Call, f func(ctx context.Context) (wire.Response, error)) (wire.Response, error) {
+	h.locked++
+	resp, err := f(ctx)
+	if err != nil {
+		return wire.Response{}, err
+	}
+	return resp, nil
+}
+
+func (h *host) Navigated(ctx context.Context, c *stage.Call) (string, string, error) {
+	return "A page", h.url, nil
+}
+
+func (h *host) Relist(ctx context.Context, c *stage.Call) (kind.Info, error) {
+	return kind.Info{Title: "Now", App: h.url}, nil
+}
+
+func (h *host) Seen(c *stage.Call) kind.Info { return kind.Info{Title: "Seen", App: h.url} }
+
+func (h *host) NodeText(ctx context.Context, c *stage.Call, ref string) (wire.Response, error) {
+	return wire.Response{Text: "text of " + ref}, nil
+}
+
+func (h *host) CloseTab(ctx context.Context, c *stage.Call) (*wire.TargetInfo, error) {
+	id := c.Target.ID()
+	h.closed = append(h.closed, id)
+	c.Target, h.reached = nil, nil
+	return &wire.TargetInfo{ID: id, Lease: "gone"}, nil
+}
+
+func (h *host) TabsIn(ctx context.Context, session string, key kind.BrowserKey) ([]wire.TargetInfo, int) {
+	return h.tabs, h.others
+}
+
+func (h *host) Display(name string) error                               { return nil }
+func (h *host) AppWindow(context.Context, string) (target.ID, bool)     { return "", false }
+func (h *host) Open(context.Context, *stage.Call, string) wire.Response { return wire.Response{} }
+func (h *host) Stop(context.Context, *stage.Call) error                 { return nil }
+func (h *host) ReachWindow(context.Context, *stage.Call) error          { return nil }
+func (h *host) CloseWindow(context.Context, *stage.Call) wire.Response  { return wire.Response{} }
+
+func (h *host) TakeApp(context.Context, *stage.Call, string) (target.ID, bool, error) {
+	return "", false, nil
+}
+
+// tabsWith is the stage bound to a double whose session "s" has tabs
+// (none current), telling what it owes into owed.
+func tabsWith(t *testing.T, tabs []wire.TargetInfo, owed *[]notice.Notice) (*Stage, *host) {
+	t.Helper()
+	s, err := New(stage.Env{Now: time.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Owe: func(n notice.Notice) { *owed = append(*owed, n) }}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &host{current: map[string]target.ID{}, tabs: tabs, url: "https://example.com/"}
+	s.(*Stage).Bind(h)
+	return s.(*Stage), h
+}
+
+func answer(t *testing.T, s *Stage, req wire.Request) (*stage.Call, wire.Response, error) {
+	t.Helper()
+	if req.Session == "" {
+		req.Session = "s"
+	}
+	c := &stage.Call{Req: req}
+	resp, err := s.Answer(t.Context(), c)
+	return c, resp, err
+}
+
+// Every verb the stage answers is in the verb table, and a chain of it
+// alone is made (stage.Make refuses a verb the table does not list).
+func TestVerbsAreTheTables(t *testing.T) {
+	if _, err := stage.Make([]stage.Registration{{Name: Name, New: func(env stage.Env) (stage.Stage, error) { return New(env, nil) }}}, stage.Env{}); err != nil {
+		t.Fatal(err)
+	}
+	var s Stage
+	for _, v := range s.Verbs() {
+		if _, ok := verb.Of(v); !ok || !strings.HasPrefix(v, verb.BrowserPrefix) {
+			t.Errorf("%s: in the table %v, want a browser word of it", v, ok)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	var owed []notice.Notice
+	s, _ := tabsWith(t, nil, &owed)
+	for _, tc := range []struct {
+		req  wire.Request
+		code target.Code // "" when it passes
+	}{
+		{wire.Request{Verb: "browser.get", Action: "text"}, ""},
+		{wire.Request{Verb: "browser.get", Action: "html"}, target.CodeBadRequest},
+		{wire.Request{Verb: "browser.eval", Expr: " "}, target.CodeBadRequest},
+		{wire.Request{Verb: "browser.eval", Expr: "1+1"}, ""},
+		{wire.Request{Verb: "browser.close"}, target.CodeBadRequest},
+		{wire.Request{Verb: "browser.close", Label: "shop"}, ""},
+		{wire.Request{Verb: "browser.open"}, ""}, // open checks its URL as it runs
+	} {
+		if got := target.CodeOf(s.Check(tc.req)); got != tc.code {
+			t.Errorf("%s %+v: %q, want %q", tc.req.Verb, tc.req, got, tc.code)
+		}
+	}
+}
+
+func TestOpenWithoutTabOpensOne(t *testing.T) {
+	var owed []notice.Notice
+	s, h := tabsWith(t, nil, &owed)
+	if _, _, err := answer(t, s, wire.Request{Verb: "browser.open", URL: " "}); target.CodeOf(err) != target.CodeBadRequest {
+		t.Fatalf("open with no URL: %v, want bad_request", err)
+	}
+	c, resp, err := answer(t, s, wire.Request{Verb: "browser.open", URL: "https://example.com/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.opened) != 1 || len(h.opened[0].went) != 1 || h.opened[0].went[0] != "https://example.com/" {
+		t.Fatalf("tabs opened %d, navigated %+v; want one tab that loaded the URL", len(h.opened), h.opened)
+	}
+	if c.Target.ID() != "tab:1" || h.current["s"] != "tab:1" || h.locked != 1 {
+		t.Errorf("reached %s, current %s, locked %d; want tab:1, tab:1, 1", c.Target.ID(), h.current["s"], h.locked)
+	}
+	want := `opened https://example.com/ ("A page") in a new tab tab:1; you hold its lease`
+	if resp.Did != want || resp.URL != "https://example.com/" {
+		t.Errorf("answer %q (%s), want %q", resp.Did, resp.URL, want)
+	}
+	// A second open navigates the current tab: no new one.
+	if _, resp, err = answer(t, s, wire.Request{Verb: "browser.open", URL: "https://example.com/"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.opened) != 1 || !strings.HasPrefix(resp.Did, "opened https://example.com/ (\"A page\") in tab tab:1") {
+		t.Errorf("second open: %d tabs opened, answer %q", len(h.opened), resp.Did)
+	}
+}
+
+func TestOpenAfterTheCurrentTabClosed(t *testing.T) {
+	var owed []notice.Notice
+	s, h := tabsWith(t, nil, &owed)
+	h.current["s"] = "tab:7" // closed meanwhile: the host knows no tab:7
+	if _, _, err := answer(t, s, wire.Request{Verb: "browser.open", URL: "https://example.com/"}); err != nil {
+		t.Fatalf("open: %v, want a new tab in the gone one's place", err)
+	}
+	if len(h.opened) != 1 || h.current["s"] != "tab:1" {
+		t.Errorf("tabs opened %d, current %s; want one, tab:1", len(h.opened), h.current["s"])
+	}
+}
+
+func TestTabList(t *testing.T) {
+	var owed []notice.Notice
+	s, h := tabsWith(t, []wire.TargetInfo{{ID: "tab:1", Title: "One", App: "https://a/"}, {ID: "tab:3", Title: "Three", App: "https://c/"}}, &owed)
+	h.current["s"], h.others = "tab:3", 2
+	h.sel.Key.Profile, h.sel.Prof.Label = "bp-1", "shop"
+	_, resp, err := answer(t, s, wire.Request{Verb: "browser.tab"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "  tab:1 \"One\" https://a/\n* tab:3 \"Three\" https://c/"; resp.Text != want {
+		t.Errorf("list:\n%s\nwant:\n%s", resp.Text, want)
+	}
+	if want := "2 tab(s) of yours in profile shop (bp-1); 2 other session(s)' tab(s) there are not shown"; resp.Did != want {
+		t.Errorf("did %q, want %q", resp.Did, want)
+	}
+	if len(resp.Targets) != 2 {
+		t.Errorf("targets %+v, want two", resp.Targets)
+	}
+}
+
+func TestTabRefusals(t *testing.T) {
+	var owed []notice.Notice
+	s, _ := tabsWith(t, []wire.TargetInfo{{ID: "tab:1"}}, &owed)
+	for _, tc := range []struct {
+		req  wire.Request
+		code target.Code
+	}{
+		{wire.Request{Verb: "browser.tab", Action: "move"}, target.CodeBadRequest},
+		{wire.Request{Verb: "browser.tab", Action: "select", Target: "win:1"}, target.CodeWrongKind},
+		{wire.Request{Verb: "browser.tab", Action: "select", Target: "tab:9"}, target.CodeUnknownTarget},
+		{wire.Request{Verb: "browser.tab", Action: "close"}, target.CodeNoTab},
+	} {
+		if _, _, err := answer(t, s, tc.req); target.CodeOf(err) != tc.code {
+			t.Errorf("%+v: %v, want %s", tc.req, err, tc.code)
+		}
+	}
+}
+
+func TestTabSelectAndClose(t *testing.T) {
+	var owed []notice.Notice
+	s, h := tabsWith(t, []wire.TargetInfo{{ID: "tab:1"}, {ID: "tab:2"}}, &owed)
+	_, resp, err := answer(t, s, wire.Request{Verb: "browser.tab", Action: "select", Target: "tab:2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.current["s"] != "tab:2" || resp.Did != `tab tab:2 ("Seen") is your current tab` {
+		t.Errorf("current %s, answer %q", h.current["s"], resp.Did)
+	}
+	// A bare close closes the current tab, and the audit row names it.
+	c, resp, err := answer(t, s, wire.Request{Verb: "browser.tab", Action: "close"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.closed) != 1 || h.closed[0] != "tab:2" || c.Req.Target != "tab:2" || c.Target != nil {
+		t.Errorf("closed %v, request's target %q, reached %v; want tab:2, tab:2, none", h.closed, c.Req.Target, c.Target)
+	}
+	if resp.Did != "closed tab tab:2" || resp.Target == nil || resp.Target.Lease != "gone" {
+		t.Errorf("answer %q, target %+v", resp.Did, resp.Target)
+	}
+}
+
+func TestGetAndNavigation(t *testing.T) {
+	var owed []notice.Notice
+	s, h := tabsWith(t, []wire.TargetInfo{{ID: "tab:1"}}, &owed)
+	p := &page{}
+	h.reached = p
+	reached := func(req wire.Request) (wire.Response, error) {
+		req.Session = "s"
+		return s.Answer(t.Context(), &stage.Call{Req: req, Target: stagetest.Of("tab:1")})
+	}
+	if resp, err := reached(wire.Request{Verb: "browser.get", Action: "url"}); err != nil || resp.URL != h.url || resp.Text != h.url {
+		t.Errorf("get url: %+v, %v", resp, err)
+	}
+	if resp, err := reached(wire.Request{Verb: "browser.get", Action: "title"}); err != nil || resp.Text != "Now" {
+		t.Errorf("get title: %+v, %v", resp, err)
+	}
+	if resp, err := reached(wire.Request{Verb: "browser.get", Action: "text", Ref: "@e3"}); err != nil || resp.Text != "text of @e3" {
+		t.Errorf("get text @e3: %+v, %v", resp, err)
+	}
+	if _, err := reached(wire.Request{Verb: "browser.get", Action: "text"}); target.CodeOf(err) != target.CodeNoText {
+		t.Errorf("get text of a page double that reads nothing: %v, want no_text", err)
+	}
+	resp, err := reached(wire.Request{Verb: "browser.back"})
+	if err != nil || resp.Did != `went back: https://example.com/ ("A page")` || len(p.went) != 1 || p.went[0] != "back" {
+		t.Errorf("back: %+v, %v, went %v", resp, err, p.went)
+	}
+	if _, err := reached(wire.Request{Verb: "browser.eval", Expr: "1"}); target.CodeOf(err) != target.CodeBadRequest {
+		t.Errorf("eval on a page double that evaluates nothing: %v, want bad_request", err)
+	}
+	if _, err := reached(wire.Request{Verb: "browser.wait", Text: "x"}); target.CodeOf(err) != target.CodeBadRequest {
+		t.Errorf("wait on a page double that cannot be waited on: %v, want bad_request", err)
+	}
+	if h.locked != 5 {
+		t.Errorf("%d verbs ran under the tab's lock, want 5 (the refusals before it take none)", h.locked)
+	}
+}
+
+// Lost tells each session once, naming every tab it could address in tab
+// order, with its address as kept.
+func TestLost(t *testing.T) {
+	var owed []notice.Notice
+	s, _ := tabsWith(t, nil, &owed)
+	s.Lost([]target.Target{
+		{ID: "tab:4", Origin: "a", Exposure: []string{"a", "b"}},
+		{ID: "tab:2", Origin: "a", App: "https://example.com/x"},
+		{ID: "tab:5"}, // nobody's: nobody is told
+	})
+	if len(owed) != 2 {
+		t.Fatalf("owed %+v, want one notice for a and one for b", owed)
+	}
+	if n := owed[0]; n.Session != "a" || n.Target != "tab:2" || n.Text != "tab:2 (https://example.com/x) and tab:4 were lost when the daemon restarted" {
+		t.Errorf("a is owed %+v", n)
+	}
+	if n := owed[1]; n.Session != "b" || n.Target != "tab:4" || n.Text != "tab:4 was lost when the daemon restarted" {
+		t.Errorf("b is owed %+v", n)
+	}
+}

@@ -1,0 +1,246 @@
+package tabs
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/stage"
+	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/target"
+)
+
+// open navigates the session's current tab to URL, or opens a tab when it
+// has none.
+func (s *Stage) open(ctx context.Context, c *stage.Call) (wire.Response, error) {
+	req := c.Req
+	if strings.TrimSpace(req.URL) == "" {
+		return wire.Response{}, target.Refuse(target.CodeBadRequest, "open needs a URL")
+	}
+	bc, sel, err := s.host.Context(ctx, c)
+	if err != nil {
+		return wire.Response{}, err
+	}
+	verb := "opened %s (%q) in tab %s"
+	if id, ok := s.host.Current(req.Session, sel.Key); ok {
+		err = s.host.Reach(ctx, c, id, true)
+		if target.CodeOf(err) == target.CodeTabGone {
+			err = nil // (a tab gone was not reached: a new one opens)
+		}
+		if err != nil {
+			return wire.Response{}, err
+		}
+	}
+	if s.host.Reached(c) == nil {
+		if err := s.host.NewTab(ctx, c, bc); err != nil {
+			return wire.Response{}, err
+		}
+		verb = "opened %s (%q) in a new tab %s; you hold its lease"
+	}
+	id := c.Target.ID()
+	nav, ok := s.host.Reached(c).(kind.Navigator)
+	if !ok {
+		return wire.Response{}, target.Refuse(target.CodeBadRequest, "%s loads no addresses", id)
+	}
+	return s.host.Locked(ctx, c, func(ctx context.Context) (wire.Response, error) {
+		if err := nav.Navigate(ctx, req.URL); err != nil {
+			return wire.Response{}, err
+		}
+		title, u, err := s.host.Navigated(ctx, c)
+		return wire.Response{URL: u, Did: fmt.Sprintf(verb, u, title, id)}, err
+	})
+}
+
+// tab lists, opens, closes or selects the session's tabs in the chosen
+// context. Only the session's own tabs are shown; others are counted.
+func (s *Stage) tab(ctx context.Context, c *stage.Call) (wire.Response, error) {
+	req := c.Req
+	action := req.Action
+	if action == "" {
+		action = "list"
+	}
+	switch action {
+	case "list", "new", "close", "select":
+	default:
+		return wire.Response{}, target.Refuse(target.CodeBadRequest, "tab %s: use list, new, close or select", target.Echo(action))
+	}
+	var id target.ID
+	if action == "select" || action == "close" && req.Target != "" {
+		var err error
+		if id, err = target.ParseID(req.Target); err != nil {
+			return wire.Response{}, err
+		}
+		if id.Kind() != target.KindTab {
+			return wire.Response{}, target.WrongKind(id, target.KindTab.Words().CLI)
+		}
+	}
+	bc, sel, err := s.host.Context(ctx, c)
+	if err != nil {
+		return wire.Response{}, err
+	}
+	switch action {
+	case "list":
+		return s.tabList(ctx, c, sel)
+	case "new":
+		if err := s.host.NewTab(ctx, c, bc); err != nil {
+			return wire.Response{}, err
+		}
+		id := c.Target.ID()
+		return s.host.Locked(ctx, c, func(ctx context.Context) (wire.Response, error) {
+			if req.URL != "" {
+				nav, ok := s.host.Reached(c).(kind.Navigator)
+				if !ok {
+					return wire.Response{}, target.Refuse(target.CodeBadRequest, "%s loads no addresses", id)
+				}
+				if err := nav.Navigate(ctx, req.URL); err != nil {
+					return wire.Response{}, err
+				}
+			}
+			_, u, err := s.host.Navigated(ctx, c)
+			return wire.Response{URL: u, Did: fmt.Sprintf("opened tab %s; it is your current tab", id)}, err
+		})
+	case "select":
+		if err := s.host.Reach(ctx, c, id, false); err != nil {
+			return wire.Response{}, err
+		}
+		s.host.SetCurrent(req.Session, sel.Key, id)
+		return s.host.Locked(ctx, c, func(ctx context.Context) (wire.Response, error) {
+			info := s.host.Seen(c)
+			return wire.Response{URL: info.App, Did: fmt.Sprintf("tab %s (%q) is your current tab", id, info.Title)}, nil
+		})
+	}
+	// close: the tab named, else the current one
+	var reach error
+	if req.Target == "" {
+		reach = s.host.ReachCurrent(ctx, c)
+		if c.Target != nil {
+			id = c.Target.ID()
+		}
+	} else {
+		reach = s.host.Reach(ctx, c, id, false)
+	}
+	if reach != nil {
+		return wire.Response{}, reach
+	}
+	c.Req.Target = string(id) // the audit row names the tab closed, as for a bare close
+	gone, err := s.host.CloseTab(ctx, c)
+	if err != nil {
+		return wire.Response{}, err
+	}
+	return wire.Response{Target: gone, Did: fmt.Sprintf("closed tab %s", id)}, nil
+}
+
+// tabList answers the session's own tabs in the context, and how many other
+// tabs there are, never what they are.
+func (s *Stage) tabList(ctx context.Context, c *stage.Call, sel Selection) (wire.Response, error) {
+	req := c.Req
+	cur, _ := s.host.Current(req.Session, sel.Key)
+	mine, others := s.host.TabsIn(ctx, req.Session, sel.Key)
+	resp := wire.Response{Targets: []wire.TargetInfo{}}
+	var lines []string
+	for _, ti := range mine {
+		resp.Targets = append(resp.Targets, ti)
+		mark := " "
+		if ti.ID == cur {
+			mark = "*"
+		}
+		lines = append(lines, fmt.Sprintf("%s %s %q %s", mark, ti.ID, ti.Title, ti.App))
+	}
+	resp.Text = strings.Join(lines, "\n")
+	resp.Did = fmt.Sprintf("%d tab(s) of yours in %s", len(resp.Targets), where(sel))
+	if others > 0 {
+		resp.Did += fmt.Sprintf("; %d other session(s)' tab(s) there are not shown", others)
+	}
+	return resp, nil
+}
+
+// checkGet: get answers the page's text, URL or title.
+func checkGet(req wire.Request) error {
+	switch req.Action {
+	case "text", "url", "title":
+		return nil
+	}
+	return target.Refuse(target.CodeBadRequest, "get %s: use text, url or title", target.Echo(req.Action))
+}
+
+// get answers the page's text (or, with a ref, that node's), URL or
+// title.
+func (s *Stage) get(ctx context.Context, c *stage.Call) (wire.Response, error) {
+	return s.host.Locked(ctx, c, func(ctx context.Context) (wire.Response, error) {
+		switch c.Req.Action {
+		case "url", "title":
+			// As the page has them now (a page may retitle itself).
+			info, err := s.host.Relist(ctx, c)
+			if err != nil {
+				return wire.Response{}, err
+			}
+			if c.Req.Action == "url" {
+				return wire.Response{URL: info.App, Text: info.App}, nil
+			}
+			return wire.Response{Text: info.Title}, nil
+		}
+		if c.Req.Ref != "" {
+			return s.host.NodeText(ctx, c, c.Req.Ref) // get text @ref: that node's
+		}
+		pr, ok := s.host.Reached(c).(kind.PageReader)
+		if !ok {
+			return wire.Response{}, target.Refuse(target.CodeNoText, "%s has no page text to read", c.Target.ID())
+		}
+		text, err := pr.Text(ctx)
+		return wire.Response{Text: text}, err
+	})
+}
+
+func checkEval(req wire.Request) error {
+	if strings.TrimSpace(req.Expr) == "" {
+		return target.Refuse(target.CodeBadRequest, "eval needs an expression")
+	}
+	return nil
+}
+
+// eval evaluates an expression in the page and answers its value as
+// JSON; a thrown error is script_error.
+func (s *Stage) eval(ctx context.Context, c *stage.Call) (wire.Response, error) {
+	ev, ok := s.host.Reached(c).(kind.Evaluator)
+	if !ok {
+		return wire.Response{}, target.Refuse(target.CodeBadRequest, "%s evaluates no script", c.Target.ID())
+	}
+	return s.host.Locked(ctx, c, func(ctx context.Context) (wire.Response, error) {
+		v, err := ev.Eval(ctx, c.Req.Expr)
+		if err != nil {
+			return wire.Response{}, err
+		}
+		return wire.Response{Value: v}, nil
+	})
+}
+
+// navVerb runs a navigation (back, forward, reload) and answers where the
+// tab is now.
+func (s *Stage) navVerb(ctx context.Context, c *stage.Call, did string, nav func(kind.Navigator, context.Context) error) (wire.Response, error) {
+	n, ok := s.host.Reached(c).(kind.Navigator)
+	if !ok {
+		return wire.Response{}, target.Refuse(target.CodeBadRequest, "%s has no history", c.Target.ID())
+	}
+	return s.host.Locked(ctx, c, func(ctx context.Context) (wire.Response, error) {
+		if err := nav(n, ctx); err != nil {
+			return wire.Response{}, err
+		}
+		title, u, err := s.host.Navigated(ctx, c)
+		return wire.Response{URL: u, Did: fmt.Sprintf("%s: %s (%q)", did, u, title)}, err
+	})
+}
+
+// wait waits for a selector, a text or a URL, within the verb's time.
+func (s *Stage) wait(ctx context.Context, c *stage.Call) (wire.Response, error) {
+	w, ok := s.host.Reached(c).(kind.Waiter)
+	if !ok {
+		return wire.Response{}, target.Refuse(target.CodeBadRequest, "%s cannot be waited on", c.Target.ID())
+	}
+	return s.host.Locked(ctx, c, func(ctx context.Context) (wire.Response, error) {
+		if err := w.Wait(ctx, kind.Wait{Selector: c.Req.Selector, Text: c.Req.Text, URL: c.Req.URL}); err != nil {
+			return wire.Response{}, err
+		}
+		return wire.Response{Did: "the page shows what was awaited"}, nil
+	})
+}
