@@ -183,8 +183,9 @@ var coreImporters = []string{"cmd/vibespace-daemon", "daemon/live", "daemon/daem
 // coreForbidden never import the core, not even in a test's place: the
 // core asks them through interfaces it declares (the user's desktop's
 // gate, Config.Desktop; the profile words, Browsing), or they serve one
-// they declare (the socket's Handler, which the core is).
-var coreForbidden = []string{"daemon/yourdesktop", "daemon/socket", "daemon/browsing"}
+// they declare (the socket's Handler, which the core is), or every client
+// links them (the verbs' arguments, daemon/args).
+var coreForbidden = []string{"daemon/yourdesktop", "daemon/socket", "daemon/browsing", "daemon/args"}
 
 // onlyImports: of the packages of ours, these import only those listed
 // (module-relative). The profile words see the daemon through the seam,
@@ -194,6 +195,9 @@ var coreForbidden = []string{"daemon/yourdesktop", "daemon/socket", "daemon/brow
 var onlyImports = map[string][]string{
 	"daemon/browsing": {"daemon/kind", "daemon/stage", "daemon/verb", "daemon/wire", "daemon/current",
 		"profile", "provider", "target", "lease"},
+	// The verbs' arguments are linked by every client: the wire, the verb
+	// table and the shared model, nothing more.
+	"daemon/args": {"daemon/wire", "daemon/verb", "target"},
 }
 
 func TestDependencyRules(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/current"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/notice"
@@ -477,13 +478,7 @@ func (d *Daemon) closeSessionTabs(ctx context.Context, session string, key kind.
 
 // browserGet answers the page's text (or, with a ref, that node's), URL
 // or title.
-func checkGet(d *Daemon, req Request) error {
-	switch req.Action {
-	case "text", "url", "title":
-		return nil
-	}
-	return target.Refuse(target.CodeBadRequest, "get %s: use text, url or title", target.Echo(req.Action))
-}
+func checkGet(d *Daemon, req Request) error { return args.GetOf(req).Validate() }
 
 func (d *Daemon) browserGet(ctx context.Context, c *call) Response {
 	return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
@@ -511,12 +506,7 @@ func (d *Daemon) browserGet(ctx context.Context, c *call) Response {
 	})
 }
 
-func checkEval(d *Daemon, req Request) error {
-	if strings.TrimSpace(req.Expr) == "" {
-		return target.Refuse(target.CodeBadRequest, "eval needs an expression")
-	}
-	return nil
-}
+func checkEval(d *Daemon, req Request) error { return args.EvalOf(req).Validate() }
 
 // browserEval evaluates an expression in the page and answers its value as
 // JSON; a thrown error is script_error.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/profile"
 	"github.com/vibespace/vibespace/provider"
@@ -277,12 +278,7 @@ func (d *Daemon) noCDP(session string, sel selection) error {
 	return r
 }
 
-func checkClose(d *Daemon, req Request) error {
-	if strings.TrimSpace(req.Label) == "" {
-		return target.Refuse(target.CodeBadRequest, "close needs a desktop app's profile: close <label|id> (a tab closes with tab close)")
-	}
-	return nil
-}
+func checkClose(d *Daemon, req Request) error { return args.CloseOf(req).Validate() }
 
 // browserClose is close <label>: it stops a desktop app's Chromium, as
 // vibespace-window close on its window does (the caller must be able to
