@@ -87,10 +87,11 @@ func (a Operator) Validate() error { return nil }
 func (a Operator) Into(req *wire.Request) { req.User, req.Force = a.User, a.Force }
 
 // Watch is watch's: xpra's own client instead of the live view, and how
-// a remote person reaches this machine (user@host).
+// a remote person reaches this machine (user@host, the command line's
+// --ssh).
 type Watch struct {
-	Xpra bool   `json:"xpra,omitempty"`
-	Host string `json:"host,omitempty"`
+	Xpra bool   `json:"xpra,omitempty" jsonschema:"for a window on an xpra display: the commands a person runs to attach xpra's own client"`
+	Host string `json:"ssh,omitempty" jsonschema:"with xpra: how a remote person reaches this machine (user@host)"`
 }
 
 // WatchOf reads watch's arguments from req.
@@ -212,10 +213,11 @@ func (a Close) Validate() error {
 
 func (a Close) Into(req *wire.Request) { req.Label = a.Label }
 
-// Use is use's: the profile attached (label or id), under an alias.
+// Use is use's: the profile attached (label or id; "profile" as a tool
+// names it), under an alias.
 type Use struct {
-	Label string `json:"label"`
-	Alias string `json:"alias,omitempty"`
+	Label string `json:"profile" jsonschema:"the profile's label or id (browser_profiles)"`
+	Alias string `json:"alias,omitempty" jsonschema:"the handle your session names it by"`
 }
 
 // UseOf reads use's arguments from req.

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/cmd/internal/sshroad"
-	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
 )
@@ -214,16 +213,6 @@ type startFailure struct {
 func (f *startFailure) Error() string { return f.msg }
 
 // response is f as the answer Call gives itself.
-// Refused is the answer a daemon gives to a request it refuses with err,
-// made here: a refusal's code, words and facts.
-func Refused(err error) wire.Response {
-	r, ok := target.AsRefusal(err)
-	if !ok {
-		r = target.Refuse(target.CodeInternal, "%v", err)
-	}
-	return wire.Response{V: wire.ProtocolVersion, Code: r.Code, Message: r.Message, Facts: r.Facts}
-}
-
 func (f *startFailure) response() wire.Response {
 	return wire.Response{V: wire.ProtocolVersion, Code: target.CodeNoDaemon, Message: f.msg, Facts: f.facts}
 }
@@ -289,15 +278,10 @@ func otherHolds(stateDir string, pid int) bool {
 // or to read its answer is an exit-2 error; a refusal is a normal answer.
 // A busy answer is retried briefly (callRetrying); a connection that ended
 // after the request was sent is the answer outcome_unknown or daemon_gone
-// (unanswered), which exits 2. A request whose arguments its verb's type
-// refuses (args.Check) is answered that refusal here, as the daemon would
-// answer it, with no daemon dialled or started.
+// (unanswered), which exits 2.
 func Call(ctx context.Context, o Options, req wire.Request, timeout time.Duration) (wire.Response, error) {
 	if req.Session == "" {
 		req.Session = Session(o.Getenv)
-	}
-	if err := args.Check(req); err != nil {
-		return Refused(err), nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
