@@ -144,3 +144,12 @@ func (Empty) Into(*wire.Request) {}
 func badRequest(format string, a ...any) *target.Refusal {
 	return target.Refuse(target.CodeBadRequest, format, a...)
 }
+
+// Request is verb's request on the target named ("" none) carrying a; the
+// rest of its envelope (the session, --for, the profile a browser verb
+// acts in) is the caller's to set.
+func Request(verb, target string, a Args) wire.Request {
+	req := wire.Request{Verb: verb, Target: target}
+	a.Into(&req)
+	return req
+}

@@ -240,14 +240,6 @@ func point(s string) (*wire.Point, error) {
 	return daemoncall.ParsePointArg("at", s)
 }
 
-// request is verb's request on the window h ("" the current tab) with a
-// as its arguments.
-func request(verb, h string, a args.Args) wire.Request {
-	req := wire.Request{Verb: verb, Target: h}
-	a.Into(&req)
-	return req
-}
-
 // clickRequest is click's request on the window h ("" the current tab).
 func clickRequest(verb, h string, in args.Click) (plan, error) {
 	at, err := point(in.At)
@@ -257,7 +249,7 @@ func clickRequest(verb, h string, in args.Click) (plan, error) {
 	if (in.Ref == "") == (at == nil) {
 		return plan{}, fmt.Errorf("click needs exactly one of ref or at: {\"ref\": \"@e3\"}, or {\"at\": \"120,40\"}")
 	}
-	return plan{req: request(verb, h, in)}, nil
+	return plan{req: args.Request(verb, h, in)}, nil
 }
 
 func scrollRequest(verb, h string, in args.Scroll) (plan, error) {
@@ -267,29 +259,29 @@ func scrollRequest(verb, h string, in args.Scroll) (plan, error) {
 	if in.By == 0 {
 		in.By = daemoncall.ScrollBy
 	}
-	return plan{req: request(verb, h, in)}, nil
+	return plan{req: args.Request(verb, h, in)}, nil
 }
 
 // snapshotRequest is snapshot's request on the window h ("" the current
 // tab); After ("" none) reads on past a tab's snapshot its budget cut.
 func snapshotRequest(verb, h string, in args.Snapshot) (plan, error) {
-	return plan{req: request(verb, h, in), body: daemoncall.PrintText}, nil
+	return plan{req: args.Request(verb, h, in), body: daemoncall.PrintText}, nil
 }
 
 func findRequest(verb, h string, in args.Find) (plan, error) {
-	return plan{req: request(verb, h, in), body: daemoncall.PrintText}, nil
+	return plan{req: args.Request(verb, h, in), body: daemoncall.PrintText}, nil
 }
 
 func typeRequest(verb, h string, in args.Type) (plan, error) {
-	return plan{req: request(verb, h, in)}, nil
+	return plan{req: args.Request(verb, h, in)}, nil
 }
 
 func keyRequest(verb, h string, in args.Key) (plan, error) {
-	return plan{req: request(verb, h, in)}, nil
+	return plan{req: args.Request(verb, h, in)}, nil
 }
 
 func selectRequest(verb, h string, in args.Select) (plan, error) {
-	return plan{req: request(verb, h, in)}, nil
+	return plan{req: args.Request(verb, h, in)}, nil
 }
 
 func screenshotPlan(verb, h string) plan {
@@ -326,7 +318,7 @@ var tools = []toolDef{
 			return plan{}, err
 		}
 		in.App, in.Args = argv[0], argv[1:]
-		return plan{req: request("open", "", in), timeout: daemoncall.OpenTimeout}, nil
+		return plan{req: args.Request("open", "", in), timeout: daemoncall.OpenTimeout}, nil
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_snapshot", Description: "The window's accessibility tree, one node a line: role, \"name\", @ref, states, actions.",
 		Annotations: reads("Snapshot a window", false)}, func(in snapshotWindowArgs) (plan, error) {
@@ -339,7 +331,7 @@ var tools = []toolDef{
 	verb(groupWindow, &mcp.Tool{Name: "window_get_text", Description: "One node's text: its value, else the text it shows.",
 		Annotations: reads("Read a node's text", false)}, func(in getTextArgs) (plan, error) {
 		in.What = "text" // a window's get reads a node's text alone
-		return plan{req: request("get", in.Handle, in.GetNode), body: daemoncall.PrintText}, nil
+		return plan{req: args.Request("get", in.Handle, in.GetNode), body: daemoncall.PrintText}, nil
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_click", Description: "Click a node through its Action (ref; no_action if it has none), or a pixel of the window's screenshot (at).",
 		Annotations: acts("Click in a window", true, false, false)}, func(in clickWindowArgs) (plan, error) {
@@ -377,7 +369,7 @@ var tools = []toolDef{
 	// Tabs (vibespace-browser's words): the session's current tab.
 	verb(groupBrowser, &mcp.Tool{Name: "browser_open", Description: "Load a URL in your current tab (a new tab when you have none) and wait for the load.",
 		Annotations: acts("Open a URL", true, false, true)}, func(in openURLArgs) (plan, error) {
-		return plan{req: request("browser.open", "", in.OpenURL), body: daemoncall.PrintURL}, nil
+		return plan{req: args.Request("browser.open", "", in.OpenURL), body: daemoncall.PrintURL}, nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_snapshot", Description: "The page's accessibility tree, one node a line: role, \"name\", @ref, states. One cut at its budget names the ref to read on from (after).",
 		Annotations: reads("Snapshot the page", true)}, func(in snapshotPageArgs) (plan, error) {
@@ -394,7 +386,7 @@ var tools = []toolDef{
 		default:
 			return plan{}, fmt.Errorf("browser_get needs what: text (with a ref or not), url or title")
 		}
-		return plan{req: request("browser.get", "", in.Get), body: daemoncall.GetBody(in.What)}, nil
+		return plan{req: args.Request("browser.get", "", in.Get), body: daemoncall.GetBody(in.What)}, nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_click", Description: "Click a node (ref) once it is visible, enabled and not covered, or a pixel of the tab's screenshot (at).",
 		Annotations: acts("Click in the page", true, false, true)}, func(in clickPageArgs) (plan, error) {
@@ -402,7 +394,7 @@ var tools = []toolDef{
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_fill", Description: "Replace a field's value with text; the answer reads it back.",
 		Annotations: acts("Fill a field", true, true, true)}, func(in fillArgs) (plan, error) {
-		return plan{req: request("browser.fill", "", in.Fill)}, nil
+		return plan{req: args.Request("browser.fill", "", in.Fill)}, nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_type", Description: "Type text as keys into a node (ref, focused first) or the focused node.",
 		Annotations: acts("Type in the page", true, false, true)}, func(in typePageArgs) (plan, error) {
@@ -453,7 +445,7 @@ var tools = []toolDef{
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_use", Description: "Attach your session to a profile (by label or id), optionally under an alias; with several attached, name one as profile.",
 		Annotations: acts("Use a profile", false, true, false)}, func(in useArgs) (plan, error) {
-		return plan{req: request("browser.use", "", in)}, nil
+		return plan{req: args.Request("browser.use", "", in)}, nil
 	}),
 }
 
@@ -506,7 +498,7 @@ func watch(ctx context.Context, x *server, in watchArgs) *mcp.CallToolResult {
 	if in.Host != "" && !in.Xpra {
 		return toolError(target.CodeBadRequest, "ssh goes with xpra: {\"xpra\": true, \"ssh\": \"ada@build-box\"}")
 	}
-	p := plan{req: request("watch", in.Target, in.Watch), body: daemoncall.PrintWatch}
+	p := plan{req: args.Request("watch", in.Target, in.Watch), body: daemoncall.PrintWatch}
 	if !x.cfg.Groups.has(groupWindow) { // browser tools alone: vibespace-browser watch's words
 		p.req.Target = daemoncall.TabHandle(in.Target) // "3" is tab:3
 		if p.req.Target == "" {                        // the current tab
