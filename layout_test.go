@@ -190,8 +190,9 @@ var coreImporters = []string{"cmd/vibespace-daemon", "daemon/live", "daemon/daem
 // gate, Config.Desktop; the profile words, Browsing; the tab words, Tabs),
 // or they serve one they declare (the socket's Handler, which the core is;
 // the display registry's Host, which the core lends it), or they see the
-// daemon through stage.Env alone (the key words, over Env.Keys).
-var coreForbidden = []string{"daemon/yourdesktop", "daemon/socket", "daemon/browsing", "daemon/displays", "daemon/keys", "daemon/tabs"}
+// daemon through stage.Env alone (the key words, over Env.Keys), or every
+// client links them (the verbs' arguments, daemon/args).
+var coreForbidden = []string{"daemon/yourdesktop", "daemon/socket", "daemon/browsing", "daemon/displays", "daemon/keys", "daemon/tabs", "daemon/args"}
 
 // onlyImports: of the packages of ours, these import only those listed
 // (module-relative). The profile words see the daemon through the seam,
@@ -205,8 +206,11 @@ var onlyImports = map[string][]string{
 	// The verifier looks at a target through what the core lends it
 	// (stage.Sight) and judges with daemon/effect: no backend, no core.
 	"daemon/verifying": {"daemon/effect", "daemon/kind", "daemon/stage", "daemon/wire", "target"},
-	"daemon/tabs": {"daemon/kind", "daemon/stage", "daemon/wire", "daemon/notice",
+	"daemon/tabs": {"daemon/args", "daemon/kind", "daemon/stage", "daemon/wire", "daemon/notice",
 		"profile", "provider", "target"},
+	// The verbs' arguments are linked by every client: the wire, the verb
+	// table and the shared model, nothing more.
+	"daemon/args": {"daemon/wire", "daemon/verb", "target"},
 }
 
 func TestDependencyRules(t *testing.T) {

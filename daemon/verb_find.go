@@ -3,20 +3,12 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/vibespace/vibespace/target"
 )
 
 // findCap bounds find's answer: the matches past it are counted, not shown.
 const findCap = 25
-
-func checkFind(d *Daemon, req Request) error {
-	if strings.TrimSpace(req.Text) == "" {
-		return target.Refuse(target.CodeBadRequest, "find needs the text to look for: find \"Save\"")
-	}
-	return nil
-}
 
 // findText answers the refs of the target's nodes whose name or text value
 // contains Request.Text, case-insensitively, each with its nearest named
@@ -46,13 +38,6 @@ func (d *Daemon) findText(ctx context.Context, c *call) Response {
 		resp.Text = f.Text()
 	}
 	return d.finish(c, resp, nil)
-}
-
-func checkGetNode(d *Daemon, req Request) error {
-	if req.Action != "text" || req.Ref == "" {
-		return target.Refuse(target.CodeBadRequest, "get %s: a window's get is get <handle> text @ref (its node's text)", target.Echo(req.Action))
-	}
-	return nil
 }
 
 // getNode answers a window's node's text (get <handle> text @ref): the

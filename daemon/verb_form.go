@@ -6,36 +6,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/target"
 )
-
-// The bounds of one select's options.
-const (
-	maxSelectValues = 100
-	maxSelectValue  = 1000 // characters of one option's label
-)
-
-func checkSelect(d *Daemon, req Request) error {
-	if req.Ref == "" {
-		return target.Refuse(target.CodeBadRequest, `select needs @ref and the options: select @e12 "Green" (an option's own ref alone chooses it)`)
-	}
-	if len(req.Values) > maxSelectValues {
-		return target.Refuse(target.CodeBadRequest, "select takes at most %d options at once, not %d", maxSelectValues, len(req.Values))
-	}
-	for _, v := range req.Values {
-		if !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
-			return target.Refuse(target.CodeBadRequest, "an option is not valid UTF-8 text")
-		}
-		if n := utf8.RuneCountInString(v); n > maxSelectValue {
-			return target.Refuse(target.CodeBadRequest, "an option is %d characters; at most %d", n, maxSelectValue)
-		}
-	}
-	return nil
-}
 
 // selectOptions sets a choice control (@ref: a combo box, a list box, a
 // page's <select>, or one of their options) to the options named — by

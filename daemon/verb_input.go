@@ -3,9 +3,9 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/stage"
@@ -16,66 +16,29 @@ import (
 // the lease, so a takeover cuts a long type within one chunk.
 const typeChunk = 8
 
-func checkClick(d *Daemon, req Request) error {
-	if (req.Ref == "") == (req.At == nil) {
-		return target.Refuse(target.CodeBadRequest, "click needs exactly one of @ref or --at x,y")
-	}
-	return nil
-}
-
+// checkType is type's check: its arguments' own rules (package
+// daemon/args), then the daemon's bound of text typed at once.
 func checkType(d *Daemon, req Request) error {
-	return checkText(req.Text, d.cfg.MaxText, "typed at once")
+	if err := args.Check(req); err != nil {
+		return err
+	}
+	return args.TextWithin(req.Text, d.cfg.MaxText, "typed at once")
 }
 
 // checkTypeKeys is checkType where every type is keys (a tab's).
 func checkTypeKeys(d *Daemon, req Request) error {
-	return checkText(req.Text, d.cfg.MaxKeysText, "typed as keys")
+	if err := args.Check(req); err != nil {
+		return err
+	}
+	return args.TextWithin(req.Text, d.cfg.MaxKeysText, "typed as keys")
 }
 
+// checkFill is fill's check, as checkType's.
 func checkFill(d *Daemon, req Request) error {
-	if req.Ref == "" {
-		return target.Refuse(target.CodeBadRequest, "fill needs @ref and a text")
+	if err := args.Check(req); err != nil {
+		return err
 	}
-	return checkText(req.Text, d.cfg.MaxText, "filled at once")
-}
-
-func checkKey(d *Daemon, req Request) error {
-	_, err := target.ParseChord(req.Chord)
-	return err
-}
-
-func checkScroll(d *Daemon, req Request) error {
-	switch req.Dir {
-	case "", "up", "down", "left", "right":
-	default:
-		return target.Refuse(target.CodeBadRequest, "scroll direction %s: use up, down, left or right", target.Echo(req.Dir))
-	}
-	if req.By < 0 || req.By > 100 {
-		return target.Refuse(target.CodeBadRequest, "--by %d: use 1 to 100 steps", req.By)
-	}
-	return nil
-}
-
-func checkText(text string, limit int, how string) error {
-	if !utf8.ValidString(text) {
-		return target.Refuse(target.CodeBadRequest, "the text is not valid UTF-8")
-	}
-	if i := strings.IndexByte(text, 0); i >= 0 {
-		// No road delivers U+0000: keys have none, a page drops it, and an
-		// application's EditableText ends the text there. Refused, never
-		// a count of characters that did not arrive.
-		return target.Refuse(target.CodeBadRequest, "the text holds a NUL character (U+0000) at character %d, which no application receives as typed text: remove it", utf8.RuneCountInString(text[:i])+1).
-			With("at", utf8.RuneCountInString(text[:i])+1)
-	}
-	if n := utf8.RuneCountInString(text); n > limit {
-		return tooLong(n, limit, how)
-	}
-	return nil
-}
-
-func tooLong(n, limit int, how string) error {
-	return target.Refuse(target.CodeTextTooLong, "the text is %d characters; at most %d can be %s (split it)", n, limit, how).
-		With("limit", limit).With("length", n)
+	return args.TextWithin(req.Text, d.cfg.MaxText, "filled at once")
 }
 
 // click acts on a node (@ref) or on a pixel of the target's screenshot
@@ -501,7 +464,7 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 	}
 	traits := traitsOf(read)
 	if c.Road == target.RoadKeys && n > d.cfg.MaxKeysText {
-		return d.fail(c, tooLong(n, d.cfg.MaxKeysText, "typed as keys"))
+		return d.fail(c, args.TooLong(n, d.cfg.MaxKeysText, "typed as keys"))
 	}
 	// where names the node typed into, known before the typing (a field
 	// may be named by what it holds).

@@ -117,27 +117,11 @@ func (d *Daemon) checkMode(ctx context.Context, c *call) error {
 	return nil
 }
 
-// checkOpenMode refuses open --mode with a word that is not a mode, before
-// anything is started.
-func checkOpenMode(d *Daemon, req Request) error {
-	if req.Mode == "" {
-		return nil
-	}
-	return checkModeWord(d, req)
-}
-
-// checkModeWord refuses the mode verb without a mode word, or with one
-// that is not a mode.
-func checkModeWord(d *Daemon, req Request) error {
-	_, err := target.ParseMode(req.Mode)
-	return err
-}
-
 // setMode is the mode verb: the holder of a window's lease sets its mode;
 // auto is resolved at once.
 func (d *Daemon) setMode(ctx context.Context, c *call) Response {
 	e := c.e
-	m := target.Mode(c.Req.Mode) // checkModeWord read it
+	m := target.Mode(c.Req.Mode) // its arguments' check read it (args.Mode)
 	c.Fact.Mode = m
 	var now target.Mode
 	var why string

@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"slices"
 
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/target"
 )
@@ -157,22 +158,9 @@ func afterPage(req Request, snap *target.Snapshot, ref string) Response {
 	return shown(req, snap, "", resp)
 }
 
-// checkObserve checks the observing fields of a snapshot request.
-func checkObserve(req Request) error {
-	if req.Depth < 0 {
-		return target.Refuse(target.CodeBadRequest, "--depth takes a number of levels below the root, 1 or more (0: all)").With("depth", req.Depth)
-	}
-	if req.Diff && req.Depth > 0 {
-		return target.Refuse(target.CodeBadRequest, "--diff answers what changed, not levels: drop --depth (snapshot @ref --diff narrows a diff to one part)")
-	}
-	if req.After != "" && req.Ref != "" {
-		return target.Refuse(target.CodeBadRequest, "--after reads on past a snapshot its budget cut, and snapshot @ref reads one part whole: give one of them").With("ref", target.Clip(req.Ref)).With("after", target.Clip(req.After))
-	}
-	if req.After != "" && req.Diff {
-		return target.Refuse(target.CodeBadRequest, "--diff answers what changed since your last whole snapshot, and a page read --after is only the part after a node: drop one of them (snapshot --diff diffs the page from its start)")
-	}
-	return nil
-}
+// checkObserve checks the observing fields of a snapshot request: its
+// arguments' own rules (args.Snapshot), after the road is decided.
+func checkObserve(req Request) error { return args.SnapshotOf(req).Validate() }
 
 // readTree reads c's target's tree, with refs minted for it, and notes
 // what it told of the target: whole, or with after (a key afterKey

@@ -71,7 +71,7 @@ func (d *Daemon) openAs(ctx context.Context, c *call, profile string) Response {
 		Display: disp.Name(), Exposure: []string{req.Session}, Mode: target.ModeAuto, Profile: profile,
 	}
 	if req.Mode != "" {
-		rec.Mode = target.Mode(req.Mode) // checkOpenMode read it
+		rec.Mode = target.Mode(req.Mode) // its arguments' check read it (args.Open)
 	}
 	if rec.Mode == target.ModeAuto {
 		rec.Resolved, rec.ModeWhy = judge(ctx, kt)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/daemon/stage"
@@ -27,6 +28,11 @@ type verbDef struct {
 	run   func(d *Daemon, ctx context.Context, c *call) Response
 	check func(d *Daemon, req Request) error
 }
+
+// checkArgs checks a request's arguments by its verb's type (package
+// daemon/args): the rules that need nothing of the daemon, which a client
+// checks too before it dials.
+func checkArgs(_ *Daemon, req Request) error { return args.Check(req) }
 
 // call is one verb being answered: what the stages see of it (the request,
 // its facts, the target reached, what it learned), and the entry, lease
@@ -69,7 +75,7 @@ var runs = map[string]verbDef{
 	"status":     {run: (*Daemon).status},
 	"doctor":     {run: (*Daemon).doctor},
 	"list":       {run: (*Daemon).list},
-	"open":       {run: (*Daemon).open, check: checkOpenMode},
+	"open":       {run: (*Daemon).open, check: checkArgs},
 	"close":      {run: (*Daemon).closeTarget},
 	"attach":     {run: (*Daemon).attach},
 	"detach":     {run: (*Daemon).detach},
@@ -79,15 +85,15 @@ var runs = map[string]verbDef{
 	"watch":      {run: (*Daemon).watch},
 	"snapshot":   {run: (*Daemon).snapshot},
 	"screenshot": {run: (*Daemon).screenshot},
-	"click":      {run: (*Daemon).click, check: checkClick},
+	"click":      {run: (*Daemon).click, check: checkArgs},
 	"type":       {run: (*Daemon).typeText, check: checkType},
-	"key":        {run: (*Daemon).key, check: checkKey},
-	"scroll":     {run: (*Daemon).scroll, check: checkScroll},
-	"select":     {run: (*Daemon).selectOptions, check: checkSelect},
-	"mode":       {run: (*Daemon).setMode, check: checkModeWord},
+	"key":        {run: (*Daemon).key, check: checkArgs},
+	"scroll":     {run: (*Daemon).scroll, check: checkArgs},
+	"select":     {run: (*Daemon).selectOptions, check: checkArgs},
+	"mode":       {run: (*Daemon).setMode, check: checkArgs},
 	"desktop":    {run: (*Daemon).desktop, check: checkDesktop},
-	"find":       {run: (*Daemon).findText, check: checkFind},
-	"get":        {run: (*Daemon).getNode, check: checkGetNode},
+	"find":       {run: (*Daemon).findText, check: checkArgs},
+	"get":        {run: (*Daemon).getNode, check: checkArgs},
 	// (the key words are the stage daemon/keys'; their provider is checked here)
 	"key.set":   {check: checkKeyNamed},
 	"key.clear": {check: checkKeyNamed},
@@ -96,12 +102,12 @@ var runs = map[string]verbDef{
 	// vibespace-browser: the same verbs on the current tab…
 	"browser.snapshot":   {run: (*Daemon).snapshot},
 	"browser.screenshot": {run: (*Daemon).screenshot},
-	"browser.click":      {run: (*Daemon).click, check: checkClick},
+	"browser.click":      {run: (*Daemon).click, check: checkArgs},
 	"browser.type":       {run: (*Daemon).typeText, check: checkTypeKeys},
-	"browser.key":        {run: (*Daemon).key, check: checkKey},
-	"browser.scroll":     {run: (*Daemon).scroll, check: checkScroll},
-	"browser.find":       {run: (*Daemon).findText, check: checkFind},
-	"browser.select":     {run: (*Daemon).selectOptions, check: checkSelect},
+	"browser.key":        {run: (*Daemon).key, check: checkArgs},
+	"browser.scroll":     {run: (*Daemon).scroll, check: checkArgs},
+	"browser.find":       {run: (*Daemon).findText, check: checkArgs},
+	"browser.select":     {run: (*Daemon).selectOptions, check: checkArgs},
 	// …and the browser's own words.
 	"browser.fill": {run: (*Daemon).fill, check: checkFill},
 	// (the words on a session's tabs and desktop apps — open, tab, get,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/daemon/wire"
@@ -218,12 +219,7 @@ func windowRecipe(id target.ID) string {
 	return "drive it with " + strings.Join(target.WindowVerbs(id), ", ")
 }
 
-func checkClose(req wire.Request) error {
-	if strings.TrimSpace(req.Label) == "" {
-		return target.Refuse(target.CodeBadRequest, "close needs a desktop app's profile: close <label|id> (a tab closes with tab close)")
-	}
-	return nil
-}
+func checkClose(req wire.Request) error { return args.CloseOf(req).Validate() }
 
 // browserClose is close <label>: it stops a desktop app's Chromium, as
 // vibespace-window close on its window does (the caller must be able to

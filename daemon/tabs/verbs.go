@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/daemon/wire"
@@ -156,13 +157,7 @@ func (s *Stage) tabList(ctx context.Context, c *stage.Call, sel Selection) (wire
 }
 
 // checkGet: get answers the page's text, URL or title.
-func checkGet(req wire.Request) error {
-	switch req.Action {
-	case "text", "url", "title":
-		return nil
-	}
-	return target.Refuse(target.CodeBadRequest, "get %s: use text, url or title", target.Echo(req.Action))
-}
+func checkGet(req wire.Request) error { return args.GetOf(req).Validate() }
 
 // get answers the page's text (or, with a ref, that node's), URL or
 // title.
@@ -192,12 +187,8 @@ func (s *Stage) get(ctx context.Context, c *stage.Call) (wire.Response, error) {
 	})
 }
 
-func checkEval(req wire.Request) error {
-	if strings.TrimSpace(req.Expr) == "" {
-		return target.Refuse(target.CodeBadRequest, "eval needs an expression")
-	}
-	return nil
-}
+// checkEval: eval needs an expression.
+func checkEval(req wire.Request) error { return args.EvalOf(req).Validate() }
 
 // eval evaluates an expression in the page and answers its value as
 // JSON; a thrown error is script_error.

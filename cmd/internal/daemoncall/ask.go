@@ -1,7 +1,6 @@
 package daemoncall
 
 import (
-	"github.com/vibespace/vibespace/daemon/verb"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -10,6 +9,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/vibespace/vibespace/daemon/args"
+	"github.com/vibespace/vibespace/daemon/verb"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
 )
@@ -26,13 +27,30 @@ var JSONFlag = &cli.BoolFlag{Name: "json", Usage: "print the answer as one JSON 
 // Body prints the verb-specific part of a successful answer.
 type Body func(wire.Response, io.Writer) error
 
-// Ask sends req to the daemon and prints the answer.
+// Ask sends req to the daemon and prints the answer. A request whose
+// arguments its verb's type refuses (args.Check) is answered that refusal
+// here, as the daemon would answer it, with no daemon dialled or started.
+// (The MCP server leaves that to the daemon: a tool carries its arguments
+// as given.)
 func Ask(c *cli.Context, o Options, req wire.Request, timeout time.Duration, body Body) error {
+	if err := args.Check(req); err != nil {
+		return Print(c, o, req, Refused(err), body)
+	}
 	resp, err := Call(c.Context, o, req, timeout)
 	if err != nil {
 		return err
 	}
 	return Print(c, o, req, resp, body)
+}
+
+// Refused is the answer a daemon gives to a request it refuses with err,
+// made here: a refusal's code, words and facts.
+func Refused(err error) wire.Response {
+	r, ok := target.AsRefusal(err)
+	if !ok {
+		r = target.Refuse(target.CodeInternal, "%v", err)
+	}
+	return wire.Response{V: wire.ProtocolVersion, Code: r.Code, Message: r.Message, Facts: r.Facts}
 }
 
 // Print prints an answer to req as Ask does.

@@ -14,8 +14,9 @@ const module = "github.com/vibespace/vibespace"
 // TestCommandLinesDoNotLinkTheDaemon holds the command lines to the wire
 // protocol: linking the daemon drags its backends (pion, the codecs' cgo,
 // X11, AT-SPI, CDP) into every call's start. Nor may they link cgo at all:
-// a command line is a static binary. The protocol (daemon/wire) and the
-// verb table (daemon/verb) are what they link of the daemon.
+// a command line is a static binary. The protocol (daemon/wire), the
+// verb table (daemon/verb) and the verbs' arguments (daemon/args) are what
+// they link of the daemon.
 func TestCommandLinesDoNotLinkTheDaemon(t *testing.T) {
 	forbidden := []string{module + "/daemon", "github.com/pion", module + "/rtc", module + "/cdp",
 		module + "/x11", module + "/atspi", module + "/capture", module + "/lease", "github.com/chromedp"}
@@ -33,8 +34,8 @@ func TestCommandLinesDoNotLinkTheDaemon(t *testing.T) {
 			t.Fatalf("%s does not link daemon/wire: is this list right?\n%s", cmd, out)
 		}
 		for _, d := range deps {
-			if d == module+"/daemon/wire" || d == module+"/daemon/verb" {
-				continue // the protocol, and the one table of verb facts (a leaf over the shared model)
+			if d == module+"/daemon/wire" || d == module+"/daemon/verb" || d == module+"/daemon/args" {
+				continue // the protocol, the one table of verb facts and the verbs' arguments (leaves over the shared model)
 			}
 			if perCall && (d == "net" || d == "runtime/cgo") {
 				// net brings the cgo resolver: the command would be
@@ -43,7 +44,7 @@ func TestCommandLinesDoNotLinkTheDaemon(t *testing.T) {
 			}
 			for _, f := range forbidden {
 				if d == f || strings.HasPrefix(d, f+"/") {
-					t.Errorf("%s links %s (only daemon/wire and daemon/verb of the daemon may be linked by a command line)", cmd, d)
+					t.Errorf("%s links %s (only daemon/wire, daemon/verb and daemon/args of the daemon may be linked by a command line)", cmd, d)
 				}
 			}
 		}

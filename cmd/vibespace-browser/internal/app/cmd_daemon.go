@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/wire"
 )
 
@@ -82,7 +83,7 @@ takeover is refused taken_over; --force replaces them, and they are told.`,
 		Flags: []cli.Flag{jsonFlag, &cli.StringFlag{Name: "as", Value: "user", Usage: "who takes over, as agents will read it"},
 			&cli.BoolFlag{Name: "force", Usage: "replace another user's takeover (they are told)"}},
 		Action: func(c *cli.Context) error {
-			return operator(c, o, wire.Request{Verb: "takeover", User: c.String("as"), Force: c.Bool("force")})
+			return operator(c, o, args.Request("takeover", "", args.Operator{User: c.String("as"), Force: c.Bool("force")}))
 		},
 	}
 }
@@ -100,7 +101,7 @@ The session holding the tab never hands back a takeover made from another sessio
 			&cli.StringFlag{Name: "as", Value: "user", Usage: "who hands back: the user who took over"},
 			&cli.BoolFlag{Name: "force", Usage: "hand back whoever took over (not from the paused holder's session)"}},
 		Action: func(c *cli.Context) error {
-			return operator(c, o, wire.Request{Verb: "handback", User: c.String("as"), Force: c.Bool("force")})
+			return operator(c, o, args.Request("handback", "", args.Operator{User: c.String("as"), Force: c.Bool("force")}))
 		},
 	}
 }

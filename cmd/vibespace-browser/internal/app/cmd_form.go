@@ -5,7 +5,7 @@ package app
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/daemon/args"
 )
 
 func selectCommand(o Options) *cli.Command {
@@ -27,7 +27,7 @@ ref, alone, chooses that option.
 			if c.NArg() < 1 {
 				return usage(`select needs a ref and the options: select @e12 "Green" (or an option's ref alone)`)
 			}
-			return ask(c, o, wire.Request{Verb: "select", Ref: c.Args().First(), Values: c.Args().Tail()}, nil)
+			return ask(c, o, args.Request("select", "", args.Select{Ref: c.Args().First(), Options: c.Args().Tail()}), nil)
 		},
 	}
 }

@@ -8,20 +8,19 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
-	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/daemon/args"
 )
 
 var atFlag = &cli.StringFlag{Name: "at", Usage: "x,y in pixels of the tab's screenshot"}
 
-// at reads --at into req.At when given.
-func at(c *cli.Context, req *wire.Request) error {
+// at reads --at, refusing one that is no x,y ("" when not given).
+func at(c *cli.Context) (string, error) {
 	s := c.String("at")
 	if s == "" {
-		return nil
+		return "", nil
 	}
-	p, err := daemoncall.ParsePoint(s)
-	req.At = p
-	return err
+	_, err := daemoncall.ParsePoint(s)
+	return s, err
 }
 
 func clickCommand(o Options) *cli.Command {
@@ -36,14 +35,15 @@ pixels); a point outside the viewport is refused outside_page.
 		Usage:     "click a node (@ref) or a pixel of the tab's screenshot (--at x,y)",
 		ArgsUsage: "@ref | --at x,y", Flags: []cli.Flag{jsonFlag, noVerifyFlag, atFlag},
 		Action: func(c *cli.Context) error {
-			req := wire.Request{Verb: "click", NoVerify: c.Bool("no-verify"), Ref: c.Args().First()}
-			if err := at(c, &req); err != nil {
+			a := args.Click{NoVerify: c.Bool("no-verify"), Ref: c.Args().First()}
+			var err error
+			if a.At, err = at(c); err != nil {
 				return err
 			}
-			if (req.Ref == "") == (req.At == nil) || c.NArg() > 1 {
+			if (a.Ref == "") == (a.At == "") || c.NArg() > 1 {
 				return usage("click needs exactly one of @ref or --at x,y: click @e3, or click --at 120,40")
 			}
-			return ask(c, o, req, nil)
+			return ask(c, o, args.Request("click", "", a), nil)
 		},
 	}
 }
@@ -56,7 +56,7 @@ func fillCommand(o Options) *cli.Command {
 			if c.NArg() != 2 {
 				return usage(`fill needs a ref and the text: fill @e3 "hello" (quote it as one argument)`)
 			}
-			return ask(c, o, wire.Request{Verb: "fill", NoVerify: c.Bool("no-verify"), Ref: c.Args().Get(0), Text: c.Args().Get(1)}, nil)
+			return ask(c, o, args.Request("fill", "", args.Fill{NoVerify: c.Bool("no-verify"), Ref: c.Args().Get(0), Text: c.Args().Get(1)}), nil)
 		},
 	}
 }
@@ -66,16 +66,16 @@ func typeCommand(o Options) *cli.Command {
 		Name: "type", Usage: "type text as keys into a node (@ref, focused first) or the focused node; never audited",
 		ArgsUsage: "[@ref] \"text\"", Flags: []cli.Flag{jsonFlag, noVerifyFlag},
 		Action: func(c *cli.Context) error {
-			req := wire.Request{Verb: "type", NoVerify: c.Bool("no-verify")}
+			a := args.Type{NoVerify: c.Bool("no-verify")}
 			switch c.NArg() {
 			case 1:
-				req.Text = c.Args().Get(0)
+				a.Text = c.Args().Get(0)
 			case 2:
-				req.Ref, req.Text = c.Args().Get(0), c.Args().Get(1)
+				a.Ref, a.Text = c.Args().Get(0), c.Args().Get(1)
 			default:
 				return usage(`type needs the text: type "hello", or type @e7 "hello" (quote it as one argument)`)
 			}
-			return ask(c, o, req, nil)
+			return ask(c, o, args.Request("type", "", a), nil)
 		},
 	}
 }
@@ -89,7 +89,7 @@ func keyCommand(o Options) *cli.Command {
 			if c.NArg() != 1 {
 				return usage("key needs one chord: key ctrl+a")
 			}
-			return ask(c, o, wire.Request{Verb: "key", NoVerify: c.Bool("no-verify"), Chord: c.Args().First()}, nil)
+			return ask(c, o, args.Request("key", "", args.Key{NoVerify: c.Bool("no-verify"), Chord: c.Args().First()}), nil)
 		},
 	}
 }
@@ -104,11 +104,12 @@ func scrollCommand(o Options) *cli.Command {
 			if c.NArg() != 1 {
 				return usage("scroll needs a direction: scroll down [--by 5] [--at x,y]")
 			}
-			req := wire.Request{Verb: "scroll", NoVerify: c.Bool("no-verify"), Dir: c.Args().First(), By: c.Int("by")}
-			if err := at(c, &req); err != nil {
+			a := args.Scroll{NoVerify: c.Bool("no-verify"), Direction: c.Args().First(), By: c.Int("by")}
+			var err error
+			if a.At, err = at(c); err != nil {
 				return err
 			}
-			return ask(c, o, req, nil)
+			return ask(c, o, args.Request("scroll", "", a), nil)
 		},
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/wire"
 )
 
@@ -41,7 +42,7 @@ func keyStoreCommands(o Options) []*cli.Command {
 				if err != nil {
 					return err
 				}
-				return ask(c, o, wire.Request{Verb: "key.set", Provider: p, Secret: secret}, printKeys)
+				return ask(c, o, args.Request("key.set", "", args.KeySet{Provider: p, Secret: secret}), printKeys)
 			},
 		},
 		{
@@ -50,7 +51,7 @@ func keyStoreCommands(o Options) []*cli.Command {
 				if c.NArg() != 1 {
 					return usage("key clear needs one provider: key clear cloud:browserless")
 				}
-				return ask(c, o, wire.Request{Verb: "key.clear", Provider: c.Args().First()}, printKeys)
+				return ask(c, o, args.Request("key.clear", "", args.KeyNamed{Provider: c.Args().First()}), printKeys)
 			},
 		},
 		{

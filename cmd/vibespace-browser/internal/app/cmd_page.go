@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/wire"
 )
 
@@ -26,7 +27,7 @@ load. The answer names the tab (tab:N) and the profile it opened in.
 			if c.NArg() != 1 {
 				return usage("open needs one URL: open https://example.org/")
 			}
-			return ask(c, o, wire.Request{Verb: "open", URL: c.Args().First()}, printURL)
+			return ask(c, o, args.Request("open", "", args.OpenURL{URL: c.Args().First()}), printURL)
 		},
 	}
 }
@@ -61,8 +62,8 @@ next; -i, --depth and --json take it as they take a snapshot.
 			if c.NArg() > 1 {
 				return usage("snapshot takes at most one @ref (it reads your current tab; tab <id> switches)")
 			}
-			return ask(c, o, wire.Request{Verb: "snapshot", Ref: c.Args().First(), Interactive: c.Bool("interactive"), JSON: daemoncall.WantJSON(c),
-				Depth: c.Int("depth"), Diff: c.Bool("diff"), After: c.String("after")}, printText)
+			return ask(c, o, args.Request("snapshot", "", args.Snapshot{Observe: args.Observe{Ref: c.Args().First(), Interactive: c.Bool("interactive"), JSON: daemoncall.WantJSON(c),
+				Depth: c.Int("depth"), Diff: c.Bool("diff")}, After: c.String("after")}), printText)
 		},
 	}
 }
@@ -80,7 +81,7 @@ many nodes were searched. At most 25 are printed, and how many more there are.
 			if c.NArg() != 1 {
 				return usage(`find needs one text (quote it): find "Save as"`)
 			}
-			return ask(c, o, wire.Request{Verb: "find", Text: c.Args().First(), JSON: daemoncall.WantJSON(c)}, printText)
+			return ask(c, o, args.Request("find", "", args.Find{Text: c.Args().First(), JSON: daemoncall.WantJSON(c)}), printText)
 		},
 	}
 }
@@ -119,7 +120,7 @@ func getCommand(o Options) *cli.Command {
 		ArgsUsage: "text [@ref] | url | title", Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			what := c.Args().First()
-			req := wire.Request{Verb: "get", Action: what, Ref: c.Args().Get(1)}
+			req := args.Request("get", "", args.Get{What: what, Ref: c.Args().Get(1)})
 			switch {
 			case what == "text" && c.NArg() <= 2, (what == "url" || what == "title") && c.NArg() == 1:
 			default:
@@ -138,7 +139,7 @@ func evalCommand(o Options) *cli.Command {
 			if c.NArg() != 1 {
 				return usage(`eval needs one expression (quote it): eval "document.title"`)
 			}
-			return ask(c, o, wire.Request{Verb: "eval", Expr: c.Args().First()}, func(r wire.Response, w io.Writer) error {
+			return ask(c, o, args.Request("eval", "", args.Eval{Expr: c.Args().First()}), func(r wire.Response, w io.Writer) error {
 				fmt.Fprintln(w, string(r.Value))
 				return nil
 			})
@@ -154,7 +155,7 @@ func waitCommand(o Options) *cli.Command {
 			&cli.StringFlag{Name: "text", Usage: "text that must appear in the page"},
 			&cli.StringFlag{Name: "url", Usage: "a string the tab's URL must contain"}},
 		Action: func(c *cli.Context) error {
-			req := wire.Request{Verb: "wait", Selector: c.String("selector"), Text: c.String("text"), URL: c.String("url")}
+			req := args.Request("wait", "", args.Wait{Selector: c.String("selector"), Text: c.String("text"), URL: c.String("url")})
 			n := 0
 			for _, s := range []string{req.Selector, req.Text, req.URL} {
 				if s != "" {

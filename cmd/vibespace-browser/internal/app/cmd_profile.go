@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/wire"
 )
 
@@ -93,9 +94,9 @@ naming the window. new again takes the running one (or starts it again); close
 			if c.NArg() != 1 {
 				return usage(`new needs one label: new work (quote a label with spaces: new "my work")`)
 			}
-			return ask(c, o, wire.Request{Verb: "new", Label: c.Args().First(), Backend: c.String("backend"),
+			return ask(c, o, args.Request("new", "", args.New{Label: c.Args().First(), Backend: c.String("backend"),
 				Provider: c.String("provider"), Endpoint: c.String("endpoint"),
-				URL: c.String("url"), Size: c.String("size"), Mode: c.String("mode")}, nil)
+				URL: c.String("url"), Size: c.String("size"), Mode: c.String("mode")}), nil)
 		},
 	}
 }
@@ -108,7 +109,7 @@ func closeCommand(o Options) *cli.Command {
 			if c.NArg() != 1 {
 				return usage("close needs one desktop app's profile: close shop (a tab closes with tab close)")
 			}
-			return ask(c, o, wire.Request{Verb: "close", Label: c.Args().First()}, nil)
+			return ask(c, o, args.Request("close", "", args.Close{Label: c.Args().First()}), nil)
 		},
 	}
 }
@@ -122,7 +123,7 @@ func useCommand(o Options) *cli.Command {
 			if c.NArg() != 1 {
 				return usage("use needs one profile: use work, or use bp-3f9a1c02 --alias w")
 			}
-			return ask(c, o, wire.Request{Verb: "use", Label: c.Args().First(), Alias: c.String("alias"), For: c.String("for")}, nil)
+			return ask(c, o, forOf(c, args.Request("use", "", args.Use{Label: c.Args().First(), Alias: c.String("alias")})), nil)
 		},
 	}
 }
@@ -150,7 +151,7 @@ func pinCommand(o Options) *cli.Command {
 			if (c.NArg() == 1) == none || c.NArg() > 1 {
 				return usage("pin needs one handle, or --none: pin work")
 			}
-			return ask(c, o, wire.Request{Verb: "pin", Profile: c.Args().First(), None: none, For: c.String("for")}, setAfter(c))
+			return ask(c, o, forOf(c, args.Request("pin", "", args.Pin{Profile: c.Args().First(), None: none})), setAfter(c))
 		},
 	}
 }
@@ -169,7 +170,7 @@ under its own key; when the parent session's attachment goes, so does the child.
 			if c.NArg() > 0 {
 				return usage("new-child takes no arguments (--profile chooses the parent)")
 			}
-			return ask(c, o, wire.Request{Verb: "new-child", Task: c.String("task")}, func(r wire.Response, w io.Writer) error {
+			return ask(c, o, args.Request("new-child", "", args.Child{Task: c.String("task")}), func(r wire.Response, w io.Writer) error {
 				if r.Profile == nil || r.Profile.Handle == "" {
 					return daemoncall.Internal(fmt.Errorf("the daemon answered new-child without a handle"))
 				}
@@ -178,4 +179,10 @@ under its own key; when the parent session's attachment goes, so does the child.
 			})
 		},
 	}
+}
+
+// forOf is req for the session --for names ("" the caller's own).
+func forOf(c *cli.Context, req wire.Request) wire.Request {
+	req.For = c.String("for")
+	return req
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
 )
@@ -119,68 +120,15 @@ func (a atProfile) profileHandle() string { return a.Profile }
 type profiled interface{ profileHandle() string }
 
 // The arguments: a window tool's are onWindow and the verb's own, a
-// browser tool's atProfile and the verb's own.
+// browser tool's atProfile and the verb's own. A verb's own are its type
+// of package daemon/args, whose JSON form is the tool's arguments (the
+// input schema is derived from it); a tool that takes less than its verb
+// (a tab's words, new) keeps its own, every argument of it one of its
+// verb's (TestToolArgsAreTheVerbs).
 type (
 	noArgs         struct{}
-	openWindowArgs struct {
-		App     string   `json:"app" jsonschema:"a program on PATH, or a path"`
-		Args    []string `json:"args,omitempty" jsonschema:"arguments for the application"`
-		Display string   `json:"display,omitempty" jsonschema:"xvfb (the default, our own display) or xpra (your session's own display a person can attach)"`
-		Mode    string   `json:"mode,omitempty" jsonschema:"auto (the default), tree or pixels"`
-	}
-	snapshotArgs struct {
-		Ref         string `json:"ref,omitempty" jsonschema:"only this node's subtree (@eN)"`
-		Interactive bool   `json:"interactive,omitempty" jsonschema:"only nodes you can act on, and the labels around them"`
-		Depth       int    `json:"depth,omitempty" jsonschema:"keep N levels below the root (or the ref)"`
-		Diff        bool   `json:"diff,omitempty" jsonschema:"only what changed since your last snapshot of it"`
-	}
-	findArgs struct {
-		Text string `json:"text" jsonschema:"the text a name or value contains (any case)"`
-	}
-	refArgs struct {
-		Ref string `json:"ref" jsonschema:"the node (@eN)"`
-	}
-	clickArgs struct {
-		Ref      string `json:"ref,omitempty" jsonschema:"the node (@eN) from a snapshot"`
-		At       string `json:"at,omitempty" jsonschema:"x,y: a pixel of the screenshot, instead of a ref"`
-		NoVerify bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
-	}
-	typeArgs struct {
-		Ref      string `json:"ref,omitempty" jsonschema:"the node (@eN); without one, the focused node"`
-		Text     string `json:"text" jsonschema:"the text"`
-		NoVerify bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
-	}
-	fillArgs struct {
-		atProfile
-		Ref      string `json:"ref" jsonschema:"the field (@eN)"`
-		Text     string `json:"text" jsonschema:"its new value"`
-		NoVerify bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
-	}
-	keyArgs struct {
-		Chord    string `json:"chord" jsonschema:"ctrl+s, Return, shift+Tab, Escape, alt+F4"`
-		NoVerify bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
-	}
-	scrollArgs struct {
-		Direction string `json:"direction" jsonschema:"up, down, left or right"`
-		By        int    `json:"by,omitempty" jsonschema:"wheel steps, 1-100 (default 3)"`
-		At        string `json:"at,omitempty" jsonschema:"x,y: the pixel to scroll at (default the centre)"`
-		NoVerify  bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
-	}
-	selectArgs struct {
-		Ref      string   `json:"ref" jsonschema:"the control (@eN): a combo box, list, select"`
-		Options  []string `json:"options" jsonschema:"the options to choose, by label or value"`
-		NoVerify bool     `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
-	}
-	openURLArgs struct {
-		atProfile
-		URL string `json:"url" jsonschema:"the address to load"`
-	}
-	getArgs struct {
-		atProfile
-		What string `json:"what" jsonschema:"text, url or title"`
-		Ref  string `json:"ref,omitempty" jsonschema:"with text: that node's text (@eN)"`
-	}
-	tabArgs struct {
+	openWindowArgs = args.Open
+	tabArgs        struct {
 		atProfile
 		Tab string `json:"tab" jsonschema:"the tab: tab:N (browser_tab_list)"`
 	}
@@ -197,83 +145,90 @@ type (
 		Provider string `json:"provider,omitempty" jsonschema:"where its browser comes from: chromium (the default: the daemon's own), cdp (somebody else's browser at an existing DevTools endpoint), cloud:browserless (its key set by the user: vibespace-browser key set cloud:browserless), desktop-app (a headed Chromium as a window); doctor lists them"`
 		Endpoint string `json:"endpoint,omitempty" jsonschema:"a remote provider's endpoint: cdp's ws://host:port/devtools/browser/<id> or http://host:port (required); a cloud provider's region host wss://… (never its key)"`
 	}
-	useArgs struct {
-		Profile string `json:"profile" jsonschema:"the profile's label or id (browser_profiles)"`
-		Alias   string `json:"alias,omitempty" jsonschema:"the handle your session names it by"`
-	}
+	useArgs   = args.Use
 	watchArgs struct {
 		atProfile
 		Target string `json:"target,omitempty" jsonschema:"win:N or tab:N; without one, your current tab (browser tools only) or the overview"`
-		Xpra   bool   `json:"xpra,omitempty" jsonschema:"for a window on an xpra display: the commands a person runs to attach xpra's own client"`
-		SSH    string `json:"ssh,omitempty" jsonschema:"with xpra: how a remote person reaches this machine (user@host)"`
+		args.Watch
 	}
 
 	// A window tool's arguments.
 	windowArgs         struct{ onWindow }
 	snapshotWindowArgs struct {
 		onWindow
-		snapshotArgs
+		// A window's snapshot does not page: no After.
+		args.Observe
 	}
 	findWindowArgs struct {
 		onWindow
-		findArgs
+		args.Find
 	}
 	getTextArgs struct {
 		onWindow
-		refArgs
+		args.GetNode
 	}
 	clickWindowArgs struct {
 		onWindow
-		clickArgs
+		args.Click
 	}
 	typeWindowArgs struct {
 		onWindow
-		typeArgs
+		args.Type
 	}
 	keyWindowArgs struct {
 		onWindow
-		keyArgs
+		args.Key
 	}
 	scrollWindowArgs struct {
 		onWindow
-		scrollArgs
+		args.Scroll
 	}
 	selectWindowArgs struct {
 		onWindow
-		selectArgs
+		args.Select
 	}
 
 	// A browser tool's arguments.
 	pageArgs         struct{ atProfile }
 	snapshotPageArgs struct {
 		atProfile
-		snapshotArgs
-		// After is the page's alone: a window's snapshot does not page.
-		After string `json:"after,omitempty" jsonschema:"what follows this node (@eN) in the page: the next page of a snapshot its budget cut, whose header names the ref"`
+		args.Snapshot
 	}
 	findPageArgs struct {
 		atProfile
-		findArgs
+		args.Find
+	}
+	fillArgs struct {
+		atProfile
+		args.Fill
+	}
+	openURLArgs struct {
+		atProfile
+		args.OpenURL
+	}
+	getArgs struct {
+		atProfile
+		args.Get
 	}
 	clickPageArgs struct {
 		atProfile
-		clickArgs
+		args.Click
 	}
 	typePageArgs struct {
 		atProfile
-		typeArgs
+		args.Type
 	}
 	keyPageArgs struct {
 		atProfile
-		keyArgs
+		args.Key
 	}
 	scrollPageArgs struct {
 		atProfile
-		scrollArgs
+		args.Scroll
 	}
 	selectPageArgs struct {
 		atProfile
-		selectArgs
+		args.Select
 	}
 )
 
@@ -286,7 +241,7 @@ func point(s string) (*wire.Point, error) {
 }
 
 // clickRequest is click's request on the window h ("" the current tab).
-func clickRequest(verb, h string, in clickArgs) (plan, error) {
+func clickRequest(verb, h string, in args.Click) (plan, error) {
 	at, err := point(in.At)
 	if err != nil {
 		return plan{}, err
@@ -294,42 +249,39 @@ func clickRequest(verb, h string, in clickArgs) (plan, error) {
 	if (in.Ref == "") == (at == nil) {
 		return plan{}, fmt.Errorf("click needs exactly one of ref or at: {\"ref\": \"@e3\"}, or {\"at\": \"120,40\"}")
 	}
-	return plan{req: wire.Request{Verb: verb, Target: h, Ref: in.Ref, At: at, NoVerify: in.NoVerify}}, nil
+	return plan{req: args.Request(verb, h, in)}, nil
 }
 
-func scrollRequest(verb, h string, in scrollArgs) (plan, error) {
-	at, err := point(in.At)
-	if err != nil {
+func scrollRequest(verb, h string, in args.Scroll) (plan, error) {
+	if _, err := point(in.At); err != nil {
 		return plan{}, err
 	}
-	by := in.By
-	if by == 0 {
-		by = daemoncall.ScrollBy
+	if in.By == 0 {
+		in.By = daemoncall.ScrollBy
 	}
-	return plan{req: wire.Request{Verb: verb, Target: h, Dir: in.Direction, By: by, At: at, NoVerify: in.NoVerify}}, nil
+	return plan{req: args.Request(verb, h, in)}, nil
 }
 
 // snapshotRequest is snapshot's request on the window h ("" the current
-// tab); after ("" none) reads on past a tab's snapshot its budget cut.
-func snapshotRequest(verb, h string, in snapshotArgs, after string) (plan, error) {
-	return plan{req: wire.Request{Verb: verb, Target: h, Ref: in.Ref, Interactive: in.Interactive, Depth: in.Depth, Diff: in.Diff, After: after},
-		body: daemoncall.PrintText}, nil
+// tab); After ("" none) reads on past a tab's snapshot its budget cut.
+func snapshotRequest(verb, h string, in args.Snapshot) (plan, error) {
+	return plan{req: args.Request(verb, h, in), body: daemoncall.PrintText}, nil
 }
 
-func findRequest(verb, h string, in findArgs) (plan, error) {
-	return plan{req: wire.Request{Verb: verb, Target: h, Text: in.Text}, body: daemoncall.PrintText}, nil
+func findRequest(verb, h string, in args.Find) (plan, error) {
+	return plan{req: args.Request(verb, h, in), body: daemoncall.PrintText}, nil
 }
 
-func typeRequest(verb, h string, in typeArgs) (plan, error) {
-	return plan{req: wire.Request{Verb: verb, Target: h, Ref: in.Ref, Text: in.Text, NoVerify: in.NoVerify}}, nil
+func typeRequest(verb, h string, in args.Type) (plan, error) {
+	return plan{req: args.Request(verb, h, in)}, nil
 }
 
-func keyRequest(verb, h string, in keyArgs) (plan, error) {
-	return plan{req: wire.Request{Verb: verb, Target: h, Chord: in.Chord, NoVerify: in.NoVerify}}, nil
+func keyRequest(verb, h string, in args.Key) (plan, error) {
+	return plan{req: args.Request(verb, h, in)}, nil
 }
 
-func selectRequest(verb, h string, in selectArgs) (plan, error) {
-	return plan{req: wire.Request{Verb: verb, Target: h, Ref: in.Ref, Values: in.Options, NoVerify: in.NoVerify}}, nil
+func selectRequest(verb, h string, in args.Select) (plan, error) {
+	return plan{req: args.Request(verb, h, in)}, nil
 }
 
 func screenshotPlan(verb, h string) plan {
@@ -365,39 +317,41 @@ var tools = []toolDef{
 		if err != nil {
 			return plan{}, err
 		}
-		return plan{req: wire.Request{Verb: "open", Argv: argv, Display: in.Display, Mode: in.Mode}, timeout: daemoncall.OpenTimeout}, nil
+		in.App, in.Args = argv[0], argv[1:]
+		return plan{req: args.Request("open", "", in), timeout: daemoncall.OpenTimeout}, nil
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_snapshot", Description: "The window's accessibility tree, one node a line: role, \"name\", @ref, states, actions.",
 		Annotations: reads("Snapshot a window", false)}, func(in snapshotWindowArgs) (plan, error) {
-		return snapshotRequest("snapshot", in.Handle, in.snapshotArgs, "")
+		return snapshotRequest("snapshot", in.Handle, args.Snapshot{Observe: in.Observe})
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_find", Description: "The @refs of a window whose name or text contains a text, each with where it is.",
 		Annotations: reads("Find in a window", false)}, func(in findWindowArgs) (plan, error) {
-		return findRequest("find", in.Handle, in.findArgs)
+		return findRequest("find", in.Handle, in.Find)
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_get_text", Description: "One node's text: its value, else the text it shows.",
 		Annotations: reads("Read a node's text", false)}, func(in getTextArgs) (plan, error) {
-		return plan{req: wire.Request{Verb: "get", Target: in.Handle, Action: "text", Ref: in.Ref}, body: daemoncall.PrintText}, nil
+		in.What = "text" // a window's get reads a node's text alone
+		return plan{req: args.Request("get", in.Handle, in.GetNode), body: daemoncall.PrintText}, nil
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_click", Description: "Click a node through its Action (ref; no_action if it has none), or a pixel of the window's screenshot (at).",
 		Annotations: acts("Click in a window", true, false, false)}, func(in clickWindowArgs) (plan, error) {
-		return clickRequest("click", in.Handle, in.clickArgs)
+		return clickRequest("click", in.Handle, in.Click)
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_type", Description: "Type text into a node (ref), or as keys into the window's focused node.",
 		Annotations: acts("Type in a window", true, false, false)}, func(in typeWindowArgs) (plan, error) {
-		return typeRequest("type", in.Handle, in.typeArgs)
+		return typeRequest("type", in.Handle, in.Type)
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_key", Description: "Press one chord in the window.",
 		Annotations: acts("Press a key in a window", true, false, false)}, func(in keyWindowArgs) (plan, error) {
-		return keyRequest("key", in.Handle, in.keyArgs)
+		return keyRequest("key", in.Handle, in.Key)
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_scroll", Description: "Scroll the window with the wheel at a pixel (its centre by default).",
 		Annotations: acts("Scroll a window", true, false, false)}, func(in scrollWindowArgs) (plan, error) {
-		return scrollRequest("scroll", in.Handle, in.scrollArgs)
+		return scrollRequest("scroll", in.Handle, in.Scroll)
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_select", Description: "Choose options of a combo box, list or tree (by label or value); the answer reads them back.",
 		Annotations: acts("Select in a window", true, true, false)}, func(in selectWindowArgs) (plan, error) {
-		return selectRequest("select", in.Handle, in.selectArgs)
+		return selectRequest("select", in.Handle, in.Select)
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_screenshot", Description: "The window's own pixels as a PNG image; at of click and scroll are its pixels.",
 		Annotations: reads("Screenshot a window", false)}, func(in windowArgs) (plan, error) {
@@ -415,15 +369,15 @@ var tools = []toolDef{
 	// Tabs (vibespace-browser's words): the session's current tab.
 	verb(groupBrowser, &mcp.Tool{Name: "browser_open", Description: "Load a URL in your current tab (a new tab when you have none) and wait for the load.",
 		Annotations: acts("Open a URL", true, false, true)}, func(in openURLArgs) (plan, error) {
-		return plan{req: wire.Request{Verb: "browser.open", URL: in.URL}, body: daemoncall.PrintURL}, nil
+		return plan{req: args.Request("browser.open", "", in.OpenURL), body: daemoncall.PrintURL}, nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_snapshot", Description: "The page's accessibility tree, one node a line: role, \"name\", @ref, states. One cut at its budget names the ref to read on from (after).",
 		Annotations: reads("Snapshot the page", true)}, func(in snapshotPageArgs) (plan, error) {
-		return snapshotRequest("browser.snapshot", "", in.snapshotArgs, in.After)
+		return snapshotRequest("browser.snapshot", "", in.Snapshot)
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_find", Description: "The page's @refs whose name or text contains a text, each with where it is.",
 		Annotations: reads("Find in the page", true)}, func(in findPageArgs) (plan, error) {
-		return findRequest("browser.find", "", in.findArgs)
+		return findRequest("browser.find", "", in.Find)
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_get", Description: "Read the page back: its text (or a node's), its URL or its title.",
 		Annotations: reads("Read the page", true)}, func(in getArgs) (plan, error) {
@@ -432,31 +386,31 @@ var tools = []toolDef{
 		default:
 			return plan{}, fmt.Errorf("browser_get needs what: text (with a ref or not), url or title")
 		}
-		return plan{req: wire.Request{Verb: "browser.get", Action: in.What, Ref: in.Ref}, body: daemoncall.GetBody(in.What)}, nil
+		return plan{req: args.Request("browser.get", "", in.Get), body: daemoncall.GetBody(in.What)}, nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_click", Description: "Click a node (ref) once it is visible, enabled and not covered, or a pixel of the tab's screenshot (at).",
 		Annotations: acts("Click in the page", true, false, true)}, func(in clickPageArgs) (plan, error) {
-		return clickRequest("browser.click", "", in.clickArgs)
+		return clickRequest("browser.click", "", in.Click)
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_fill", Description: "Replace a field's value with text; the answer reads it back.",
 		Annotations: acts("Fill a field", true, true, true)}, func(in fillArgs) (plan, error) {
-		return plan{req: wire.Request{Verb: "browser.fill", Ref: in.Ref, Text: in.Text, NoVerify: in.NoVerify}}, nil
+		return plan{req: args.Request("browser.fill", "", in.Fill)}, nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_type", Description: "Type text as keys into a node (ref, focused first) or the focused node.",
 		Annotations: acts("Type in the page", true, false, true)}, func(in typePageArgs) (plan, error) {
-		return typeRequest("browser.type", "", in.typeArgs)
+		return typeRequest("browser.type", "", in.Type)
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_key", Description: "Press one chord in the page: Enter, Tab, ctrl+a, Escape.",
 		Annotations: acts("Press a key in the page", true, false, true)}, func(in keyPageArgs) (plan, error) {
-		return keyRequest("browser.key", "", in.keyArgs)
+		return keyRequest("browser.key", "", in.Key)
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_scroll", Description: "Scroll the page with the wheel at a pixel (the viewport's centre by default).",
 		Annotations: acts("Scroll the page", true, false, true)}, func(in scrollPageArgs) (plan, error) {
-		return scrollRequest("browser.scroll", "", in.scrollArgs)
+		return scrollRequest("browser.scroll", "", in.Scroll)
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_select", Description: "Choose options of a <select> or listbox (by label or value); the answer reads them back.",
 		Annotations: acts("Select in the page", true, true, true)}, func(in selectPageArgs) (plan, error) {
-		return selectRequest("browser.select", "", in.selectArgs)
+		return selectRequest("browser.select", "", in.Select)
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_screenshot", Description: "The tab's viewport as a PNG image; at of click and scroll are its pixels.",
 		Annotations: reads("Screenshot the page", true)}, func(pageArgs) (plan, error) {
@@ -491,7 +445,7 @@ var tools = []toolDef{
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_use", Description: "Attach your session to a profile (by label or id), optionally under an alias; with several attached, name one as profile.",
 		Annotations: acts("Use a profile", false, true, false)}, func(in useArgs) (plan, error) {
-		return plan{req: wire.Request{Verb: "browser.use", Label: in.Profile, Alias: in.Alias}}, nil
+		return plan{req: args.Request("browser.use", "", in)}, nil
 	}),
 }
 
@@ -541,10 +495,10 @@ func status(ctx context.Context, x *server, _ noArgs) *mcp.CallToolResult {
 // server of browser tools alone, as vibespace-browser watch does — the
 // session's current tab, else the overview.
 func watch(ctx context.Context, x *server, in watchArgs) *mcp.CallToolResult {
-	if in.SSH != "" && !in.Xpra {
+	if in.Host != "" && !in.Xpra {
 		return toolError(target.CodeBadRequest, "ssh goes with xpra: {\"xpra\": true, \"ssh\": \"ada@build-box\"}")
 	}
-	p := plan{req: wire.Request{Verb: "watch", Target: in.Target, Xpra: in.Xpra, Host: in.SSH}, body: daemoncall.PrintWatch}
+	p := plan{req: args.Request("watch", in.Target, in.Watch), body: daemoncall.PrintWatch}
 	if !x.cfg.Groups.has(groupWindow) { // browser tools alone: vibespace-browser watch's words
 		p.req.Target = daemoncall.TabHandle(in.Target) // "3" is tab:3
 		if p.req.Target == "" {                        // the current tab

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/wire"
 )
 
@@ -23,7 +24,7 @@ func doctorCommand(o Options) *cli.Command {
 		Name: "doctor", Usage: "what this machine offers (display, XTEST, MIT-SHM, AT-SPI, portal, xpra, chromium) and why not",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			return ask(c, o, wire.Request{Verb: "doctor", Desktop: desktopEnv(o.Getenv)}, openTimeout, daemoncall.DoctorBody)
+			return ask(c, o, args.Request("doctor", "", args.Doctor{Env: desktopEnv(o.Getenv)}), openTimeout, daemoncall.DoctorBody)
 		},
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
 
-	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/daemon/args"
 )
 
 // desktopEnv names the caller's desktop session from its environment.
@@ -44,7 +44,7 @@ change is audited with its session.`,
 		Flags:     []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			action := c.Args().First()
-			req := wire.Request{Verb: "desktop", Action: action}
+			a, h := args.Desktop{Action: action}, ""
 			switch action {
 			case "", "status", "off":
 				if c.NArg() > 1 {
@@ -54,16 +54,16 @@ change is audited with its session.`,
 				if c.NArg() > 1 {
 					return usage("desktop on takes no handle")
 				}
-				req.Desktop = desktopEnv(o.Getenv)
+				a.Env = desktopEnv(o.Getenv)
 			case "pixels", "no-pixels":
 				if c.NArg() != 2 {
 					return usage("desktop %s takes one window handle: desktop %s win:N", action, action)
 				}
-				req.Target = c.Args().Get(1)
+				h = c.Args().Get(1)
 			default:
 				return usage("desktop takes status, on, off, pixels <handle> or no-pixels <handle>, not %q", action)
 			}
-			return ask(c, o, req, openTimeout, nil)
+			return ask(c, o, args.Request("desktop", h, a), openTimeout, nil)
 		},
 	}
 }

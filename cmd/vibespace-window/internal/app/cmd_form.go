@@ -5,7 +5,7 @@ package app
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/daemon/args"
 )
 
 func selectCommand(o Options) *cli.Command {
@@ -28,7 +28,7 @@ no_action.
 			if c.NArg() < 2 {
 				return usage(`select needs a handle, a ref and the options: select win:1 @e12 "Green"`)
 			}
-			return ask(c, o, wire.Request{Verb: "select", Target: h, Ref: c.Args().Get(1), Values: c.Args().Slice()[2:]}, callTimeout, nil)
+			return ask(c, o, args.Request("select", h, args.Select{Ref: c.Args().Get(1), Options: c.Args().Slice()[2:]}), callTimeout, nil)
 		},
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
-	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/daemon/args"
 )
 
 func clickCommand(o Options) *cli.Command {
@@ -27,16 +27,16 @@ top gets the pointer); one that stays covered there is refused window_not_visibl
 			if err != nil {
 				return err
 			}
-			req := wire.Request{Verb: "click", NoVerify: c.Bool("no-verify"), Target: h, Ref: c.Args().Get(1)}
-			if at := c.String("at"); at != "" {
-				if req.At, err = parsePoint(at); err != nil {
+			a := args.Click{NoVerify: c.Bool("no-verify"), Ref: c.Args().Get(1), At: c.String("at")}
+			if a.At != "" {
+				if _, err = parsePoint(a.At); err != nil {
 					return err
 				}
 			}
-			if (req.Ref == "") == (req.At == nil) || c.NArg() > 2 {
+			if (a.Ref == "") == (a.At == "") || c.NArg() > 2 {
 				return usage("click needs exactly one of @ref or --at x,y: click win:1 @e3, or click win:1 --at 120,40")
 			}
-			return ask(c, o, req, callTimeout, nil)
+			return ask(c, o, args.Request("click", h, a), callTimeout, nil)
 		},
 	}
 }
@@ -58,16 +58,16 @@ At most 1500 characters as keys, 65536 through EditableText. Text starting with
 			if err != nil {
 				return err
 			}
-			req := wire.Request{Verb: "type", NoVerify: c.Bool("no-verify"), Target: h}
+			a := args.Type{NoVerify: c.Bool("no-verify")}
 			switch c.NArg() {
 			case 2:
-				req.Text = c.Args().Get(1)
+				a.Text = c.Args().Get(1)
 			case 3:
-				req.Ref, req.Text = c.Args().Get(1), c.Args().Get(2)
+				a.Ref, a.Text = c.Args().Get(1), c.Args().Get(2)
 			default:
 				return usage(`type needs the text: type win:1 "hello", or type win:1 @e7 "hello" (quote it as one argument)`)
 			}
-			return ask(c, o, req, callTimeout, nil)
+			return ask(c, o, args.Request("type", h, a), callTimeout, nil)
 		},
 	}
 }
@@ -89,7 +89,7 @@ joined by +, then one key by its X keysym name or a single character.
 			if c.NArg() != 2 {
 				return usage("key needs one chord: key win:1 ctrl+s")
 			}
-			return ask(c, o, wire.Request{Verb: "key", NoVerify: c.Bool("no-verify"), Target: h, Chord: c.Args().Get(1)}, callTimeout, nil)
+			return ask(c, o, args.Request("key", h, args.Key{NoVerify: c.Bool("no-verify"), Chord: c.Args().Get(1)}), callTimeout, nil)
 		},
 	}
 }
@@ -114,13 +114,13 @@ first and refuses window_not_visible if another window stays on top at that pixe
 			if c.NArg() != 2 {
 				return usage("scroll needs a direction: scroll win:1 down [--by 5] [--at x,y]")
 			}
-			req := wire.Request{Verb: "scroll", NoVerify: c.Bool("no-verify"), Target: h, Dir: c.Args().Get(1), By: c.Int("by")}
-			if at := c.String("at"); at != "" {
-				if req.At, err = parsePoint(at); err != nil {
+			a := args.Scroll{NoVerify: c.Bool("no-verify"), Direction: c.Args().Get(1), By: c.Int("by"), At: c.String("at")}
+			if a.At != "" {
+				if _, err = parsePoint(a.At); err != nil {
 					return err
 				}
 			}
-			return ask(c, o, req, callTimeout, nil)
+			return ask(c, o, args.Request("scroll", h, a), callTimeout, nil)
 		},
 	}
 }

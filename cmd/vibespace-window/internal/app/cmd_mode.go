@@ -5,7 +5,7 @@ package app
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/daemon/args"
 )
 
 func modeCommand(o Options) *cli.Command {
@@ -45,7 +45,7 @@ mode_why). The mode is kept with the window across a daemon restart. Tabs
 			if c.NArg() != 2 {
 				return usage("mode takes a handle and one of auto, tree or pixels, e.g. mode %s pixels", h)
 			}
-			return ask(c, o, wire.Request{Verb: "mode", Target: h, Mode: c.Args().Get(1)}, callTimeout, nil)
+			return ask(c, o, args.Request("mode", h, args.Mode{Mode: c.Args().Get(1)}), callTimeout, nil)
 		},
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
-	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/daemon/args"
 )
 
 func takeoverCommand(o Options) *cli.Command {
@@ -35,7 +35,7 @@ replaces a takeover made from another session.`,
 			if err != nil {
 				return err
 			}
-			return ask(c, o, wire.Request{Verb: "takeover", Target: h, User: c.String("as"), Force: c.Bool("force")}, callTimeout, nil)
+			return ask(c, o, args.Request("takeover", h, args.Operator{User: c.String("as"), Force: c.Bool("force")}), callTimeout, nil)
 		},
 	}
 }
@@ -63,7 +63,7 @@ session, not even with --force.`,
 			if c.NArg() > 1 {
 				return usage("handback takes one handle")
 			}
-			return ask(c, o, wire.Request{Verb: "handback", Target: h, User: c.String("as"), Force: c.Bool("force")}, callTimeout, nil)
+			return ask(c, o, args.Request("handback", h, args.Operator{User: c.String("as"), Force: c.Bool("force")}), callTimeout, nil)
 		},
 	}
 }
@@ -96,7 +96,7 @@ say a person may be driving, and takeover makes it a takeover.
 			if c.String("ssh") != "" && !c.Bool("xpra") {
 				return usage("--ssh goes with --xpra")
 			}
-			req := wire.Request{Verb: "watch", Target: c.Args().First(), Xpra: c.Bool("xpra"), Host: c.String("ssh")}
+			req := args.Request("watch", c.Args().First(), args.Watch{Xpra: c.Bool("xpra"), Host: c.String("ssh")})
 			return ask(c, o, req, callTimeout, daemoncall.PrintWatch)
 		},
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
+	"github.com/vibespace/vibespace/daemon/args"
 
 	"github.com/vibespace/vibespace/daemon/wire"
 )
@@ -44,8 +45,8 @@ since your last snapshot of this window, one line a node (+ added, - removed,
 			if c.NArg() > 2 {
 				return usage("snapshot takes a handle and at most one @ref: snapshot win:1 @e12")
 			}
-			req := wire.Request{Verb: "snapshot", Target: h, Ref: c.Args().Get(1), Interactive: c.Bool("interactive"), JSON: wantJSON(c),
-				Depth: c.Int("depth"), Diff: c.Bool("diff")}
+			req := args.Request("snapshot", h, args.Snapshot{Observe: args.Observe{Ref: c.Args().Get(1), Interactive: c.Bool("interactive"), JSON: wantJSON(c),
+				Depth: c.Int("depth"), Diff: c.Bool("diff")}})
 			return ask(c, o, req, callTimeout, daemoncall.PrintText)
 		},
 	}
@@ -74,7 +75,7 @@ many nodes were searched. At most 25 are printed, and how many more there are.
 			if c.NArg() != 2 {
 				return usage(`find needs a handle and one text (quote it): find win:1 "Save as"`)
 			}
-			return ask(c, o, wire.Request{Verb: "find", Target: h, Text: c.Args().Get(1), JSON: wantJSON(c)}, callTimeout, daemoncall.PrintText)
+			return ask(c, o, args.Request("find", h, args.Find{Text: c.Args().Get(1), JSON: wantJSON(c)}), callTimeout, daemoncall.PrintText)
 		},
 	}
 }
@@ -96,7 +97,7 @@ refused bad_ref, one whose node is gone stale_ref.
 			if c.NArg() != 3 || c.Args().Get(1) != "text" {
 				return usage("get needs a handle, text and a ref: get win:1 text @e7")
 			}
-			return ask(c, o, wire.Request{Verb: "get", Target: h, Action: "text", Ref: c.Args().Get(2)}, callTimeout, daemoncall.PrintText)
+			return ask(c, o, args.Request("get", h, args.GetNode{What: "text", Ref: c.Args().Get(2)}), callTimeout, daemoncall.PrintText)
 		},
 	}
 }

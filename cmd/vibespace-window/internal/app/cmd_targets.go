@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/wire"
 )
 
@@ -64,7 +65,7 @@ open waits (bounded) until its page's document is in the tree; the answer says s
 			if err != nil {
 				return err
 			}
-			return ask(c, o, wire.Request{Verb: "open", Argv: argv, Display: c.String("display"), Mode: c.String("mode")}, openTimeout, nil)
+			return ask(c, o, args.Request("open", "", args.Open{App: argv[0], Args: argv[1:], Display: c.String("display"), Mode: c.String("mode")}), openTimeout, nil)
 		},
 	}
 }
@@ -95,7 +96,7 @@ drives it: the other session is refused held until the holder detaches.
 			if err != nil {
 				return err
 			}
-			return ask(c, o, wire.Request{Verb: "share", Target: h, With: c.String("with")}, callTimeout, nil)
+			return ask(c, o, args.Request("share", h, args.Share{With: c.String("with")}), callTimeout, nil)
 		},
 	}
 }
