@@ -16,22 +16,7 @@ import (
 // daemon is dialled: here there is no daemon program to start, and no
 // daemon's lock appears.
 func TestBadArgumentsNeedNoDaemon(t *testing.T) {
-	dir := t.TempDir()
-	alone := filepath.Join(dir, "bin", "vibespace-window")
-	if err := os.MkdirAll(filepath.Dir(alone), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(alone, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	empty := filepath.Join(dir, "empty")
-	if err := os.MkdirAll(empty, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, alone, empty := withoutDaemon(t)
 	for _, c := range []struct {
 		args      []string
 		code, msg string
