@@ -153,12 +153,6 @@ func (d *Daemon) wasClosed(id target.ID) bool {
 	return n > 0 && n <= d.nextTab && d.targets[id] == nil
 }
 
-// noBrowser is the refusal of every browser verb on a daemon without a
-// browser backend.
-func noBrowser() error {
-	return target.Refuse(target.CodeNoBrowser, "this daemon has no browser backend (Chromium was not configured or not found; see doctor)")
-}
-
 // browserContext resolves req's profile and reaches its browser context,
 // which counts as in use until c.done runs. The answer names the profile
 // once one was chosen. A desktop app's profile has none: every page verb
@@ -173,7 +167,7 @@ func (d *Daemon) browserContext(ctx context.Context, c *call) (kind.BrowserConte
 		return nil, d.noCDP(c.Req.Session, sel)
 	}
 	if d.cfg.Browser == nil {
-		return nil, noBrowser()
+		return nil, kind.NoBrowser()
 	}
 	if err := d.browsing.Gate(c.Req, &sel); err != nil {
 		return nil, err

@@ -93,7 +93,7 @@ func (s *Stage) Verbs() []string {
 func (s *Stage) Answer(ctx context.Context, c *stage.Call) (wire.Response, error) {
 	req := c.Req
 	if req.Verb == "browser.status" && s.host.Browser() == nil {
-		return wire.Response{}, noBrowser()
+		return wire.Response{}, kind.NoBrowser()
 	}
 	reg, err := s.Registry()
 	if err != nil {
@@ -116,12 +116,6 @@ func (s *Stage) Answer(ctx context.Context, c *stage.Call) (wire.Response, error
 		return s.status(ctx, reg, req)
 	}
 	return wire.Response{}, target.Refuse(target.CodeInternal, "stage %s does not answer %s", Name, req.Verb)
-}
-
-// noBrowser is the refusal of every browser verb on a daemon without a
-// browser backend (the core's words).
-func noBrowser() error {
-	return target.Refuse(target.CodeNoBrowser, "this daemon has no browser backend (Chromium was not configured or not found; see doctor)")
 }
 
 // Registry is the profile registry of the state directory, opened on first

@@ -3,7 +3,16 @@ package kind
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/vibespace/vibespace/target"
 )
+
+// NoBrowser is the refusal of every browser word on a daemon without a
+// browser backend (no Browser configured): the core's, the profile words'
+// and the live view's alike.
+func NoBrowser() error {
+	return target.Refuse(target.CodeNoBrowser, "this daemon has no browser backend (Chromium was not configured or not found; see doctor)")
+}
 
 // Browser runs the browsers that tabs live in (package daemon/chromium): one
 // shared browser holding an ephemeral browser context per session, and one

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/profile"
 	"github.com/vibespace/vibespace/target"
@@ -177,8 +178,7 @@ func stop(ctx context.Context, core Core, session, profileID, user string) error
 func stopIdle(ctx context.Context, core Core, session, profileID string) error {
 	bu, ok := core.Browsers()
 	if !ok {
-		// The core's refusal of a browser word without a browser backend.
-		return target.Refuse(target.CodeNoBrowser, "this daemon has no browser backend (Chromium was not configured or not found; see doctor)")
+		return kind.NoBrowser()
 	}
 	if core.ProfilesWithTabs()[profileID] {
 		return target.Refuse(target.CodeBrowserInUse, "the browser of profile %s has a tab open: close its tabs first", profileID).With("profile", profileID)
