@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"encoding/json"
 	"reflect"
 	"slices"
 	"strings"
@@ -67,17 +66,7 @@ func TestToolArgsAreTheVerbs(t *testing.T) {
 	}
 	listed := map[string][]string{}
 	for _, tl := range list.Tools {
-		b, err := json.Marshal(tl.InputSchema)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var schema struct {
-			Properties map[string]json.RawMessage `json:"properties"`
-		}
-		if err := json.Unmarshal(b, &schema); err != nil {
-			t.Fatal(err)
-		}
-		for p := range schema.Properties {
+		for p := range properties(t, tl) {
 			listed[tl.Name] = append(listed[tl.Name], p)
 		}
 		slices.Sort(listed[tl.Name])

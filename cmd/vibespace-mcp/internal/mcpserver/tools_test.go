@@ -194,6 +194,22 @@ func TestEveryToolsRequest(t *testing.T) {
 	}
 }
 
+// properties is the arguments a tool's input schema lists, by name.
+func properties(t *testing.T, tl *mcp.Tool) map[string]json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(tl.InputSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(b, &schema); err != nil {
+		t.Fatal(err)
+	}
+	return schema.Properties
+}
+
 // hasArg reports whether the tool's input schema lists the argument.
 func hasArg(t *testing.T, tools []*mcp.Tool, tool, arg string) bool {
 	t.Helper()
@@ -201,17 +217,7 @@ func hasArg(t *testing.T, tools []*mcp.Tool, tool, arg string) bool {
 		if tl.Name != tool {
 			continue
 		}
-		b, err := json.Marshal(tl.InputSchema)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var schema struct {
-			Properties map[string]json.RawMessage `json:"properties"`
-		}
-		if err := json.Unmarshal(b, &schema); err != nil {
-			t.Fatal(err)
-		}
-		_, ok := schema.Properties[arg]
+		_, ok := properties(t, tl)[arg]
 		return ok
 	}
 	t.Fatalf("no tool %s", tool)
