@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/args"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -68,7 +69,7 @@ func TestAuditFullDiskTold(t *testing.T) {
 	win := string(td.open(t, "a"))
 	key := func(i int) Response {
 		t.Helper()
-		resp := td.call(t, Request{Verb: "key", Session: "a", Target: win, Chord: string(rune('a' + i%26)), NoVerify: true})
+		resp := td.call(t, Request{Verb: "key", Session: "a", Target: win}.With(args.Key{Chord: string(rune('a' + i%26)), NoVerify: true}))
 		wantCode(t, resp, "")
 		return resp
 	}

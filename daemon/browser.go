@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/args"
 	"slices"
 	"strings"
 
@@ -45,7 +46,7 @@ type Browsing interface {
 	// VIBESPACE_BROWSER) to a browser context; Gate refuses what its
 	// provider row cannot do and fills a remote row's connect URL.
 	Choose(req Request) (selection, error)
-	Gate(req Request, sel *selection) error
+	Gate(req Request, a args.Args, sel *selection) error
 	// RowOf is a profile's provider row.
 	RowOf(p profile.Profile) provider.Row
 	// Describe fills what an answer says of a profile's browser now;
@@ -55,7 +56,7 @@ type Browsing interface {
 	Attached(a profile.Attachment, count int) ProfileInfo
 	Known(reg *profile.Registry, session string, p profile.Profile) ProfileInfo
 	// New registers the profile of a new that is no desktop app.
-	New(req Request) (Response, error)
+	New(req Request, a args.New) (Response, error)
 }
 
 // BrowsingHost is what the core lends the profile words; package
@@ -169,7 +170,7 @@ func (d *Daemon) browserContext(ctx context.Context, c *call) (kind.BrowserConte
 	if d.cfg.Browser == nil {
 		return nil, kind.NoBrowser()
 	}
-	if err := d.browsing.Gate(c.Req, &sel); err != nil {
+	if err := d.browsing.Gate(c.Req, c.Args, &sel); err != nil {
 		return nil, err
 	}
 	c.sel = &sel

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"github.com/vibespace/vibespace/daemon/args"
 	"strings"
 	"testing"
 
@@ -14,7 +15,11 @@ import (
 func TestNoBrowserBackend(t *testing.T) {
 	td := startDaemon(t, &kindtest.Provider{}, "")
 	for _, v := range []string{"browser.open", "browser.snapshot", "browser.tab", "browser.status"} {
-		resp := td.call(t, Request{Verb: v, Session: "s", URL: "http://127.0.0.1:1/"})
+		req := Request{Verb: v, Session: "s"}
+		if v == "browser.open" {
+			req = req.With(args.OpenURL{URL: "http://127.0.0.1:1/"})
+		}
+		resp := td.call(t, req)
 		wantCode(t, resp, target.CodeNoBrowser)
 	}
 	doc := td.call(t, Request{Verb: "doctor", Session: "s"})
@@ -27,7 +32,7 @@ func TestNoBrowserBackend(t *testing.T) {
 	if !found {
 		t.Fatalf("doctor does not say why there is no browser: %+v", doc.Checks)
 	}
-	resp := td.call(t, Request{Verb: "browser.new", Session: "s", Label: "Work"})
+	resp := td.call(t, Request{Verb: "browser.new", Session: "s"}.With(args.New{Label: "Work"}))
 	if !resp.OK || resp.Profile == nil || !strings.HasPrefix(resp.Profile.ID, "bp-") {
 		t.Fatalf("new without a browser: %+v", resp)
 	}

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"github.com/vibespace/vibespace/daemon/args"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,9 @@ func TestRestartTellsOfACutVerb(t *testing.T) {
 	id := string(td.open(t, "a"))
 	gate := b.Display().GateTyping()
 	typed := make(chan Response, 1)
-	go func() { typed <- td.call(t, Request{Verb: "type", Session: "a", Target: id, Text: "hello"}) }()
+	go func() {
+		typed <- td.call(t, Request{Verb: "type", Session: "a", Target: id}.With(args.Type{Text: "hello"}))
+	}()
 	var rec []byte
 	deadline := time.Now().Add(10 * time.Second)
 	for rec == nil {
@@ -49,15 +52,15 @@ func TestRestartTellsOfACutVerb(t *testing.T) {
 	}
 	td2 := startDaemon(t, b, dir)
 	other := td2.open(t, "a")
-	if resp := td2.call(t, Request{Verb: "key", Session: "a", Target: string(other), Chord: "a"}); resp.Note != "" {
+	if resp := td2.call(t, Request{Verb: "key", Session: "a", Target: string(other)}.With(args.Key{Chord: "a"})); resp.Note != "" {
 		t.Fatalf("told on another window: %q", resp.Note)
 	}
-	resp := td2.call(t, Request{Verb: "key", Session: "a", Target: id, Chord: "a"})
+	resp := td2.call(t, Request{Verb: "key", Session: "a", Target: id}.With(args.Key{Chord: "a"}))
 	wantCode(t, resp, "")
 	if !strings.Contains(resp.Note, "type by a at ") || !strings.Contains(resp.Note, "was cut by a daemon restart; its effect is unknown") {
 		t.Fatalf("the first answer on %s after the restart: note %q", id, resp.Note)
 	}
-	if again := td2.call(t, Request{Verb: "key", Session: "a", Target: id, Chord: "a"}); again.Note != "" {
+	if again := td2.call(t, Request{Verb: "key", Session: "a", Target: id}.With(args.Key{Chord: "a"})); again.Note != "" {
 		t.Fatalf("told twice: %q", again.Note)
 	}
 	audit, _ := os.ReadFile(filepath.Join(dir, auditFile))

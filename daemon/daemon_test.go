@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"github.com/vibespace/vibespace/cmd/vibespace-daemon/stages"
+	"github.com/vibespace/vibespace/daemon/args"
 	"net"
 	"os"
 	"path/filepath"
@@ -87,7 +88,7 @@ func wantCode(t *testing.T, resp Response, code target.Code) {
 
 func (td *testDaemon) open(t *testing.T, session string) target.ID {
 	t.Helper()
-	resp := td.call(t, Request{Verb: "open", Session: session, Argv: []string{"fake-app"}})
+	resp := td.call(t, Request{Verb: "open", Session: session}.With(args.Open{App: "fake-app"}))
 	wantCode(t, resp, "")
 	if resp.Target == nil || resp.Target.Holder != session {
 		t.Fatalf("open answer %+v", resp)
@@ -141,21 +142,21 @@ func TestExposureAndLease(t *testing.T) {
 	if resp.Target != nil {
 		t.Fatal("a not_exposed answer must not describe the target")
 	}
-	wantCode(t, td.call(t, Request{Verb: "share", Session: "b", Target: string(id), With: "b"}), target.CodeNotExposed)
-	wantCode(t, td.call(t, Request{Verb: "share", Session: "a", Target: string(id), With: "b"}), "")
-	resp = td.call(t, Request{Verb: "key", Session: "b", Target: string(id), Chord: "ctrl+s"})
+	wantCode(t, td.call(t, Request{Verb: "share", Session: "b", Target: string(id)}.With(args.Share{With: "b"})), target.CodeNotExposed)
+	wantCode(t, td.call(t, Request{Verb: "share", Session: "a", Target: string(id)}.With(args.Share{With: "b"})), "")
+	resp = td.call(t, Request{Verb: "key", Session: "b", Target: string(id)}.With(args.Key{Chord: "ctrl+s"}))
 	wantCode(t, resp, target.CodeHeld)
 	if resp.Facts["holder"] != "a" || resp.Target.Holder != "a" {
 		t.Fatalf("held answer %+v", resp)
 	}
 	wantCode(t, td.call(t, Request{Verb: "attach", Session: "b", Target: string(id)}), target.CodeHeld)
 	wantCode(t, td.call(t, Request{Verb: "detach", Session: "a", Target: string(id)}), "")
-	resp = td.call(t, Request{Verb: "key", Session: "b", Target: string(id), Chord: "ctrl+s"})
+	resp = td.call(t, Request{Verb: "key", Session: "b", Target: string(id)}.With(args.Key{Chord: "ctrl+s"}))
 	wantCode(t, resp, "")
 	if resp.Target.Holder != "b" || resp.By != target.RoadKeys {
 		t.Fatalf("%+v", resp)
 	}
-	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: string(id), At: &Point{X: 1, Y: 1}}), target.CodeHeld)
+	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: string(id)}.With(args.Click{At: "1,1"})), target.CodeHeld)
 }
 
 func TestCapabilityLawThroughTheDaemon(t *testing.T) {
@@ -168,27 +169,27 @@ func TestCapabilityLawThroughTheDaemon(t *testing.T) {
 		t.Fatalf("snapshot text %q", snap.Text)
 	}
 	// @e1 root, @e2 button, @e3 label, @e4 entry.
-	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: id, Ref: "@e2"}), "")
-	resp := td.call(t, Request{Verb: "click", Session: "a", Target: id, Ref: "@e3"})
+	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: id}.With(args.Click{Ref: "@e2"})), "")
+	resp := td.call(t, Request{Verb: "click", Session: "a", Target: id}.With(args.Click{Ref: "@e3"}))
 	wantCode(t, resp, target.CodeNoAction)
 	for _, ev := range b.Display().Events() {
 		if ev.Kind == "click" {
 			t.Fatal("a no_action click must never become a coordinate click")
 		}
 	}
-	wantCode(t, td.call(t, Request{Verb: "type", Session: "a", Target: id, Ref: "@e4", Text: "hi"}), "")
-	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: id, Ref: "@e99"}), target.CodeBadRef)
-	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: id, Ref: "e-x"}), target.CodeBadRef)
-	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: id, At: &Point{X: 300, Y: 5}}), target.CodeOutsideWindow)
-	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: id, At: &Point{X: -1, Y: 5}}), target.CodeOutsideWindow)
-	resp = td.call(t, Request{Verb: "click", Session: "a", Target: id, At: &Point{X: 5, Y: 6}})
+	wantCode(t, td.call(t, Request{Verb: "type", Session: "a", Target: id}.With(args.Type{Ref: "@e4", Text: "hi"})), "")
+	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: id}.With(args.Click{Ref: "@e99"})), target.CodeBadRef)
+	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: id}.With(args.Click{Ref: "e-x"})), target.CodeBadRef)
+	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: id}.With(args.Click{At: "300,5"})), target.CodeOutsideWindow)
+	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: id}.With(args.Click{At: "-1,5"})), target.CodeOutsideWindow)
+	resp = td.call(t, Request{Verb: "click", Session: "a", Target: id}.With(args.Click{At: "5,6"}))
 	wantCode(t, resp, "")
 	if resp.By != target.RoadPoint {
 		t.Fatal(resp.By)
 	}
-	wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: id, Chord: "ctrl+nosuchkey"}), target.CodeBadChord)
-	wantCode(t, td.call(t, Request{Verb: "scroll", Session: "a", Target: id, Dir: "down", By: 2}), "")
-	wantCode(t, td.call(t, Request{Verb: "scroll", Session: "a", Target: id, Dir: "sideways"}), target.CodeBadRequest)
+	wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: id}.With(args.Key{Chord: "ctrl+nosuchkey"})), target.CodeBadChord)
+	wantCode(t, td.call(t, Request{Verb: "scroll", Session: "a", Target: id}.With(args.Scroll{Direction: "down", By: 2})), "")
+	wantCode(t, td.call(t, Request{Verb: "scroll", Session: "a", Target: id}.With(args.Scroll{Direction: "sideways"})), target.CodeBadRequest)
 	var kinds []string
 	for _, ev := range b.Display().Events() {
 		if ev.Kind == "raise" {
@@ -208,7 +209,7 @@ func TestNoInjectionBackend(t *testing.T) {
 	td := startDaemon(t, &kindtest.Provider{NoInject: true}, "")
 	id := string(td.open(t, "a"))
 	for _, req := range []Request{
-		{Verb: "key", Chord: "ctrl+s"}, {Verb: "click", At: &Point{X: 1, Y: 1}}, {Verb: "type", Text: "x"}, {Verb: "scroll", Dir: "up"},
+		Request{Verb: "key"}.With(args.Key{Chord: "ctrl+s"}), Request{Verb: "click"}.With(args.Click{At: "1,1"}), Request{Verb: "type"}.With(args.Type{Text: "x"}), Request{Verb: "scroll"}.With(args.Scroll{Direction: "up"}),
 	} {
 		req.Session, req.Target = "a", id
 		resp := td.call(t, req)
@@ -218,18 +219,18 @@ func TestNoInjectionBackend(t *testing.T) {
 		}
 	}
 	td.call(t, Request{Verb: "snapshot", Session: "a", Target: id})
-	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: id, Ref: "@e2"}), "")
+	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: id}.With(args.Click{Ref: "@e2"})), "")
 }
 
 func TestTextLimits(t *testing.T) {
 	td := startDaemon(t, &kindtest.Provider{}, "")
 	id := string(td.open(t, "a"))
-	resp := td.call(t, Request{Verb: "type", Session: "a", Target: id, Text: strings.Repeat("x", DefaultMaxKeysText+1)})
+	resp := td.call(t, Request{Verb: "type", Session: "a", Target: id}.With(args.Type{Text: strings.Repeat("x", DefaultMaxKeysText+1)}))
 	wantCode(t, resp, target.CodeTextTooLong)
 	if !strings.Contains(resp.Message, "1500") {
 		t.Fatal(resp.Message)
 	}
-	resp = td.call(t, Request{Verb: "type", Session: "a", Target: id, Text: strings.Repeat("x", DefaultMaxText+1)})
+	resp = td.call(t, Request{Verb: "type", Session: "a", Target: id}.With(args.Type{Text: strings.Repeat("x", DefaultMaxText+1)}))
 	wantCode(t, resp, target.CodeTextTooLong)
 }
 
@@ -240,11 +241,11 @@ func TestTakeoverCutsTypingAndHandbackToldOnce(t *testing.T) {
 	gate := b.Display().GateTyping()
 	typed := make(chan Response, 1)
 	go func() {
-		typed <- td.call(t, Request{Verb: "type", Session: "a", Target: id, Text: strings.Repeat("secret-", 20)})
+		typed <- td.call(t, Request{Verb: "type", Session: "a", Target: id}.With(args.Type{Text: strings.Repeat("secret-", 20)}))
 	}()
-	wantCode(t, td.call(t, Request{Verb: "share", Session: "a", Target: id, With: "operator"}), "")
+	wantCode(t, td.call(t, Request{Verb: "share", Session: "a", Target: id}.With(args.Share{With: "operator"})), "")
 	gate <- struct{}{} // the first chunk goes through: the type is in flight
-	resp := td.call(t, Request{Verb: "takeover", Session: "operator", Target: id, User: "alice"})
+	resp := td.call(t, Request{Verb: "takeover", Session: "operator", Target: id}.With(args.Operator{User: "alice"}))
 	wantCode(t, resp, "")
 	got := <-typed
 	wantCode(t, got, target.CodeWindowPaused)
@@ -257,7 +258,7 @@ func TestTakeoverCutsTypingAndHandbackToldOnce(t *testing.T) {
 	}
 	close(gate)
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: id}), target.CodeWindowPaused)
-	wantCode(t, td.call(t, Request{Verb: "handback", Session: "operator", Target: id, User: "alice"}), "")
+	wantCode(t, td.call(t, Request{Verb: "handback", Session: "operator", Target: id}.With(args.Operator{User: "alice"})), "")
 	first := td.call(t, Request{Verb: "snapshot", Session: "a", Target: id})
 	wantCode(t, first, "")
 	if !strings.Contains(first.Note, "control came back") {
@@ -286,7 +287,7 @@ func TestFrozenTargetDoesNotBlockAnother(t *testing.T) {
 	// The frozen snapshot holds its target until the verb timeout; verbs on
 	// the other window answer meanwhile.
 	for range 3 {
-		wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: other, Chord: "Return"}), "")
+		wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: other}.With(args.Key{Chord: "Return"})), "")
 		wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: other}), "")
 	}
 	select {
@@ -307,7 +308,7 @@ func TestRestartReconciles(t *testing.T) {
 	td := startDaemon(t, b, dir)
 	live := td.open(t, "a")
 	dead := td.open(t, "a")
-	td.call(t, Request{Verb: "share", Session: "a", Target: string(live), With: "b"})
+	td.call(t, Request{Verb: "share", Session: "a", Target: string(live)}.With(args.Share{With: "b"}))
 	td.Detach() // as if killed: display and apps keep running
 	<-td.done
 	b.Display().Kill(b.Display().PID("0x400002"))
@@ -320,7 +321,7 @@ func TestRestartReconciles(t *testing.T) {
 	if got := td2.call(t, Request{Verb: "list", Session: "b"}); len(got.Targets) != 1 {
 		t.Fatal("the share must survive a restart")
 	}
-	wantCode(t, td2.call(t, Request{Verb: "key", Session: "a", Target: string(dead), Chord: "a"}), target.CodeUnknownTarget)
+	wantCode(t, td2.call(t, Request{Verb: "key", Session: "a", Target: string(dead)}.With(args.Key{Chord: "a"})), target.CodeUnknownTarget)
 	if b.Started() != 1 {
 		t.Fatal("the restarted daemon must re-attach, not start a second display")
 	}
@@ -354,7 +355,7 @@ func TestWindowGone(t *testing.T) {
 
 func TestOpenUnknownApp(t *testing.T) {
 	td := startDaemon(t, &kindtest.Provider{}, "")
-	wantCode(t, td.call(t, Request{Verb: "open", Session: "a", Argv: []string{"no-such-app-xyz"}}), target.CodeAppNotFound)
+	wantCode(t, td.call(t, Request{Verb: "open", Session: "a"}.With(args.Open{App: "no-such-app-xyz"})), target.CodeAppNotFound)
 	wantCode(t, td.call(t, Request{Verb: "open", Session: "a"}), target.CodeBadRequest)
 }
 
@@ -372,7 +373,7 @@ func TestBadRequestsKeepServingOthers(t *testing.T) {
 		`{"verb":"status","session":"a","bogus":1}` + "\n",
 		`{"verb":"status","session":"a"} {"x":1}` + "\n",
 		strings.Repeat("x", DefaultMaxRequest+10) + "\n",
-		`{"verb":"status","session":"a","text":"` + strings.Repeat("y", DefaultMaxRequest) + `"}` + "\n",
+		`{"verb":"type","session":"a","args":{"text":"` + strings.Repeat("y", DefaultMaxRequest) + `"}}` + "\n",
 	} {
 		c, err := net.Dial("unix", td.sock)
 		if err != nil {
@@ -410,8 +411,8 @@ func TestIdleHandbackInDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	id := string(d.Handle(t.Context(), Request{Verb: "open", Session: "a", Argv: []string{"fake-app"}}).Target.ID)
-	d.Handle(t.Context(), Request{Verb: "share", Session: "a", Target: id, With: "op"})
+	id := string(d.Handle(t.Context(), Request{Verb: "open", Session: "a"}.With(args.Open{App: "fake-app"})).Target.ID)
+	d.Handle(t.Context(), Request{Verb: "share", Session: "a", Target: id}.With(args.Share{With: "op"}))
 	d.Handle(t.Context(), Request{Verb: "takeover", Session: "op", Target: id})
 	wantCode(t, d.Handle(t.Context(), Request{Verb: "snapshot", Session: "a", Target: id}), target.CodeWindowPaused)
 	mu <- struct{}{}
@@ -456,12 +457,12 @@ func TestHangupCancelsVerb(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Write([]byte(`{"verb":"type","session":"a","target":"` + id + `","text":"abcdefghijklmnop"}` + "\n"))
+	c.Write([]byte(`{"verb":"type","session":"a","target":"` + id + `","args":{"text":"abcdefghijklmnop"}}` + "\n"))
 	gate <- struct{}{} // the first chunk is typed: the verb is in flight
 	c.Close()
 	// The verb is cancelled: the lease is usable again at once, and the
 	// second chunk never arrives.
-	resp := td.call(t, Request{Verb: "key", Session: "a", Target: id, Chord: "Return"})
+	resp := td.call(t, Request{Verb: "key", Session: "a", Target: id}.With(args.Key{Chord: "Return"}))
 	wantCode(t, resp, "")
 	for _, ev := range b.Display().Events() {
 		if ev.Kind == "type" && ev.Text == "ijklmnop" {
@@ -499,7 +500,7 @@ func TestForOnlyOnTheSetsWords(t *testing.T) {
 	}
 	defer d.Close()
 	for _, verb := range []string{"open", "list", "browser.open", "browser.snapshot", "browser.new", "takeover"} {
-		resp := d.Handle(t.Context(), Request{Verb: verb, Session: "op", For: "agent", Argv: []string{"fake-app"}})
+		resp := d.Handle(t.Context(), Request{Verb: verb, Session: "op", For: "agent"}.With(taken(verb, map[string]any{"app": "fake-app"})))
 		wantCode(t, resp, target.CodeBadRequest)
 		if !strings.Contains(resp.Message, "--for") {
 			t.Errorf("%s --for: %q", verb, resp.Message)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"github.com/vibespace/vibespace/daemon/args"
 	"os"
 	"path/filepath"
 	"slices"
@@ -137,8 +138,7 @@ func newProviders() (xvfb, xpra *launchProvider) {
 func TestDesktopAppNew(t *testing.T) {
 	xvfb, xpra := newProviders()
 	td, br := startApps(t, "", xvfb, xpra)
-	resp := td.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app",
-		URL: "file:///srv/page.html", Size: "800x600", Mode: "tree"})
+	resp := td.call(t, Request{Verb: "browser.new", Session: "s1"}.With(args.New{Label: "shop", Backend: "desktop-app", URL: "file:///srv/page.html", Size: "800x600", Mode: "tree"}))
 	wantCode(t, resp, "")
 	if resp.Target == nil || resp.Target.ID.Kind() != target.KindWindow || resp.Target.Holder != "s1" || resp.Target.Mode != target.ModeTree {
 		t.Fatalf("new's target: %+v", resp.Target)
@@ -183,14 +183,14 @@ func TestDesktopAppNew(t *testing.T) {
 	// The window is the session's, driven with the window verbs.
 	snap := td.call(t, Request{Verb: "snapshot", Session: "s1", Target: string(win)})
 	wantCode(t, snap, "")
-	wantCode(t, td.call(t, Request{Verb: "click", Session: "s1", Target: string(win), At: &Point{X: 5, Y: 5}}), target.CodeModeTree)
+	wantCode(t, td.call(t, Request{Verb: "click", Session: "s1", Target: string(win)}.With(args.Click{At: "5,5"})), target.CodeModeTree)
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "s2", Target: string(win)}), target.CodeNotExposed)
 
 	// Every page verb is refused by name, naming the window.
 	for _, req := range []Request{
-		{Verb: "browser.snapshot"}, {Verb: "browser.open", URL: "http://127.0.0.1:1/"}, {Verb: "browser.eval", Expr: "1"},
-		{Verb: "browser.click", Ref: "@e2"}, {Verb: "browser.fill", Ref: "@e2", Text: "x"}, {Verb: "browser.tab", Action: "new"},
-		{Verb: "browser.get", Action: "url"}, {Verb: "browser.screenshot"}, {Verb: "browser.snapshot", Profile: "shop"},
+		Request{Verb: "browser.snapshot"}, Request{Verb: "browser.open"}.With(args.OpenURL{URL: "http://127.0.0.1:1/"}), Request{Verb: "browser.eval"}.With(args.Eval{Expr: "1"}),
+		Request{Verb: "browser.click"}.With(args.Click{Ref: "@e2"}), Request{Verb: "browser.fill"}.With(args.Fill{Ref: "@e2", Text: "x"}), Request{Verb: "browser.tab"}.With(args.Tab{Action: "new"}),
+		Request{Verb: "browser.get"}.With(args.Get{What: "url"}), Request{Verb: "browser.screenshot"}, Request{Verb: "browser.snapshot", Profile: "shop"},
 	} {
 		req.Session = "s1"
 		got := td.call(t, req)
@@ -218,14 +218,14 @@ func TestDesktopAppNew(t *testing.T) {
 	}
 
 	// new again takes the same running window; nothing is launched.
-	again := td.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app"})
+	again := td.call(t, Request{Verb: "browser.new", Session: "s1"}.With(args.New{Label: "shop", Backend: "desktop-app"}))
 	wantCode(t, again, "")
 	if again.Target == nil || again.Target.ID != win || !strings.Contains(again.Did, "runs already") || len(xpra.launched()) != 1 {
 		t.Fatalf("new again: %+v (launched %d)", again, len(xpra.launched()))
 	}
 	// From another session it is not exposed, and that new changes
 	// nothing: no attachment, the same settings.
-	wantCode(t, td.call(t, Request{Verb: "browser.new", Session: "s2", Label: "shop", Backend: "desktop-app", URL: "https://elsewhere.example/"}), target.CodeNotExposed)
+	wantCode(t, td.call(t, Request{Verb: "browser.new", Session: "s2"}.With(args.New{Label: "shop", Backend: "desktop-app", URL: "https://elsewhere.example/"})), target.CodeNotExposed)
 	if len(xpra.launched()) != 1 {
 		t.Fatal("a refused new launched")
 	}
@@ -245,15 +245,15 @@ func TestDesktopAppNew(t *testing.T) {
 func TestDesktopAppStops(t *testing.T) {
 	xvfb, xpra := newProviders()
 	td, _ := startApps(t, "", xvfb, xpra)
-	first := td.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app", Size: "1024x768", Mode: "pixels"})
+	first := td.call(t, Request{Verb: "browser.new", Session: "s1"}.With(args.New{Label: "shop", Backend: "desktop-app", Size: "1024x768", Mode: "pixels"}))
 	wantCode(t, first, "")
 	win := first.Target.ID
 	key := td.keyOf(t, win)
 	if xpra.Display().PID(key) == 0 {
 		t.Fatal("no window on the display")
 	}
-	wantCode(t, td.call(t, Request{Verb: "browser.close", Session: "s2", Label: "shop"}), target.CodeNotExposed)
-	closed := td.call(t, Request{Verb: "browser.close", Session: "s1", Label: "shop"})
+	wantCode(t, td.call(t, Request{Verb: "browser.close", Session: "s2"}.With(args.Close{Label: "shop"})), target.CodeNotExposed)
+	closed := td.call(t, Request{Verb: "browser.close", Session: "s1"}.With(args.Close{Label: "shop"}))
 	wantCode(t, closed, "")
 	if !strings.Contains(closed.Did, "stopped") || xpra.Display().PID(key) != 0 {
 		t.Fatalf("close: %+v; window still there: %v", closed, xpra.Display().PID(key) != 0)
@@ -263,11 +263,11 @@ func TestDesktopAppStops(t *testing.T) {
 	if !strings.Contains(gone.Message, "it is not running") || gone.Facts["start"] != "vibespace-browser new shop --backend desktop-app" {
 		t.Fatalf("refusal once stopped: %s %v", gone.Message, gone.Facts)
 	}
-	if got := td.call(t, Request{Verb: "browser.close", Session: "s1", Label: "shop"}); !got.OK || !strings.Contains(got.Did, "not running") {
+	if got := td.call(t, Request{Verb: "browser.close", Session: "s1"}.With(args.Close{Label: "shop"})); !got.OK || !strings.Contains(got.Did, "not running") {
 		t.Fatalf("close of a stopped one: %+v", got)
 	}
 
-	second := td.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app"})
+	second := td.call(t, Request{Verb: "browser.new", Session: "s1"}.With(args.New{Label: "shop", Backend: "desktop-app"}))
 	wantCode(t, second, "")
 	if second.Target.ID == win || second.Target.Mode != target.ModePixels {
 		t.Fatalf("started again: %+v", second.Target)
@@ -283,8 +283,8 @@ func TestDesktopAppStops(t *testing.T) {
 		t.Fatalf("profiles after the window's close: %+v", list.Profiles)
 	}
 	// close of a CDP profile is refused.
-	wantCode(t, td.call(t, Request{Verb: "browser.new", Session: "s1", Label: "work"}), "")
-	wantCode(t, td.call(t, Request{Verb: "browser.close", Session: "s1", Label: "work"}), target.CodeBadRequest)
+	wantCode(t, td.call(t, Request{Verb: "browser.new", Session: "s1"}.With(args.New{Label: "work"})), "")
+	wantCode(t, td.call(t, Request{Verb: "browser.close", Session: "s1"}.With(args.Close{Label: "work"})), target.CodeBadRequest)
 }
 
 // TestDesktopAppRefusals: new's words are checked before anything is
@@ -297,7 +297,7 @@ func TestDesktopAppRefusals(t *testing.T) {
 		c.Displays = []kind.DisplayProvider{xvfb}
 		c.Browser = &countingBrowser{Browser: kindtest.NewBrowser()}
 	})
-	r := td.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app"})
+	r := td.call(t, Request{Verb: "browser.new", Session: "s1"}.With(args.New{Label: "shop", Backend: "desktop-app"}))
 	wantCode(t, r, target.CodeNoDisplay)
 	if !strings.Contains(r.Message, "xpra") {
 		t.Fatalf("no_display: %s", r.Message)
@@ -309,25 +309,25 @@ func TestDesktopAppRefusals(t *testing.T) {
 	xvfb2, xpra := newProviders()
 	td2, _ := startApps(t, "", xvfb2, xpra)
 	for _, tc := range []struct {
-		req  Request
+		req  args.New
 		code target.Code
 	}{
-		{Request{Backend: "firefox"}, target.CodeBadRequest},
-		{Request{URL: "https://shop.example/"}, target.CodeBadRequest},
-		{Request{Size: "800x600"}, target.CodeBadRequest},
-		{Request{Mode: "tree"}, target.CodeBadRequest},
-		{Request{Backend: "desktop-app", Mode: "colour"}, target.CodeBadMode},
-		{Request{Backend: "desktop-app", Size: "800"}, target.CodeBadRequest},
-		{Request{Backend: "desktop-app", Size: "10x10"}, target.CodeBadRequest},
-		{Request{Backend: "desktop-app", Size: "99999x600"}, target.CodeBadRequest},
-		{Request{Backend: "desktop-app", URL: "javascript:alert(1)"}, target.CodeBadRequest},
-		{Request{Backend: "desktop-app", URL: "ttp://shop.example/"}, target.CodeBadRequest},
-		{Request{Backend: "desktop-app", URL: "ftp://ada:secret@shop.example/"}, target.CodeBadRequest},
-		{Request{Backend: "desktop-app", URL: "https://ada:secret@shop.example/"}, target.CodeBadRequest},
-		{Request{Backend: "desktop-app", URL: "--no-sandbox"}, target.CodeBadRequest},
+		{args.New{Backend: "firefox"}, target.CodeBadRequest},
+		{args.New{URL: "https://shop.example/"}, target.CodeBadRequest},
+		{args.New{Size: "800x600"}, target.CodeBadRequest},
+		{args.New{Mode: "tree"}, target.CodeBadRequest},
+		{args.New{Backend: "desktop-app", Mode: "colour"}, target.CodeBadMode},
+		{args.New{Backend: "desktop-app", Size: "800"}, target.CodeBadRequest},
+		{args.New{Backend: "desktop-app", Size: "10x10"}, target.CodeBadRequest},
+		{args.New{Backend: "desktop-app", Size: "99999x600"}, target.CodeBadRequest},
+		{args.New{Backend: "desktop-app", URL: "javascript:alert(1)"}, target.CodeBadRequest},
+		{args.New{Backend: "desktop-app", URL: "ttp://shop.example/"}, target.CodeBadRequest},
+		{args.New{Backend: "desktop-app", URL: "ftp://ada:secret@shop.example/"}, target.CodeBadRequest},
+		{args.New{Backend: "desktop-app", URL: "https://ada:secret@shop.example/"}, target.CodeBadRequest},
+		{args.New{Backend: "desktop-app", URL: "--no-sandbox"}, target.CodeBadRequest},
 	} {
-		tc.req.Verb, tc.req.Session, tc.req.Label = "browser.new", "s1", "shop"
-		got := td2.call(t, tc.req)
+		tc.req.Label = "shop"
+		got := td2.call(t, Request{Verb: "browser.new", Session: "s1"}.With(tc.req))
 		wantCode(t, got, tc.code)
 		if strings.Contains(got.Message, "secret") {
 			t.Errorf("a refusal repeats the password: %s", got.Message)
@@ -336,15 +336,15 @@ func TestDesktopAppRefusals(t *testing.T) {
 	if got := td2.call(t, Request{Verb: "browser.profiles", Session: "s1"}); len(got.Profiles) != 0 || len(xpra.launched()) != 0 {
 		t.Fatalf("refused news registered %+v or launched %v", got.Profiles, xpra.launched())
 	}
-	wantCode(t, td2.call(t, Request{Verb: "browser.new", Session: "s1", Label: "work"}), "")
-	taken := td2.call(t, Request{Verb: "browser.new", Session: "s1", Label: "Work", Backend: "desktop-app"})
+	wantCode(t, td2.call(t, Request{Verb: "browser.new", Session: "s1"}.With(args.New{Label: "work"})), "")
+	taken := td2.call(t, Request{Verb: "browser.new", Session: "s1"}.With(args.New{Label: "Work", Backend: "desktop-app"}))
 	wantCode(t, taken, target.CodeLabelTaken)
 	if taken.Facts["backend"] != "cdp" || len(xpra.launched()) != 0 {
 		t.Fatalf("label_taken: %+v", taken)
 	}
 	// A desktop app's label is taken for a CDP profile, naming its backend.
-	wantCode(t, td2.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app"}), "")
-	if got := td2.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop"}); got.Code != target.CodeLabelTaken || got.Facts["backend"] != "desktop-app" {
+	wantCode(t, td2.call(t, Request{Verb: "browser.new", Session: "s1"}.With(args.New{Label: "shop", Backend: "desktop-app"})), "")
+	if got := td2.call(t, Request{Verb: "browser.new", Session: "s1"}.With(args.New{Label: "shop"})); got.Code != target.CodeLabelTaken || got.Facts["backend"] != "desktop-app" {
 		t.Fatalf("a CDP new over a desktop app: %+v", got)
 	}
 }
@@ -356,7 +356,7 @@ func TestDesktopAppAfterRestart(t *testing.T) {
 	dir := t.TempDir()
 	xvfb, xpra := newProviders()
 	td, _ := startApps(t, dir, xvfb, xpra)
-	win := td.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app"}).Target.ID
+	win := td.call(t, Request{Verb: "browser.new", Session: "s1"}.With(args.New{Label: "shop", Backend: "desktop-app"})).Target.ID
 	td.Detach()
 	<-td.done
 	td2, _ := startApps(t, dir, xvfb, xpra)
@@ -365,7 +365,7 @@ func TestDesktopAppAfterRestart(t *testing.T) {
 	if got.Facts["target"] != string(win) {
 		t.Fatalf("after a restart: %s %v", got.Message, got.Facts)
 	}
-	again := td2.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app"})
+	again := td2.call(t, Request{Verb: "browser.new", Session: "s1"}.With(args.New{Label: "shop", Backend: "desktop-app"}))
 	wantCode(t, again, "")
 	if again.Target.ID != win || len(xpra.launched()) != 1 {
 		t.Fatalf("new after a restart: %+v, launched %d", again.Target, len(xpra.launched()))
@@ -412,12 +412,12 @@ func TestDesktopAppRefusedNewChangesNothing(t *testing.T) {
 		if w := appWindows(td); len(w) != 0 {
 			t.Fatalf("%s left a window: %+v", what, w)
 		}
-		wantCode(t, td.call(t, Request{Verb: "browser.open", Session: session, URL: "http://127.0.0.1:1/"}), "")
+		wantCode(t, td.call(t, Request{Verb: "browser.open", Session: session}.With(args.OpenURL{URL: "http://127.0.0.1:1/"})), "")
 	}
 
 	// Chromium exits before its window shows.
 	xpra.failWith(target.Refuse(target.CodeAppExited, "chromium exited (status 1) before it showed a window"))
-	wantCode(t, td.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app", URL: "https://shop.example/"}), target.CodeAppExited)
+	wantCode(t, td.call(t, Request{Verb: "browser.new", Session: "s1"}.With(args.New{Label: "shop", Backend: "desktop-app", URL: "https://shop.example/"})), target.CodeAppExited)
 	if len(xpra.launched()) != 1 {
 		t.Fatalf("launched %d times", len(xpra.launched()))
 	}
@@ -426,20 +426,20 @@ func TestDesktopAppRefusedNewChangesNothing(t *testing.T) {
 
 	// Both per-session displays the daemon allows run, s1's (idle, until
 	// its idle stop) and s9's.
-	wantCode(t, td.call(t, Request{Verb: "open", Session: "s9", Argv: []string{"fake-app"}, Display: chromium.DefaultAppDisplay}), "")
-	wantCode(t, td.call(t, Request{Verb: "browser.new", Session: "s2", Label: "cart", Backend: "desktop-app"}), target.CodeDisplayLimit)
+	wantCode(t, td.call(t, Request{Verb: "open", Session: "s9"}.With(args.Open{App: "fake-app", Display: chromium.DefaultAppDisplay})), "")
+	wantCode(t, td.call(t, Request{Verb: "browser.new", Session: "s2"}.With(args.New{Label: "cart", Backend: "desktop-app"})), target.CodeDisplayLimit)
 	if xpra.Started() != 2 || len(xpra.launched()) != 2 {
 		t.Fatalf("a refused new started %d displays, launched %d", xpra.Started(), len(xpra.launched()))
 	}
 	nothingLeft("a new refused display_limit", "s2")
 
 	// A desktop app that ran, stopped, and whose start again is refused.
-	first := td.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app", URL: "https://shop.example/", Size: "800x600"})
+	first := td.call(t, Request{Verb: "browser.new", Session: "s1"}.With(args.New{Label: "shop", Backend: "desktop-app", URL: "https://shop.example/", Size: "800x600"}))
 	wantCode(t, first, "")
-	wantCode(t, td.call(t, Request{Verb: "browser.close", Session: "s1", Label: "shop"}), "")
+	wantCode(t, td.call(t, Request{Verb: "browser.close", Session: "s1"}.With(args.Close{Label: "shop"})), "")
 	xpra.failWith(target.Refuse(target.CodeAppExited, "chromium exited (status 1) before it showed a window"))
 	for _, session := range []string{"s1", "s9"} {
-		wantCode(t, td.call(t, Request{Verb: "browser.new", Session: session, Label: "shop", Backend: "desktop-app", URL: "https://elsewhere.example/", Size: "1024x768", Mode: "pixels"}), target.CodeAppExited)
+		wantCode(t, td.call(t, Request{Verb: "browser.new", Session: session}.With(args.New{Label: "shop", Backend: "desktop-app", URL: "https://elsewhere.example/", Size: "1024x768", Mode: "pixels"})), target.CodeAppExited)
 	}
 	reg, _ := td.browsing.Registry()
 	if kept, _ := reg.Find("shop"); kept.App.URL != "https://shop.example/" || kept.App.Width != 800 || kept.App.Mode != "" {
@@ -482,7 +482,7 @@ func TestDesktopAppWindowKnowsItsProfile(t *testing.T) {
 		}
 	}
 	br.onRecord.Store(&check)
-	resp := td.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app"})
+	resp := td.call(t, Request{Verb: "browser.new", Session: "s1"}.With(args.New{Label: "shop", Backend: "desktop-app"}))
 	wantCode(t, resp, "")
 	br.onRecord.Store(nil)
 	check()
@@ -503,9 +503,9 @@ func TestDesktopAppWindowKnowsItsProfile(t *testing.T) {
 func TestDesktopAppOwnDisplay(t *testing.T) {
 	xvfb, xpra := newProviders()
 	td, _ := startApps(t, "", xvfb, xpra, func(c *Config) { c.Browser.(*countingBrowser).binary = "/opt/chromium-test/chrome" })
-	a := td.call(t, Request{Verb: "browser.new", Session: "s1", Label: "shop", Backend: "desktop-app"})
+	a := td.call(t, Request{Verb: "browser.new", Session: "s1"}.With(args.New{Label: "shop", Backend: "desktop-app"}))
 	wantCode(t, a, "")
-	b := td.call(t, Request{Verb: "browser.new", Session: "s2", Label: "cart", Backend: "desktop-app"})
+	b := td.call(t, Request{Verb: "browser.new", Session: "s2"}.With(args.New{Label: "cart", Backend: "desktop-app"}))
 	wantCode(t, b, "")
 	disps := xpra.Displays()
 	if len(disps) != 2 || xpra.Started() != 2 {

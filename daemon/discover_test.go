@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"github.com/vibespace/vibespace/daemon/args"
 	"strings"
 	"sync"
 	"testing"
@@ -105,7 +106,7 @@ func TestFoundWindowJoinsItsSession(t *testing.T) {
 	dir := t.TempDir()
 	td, p := startDiscovering(t, dir)
 	first := td.open(t, "a")
-	wantCode(t, td.call(t, Request{Verb: "share", Session: "a", Target: string(first), With: "b"}), "")
+	wantCode(t, td.call(t, Request{Verb: "share", Session: "a", Target: string(first)}.With(args.Share{With: "b"})), "")
 	other := td.open(t, "c")
 	root := listIDs(t, td, "a")[first].PID
 	f := p.show(t, root)
@@ -132,8 +133,8 @@ func TestFoundWindowJoinsItsSession(t *testing.T) {
 		t.Fatalf("c lists %v", ls)
 	}
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "c", Target: string(found.ID)}), target.CodeNotExposed)
-	wantCode(t, td.call(t, Request{Verb: "key", Session: "b", Target: string(found.ID), Chord: "a"}), target.CodeHeld)
-	wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: string(found.ID), Chord: "a"}), "")
+	wantCode(t, td.call(t, Request{Verb: "key", Session: "b", Target: string(found.ID)}.With(args.Key{Chord: "a"})), target.CodeHeld)
+	wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: string(found.ID)}.With(args.Key{Chord: "a"})), "")
 	if again := listIDs(t, td, "a"); len(again) != 2 {
 		t.Fatalf("a second list found it again: %v", again)
 	}
@@ -165,7 +166,7 @@ func TestFoundWindowOfPausedWindow(t *testing.T) {
 	first := td.open(t, "a")
 	free := td.open(t, "a")
 	wantCode(t, td.call(t, Request{Verb: "detach", Session: "a", Target: string(free)}), "")
-	wantCode(t, td.call(t, Request{Verb: "takeover", Session: "a", Target: string(first), User: "alice"}), "")
+	wantCode(t, td.call(t, Request{Verb: "takeover", Session: "a", Target: string(first)}.With(args.Operator{User: "alice"})), "")
 	ls := listIDs(t, td, "a")
 	paused := p.show(t, ls[first].PID)
 	loose := p.show(t, ls[free].PID)
@@ -182,7 +183,7 @@ func TestFoundWindowOfPausedWindow(t *testing.T) {
 	if ls[pausedID].Input != "user" || ls[pausedID].User != "alice" || ls[looseID].Holder != "" {
 		t.Fatalf("found windows: paused %+v, loose %+v", ls[pausedID], ls[looseID])
 	}
-	wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: string(pausedID), Chord: "a"}), target.CodeWindowPaused)
+	wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: string(pausedID)}.With(args.Key{Chord: "a"})), target.CodeWindowPaused)
 }
 
 // TestScanEveryTick: nobody lists, and the daemon still scans.

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"encoding/json"
+	"github.com/vibespace/vibespace/daemon/args"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,7 @@ func TestDisplayDeathSeenAtOnce(t *testing.T) {
 	dir := t.TempDir()
 	td := startDaemon(t, b, dir)
 	id := td.open(t, "a")
-	td.call(t, Request{Verb: "share", Session: "a", Target: string(id), With: "b"})
+	td.call(t, Request{Verb: "share", Session: "a", Target: string(id)}.With(args.Share{With: "b"}))
 	b.Display().Die("killed by signal 9 (SIGKILL)")
 
 	// Seen with no verb: the state file records the loss.
@@ -49,13 +50,13 @@ func TestDisplayDeathSeenAtOnce(t *testing.T) {
 	if !strings.Contains(resp.Message, "fake server pid 4242) died — killed by signal 9") {
 		t.Fatalf("snapshot of the lost window: %s", resp.Message)
 	}
-	wantCode(t, td.call(t, Request{Verb: "watch", Session: "a", Target: string(id), Xpra: true}), target.CodeNoAttach)
+	wantCode(t, td.call(t, Request{Verb: "watch", Session: "a", Target: string(id)}.With(args.Watch{Xpra: true})), target.CodeNoAttach)
 
 	// A restarted daemon still knows the handle was lost.
 	td.Close()
 	<-td.done
 	td2 := startDaemon(t, b, dir)
-	resp = td2.call(t, Request{Verb: "key", Session: "a", Target: string(id), Chord: "Return"})
+	resp = td2.call(t, Request{Verb: "key", Session: "a", Target: string(id)}.With(args.Key{Chord: "Return"}))
 	wantCode(t, resp, target.CodeWindowGone)
 	if !strings.Contains(resp.Message, string(id)+" was lost at ") {
 		t.Fatalf("after a restart: %s", resp.Message)

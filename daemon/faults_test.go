@@ -24,6 +24,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/args"
 	"os"
 	"path/filepath"
 	"strings"
@@ -238,12 +239,12 @@ func faultFiles() []faultFile {
 			name: "budgets.json",
 			loss: "budgets.json",
 			setUp: func(t *testing.T, e *faultEnv, td *testDaemon) string {
-				wantCode(t, td.call(t, Request{Verb: "budget", Session: "a", Steps: 50}), "")
-				wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: e.win, Chord: "a", NoVerify: true}), "")
+				wantCode(t, td.call(t, Request{Verb: "budget", Session: "a"}.With(args.Budget{Steps: 50})), "")
+				wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: e.win}.With(args.Key{Chord: "a", NoVerify: true})), "")
 				return filepath.Join(e.dir, "budgets.json")
 			},
 			check: func(t *testing.T, e *faultEnv, td *testDaemon, damage string, first Response, faults string) {
-				key := Request{Verb: "key", Session: "a", Target: e.win, Chord: "a", NoVerify: true}
+				key := Request{Verb: "key", Session: "a", Target: e.win}.With(args.Key{Chord: "a", NoVerify: true})
 				budget := td.call(t, Request{Verb: "budget", Session: "a"})
 				switch damage {
 				case dmgMissing:
@@ -287,7 +288,7 @@ func faultFiles() []faultFile {
 			dir:  tracelog.Dir,
 			setUp: func(t *testing.T, e *faultEnv, td *testDaemon) string {
 				for _, c := range []string{"a", "b", "c"} {
-					wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: e.win, Chord: c, NoVerify: true}), "")
+					wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: e.win}.With(args.Key{Chord: c, NoVerify: true})), "")
 				}
 				e.steps = len(td.call(t, Request{Verb: "trace", Session: "a"}).Trace)
 				files, _ := filepath.Glob(filepath.Join(e.dir, tracelog.Dir, "*.jsonl"))
@@ -320,7 +321,7 @@ func faultFiles() []faultFile {
 					if damage == dmgOwnerMode {
 						return
 					}
-					wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: e.win, Chord: "d", NoVerify: true}), "")
+					wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: e.win}.With(args.Key{Chord: "d", NoVerify: true})), "")
 					st := td.call(t, Request{Verb: "status", Session: "a"})
 					wantSaid(t, Response{}, strings.Join(st.Status.Faults, "\n"), "trace/ not written since", "read-only file system")
 				}
@@ -331,7 +332,7 @@ func faultFiles() []faultFile {
 			loss: "pictures setting",
 			dir:  tracelog.Dir,
 			setUp: func(t *testing.T, e *faultEnv, td *testDaemon) string {
-				wantCode(t, td.call(t, Request{Verb: "trace", Session: "op", Action: tracePicturesOn}), "")
+				wantCode(t, td.call(t, Request{Verb: "trace", Session: "op"}.With(args.Trace{Action: tracePicturesOn})), "")
 				return filepath.Join(e.dir, tracelog.Dir, "settings.json")
 			},
 			check: func(t *testing.T, e *faultEnv, td *testDaemon, damage string, first Response, faults string) {
@@ -355,7 +356,7 @@ func faultFiles() []faultFile {
 				if damage != dmgReadOnly && damage != dmgOwnerMode && on {
 					t.Fatal("a setting that could not be read back is taken as pictures on")
 				}
-				wantCode(t, td.call(t, Request{Verb: "trace", Session: "op", Action: tracePicturesOn}), "")
+				wantCode(t, td.call(t, Request{Verb: "trace", Session: "op"}.With(args.Trace{Action: tracePicturesOn})), "")
 			},
 		},
 		{
@@ -363,11 +364,11 @@ func faultFiles() []faultFile {
 			loss: "the key of provider",
 			dir:  keysDir,
 			setUp: func(t *testing.T, e *faultEnv, td *testDaemon) string {
-				wantCode(t, td.call(t, Request{Verb: "key.set", Session: "u", Provider: "cloud:browserless", Secret: faultKey}), "")
+				wantCode(t, td.call(t, Request{Verb: "key.set", Session: "u"}.With(args.KeySet{Provider: "cloud:browserless", Secret: faultKey})), "")
 				return filepath.Join(e.dir, keysDir, "cloud~browserless.key")
 			},
 			check: func(t *testing.T, e *faultEnv, td *testDaemon, damage string, first Response, faults string) {
-				list := td.call(t, Request{Verb: "key.list", Session: "u", Provider: "cloud:browserless"})
+				list := td.call(t, Request{Verb: "key.list", Session: "u"}.With(args.KeyNamed{Provider: "cloud:browserless"}))
 				wantCode(t, list, "")
 				set := list.Keys[0].Set
 				if has(first.Note+faults, faultKey[:8]) {
@@ -387,7 +388,7 @@ func faultFiles() []faultFile {
 					if !set {
 						t.Fatal("a key readable in a read-only directory was lost")
 					}
-					again := td.call(t, Request{Verb: "key.set", Session: "u", Provider: "cloud:browserless", Secret: faultKey + "2"})
+					again := td.call(t, Request{Verb: "key.set", Session: "u"}.With(args.KeySet{Provider: "cloud:browserless", Secret: faultKey + "2"}))
 					if again.OK || !has(again.Message, "read-only file system") {
 						t.Fatalf("key set in a read-only directory: %+v", again)
 					}
@@ -396,7 +397,7 @@ func faultFiles() []faultFile {
 					if set {
 						t.Fatal("a damaged key is listed as set")
 					}
-					wantCode(t, td.call(t, Request{Verb: "key.set", Session: "u", Provider: "cloud:browserless", Secret: faultKey}), "")
+					wantCode(t, td.call(t, Request{Verb: "key.set", Session: "u"}.With(args.KeySet{Provider: "cloud:browserless", Secret: faultKey})), "")
 				}
 			},
 		},
@@ -412,7 +413,7 @@ func faultFiles() []faultFile {
 				return filepath.Join(e.dir, flightDir, "7.json")
 			},
 			check: func(t *testing.T, e *faultEnv, td *testDaemon, damage string, first Response, faults string) {
-				snap := td.call(t, Request{Verb: "key", Session: "a", Target: e.win, Chord: "a", NoVerify: true})
+				snap := td.call(t, Request{Verb: "key", Session: "a", Target: e.win}.With(args.Key{Chord: "a", NoVerify: true}))
 				wantCode(t, snap, "")
 				audit, _ := os.ReadFile(filepath.Join(e.dir, auditFile))
 				switch damage {
@@ -445,11 +446,11 @@ func faultFiles() []faultFile {
 			name: auditFile,
 			loss: "audit.jsonl",
 			setUp: func(t *testing.T, e *faultEnv, td *testDaemon) string {
-				wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: e.win, Chord: "a", NoVerify: true}), "")
+				wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: e.win}.With(args.Key{Chord: "a", NoVerify: true})), "")
 				return filepath.Join(e.dir, auditFile)
 			},
 			check: func(t *testing.T, e *faultEnv, td *testDaemon, damage string, first Response, faults string) {
-				wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: e.win, Chord: "z", NoVerify: true}), "")
+				wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: e.win}.With(args.Key{Chord: "z", NoVerify: true})), "")
 				switch damage {
 				case dmgMissing, dmgEmpty, dmgOwnerMode:
 					// Nothing to restore: the audit is appended to (anew);
@@ -589,7 +590,7 @@ func TestFaultReadOnlyStateDirBare(t *testing.T) {
 	td := e.start(t)
 	wantCode(t, td.call(t, Request{Verb: "list", Session: "a"}), "")
 	win := string(td.open(t, "a"))
-	wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: win, Chord: "a", NoVerify: true}), "")
+	wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: win}.With(args.Key{Chord: "a", NoVerify: true})), "")
 	st := td.call(t, Request{Verb: "status", Session: "a"})
 	wantSaid(t, Response{}, strings.Join(st.Status.Faults, "\n"), "state.json not written since", "audit not written since", "the keys directory", "could not be made", "read-only file system")
 }

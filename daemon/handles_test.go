@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/args"
 	"strings"
 	"testing"
 
@@ -48,22 +49,22 @@ func TestTabHandlesShortNeverReused(t *testing.T) {
 		}
 		return id
 	}
-	first := mint(td, br, td.call(t, Request{Verb: "browser.open", Session: "a", URL: "http://127.0.0.1:1/"}))
+	first := mint(td, br, td.call(t, Request{Verb: "browser.open", Session: "a"}.With(args.OpenURL{URL: "http://127.0.0.1:1/"})))
 	if win := td.open(t, "a"); win != "win:1" {
 		t.Fatalf("the first window is %s: windows are numbered apart from tabs", win)
 	}
 	var open []target.ID
 	for i := range 12 {
-		id := mint(td, br, td.call(t, Request{Verb: "browser.tab", Session: "a", Action: "new"}))
+		id := mint(td, br, td.call(t, Request{Verb: "browser.tab", Session: "a"}.With(args.Tab{Action: "new"})))
 		if i%2 == 0 { // close every other one: its number is spent
-			wantCode(t, td.call(t, Request{Verb: "browser.tab", Session: "a", Action: "close", Target: string(id)}), "")
+			wantCode(t, td.call(t, Request{Verb: "browser.tab", Session: "a", Target: string(id)}.With(args.Tab{Action: "close"})), "")
 			continue
 		}
 		open = append(open, id)
 	}
 	// tab list: the session's tabs in number order (tab:10 after tab:9),
 	// each with its CDP id.
-	list := td.call(t, Request{Verb: "browser.tab", Session: "a", Action: "list"})
+	list := td.call(t, Request{Verb: "browser.tab", Session: "a"}.With(args.Tab{Action: "list"}))
 	wantCode(t, list, "")
 	want := append([]target.ID{first}, open...)
 	var got []target.ID
@@ -82,7 +83,7 @@ func TestTabHandlesShortNeverReused(t *testing.T) {
 
 	// The audit names each tab by its handle, a bare close too (before,
 	// a bare tab close named no target).
-	wantCode(t, td.call(t, Request{Verb: "browser.tab", Session: "a", Action: "close"}), "")
+	wantCode(t, td.call(t, Request{Verb: "browser.tab", Session: "a"}.With(args.Tab{Action: "close"})), "")
 	closes := auditRows(t, td, "browser.tab")
 	if len(closes) == 0 || closes[len(closes)-1].Target != want[len(want)-1] {
 		t.Fatalf("the last tab row of the audit: %+v, want %s closed", closes[len(closes)-1], want[len(want)-1])
@@ -102,10 +103,10 @@ func TestTabHandlesShortNeverReused(t *testing.T) {
 	<-td.done
 	br2 := kindtest.NewBrowser()
 	td2 := startKinds(t, dir, br2, &kindtest.Provider{})
-	mint(td2, br2, td2.call(t, Request{Verb: "browser.open", Session: "a", URL: "http://127.0.0.1:1/"}))
+	mint(td2, br2, td2.call(t, Request{Verb: "browser.open", Session: "a"}.With(args.OpenURL{URL: "http://127.0.0.1:1/"})))
 	// A handle of the earlier daemon's tab is told it closed, and
 	// reaches nothing.
-	r := td2.call(t, Request{Verb: "browser.tab", Session: "a", Action: "select", Target: string(open[0])})
+	r := td2.call(t, Request{Verb: "browser.tab", Session: "a", Target: string(open[0])}.With(args.Tab{Action: "select"}))
 	wantCode(t, r, target.CodeTabGone)
 	if !strings.Contains(r.Message, string(open[0])) {
 		t.Fatalf("tab select %s after a restart: %q", open[0], r.Message)
@@ -122,16 +123,16 @@ func TestTabHandlesShortNeverReused(t *testing.T) {
 func TestTabHandleOfTheOldForm(t *testing.T) {
 	br := kindtest.NewBrowser()
 	td := startKinds(t, "", br, &kindtest.Provider{})
-	first := td.call(t, Request{Verb: "browser.open", Session: "a", URL: "http://127.0.0.1:1/"})
+	first := td.call(t, Request{Verb: "browser.open", Session: "a"}.With(args.OpenURL{URL: "http://127.0.0.1:1/"}))
 	wantCode(t, first, "")
-	second := td.call(t, Request{Verb: "browser.tab", Session: "a", Action: "new"})
+	second := td.call(t, Request{Verb: "browser.tab", Session: "a"}.With(args.Tab{Action: "new"}))
 	wantCode(t, second, "")
 	old := "tab:" + first.Target.CDPID
 	for _, req := range []Request{
-		{Verb: "browser.tab", Action: "select", Target: old},
-		{Verb: "browser.tab", Action: "close", Target: old},
-		{Verb: "takeover", Target: old},
-		{Verb: "watch", Target: old},
+		Request{Verb: "browser.tab", Target: old}.With(args.Tab{Action: "select"}),
+		Request{Verb: "browser.tab", Target: old}.With(args.Tab{Action: "close"}),
+		Request{Verb: "takeover", Target: old},
+		Request{Verb: "watch", Target: old},
 	} {
 		req.Session = "a"
 		r := td.call(t, req)
@@ -143,15 +144,15 @@ func TestTabHandleOfTheOldForm(t *testing.T) {
 	if tabs := br.Tabs(); tabs[0].Closed() {
 		t.Fatal("a refused close closed the tab")
 	}
-	cur := td.call(t, Request{Verb: "browser.tab", Session: "a", Action: "list"})
+	cur := td.call(t, Request{Verb: "browser.tab", Session: "a"}.With(args.Tab{Action: "list"}))
 	if !strings.Contains(cur.Text, "* "+string(second.Target.ID)+" ") {
 		t.Fatalf("a refused select changed the current tab:\n%s", cur.Text)
 	}
-	r := td.call(t, Request{Verb: "browser.tab", Session: "a", Action: "select", Target: "tab:NOSUCHCDPID"})
+	r := td.call(t, Request{Verb: "browser.tab", Session: "a", Target: "tab:NOSUCHCDPID"}.With(args.Tab{Action: "select"}))
 	wantCode(t, r, target.CodeUnknownTarget)
 	if r.Facts["handle"] != nil || !strings.Contains(r.Message, "tab:N") {
 		t.Fatalf("an old-form handle of no tab: %+v", r)
 	}
 	// The short handle reaches it.
-	wantCode(t, td.call(t, Request{Verb: "browser.tab", Session: "a", Action: "select", Target: string(first.Target.ID)}), "")
+	wantCode(t, td.call(t, Request{Verb: "browser.tab", Session: "a", Target: string(first.Target.ID)}.With(args.Tab{Action: "select"})), "")
 }

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"github.com/vibespace/vibespace/daemon/args"
 	"strings"
 	"testing"
 
@@ -19,19 +20,19 @@ func TestTabHandles(t *testing.T) {
 	br := kindtest.NewBrowser()
 	td := startKinds(t, "", br, &kindtest.Provider{})
 	for _, action := range []string{"select", "close"} {
-		r := td.call(t, Request{Verb: "browser.tab", Session: "a", Action: action, Target: "tab:NOPE"})
+		r := td.call(t, Request{Verb: "browser.tab", Session: "a", Target: "tab:NOPE"}.With(args.Tab{Action: action}))
 		wantCode(t, r, target.CodeUnknownTarget)
 		if strings.Contains(r.Message, "closed") {
 			t.Fatalf("tab %s tab:NOPE: %q", action, r.Message)
 		}
 	}
-	open := td.call(t, Request{Verb: "browser.open", Session: "a", URL: "http://127.0.0.1:1/"})
+	open := td.call(t, Request{Verb: "browser.open", Session: "a"}.With(args.OpenURL{URL: "http://127.0.0.1:1/"}))
 	wantCode(t, open, "")
 	first := open.Target.ID
-	second := td.call(t, Request{Verb: "browser.tab", Session: "a", Action: "new"})
+	second := td.call(t, Request{Verb: "browser.tab", Session: "a"}.With(args.Tab{Action: "new"}))
 	wantCode(t, second, "")
 	// The current tab is the second: a bare close closes it, not the first.
-	closed := td.call(t, Request{Verb: "browser.tab", Session: "a", Action: "close"})
+	closed := td.call(t, Request{Verb: "browser.tab", Session: "a"}.With(args.Tab{Action: "close"}))
 	wantCode(t, closed, "")
 	if closed.Target == nil || closed.Target.ID != second.Target.ID || !strings.Contains(closed.Did, string(second.Target.ID)) {
 		t.Fatalf("tab close closed %+v (did %q), want the current tab %s", closed.Target, closed.Did, second.Target.ID)
@@ -39,11 +40,11 @@ func TestTabHandles(t *testing.T) {
 	if tabs := br.Tabs(); len(tabs) != 2 || tabs[0].Closed() || !tabs[1].Closed() {
 		t.Fatalf("%d tabs; the first closed %v, the second %v: want only the second closed", len(tabs), tabs[0].Closed(), tabs[len(tabs)-1].Closed())
 	}
-	wantCode(t, td.call(t, Request{Verb: "browser.tab", Session: "a", Action: "close"}), target.CodeNoTab)
+	wantCode(t, td.call(t, Request{Verb: "browser.tab", Session: "a"}.With(args.Tab{Action: "close"})), target.CodeNoTab)
 	for _, action := range []string{"select", "close"} {
-		wantCode(t, td.call(t, Request{Verb: "browser.tab", Session: "a", Action: action, Target: string(second.Target.ID)}), target.CodeTabGone)
+		wantCode(t, td.call(t, Request{Verb: "browser.tab", Session: "a", Target: string(second.Target.ID)}.With(args.Tab{Action: action})), target.CodeTabGone)
 	}
-	wantCode(t, td.call(t, Request{Verb: "browser.tab", Session: "a", Action: "select", Target: string(first)}), "")
+	wantCode(t, td.call(t, Request{Verb: "browser.tab", Session: "a", Target: string(first)}.With(args.Tab{Action: "select"})), "")
 }
 
 // A text holding U+0000 is refused before any road, on both kinds and every
@@ -53,13 +54,13 @@ func TestNULTextRefused(t *testing.T) {
 	p, br := &kindtest.Provider{}, kindtest.NewBrowser()
 	td := startKinds(t, "", br, p)
 	win := string(td.open(t, "a"))
-	wantCode(t, td.call(t, Request{Verb: "browser.open", Session: "a", URL: "http://127.0.0.1:1/"}), "")
+	wantCode(t, td.call(t, Request{Verb: "browser.open", Session: "a"}.With(args.OpenURL{URL: "http://127.0.0.1:1/"})), "")
 	wins, tabs := len(p.Display().Events()), len(br.Events())
 	for _, req := range []Request{
-		{Verb: "type", Target: win, Text: "ab\x00c"},
-		{Verb: "type", Target: win, Ref: "@e1", Text: "\x00"},
-		{Verb: "browser.type", Text: "ab\x00c"},
-		{Verb: "browser.fill", Ref: "@e1", Text: "x\x00"},
+		Request{Verb: "type", Target: win}.With(args.Type{Text: "ab\x00c"}),
+		Request{Verb: "type", Target: win}.With(args.Type{Ref: "@e1", Text: "\x00"}),
+		Request{Verb: "browser.type"}.With(args.Type{Text: "ab\x00c"}),
+		Request{Verb: "browser.fill"}.With(args.Fill{Ref: "@e1", Text: "x\x00"}),
 	} {
 		req.Session = "a"
 		r := td.call(t, req)
@@ -100,7 +101,7 @@ func TestStoppedDisplay(t *testing.T) {
 		}
 	}
 	before := len(disp.Events())
-	for _, req := range []Request{{Verb: "snapshot", Target: string(a)}, {Verb: "key", Target: string(b), Chord: "a"}, {Verb: "screenshot", Target: string(a)}} {
+	for _, req := range []Request{Request{Verb: "snapshot", Target: string(a)}, Request{Verb: "key", Target: string(b)}.With(args.Key{Chord: "a"}), Request{Verb: "screenshot", Target: string(a)}} {
 		req.Session = "a"
 		r := td.call(t, req)
 		wantCode(t, r, target.CodeDisplayNotAnswering)
@@ -118,5 +119,5 @@ func TestStoppedDisplay(t *testing.T) {
 			t.Fatalf("%s still marked after the display answers: %+v", ti.ID, ti)
 		}
 	}
-	wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: string(b), Chord: "a"}), "")
+	wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: string(b)}.With(args.Key{Chord: "a"})), "")
 }

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"github.com/vibespace/vibespace/daemon/args"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,7 +38,7 @@ func TestWrongKindBothWays(t *testing.T) {
 	p, br := &kindtest.Provider{}, kindtest.NewBrowser()
 	td := startKinds(t, "", br, p)
 	win := string(td.open(t, "a"))
-	open := td.call(t, Request{Verb: "browser.open", Session: "a", URL: "http://127.0.0.1:1/"})
+	open := td.call(t, Request{Verb: "browser.open", Session: "a"}.With(args.OpenURL{URL: "http://127.0.0.1:1/"}))
 	wantCode(t, open, "")
 	tab := string(open.Target.ID)
 	if !strings.HasPrefix(tab, "tab:") || open.Profile == nil {
@@ -45,9 +46,9 @@ func TestWrongKindBothWays(t *testing.T) {
 	}
 	before := len(br.Events())
 	for _, req := range []Request{
-		{Verb: "snapshot"}, {Verb: "screenshot"}, {Verb: "click", Ref: "@e1"}, {Verb: "click", At: &Point{X: 1, Y: 1}},
-		{Verb: "type", Text: "x"}, {Verb: "key", Chord: "a"}, {Verb: "scroll", Dir: "down"}, {Verb: "close"},
-		{Verb: "attach"}, {Verb: "detach"}, {Verb: "share", With: "b"},
+		Request{Verb: "snapshot"}, Request{Verb: "screenshot"}, Request{Verb: "click"}.With(args.Click{Ref: "@e1"}), Request{Verb: "click"}.With(args.Click{At: "1,1"}),
+		Request{Verb: "type"}.With(args.Type{Text: "x"}), Request{Verb: "key"}.With(args.Key{Chord: "a"}), Request{Verb: "scroll"}.With(args.Scroll{Direction: "down"}), Request{Verb: "close"},
+		Request{Verb: "attach"}, Request{Verb: "detach"}, Request{Verb: "share"}.With(args.Share{With: "b"}),
 	} {
 		req.Session, req.Target = "a", tab
 		resp := td.call(t, req)
@@ -62,7 +63,7 @@ func TestWrongKindBothWays(t *testing.T) {
 	disp := p.Display()
 	before = len(disp.Events())
 	for _, action := range []string{"select", "close"} {
-		resp := td.call(t, Request{Verb: "browser.tab", Session: "a", Action: action, Target: win})
+		resp := td.call(t, Request{Verb: "browser.tab", Session: "a", Target: win}.With(args.Tab{Action: action}))
 		wantCode(t, resp, target.CodeWrongKind)
 		if resp.Facts["use"] != "vibespace-window" {
 			t.Fatalf("tab %s with a window's handle: %+v", action, resp)
@@ -74,8 +75,8 @@ func TestWrongKindBothWays(t *testing.T) {
 	// The person's words take either kind (from a session that sees it:
 	// a tab is its opener's alone).
 	for _, id := range []string{win, tab} {
-		wantCode(t, td.call(t, Request{Verb: "takeover", Session: "a", Target: id, User: "alice"}), "")
-		wantCode(t, td.call(t, Request{Verb: "handback", Session: "a", Target: id, User: "alice"}), "")
+		wantCode(t, td.call(t, Request{Verb: "takeover", Session: "a", Target: id}.With(args.Operator{User: "alice"})), "")
+		wantCode(t, td.call(t, Request{Verb: "handback", Session: "a", Target: id}.With(args.Operator{User: "alice"})), "")
 	}
 	// Both kinds are listed, each with the roads its own probe gives.
 	list := td.call(t, Request{Verb: "list", Session: "a"})
@@ -99,7 +100,7 @@ func TestSharedVerbsOnATab(t *testing.T) {
 	br := kindtest.NewBrowser()
 	td := startKinds(t, "", br, &kindtest.Provider{})
 	wantCode(t, td.call(t, Request{Verb: "browser.snapshot", Session: "a"}), target.CodeNoTab)
-	wantCode(t, td.call(t, Request{Verb: "browser.open", Session: "a", URL: "http://127.0.0.1:1/"}), "")
+	wantCode(t, td.call(t, Request{Verb: "browser.open", Session: "a"}.With(args.OpenURL{URL: "http://127.0.0.1:1/"})), "")
 	snap := td.call(t, Request{Verb: "browser.snapshot", Session: "a", JSON: true})
 	wantCode(t, snap, "")
 	refOf := map[string]string{}
@@ -108,18 +109,18 @@ func TestSharedVerbsOnATab(t *testing.T) {
 	if refOf["Alpha"] != "@e1" || refOf["Name"] != "@e2" || refOf["Press area"] != "@e3" {
 		t.Fatalf("refs %v", refOf)
 	}
-	click := td.call(t, Request{Verb: "browser.click", Session: "a", Ref: "@e1"})
+	click := td.call(t, Request{Verb: "browser.click", Session: "a"}.With(args.Click{Ref: "@e1"}))
 	wantCode(t, click, "")
 	if click.By != target.RoadPoint {
 		t.Fatalf("a tab's click @ref by %q", click.By)
 	}
-	typed := td.call(t, Request{Verb: "browser.type", Session: "a", Ref: "@e2", Text: strings.Repeat("x", 20)})
+	typed := td.call(t, Request{Verb: "browser.type", Session: "a"}.With(args.Type{Ref: "@e2", Text: strings.Repeat("x", 20)}))
 	wantCode(t, typed, "")
 	if typed.By != target.RoadKeys {
 		t.Fatalf("a tab's type @ref by %q", typed.By)
 	}
-	wantCode(t, td.call(t, Request{Verb: "browser.fill", Session: "a", Ref: "@e2", Text: "f"}), "")
-	wantCode(t, td.call(t, Request{Verb: "browser.click", Session: "a", Ref: "@e99"}), target.CodeBadRef)
+	wantCode(t, td.call(t, Request{Verb: "browser.fill", Session: "a"}.With(args.Fill{Ref: "@e2", Text: "f"})), "")
+	wantCode(t, td.call(t, Request{Verb: "browser.click", Session: "a"}.With(args.Click{Ref: "@e99"})), target.CodeBadRef)
 	var kinds []string
 	for _, e := range br.Events() {
 		if e.Kind != "navigate" {
@@ -135,7 +136,7 @@ func TestSharedVerbsOnATab(t *testing.T) {
 	if len(tabs.Targets) != 1 || tabs.Targets[0].Title != "Retitled" {
 		t.Fatalf("tab list after the page retitled itself: %+v", tabs.Targets)
 	}
-	if got := td.call(t, Request{Verb: "browser.get", Session: "a", Action: "title"}); got.Text != "Retitled" {
+	if got := td.call(t, Request{Verb: "browser.get", Session: "a"}.With(args.Get{What: "title"})); got.Text != "Retitled" {
 		t.Fatalf("get title: %q", got.Text)
 	}
 	// Another session sees neither the tab nor its refs.
@@ -157,13 +158,13 @@ func TestSeveralDisplays(t *testing.T) {
 	if alpha.Started() != 1 || beta.Started() != 0 {
 		t.Fatalf("started alpha %d, beta %d", alpha.Started(), beta.Started())
 	}
-	resp := td.call(t, Request{Verb: "open", Session: "s", Argv: []string{"fake-b"}, Display: "beta"})
+	resp := td.call(t, Request{Verb: "open", Session: "s"}.With(args.Open{App: "fake-b", Display: "beta"}))
 	wantCode(t, resp, "")
 	b := string(resp.Target.ID)
 	if beta.Started() != 1 || !strings.Contains(resp.Did, "(beta)") {
 		t.Fatalf("open --display beta: %+v (beta started %d)", resp, beta.Started())
 	}
-	resp = td.call(t, Request{Verb: "open", Session: "s", Argv: []string{"fake-c"}, Display: "gamma"})
+	resp = td.call(t, Request{Verb: "open", Session: "s"}.With(args.Open{App: "fake-c", Display: "gamma"}))
 	wantCode(t, resp, target.CodeNoDisplay)
 	if !strings.Contains(resp.Message, "alpha, beta") {
 		t.Fatalf("no_display does not list the displays: %q", resp.Message)
@@ -177,11 +178,13 @@ func TestSeveralDisplays(t *testing.T) {
 	gate := alpha.Display().GateTyping()
 	typed := make(chan Response, 1)
 	go func() {
-		typed <- td.call(t, Request{Verb: "type", Session: "s", Target: a, Text: strings.Repeat("x", 16)})
+		typed <- td.call(t, Request{Verb: "type", Session: "s", Target: a}.With(args.Type{Text: strings.Repeat("x", 16)}))
 	}()
 	gate <- struct{}{}
 	done := make(chan Response, 1)
-	go func() { done <- td.call(t, Request{Verb: "key", Session: "s", Target: b, Chord: "Return"}) }()
+	go func() {
+		done <- td.call(t, Request{Verb: "key", Session: "s", Target: b}.With(args.Key{Chord: "Return"}))
+	}()
 	select {
 	case r := <-done:
 		wantCode(t, r, "")
@@ -227,7 +230,7 @@ func TestSeveralDisplays(t *testing.T) {
 	beta.Display().Close()
 	wantCode(t, td2.call(t, Request{Verb: "snapshot", Session: "s", Target: b}), target.CodeWindowGone)
 	wantCode(t, td2.call(t, Request{Verb: "snapshot", Session: "s", Target: a}), "")
-	wantCode(t, td2.call(t, Request{Verb: "open", Session: "s", Argv: []string{"fake-b"}, Display: "beta"}), "")
+	wantCode(t, td2.call(t, Request{Verb: "open", Session: "s"}.With(args.Open{App: "fake-b", Display: "beta"})), "")
 	if beta.Started() != 2 || alpha.Started() != 1 {
 		t.Fatalf("started alpha %d, beta %d", alpha.Started(), beta.Started())
 	}
@@ -241,7 +244,7 @@ func TestLegacyDisplayRecord(t *testing.T) {
 	dir := t.TempDir()
 	td := startDaemon(t, p, dir)
 	id := td.open(t, "s")
-	wantCode(t, td.call(t, Request{Verb: "share", Session: "s", Target: string(id), With: "other"}), "")
+	wantCode(t, td.call(t, Request{Verb: "share", Session: "s", Target: string(id)}.With(args.Share{With: "other"})), "")
 	td.Detach()
 	<-td.done
 	// Rewrite the state as the earlier version wrote it.
@@ -348,7 +351,7 @@ func TestWindowKeepsItsApp(t *testing.T) {
 	td := startDaemon(t, &kindtest.Provider{}, "")
 	id := string(td.open(t, "a"))
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: id}), "")
-	resp := td.call(t, Request{Verb: "key", Session: "a", Target: id, Chord: "a"})
+	resp := td.call(t, Request{Verb: "key", Session: "a", Target: id}.With(args.Key{Chord: "a"}))
 	if resp.Target == nil || resp.Target.App != "fake-app" {
 		t.Fatalf("the answer names %+v", resp.Target)
 	}
@@ -369,7 +372,7 @@ func TestVerbTimeoutIsTimeout(t *testing.T) {
 	id := string(td.open(t, "a"))
 	gate := p.Display().GateTyping()
 	go func() { gate <- struct{}{} }() // the first chunk goes in, the next waits past the deadline
-	resp := td.call(t, Request{Verb: "type", Session: "a", Target: id, Text: strings.Repeat("x", 20)})
+	resp := td.call(t, Request{Verb: "type", Session: "a", Target: id}.With(args.Type{Text: strings.Repeat("x", 20)}))
 	wantCode(t, resp, target.CodeTimeout)
 	if resp.Facts["partial"] != true || resp.Facts["typed"] != float64(8) {
 		t.Fatalf("a timed-out type: %+v", resp)

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"github.com/vibespace/vibespace/daemon/args"
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/displays"
@@ -267,7 +268,7 @@ func (h LiveHands) Takeover(ctx context.Context, id target.ID, user string) Resp
 	d := h.d
 	l := d.leases.Get(id)
 	force := l.Input == lease.InputUser && l.User != user
-	return d.guarded(asOperator(ctx), facts("takeover"), Request{Verb: "takeover", Session: liveViewSession, Target: string(id), User: user, Force: force})
+	return d.guarded(asOperator(ctx), facts("takeover"), Request{Verb: "takeover", Session: liveViewSession, Target: string(id)}, args.Operator{User: user, Force: force})
 }
 
 // Handback is the live view's Hand back: the handback verb, as user;
@@ -275,7 +276,7 @@ func (h LiveHands) Takeover(ctx context.Context, id target.ID, user string) Resp
 // released before the agents act again.
 func (h LiveHands) Handback(ctx context.Context, id target.ID, user string) Response {
 	d := h.d
-	resp := d.guarded(asOperator(ctx), facts("handback"), Request{Verb: "handback", Session: liveViewSession, Target: string(id), User: user})
+	resp := d.guarded(asOperator(ctx), facts("handback"), Request{Verb: "handback", Session: liveViewSession, Target: string(id)}, args.Operator{User: user})
 	if resp.OK {
 		if e, err := d.find(string(id)); err == nil {
 			d.releaseFor(ctx, e)

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"github.com/vibespace/vibespace/daemon/args"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,7 @@ func TestDamagedBudgetsFailClosed(t *testing.T) {
 	dir := t.TempDir()
 	td := startDaemon(t, b, dir)
 	win := string(td.open(t, "a"))
-	wantCode(t, td.call(t, Request{Verb: "budget", Session: "a", Steps: 50}), "")
+	wantCode(t, td.call(t, Request{Verb: "budget", Session: "a"}.With(args.Budget{Steps: 50})), "")
 	td.Detach() // as kill -9 leaves it
 	<-td.done
 	garbage := []byte("{\x00garbage\n")
@@ -33,7 +34,7 @@ func TestDamagedBudgetsFailClosed(t *testing.T) {
 
 	for restart := range 2 {
 		td = startDaemon(t, b, dir)
-		key := Request{Verb: "key", Session: "a", Target: win, Chord: "a", NoVerify: true}
+		key := Request{Verb: "key", Session: "a", Target: win}.With(args.Key{Chord: "a", NoVerify: true})
 		resp := td.call(t, key)
 		wantCode(t, resp, target.CodeBudgetUnreadable)
 		if !strings.Contains(resp.Message, "budget --steps N") {
@@ -64,12 +65,12 @@ func TestDamagedBudgetsFailClosed(t *testing.T) {
 
 	td = startDaemon(t, b, dir)
 	other := string(td.open(t, "b"))
-	wantCode(t, td.call(t, Request{Verb: "budget", Session: "op", For: "a", Steps: 10}), "")
-	wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: win, Chord: "a", NoVerify: true}), "")
-	wantCode(t, td.call(t, Request{Verb: "key", Session: "b", Target: other, Chord: "a", NoVerify: true}), target.CodeBudgetUnreadable)
+	wantCode(t, td.call(t, Request{Verb: "budget", Session: "op", For: "a"}.With(args.Budget{Steps: 10})), "")
+	wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: win}.With(args.Key{Chord: "a", NoVerify: true})), "")
+	wantCode(t, td.call(t, Request{Verb: "key", Session: "b", Target: other}.With(args.Key{Chord: "a", NoVerify: true})), target.CodeBudgetUnreadable)
 	// None, said out loud, is an answer too.
-	wantCode(t, td.call(t, Request{Verb: "budget", Session: "b", Steps: -1, Minutes: -1}), "")
-	wantCode(t, td.call(t, Request{Verb: "key", Session: "b", Target: other, Chord: "a", NoVerify: true}), "")
+	wantCode(t, td.call(t, Request{Verb: "budget", Session: "b"}.With(args.Budget{Steps: -1, Minutes: -1})), "")
+	wantCode(t, td.call(t, Request{Verb: "key", Session: "b", Target: other}.With(args.Key{Chord: "a", NoVerify: true})), "")
 	if resp := td.call(t, Request{Verb: "budget", Session: "a"}); !strings.Contains(resp.Did, "9 of 10 steps left") {
 		t.Fatalf("a's budget after it was set again: %q", resp.Did)
 	}
@@ -82,9 +83,9 @@ func TestHandbackToldOnceAcrossRestarts(t *testing.T) {
 	dir := t.TempDir()
 	td := startDaemon(t, b, dir)
 	win := string(td.open(t, "a"))
-	wantCode(t, td.call(t, Request{Verb: "share", Session: "a", Target: win, With: "op"}), "")
-	wantCode(t, td.call(t, Request{Verb: "takeover", Session: "op", Target: win, User: "alice"}), "")
-	wantCode(t, td.call(t, Request{Verb: "handback", Session: "op", Target: win, User: "alice"}), "")
+	wantCode(t, td.call(t, Request{Verb: "share", Session: "a", Target: win}.With(args.Share{With: "op"})), "")
+	wantCode(t, td.call(t, Request{Verb: "takeover", Session: "op", Target: win}.With(args.Operator{User: "alice"})), "")
+	wantCode(t, td.call(t, Request{Verb: "handback", Session: "op", Target: win}.With(args.Operator{User: "alice"})), "")
 	snap := Request{Verb: "snapshot", Session: "a", Target: win}
 	if resp := td.call(t, snap); !strings.Contains(resp.Note, "control came back") {
 		t.Fatalf("the handback is not told: %+v", resp)
@@ -179,7 +180,9 @@ func TestRestartTellsOfACutSelect(t *testing.T) {
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: id}), "")
 	gate := b.Display().GateTyping()
 	typed, selected := make(chan Response, 1), make(chan Response, 1)
-	go func() { typed <- td.call(t, Request{Verb: "type", Session: "a", Target: id, Text: "x"}) }()
+	go func() {
+		typed <- td.call(t, Request{Verb: "type", Session: "a", Target: id}.With(args.Type{Text: "x"}))
+	}()
 	waitRecords := func(verb string) map[string][]byte {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
@@ -204,7 +207,7 @@ func TestRestartTellsOfACutSelect(t *testing.T) {
 	}
 	waitRecords("type")
 	go func() {
-		selected <- td.call(t, Request{Verb: "select", Session: "a", Target: id, Ref: "@e2", Values: []string{"Green"}})
+		selected <- td.call(t, Request{Verb: "select", Session: "a", Target: id}.With(args.Select{Ref: "@e2", Options: []string{"Green"}}))
 	}()
 	recs := waitRecords("select")
 	close(gate)

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"github.com/vibespace/vibespace/daemon/args"
 	"strings"
 	"testing"
 
@@ -29,9 +30,9 @@ func TestLostTabsToldOnce(t *testing.T) {
 	td := startBrowserDaemon(t, dir)
 	open := func(td *testDaemon, s, url string, new bool) target.ID {
 		t.Helper()
-		req := Request{Verb: "browser.open", Session: s, URL: url}
+		req := Request{Verb: "browser.open", Session: s}.With(args.OpenURL{URL: url})
 		if new {
-			req = Request{Verb: "browser.tab", Session: s, Action: "new", URL: url}
+			req = Request{Verb: "browser.tab", Session: s}.With(args.Tab{Action: "new", URL: url})
 		}
 		resp := td.call(t, req)
 		wantCode(t, resp, "")
@@ -40,7 +41,7 @@ func TestLostTabsToldOnce(t *testing.T) {
 	a1 := open(td, "a", "http://127.0.0.1:1/first?token=s3cret", false)
 	a2 := open(td, "a", "about:blank", true)
 	// A tab that navigated: the address it was last at is kept.
-	wantCode(t, td.call(t, Request{Verb: "browser.open", Session: "a", URL: "http://127.0.0.1:1/second#frag"}), "")
+	wantCode(t, td.call(t, Request{Verb: "browser.open", Session: "a"}.With(args.OpenURL{URL: "http://127.0.0.1:1/second#frag"})), "")
 	b1 := open(td, "b", "http://127.0.0.1:2/b", false)
 	td.Detach()
 	<-td.done
@@ -78,7 +79,7 @@ func TestLostTabsToldOnce(t *testing.T) {
 func TestClosedDaemonOwesNoLostTabs(t *testing.T) {
 	dir := t.TempDir()
 	td := startBrowserDaemon(t, dir)
-	wantCode(t, td.call(t, Request{Verb: "browser.open", Session: "a", URL: "http://127.0.0.1:1/x"}), "")
+	wantCode(t, td.call(t, Request{Verb: "browser.open", Session: "a"}.With(args.OpenURL{URL: "http://127.0.0.1:1/x"})), "")
 	td.Close()
 	<-td.done
 	td2 := startBrowserDaemon(t, dir)

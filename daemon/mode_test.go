@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"encoding/json"
+	"github.com/vibespace/vibespace/daemon/args"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,11 +32,11 @@ func TestModeGatesTheVerbs(t *testing.T) {
 	b := &kindtest.Provider{}
 	dir := t.TempDir()
 	td := startDaemon(t, b, dir)
-	wantCode(t, td.call(t, Request{Verb: "open", Session: "a", Argv: []string{"fake-app"}, Mode: "pixel"}), target.CodeBadMode)
+	wantCode(t, td.call(t, Request{Verb: "open", Session: "a"}.With(args.Open{App: "fake-app", Mode: "pixel"})), target.CodeBadMode)
 	if b.Started() != 0 {
 		t.Fatal("a bad mode started a display")
 	}
-	open := td.call(t, Request{Verb: "open", Session: "a", Argv: []string{"fake-app"}, Mode: "pixels"})
+	open := td.call(t, Request{Verb: "open", Session: "a"}.With(args.Open{App: "fake-app", Mode: "pixels"}))
 	wantCode(t, open, "")
 	if open.Target.Mode != target.ModePixels {
 		t.Fatalf("open answer %+v", open.Target)
@@ -50,51 +51,51 @@ func TestModeGatesTheVerbs(t *testing.T) {
 	if r.Facts["switch"] != "vibespace-window mode "+id+" tree" || r.Target == nil || r.Target.Mode != target.ModePixels {
 		t.Fatalf("mode_pixels answer %+v", r)
 	}
-	wantCode(t, call(Request{Verb: "click", Ref: "@e2"}), target.CodeModePixels)
-	wantCode(t, call(Request{Verb: "type", Ref: "@e4", Text: "x"}), target.CodeModePixels)
+	wantCode(t, call(Request{Verb: "click"}.With(args.Click{Ref: "@e2"})), target.CodeModePixels)
+	wantCode(t, call(Request{Verb: "type"}.With(args.Type{Ref: "@e4", Text: "x"})), target.CodeModePixels)
 	// find and get read the tree as snapshot does (the verb table's law
 	// verb): pixels mode refuses them too.
-	wantCode(t, call(Request{Verb: "find", Text: "Alpha"}), target.CodeModePixels)
-	wantCode(t, call(Request{Verb: "get", Action: "text", Ref: "@e2"}), target.CodeModePixels)
+	wantCode(t, call(Request{Verb: "find"}.With(args.Find{Text: "Alpha"})), target.CodeModePixels)
+	wantCode(t, call(Request{Verb: "get"}.With(args.GetNode{What: "text", Ref: "@e2"})), target.CodeModePixels)
 	wantCode(t, call(Request{Verb: "screenshot"}), "")
-	wantCode(t, call(Request{Verb: "click", At: &Point{X: 5, Y: 6}}), "")
-	wantCode(t, call(Request{Verb: "scroll", At: &Point{X: 5, Y: 6}, Dir: "down"}), "")
-	wantCode(t, call(Request{Verb: "type", Text: "x"}), "")
-	wantCode(t, call(Request{Verb: "key", Chord: "a"}), "")
+	wantCode(t, call(Request{Verb: "click"}.With(args.Click{At: "5,6"})), "")
+	wantCode(t, call(Request{Verb: "scroll"}.With(args.Scroll{At: "5,6", Direction: "down"})), "")
+	wantCode(t, call(Request{Verb: "type"}.With(args.Type{Text: "x"})), "")
+	wantCode(t, call(Request{Verb: "key"}.With(args.Key{Chord: "a"})), "")
 	if got := events(b); got != "click,scroll,type,key" {
 		t.Fatalf("pixels mode: the display received %s", got)
 	}
 
-	wantCode(t, call(Request{Verb: "mode", Mode: "banana"}), target.CodeBadMode)
+	wantCode(t, call(Request{Verb: "mode"}.With(args.Mode{Mode: "banana"})), target.CodeBadMode)
 	wantCode(t, call(Request{Verb: "mode"}), target.CodeBadMode)
-	wantCode(t, td.call(t, Request{Verb: "mode", Session: "b", Target: id, Mode: "tree"}), target.CodeNotExposed)
-	r = call(Request{Verb: "mode", Mode: "tree"})
+	wantCode(t, td.call(t, Request{Verb: "mode", Session: "b", Target: id}.With(args.Mode{Mode: "tree"})), target.CodeNotExposed)
+	r = call(Request{Verb: "mode"}.With(args.Mode{Mode: "tree"}))
 	wantCode(t, r, "")
 	if r.Target.Mode != target.ModeTree || !strings.Contains(r.Did, "was pixels") {
 		t.Fatalf("mode tree answer %+v", r)
 	}
-	wantCode(t, call(Request{Verb: "click", At: &Point{X: 5, Y: 6}}), target.CodeModeTree)
-	r = call(Request{Verb: "scroll", At: &Point{X: 5, Y: 6}, Dir: "down"})
+	wantCode(t, call(Request{Verb: "click"}.With(args.Click{At: "5,6"})), target.CodeModeTree)
+	r = call(Request{Verb: "scroll"}.With(args.Scroll{At: "5,6", Direction: "down"}))
 	wantCode(t, r, target.CodeModeTree)
 	if r.Facts["switch"] != "vibespace-window mode "+id+" pixels" {
 		t.Fatalf("mode_tree answer %+v", r)
 	}
 	wantCode(t, call(Request{Verb: "snapshot"}), "")
-	wantCode(t, call(Request{Verb: "click", Ref: "@e2"}), "")
-	wantCode(t, call(Request{Verb: "scroll", Dir: "down"}), "") // at the window's centre: no pixel chosen
-	wantCode(t, call(Request{Verb: "key", Chord: "b"}), "")
+	wantCode(t, call(Request{Verb: "click"}.With(args.Click{Ref: "@e2"})), "")
+	wantCode(t, call(Request{Verb: "scroll"}.With(args.Scroll{Direction: "down"})), "") // at the window's centre: no pixel chosen
+	wantCode(t, call(Request{Verb: "key"}.With(args.Key{Chord: "b"})), "")
 	if got := events(b); got != "click,scroll,type,key,action,scroll,key" {
 		t.Fatalf("tree mode: the display received %s", got)
 	}
 
-	r = call(Request{Verb: "mode", Mode: "auto"})
+	r = call(Request{Verb: "mode"}.With(args.Mode{Mode: "auto"}))
 	wantCode(t, r, "")
 	if r.Target.Mode != target.ModeAuto || r.Target.Resolved != target.ModeTree || r.Target.ModeWhy == "" {
 		t.Fatalf("mode auto answer %+v", r.Target)
 	}
-	wantCode(t, call(Request{Verb: "click", At: &Point{X: 5, Y: 6}}), "")
+	wantCode(t, call(Request{Verb: "click"}.With(args.Click{At: "5,6"})), "")
 	wantCode(t, call(Request{Verb: "snapshot"}), "")
-	wantCode(t, call(Request{Verb: "mode", Mode: "pixels"}), "")
+	wantCode(t, call(Request{Verb: "mode"}.With(args.Mode{Mode: "pixels"})), "")
 
 	// The audit has each mode verb of a on the window: banana, none, tree,
 	// auto, pixels, whether it ran or was refused.
@@ -135,15 +136,15 @@ func TestModeGatesTheVerbs(t *testing.T) {
 func TestModeIsAWindowsOnly(t *testing.T) {
 	br := kindtest.NewBrowser()
 	td := startKinds(t, "", br, &kindtest.Provider{})
-	wantCode(t, td.call(t, Request{Verb: "browser.open", Session: "a", URL: "http://127.0.0.1:1/", Mode: "pixels"}), target.CodeBadRequest)
-	open := td.call(t, Request{Verb: "browser.open", Session: "a", URL: "http://127.0.0.1:1/"})
+	wantCode(t, td.call(t, Request{Verb: "browser.open", Session: "a", Args: json.RawMessage(`{"url":"http://127.0.0.1:1/","mode":"pixels"}`)}), target.CodeBadRequest)
+	open := td.call(t, Request{Verb: "browser.open", Session: "a"}.With(args.OpenURL{URL: "http://127.0.0.1:1/"}))
 	wantCode(t, open, "")
 	if open.Target.Mode != "" {
 		t.Fatalf("a tab has a mode: %+v", open.Target)
 	}
-	wantCode(t, td.call(t, Request{Verb: "mode", Session: "a", Target: string(open.Target.ID), Mode: "tree"}), target.CodeWrongKind)
+	wantCode(t, td.call(t, Request{Verb: "mode", Session: "a", Target: string(open.Target.ID)}.With(args.Mode{Mode: "tree"})), target.CodeWrongKind)
 	id := string(td.open(t, "a"))
-	wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: id, Chord: "a", Mode: "tree"}), target.CodeBadRequest)
+	wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: id, Args: json.RawMessage(`{"chord":"a","mode":"tree"}`)}), target.CodeBadRequest)
 	list := td.call(t, Request{Verb: "list", Session: "a"})
 	if len(list.Targets) != 2 || list.Targets[0].Mode != target.ModeAuto || list.Targets[0].Resolved != target.ModeTree || list.Targets[1].Mode != "" {
 		t.Fatalf("list %+v", list.Targets)

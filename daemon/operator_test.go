@@ -3,6 +3,7 @@ package daemon
 import (
 	"bufio"
 	"encoding/json"
+	"github.com/vibespace/vibespace/daemon/args"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,7 +49,7 @@ func TestOperatorWordsWhoMayDoWhat(t *testing.T) {
 
 	// Not exposed: refused, and it learns nothing.
 	for _, verb := range []string{"takeover", "handback"} {
-		r := td.call(t, Request{Verb: verb, Session: "stranger", Target: id, User: "mallory", Force: true})
+		r := td.call(t, Request{Verb: verb, Session: "stranger", Target: id}.With(args.Operator{User: "mallory", Force: true}))
 		wantCode(t, r, target.CodeNotExposed)
 		if r.Target != nil {
 			t.Fatalf("%s by a stranger names the target: %+v", verb, r.Target)
@@ -58,43 +59,43 @@ func TestOperatorWordsWhoMayDoWhat(t *testing.T) {
 		t.Fatalf("a stranger took it over: %+v", l)
 	}
 
-	wantCode(t, td.call(t, Request{Verb: "share", Session: "agent", Target: id, With: "op"}), "")
-	wantCode(t, td.call(t, Request{Verb: "share", Session: "agent", Target: id, With: "op2"}), "")
-	wantCode(t, td.call(t, Request{Verb: "takeover", Session: "op", Target: id, User: "u1"}), "")
-	wantCode(t, td.call(t, Request{Verb: "takeover", Session: "op", Target: id, User: "u1"}), "") // again: nothing changes
+	wantCode(t, td.call(t, Request{Verb: "share", Session: "agent", Target: id}.With(args.Share{With: "op"})), "")
+	wantCode(t, td.call(t, Request{Verb: "share", Session: "agent", Target: id}.With(args.Share{With: "op2"})), "")
+	wantCode(t, td.call(t, Request{Verb: "takeover", Session: "op", Target: id}.With(args.Operator{User: "u1"})), "")
+	wantCode(t, td.call(t, Request{Verb: "takeover", Session: "op", Target: id}.With(args.Operator{User: "u1"})), "") // again: nothing changes
 
 	// The paused holder never hands back, nor replaces, a person's takeover.
-	wantCode(t, td.call(t, Request{Verb: "handback", Session: "agent", Target: id, User: "u1", Force: true}), target.CodeWindowPaused)
-	wantCode(t, td.call(t, Request{Verb: "takeover", Session: "agent", Target: id, User: "u3", Force: true}), target.CodeWindowPaused)
+	wantCode(t, td.call(t, Request{Verb: "handback", Session: "agent", Target: id}.With(args.Operator{User: "u1", Force: true})), target.CodeWindowPaused)
+	wantCode(t, td.call(t, Request{Verb: "takeover", Session: "agent", Target: id}.With(args.Operator{User: "u3", Force: true})), target.CodeWindowPaused)
 
 	// A second takeover is refused while the first is live…
-	r := td.call(t, Request{Verb: "takeover", Session: "op2", Target: id, User: "u2"})
+	r := td.call(t, Request{Verb: "takeover", Session: "op2", Target: id}.With(args.Operator{User: "u2"}))
 	wantCode(t, r, target.CodeTakenOver)
 	if r.Facts["user"] != "u1" || !strings.Contains(r.Message, "u1") {
 		t.Fatalf("taken_over answer %+v", r)
 	}
 	// …unless forced, and then the answer names whom it replaced.
-	r = td.call(t, Request{Verb: "takeover", Session: "op2", Target: id, User: "u2", Force: true})
+	r = td.call(t, Request{Verb: "takeover", Session: "op2", Target: id}.With(args.Operator{User: "u2", Force: true}))
 	wantCode(t, r, "")
 	if !strings.Contains(r.Did, "in place of u1") || r.Target == nil || r.Target.User != "u2" {
 		t.Fatalf("forced takeover answer %+v", r)
 	}
 	// u1 is told once, on their next word on it.
-	r = td.call(t, Request{Verb: "handback", Session: "op", Target: id, User: "u1"})
+	r = td.call(t, Request{Verb: "handback", Session: "op", Target: id}.With(args.Operator{User: "u1"}))
 	wantCode(t, r, target.CodeWindowPaused)
 	if !strings.Contains(r.Note, "replaced") || !strings.Contains(r.Note, "u2") {
 		t.Fatalf("u1's first answer after being replaced: note %q", r.Note)
 	}
-	if r := td.call(t, Request{Verb: "handback", Session: "op", Target: id, User: "u1"}); r.Note != "" {
+	if r := td.call(t, Request{Verb: "handback", Session: "op", Target: id}.With(args.Operator{User: "u1"})); r.Note != "" {
 		t.Fatalf("told twice: %q", r.Note)
 	}
-	wantCode(t, td.call(t, Request{Verb: "handback", Session: "op2", Target: id, User: "u2"}), "")
+	wantCode(t, td.call(t, Request{Verb: "handback", Session: "op2", Target: id}.With(args.Operator{User: "u2"})), "")
 
 	// The live view (the person at the page) takes over any target it shows.
 	other := string(td.open(t, "agent2"))
 	wantCode(t, td.liveHands().Takeover(t.Context(), target.ID(other), "viewer-1"), "")
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "agent2", Target: other}), target.CodeWindowPaused)
-	wantCode(t, td.call(t, Request{Verb: "handback", Session: "agent2", Target: other, User: "viewer-1"}), target.CodeWindowPaused)
+	wantCode(t, td.call(t, Request{Verb: "handback", Session: "agent2", Target: other}.With(args.Operator{User: "viewer-1"})), target.CodeWindowPaused)
 	wantCode(t, td.liveHands().Handback(t.Context(), target.ID(other), "viewer-1"), "")
 
 	// The audit says who, as whom, forced or not, and with whom.

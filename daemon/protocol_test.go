@@ -11,13 +11,13 @@ import (
 )
 
 func TestReadRequest(t *testing.T) {
-	r := bufio.NewReaderSize(strings.NewReader(`{"verb":"status","session":"a"}`+"\n"+`{"verb":"key","session":"a","target":"win:1","chord":"ctrl+s"}`+"\n"), 16)
+	r := bufio.NewReaderSize(strings.NewReader(`{"verb":"status","session":"a"}`+"\n"+`{"verb":"key","session":"a","target":"win:1","args":{"chord":"ctrl+s"}}`+"\n"), 16)
 	req, err := ReadRequest(r, 1024)
 	if err != nil || req.Verb != "status" {
 		t.Fatal(req, err)
 	}
 	req, err = ReadRequest(r, 1024)
-	if err != nil || req.Chord != "ctrl+s" {
+	if err != nil || string(req.Args) != `{"chord":"ctrl+s"}` {
 		t.Fatal(req, err)
 	}
 	if _, err := ReadRequest(r, 1024); err != io.EOF {
@@ -38,10 +38,10 @@ func TestReadRequest(t *testing.T) {
 func FuzzDecodeRequest(f *testing.F) {
 	for _, s := range []string{
 		`{"verb":"status","session":"a"}`,
-		`{"verb":"click","session":"a","target":"win:1","at":{"x":1,"y":2}}`,
-		`{"verb":"type","session":"a","target":"win:1","ref":"@e3","text":"héllo\u0000"}`,
-		`{"verb":"open","session":"a","argv":["gtk3-widget-factory","--x"]}`,
-		`{"verb":1}`, `{}`, `[]`, `null`, `{"verb":"x"} trailing`, `{"verb":"x","at":{"x":"1"}}`, "\xff\xfe", "",
+		`{"verb":"click","session":"a","target":"win:1","args":{"at":"1,2"}}`,
+		`{"verb":"type","session":"a","target":"win:1","args":{"ref":"@e3","text":"héllo\u0000"}}`,
+		`{"verb":"open","session":"a","args":{"app":"gtk3-widget-factory","args":["--x"]}}`,
+		`{"verb":1}`, `{}`, `[]`, `null`, `{"verb":"x"} trailing`, `{"verb":"x","args":{"at":{"x":"1"}}}`, `{"verb":"click","ref":"@e1"}`, "\xff\xfe", "",
 	} {
 		f.Add([]byte(s))
 	}

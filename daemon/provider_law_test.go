@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"github.com/vibespace/vibespace/daemon/args"
 	"strings"
 	"testing"
 
@@ -31,9 +32,9 @@ func lawDaemon(t *testing.T, rows []provider.Row) (*testDaemon, *keyBrowser) {
 		c.Browser = br
 		c.Providers = rows
 	})
-	wantCode(t, td.call(t, Request{Verb: "browser.new", Session: "a", Label: "theirs", Provider: provider.CDP, Endpoint: "ws://127.0.0.1:9/devtools/browser/abc"}), "")
-	wantCode(t, td.call(t, Request{Verb: "browser.use", Session: "a", Label: "theirs"}), "")
-	wantCode(t, td.call(t, Request{Verb: "browser.open", Session: "a", URL: "http://127.0.0.1:1/"}), "")
+	wantCode(t, td.call(t, Request{Verb: "browser.new", Session: "a"}.With(args.New{Label: "theirs", Provider: provider.CDP, Endpoint: "ws://127.0.0.1:9/devtools/browser/abc"})), "")
+	wantCode(t, td.call(t, Request{Verb: "browser.use", Session: "a"}.With(args.Use{Label: "theirs"})), "")
+	wantCode(t, td.call(t, Request{Verb: "browser.open", Session: "a"}.With(args.OpenURL{URL: "http://127.0.0.1:1/"})), "")
 	return td, br
 }
 
@@ -55,7 +56,7 @@ func TestProviderLaw(t *testing.T) {
 	}
 	td, br := lawDaemon(t, rows)
 	asked := len(br.asked())
-	r := td.call(t, Request{Verb: "browser.key", Session: "a", Chord: "Return"})
+	r := td.call(t, Request{Verb: "browser.key", Session: "a"}.With(args.Key{Chord: "Return"}))
 	wantCode(t, r, target.CodeNotOnThisProvider)
 	if r.Facts["provider"] != provider.CDP || r.Facts["reason"] != why || r.Facts["feature"] != "key" || !strings.Contains(r.Message, "provider cdp") {
 		t.Fatalf("the refusal does not name the provider and why: %+v", r)
@@ -66,7 +67,7 @@ func TestProviderLaw(t *testing.T) {
 	if n := keysOf(br.Browser, "key"); n != 0 {
 		t.Fatalf("the refused key reached the tab (%d key events)", n)
 	}
-	wantCode(t, td.call(t, Request{Verb: "browser.type", Session: "a", Text: "hi"}), "")
+	wantCode(t, td.call(t, Request{Verb: "browser.type", Session: "a"}.With(args.Type{Text: "hi"})), "")
 	if n := keysOf(br.Browser, "type"); n != 1 {
 		t.Fatalf("type, which the row can do, did not reach the tab (%d type events)", n)
 	}
@@ -101,7 +102,7 @@ func TestProviderLaw(t *testing.T) {
 
 	// The table itself: a cdp tab takes the same key.
 	td2, br2 := lawDaemon(t, nil)
-	wantCode(t, td2.call(t, Request{Verb: "browser.key", Session: "a", Chord: "Return"}), "")
+	wantCode(t, td2.call(t, Request{Verb: "browser.key", Session: "a"}.With(args.Key{Chord: "Return"})), "")
 	if n := keysOf(br2.Browser, "key"); n != 1 {
 		t.Fatalf("the table's cdp row: %d key events, want 1", n)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/args"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -59,17 +60,17 @@ func TestProviderRows(t *testing.T) {
 	})
 	const ep = "ws://127.0.0.1:9/devtools/browser/abc"
 	for _, req := range []Request{
-		{Verb: "browser.new", Session: "a", Label: "x", Provider: "cdp"},
-		{Verb: "browser.new", Session: "a", Label: "x", Provider: "cdp", Endpoint: "file:///etc"},
-		{Verb: "browser.new", Session: "a", Label: "x", Provider: "local-window"},
-		{Verb: "browser.new", Session: "a", Label: "x", Provider: "cloud:nobody"},
-		{Verb: "browser.new", Session: "a", Label: "x", Provider: "cloud:browserless", Endpoint: "wss://h/?token=k"},
-		{Verb: "browser.new", Session: "a", Label: "x", Provider: "desktop-app", Backend: "cdp"},
-		{Verb: "browser.new", Session: "a", Label: "x", Endpoint: ep},
+		Request{Verb: "browser.new", Session: "a"}.With(args.New{Label: "x", Provider: "cdp"}),
+		Request{Verb: "browser.new", Session: "a"}.With(args.New{Label: "x", Provider: "cdp", Endpoint: "file:///etc"}),
+		Request{Verb: "browser.new", Session: "a"}.With(args.New{Label: "x", Provider: "local-window"}),
+		Request{Verb: "browser.new", Session: "a"}.With(args.New{Label: "x", Provider: "cloud:nobody"}),
+		Request{Verb: "browser.new", Session: "a"}.With(args.New{Label: "x", Provider: "cloud:browserless", Endpoint: "wss://h/?token=k"}),
+		Request{Verb: "browser.new", Session: "a"}.With(args.New{Label: "x", Provider: "desktop-app", Backend: "cdp"}),
+		Request{Verb: "browser.new", Session: "a"}.With(args.New{Label: "x", Endpoint: ep}),
 	} {
 		wantCode(t, td.call(t, req), target.CodeBadRequest)
 	}
-	r := td.call(t, Request{Verb: "browser.new", Session: "a", Label: "theirs", Provider: "cdp", Endpoint: ep})
+	r := td.call(t, Request{Verb: "browser.new", Session: "a"}.With(args.New{Label: "theirs", Provider: "cdp", Endpoint: ep}))
 	wantCode(t, r, "")
 	if r.Profile == nil || r.Profile.Provider != "cdp" || r.Profile.Endpoint != ep {
 		t.Fatalf("new --provider cdp: %+v", r.Profile)
@@ -77,42 +78,42 @@ func TestProviderRows(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(dir, profile.DirName, r.Profile.ID)); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("a cdp profile got a directory of ours: %v", err)
 	}
-	wantCode(t, td.call(t, Request{Verb: "browser.use", Session: "a", Label: "theirs"}), "")
-	hr := td.call(t, Request{Verb: "browser.open", Session: "a", URL: "http://127.0.0.1:1/", Headed: true})
+	wantCode(t, td.call(t, Request{Verb: "browser.use", Session: "a"}.With(args.Use{Label: "theirs"})), "")
+	hr := td.call(t, Request{Verb: "browser.open", Session: "a", Headed: true}.With(args.OpenURL{URL: "http://127.0.0.1:1/"}))
 	wantCode(t, hr, target.CodeNotOnThisProvider)
 	if hr.Facts["provider"] != "cdp" || !strings.Contains(hr.Message, "cdp") {
 		t.Fatalf("the refusal does not name the provider: %+v", hr)
 	}
-	wantCode(t, td.call(t, Request{Verb: "browser.close", Session: "a", Label: "theirs"}), target.CodeNotOnThisProvider)
+	wantCode(t, td.call(t, Request{Verb: "browser.close", Session: "a"}.With(args.Close{Label: "theirs"})), target.CodeNotOnThisProvider)
 	if n := len(br.asked()); n != 0 {
 		t.Fatalf("a refused verb reached the browser (%d contexts asked)", n)
 	}
-	wantCode(t, td.call(t, Request{Verb: "browser.open", Session: "a", URL: "http://127.0.0.1:1/"}), "")
+	wantCode(t, td.call(t, Request{Verb: "browser.open", Session: "a"}.With(args.OpenURL{URL: "http://127.0.0.1:1/"})), "")
 	if k := br.asked(); len(k) != 1 || k[0].Provider != "cdp" || k[0].Connect != ep || k[0].Dir != "" || k[0].Headed {
 		t.Fatalf("the browser was asked %+v", k)
 	}
 
 	// The cloud row.
-	wantCode(t, td.call(t, Request{Verb: "browser.new", Session: "b", Label: "cloud", Provider: "cloud:browserless"}), "")
-	wantCode(t, td.call(t, Request{Verb: "browser.use", Session: "b", Label: "cloud"}), "")
-	nk := td.call(t, Request{Verb: "browser.open", Session: "b", URL: "http://127.0.0.1:1/"})
+	wantCode(t, td.call(t, Request{Verb: "browser.new", Session: "b"}.With(args.New{Label: "cloud", Provider: "cloud:browserless"})), "")
+	wantCode(t, td.call(t, Request{Verb: "browser.use", Session: "b"}.With(args.Use{Label: "cloud"})), "")
+	nk := td.call(t, Request{Verb: "browser.open", Session: "b"}.With(args.OpenURL{URL: "http://127.0.0.1:1/"}))
 	wantCode(t, nk, target.CodeNoKey)
 	if !strings.Contains(nk.Message, "key set cloud:browserless") {
 		t.Fatalf("no_key does not name the command: %q", nk.Message)
 	}
 	const key = "bl-key/with?odd&chars-0123456789"
-	wantCode(t, td.call(t, Request{Verb: "key.set", Session: "b", Provider: "cloud:browserless", Secret: key}), "")
+	wantCode(t, td.call(t, Request{Verb: "key.set", Session: "b"}.With(args.KeySet{Provider: "cloud:browserless", Secret: key})), "")
 	br.mu.Lock()
 	br.fail = true
 	br.mu.Unlock()
-	failed := td.call(t, Request{Verb: "browser.open", Session: "b", URL: "http://127.0.0.1:1/"})
+	failed := td.call(t, Request{Verb: "browser.open", Session: "b"}.With(args.OpenURL{URL: "http://127.0.0.1:1/"}))
 	if failed.OK {
 		t.Fatal("the failing backend's open succeeded")
 	}
 	br.mu.Lock()
 	br.fail = false
 	br.mu.Unlock()
-	ok := td.call(t, Request{Verb: "browser.open", Session: "b", URL: "http://127.0.0.1:1/"})
+	ok := td.call(t, Request{Verb: "browser.open", Session: "b"}.With(args.OpenURL{URL: "http://127.0.0.1:1/"}))
 	wantCode(t, ok, "")
 	k := br.asked()
 	last := k[len(k)-1]

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/args"
 	"io"
 	"net"
 	"strings"
@@ -36,8 +37,8 @@ func TestPointInjectionRaisesItsWindow(t *testing.T) {
 	below := td.open(t, "a")
 	td.open(t, "a") // on top, over the same rectangle
 	want := td.keyOf(t, below)
-	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: string(below), At: &Point{X: 5, Y: 6}}), "")
-	wantCode(t, td.call(t, Request{Verb: "scroll", Session: "a", Target: string(below), Dir: "down"}), "")
+	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: string(below)}.With(args.Click{At: "5,6"})), "")
+	wantCode(t, td.call(t, Request{Verb: "scroll", Session: "a", Target: string(below)}.With(args.Scroll{Direction: "down"})), "")
 	n := 0
 	for _, ev := range b.Display().Events() {
 		if ev.Kind == "click" {
@@ -58,16 +59,16 @@ func TestPointInjectionRefusedWhenCovered(t *testing.T) {
 	below := td.open(t, "a")
 	over := td.open(t, "a")
 	b.Display().Pin(td.keyOf(t, over))
-	resp := td.call(t, Request{Verb: "click", Session: "a", Target: string(below), At: &Point{X: 5, Y: 6}})
+	resp := td.call(t, Request{Verb: "click", Session: "a", Target: string(below)}.With(args.Click{At: "5,6"}))
 	wantCode(t, resp, target.CodeWindowNotVisible)
-	wantCode(t, td.call(t, Request{Verb: "scroll", Session: "a", Target: string(below), Dir: "up"}), target.CodeWindowNotVisible)
+	wantCode(t, td.call(t, Request{Verb: "scroll", Session: "a", Target: string(below)}.With(args.Scroll{Direction: "up"})), target.CodeWindowNotVisible)
 	for _, ev := range b.Display().Events() {
 		if ev.Kind == "click" || ev.Kind == "scroll" {
 			t.Fatalf("input was injected into a covered window: %+v", ev)
 		}
 	}
 	// The pinned window itself is on top: its click goes through.
-	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: string(over), At: &Point{X: 5, Y: 6}}), "")
+	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: string(over)}.With(args.Click{At: "5,6"})), "")
 }
 
 func TestScreenshotRaisesOrRefuses(t *testing.T) {
@@ -112,14 +113,14 @@ func TestDisplayGoneUnderEveryVerb(t *testing.T) {
 	kept := td.entryOf(target.ID(id))
 	disp := td.reg.Running("fake")
 	for _, req := range []Request{
-		{Verb: "click", At: &Point{X: 1, Y: 1}},
-		{Verb: "click", Ref: "@e1"},
-		{Verb: "scroll", Dir: "down"},
-		{Verb: "key", Chord: "a"},
-		{Verb: "type", Text: "x"},
-		{Verb: "snapshot"},
-		{Verb: "screenshot"},
-		{Verb: "close"},
+		Request{Verb: "click"}.With(args.Click{At: "1,1"}),
+		Request{Verb: "click"}.With(args.Click{Ref: "@e1"}),
+		Request{Verb: "scroll"}.With(args.Scroll{Direction: "down"}),
+		Request{Verb: "key"}.With(args.Key{Chord: "a"}),
+		Request{Verb: "type"}.With(args.Type{Text: "x"}),
+		Request{Verb: "snapshot"},
+		Request{Verb: "screenshot"},
+		Request{Verb: "close"},
 	} {
 		req.Session, req.Target = "a", id
 		// Each verb starts with the display and the target there.
@@ -132,7 +133,7 @@ func TestDisplayGoneUnderEveryVerb(t *testing.T) {
 		resp := td.call(t, req)
 		b.Display().OnInfo(nil)
 		if resp.Code != target.CodeWindowGone && !(req.Verb == "close" && resp.OK) {
-			t.Errorf("%s %s with the display gone: %+v", req.Verb, req.Ref, resp)
+			t.Errorf("%s %s with the display gone: %+v", req.Verb, req.Args, resp)
 		}
 		if resp.Code == target.CodeWindowGone && !strings.Contains(resp.Message, id) {
 			t.Errorf("%s: the refusal does not name %s: %q", req.Verb, id, resp.Message)
@@ -228,12 +229,12 @@ func TestTakeoverLeavesAnotherTargetsTypingAlone(t *testing.T) {
 	td := startDaemon(t, b, "")
 	a := string(td.open(t, "a"))
 	other := string(td.open(t, "b"))
-	wantCode(t, td.call(t, Request{Verb: "share", Session: "a", Target: a, With: "operator"}), "")
-	wantCode(t, td.call(t, Request{Verb: "share", Session: "b", Target: other, With: "operator"}), "")
+	wantCode(t, td.call(t, Request{Verb: "share", Session: "a", Target: a}.With(args.Share{With: "operator"})), "")
+	wantCode(t, td.call(t, Request{Verb: "share", Session: "b", Target: other}.With(args.Share{With: "operator"})), "")
 	gate := b.Display().GateTyping()
 	typed := make(chan Response, 1)
 	go func() {
-		typed <- td.call(t, Request{Verb: "type", Session: "a", Target: a, Text: strings.Repeat("abcdefgh", 3)})
+		typed <- td.call(t, Request{Verb: "type", Session: "a", Target: a}.With(args.Type{Text: strings.Repeat("abcdefgh", 3)}))
 	}()
 	gate <- struct{}{} // the first chunk is in: the type is in flight
 	resp := td.call(t, Request{Verb: "takeover", Session: "operator", Target: other})
@@ -267,21 +268,21 @@ func TestTakeoverLeavesAnotherTargetsTypingAlone(t *testing.T) {
 func TestHandbackOnlyByWhoTookOver(t *testing.T) {
 	td := startDaemon(t, &kindtest.Provider{}, "")
 	id := string(td.open(t, "agent"))
-	wantCode(t, td.call(t, Request{Verb: "share", Session: "agent", Target: id, With: "operator"}), "")
-	wantCode(t, td.call(t, Request{Verb: "takeover", Session: "operator", Target: id, User: "alice"}), "")
+	wantCode(t, td.call(t, Request{Verb: "share", Session: "agent", Target: id}.With(args.Share{With: "operator"})), "")
+	wantCode(t, td.call(t, Request{Verb: "takeover", Session: "operator", Target: id}.With(args.Operator{User: "alice"})), "")
 	// The paused agent cannot hand itself back, even naming the user.
-	r := td.call(t, Request{Verb: "handback", Session: "agent", Target: id, User: "alice"})
+	r := td.call(t, Request{Verb: "handback", Session: "agent", Target: id}.With(args.Operator{User: "alice"}))
 	wantCode(t, r, target.CodeWindowPaused)
 	// Nor can someone who is not the user who took over.
-	wantCode(t, td.call(t, Request{Verb: "handback", Session: "operator", Target: id, User: "bob"}), target.CodeWindowPaused)
+	wantCode(t, td.call(t, Request{Verb: "handback", Session: "operator", Target: id}.With(args.Operator{User: "bob"})), target.CodeWindowPaused)
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "agent", Target: id}), target.CodeWindowPaused)
-	wantCode(t, td.call(t, Request{Verb: "handback", Session: "operator", Target: id, User: "alice"}), "")
+	wantCode(t, td.call(t, Request{Verb: "handback", Session: "operator", Target: id}.With(args.Operator{User: "alice"})), "")
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "agent", Target: id}), "")
 	// --force hands back whoever took over, from a session that sees it —
 	// but never from the paused agent's own.
 	wantCode(t, td.call(t, Request{Verb: "takeover", Session: "operator", Target: id}), "")
-	wantCode(t, td.call(t, Request{Verb: "handback", Session: "agent", Target: id, Force: true}), target.CodeWindowPaused)
-	wantCode(t, td.call(t, Request{Verb: "handback", Session: "operator", Target: id, User: "bob", Force: true}), "")
+	wantCode(t, td.call(t, Request{Verb: "handback", Session: "agent", Target: id}.With(args.Operator{Force: true})), target.CodeWindowPaused)
+	wantCode(t, td.call(t, Request{Verb: "handback", Session: "operator", Target: id}.With(args.Operator{User: "bob", Force: true})), "")
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "agent", Target: id}), "")
 }
 

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"encoding/json"
+	"github.com/vibespace/vibespace/daemon/args"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,7 @@ import (
 // openOn opens a fake application on display from session.
 func (td *testDaemon) openOn(t *testing.T, session, display string) Response {
 	t.Helper()
-	resp := td.call(t, Request{Verb: "open", Session: session, Argv: []string{"fake-app"}, Display: display})
+	resp := td.call(t, Request{Verb: "open", Session: session}.With(args.Open{App: "fake-app", Display: display}))
 	wantCode(t, resp, "")
 	return resp
 }
@@ -247,7 +248,7 @@ func TestSessionDisplayLimit(t *testing.T) {
 	td.openOn(t, "a", "xp")
 	b := td.openOn(t, "b", "xp")
 	// a at the ceiling: one of the two is a's.
-	r := td.call(t, Request{Verb: "open", Session: "a", Argv: []string{"fake-app"}, Display: "xq"})
+	r := td.call(t, Request{Verb: "open", Session: "a"}.With(args.Open{App: "fake-app", Display: "xq"}))
 	wantCode(t, r, target.CodeDisplayLimit)
 	yoursA := "xp " + xp.Displays()[0].Name()
 	for _, w := range []string{"2 per-session displays run, the most this daemon allows at once", "your own display of xq cannot start",
@@ -263,7 +264,7 @@ func TestSessionDisplayLimit(t *testing.T) {
 		t.Errorf("display_limit's yours: %v", r.Facts["yours"])
 	}
 	// c has none of them.
-	r = td.call(t, Request{Verb: "open", Session: "c", Argv: []string{"fake-app"}, Display: "xp"})
+	r = td.call(t, Request{Verb: "open", Session: "c"}.With(args.Open{App: "fake-app", Display: "xp"}))
 	wantCode(t, r, target.CodeDisplayLimit)
 	if !strings.Contains(r.Message, "none of them is yours") || !strings.Contains(r.Message, "2 other(s)") || r.Facts["others"] != float64(2) {
 		t.Errorf("c's display_limit: %s %v", r.Message, r.Facts)
@@ -313,11 +314,11 @@ func TestWatchedDisplayIsSaid(t *testing.T) {
 	}
 	id := string(first.Target.ID)
 	watched("snapshot", td.call(t, Request{Verb: "snapshot", Session: "a", Target: id}).Target)
-	to := td.call(t, Request{Verb: "takeover", Session: "a", Target: id, User: "alice"})
+	to := td.call(t, Request{Verb: "takeover", Session: "a", Target: id}.With(args.Operator{User: "alice"}))
 	wantCode(t, to, "")
 	watched("takeover", to.Target)
 	// A refusal names the target too, and says it.
-	watched("a refused verb", td.call(t, Request{Verb: "key", Session: "a", Target: id, Chord: "a"}).Target)
+	watched("a refused verb", td.call(t, Request{Verb: "key", Session: "a", Target: id}.With(args.Key{Chord: "a"})).Target)
 	// b's display has nobody attached: none of b's answers says it.
 	if lb := td.call(t, Request{Verb: "list", Session: "b"}); len(lb.Targets) != 1 || lb.Targets[0].Watched != "" {
 		t.Fatalf("b's list says someone watches: %+v", lb.Targets)

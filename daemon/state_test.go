@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"github.com/vibespace/vibespace/daemon/args"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +15,7 @@ import (
 func TestStateKeepsNoQueryOfATab(t *testing.T) {
 	br := kindtest.NewBrowser()
 	td := startKinds(t, "", br, &kindtest.Provider{})
-	open := td.call(t, Request{Verb: "browser.open", Session: "a", URL: "http://user:pw-secret@127.0.0.1:1/some/path?token=secret-token&x=1#frag-secret"})
+	open := td.call(t, Request{Verb: "browser.open", Session: "a"}.With(args.OpenURL{URL: "http://user:pw-secret@127.0.0.1:1/some/path?token=secret-token&x=1#frag-secret"}))
 	wantCode(t, open, "")
 	if !strings.Contains(open.Target.App, "token=secret-token") {
 		t.Fatalf("the agent's answer names the address it opened: %+v", open.Target)

@@ -3,6 +3,8 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/args"
+	"github.com/vibespace/vibespace/daemon/stage"
 	"sort"
 	"time"
 
@@ -150,10 +152,11 @@ func (d *Daemon) cdpHandle(id target.ID) error {
 		With("target", target.Clip(string(id))).With("handle", string(short))
 }
 
-// lookup finds the target named by req's handle for req's session,
+// lookup finds the target named by c's handle for c's session,
 // refreshed from its backend. A target that is gone is dropped and refused
 // by its kind's gone code.
-func (d *Daemon) lookup(ctx context.Context, req Request) (*entry, error) {
+func (d *Daemon) lookup(ctx context.Context, c *stage.Call) (*entry, error) {
+	req := c.Req
 	if req.Target == "" {
 		return nil, target.Refuse(target.CodeBadRequest, "%s needs a target handle (win:N)", req.Verb)
 	}
@@ -167,9 +170,9 @@ func (d *Daemon) lookup(ctx context.Context, req Request) (*entry, error) {
 			return nil, err
 		}
 		if gone := d.cfg.Desktop.Forgotten(req.Target); gone != nil { // desktop off forgot it
-			return nil, d.reg.LostOr(xpraWatch(req), id, gone)
+			return nil, d.reg.LostOr(xpraWatch(c), id, gone)
 		}
-		return nil, d.reg.LostOr(xpraWatch(req), id, target.Refuse(target.CodeUnknownTarget, "there is no target %s (list shows yours)", id).With("target", string(id)))
+		return nil, d.reg.LostOr(xpraWatch(c), id, target.Refuse(target.CodeUnknownTarget, "there is no target %s (list shows yours)", id).With("target", string(id)))
 	}
 	d.mu.Lock()
 	err = e.rec.CheckExposed(req.Session)
@@ -178,7 +181,7 @@ func (d *Daemon) lookup(ctx context.Context, req Request) (*entry, error) {
 		return nil, err
 	}
 	if _, err := d.refresh(ctx, e); err != nil {
-		return nil, d.reg.LostOr(xpraWatch(req), id, err) // lost with its display just now
+		return nil, d.reg.LostOr(xpraWatch(c), id, err) // lost with its display just now
 	}
 	return e, nil
 }
@@ -317,7 +320,10 @@ func describe(n target.NodeTraits) string {
 	return ""
 }
 
-// xpraWatch reports whether req is watch --xpra: a handle lost with its
+// xpraWatch reports whether c is watch --xpra: a handle lost with its
 // display is refused no_attach for it (there is nothing to attach to),
 // window_gone for any other verb.
-func xpraWatch(req Request) bool { return req.Verb == "watch" && req.Xpra }
+func xpraWatch(c *stage.Call) bool {
+	w, ok := c.Args.(args.Watch)
+	return ok && w.Xpra
+}

@@ -2,7 +2,9 @@ package daemon
 
 import (
 	"context"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/stage"
+	"github.com/vibespace/vibespace/daemon/stage/stagetest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -60,10 +62,10 @@ func TestTraceOfASession(t *testing.T) {
 	id := td.open(t, "a")
 	const canary = "CANARY-7f3e-typed"
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: string(id)}), "")
-	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: string(id), Ref: "@e2"}), "")
-	wantCode(t, td.call(t, Request{Verb: "type", Session: "a", Target: string(id), Ref: "@e4", Text: canary}), "")
-	wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: string(id), Chord: "ctrl+a"}), "")
-	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: string(id), Ref: "@e99"}), target.CodeBadRef)
+	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: string(id)}.With(args.Click{Ref: "@e2"})), "")
+	wantCode(t, td.call(t, Request{Verb: "type", Session: "a", Target: string(id)}.With(args.Type{Ref: "@e4", Text: canary})), "")
+	wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: string(id)}.With(args.Key{Chord: "ctrl+a"})), "")
+	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: string(id)}.With(args.Click{Ref: "@e99"})), target.CodeBadRef)
 
 	resp := td.call(t, Request{Verb: "trace", Session: "a"})
 	wantCode(t, resp, "")
@@ -97,7 +99,7 @@ func TestTraceOfASession(t *testing.T) {
 	if line := bad.Line(); !strings.Contains(line, "→ refused bad_ref") {
 		t.Errorf("a refused step's line: %q", line)
 	}
-	if last := td.call(t, Request{Verb: "trace", Session: "a", Last: 2}); stepVerbs(last.Trace) != "key click" {
+	if last := td.call(t, Request{Verb: "trace", Session: "a"}.With(args.Trace{Last: 2})); stepVerbs(last.Trace) != "key click" {
 		t.Errorf("--last 2: %q", stepVerbs(last.Trace))
 	}
 
@@ -139,11 +141,11 @@ func TestTraceNodeNamesNeverTheText(t *testing.T) {
 	id := td.open(t, "a")
 	e := td.entryOf(id)
 	now := td.cfg.Now()
-	td.trace(&call{Call: stage.Call{Req: Request{Verb: "click", Session: "a", Ref: "@e9"}, Started: now, Acted: &target.NodeTraits{Role: "check box", Name: "Dark mode"}, Before: "b1", After: "a1 hunter2 as text"}, e: e},
+	td.trace(&call{Call: *stagetest.Decoded(&stage.Call{Req: Request{Verb: "click", Session: "a"}.With(args.Click{Ref: "@e9"}), Started: now, Acted: &target.NodeTraits{Role: "check box", Name: "Dark mode"}, Before: "b1", After: "a1 hunter2 as text"}), e: e},
 		Response{OK: true, By: target.RoadTree, Effect: &target.Effect{Word: target.EffectConfirmed, Seen: []string{"checked"}}}, nil)
-	td.trace(&call{Call: stage.Call{Req: Request{Verb: "browser.fill", Session: "a", Ref: "@e3", Text: "hunter2"}, Started: now, Acted: &target.NodeTraits{Role: "combo box", Name: "hunter2"}}, e: e},
+	td.trace(&call{Call: *stagetest.Decoded(&stage.Call{Req: Request{Verb: "browser.fill", Session: "a"}.With(args.Fill{Ref: "@e3", Text: "hunter2"}), Started: now, Acted: &target.NodeTraits{Role: "combo box", Name: "hunter2"}}), e: e},
 		Response{OK: true, By: target.RoadTree, Effect: &target.Effect{Word: target.EffectConfirmed, Seen: []string{"value: '' → 'hunter2'"}}}, nil)
-	td.trace(&call{Call: stage.Call{Req: Request{Verb: "key", Session: "a", Chord: "x"}, Started: now}, e: e}, Response{OK: true, By: target.RoadKeys}, nil)
+	td.trace(&call{Call: *stagetest.Decoded(&stage.Call{Req: Request{Verb: "key", Session: "a"}.With(args.Key{Chord: "x"}), Started: now}), e: e}, Response{OK: true, By: target.RoadKeys}, nil)
 	steps := td.call(t, Request{Verb: "trace", Session: "a"}).Trace
 	if len(steps) != 4 {
 		t.Fatalf("steps: %+v", steps)
@@ -179,7 +181,7 @@ func TestTracePictures(t *testing.T) {
 	td := startDaemonWith(t, b, dir, func(c *Config) { c.Now = clock; c.TraceRetention = time.Hour; c.IdleHandback = -1 })
 	id := td.open(t, "a")
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: string(id)}), "")
-	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: string(id), Ref: "@e2"}), "")
+	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: string(id)}.With(args.Click{Ref: "@e2"})), "")
 	pics := func() []string {
 		m, _ := filepath.Glob(filepath.Join(dir, tracelog.Dir, tracelog.PicturesDir, "*"))
 		return m
@@ -187,14 +189,14 @@ func TestTracePictures(t *testing.T) {
 	if p := pics(); len(p) != 0 {
 		t.Fatalf("pictures kept while off: %v", p)
 	}
-	wantCode(t, td.call(t, Request{Verb: "trace", Session: "op", Action: "pictures-on", Target: string(id)}), target.CodeBadRequest)
-	on := td.call(t, Request{Verb: "trace", Session: "op", Action: "pictures-on"})
+	wantCode(t, td.call(t, Request{Verb: "trace", Session: "op", Target: string(id)}.With(args.Trace{Action: "pictures-on"})), target.CodeBadRequest)
+	on := td.call(t, Request{Verb: "trace", Session: "op"}.With(args.Trace{Action: "pictures-on"}))
 	wantCode(t, on, "")
 	if rows := auditRows(t, td, "trace"); len(rows) == 0 || rows[len(rows)-1].Setting != "trace pictures on" || rows[len(rows)-1].Session != "op" {
 		t.Errorf("the setting is not audited: %+v", rows)
 	}
 	advance(time.Second)
-	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: string(id), Ref: "@e2"}), "")
+	wantCode(t, td.call(t, Request{Verb: "click", Session: "a", Target: string(id)}.With(args.Click{Ref: "@e2"})), "")
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: string(id)}), "")
 	steps := td.call(t, Request{Verb: "trace", Session: "a"}).Trace
 	last, snap := steps[len(steps)-2], steps[len(steps)-1]
@@ -218,12 +220,12 @@ func TestTracePictures(t *testing.T) {
 	e.rec.Desktop = true
 	td.mu.Unlock()
 	advance(time.Second)
-	td.trace(&call{Call: stage.Call{Req: Request{Verb: "click", Session: "a", Ref: "@e2"}, Facts: facts("click"), Started: clock()}, e: e}, Response{OK: true, By: target.RoadTree}, nil)
+	td.trace(&call{Call: *stagetest.Decoded(&stage.Call{Req: Request{Verb: "click", Session: "a"}.With(args.Click{Ref: "@e2"}), Facts: facts("click"), Started: clock()}), e: e}, Response{OK: true, By: target.RoadTree}, nil)
 	td.mu.Lock()
 	e.rec.Pixels = true
 	td.mu.Unlock()
 	advance(time.Second)
-	td.trace(&call{Call: stage.Call{Req: Request{Verb: "click", Session: "a", Ref: "@e2"}, Facts: facts("click"), Started: clock()}, e: e}, Response{OK: true, By: target.RoadTree}, nil)
+	td.trace(&call{Call: *stagetest.Decoded(&stage.Call{Req: Request{Verb: "click", Session: "a"}.With(args.Click{Ref: "@e2"}), Facts: facts("click"), Started: clock()}), e: e}, Response{OK: true, By: target.RoadTree}, nil)
 	steps = td.call(t, Request{Verb: "trace", Session: "a"}).Trace
 	if steps[len(steps)-2].Picture != "" || steps[len(steps)-1].Picture == "" {
 		t.Errorf("your desktop: without the grant %q, with it %q", steps[len(steps)-2].Picture, steps[len(steps)-1].Picture)
@@ -247,7 +249,7 @@ func TestTracePictures(t *testing.T) {
 	if len(got.Trace) != 0 || len(pics()) != 0 {
 		t.Errorf("past the retention period: %d steps, pictures %v", len(got.Trace), pics())
 	}
-	off := td.call(t, Request{Verb: "trace", Session: "op", Action: "pictures-off"})
+	off := td.call(t, Request{Verb: "trace", Session: "op"}.With(args.Trace{Action: "pictures-off"}))
 	wantCode(t, off, "")
 	if !strings.Contains(off.Did, "pictures off") {
 		t.Errorf("off: %q", off.Did)
@@ -261,13 +263,13 @@ func TestTraceDigestsSayAChange(t *testing.T) {
 	b := &kindtest.Provider{}
 	td := startDaemon(t, b, "")
 	id := td.open(t, "a")
-	wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: string(id), Chord: "ctrl+a"}), "")
+	wantCode(t, td.call(t, Request{Verb: "key", Session: "a", Target: string(id)}.With(args.Key{Chord: "ctrl+a"})), "")
 	gate := b.Display().GateTyping()
 	done := make(chan Response, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()
-		done <- td.Handle(ctx, Request{Verb: "type", Session: "a", Target: string(id), Text: "hunter2"})
+		done <- td.Handle(ctx, Request{Verb: "type", Session: "a", Target: string(id)}.With(args.Type{Text: "hunter2"}))
 	}()
 	// The type holds its display's input only once it has looked: wait
 	// for that, then open a window while it waits at the gate.
@@ -306,15 +308,15 @@ func TestTraceKeepsNoTypedTextLater(t *testing.T) {
 	dir := t.TempDir()
 	td := startDaemonWith(t, &kindtest.Provider{}, dir, func(c *Config) { c.IdleHandback = -1 })
 	id := td.open(t, "a")
-	wantCode(t, td.call(t, Request{Verb: "trace", Session: "op", Action: "pictures-on"}), "")
+	wantCode(t, td.call(t, Request{Verb: "trace", Session: "op"}.With(args.Trace{Action: "pictures-on"})), "")
 	e := td.entryOf(id)
 	now := td.cfg.Now()
-	td.trace(&call{Call: stage.Call{Facts: facts("type"), Req: Request{Verb: "type", Session: "a", Ref: "@e4", Text: canary}, Started: now, Acted: &target.NodeTraits{Role: "combo box", Name: ""}}, e: e}, Response{OK: true, By: target.RoadTree}, nil)
-	td.trace(&call{Call: stage.Call{Facts: facts("key"), Req: Request{Verb: "key", Session: "a", Ref: "@e4", Chord: "shift+z"}, Started: now}, e: e}, Response{OK: true, By: target.RoadKeys}, nil)
-	td.trace(&call{Call: stage.Call{Facts: facts("key"), Req: Request{Verb: "key", Session: "a", Ref: "@e4", Chord: "ctrl+shift+t"}, Started: now}, e: e}, Response{OK: true, By: target.RoadKeys}, nil)
+	td.trace(&call{Call: *stagetest.Decoded(&stage.Call{Facts: facts("type"), Req: Request{Verb: "type", Session: "a"}.With(args.Type{Ref: "@e4", Text: canary}), Started: now, Acted: &target.NodeTraits{Role: "combo box", Name: ""}}), e: e}, Response{OK: true, By: target.RoadTree}, nil)
+	td.trace(&call{Call: *stagetest.Decoded(&stage.Call{Facts: facts("key"), Req: Request{Verb: "key", Session: "a"}.With(args.Key{Chord: "shift+z"}), Started: now}), e: e}, Response{OK: true, By: target.RoadKeys}, nil)
+	td.trace(&call{Call: *stagetest.Decoded(&stage.Call{Facts: facts("key"), Req: Request{Verb: "key", Session: "a"}.With(args.Key{Chord: "ctrl+shift+t"}), Started: now}), e: e}, Response{OK: true, By: target.RoadKeys}, nil)
 	// The entry now names itself by what it holds.
-	td.trace(&call{Call: stage.Call{Facts: facts("click"), Req: Request{Verb: "click", Session: "a", Ref: "@e4"}, Started: now, Acted: &target.NodeTraits{Role: "combo box", Name: canary + "Z"}}, e: e}, Response{OK: true, By: target.RoadTree}, nil)
-	td.trace(&call{Call: stage.Call{Facts: facts("click"), Req: Request{Verb: "click", Session: "a", Ref: "@e5"}, Started: now, Acted: &target.NodeTraits{Role: "entry", Name: "Zq9", Editable: true}}, e: e}, Response{OK: true, By: target.RoadTree}, nil)
+	td.trace(&call{Call: *stagetest.Decoded(&stage.Call{Facts: facts("click"), Req: Request{Verb: "click", Session: "a"}.With(args.Click{Ref: "@e4"}), Started: now, Acted: &target.NodeTraits{Role: "combo box", Name: canary + "Z"}}), e: e}, Response{OK: true, By: target.RoadTree}, nil)
+	td.trace(&call{Call: *stagetest.Decoded(&stage.Call{Facts: facts("click"), Req: Request{Verb: "click", Session: "a"}.With(args.Click{Ref: "@e5"}), Started: now, Acted: &target.NodeTraits{Role: "entry", Name: "Zq9", Editable: true}}), e: e}, Response{OK: true, By: target.RoadTree}, nil)
 	steps := td.call(t, Request{Verb: "trace", Session: "a"}).Trace
 	if len(steps) != 6 {
 		t.Fatalf("steps: %q", stepVerbs(steps))

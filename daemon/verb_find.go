@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/args"
 
 	"github.com/vibespace/vibespace/target"
 )
@@ -11,7 +12,7 @@ import (
 const findCap = 25
 
 // findText answers the refs of the target's nodes whose name or text value
-// contains Request.Text, case-insensitively, each with its nearest named
+// contains args.Find's Text, case-insensitively, each with its nearest named
 // ancestors; no match is an answer, saying how many nodes were searched.
 // It reads the whole tree but is not a snapshot: the session's last
 // snapshot (what --diff compares with) stays the one the agent saw.
@@ -29,7 +30,7 @@ func (d *Daemon) findText(ctx context.Context, c *call) Response {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	f := snap.FindText(c.Req.Text, findCap)
+	f := snap.FindText(c.Args.(args.Find).Text, findCap)
 	resp := Response{}
 	if c.Req.JSON {
 		resp.Found = f
@@ -46,7 +47,7 @@ func (d *Daemon) getNode(ctx context.Context, c *call) Response {
 	if err := d.decide(c, target.VerbSnapshot, d.probe(ctx, c.e), nil); err != nil {
 		return d.fail(c, err)
 	}
-	return d.locked(ctx, c, func(ctx context.Context) (Response, error) { return d.nodeText(ctx, c, c.Req.Ref) })
+	return d.locked(ctx, c, func(ctx context.Context) (Response, error) { return d.nodeText(ctx, c, args.Ref(c.Args)) })
 }
 
 // nodeText reads c's target's tree and answers the text of the node ref

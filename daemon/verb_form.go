@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/args"
 	"strconv"
 	"strings"
 
@@ -21,7 +22,7 @@ import (
 // JSON array of labels); a control that ends holding something else is
 // value_not_set, an option it lacks no_option.
 func (d *Daemon) selectOptions(ctx context.Context, c *call) Response {
-	e, req := c.e, c.Req
+	e, a := c.e, c.Args.(args.Select)
 	probe := d.probe(ctx, e)
 	if !probe.Tree {
 		return d.fail(c, target.Decide(target.VerbSelect, probe, nil).Err())
@@ -32,37 +33,37 @@ func (d *Daemon) selectOptions(ctx context.Context, c *call) Response {
 		return d.fail(c, err)
 	}
 	defer end()
-	n, err := e.node(req.Ref)
+	n, err := e.node(a.Ref)
 	if err != nil {
 		return d.fail(c, err)
 	}
 	tr, err := e.t.Node(ctx, n)
 	if err != nil {
-		return d.fail(c, d.cut(ctx, e, req.Session, err))
+		return d.fail(c, d.cut(ctx, e, c.Req.Session, err))
 	}
 	c.Acted = &tr
 	s, ok := e.t.(kind.Selector)
 	if !ok {
 		c.Road = ""
-		return d.fail(c, target.Refuse(target.CodeNoAction, "this %s's node %s offers no selection: select does not reach it (click its options instead)", e.words().Noun, strings.TrimSpace(req.Ref+" "+describe(tr))).
-			With("ref", req.Ref).With("interfaces", strings.Join(tr.Interfaces, ",")))
+		return d.fail(c, target.Refuse(target.CodeNoAction, "this %s's node %s offers no selection: select does not reach it (click its options instead)", e.words().Noun, strings.TrimSpace(a.Ref+" "+describe(tr))).
+			With("ref", a.Ref).With("interfaces", strings.Join(tr.Interfaces, ",")))
 	}
 	if err := d.decide(c, target.VerbSelect, probe, &tr); err != nil {
 		return d.fail(c, err)
 	}
-	if err := d.still(e, req.Session); err != nil {
+	if err := d.still(e, c.Req.Session); err != nil {
 		return d.fail(c, err)
 	}
 	w := c.watchEffect(ctx, d, stage.Acting{Node: &n})
-	held, err := s.Select(ctx, n, req.Values)
+	held, err := s.Select(ctx, n, a.Options)
 	if err != nil {
-		return d.fail(c, d.cut(ctx, e, req.Session, err))
+		return d.fail(c, d.cut(ctx, e, c.Req.Session, err))
 	}
 	v, err := json.Marshal(held)
 	if err != nil {
 		return d.fail(c, err)
 	}
-	resp := Response{Did: selectedWords(held, req.Ref, tr), Value: v}
+	resp := Response{Did: selectedWords(held, a.Ref, tr), Value: v}
 	w.After(ctx, &resp)
 	return d.finish(c, resp, nil)
 }

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"github.com/vibespace/vibespace/daemon/args"
 	"strings"
 	"testing"
 
@@ -16,7 +17,7 @@ func TestSelectOnATargetWithoutSelection(t *testing.T) {
 	td := startDaemon(t, b, "")
 	id := string(td.open(t, "a"))
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: id}), "")
-	resp := td.call(t, Request{Verb: "select", Session: "a", Target: id, Ref: "@e2", Values: []string{"Green"}})
+	resp := td.call(t, Request{Verb: "select", Session: "a", Target: id}.With(args.Select{Ref: "@e2", Options: []string{"Green"}}))
 	wantCode(t, resp, target.CodeNoAction)
 	if !strings.Contains(resp.Message, "offers no selection") || resp.By != "" {
 		t.Fatalf("select on a window without selection: %q by %q", resp.Message, resp.By)
@@ -26,9 +27,9 @@ func TestSelectOnATargetWithoutSelection(t *testing.T) {
 			t.Fatal("a refused select must never become a click")
 		}
 	}
-	wantCode(t, td.call(t, Request{Verb: "select", Session: "a", Target: id, Values: []string{"Green"}}), target.CodeBadRequest)
-	wantCode(t, td.call(t, Request{Verb: "select", Session: "a", Target: id, Ref: "@e99", Values: []string{"Green"}}), target.CodeBadRef)
-	wantCode(t, td.call(t, Request{Verb: "select", Session: "a", Target: id, Ref: "@e2", Values: []string{"a\x00b"}}), target.CodeBadRequest)
+	wantCode(t, td.call(t, Request{Verb: "select", Session: "a", Target: id}.With(args.Select{Options: []string{"Green"}})), target.CodeBadRequest)
+	wantCode(t, td.call(t, Request{Verb: "select", Session: "a", Target: id}.With(args.Select{Ref: "@e99", Options: []string{"Green"}})), target.CodeBadRef)
+	wantCode(t, td.call(t, Request{Verb: "select", Session: "a", Target: id}.With(args.Select{Ref: "@e2", Options: []string{"a\x00b"}})), target.CodeBadRequest)
 }
 
 func TestSelectedWords(t *testing.T) {

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/args"
 	"os"
 	"path/filepath"
 	"sort"
@@ -115,7 +116,7 @@ func (d *Daemon) doctor(ctx context.Context, c *call) Response {
 	if len(d.cfg.Displays) == 0 {
 		checks = append(checks, Check{Name: "display", Detail: "no display: this daemon was started without one (window verbs are refused no_display)"})
 	}
-	checks = append(checks, d.cfg.Desktop.Doctor(ctx, c.Req.Desktop)...)
+	checks = append(checks, d.cfg.Desktop.Doctor(ctx, c.Args.(args.Doctor).Env)...)
 	if d.cfg.Browser == nil {
 		checks = append(checks, Check{Name: "browser", Detail: "no browser backend: this daemon was started without one (browser.* verbs are refused no_browser)"})
 	} else {

@@ -16,29 +16,20 @@ import (
 // the lease, so a takeover cuts a long type within one chunk.
 const typeChunk = 8
 
-// checkType is type's check: its arguments' own rules (package
-// daemon/args), then the daemon's bound of text typed at once.
-func checkType(d *Daemon, req Request) error {
-	if err := args.Check(req); err != nil {
-		return err
-	}
-	return args.TextWithin(req.Text, d.cfg.MaxText, "typed at once")
+// checkType is type's check beyond its arguments' own rules (package
+// daemon/args): the daemon's bound of text typed at once.
+func checkType(d *Daemon, c *call) error {
+	return args.TextWithin(args.Text(c.Args), d.cfg.MaxText, "typed at once")
 }
 
 // checkTypeKeys is checkType where every type is keys (a tab's).
-func checkTypeKeys(d *Daemon, req Request) error {
-	if err := args.Check(req); err != nil {
-		return err
-	}
-	return args.TextWithin(req.Text, d.cfg.MaxKeysText, "typed as keys")
+func checkTypeKeys(d *Daemon, c *call) error {
+	return args.TextWithin(args.Text(c.Args), d.cfg.MaxKeysText, "typed as keys")
 }
 
 // checkFill is fill's check, as checkType's.
-func checkFill(d *Daemon, req Request) error {
-	if err := args.Check(req); err != nil {
-		return err
-	}
-	return args.TextWithin(req.Text, d.cfg.MaxText, "filled at once")
+func checkFill(d *Daemon, c *call) error {
+	return args.TextWithin(args.Text(c.Args), d.cfg.MaxText, "filled at once")
 }
 
 // click acts on a node (@ref) or on a pixel of the target's screenshot
@@ -47,9 +38,9 @@ func checkFill(d *Daemon, req Request) error {
 // the target's nodes are reached by input (a tab), the backend checks the
 // node visible, enabled and uncovered and clicks its centre.
 func (d *Daemon) click(ctx context.Context, c *call) Response {
-	e, req := c.e, c.Req
+	e, a := c.e, c.Args.(args.Click)
 	probe := d.probe(ctx, e)
-	if req.At != nil {
+	if a.At != "" {
 		return d.point(ctx, c, probe, target.VerbClickAt)
 	}
 	if !probe.NodeInput && !probe.Tree {
@@ -60,7 +51,7 @@ func (d *Daemon) click(ctx context.Context, c *call) Response {
 		return d.fail(c, err)
 	}
 	defer end()
-	n, err := e.node(req.Ref)
+	n, err := e.node(a.Ref)
 	if err != nil {
 		if !probe.NodeInput {
 			c.Road = target.RoadTree
@@ -82,18 +73,18 @@ func (d *Daemon) click(ctx context.Context, c *call) Response {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	if err := d.still(e, req.Session); err != nil {
+	if err := d.still(e, c.Req.Session); err != nil {
 		return d.fail(c, err)
 	}
 	w := c.watchEffect(ctx, d, stage.Acting{Node: &n, Read: factsOf(read)})
 	d.nameActed(ctx, c, n, traitsOf(read), w)
 	acted, err := actOn(ctx, e, n, read, cap.Means)
 	if err != nil {
-		return d.fail(c, d.cut(ctx, e, req.Session, err))
+		return d.fail(c, d.cut(ctx, e, c.Req.Session, err))
 	}
 	did := "clicked " + actedRef(c)
 	if read != nil {
-		did = fmt.Sprintf("clicked %s %s through %s", req.Ref, describe(read.Traits), acted.Means.Words())
+		did = fmt.Sprintf("clicked %s %s through %s", a.Ref, describe(read.Traits), acted.Means.Words())
 	}
 	resp := Response{Did: did}
 	w.After(ctx, &resp)
@@ -159,7 +150,7 @@ func factsOf(r *kind.NodeRead) *target.Node {
 // point runs click --at and scroll: injected pointer input at a pixel of the
 // target's own screenshot (scroll: its centre by default).
 func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb target.Verb) Response {
-	e, req := c.e, c.Req
+	e := c.e
 	if err := d.decide(c, verb, probe, nil); err != nil {
 		return d.fail(c, err)
 	}
@@ -168,13 +159,14 @@ func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb ta
 		return d.fail(c, notVisible(e))
 	}
 	b := info.Bounds
-	at := req.At
+	at := args.Point(c.Args)
 	if at != nil && b.W > 0 && b.H > 0 && (at.X < 0 || at.Y < 0 || at.X >= b.W || at.Y >= b.H) {
 		return d.fail(c, target.Refuse(target.CodeOutsideWindow,
 			"%d,%d is outside %s, whose screenshot is %dx%d pixels", at.X, at.Y, e.id, b.W, b.H).
 			With("x", at.X).With("y", at.Y).With("width", b.W).With("height", b.H))
 	}
-	dir, steps := req.Dir, req.By
+	sc, _ := c.Args.(args.Scroll) // click --at has no direction
+	dir, steps := sc.Direction, sc.By
 	if dir == "" {
 		dir = "down"
 	}
@@ -193,7 +185,7 @@ func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb ta
 	if at != nil {
 		p = *at
 	}
-	if !req.NoVerify {
+	if !args.NoVerify(c.Args) {
 		if err := d.raisedAt(ctx, c, info, b.X+p.X, b.Y+p.Y); err != nil {
 			return d.fail(c, err)
 		}
@@ -211,12 +203,12 @@ func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb ta
 	}
 	unstack = once(unstack)
 	defer unstack()
-	if err := d.still(e, req.Session); err != nil {
+	if err := d.still(e, c.Req.Session); err != nil {
 		return d.fail(c, err)
 	}
 	// Raised again: another window may have come over it while it looked.
 	if err := e.disp.RaiseTopAt(ctx, e.t, e.id, info, b.X+p.X, b.Y+p.Y); err != nil {
-		return d.fail(c, d.cut(ctx, e, req.Session, err))
+		return d.fail(c, d.cut(ctx, e, c.Req.Session, err))
 	}
 	noun := e.words().Noun
 	var did string
@@ -231,7 +223,7 @@ func (d *Daemon) point(ctx context.Context, c *call, probe target.Probe, verb ta
 		did = fmt.Sprintf("clicked at %d,%d of the %s", p.X, p.Y, noun)
 	}
 	if err != nil {
-		return d.fail(c, d.cut(ctx, e, req.Session, err))
+		return d.fail(c, d.cut(ctx, e, c.Req.Session, err))
 	}
 	resp := Response{Did: did}
 	// The display's input and stacking are free while the verb watches:
@@ -292,10 +284,10 @@ func (d *Daemon) nameActed(ctx context.Context, c *call, n kind.Node, traits *ta
 func actedRef(c *call) string {
 	if c.Acted != nil {
 		if s := describe(*c.Acted); s != "" {
-			return c.Req.Ref + " " + s
+			return args.Ref(c.Args) + " " + s
 		}
 	}
-	return c.Req.Ref
+	return args.Ref(c.Args)
 }
 
 // scroll turns the wheel at a pixel of the target (its centre by default).
@@ -306,7 +298,7 @@ func (d *Daemon) scroll(ctx context.Context, c *call) Response {
 // key presses one chord in the target's focused node (a window is raised
 // and focused first).
 func (d *Daemon) key(ctx context.Context, c *call) Response {
-	chord, err := target.ParseChord(c.Req.Chord)
+	chord, err := target.ParseChord(c.Args.(args.Key).Chord)
 	if err != nil {
 		return d.fail(c, err)
 	}
@@ -433,17 +425,17 @@ func (d *Daemon) raised(ctx context.Context, c *call, up bool) error {
 // takeover cuts a long type and the answer says how far it got. The text
 // is never audited.
 func (d *Daemon) typeText(ctx context.Context, c *call) Response {
-	e, req := c.e, c.Req
-	n := utf8.RuneCountInString(req.Text)
+	e, a := c.e, c.Args.(args.Type)
+	n := utf8.RuneCountInString(a.Text)
 	probe := d.probe(ctx, e)
 	var (
 		verb = target.VerbTypeFocus
 		node kind.Node
 		read *kind.NodeRead // the node as read once (the tree's road)
 	)
-	if req.Ref != "" {
+	if a.Ref != "" {
 		var err error
-		if node, err = e.node(req.Ref); err != nil {
+		if node, err = e.node(a.Ref); err != nil {
 			return d.fail(c, err)
 		}
 		if !probe.NodeInput {
@@ -469,7 +461,7 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 	// where names the node typed into, known before the typing (a field
 	// may be named by what it holds).
 	where := func(w stage.Watch) string {
-		if req.Ref == "" {
+		if a.Ref == "" {
 			return "the focused node"
 		}
 		d.nameActed(ctx, c, node, traits, w)
@@ -477,12 +469,12 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 	}
 	if c.Road == target.RoadTree {
 		return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
-			if err := d.still(e, req.Session); err != nil {
+			if err := d.still(e, c.Req.Session); err != nil {
 				return Response{}, err
 			}
 			w := c.watchEffect(ctx, d, stage.Acting{Node: &node, Read: factsOf(read)})
 			into := where(w)
-			if err := insertOn(ctx, e, node, read, req.Text); err != nil {
+			if err := insertOn(ctx, e, node, read, a.Text); err != nil {
 				return Response{}, err
 			}
 			resp := Response{Did: fmt.Sprintf("inserted %d characters into %s through EditableText", n, into)}
@@ -499,7 +491,7 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 		// Focused first: the keys go where it is, and its focus is no
 		// effect of the typing.
 		var acted *kind.Node
-		if req.Ref != "" {
+		if a.Ref != "" {
 			if err := e.t.Focus(ctx, node); err != nil {
 				return err
 			}
@@ -509,13 +501,13 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 		into = where(w)
 		return nil
 	}, func(ctx context.Context) error {
-		rest := req.Text
+		rest := a.Text
 		for rest != "" {
 			chunk := rest
 			if i := byteIndexOfRune(rest, typeChunk); i > 0 {
 				chunk = rest[:i]
 			}
-			if err := d.still(e, req.Session); err != nil {
+			if err := d.still(e, c.Req.Session); err != nil {
 				return err
 			}
 			// Keys sent to a window that went go to whatever has the
@@ -526,7 +518,7 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 				}
 			}
 			if err := e.t.Type(ctx, chunk); err != nil {
-				if lerr := d.still(e, req.Session); lerr != nil {
+				if lerr := d.still(e, c.Req.Session); lerr != nil {
 					return lerr
 				}
 				return err
@@ -562,7 +554,7 @@ func byteIndexOfRune(s string, n int) int {
 // fill replaces a text field's content, as a paste would (a target that
 // can: a tab). The text is never audited.
 func (d *Daemon) fill(ctx context.Context, c *call) Response {
-	e, req := c.e, c.Req
+	e, a := c.e, c.Args.(args.Fill)
 	f, ok := e.t.(kind.Filler)
 	if !ok {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "%s has no fields to fill; type into it instead", e.id))
@@ -570,20 +562,20 @@ func (d *Daemon) fill(ctx context.Context, c *call) Response {
 	if err := d.decide(c, target.VerbTypeFocus, d.probe(ctx, e), nil); err != nil {
 		return d.fail(c, err)
 	}
-	node, err := e.node(req.Ref)
+	node, err := e.node(a.Ref)
 	if err != nil {
 		return d.fail(c, err)
 	}
 	return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
-		if err := d.still(e, req.Session); err != nil {
+		if err := d.still(e, c.Req.Session); err != nil {
 			return Response{}, err
 		}
 		w := c.watchEffect(ctx, d, stage.Acting{Node: &node})
 		d.nameActed(ctx, c, node, nil, w)
-		if err := f.Fill(ctx, node, req.Text); err != nil {
+		if err := f.Fill(ctx, node, a.Text); err != nil {
 			return Response{}, err
 		}
-		resp := Response{Did: fmt.Sprintf("filled %s with %d characters", actedRef(c), utf8.RuneCountInString(req.Text))}
+		resp := Response{Did: fmt.Sprintf("filled %s with %d characters", actedRef(c), utf8.RuneCountInString(a.Text))}
 		w.After(ctx, &resp)
 		return resp, nil
 	})

@@ -10,6 +10,7 @@ package daemon
 
 import (
 	"errors"
+	"github.com/vibespace/vibespace/daemon/args"
 	"slices"
 
 	"github.com/vibespace/vibespace/provider"
@@ -35,11 +36,20 @@ func checkKeyProvider(name string) error {
 	return nil
 }
 
-func checkKeyNamed(d *Daemon, req Request) error { return checkKeyProvider(req.Provider) }
+func checkKeyNamed(d *Daemon, c *call) error {
+	var name string
+	switch a := c.Args.(type) {
+	case args.KeySet:
+		name = a.Provider
+	case args.KeyNamed:
+		name = a.Provider
+	}
+	return checkKeyProvider(name)
+}
 
-func checkKeyList(d *Daemon, req Request) error {
-	if req.Provider != "" {
-		return checkKeyProvider(req.Provider)
+func checkKeyList(d *Daemon, c *call) error {
+	if p := c.Args.(args.KeyNamed).Provider; p != "" {
+		return checkKeyProvider(p)
 	}
 	return nil
 }

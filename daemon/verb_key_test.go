@@ -1,6 +1,8 @@
 package daemon
 
 import (
+	"encoding/json"
+	"github.com/vibespace/vibespace/daemon/args"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +18,7 @@ import (
 func TestKeyVerbs(t *testing.T) {
 	td := startDaemon(t, &kindtest.Provider{}, "")
 	const key = "bl-daemon-test-0123456789"
-	resp := td.call(t, Request{Verb: "key.set", Session: "s", Provider: "cloud:browserless", Secret: key})
+	resp := td.call(t, Request{Verb: "key.set", Session: "s"}.With(args.KeySet{Provider: "cloud:browserless", Secret: key}))
 	if !resp.OK || len(resp.Keys) != 1 || !resp.Keys[0].Set {
 		t.Fatalf("key.set: %+v", resp)
 	}
@@ -24,15 +26,15 @@ func TestKeyVerbs(t *testing.T) {
 		t.Fatalf("the store holds %q %v %v", v, ok, err)
 	}
 	for _, req := range []Request{
-		{Verb: "key.set", Session: "s", Provider: "cloud:browserless", Secret: "two\nlines"},
-		{Verb: "key.set", Session: "s", Provider: "../x", Secret: key},
-		{Verb: "key.set", Session: "s", Provider: "cloud:browserless"},
-		{Verb: "status", Session: "s", Secret: key},
-		{Verb: "key.clear", Session: "s", Provider: "cloud:browserless", Secret: key},
+		Request{Verb: "key.set", Session: "s"}.With(args.KeySet{Provider: "cloud:browserless", Secret: "two\nlines"}),
+		Request{Verb: "key.set", Session: "s"}.With(args.KeySet{Provider: "../x", Secret: key}),
+		Request{Verb: "key.set", Session: "s"}.With(args.KeySet{Provider: "cloud:browserless"}),
+		{Verb: "status", Session: "s", Args: json.RawMessage(`{"secret":"` + key + `"}`)},
+		{Verb: "key.clear", Session: "s", Args: json.RawMessage(`{"provider":"cloud:browserless","secret":"` + key + `"}`)},
 	} {
 		r := td.call(t, req)
 		if r.OK || r.Code != target.CodeBadRequest {
-			t.Errorf("%s with provider %q: %+v, want bad_request", req.Verb, req.Provider, r)
+			t.Errorf("%s with %s: %+v, want bad_request", req.Verb, req.Args, r)
 		}
 	}
 	if v, _, _ := td.keys.Get("cloud:browserless"); v != key {
@@ -42,7 +44,7 @@ func TestKeyVerbs(t *testing.T) {
 	if !list.OK || len(list.Keys) != 1 || list.Keys[0].Provider != "cloud:browserless" || !list.Keys[0].Set {
 		t.Fatalf("key.list: %+v", list)
 	}
-	if r := td.call(t, Request{Verb: "key.clear", Session: "s", Provider: "cloud:browserless"}); !r.OK || r.Keys[0].Set {
+	if r := td.call(t, Request{Verb: "key.clear", Session: "s"}.With(args.KeyNamed{Provider: "cloud:browserless"})); !r.OK || r.Keys[0].Set {
 		t.Fatalf("key.clear: %+v", r)
 	}
 	audit, err := os.ReadFile(filepath.Join(td.cfg.StateDir, auditFile))

@@ -4,7 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/vibespace/vibespace/daemon/verb"
+	"github.com/vibespace/vibespace/daemon/args"
+	"github.com/vibespace/vibespace/daemon/stage"
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/kind"
@@ -80,16 +81,16 @@ func (d *Daemon) resolve(ctx context.Context, e *entry) (target.Mode, string) {
 	return m, why
 }
 
-// modeVerb is how req's verb stands to the modes: the verb the capability
+// modeVerb is how c's verb stands to the modes: the verb the capability
 // law knows it by (the verb table's) and whether it was given a point
 // (--at). target.CheckMode lets every mode run a verb that reads no tree
 // and acts on no pixel (key, type without a ref, screenshot, select);
 // ok is false for a verb the law does not decide (close, the lease verbs,
 // mode itself).
-func modeVerb(req Request) (v target.Verb, at, ok bool) {
-	f, _ := verb.Of(req.Verb)
-	v, ok = f.LawVerb(req.Ref != "", req.At != nil)
-	return v, req.At != nil, ok
+func modeVerb(c *stage.Call) (v target.Verb, at, ok bool) {
+	at = args.Point(c.Args) != nil
+	v, ok = c.Facts.LawVerb(args.Ref(c.Args) != "", at)
+	return v, at, ok
 }
 
 // checkMode refuses a verb its window's mode does not use: mode_pixels,
@@ -97,7 +98,7 @@ func modeVerb(req Request) (v target.Verb, at, ok bool) {
 // application may have put its tree on the bus since) and is refused
 // no_tree, naming the mode, if it still has none.
 func (d *Daemon) checkMode(ctx context.Context, c *call) error {
-	verb, at, ok := modeVerb(c.Req)
+	verb, at, ok := modeVerb(&c.Call)
 	if !ok {
 		return nil
 	}
@@ -121,7 +122,7 @@ func (d *Daemon) checkMode(ctx context.Context, c *call) error {
 // auto is resolved at once.
 func (d *Daemon) setMode(ctx context.Context, c *call) Response {
 	e := c.e
-	m := target.Mode(c.Req.Mode) // its arguments' check read it (args.Mode)
+	m := target.Mode(c.Args.(args.Mode).Mode) // its arguments' check read it (args.Mode)
 	c.Fact.Mode = m
 	var now target.Mode
 	var why string

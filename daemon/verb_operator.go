@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/args"
 	"net/url"
 	"os"
 	"os/user"
@@ -73,8 +74,8 @@ func (d *Daemon) seeable(ctx context.Context, c *call) (*entry, error) {
 // (c.e), and the note owed to that user (a forced takeover replaced them),
 // told once.
 func (d *Daemon) operatorTarget(ctx context.Context, c *call) (e *entry, user, note string, err error) {
-	user = userOf(c.Req)
-	c.Fact.User, c.Fact.Force = user, c.Req.Force
+	user = userOf(c.Args.(args.Operator))
+	c.Fact.User, c.Fact.Force = user, c.Args.(args.Operator).Force
 	if c.Req.Target == "" {
 		return nil, user, "", target.Refuse(target.CodeBadRequest, "%s needs a target handle", c.Req.Verb)
 	}
@@ -96,11 +97,11 @@ func pausedAgent(ctx context.Context, c *call, l lease.Lease) bool {
 }
 
 // userOf is the user an operator verb is asked as: --as, "user" by default.
-func userOf(req Request) string {
-	if req.User == "" {
+func userOf(a args.Operator) string {
+	if a.User == "" {
 		return "user"
 	}
-	return req.User
+	return a.User
 }
 
 // takeover gives the target's input to the user: verbs in flight on it are
@@ -115,7 +116,7 @@ func (d *Daemon) takeover(ctx context.Context, c *call) Response {
 	if l := d.leases.Get(e.id); l.Input == lease.InputUser && l.User != user && pausedAgent(ctx, c, l) {
 		return withNote(d.finish(c, Response{}, d.pausedHolder(e, l, "replace")), note)
 	}
-	l, replaced, err := d.leases.Takeover(e.id, user, c.Req.Session, c.Req.Force)
+	l, replaced, err := d.leases.Takeover(e.id, user, c.Req.Session, c.Args.(args.Operator).Force)
 	if err != nil {
 		return withNote(d.finish(c, Response{}, err), note)
 	}
@@ -195,13 +196,13 @@ func (d *Daemon) releaseFor(ctx context.Context, e *entry) string {
 }
 
 // handback returns input to the agents; the holder is told once. Only the
-// user who took over hands back (Request.User names them, "user" by
-// default), unless forced (Request.Force), and never the session that
+// user who took over hands back (args.Operator's User names them, "user" by
+// default), unless forced (its Force), and never the session that
 // holds the agent lease — the paused agent itself — when the takeover was
 // made from another session, forced or not. A user a forced takeover
 // replaced is told so here, once.
 func (d *Daemon) handback(ctx context.Context, c *call) Response {
-	req := c.Req
+	force := c.Args.(args.Operator).Force
 	e, user, note, err := d.operatorTarget(ctx, c)
 	if err != nil {
 		return d.fail(c, err)
@@ -213,7 +214,7 @@ func (d *Daemon) handback(ctx context.Context, c *call) Response {
 		switch {
 		case pausedAgent(ctx, c, l):
 			return withNote(d.finish(c, Response{}, d.pausedHolder(e, l, "hand back")), note)
-		case !req.Force && user != l.User:
+		case !force && user != l.User:
 			return withNote(d.finish(c, Response{}, target.Refuse(paused,
 				"%s was taken over by %s at %s, not by %s; only %s hands it back (or, with --force, a session that sees it other than its holder's)",
 				e.id, l.User, since, user, l.User).With("user", l.User).With("user_since", since).With("target", string(e.id))), note)
@@ -240,13 +241,13 @@ func (d *Daemon) handback(ctx context.Context, c *call) Response {
 func (d *Daemon) watch(ctx context.Context, c *call) Response {
 	req := c.Req
 	if req.Target != "" {
-		e, err := d.lookup(ctx, req)
+		e, err := d.lookup(ctx, &c.Call)
 		if err != nil {
 			return d.fail(c, err)
 		}
 		c.e = e
 	}
-	if req.Xpra {
+	if c.Args.(args.Watch).Xpra {
 		return d.watchXpra(c)
 	}
 	if d.live == nil {
@@ -292,7 +293,7 @@ func (d *Daemon) watchXpra(c *call) Response {
 		return d.fail(c, target.Refuse(target.CodeNoAttach, "%s is on session %s's own xpra display, shared with you: an xpra client attached there would show every window of %s's, so only %s prints how to attach (watch it in the live view: vibespace-window watch %s)",
 			c.Req.Target, disp.Session(), disp.Session(), disp.Session(), c.Req.Target).With("target", c.Req.Target).With("session", disp.Session()))
 	}
-	host := c.Req.Host
+	host := c.Args.(args.Watch).Host
 	if host == "" {
 		host = sshHost()
 	}

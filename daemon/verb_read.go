@@ -17,7 +17,7 @@ import (
 // the backend; the verb still answers. The answer's target line names the
 // handle and title, so the text's header carries the counts alone.
 //
-// Less of it: Request.Ref scopes the answer to that node's subtree (refs
+// Less of it: a ref (args.Observe.Ref) scopes the answer to that node's subtree (refs
 // unchanged; a ref never minted is bad_ref, one whose node is gone
 // stale_ref); Depth keeps that many levels below the root or the scope and
 // says what it cut; Diff answers what changed since this session's last
@@ -33,16 +33,13 @@ import (
 // not kept for --diff (afterPage). Only a target that pages (a tab, a
 // pager) takes it.
 func (d *Daemon) snapshot(ctx context.Context, c *call) Response {
-	e := c.e
+	e, a := c.e, c.Args.(args.Snapshot)
 	if err := d.decide(c, target.VerbSnapshot, d.probe(ctx, e), nil); err != nil {
 		return d.fail(c, err)
 	}
-	if err := checkObserve(c.Req); err != nil {
-		return d.fail(c, err)
-	}
 	var scopeKey string
-	if c.Req.Ref != "" {
-		k, err := e.refs.Key(c.Req.Ref)
+	if a.Ref != "" {
+		k, err := e.refs.Key(a.Ref)
 		if err != nil {
 			return d.fail(c, err)
 		}
@@ -62,7 +59,7 @@ func (d *Daemon) snapshot(ctx context.Context, c *call) Response {
 		return d.fail(c, err)
 	}
 	if afterKey != "" {
-		return d.finish(c, afterPage(c.Req, snap, e.refs.Ref(afterKey)), nil)
+		return d.finish(c, afterPage(a.Observe, c.Req.JSON, snap, e.refs.Ref(afterKey)), nil)
 	}
 	prev := d.keepLast(e, c.Req.Session, snap)
 	view, scope := snap, ""
@@ -75,12 +72,12 @@ func (d *Daemon) snapshot(ctx context.Context, c *call) Response {
 		view = sub
 	}
 	resp := Response{}
-	if c.Req.Diff && prev != nil {
+	if a.Diff && prev != nil {
 		old := prev
 		if scopeKey != "" {
 			old, _ = prev.Scope(scopeKey) // nil when the node is new: all of it is added
 		}
-		if c.Req.Interactive {
+		if a.Interactive {
 			if old != nil {
 				old = old.InteractiveView()
 			}
@@ -96,20 +93,20 @@ func (d *Daemon) snapshot(ctx context.Context, c *call) Response {
 		}
 		return d.finish(c, resp, nil)
 	}
-	if c.Req.Diff {
+	if a.Diff {
 		resp.Did = "no earlier snapshot of this target in this session: the whole snapshot; the next --diff answers what changed"
 	}
-	return d.finish(c, shown(c.Req, view, scope, resp), nil)
+	return d.finish(c, shown(a.Observe, c.Req.JSON, view, scope, resp), nil)
 }
 
 // shown fills resp with the snapshot as req asks to see it: its
 // interactive view with -i, cut at --depth, as JSON or as text.
-func shown(req Request, view *target.Snapshot, scope string, resp Response) Response {
-	if req.Interactive {
+func shown(o args.Observe, asJSON bool, view *target.Snapshot, scope string, resp Response) Response {
+	if o.Interactive {
 		view = view.InteractiveView()
 	}
-	view, cut := view.CutDepth(req.Depth)
-	if req.JSON {
+	view, cut := view.CutDepth(o.Depth)
+	if asJSON {
 		resp.Snapshot = view
 		if cut.Nodes > 0 {
 			resp.Cut = &cut
@@ -136,13 +133,13 @@ type pager interface {
 // the request reads the whole tree). A target that does not page is
 // refused before the ref is looked at: no ref of it would do.
 func (d *Daemon) afterKey(c *call) (string, error) {
-	if c.Req.After == "" {
+	if c.Args.(args.Snapshot).After == "" {
 		return "", nil
 	}
 	if _, ok := c.e.t.(pager); !ok {
 		return "", target.Refuse(target.CodeBadRequest, "--after pages a browser tab's snapshot; the snapshot of %s does not page (snapshot @ref reads one part of its tree)", c.e.id).With("target", string(c.e.id))
 	}
-	return c.e.refs.Key(c.Req.After)
+	return c.e.refs.Key(c.Args.(args.Snapshot).After)
 }
 
 // afterPage answers snap, the page of the tree that follows the node ref
@@ -150,17 +147,13 @@ func (d *Daemon) afterKey(c *call) (string, error) {
 // snapshot: it is a part of the tree, and the next --diff against it would
 // answer the rest of the page as added and this part as removed; --diff
 // stays against the last whole read.
-func afterPage(req Request, snap *target.Snapshot, ref string) Response {
+func afterPage(o args.Observe, asJSON bool, snap *target.Snapshot, ref string) Response {
 	resp := Response{Did: "after " + ref + ": what follows it in the page"}
-	if req.JSON {
+	if asJSON {
 		resp.Did = fmt.Sprintf("after %s: %d nodes, %d actionable, %d unreadable", ref, snap.Census.Nodes, snap.Census.Action, snap.Census.Unreadable)
 	}
-	return shown(req, snap, "", resp)
+	return shown(o, asJSON, snap, "", resp)
 }
-
-// checkObserve checks the observing fields of a snapshot request: its
-// arguments' own rules (args.Snapshot), after the road is decided.
-func checkObserve(req Request) error { return args.SnapshotOf(req).Validate() }
 
 // readTree reads c's target's tree, with refs minted for it, and notes
 // what it told of the target: whole, or with after (a key afterKey

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/args"
 	"path/filepath"
 	"strings"
 	"time"
@@ -11,9 +12,9 @@ import (
 	"github.com/vibespace/vibespace/target"
 )
 
-// open starts an application on a display (Request.Display; the first
+// open starts an application on a display (args.Open's Display; the first
 // registered by default) and makes its first window a target, opened by
-// and leased to the caller, in the mode asked (Request.Mode; auto by
+// and leased to the caller, in the mode asked (its Mode; auto by
 // default, resolved once the window's frame was waited for).
 func (d *Daemon) open(ctx context.Context, c *call) Response { return d.openAs(ctx, c, "") }
 
@@ -21,11 +22,12 @@ func (d *Daemon) open(ctx context.Context, c *call) Response { return d.openAs(c
 // app's; "" for none): its record names the profile from its first
 // persist.
 func (d *Daemon) openAs(ctx context.Context, c *call, profile string) Response {
-	req := c.Req
-	if len(req.Argv) == 0 || strings.TrimSpace(req.Argv[0]) == "" {
+	a := c.Args.(args.Open)
+	if strings.TrimSpace(a.App) == "" {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "open needs an application, e.g. open gtk3-widget-factory"))
 	}
-	p, err := d.reg.ProviderFor(req.Display)
+	argv := append([]string{a.App}, a.Args...)
+	p, err := d.reg.ProviderFor(a.Display)
 	if err != nil {
 		return d.fail(c, err)
 	}
@@ -36,7 +38,7 @@ func (d *Daemon) openAs(ctx context.Context, c *call, profile string) Response {
 	}
 	// The session's own display of a per-session provider; held (not
 	// stopped as idle) until its window is a target.
-	disp, release, err := d.reg.Use(ctx, p, req.Session)
+	disp, release, err := d.reg.Use(ctx, p, c.Req.Session)
 	if err != nil {
 		return d.fail(c, err)
 	}
@@ -44,11 +46,11 @@ func (d *Daemon) openAs(ctx context.Context, c *call, profile string) Response {
 	if !d.reg.Answers(ctx, disp) {
 		return d.fail(c, d.reg.NotAnswering(disp, "", "nothing was started"))
 	}
-	kt, err := disp.Kind().Launch(ctx, req.Argv)
+	kt, err := disp.Kind().Launch(ctx, argv)
 	if _, refused := target.AsRefusal(err); err != nil && !refused && d.reg.ResetIfDead(ctx, disp) {
 		release()
-		if disp, release, err = d.reg.Use(ctx, p, req.Session); err == nil {
-			kt, err = disp.Kind().Launch(ctx, req.Argv)
+		if disp, release, err = d.reg.Use(ctx, p, c.Req.Session); err == nil {
+			kt, err = disp.Kind().Launch(ctx, argv)
 		} else {
 			release = func() {}
 		}
@@ -66,12 +68,12 @@ func (d *Daemon) openAs(ctx context.Context, c *call, profile string) Response {
 	id := target.WindowID(d.next)
 	d.mu.Unlock()
 	rec := target.Target{
-		ID: id, Kind: target.KindWindow, Title: info.Title, App: filepath.Base(req.Argv[0]),
-		Origin: req.Session, Opened: d.cfg.Now().UTC(), PID: info.PID, Key: info.Key,
-		Display: disp.Name(), Exposure: []string{req.Session}, Mode: target.ModeAuto, Profile: profile,
+		ID: id, Kind: target.KindWindow, Title: info.Title, App: filepath.Base(a.App),
+		Origin: c.Req.Session, Opened: d.cfg.Now().UTC(), PID: info.PID, Key: info.Key,
+		Display: disp.Name(), Exposure: []string{c.Req.Session}, Mode: target.ModeAuto, Profile: profile,
 	}
-	if req.Mode != "" {
-		rec.Mode = target.Mode(req.Mode) // its arguments' check read it (args.Open)
+	if a.Mode != "" {
+		rec.Mode = target.Mode(a.Mode) // its arguments' check read it (args.Open)
 	}
 	if rec.Mode == target.ModeAuto {
 		rec.Resolved, rec.ModeWhy = judge(ctx, kt)
@@ -151,12 +153,13 @@ func (d *Daemon) detach(ctx context.Context, c *call) Response {
 // share exposes a target to another session. Its opener or its holder may
 // share it.
 func (d *Daemon) share(ctx context.Context, c *call) Response {
-	c.Fact.With = c.Req.With
+	a := c.Args.(args.Share)
+	c.Fact.With = a.With
 	if err := d.handleOf(ctx, c); err != nil {
 		return d.fail(c, err)
 	}
-	e, req := c.e, c.Req
-	if req.With == "" {
+	e := c.e
+	if a.With == "" {
 		return d.fail(c, target.Refuse(target.CodeBadRequest, "share needs --with <session>"))
 	}
 	l := d.leases.Get(e.id)
@@ -168,16 +171,16 @@ func (d *Daemon) share(ctx context.Context, c *call) Response {
 	}
 	d.mu.Lock()
 	origin := e.rec.Origin
-	if req.Session != origin && req.Session != l.Holder {
+	if c.Req.Session != origin && c.Req.Session != l.Holder {
 		d.mu.Unlock()
 		return d.fail(c, target.Refuse(target.CodeHeld, "only its opener (%s) or its holder may share %s", origin, e.id).With("origin", origin).With("holder", l.Holder))
 	}
-	changed := e.rec.Share(req.With)
+	changed := e.rec.Share(a.With)
 	d.mu.Unlock()
-	did := fmt.Sprintf("%s was already shared with %s", e.id, req.With)
+	did := fmt.Sprintf("%s was already shared with %s", e.id, a.With)
 	if changed {
 		d.persist()
-		did = fmt.Sprintf("shared %s with session %s", e.id, req.With)
+		did = fmt.Sprintf("shared %s with session %s", e.id, a.With)
 	}
 	return d.finish(c, Response{Did: did}, nil)
 }

@@ -21,18 +21,14 @@ import (
 const codeInternal = target.CodeInternal
 
 // verbDef is what runs a verb the core answers, and what it checks of the
-// request before it reaches anything (so a malformed request takes no
-// lease). Everything else known of a verb is its row of the verb table
-// (package daemon/verb).
+// request, beyond its arguments' own rules (their type's Validate, which
+// every verb's arguments pass first), before it reaches anything (so a
+// malformed request takes no lease). Everything else known of a verb is
+// its row of the verb table (package daemon/verb).
 type verbDef struct {
 	run   func(d *Daemon, ctx context.Context, c *call) Response
-	check func(d *Daemon, req Request) error
+	check func(d *Daemon, c *call) error
 }
-
-// checkArgs checks a request's arguments by its verb's type (package
-// daemon/args): the rules that need nothing of the daemon, which a client
-// checks too before it dials.
-func checkArgs(_ *Daemon, req Request) error { return args.Check(req) }
 
 // call is one verb being answered: what the stages see of it (the request,
 // its facts, the target reached, what it learned), and the entry, lease
@@ -61,7 +57,7 @@ func (c *call) reached(d *Daemon) {
 // the core's check does, before they reach anything (so a malformed
 // request takes no lease).
 type checker interface {
-	Check(req Request) error
+	Check(c *stage.Call) error
 }
 
 // runs is what runs every verb the core answers itself; a registered
@@ -75,7 +71,7 @@ var runs = map[string]verbDef{
 	"status":     {run: (*Daemon).status},
 	"doctor":     {run: (*Daemon).doctor},
 	"list":       {run: (*Daemon).list},
-	"open":       {run: (*Daemon).open, check: checkArgs},
+	"open":       {run: (*Daemon).open},
 	"close":      {run: (*Daemon).closeTarget},
 	"attach":     {run: (*Daemon).attach},
 	"detach":     {run: (*Daemon).detach},
@@ -85,15 +81,15 @@ var runs = map[string]verbDef{
 	"watch":      {run: (*Daemon).watch},
 	"snapshot":   {run: (*Daemon).snapshot},
 	"screenshot": {run: (*Daemon).screenshot},
-	"click":      {run: (*Daemon).click, check: checkArgs},
+	"click":      {run: (*Daemon).click},
 	"type":       {run: (*Daemon).typeText, check: checkType},
-	"key":        {run: (*Daemon).key, check: checkArgs},
-	"scroll":     {run: (*Daemon).scroll, check: checkArgs},
-	"select":     {run: (*Daemon).selectOptions, check: checkArgs},
-	"mode":       {run: (*Daemon).setMode, check: checkArgs},
+	"key":        {run: (*Daemon).key},
+	"scroll":     {run: (*Daemon).scroll},
+	"select":     {run: (*Daemon).selectOptions},
+	"mode":       {run: (*Daemon).setMode},
 	"desktop":    {run: (*Daemon).desktop, check: checkDesktop},
-	"find":       {run: (*Daemon).findText, check: checkArgs},
-	"get":        {run: (*Daemon).getNode, check: checkArgs},
+	"find":       {run: (*Daemon).findText},
+	"get":        {run: (*Daemon).getNode},
 	// (the key words are the stage daemon/keys'; their provider is checked here)
 	"key.set":   {check: checkKeyNamed},
 	"key.clear": {check: checkKeyNamed},
@@ -102,12 +98,12 @@ var runs = map[string]verbDef{
 	// vibespace-browser: the same verbs on the current tab…
 	"browser.snapshot":   {run: (*Daemon).snapshot},
 	"browser.screenshot": {run: (*Daemon).screenshot},
-	"browser.click":      {run: (*Daemon).click, check: checkArgs},
+	"browser.click":      {run: (*Daemon).click},
 	"browser.type":       {run: (*Daemon).typeText, check: checkTypeKeys},
-	"browser.key":        {run: (*Daemon).key, check: checkArgs},
-	"browser.scroll":     {run: (*Daemon).scroll, check: checkArgs},
-	"browser.find":       {run: (*Daemon).findText, check: checkArgs},
-	"browser.select":     {run: (*Daemon).selectOptions, check: checkArgs},
+	"browser.key":        {run: (*Daemon).key},
+	"browser.scroll":     {run: (*Daemon).scroll},
+	"browser.find":       {run: (*Daemon).findText},
+	"browser.select":     {run: (*Daemon).selectOptions},
 	// …and the browser's own words.
 	"browser.fill": {run: (*Daemon).fill, check: checkFill},
 	// (the words on a session's tabs and desktop apps — open, tab, get,
@@ -153,11 +149,14 @@ func (d *Daemon) Handle(ctx context.Context, req Request) Response {
 	if req.Session == "" {
 		return refusal(target.Refuse(target.CodeBadRequest, "no session: set VIBESPACE_SESSION"))
 	}
-	if req.Mode != "" && !facts.Mode {
+	a, _, err := args.Decode(req.Verb, req.Args)
+	switch f := args.Unknown(err); {
+	case f == "mode" && !facts.Mode:
 		return refusal(target.Refuse(target.CodeBadRequest, "a mode is a window's: only %s take one, not %s (a tab has no mode)", words(verb.Where(func(f verb.Facts) bool { return f.Mode })), req.Verb))
-	}
-	if req.Secret != "" && !facts.Secret {
+	case f == "secret" && !facts.Secret:
 		return refusal(target.Refuse(target.CodeBadRequest, "a key is key set's alone, not %s's: it is never sent with another verb", req.Verb))
+	case err != nil:
+		return refusal(err)
 	}
 	if req.For != "" && !facts.For {
 		return refusal(target.Refuse(target.CodeBadRequest, "--for is the operator's word for another session's browser attachments, trace or budget: only %s take it, not %s", words(verb.Where(func(f verb.Facts) bool { return f.For })), req.Verb))
@@ -165,7 +164,7 @@ func (d *Daemon) Handle(ctx context.Context, req Request) Response {
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.VerbTimeout)
 	defer cancel()
 	ctx = kind.WithCaller(ctx, kind.Caller{Session: req.Session, Verb: req.Verb, Target: req.Target})
-	resp := d.guarded(ctx, facts, req)
+	resp := d.guarded(ctx, facts, req, a)
 	resp.Note = notice.Join(resp.Note, d.tell(req))
 	resp.V = ProtocolVersion
 	return resp
@@ -189,12 +188,12 @@ func words(names []string) string {
 // stages around it; a panic in it (a bug of ours or of a backend) becomes
 // an internal answer to this caller only, and the daemon keeps serving
 // everyone else.
-func (d *Daemon) guarded(ctx context.Context, facts verb.Facts, req Request) (resp Response) {
+func (d *Daemon) guarded(ctx context.Context, facts verb.Facts, req Request, a args.Args) (resp Response) {
 	def, ok := runs[req.Verb]
-	if a := d.stages.Answerer(req.Verb); a != nil {
+	if by := d.stages.Answerer(req.Verb); by != nil {
 		ok = true
 		def.run = func(d *Daemon, ctx context.Context, c *call) Response {
-			resp, err := a.Answer(ctx, &c.Call)
+			resp, err := by.Answer(ctx, &c.Call)
 			if c.finishing && err == nil {
 				// The stage had the core finish it already (the tabs'
 				// new and close of a desktop app, through open and close:
@@ -203,14 +202,14 @@ func (d *Daemon) guarded(ctx context.Context, facts verb.Facts, req Request) (re
 			}
 			return d.finish(c, resp, err)
 		}
-		if ch, ok := a.(checker); ok {
-			def.check = func(_ *Daemon, req Request) error { return ch.Check(req) }
+		if ch, ok := by.(checker); ok {
+			def.check = func(_ *Daemon, c *call) error { return ch.Check(&c.Call) }
 		}
 	}
 	if !ok || def.run == nil {
 		return refusal(target.Refuse(codeInternal, "nothing in this daemon answers %s", req.Verb))
 	}
-	c := &call{Call: stage.Call{Req: req, Facts: facts, Started: d.cfg.Now()}, def: def}
+	c := &call{Call: stage.Call{Req: req, Args: a, Facts: facts, Started: d.cfg.Now()}, def: def}
 	c.Put(callKey{}, c) // the core's call behind the stages' view of it (tabsHands)
 	defer func() {
 		if c.done != nil {
@@ -227,8 +226,11 @@ func (d *Daemon) guarded(ctx context.Context, facts verb.Facts, req Request) (re
 	if err := d.stages.Admit(ctx, &c.Call); err != nil {
 		return d.fail(c, err)
 	}
+	if err := a.Validate(); err != nil {
+		return d.fail(c, err)
+	}
 	if def.check != nil {
-		if err := def.check(d, req); err != nil {
+		if err := def.check(d, c); err != nil {
 			return d.fail(c, err)
 		}
 	}
@@ -275,7 +277,7 @@ func (d *Daemon) handleOf(ctx context.Context, c *call) error {
 	if id, err := target.ParseID(c.Req.Target); err == nil && id.Kind() != target.KindWindow {
 		return target.WrongKind(id, target.KindWindow.Words().CLI)
 	}
-	e, err := d.lookup(ctx, c.Req)
+	e, err := d.lookup(ctx, &c.Call)
 	c.e = e
 	return err
 }

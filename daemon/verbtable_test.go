@@ -1,6 +1,8 @@
 package daemon
 
 import (
+	"encoding/json"
+	"github.com/vibespace/vibespace/daemon/args"
 	"strings"
 	"testing"
 
@@ -24,8 +26,8 @@ func TestEveryVerbThroughTheEnvelope(t *testing.T) {
 			req   Request
 			says  string
 		}{
-			{"mode", f.Mode, Request{Mode: "banana"}, "a mode is a window's"},
-			{"secret", f.Secret, Request{Secret: "s3cret"}, "a key is key set's alone"},
+			{"mode", f.Mode, Request{}.With(args.Mode{Mode: "banana"}), "a mode is a window's"},
+			{"secret", f.Secret, Request{Args: json.RawMessage(`{"secret":"s3cret"}`)}, "a key is key set's alone"},
 			{"for", f.For, Request{For: "other"}, "--for is the operator's word"},
 		} {
 			req := c.req
@@ -40,13 +42,22 @@ func TestEveryVerbThroughTheEnvelope(t *testing.T) {
 			}
 		}
 		if f.Reach == verb.Handle {
-			req := Request{Verb: f.Name, Session: "s", Target: "tab:1", Ref: "@e1", Text: "x", Chord: "a", Values: []string{"a"}, Action: "text"}
-			if f.Mode {
-				req.Mode = "auto"
-			}
+			req := Request{Verb: f.Name, Session: "s", Target: "tab:1"}.With(
+				taken(f.Name, map[string]any{"ref": "@e1", "text": "x", "chord": "a", "options": []string{"a"}, "what": "text", "mode": "auto"}))
 			if r := td.call(t, req); r.Code != target.CodeWrongKind {
 				t.Errorf("%s on a tab's handle: %s %q, want wrong_kind", f.Name, r.Code, r.Message)
 			}
 		}
 	}
+}
+
+// taken is of the arguments in all those verb takes (its type's fields).
+func taken(verb string, all map[string]any) map[string]any {
+	m := map[string]any{}
+	for _, f := range args.Fields(verb) {
+		if v, ok := all[f]; ok {
+			m[f] = v
+		}
+	}
+	return m
 }

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"github.com/vibespace/vibespace/daemon/args"
 	"slices"
 	"sync"
 	"testing"
@@ -31,7 +32,7 @@ func TestLookBeforeHoldsNoSlot(t *testing.T) {
 			mu.Unlock()
 		}
 	})
-	wantCode(t, td.call(t, Request{Verb: "key", Session: "s", Target: string(e.id), Chord: "a"}), "")
+	wantCode(t, td.call(t, Request{Verb: "key", Session: "s", Target: string(e.id)}.With(args.Key{Chord: "a"})), "")
 	b.Display().OnInfo(nil)
 	mu.Lock()
 	defer mu.Unlock()
@@ -53,7 +54,7 @@ func TestEffectWithoutWatcher(t *testing.T) {
 			}
 		})
 		id := td.open(t, "s")
-		resp := td.call(t, Request{Verb: "key", Session: "s", Target: string(id), Chord: "a"})
+		resp := td.call(t, Request{Verb: "key", Session: "s", Target: string(id)}.With(args.Key{Chord: "a"}))
 		wantCode(t, resp, "")
 		if resp.Effect == nil {
 			t.Fatalf("bare %v: no effect on %+v", bare, resp)

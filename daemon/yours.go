@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"github.com/vibespace/vibespace/daemon/args"
 	"log/slog"
 	"time"
 
@@ -34,9 +35,9 @@ type DesktopGate interface {
 	Provider() kind.DesktopProvider
 	// Bind lends the gate the core's hands, once, as the daemon is made.
 	Bind(DesktopHost)
-	Check(Request) error
+	Check(c *stage.Call) error
 	Answer(ctx context.Context, c *stage.Call) (Response, error)
-	Admit(rec target.Target, req Request) error
+	Admit(rec target.Target, c *stage.Call) error
 	Forgotten(handle string) error
 	// Never is the refusal of what is never done on the user's desktop
 	// (open there, rec the zero target; close or share a window of it),
@@ -78,7 +79,7 @@ func desktopProvider(cfg Config) kind.DisplayProvider {
 	return nil
 }
 
-func checkDesktop(d *Daemon, req Request) error { return d.cfg.Desktop.Check(req) }
+func checkDesktop(d *Daemon, c *call) error { return d.cfg.Desktop.Check(&c.Call) }
 
 // desktop answers the operator's desktop verb through the gate.
 func (d *Daemon) desktop(ctx context.Context, c *call) Response {
@@ -95,7 +96,7 @@ func (d *Daemon) checkDesktopWindow(c *call) error {
 	d.mu.Lock()
 	rec := c.e.rec
 	d.mu.Unlock()
-	return d.cfg.Desktop.Admit(rec, c.Req)
+	return d.cfg.Desktop.Admit(rec, &c.Call)
 }
 
 // noDesktop is the gate of a daemon with no road to the user's desktop:
@@ -105,8 +106,8 @@ type noDesktop struct{}
 
 func (noDesktop) Provider() kind.DesktopProvider              { return nil }
 func (noDesktop) Bind(DesktopHost)                            {}
-func (noDesktop) Check(Request) error                         { return nil }
-func (noDesktop) Admit(target.Target, Request) error          { return nil }
+func (noDesktop) Check(*stage.Call) error                     { return nil }
+func (noDesktop) Admit(target.Target, *stage.Call) error      { return nil }
 func (noDesktop) Forgotten(string) error                      { return nil }
 func (noDesktop) Never(string, target.Target, []string) error { return nil }
 func (noDesktop) Resumed(target.Target)                       {}
@@ -116,7 +117,7 @@ func (noDesktop) Doctor(context.Context, *kind.DesktopEnv) []Check {
 	return []Check{{Name: "your desktop", Detail: "no road to your desktop in this daemon"}}
 }
 func (noDesktop) Answer(_ context.Context, c *stage.Call) (Response, error) {
-	if c.Req.Action == "" || c.Req.Action == "status" {
+	if w := c.Args.(args.Desktop).Action; w == "" || w == "status" {
 		return Response{Did: "this daemon has no road to your desktop"}, nil
 	}
 	return Response{}, target.Refuse(target.CodeNoDisplay, "this daemon has no road to your desktop (it was started without one; see doctor)")

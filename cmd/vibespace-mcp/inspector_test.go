@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/testenv"
 )
@@ -154,7 +155,7 @@ func TestIndependentClient(t *testing.T) {
 	if st, _ := res["structuredContent"].(map[string]any); !isErr || !strings.HasPrefix(out, "no_action: ") || st["code"] != "no_action" {
 		t.Fatalf("a click on a node without an Action: want the tool error no_action, got isError=%v\n%s", isErr, out)
 	}
-	e.daemonCall(wire.Request{Verb: "share", Session: "s1", Target: h, With: "s2"})
+	e.daemonCall(wire.Request{Verb: "share", Session: "s1", Target: h}.With(args.Share{With: "s2"}))
 	out, isErr, res = in.tool("s2", "window_click", "handle="+h, "ref="+refOf(t, snap, "push button", "Beta"))
 	if st, _ := res["structuredContent"].(map[string]any); !isErr || !strings.HasPrefix(out, "held: ") || st["code"] != "held" {
 		t.Fatalf("another session's click on s1's window: want the tool error held, got isError=%v\n%s", isErr, out)

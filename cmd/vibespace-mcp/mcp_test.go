@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/testenv"
 )
@@ -156,7 +157,7 @@ func TestToolsOverStdio(t *testing.T) {
 
 	// held: a second server process of another session, the window shared
 	// with it, is refused while s1 holds it — and the fixture receives nothing.
-	e.daemonCall(wire.Request{Verb: "share", Session: "s1", Target: h, With: "s2"})
+	e.daemonCall(wire.Request{Verb: "share", Session: "s1", Target: h}.With(args.Share{With: "s2"}))
 	cs2 := e.client("s2")
 	res = refused(t, cs2, "held", "window_click", map[string]any{"handle": h, "ref": refOf(t, snap, "push button", "Alpha")})
 	if facts, _ := res.StructuredContent.(map[string]any)["facts"].(map[string]any); facts["holder"] != "s1" {
@@ -168,9 +169,9 @@ func TestToolsOverStdio(t *testing.T) {
 
 	// A takeover pauses the agent; after the handback its next answer
 	// carries the note, first, as the command line prints it.
-	e.daemonCall(wire.Request{Verb: "takeover", Session: "s2", Target: h, User: "ada"})
+	e.daemonCall(wire.Request{Verb: "takeover", Session: "s2", Target: h}.With(args.Operator{User: "ada"}))
 	refused(t, cs, "window_paused", "window_snapshot", map[string]any{"handle": h})
-	e.daemonCall(wire.Request{Verb: "handback", Session: "s2", Target: h, User: "ada"})
+	e.daemonCall(wire.Request{Verb: "handback", Session: "s2", Target: h}.With(args.Operator{User: "ada"}))
 	out = ok(t, cs, "window_snapshot", map[string]any{"handle": h, "depth": 1})
 	if lines := strings.SplitN(out, "\n", 3); len(lines) < 3 || !strings.HasPrefix(lines[0], "note: control came back") || !strings.HasPrefix(lines[1], h+" ") {
 		t.Fatalf("after the handback: the note, then the header line:\n%s", out)

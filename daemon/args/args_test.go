@@ -1,7 +1,9 @@
 package args
 
 import (
+	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,7 +16,7 @@ import (
 // arguments' type, and no type is kept for a verb the table lacks.
 func TestEveryVerbHasArgs(t *testing.T) {
 	for _, v := range verb.Names() {
-		if _, ok := Of(wire.Request{Verb: v}); !ok {
+		if _, ok := Zero(v); !ok {
 			t.Errorf("verb %s has no arguments' type", v)
 		}
 	}
@@ -28,49 +30,110 @@ func TestEveryVerbHasArgs(t *testing.T) {
 	}
 }
 
-// full is a request with every argument field set.
-func full(v string) wire.Request {
-	return wire.Request{Verb: v, Session: "s", Target: "win:1", Ref: "@e1", Text: "hi", Chord: "ctrl+s",
-		At: &wire.Point{X: 3, Y: 4}, Dir: "up", By: 5, With: "s2", Argv: []string{"xterm", "-e", "sh"}, Display: "xpra",
-		Interactive: true, JSON: true, User: "ada", Force: true, Mode: "tree", Xpra: true, Host: "a@b",
-		Depth: 2, Diff: true, After: "@e9", Values: []string{"Red"}, NoVerify: true, Steps: 7, Minutes: 8, Reset: true,
-		URL: "https://example.com", Profile: "work", Label: "lab", Alias: "al", None: true, Action: "text",
-		Expr: "1+1", Selector: "#x", Headed: true, For: "s3", Backend: "desktop-app", Size: "800x600", Task: "t",
-		Last: 9, Provider: "cloud:browserless", Secret: "k", Endpoint: "wss://x", Desktop: &wire.DesktopEnv{Display: ":0"}}
-}
-
-// TestIntoCarriesWhatOfRead: the arguments read from a request go back
-// onto one unchanged, and Into writes no field it did not read.
-func TestIntoCarriesWhatOfRead(t *testing.T) {
-	for _, v := range verb.Names() {
-		req := full(v)
-		a, _ := Of(req)
-		var out wire.Request
-		a.Into(&out)
-		out.Verb = v
-		if b, _ := Of(out); !reflect.DeepEqual(a, b) {
-			t.Errorf("%s: read back %+v, want %+v", v, b, a)
-		}
-		ov, rv := reflect.ValueOf(out), reflect.ValueOf(req)
-		for i := range ov.NumField() {
-			if f := ov.Field(i); !f.IsZero() && !reflect.DeepEqual(f.Interface(), rv.Field(i).Interface()) {
-				t.Errorf("%s: Into set %s to %v, the request had %v", v, ov.Type().Field(i).Name, f.Interface(), rv.Field(i).Interface())
-			}
+// filled sets every field of the struct v points to: what a round trip
+// must carry back.
+func filled(t *testing.T, v reflect.Value) {
+	for i := range v.NumField() {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString("w" + v.Type().Field(i).Name)
+		case reflect.Int:
+			f.SetInt(int64(7 + i))
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Slice:
+			f.Set(reflect.ValueOf([]string{"a", "b c"}))
+		case reflect.Struct:
+			filled(t, f)
+		case reflect.Pointer:
+			f.Set(reflect.New(f.Type().Elem()))
+			filled(t, f.Elem())
+		default:
+			t.Fatalf("%s: a field of kind %s: teach filled it", v.Type(), f.Kind())
 		}
 	}
 }
 
-// TestEnvelopeIsNoArgument: the envelope (session, target, --for, the
-// profile a browser verb acts in) is no verb's argument: Into never sets
-// it (pin's profile is the one pinned, its argument).
-func TestEnvelopeIsNoArgument(t *testing.T) {
+// TestArgumentsRoundTrip: every verb's arguments, every field set, go
+// onto a request's wire line and come back from the daemon's decoding
+// unchanged.
+func TestArgumentsRoundTrip(t *testing.T) {
 	for _, v := range verb.Names() {
-		a, _ := Of(full(v))
-		var out wire.Request
-		a.Into(&out)
-		if out.Session != "" || out.Target != "" || out.For != "" || (out.Profile != "" && v != "browser.pin") {
-			t.Errorf("%s: Into set the envelope: %+v", v, out)
+		zero, _ := Zero(v)
+		p := reflect.New(reflect.TypeOf(zero))
+		filled(t, p.Elem())
+		a := p.Elem().Interface().(Args)
+		line, err := json.Marshal(Request(v, "win:1", a))
+		if err != nil {
+			t.Fatal(err)
 		}
+		req, err := wire.DecodeRequest(line)
+		if err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		b, ok, err := Decode(req.Verb, req.Args)
+		if !ok || err != nil || !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: read back %+v (%v), want %+v", v, b, err, a)
+		}
+	}
+}
+
+// TestRequestIsAnEnvelope: a request holds its envelope and the verb's
+// arguments, nothing of any one verb's.
+func TestRequestIsAnEnvelope(t *testing.T) {
+	var got []string
+	rt := reflect.TypeFor[wire.Request]()
+	for i := range rt.NumField() {
+		got = append(got, rt.Field(i).Name)
+	}
+	if want := []string{"Verb", "Session", "Target", "For", "Profile", "Headed", "JSON", "Args"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("wire.Request has %v, want the envelope %v", got, want)
+	}
+}
+
+// TestDecodeRefuses: what is not the verb's arguments is refused
+// bad_request, naming what is wrong; none are the zero value.
+func TestDecodeRefuses(t *testing.T) {
+	for _, c := range []struct {
+		verb, raw, msg, arg string
+	}{
+		{"click", `{"ref":"@e1","mode":"tree"}`, `click takes no argument "mode" (its arguments: at, no_verify, ref)`, "mode"},
+		{"status", `{"ref":"@e1"}`, `status takes no argument "ref" (its arguments: none)`, "ref"},
+		{"browser.fill", `{"ref":7}`, `fill's arguments: json: cannot unmarshal number`, ""},
+		{"scroll", `{"by":1} {"by":2}`, `scroll's arguments: more than one JSON value`, ""},
+		{"type", `[1]`, `type's arguments: json: cannot unmarshal array`, ""},
+	} {
+		_, ok, err := Decode(c.verb, json.RawMessage(c.raw))
+		if !ok || target.CodeOf(err) != target.CodeBadRequest || !strings.Contains(err.Error(), c.msg) || Unknown(err) != c.arg {
+			t.Errorf("%s %s: %v (argument %q), want bad_request %q naming %q", c.verb, c.raw, err, Unknown(err), c.msg, c.arg)
+		}
+	}
+	for _, raw := range []string{"", "null", "{}"} {
+		a, ok, err := Decode("scroll", json.RawMessage(raw))
+		if !ok || err != nil || a != (Scroll{}) {
+			t.Errorf("scroll %q: %+v %v, want the zero arguments", raw, a, err)
+		}
+	}
+	if _, ok, _ := Decode("frobnicate", nil); ok {
+		t.Error("a verb the table does not list decoded")
+	}
+}
+
+// TestTheStagesReadings: the readings every stage makes of any verb's
+// arguments (where it acts, what it types, --no-verify).
+func TestTheStagesReadings(t *testing.T) {
+	if Ref(Click{Ref: "@e1"}) != "@e1" || Ref(Snapshot{Observe: Observe{Ref: "@e2"}}) != "@e2" || Ref(Key{Chord: "a"}) != "" {
+		t.Error("Ref")
+	}
+	if p := Point(Scroll{At: "3,4"}); p == nil || *p != (wire.Point{X: 3, Y: 4}) || Point(Click{Ref: "@e1"}) != nil || Point(Empty{}) != nil {
+		t.Error("Point")
+	}
+	if Text(Fill{Text: "hé"}) != "hé" || Text(Find{Text: "x"}) != "" {
+		t.Error("Text: a find's text is not typed")
+	}
+	if !NoVerify(Nav{NoVerify: true}) || NoVerify(Click{}) || NoVerify(Empty{}) {
+		t.Error("NoVerify")
 	}
 }
 
@@ -126,5 +189,20 @@ func TestTextWithin(t *testing.T) {
 	err := TextWithin("héllo!", 5, "typed as keys")
 	if target.CodeOf(err) != target.CodeTextTooLong || !strings.Contains(err.Error(), "the text is 6 characters; at most 5 can be typed as keys (split it)") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestFactsAgreeWithTheTypes: the verb table's Mode and Secret facts (which
+// verbs take a mode, a key) say what the arguments' types hold, so the
+// refusal of a mode or a key sent with another verb names the right verbs.
+func TestFactsAgreeWithTheTypes(t *testing.T) {
+	for _, f := range verb.All() {
+		fields := Fields(f.Name)
+		if has := slices.Contains(fields, "mode"); has != f.Mode {
+			t.Errorf("%s: the table says it takes a mode: %v; its arguments %v", f.Name, f.Mode, fields)
+		}
+		if has := slices.Contains(fields, "secret"); has != f.Secret {
+			t.Errorf("%s: the table says it takes a key: %v; its arguments %v", f.Name, f.Secret, fields)
+		}
 	}
 }

@@ -4,7 +4,6 @@ package args
 // select.
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -21,11 +20,6 @@ type Click struct {
 	NoVerify bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
 }
 
-// ClickOf reads click's arguments from req.
-func ClickOf(req wire.Request) Click {
-	return Click{Ref: req.Ref, At: pointWords(req.At), NoVerify: req.NoVerify}
-}
-
 func (a Click) Validate() error {
 	at, err := ParsePoint("--at", a.At)
 	if err != nil {
@@ -37,11 +31,6 @@ func (a Click) Validate() error {
 	return nil
 }
 
-func (a Click) Into(req *wire.Request) {
-	req.Ref, req.NoVerify = a.Ref, a.NoVerify
-	req.At, _ = ParsePoint("--at", a.At)
-}
-
 // Type is type's: the text, into a node (@ref) or the focused node. How
 // many characters one type may carry is the daemon's setting (its
 // MaxText, MaxKeysText): TextWithin.
@@ -51,12 +40,7 @@ type Type struct {
 	NoVerify bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
 }
 
-// TypeOf reads type's arguments from req.
-func TypeOf(req wire.Request) Type { return Type{Ref: req.Ref, Text: req.Text, NoVerify: req.NoVerify} }
-
 func (a Type) Validate() error { return CheckText(a.Text) }
-
-func (a Type) Into(req *wire.Request) { req.Ref, req.Text, req.NoVerify = a.Ref, a.Text, a.NoVerify }
 
 // Fill is fill's: a field (@ref) and its new value.
 type Fill struct {
@@ -65,17 +49,12 @@ type Fill struct {
 	NoVerify bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
 }
 
-// FillOf reads fill's arguments from req.
-func FillOf(req wire.Request) Fill { return Fill{Ref: req.Ref, Text: req.Text, NoVerify: req.NoVerify} }
-
 func (a Fill) Validate() error {
 	if a.Ref == "" {
 		return badRequest("fill needs @ref and a text")
 	}
 	return CheckText(a.Text)
 }
-
-func (a Fill) Into(req *wire.Request) { req.Ref, req.Text, req.NoVerify = a.Ref, a.Text, a.NoVerify }
 
 // CheckText refuses a text no road types: not UTF-8, or holding U+0000.
 // How long it may be is the daemon's to say (TextWithin).
@@ -114,15 +93,10 @@ type Key struct {
 	NoVerify bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
 }
 
-// KeyOf reads key's arguments from req.
-func KeyOf(req wire.Request) Key { return Key{Chord: req.Chord, NoVerify: req.NoVerify} }
-
 func (a Key) Validate() error {
 	_, err := target.ParseChord(a.Chord)
 	return err
 }
-
-func (a Key) Into(req *wire.Request) { req.Chord, req.NoVerify = a.Chord, a.NoVerify }
 
 // Scroll is scroll's: a direction ("" down), wheel steps (0: the daemon's
 // default, 3) and a pixel ("" the target's centre).
@@ -131,11 +105,6 @@ type Scroll struct {
 	By        int    `json:"by,omitempty" jsonschema:"wheel steps, 1-100 (default 3)"`
 	At        string `json:"at,omitempty" jsonschema:"x,y: the pixel to scroll at (default the centre)"`
 	NoVerify  bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
-}
-
-// ScrollOf reads scroll's arguments from req.
-func ScrollOf(req wire.Request) Scroll {
-	return Scroll{Direction: req.Dir, By: req.By, At: pointWords(req.At), NoVerify: req.NoVerify}
 }
 
 func (a Scroll) Validate() error {
@@ -151,11 +120,6 @@ func (a Scroll) Validate() error {
 	return err
 }
 
-func (a Scroll) Into(req *wire.Request) {
-	req.Dir, req.By, req.NoVerify = a.Direction, a.By, a.NoVerify
-	req.At, _ = ParsePoint("--at", a.At)
-}
-
 // The bounds of one select.
 const (
 	MaxSelectValues = 100
@@ -167,11 +131,6 @@ type Select struct {
 	Ref      string   `json:"ref" jsonschema:"the control (@eN): a combo box, list, select"`
 	Options  []string `json:"options" jsonschema:"the options to choose, by label or value"`
 	NoVerify bool     `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
-}
-
-// SelectOf reads select's arguments from req.
-func SelectOf(req wire.Request) Select {
-	return Select{Ref: req.Ref, Options: req.Values, NoVerify: req.NoVerify}
 }
 
 func (a Select) Validate() error {
@@ -192,10 +151,6 @@ func (a Select) Validate() error {
 	return nil
 }
 
-func (a Select) Into(req *wire.Request) {
-	req.Ref, req.Values, req.NoVerify = a.Ref, a.Options, a.NoVerify
-}
-
 // ParsePoint reads "x,y" given as the argument named name ("" none: nil).
 func ParsePoint(name, s string) (*wire.Point, error) {
 	if s == "" {
@@ -210,10 +165,63 @@ func ParsePoint(name, s string) (*wire.Point, error) {
 	return &wire.Point{X: x, Y: y}, nil
 }
 
-// pointWords is p as "x,y" ("" none).
-func pointWords(p *wire.Point) string {
-	if p == nil {
-		return ""
+// The arguments as the stages around every verb read them, whatever the
+// verb: where it acts, what it types, whether its effect is watched.
+type (
+	reffed     interface{ nodeRef() string }
+	pointed    interface{ point() *wire.Point }
+	texted     interface{ typedText() string }
+	unverified interface{ unverified() bool }
+)
+
+// Ref is the node (@ref) a's verb names: the one it acts on or reads;
+// "" none.
+func Ref(a Args) string {
+	if r, ok := a.(reffed); ok {
+		return r.nodeRef()
 	}
-	return fmt.Sprintf("%d,%d", p.X, p.Y)
+	return ""
 }
+
+// Point is the pixel a's verb acts at (click --at, scroll --at); nil
+// none, or one that does not parse (Validate refuses it).
+func Point(a Args) *wire.Point {
+	if p, ok := a.(pointed); ok {
+		return p.point()
+	}
+	return nil
+}
+
+// Text is the text a's verb types (type, fill); "" none.
+func Text(a Args) string {
+	if t, ok := a.(texted); ok {
+		return t.typedText()
+	}
+	return ""
+}
+
+// NoVerify reports whether a's verb is not to watch for its effect
+// (--no-verify).
+func NoVerify(a Args) bool {
+	u, ok := a.(unverified)
+	return ok && u.unverified()
+}
+
+func (a Click) nodeRef() string     { return a.Ref }
+func (a Type) nodeRef() string      { return a.Ref }
+func (a Fill) nodeRef() string      { return a.Ref }
+func (a Select) nodeRef() string    { return a.Ref }
+func (a Observe) nodeRef() string   { return a.Ref }
+func (a GetNode) nodeRef() string   { return a.Ref }
+func (a Get) nodeRef() string       { return a.Ref }
+func (a Click) point() *wire.Point  { p, _ := ParsePoint("--at", a.At); return p }
+func (a Scroll) point() *wire.Point { p, _ := ParsePoint("--at", a.At); return p }
+func (a Type) typedText() string    { return a.Text }
+func (a Fill) typedText() string    { return a.Text }
+func (a Click) unverified() bool    { return a.NoVerify }
+func (a Type) unverified() bool     { return a.NoVerify }
+func (a Fill) unverified() bool     { return a.NoVerify }
+func (a Key) unverified() bool      { return a.NoVerify }
+func (a Scroll) unverified() bool   { return a.NoVerify }
+func (a Select) unverified() bool   { return a.NoVerify }
+func (a Nav) unverified() bool      { return a.NoVerify }

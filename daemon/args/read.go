@@ -6,20 +6,18 @@ package args
 import (
 	"strings"
 
-	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
 )
 
 // Observe is how much of a target's tree a snapshot answers: a part
-// (@ref), the nodes one acts on, levels, what changed. JSON is the
-// command line's --json: the tree as JSON instead of text (no tool's
-// argument: a tool answers text).
+// (@ref), the nodes one acts on, levels, what changed. (The command
+// line's --json, the tree as JSON instead of text, is the request's
+// envelope's: the answer's form.)
 type Observe struct {
 	Ref         string `json:"ref,omitempty" jsonschema:"only this node's subtree (@eN)"`
 	Interactive bool   `json:"interactive,omitempty" jsonschema:"only nodes you can act on, and the labels around them"`
 	Depth       int    `json:"depth,omitempty" jsonschema:"keep N levels below the root (or the ref)"`
 	Diff        bool   `json:"diff,omitempty" jsonschema:"only what changed since your last snapshot of it"`
-	JSON        bool   `json:"-"`
 }
 
 // Snapshot is snapshot's: Observe, and After, which reads on past a
@@ -27,11 +25,6 @@ type Observe struct {
 type Snapshot struct {
 	Observe
 	After string `json:"after,omitempty" jsonschema:"what follows this node (@eN) in the page: the next page of a snapshot its budget cut, whose header names the ref"`
-}
-
-// SnapshotOf reads snapshot's arguments from req.
-func SnapshotOf(req wire.Request) Snapshot {
-	return Snapshot{Observe: Observe{Ref: req.Ref, Interactive: req.Interactive, Depth: req.Depth, Diff: req.Diff, JSON: req.JSON}, After: req.After}
 }
 
 // Validate checks the observing fields of a snapshot request.
@@ -51,20 +44,10 @@ func (a Snapshot) Validate() error {
 	return nil
 }
 
-func (a Snapshot) Into(req *wire.Request) {
-	req.Ref, req.Interactive, req.Depth, req.Diff, req.JSON = a.Ref, a.Interactive, a.Depth, a.Diff, a.JSON
-	req.After = a.After
-}
-
 // Find is find's: the text a node's name or value contains (any case).
-// JSON is the command line's --json.
 type Find struct {
 	Text string `json:"text" jsonschema:"the text a name or value contains (any case)"`
-	JSON bool   `json:"-"`
 }
-
-// FindOf reads find's arguments from req.
-func FindOf(req wire.Request) Find { return Find{Text: req.Text, JSON: req.JSON} }
 
 func (a Find) Validate() error {
 	if strings.TrimSpace(a.Text) == "" {
@@ -73,17 +56,13 @@ func (a Find) Validate() error {
 	return nil
 }
 
-func (a Find) Into(req *wire.Request) { req.Text, req.JSON = a.Text, a.JSON }
-
 // GetNode is a window's get: get <handle> text @ref, its node's text.
-// What is the word after the handle, text its only one (a tool sets it).
+// What is the word after the handle, text its only one (a tool sets it:
+// its input takes no word).
 type GetNode struct {
-	What string `json:"-"`
+	What string `json:"what"`
 	Ref  string `json:"ref" jsonschema:"the node (@eN)"`
 }
-
-// GetNodeOf reads a window's get's arguments from req.
-func GetNodeOf(req wire.Request) GetNode { return GetNode{What: req.Action, Ref: req.Ref} }
 
 func (a GetNode) Validate() error {
 	if a.What != "text" || a.Ref == "" {
@@ -92,16 +71,11 @@ func (a GetNode) Validate() error {
 	return nil
 }
 
-func (a GetNode) Into(req *wire.Request) { req.Action, req.Ref = a.What, a.Ref }
-
 // Get is a tab's get: its text (or a node's, @ref), its URL or its title.
 type Get struct {
 	What string `json:"what" jsonschema:"text, url or title"`
 	Ref  string `json:"ref,omitempty" jsonschema:"with text: that node's text (@eN)"`
 }
-
-// GetOf reads a tab's get's arguments from req.
-func GetOf(req wire.Request) Get { return Get{What: req.Action, Ref: req.Ref} }
 
 func (a Get) Validate() error {
 	switch a.What {
@@ -111,15 +85,10 @@ func (a Get) Validate() error {
 	return badRequest("get %s: use text, url or title", target.Echo(a.What))
 }
 
-func (a Get) Into(req *wire.Request) { req.Action, req.Ref = a.What, a.Ref }
-
 // Eval is eval's: an expression evaluated in the page.
 type Eval struct {
 	Expr string `json:"expr"`
 }
-
-// EvalOf reads eval's arguments from req.
-func EvalOf(req wire.Request) Eval { return Eval{Expr: req.Expr} }
 
 func (a Eval) Validate() error {
 	if strings.TrimSpace(a.Expr) == "" {
@@ -128,8 +97,6 @@ func (a Eval) Validate() error {
 	return nil
 }
 
-func (a Eval) Into(req *wire.Request) { req.Expr = a.Expr }
-
 // Wait is wait's: what the page must show (a selector, a text, a URL).
 type Wait struct {
 	Selector string `json:"selector,omitempty"`
@@ -137,13 +104,8 @@ type Wait struct {
 	URL      string `json:"url,omitempty"`
 }
 
-// WaitOf reads wait's arguments from req.
-func WaitOf(req wire.Request) Wait { return Wait{Selector: req.Selector, Text: req.Text, URL: req.URL} }
-
 // Validate refuses nothing: what a wait needs is the daemon's to say.
 func (a Wait) Validate() error { return nil }
-
-func (a Wait) Into(req *wire.Request) { req.Selector, req.Text, req.URL = a.Selector, a.Text, a.URL }
 
 // isBlank reports whether s is only white space.
 func isBlank(s string) bool { return strings.TrimSpace(s) == "" }

@@ -18,6 +18,7 @@ package browsing
 import (
 	"context"
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/args"
 	"strings"
 	"sync"
 
@@ -103,15 +104,15 @@ func (s *Stage) Answer(ctx context.Context, c *stage.Call) (wire.Response, error
 	case "browser.profiles":
 		return s.profiles(reg, req)
 	case "browser.use":
-		return s.use(reg, req)
+		return s.use(reg, req, c.Args.(args.Use))
 	case "browser.attachments":
 		return s.attachments(reg, req)
 	case "browser.detach":
 		return s.detach(ctx, reg, req)
 	case "browser.pin":
-		return s.pin(reg, req)
+		return s.pin(reg, req, c.Args.(args.Pin))
 	case "browser.new-child":
-		return s.newChild(reg, req)
+		return s.newChild(reg, req, c.Args.(args.Child))
 	case "browser.status":
 		return s.status(ctx, reg, req)
 	}
@@ -200,12 +201,12 @@ func (s *Stage) RowOf(p profile.Profile) provider.Row {
 // our display) on somebody else's browser. For a remote row it fills the
 // URL the browser is dialled at; a keyed row reads its key from the
 // daemon's key store now, at connect time (no_key when none is set).
-func (s *Stage) Gate(req wire.Request, sel *Selection) error {
+func (s *Stage) Gate(req wire.Request, a args.Args, sel *Selection) error {
 	row := sel.Row
 	if err := row.Refuse(req.Verb); err != nil {
 		return err
 	}
-	if v, ok := lawVerb(req); ok {
+	if v, ok := lawVerb(req.Verb, a); ok {
 		if r := row.Stamp(target.Probe{}).ProviderRefusal(v); r != nil {
 			return r
 		}
@@ -248,9 +249,9 @@ func (s *Stage) Gate(req wire.Request, sel *Selection) error {
 // refuses it on a row that cannot do it before the browser is reached. ok
 // is false for a verb the law does not decide (open, navigation, the
 // profile words).
-func lawVerb(req wire.Request) (target.Verb, bool) {
-	f, _ := verb.Of(req.Verb)
-	return f.LawVerb(req.Ref != "", req.At != nil)
+func lawVerb(verbName string, a args.Args) (target.Verb, bool) {
+	f, _ := verb.Of(verbName)
+	return f.LawVerb(args.Ref(a) != "", args.Point(a) != nil)
 }
 
 // Attached is how an answer shows one attachment.
@@ -332,15 +333,15 @@ func (s *Stage) profiles(reg *profile.Registry, req wire.Request) (wire.Response
 // minted under the state directory; the label never reaches a path), or
 // one of somebody else's browser when row is remote. It does not attach
 // it.
-func (s *Stage) New(req wire.Request) (wire.Response, error) {
+func (s *Stage) New(req wire.Request, a args.New) (wire.Response, error) {
 	reg, err := s.Registry()
 	if err != nil {
 		return wire.Response{}, err
 	}
-	if row, ok := s.row(req.Provider); ok && row.Remote() {
-		return s.newRemote(reg, req, row)
+	if row, ok := s.row(a.Provider); ok && row.Remote() {
+		return s.newRemote(reg, req, a, row)
 	}
-	p, err := reg.New(req.Label)
+	p, err := reg.New(a.Label)
 	if err != nil {
 		return wire.Response{}, err
 	}
@@ -351,12 +352,12 @@ func (s *Stage) New(req wire.Request) (wire.Response, error) {
 // newRemote registers a profile of somebody else's browser (provider
 // cdp, cloud:<name>) at its endpoint, checked against the row (the core's
 // check of new did). Nothing is dialled yet: the first page verb connects.
-func (s *Stage) newRemote(reg *profile.Registry, req wire.Request, row provider.Row) (wire.Response, error) {
-	ep, err := row.CheckEndpoint(req.Endpoint)
+func (s *Stage) newRemote(reg *profile.Registry, req wire.Request, a args.New, row provider.Row) (wire.Response, error) {
+	ep, err := row.CheckEndpoint(a.Endpoint)
 	if err != nil {
 		return wire.Response{}, err
 	}
-	p, err := reg.NewRemote(req.Label, row.Name, ep)
+	p, err := reg.NewRemote(a.Label, row.Name, ep)
 	if err != nil {
 		return wire.Response{}, err
 	}
@@ -375,8 +376,8 @@ func (s *Stage) newRemote(reg *profile.Registry, req wire.Request, row provider.
 }
 
 // use attaches a profile to the session, under an alias if given.
-func (s *Stage) use(reg *profile.Registry, req wire.Request) (wire.Response, error) {
-	ref := req.Label
+func (s *Stage) use(reg *profile.Registry, req wire.Request, u args.Use) (wire.Response, error) {
+	ref := u.Label
 	if ref == "" {
 		ref = req.Profile
 	}
@@ -385,7 +386,7 @@ func (s *Stage) use(reg *profile.Registry, req wire.Request) (wire.Response, err
 	if req.ForOther() != "" {
 		use = reg.UseFor
 	}
-	a, err := use(who, ref, req.Alias)
+	a, err := use(who, ref, u.Alias)
 	if err != nil {
 		return wire.Response{}, err
 	}
@@ -477,14 +478,14 @@ func (s *Stage) detach(ctx context.Context, reg *profile.Registry, req wire.Requ
 	return wire.Response{Attachments: s.attachmentList(reg, who), Did: did}, nil
 }
 
-// pin makes a handle the session's pinned default (Request.Profile), or
-// unpins (Request.None).
-func (s *Stage) pin(reg *profile.Registry, req wire.Request) (wire.Response, error) {
-	h := req.Profile
+// pin makes a handle the session's pinned default (args.Pin's Profile, else
+// the request's --profile), or unpins (args.Pin's None).
+func (s *Stage) pin(reg *profile.Registry, req wire.Request, a args.Pin) (wire.Response, error) {
+	h := a.Profile
 	if h == "" {
-		h = req.Label
+		h = req.Profile
 	}
-	if req.None {
+	if a.None {
 		h = ""
 	} else if h == "" {
 		return wire.Response{}, target.Refuse(target.CodeBadRequest, "pin needs a handle, or --none to unpin")
@@ -513,8 +514,8 @@ func (s *Stage) pin(reg *profile.Registry, req wire.Request) (wire.Response, err
 // newChild mints a child handle: an ephemeral context of its own, reaped
 // with the parent's attachments, named in the live view by its task
 // (--task) or else "Helper <n>".
-func (s *Stage) newChild(reg *profile.Registry, req wire.Request) (wire.Response, error) {
-	a, err := reg.NewChildTask(req.Session, req.Task)
+func (s *Stage) newChild(reg *profile.Registry, req wire.Request, c args.Child) (wire.Response, error) {
+	a, err := reg.NewChildTask(req.Session, c.Task)
 	if err != nil {
 		return wire.Response{}, err
 	}

@@ -2,6 +2,8 @@ package browsing
 
 import (
 	"context"
+	"github.com/vibespace/vibespace/daemon/args"
+	"github.com/vibespace/vibespace/daemon/stage/stagetest"
 	"strings"
 	"testing"
 	"time"
@@ -55,7 +57,7 @@ func newStage(t *testing.T) (*Stage, *host) {
 
 func answer(t *testing.T, s *Stage, req wire.Request) wire.Response {
 	t.Helper()
-	resp, err := s.Answer(context.Background(), &stage.Call{Req: req})
+	resp, err := s.Answer(context.Background(), stagetest.Decoded(&stage.Call{Req: req}))
 	if err != nil {
 		t.Fatalf("%s: %v", req.Verb, err)
 	}
@@ -95,7 +97,7 @@ func TestUseChooseDetach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp := answer(t, s, wire.Request{Verb: "browser.use", Session: "s1", Label: p.ID})
+	resp := answer(t, s, wire.Request{Verb: "browser.use", Session: "s1"}.With(args.Use{Label: p.ID}))
 	if resp.Profile == nil || resp.Profile.ID != p.ID || len(resp.Attachments) != 1 {
 		t.Fatalf("use answered %+v", resp)
 	}
@@ -138,7 +140,7 @@ func TestUseForAnotherSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp := answer(t, s, wire.Request{Verb: "browser.use", Session: "op", For: "agent", Label: p.ID})
+	resp := answer(t, s, wire.Request{Verb: "browser.use", Session: "op", For: "agent"}.With(args.Use{Label: p.ID}))
 	if !strings.Contains(resp.Did, "to session agent") {
 		t.Errorf("use --for did = %q", resp.Did)
 	}
@@ -153,7 +155,7 @@ func TestUseForAnotherSession(t *testing.T) {
 // pin needs a handle or --none.
 func TestPinNeedsAHandle(t *testing.T) {
 	s, _ := newStage(t)
-	_, err := s.Answer(context.Background(), &stage.Call{Req: wire.Request{Verb: "browser.pin", Session: "s1"}})
+	_, err := s.Answer(context.Background(), stagetest.Decoded(&stage.Call{Req: wire.Request{Verb: "browser.pin", Session: "s1"}}))
 	if target.CodeOf(err) != target.CodeBadRequest {
 		t.Errorf("pin with no handle: %v, want %s", err, target.CodeBadRequest)
 	}
@@ -173,7 +175,7 @@ func TestGateRemoteRow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	answer(t, s, wire.Request{Verb: "browser.use", Session: "s1", Label: p.ID})
+	answer(t, s, wire.Request{Verb: "browser.use", Session: "s1"}.With(args.Use{Label: p.ID}))
 	req := wire.Request{Verb: "browser.snapshot", Session: "s1"}
 	sel, err := s.Choose(req)
 	if err != nil {
@@ -182,11 +184,11 @@ func TestGateRemoteRow(t *testing.T) {
 	if sel.Row.Name != row.Name {
 		t.Fatalf("row = %q, want %q", sel.Row.Name, row.Name)
 	}
-	if err := s.Gate(req, &sel); target.CodeOf(err) != target.CodeNoKey {
+	if err := s.Gate(req, nil, &sel); target.CodeOf(err) != target.CodeNoKey {
 		t.Errorf("gate with no key: %v, want %s", err, target.CodeNoKey)
 	}
 	h.keys[row.KeyScope] = "k-123"
-	if err := s.Gate(req, &sel); err != nil {
+	if err := s.Gate(req, nil, &sel); err != nil {
 		t.Fatalf("gate with a key: %v", err)
 	}
 	if !strings.Contains(sel.Key.Connect, "k-123") {
@@ -194,7 +196,7 @@ func TestGateRemoteRow(t *testing.T) {
 	}
 	headed := wire.Request{Verb: "browser.snapshot", Session: "s1", Headed: true}
 	sel, _ = s.Choose(headed)
-	if err := s.Gate(headed, &sel); target.CodeOf(err) != target.CodeNotOnThisProvider {
+	if err := s.Gate(headed, nil, &sel); target.CodeOf(err) != target.CodeNotOnThisProvider {
 		t.Errorf("--headed on %s: %v, want %s", row.Name, err, target.CodeNotOnThisProvider)
 	}
 }
@@ -202,7 +204,7 @@ func TestGateRemoteRow(t *testing.T) {
 // A verb the answerer does not know is an internal refusal, not a panic.
 func TestAnswerUnknownVerb(t *testing.T) {
 	s, _ := newStage(t)
-	_, err := s.Answer(context.Background(), &stage.Call{Req: wire.Request{Verb: "browser.nothing", Session: "s1"}})
+	_, err := s.Answer(context.Background(), stagetest.Decoded(&stage.Call{Req: wire.Request{Verb: "browser.nothing", Session: "s1"}}))
 	if target.CodeOf(err) != target.CodeInternal {
 		t.Errorf("unknown verb: %v, want %s", err, target.CodeInternal)
 	}

@@ -27,6 +27,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/args"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -138,19 +139,22 @@ func loopAt(session string, id target.ID) string { return session + "\x00" + str
 
 // actionKey names an action for loop detection: the verb, the target it
 // reached, the node (by the backend's key, as a new snapshot's ref to it
-// is the same node) or point, and a digest of the text (never the text
-// itself).
+// is the same node) and a digest of the rest of its arguments (its point,
+// text, options, chord, direction…; never the text itself), whether it
+// watches its effect aside.
 func actionKey(c *stage.Call) string {
-	req := c.Req
-	sum := sha256.Sum256([]byte(req.Text + "\x00" + strings.Join(req.Values, "\x00")))
-	at, node := "", req.Ref
-	if req.At != nil {
-		at = fmt.Sprintf("%d,%d", req.At.X, req.At.Y)
-	}
-	if k := c.Target.NodeKey(req.Ref); k != "" {
+	node := args.Ref(c.Args)
+	if k := c.Target.NodeKey(node); k != "" {
 		node = k
 	}
-	return strings.Join([]string{req.Verb, string(c.Target.ID()), node, at, req.Chord, req.Dir, fmt.Sprint(req.By), hex.EncodeToString(sum[:8])}, "|")
+	var rest map[string]any
+	b, _ := json.Marshal(c.Args)
+	_ = json.Unmarshal(b, &rest)
+	delete(rest, "ref")
+	delete(rest, "no_verify")
+	b, _ = json.Marshal(rest) // its keys sorted
+	sum := sha256.Sum256(b)
+	return strings.Join([]string{c.Req.Verb, string(c.Target.ID()), node, hex.EncodeToString(sum[:8])}, "|")
 }
 
 // book reads the budgets back the first time they are asked for; g.mu is
@@ -400,8 +404,8 @@ func (g *Guard) Verbs() []string { return []string{"budget", "browser.budget"} }
 // verbs (0 lifts the bound), --minutes N its wall clock from now (0
 // lifts it), --reset starts the count and the clock over.
 func (g *Guard) Answer(_ context.Context, c *stage.Call) (wire.Response, error) {
-	req := c.Req
-	if req.Steps < -1 || req.Minutes < -1 {
+	req, a := c.Req, c.Args.(args.Budget)
+	if a.Steps < -1 || a.Minutes < -1 {
 		return wire.Response{}, target.Refuse(target.CodeBadRequest, "--steps and --minutes take a number of at least 0")
 	}
 	who := req.Subject()
@@ -409,7 +413,7 @@ func (g *Guard) Answer(_ context.Context, c *stage.Call) (wire.Response, error) 
 	g.book()
 	bu := g.budgets[who]
 	now := g.env.Now().UTC()
-	changed := req.Steps != 0 || req.Minutes != 0 || req.Reset
+	changed := a.Steps != 0 || a.Minutes != 0 || a.Reset
 	if bu == nil && changed {
 		bu = &Budget{Session: who, Since: now}
 		g.budgets[who] = bu
@@ -418,7 +422,7 @@ func (g *Guard) Answer(_ context.Context, c *stage.Call) (wire.Response, error) 
 		g.settled[who] = true // its operator has said what its budget is
 	}
 	if bu != nil {
-		if req.Reset {
+		if a.Reset {
 			bu.Used, bu.Since = 0, now
 			if bu.Minutes > 0 {
 				bu.Until = now.Add(time.Duration(bu.Minutes) * time.Minute)
@@ -430,15 +434,15 @@ func (g *Guard) Answer(_ context.Context, c *stage.Call) (wire.Response, error) 
 			}
 		}
 		switch {
-		case req.Steps > 0:
-			bu.Steps = req.Steps
-		case req.Steps == -1:
+		case a.Steps > 0:
+			bu.Steps = a.Steps
+		case a.Steps == -1:
 			bu.Steps = 0
 		}
 		switch {
-		case req.Minutes > 0:
-			bu.Minutes, bu.Until = req.Minutes, now.Add(time.Duration(req.Minutes)*time.Minute)
-		case req.Minutes == -1:
+		case a.Minutes > 0:
+			bu.Minutes, bu.Until = a.Minutes, now.Add(time.Duration(a.Minutes)*time.Minute)
+		case a.Minutes == -1:
 			bu.Minutes, bu.Until = 0, time.Time{}
 		}
 		if bu.Steps == 0 && bu.Minutes == 0 {

@@ -3,6 +3,8 @@ package budget
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"github.com/vibespace/vibespace/daemon/args"
 	"io"
 	"log/slog"
 	"slices"
@@ -67,7 +69,7 @@ func refusal(err error) wire.Response {
 func ask(t *testing.T, g *Guard, req wire.Request, tgt stage.Target) wire.Response {
 	t.Helper()
 	ctx := context.Background()
-	c := &stage.Call{Req: req, Facts: facts(req.Verb)}
+	c := stagetest.Decoded(&stage.Call{Req: req, Facts: facts(req.Verb)})
 	a := &stage.Answer{}
 	defer func() { g.Finish(c, a) }()
 	if a.Err = g.Admit(ctx, c); a.Err != nil {
@@ -108,9 +110,9 @@ func TestBudgetMinutes(t *testing.T) {
 	pass := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
 	g := newGuard(t, clock)
 	win := stagetest.Of(target.WindowID(1))
-	key := wire.Request{Verb: "key", Session: "a", Target: string(win.TargetID), Chord: "a", NoVerify: true}
+	key := wire.Request{Verb: "key", Session: "a", Target: string(win.TargetID)}.With(args.Key{Chord: "a", NoVerify: true})
 
-	if resp := ask(t, g, wire.Request{Verb: "budget", Session: "a", Minutes: 30}, nil); !strings.Contains(resp.Did, "30 of 30 minutes left") {
+	if resp := ask(t, g, wire.Request{Verb: "budget", Session: "a"}.With(args.Budget{Minutes: 30}), nil); !strings.Contains(resp.Did, "30 of 30 minutes left") {
 		t.Fatalf("budget --minutes 30: %+v", resp)
 	}
 	wantCode(t, ask(t, g, key, win), "")
@@ -124,7 +126,7 @@ func TestBudgetMinutes(t *testing.T) {
 	}
 	wantCode(t, ask(t, g, wire.Request{Verb: "snapshot", Session: "a", Target: string(win.TargetID)}, win), "")
 	// The operator starts it over (--for).
-	wantCode(t, ask(t, g, wire.Request{Verb: "budget", Session: "op", For: "a", Reset: true}, nil), "")
+	wantCode(t, ask(t, g, wire.Request{Verb: "budget", Session: "op", For: "a"}.With(args.Budget{Reset: true}), nil), "")
 	wantCode(t, ask(t, g, key, win), "")
 }
 
@@ -134,9 +136,9 @@ func TestBudgetMinutes(t *testing.T) {
 func TestAdmitStepReserves(t *testing.T) {
 	ctx := context.Background()
 	g := newGuard(t, nil)
-	wantCode(t, ask(t, g, wire.Request{Verb: "budget", Session: "a", Steps: 1}, nil), "")
-	c1 := &stage.Call{Req: wire.Request{Verb: "key", Session: "a"}, Facts: facts("key")}
-	c2 := &stage.Call{Req: wire.Request{Verb: "key", Session: "a"}, Facts: facts("key")}
+	wantCode(t, ask(t, g, wire.Request{Verb: "budget", Session: "a"}.With(args.Budget{Steps: 1}), nil), "")
+	c1 := stagetest.Decoded(&stage.Call{Req: wire.Request{Verb: "key", Session: "a"}, Facts: facts("key")})
+	c2 := stagetest.Decoded(&stage.Call{Req: wire.Request{Verb: "key", Session: "a"}, Facts: facts("key")})
 	if err := g.Admit(ctx, c1); err != nil {
 		t.Fatalf("the first: %v", err)
 	}
@@ -148,7 +150,7 @@ func TestAdmitStepReserves(t *testing.T) {
 		t.Fatalf("after the first gave its step back: %v", err)
 	}
 	g.Finish(c2, &stage.Answer{Resp: wire.Response{OK: true}})
-	if err := g.Admit(ctx, &stage.Call{Req: wire.Request{Verb: "key", Session: "a"}, Facts: facts("key")}); target.CodeOf(err) != target.CodeBudgetSpent {
+	if err := g.Admit(ctx, stagetest.Decoded(&stage.Call{Req: wire.Request{Verb: "key", Session: "a"}, Facts: facts("key")})); target.CodeOf(err) != target.CodeBudgetSpent {
 		t.Fatalf("after a step ran: %v", err)
 	}
 	if resp := ask(t, g, wire.Request{Verb: "budget", Session: "a"}, nil); !strings.Contains(resp.Did, "0 of 1 steps left") {
@@ -164,7 +166,7 @@ func TestLoopPerTarget(t *testing.T) {
 	g := newGuard(t, nil)
 	a, b := stagetest.Of(target.WindowID(1)), stagetest.Of(target.WindowID(2))
 	click := func(e *stagetest.Target, at int) *stage.Call {
-		return &stage.Call{Req: wire.Request{Verb: "click", Session: "s", Target: string(e.TargetID), At: &wire.Point{X: at, Y: at}}, Facts: facts("click"), Target: e}
+		return stagetest.Decoded(&stage.Call{Req: wire.Request{Verb: "click", Session: "s", Target: string(e.TargetID)}.With(args.Click{At: fmt.Sprintf("%d,%d", at, at)}), Facts: facts("click"), Target: e})
 	}
 	finish := func(c *stage.Call, resp wire.Response) { g.Finish(c, &stage.Answer{Resp: resp}) }
 	none := wire.Response{OK: true, Effect: &target.Effect{Word: target.EffectNoVisibleChange}}
@@ -174,7 +176,7 @@ func TestLoopPerTarget(t *testing.T) {
 		}
 		finish(click(a, 1), none)
 	}
-	finish(&stage.Call{Req: wire.Request{Verb: "snapshot", Session: "s"}, Facts: facts("snapshot"), Target: a}, wire.Response{OK: true})
+	finish(stagetest.Decoded(&stage.Call{Req: wire.Request{Verb: "snapshot", Session: "s"}, Facts: facts("snapshot"), Target: a}), wire.Response{OK: true})
 	finish(click(b, 1), wire.Response{OK: true, Effect: &target.Effect{Word: target.EffectConfirmed}})
 	if _, err := g.Enter(ctx, click(a, 1)); target.CodeOf(err) != target.CodeNoProgress {
 		t.Fatalf("after a snapshot and a click on another target: %v", err)
@@ -202,7 +204,7 @@ func TestMissingBudgetsFailClosed(t *testing.T) {
 	if len(owed) != 1 || !strings.Contains(owed[0], "budgets.json was missing") {
 		t.Fatalf("owed: %q", owed)
 	}
-	if err := g.Admit(context.Background(), &stage.Call{Req: wire.Request{Verb: "key", Session: "a"}, Facts: facts("key")}); target.CodeOf(err) != target.CodeBudgetUnreadable {
+	if err := g.Admit(context.Background(), stagetest.Decoded(&stage.Call{Req: wire.Request{Verb: "key", Session: "a"}, Facts: facts("key")})); target.CodeOf(err) != target.CodeBudgetUnreadable {
 		t.Fatalf("an acting verb: %v", err)
 	}
 	if f := g.Faults(); len(f) != 1 || !strings.Contains(f[0], string(target.CodeBudgetUnreadable)) {
@@ -217,11 +219,11 @@ func TestMissingBudgetsFailClosed(t *testing.T) {
 	again := s.(*Guard)
 	again.Restore(g.Keep())
 	again.Start(context.Background())
-	if err := again.Admit(context.Background(), &stage.Call{Req: wire.Request{Verb: "key", Session: "a"}, Facts: facts("key")}); target.CodeOf(err) != target.CodeBudgetUnreadable {
+	if err := again.Admit(context.Background(), stagetest.Decoded(&stage.Call{Req: wire.Request{Verb: "key", Session: "a"}, Facts: facts("key")})); target.CodeOf(err) != target.CodeBudgetUnreadable {
 		t.Fatalf("after a restart: %v", err)
 	}
-	wantCode(t, ask(t, again, wire.Request{Verb: "budget", Session: "op", For: "a", Steps: 10}, nil), "")
-	if err := again.Admit(context.Background(), &stage.Call{Req: wire.Request{Verb: "key", Session: "a"}, Facts: facts("key")}); err != nil {
+	wantCode(t, ask(t, again, wire.Request{Verb: "budget", Session: "op", For: "a"}.With(args.Budget{Steps: 10}), nil), "")
+	if err := again.Admit(context.Background(), stagetest.Decoded(&stage.Call{Req: wire.Request{Verb: "key", Session: "a"}, Facts: facts("key")})); err != nil {
 		t.Fatalf("once its operator set it again: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -21,13 +22,12 @@ func TestBrowserChildAndProfileWords(t *testing.T) {
 		t.Fatalf("new-child answered %+v", child)
 	}
 	// The set is now own + child: a bare command must name one.
-	open := req("browser.open")
-	open.URL = s.URL + "/page"
+	open := req("browser.open").With(args.OpenURL{URL: s.URL + "/page"})
 	wantCode(t, h.call(t, open), target.CodeProfileRequired)
 	open.Profile = "own"
 	ownTab := h.ok(t, open).Target.ID
-	ev := req("browser.eval")
-	ev.Profile, ev.Expr = "own", "document.cookie = 'who=parent; path=/', document.cookie"
+	ev := req("browser.eval").With(args.Eval{Expr: "document.cookie = 'who=parent; path=/', document.cookie"})
+	ev.Profile = "own"
 	h.ok(t, ev)
 
 	open.Profile = child.Handle
@@ -36,19 +36,20 @@ func TestBrowserChildAndProfileWords(t *testing.T) {
 		t.Fatalf("open in the child answered %+v", r.Profile)
 	}
 	childTab := r.Target.ID
-	ev.Profile, ev.Expr = child.Handle, "document.cookie"
+	ev.Profile = child.Handle
+	ev = ev.With(args.Eval{Expr: "document.cookie"})
 	if got := string(h.ok(t, ev).Value); got != `""` {
 		t.Fatalf("the child sees the parent's cookies: %s", got)
 	}
 	// Each context lists only its own tabs.
-	tl := req("browser.tab")
-	tl.Action, tl.Profile = "list", child.Handle
+	tl := req("browser.tab").With(args.Tab{Action: "list"})
+	tl.Profile = child.Handle
 	if r := h.ok(t, tl); len(r.Targets) != 1 || r.Targets[0].ID != childTab {
 		t.Fatalf("the child's tab list: %+v", r.Targets)
 	}
 	// A tab of the other context is not reached through this one.
-	sel := req("browser.tab")
-	sel.Action, sel.Profile, sel.Target = "select", child.Handle, string(ownTab)
+	sel := req("browser.tab").With(args.Tab{Action: "select"})
+	sel.Profile, sel.Target = child.Handle, string(ownTab)
 	wantCode(t, h.call(t, sel), target.CodeNotYourTab)
 
 	if r := h.ok(t, req("browser.attachments")); len(r.Attachments) != 2 {
@@ -63,11 +64,11 @@ func TestBrowserChildAndProfileWords(t *testing.T) {
 	// names one.
 	ev.Profile = ""
 	wantCode(t, h.call(t, ev), target.CodeProfileRequired)
-	pin.Profile, pin.None = "", true
+	pin.Profile = ""
+	pin = pin.With(args.Pin{None: true})
 	h.ok(t, pin)
 
-	nw := req("browser.new")
-	nw.Label = "Listed"
+	nw := req("browser.new").With(args.New{Label: "Listed"})
 	id := h.ok(t, nw).Profile.ID
 	var listed bool
 	for _, p := range h.ok(t, req("browser.profiles")).Profiles {
@@ -96,7 +97,7 @@ func TestBrowserChildAndProfileWords(t *testing.T) {
 	if kept {
 		t.Fatal("the child's browser context was not disposed")
 	}
-	ev.Expr = "document.cookie"
+	ev = ev.With(args.Eval{Expr: "document.cookie"})
 	if got := string(h.ok(t, ev).Value); got != `"who=parent"` {
 		t.Fatalf("the own context after detach reads %s", got)
 	}

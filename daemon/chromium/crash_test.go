@@ -15,6 +15,7 @@ import (
 
 	"github.com/vibespace/vibespace/cdp"
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
 )
 
 // logCapture is a slog handler's output, safe to read while it is written.
@@ -68,8 +69,8 @@ func TestBrowserCrashIsLoggedAndCleaned(t *testing.T) {
 	s := newSite(t)
 	h := startHarness(t, "", Options{Logger: log, IdleStop: -1}, nil)
 	id := h.useNewProfile(t, "ivy", "crashy")
-	h.ok(t, daemon.Request{Verb: "browser.open", Session: "ivy", URL: s.URL + "/page"})
-	h.ok(t, daemon.Request{Verb: "browser.open", Session: "jack", URL: s.URL + "/page"})
+	h.ok(t, daemon.Request{Verb: "browser.open", Session: "ivy"}.With(args.OpenURL{URL: s.URL + "/page"}))
+	h.ok(t, daemon.Request{Verb: "browser.open", Session: "jack"}.With(args.OpenURL{URL: s.URL + "/page"}))
 	h.pool.mu.Lock()
 	shared, prof := h.pool.browsers[""], h.pool.browsers[id]
 	h.pool.mu.Unlock()
@@ -103,7 +104,7 @@ func TestBrowserCrashIsLoggedAndCleaned(t *testing.T) {
 		t.Fatal("the pool still counts a crashed browser as running")
 	}
 	// A stop the pool asks for is no crash.
-	h.ok(t, daemon.Request{Verb: "browser.open", Session: "jack", URL: s.URL + "/page"})
+	h.ok(t, daemon.Request{Verb: "browser.open", Session: "jack"}.With(args.OpenURL{URL: s.URL + "/page"}))
 	h.close()
 	if n := len(logs.records("WARN", "browser exited unexpectedly")); n != 2 {
 		t.Fatalf("%d crash lines, want the 2 of the kills", n)

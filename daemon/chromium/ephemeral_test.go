@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/storage"
 
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -27,8 +28,7 @@ func TestBrowserEphemeralEndToEnd(t *testing.T) {
 	// Nothing open yet: a page verb says to open first.
 	wantCode(t, h.call(t, a("browser.snapshot")), target.CodeNoTab)
 
-	req := a("browser.open")
-	req.URL = s.URL + "/page"
+	req := a("browser.open").With(args.OpenURL{URL: s.URL + "/page"})
 	open := h.ok(t, req)
 	if open.Target == nil || open.Target.ID.Kind() != target.KindTab || open.Target.Title != "Daemon test page" {
 		t.Fatalf("open answered target %+v", open.Target)
@@ -55,32 +55,28 @@ func TestBrowserEphemeralEndToEnd(t *testing.T) {
 	if findRef(t, snap2.Text, "push button", "Increment") != inc || findRef(t, snap2.Text, "push button", "Remove me") != doomed {
 		t.Fatalf("refs moved across two snapshots of an unchanged page")
 	}
-	js := a("browser.snapshot")
-	js.JSON, js.Interactive = true, true
+	js := a("browser.snapshot").With(args.Snapshot{Observe: args.Observe{Interactive: true}})
+	js.JSON = true
 	if r := h.ok(t, js); r.Snapshot == nil || !r.Snapshot.Interactive || r.Snapshot.Target != string(tabID) {
 		t.Fatalf("snapshot -i --json: %+v", r.Snapshot)
 	}
 
-	click := a("browser.click")
-	click.Ref = inc
+	click := a("browser.click").With(args.Click{Ref: inc})
 	if r := h.ok(t, click); r.By != target.RoadPoint {
 		t.Fatalf("click went by %q", r.By)
 	}
 	s.waitSeen(t, "clicked")
 
-	fill := a("browser.fill")
-	fill.Ref, fill.Text = name, "Ada Lovelace"
+	fill := a("browser.fill").With(args.Fill{Ref: name, Text: "Ada Lovelace"})
 	h.ok(t, fill)
 	// Fill is an input event; the page reports on change, which Tab makes.
-	key := a("browser.key")
-	key.Chord = "Tab"
+	key := a("browser.key").With(args.Key{Chord: "Tab"})
 	h.ok(t, key)
 	s.waitSeen(t, "name:Ada Lovelace")
 
-	typ := a("browser.type")
-	typ.Ref, typ.Text = keys, "hello"
+	typ := a("browser.type").With(args.Type{Ref: keys, Text: "hello"})
 	h.ok(t, typ)
-	key.Chord = "Return"
+	key = key.With(args.Key{Chord: "Return"})
 	h.ok(t, key)
 	s.waitSeen(t, "enter:hello")
 
@@ -93,21 +89,19 @@ func TestBrowserEphemeralEndToEnd(t *testing.T) {
 		t.Fatalf("the audit has no browser.fill line:\n%s", audit)
 	}
 
-	get := a("browser.get")
-	get.Action = "title"
+	get := a("browser.get").With(args.Get{What: "title"})
 	if r := h.ok(t, get); r.Text != "Daemon test page" {
 		t.Fatalf("get title %q", r.Text)
 	}
-	get.Action = "url"
+	get = get.With(args.Get{What: "url"})
 	if r := h.ok(t, get); r.URL != s.URL+"/page" {
 		t.Fatalf("get url %q", r.URL)
 	}
-	ev := a("browser.eval")
-	ev.Expr = "document.getElementById('name').value.length + 1"
+	ev := a("browser.eval").With(args.Eval{Expr: "document.getElementById('name').value.length + 1"})
 	if r := h.ok(t, ev); string(r.Value) != "13" {
 		t.Fatalf("eval answered %s", r.Value)
 	}
-	ev.Expr = "(() => { throw new Error('boom') })()"
+	ev = ev.With(args.Eval{Expr: "(() => { throw new Error('boom') })()"})
 	wantCode(t, h.call(t, ev), target.CodeScriptError)
 
 	shot := h.ok(t, a("browser.screenshot"))
@@ -116,16 +110,14 @@ func TestBrowserEphemeralEndToEnd(t *testing.T) {
 		t.Fatalf("screenshot: %v bounds %+v", err, shot.Bounds)
 	}
 
-	scroll := a("browser.scroll")
-	scroll.Dir = "down"
+	scroll := a("browser.scroll").With(args.Scroll{Direction: "down"})
 	h.ok(t, scroll)
-	ev.Expr = "window.scrollY > 0"
-	waitEval(t, h, "alice", ev.Expr)
+	waitEval(t, h, "alice", "window.scrollY > 0")
 
 	// A node removed by the page: its ref is stale, never a guess.
-	ev.Expr = "document.getElementById('doomed').remove(), true"
+	ev = ev.With(args.Eval{Expr: "document.getElementById('doomed').remove(), true"})
 	h.ok(t, ev)
-	click.Ref = doomed
+	click = click.With(args.Click{Ref: doomed})
 	wantCode(t, h.call(t, click), target.CodeStaleRef)
 
 	// list shows the tab to its owner, with the tab's capabilities.
@@ -135,7 +127,7 @@ func TestBrowserEphemeralEndToEnd(t *testing.T) {
 	}
 
 	// back / forward / reload / wait.
-	req.URL = s.URL + "/echo"
+	req = req.With(args.OpenURL{URL: s.URL + "/echo"})
 	h.ok(t, req)
 	h.ok(t, a("browser.back"))
 	if r := h.ok(t, get); r.URL != s.URL+"/page" {
@@ -143,28 +135,25 @@ func TestBrowserEphemeralEndToEnd(t *testing.T) {
 	}
 	h.ok(t, a("browser.forward"))
 	h.ok(t, a("browser.reload"))
-	w := a("browser.wait")
-	w.Selector = "#c"
+	w := a("browser.wait").With(args.Wait{Selector: "#c"})
 	h.ok(t, w)
 
 	// tab new / list / select / close.
-	tn := a("browser.tab")
-	tn.Action, tn.URL = "new", s.URL+"/page"
+	tn := a("browser.tab").With(args.Tab{Action: "new", URL: s.URL + "/page"})
 	second := h.ok(t, tn).Target.ID
-	tl := a("browser.tab")
-	tl.Action = "list"
+	tl := a("browser.tab").With(args.Tab{Action: "list"})
 	if r := h.ok(t, tl); len(r.Targets) != 2 {
 		t.Fatalf("tab list: %+v", r.Targets)
 	}
-	sel := a("browser.tab")
-	sel.Action, sel.Target = "select", string(tabID)
+	sel := a("browser.tab").With(args.Tab{Action: "select"})
+	sel.Target = string(tabID)
 	h.ok(t, sel)
-	get.Action = "url"
+	get = get.With(args.Get{What: "url"})
 	if r := h.ok(t, get); r.URL != s.URL+"/echo" {
 		t.Fatalf("after select the current tab is at %q", r.URL)
 	}
-	cl := a("browser.tab")
-	cl.Action, cl.Target = "close", string(second)
+	cl := a("browser.tab").With(args.Tab{Action: "close"})
+	cl.Target = string(second)
 	h.ok(t, cl)
 	sel.Target = string(second)
 	wantCode(t, h.call(t, sel), target.CodeTabGone)
@@ -176,10 +165,10 @@ func TestBrowserSessionsIsolated(t *testing.T) {
 	h := startHarness(t, "", Options{}, nil)
 	s := newSite(t)
 	open := func(session, url string) daemon.Response {
-		return h.ok(t, daemon.Request{Verb: "browser.open", Session: session, URL: url})
+		return h.ok(t, daemon.Request{Verb: "browser.open", Session: session}.With(args.OpenURL{URL: url}))
 	}
 	eval := func(session, expr string) string {
-		return string(h.ok(t, daemon.Request{Verb: "browser.eval", Session: session, Expr: expr}).Value)
+		return string(h.ok(t, daemon.Request{Verb: "browser.eval", Session: session}.With(args.Eval{Expr: expr})).Value)
 	}
 	ta := open("alice", s.URL+"/page").Target.ID
 	tb := open("bob", s.URL+"/page").Target.ID
@@ -230,7 +219,7 @@ func TestBrowserSessionsIsolated(t *testing.T) {
 		mine    target.ID
 		theirs  target.ID
 	}{{"alice", ta, tb}, {"bob", tb, ta}} {
-		r := h.ok(t, daemon.Request{Verb: "browser.tab", Session: c.session, Action: "list"})
+		r := h.ok(t, daemon.Request{Verb: "browser.tab", Session: c.session}.With(args.Tab{Action: "list"}))
 		if len(r.Targets) != 1 || r.Targets[0].ID != c.mine {
 			t.Fatalf("%s's tab list: %+v", c.session, r.Targets)
 		}
@@ -238,7 +227,7 @@ func TestBrowserSessionsIsolated(t *testing.T) {
 			t.Fatalf("%s's list: %+v", c.session, l.Targets)
 		}
 		for _, action := range []string{"select", "close"} {
-			resp := h.call(t, daemon.Request{Verb: "browser.tab", Session: c.session, Action: action, Target: string(c.theirs)})
+			resp := h.call(t, daemon.Request{Verb: "browser.tab", Session: c.session, Target: string(c.theirs)}.With(args.Tab{Action: action}))
 			wantCode(t, resp, target.CodeNotYourTab)
 			if strings.Contains(resp.Message, "Echo") || strings.Contains(resp.Message, s.URL) {
 				t.Fatalf("not_your_tab tells about the other tab: %s", resp.Message)
@@ -257,7 +246,7 @@ func waitEval(t *testing.T, h *harness, session, expr string) {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	for {
-		r := h.ok(t, daemon.Request{Verb: "browser.eval", Session: session, Expr: expr})
+		r := h.ok(t, daemon.Request{Verb: "browser.eval", Session: session}.With(args.Eval{Expr: expr}))
 		var ok bool
 		if json.Unmarshal(r.Value, &ok) == nil && ok {
 			return

@@ -20,6 +20,7 @@ import (
 	"github.com/vibespace/vibespace/cdp"
 	"github.com/vibespace/vibespace/cdp/cdptest"
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -236,11 +237,9 @@ func TestCDPProviderDefaultContext(t *testing.T) {
 	logs := &logCapture{}
 	h := startHarness(t, "", Options{Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))}, nil)
 	a := func(verb string) daemon.Request { return daemon.Request{Verb: verb, Session: "alice"} }
-	nr := a("browser.new")
-	nr.Label, nr.Provider, nr.Endpoint = "theirs", "cdp", relay.URL(t)
+	nr := a("browser.new").With(args.New{Label: "theirs", Provider: "cdp", Endpoint: relay.URL(t)})
 	id := h.ok(t, nr).Profile.ID
-	use := a("browser.use")
-	use.Label = id
+	use := a("browser.use").With(args.Use{Label: id})
 	h.ok(t, use)
 
 	opened := openRemotePage(t, h, "alice", pageURL)
@@ -274,11 +273,9 @@ func TestCDPProviderDefaultContext(t *testing.T) {
 		t.Fatalf("the profile's tab is not one page of the default context %s: %+v", defaultID, got)
 	}
 
-	snap := a("browser.snapshot")
-	snap.Interactive = true
+	snap := a("browser.snapshot").With(args.Snapshot{Observe: args.Observe{Interactive: true}})
 	ref := findRef(t, h.ok(t, snap).Text, "push button", "Press me")
-	click := a("browser.click")
-	click.Ref = ref
+	click := a("browser.click").With(args.Click{Ref: ref})
 	h.ok(t, click)
 	clicked := func() string {
 		got, err := cdptest.Eval(ctx, oracle, cdptest.URL(pageURL), "document.title + '|' + document.getElementById('go').dataset.clicks")
@@ -291,17 +288,17 @@ func TestCDPProviderDefaultContext(t *testing.T) {
 
 	// The lease is still per tab: another session on the same profile (the
 	// same default context) is refused alice's tab, and lists none.
-	h.ok(t, daemon.Request{Verb: "browser.use", Session: "bob", Label: id})
+	h.ok(t, daemon.Request{Verb: "browser.use", Session: "bob"}.With(args.Use{Label: id}))
 	// Each lists its own tabs: alice the one she opened, bob none (not
 	// hers, not the browser's own first page, though all share the
 	// default context).
-	if got := h.ok(t, daemon.Request{Verb: "browser.tab", Session: "alice", Action: "list"}).Targets; len(got) != 1 || got[0].ID != tab {
+	if got := h.ok(t, daemon.Request{Verb: "browser.tab", Session: "alice"}.With(args.Tab{Action: "list"})).Targets; len(got) != 1 || got[0].ID != tab {
 		t.Fatalf("alice's tabs in the default context: %+v", got)
 	}
-	if got := h.ok(t, daemon.Request{Verb: "browser.tab", Session: "bob", Action: "list"}).Targets; len(got) != 0 {
+	if got := h.ok(t, daemon.Request{Verb: "browser.tab", Session: "bob"}.With(args.Tab{Action: "list"})).Targets; len(got) != 0 {
 		t.Fatalf("bob's tabs in the default context: %+v", got)
 	}
-	if r := h.call(t, daemon.Request{Verb: "browser.tab", Session: "bob", Action: "select", Target: string(tab)}); r.OK || r.Code != target.CodeNotYourTab {
+	if r := h.call(t, daemon.Request{Verb: "browser.tab", Session: "bob", Target: string(tab)}.With(args.Tab{Action: "select"})); r.OK || r.Code != target.CodeNotYourTab {
 		t.Fatalf("bob selecting alice's tab in the default context: %+v", r)
 	}
 

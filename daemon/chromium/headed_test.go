@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/x11"
 )
 
@@ -18,11 +19,10 @@ func TestBrowserHeadedProfile(t *testing.T) {
 	h := startHarness(t, "", Options{}, nil)
 	req := func(verb string) daemon.Request { return daemon.Request{Verb: verb, Session: "kim"} }
 	id := h.useNewProfile(t, "kim", "Seen")
-	open := req("browser.open")
-	open.URL, open.Headed = s.URL+"/page", true
+	open := req("browser.open").With(args.OpenURL{URL: s.URL + "/page"})
+	open.Headed = true
 	h.ok(t, open)
-	ev := req("browser.eval")
-	ev.Expr = "navigator.userAgent"
+	ev := req("browser.eval").With(args.Eval{Expr: "navigator.userAgent"})
 	if ua := string(h.ok(t, ev).Value); strings.Contains(ua, "Headless") {
 		t.Fatalf("the headed profile's page says %s", ua)
 	}

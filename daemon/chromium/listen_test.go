@@ -21,6 +21,7 @@ import (
 
 	"github.com/vibespace/vibespace/cdp"
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/testenv"
 )
 
@@ -36,7 +37,7 @@ func TestBrowsersListenNowhere(t *testing.T) {
 	one := h.useNewProfile(t, "kim", "one")
 	two := h.useNewProfile(t, "lou", "two")
 	for _, session := range []string{"kim", "lou", "mo"} { // mo: the shared browser
-		h.ok(t, daemon.Request{Verb: "browser.open", Session: session, URL: s.URL + "/page"})
+		h.ok(t, daemon.Request{Verb: "browser.open", Session: session}.With(args.OpenURL{URL: s.URL + "/page"}))
 	}
 	h.pool.mu.Lock()
 	var brs []*browser

@@ -15,6 +15,7 @@ import (
 
 	"github.com/vibespace/vibespace/cdp"
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/daemontest"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/native"
@@ -100,8 +101,8 @@ func (h *harness) ok(t *testing.T, req daemon.Request) daemon.Response   { retur
 // the session's choice; it returns the profile's id.
 func (h *harness) useNewProfile(t *testing.T, session, label string) string {
 	t.Helper()
-	id := h.ok(t, daemon.Request{Verb: "browser.new", Session: session, Label: label}).Profile.ID
-	h.ok(t, daemon.Request{Verb: "browser.use", Session: session, Label: id})
+	id := h.ok(t, daemon.Request{Verb: "browser.new", Session: session}.With(args.New{Label: label})).Profile.ID
+	h.ok(t, daemon.Request{Verb: "browser.use", Session: session}.With(args.Use{Label: id}))
 	return id
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vibespace/vibespace/cdp"
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/profile"
 	"github.com/vibespace/vibespace/target"
 )
@@ -24,19 +25,16 @@ func TestBrowserProfileSurvivesRestart(t *testing.T) {
 	h := startHarness(t, dir, Options{}, nil)
 	req := func(verb string) daemon.Request { return daemon.Request{Verb: verb, Session: "carol"} }
 
-	nw := req("browser.new")
-	nw.Label = "Work account"
+	nw := req("browser.new").With(args.New{Label: "Work account"})
 	work := h.ok(t, nw).Profile
 	if work == nil || !profile.IsID(work.ID) {
 		t.Fatalf("new answered %+v", work)
 	}
-	use := req("browser.use")
-	use.Label, use.Alias = work.ID, "work"
+	use := req("browser.use").With(args.Use{Label: work.ID, Alias: "work"})
 	if r := h.ok(t, use); r.Profile == nil || r.Profile.Handle != "work" || !r.Profile.Default {
 		t.Fatalf("use answered %+v", r.Profile)
 	}
-	open := req("browser.open")
-	open.URL = s.URL + "/login?who=carol"
+	open := req("browser.open").With(args.OpenURL{URL: s.URL + "/login?who=carol"})
 	r := h.ok(t, open)
 	if r.Profile == nil || r.Profile.ID != work.ID || !r.Profile.Running || r.Profile.Ephemeral {
 		t.Fatalf("open in the profile answered %+v", r.Profile)
@@ -81,13 +79,13 @@ func TestBrowserProfileSurvivesRestart(t *testing.T) {
 	wantCode(t, h2.call(t, snap), target.CodeUnknownProfile)
 
 	// The cookie came back with the profile: the server sees it.
-	open = req("browser.open")
-	open.Profile, open.URL = "work", s.URL+"/echo"
+	open = req("browser.open").With(args.OpenURL{URL: s.URL + "/echo"})
+	open.Profile = "work"
 	if r := h2.ok(t, open); r.Profile == nil || r.Profile.ID != work.ID {
 		t.Fatalf("open --profile work answered %+v", r.Profile)
 	}
-	ev := req("browser.eval")
-	ev.Profile, ev.Expr = "work", "document.getElementById('c').textContent"
+	ev := req("browser.eval").With(args.Eval{Expr: "document.getElementById('c').textContent"})
+	ev.Profile = "work"
 	if got := string(h2.ok(t, ev).Value); got != `"cookies: login=carol"` {
 		t.Fatalf("after the restart the profile sent %s", got)
 	}
@@ -123,10 +121,9 @@ func TestBrowserKilledDaemonLeavesNoBrowser(t *testing.T) {
 	h := startHarness(t, dir, Options{}, nil)
 	req := func(verb string) daemon.Request { return daemon.Request{Verb: verb, Session: "dave"} }
 	id := h.useNewProfile(t, "dave", "kept")
-	open := req("browser.open")
-	open.URL = s.URL + "/login?who=dave"
+	open := req("browser.open").With(args.OpenURL{URL: s.URL + "/login?who=dave"})
 	h.ok(t, open)
-	other := daemon.Request{Verb: "browser.open", Session: "erin", URL: s.URL + "/page"}
+	other := daemon.Request{Verb: "browser.open", Session: "erin"}.With(args.OpenURL{URL: s.URL + "/page"})
 	h.ok(t, other)
 	h.pool.mu.Lock()
 	pids := []int{h.pool.browsers[id].b.PID(), h.pool.browsers[""].b.PID()}
@@ -141,10 +138,9 @@ func TestBrowserKilledDaemonLeavesNoBrowser(t *testing.T) {
 		}
 	}
 	h.pool.Close() // the old pool's bookkeeping; its processes are gone
-	open.URL = s.URL + "/echo"
+	open = open.With(args.OpenURL{URL: s.URL + "/echo"})
 	h2.ok(t, open)
-	ev := req("browser.eval")
-	ev.Expr = "document.getElementById('c').textContent"
+	ev := req("browser.eval").With(args.Eval{Expr: "document.getElementById('c').textContent"})
 	if got := string(h2.ok(t, ev).Value); got != `"cookies: login=dave"` {
 		t.Fatalf("after the restart the profile sent %s", got)
 	}
@@ -159,8 +155,8 @@ func TestBrowserReapStopsAHungBrowser(t *testing.T) {
 	s := newSite(t)
 	h := startHarness(t, dir, Options{}, nil)
 	id := h.useNewProfile(t, "dave", "kept")
-	h.ok(t, daemon.Request{Verb: "browser.open", Session: "dave", URL: s.URL + "/page"})
-	h.ok(t, daemon.Request{Verb: "browser.open", Session: "erin", URL: s.URL + "/page"})
+	h.ok(t, daemon.Request{Verb: "browser.open", Session: "dave"}.With(args.OpenURL{URL: s.URL + "/page"}))
+	h.ok(t, daemon.Request{Verb: "browser.open", Session: "erin"}.With(args.OpenURL{URL: s.URL + "/page"}))
 	h.pool.mu.Lock()
 	pids := []int{h.pool.browsers[id].b.PID(), h.pool.browsers[""].b.PID()}
 	shared := h.pool.browsers[""].dir
@@ -190,25 +186,25 @@ func TestBrowserCeilingAndIdleStop(t *testing.T) {
 	s := newSite(t)
 	h := startHarness(t, "", Options{MaxBrowsers: 2, IdleStop: 2 * time.Second}, nil)
 	mk := func(session, label string) string {
-		id := h.ok(t, daemon.Request{Verb: "browser.new", Session: session, Label: label}).Profile.ID
-		h.ok(t, daemon.Request{Verb: "browser.use", Session: session, Label: id})
+		id := h.ok(t, daemon.Request{Verb: "browser.new", Session: session}.With(args.New{Label: label})).Profile.ID
+		h.ok(t, daemon.Request{Verb: "browser.use", Session: session}.With(args.Use{Label: id}))
 		return id
 	}
 	// frank: the shared browser (his own context) and profile "Secret one".
-	h.ok(t, daemon.Request{Verb: "browser.open", Session: "frank", URL: s.URL + "/page"})
+	h.ok(t, daemon.Request{Verb: "browser.open", Session: "frank"}.With(args.OpenURL{URL: s.URL + "/page"}))
 	p1 := mk("frank", "Secret one")
-	h.ok(t, daemon.Request{Verb: "browser.open", Session: "frank", URL: s.URL + "/page"})
+	h.ok(t, daemon.Request{Verb: "browser.open", Session: "frank"}.With(args.OpenURL{URL: s.URL + "/page"}))
 
 	// grace has nothing running: the refusal names none of frank's.
 	p2 := mk("grace", "Grace's")
-	r := h.call(t, daemon.Request{Verb: "browser.open", Session: "grace", URL: s.URL + "/page"})
+	r := h.call(t, daemon.Request{Verb: "browser.open", Session: "grace"}.With(args.OpenURL{URL: s.URL + "/page"}))
 	wantCode(t, r, target.CodeBrowserLimit)
 	if strings.Contains(r.Message, "Secret one") || strings.Contains(r.Message, p1) || r.Facts["others"] != float64(2) {
 		t.Fatalf("grace's browser_limit: %s %v", r.Message, r.Facts)
 	}
 	// frank's own third is refused naming his two.
 	mk("frank", "Third")
-	r = h.call(t, daemon.Request{Verb: "browser.open", Session: "frank", URL: s.URL + "/page", Profile: "third"})
+	r = h.call(t, daemon.Request{Verb: "browser.open", Session: "frank", Profile: "third"}.With(args.OpenURL{URL: s.URL + "/page"}))
 	wantCode(t, r, target.CodeBrowserLimit)
 	if !strings.Contains(r.Message, "Secret one") || !strings.Contains(r.Message, "shared browser") || r.Facts["others"] != float64(0) {
 		t.Fatalf("frank's browser_limit: %s %v", r.Message, r.Facts)
@@ -224,7 +220,7 @@ func TestBrowserCeilingAndIdleStop(t *testing.T) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	if r := h.ok(t, daemon.Request{Verb: "browser.open", Session: "grace", URL: s.URL + "/page"}); r.Profile == nil || r.Profile.ID != p2 {
+	if r := h.ok(t, daemon.Request{Verb: "browser.open", Session: "grace"}.With(args.OpenURL{URL: s.URL + "/page"})); r.Profile == nil || r.Profile.ID != p2 {
 		t.Fatalf("grace's open answered %+v", r.Profile)
 	}
 	// frank's tab in the stopped browser is gone from his list; the one in
@@ -243,7 +239,7 @@ func TestBrowserCeilingAndIdleStop(t *testing.T) {
 func TestBrowserCrashRelaunches(t *testing.T) {
 	s := newSite(t)
 	h := startHarness(t, "", Options{}, nil)
-	h.ok(t, daemon.Request{Verb: "browser.open", Session: "hank", URL: s.URL + "/page"})
+	h.ok(t, daemon.Request{Verb: "browser.open", Session: "hank"}.With(args.OpenURL{URL: s.URL + "/page"}))
 	h.pool.mu.Lock()
 	b := h.pool.browsers[""].b
 	h.pool.mu.Unlock()
@@ -251,7 +247,7 @@ func TestBrowserCrashRelaunches(t *testing.T) {
 	<-b.Exited()
 	wantCode(t, h.call(t, daemon.Request{Verb: "browser.snapshot", Session: "hank"}), target.CodeTabGone)
 	wantCode(t, h.call(t, daemon.Request{Verb: "browser.snapshot", Session: "hank"}), target.CodeNoTab)
-	r := h.ok(t, daemon.Request{Verb: "browser.open", Session: "hank", URL: s.URL + "/page"})
+	r := h.ok(t, daemon.Request{Verb: "browser.open", Session: "hank"}.With(args.OpenURL{URL: s.URL + "/page"}))
 	if r.Target == nil || r.Target.Title != "Daemon test page" {
 		t.Fatalf("open after the crash: %+v", r.Target)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/vibespace/vibespace/cdp"
 	"github.com/vibespace/vibespace/cdp/cdptest"
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/profile"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
@@ -79,8 +80,7 @@ func TestCDPProvider(t *testing.T) {
 	h := startHarness(t, "", Options{}, nil)
 	a := func(verb string) daemon.Request { return daemon.Request{Verb: verb, Session: "alice"} }
 
-	nr := a("browser.new")
-	nr.Label, nr.Provider, nr.Endpoint = "theirs", "cdp", endpoint
+	nr := a("browser.new").With(args.New{Label: "theirs", Provider: "cdp", Endpoint: endpoint})
 	created := h.ok(t, nr)
 	id := created.Profile.ID
 	if created.Profile.Provider != "cdp" || created.Profile.Endpoint != endpoint {
@@ -89,12 +89,11 @@ func TestCDPProvider(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(h.dir, profile.DirName, id)); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("a cdp profile has a directory of ours: %v", err)
 	}
-	use := a("browser.use")
-	use.Label = id
+	use := a("browser.use").With(args.Use{Label: id})
 	h.ok(t, use)
 
-	headed := a("browser.open")
-	headed.URL, headed.Headed = pageURL, true
+	headed := a("browser.open").With(args.OpenURL{URL: pageURL})
+	headed.Headed = true
 	if r := h.call(t, headed); r.Code != target.CodeNotOnThisProvider || r.Facts["provider"] != "cdp" {
 		t.Fatalf("open --headed on a cdp profile: %+v", r)
 	}
@@ -114,12 +113,10 @@ func TestCDPProvider(t *testing.T) {
 		t.Fatalf("the pool records somebody else's browser for a later Reap: %s", h.pool.Record())
 	}
 
-	snap := a("browser.snapshot")
-	snap.Interactive = true
+	snap := a("browser.snapshot").With(args.Snapshot{Observe: args.Observe{Interactive: true}})
 	s := h.ok(t, snap)
 	ref := findRef(t, s.Text, "push button", "Press me")
-	click := a("browser.click")
-	click.Ref = ref
+	click := a("browser.click").With(args.Click{Ref: ref})
 	h.ok(t, click)
 
 	// The page's own DOM, over the test's own connection to the browser.
@@ -139,9 +136,9 @@ func TestCDPProvider(t *testing.T) {
 
 	// The lease: a second session on the same profile (the same remote
 	// browser) is refused alice's tab, and it is left as it was.
-	h.ok(t, daemon.Request{Verb: "browser.use", Session: "bob", Label: id})
+	h.ok(t, daemon.Request{Verb: "browser.use", Session: "bob"}.With(args.Use{Label: id}))
 	for _, action := range []string{"select", "close"} {
-		r := h.call(t, daemon.Request{Verb: "browser.tab", Session: "bob", Action: action, Target: string(tab)})
+		r := h.call(t, daemon.Request{Verb: "browser.tab", Session: "bob", Target: string(tab)}.With(args.Tab{Action: action}))
 		if r.Code != target.CodeNotYourTab {
 			t.Fatalf("bob's tab %s of alice's tab: %+v", action, r)
 		}
@@ -149,14 +146,13 @@ func TestCDPProvider(t *testing.T) {
 	if got := pageEval(t, oracle, "document.title"); got != "clicked 1" {
 		t.Fatalf("alice's tab after bob's attempts: %q", got)
 	}
-	closeReq := a("browser.close")
-	closeReq.Label = id
+	closeReq := a("browser.close").With(args.Close{Label: id})
 	wantCode(t, h.call(t, closeReq), target.CodeNotOnThisProvider)
 
 	// Stopping the profile's browser (the live view's Stop) disconnects:
 	// the browser lives, and our context's tab is gone from it.
-	tabClose := a("browser.tab")
-	tabClose.Action, tabClose.Target = "close", string(tab)
+	tabClose := a("browser.tab").With(args.Tab{Action: "close"})
+	tabClose.Target = string(tab)
 	h.ok(t, tabClose)
 	if err := h.pool.Stop(t.Context(), id); err != nil {
 		t.Fatalf("Stop: %v", err)
@@ -190,7 +186,7 @@ func TestCDPProvider(t *testing.T) {
 // answers the daemon's answer.
 func openRemotePage(t *testing.T, h *harness, session, url string) daemon.Response {
 	t.Helper()
-	opened := h.ok(t, daemon.Request{Verb: "browser.open", Session: session, URL: url})
+	opened := h.ok(t, daemon.Request{Verb: "browser.open", Session: session}.With(args.OpenURL{URL: url}))
 	if opened.Target == nil || opened.Target.Title != "Remote page" {
 		t.Fatalf("open answered %+v", opened.Target)
 	}

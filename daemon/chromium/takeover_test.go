@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -19,7 +20,7 @@ func TestBrowserTakeoverCutsType(t *testing.T) {
 	s := newSite(t)
 	const n = 4000
 	h := startHarness(t, "", Options{}, func(c *daemon.Config) { c.MaxKeysText = n })
-	open := h.ok(t, daemon.Request{Verb: "browser.open", Session: "ivy", URL: s.URL + "/typing"})
+	open := h.ok(t, daemon.Request{Verb: "browser.open", Session: "ivy"}.With(args.OpenURL{URL: s.URL + "/typing"}))
 	id := open.Target.ID
 	snap := h.ok(t, daemon.Request{Verb: "browser.snapshot", Session: "ivy"})
 	field := findRef(t, snap.Text, "entry", "Long")
@@ -51,7 +52,7 @@ func TestBrowserTakeoverCutsType(t *testing.T) {
 			return
 		}
 		defer c.Close()
-		r, err := c.Call(ctx, daemon.Request{Verb: "browser.type", Session: "ivy", Ref: field, Text: strings.Repeat("x", n)})
+		r, err := c.Call(ctx, daemon.Request{Verb: "browser.type", Session: "ivy"}.With(args.Type{Ref: field, Text: strings.Repeat("x", n)}))
 		if err != nil {
 			r.Message = err.Error()
 		}
@@ -92,11 +93,11 @@ func TestBrowserTakeoverCutsType(t *testing.T) {
 	if r := daemon.LiveHandsOf(h.d).Handback(t.Context(), id, "zoe"); !r.OK {
 		t.Fatalf("handback: %+v", r)
 	}
-	first := h.ok(t, daemon.Request{Verb: "browser.get", Session: "ivy", Action: "title"})
+	first := h.ok(t, daemon.Request{Verb: "browser.get", Session: "ivy"}.With(args.Get{What: "title"}))
 	if !strings.Contains(first.Note, "zoe") {
 		t.Fatalf("the first verb after the handback has note %q", first.Note)
 	}
-	second := h.ok(t, daemon.Request{Verb: "browser.get", Session: "ivy", Action: "title"})
+	second := h.ok(t, daemon.Request{Verb: "browser.get", Session: "ivy"}.With(args.Get{What: "title"}))
 	if second.Note != "" {
 		t.Fatalf("the note was told twice: %q", second.Note)
 	}

@@ -2,12 +2,14 @@ package conformance_test
 
 import (
 	"bytes"
+	"fmt"
 	"image/png"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -39,7 +41,7 @@ var table = []row{
 		}
 	}},
 	{name: "snapshot -i: what an agent acts on", run: func(t *testing.T, s *subject) {
-		r := s.ok(t, daemon.Request{Verb: "snapshot", Interactive: true})
+		r := s.ok(t, daemon.Request{Verb: "snapshot"}.With(args.Snapshot{Observe: args.Observe{Interactive: true}}))
 		for _, want := range []string{`"Alpha"`, `"Name"`, `"Remove me"`} {
 			if !strings.Contains(r.Text, want) {
 				t.Fatalf("the interactive view lacks %s:\n%s", want, r.Text)
@@ -49,7 +51,7 @@ var table = []row{
 	{name: "click @ref: the node's own click", run: func(t *testing.T, s *subject) {
 		ref := s.ref(t, "Alpha", "push button")
 		from := s.mark()
-		r := s.ok(t, daemon.Request{Verb: "click", Ref: ref})
+		r := s.ok(t, daemon.Request{Verb: "click"}.With(args.Click{Ref: ref}))
 		s.wait(t, from, "a click on Alpha", func(e event) bool { return e.Type == "click" && e.Widget == "alpha" })
 		if r.By == "" {
 			t.Fatal("the answer names no road")
@@ -58,12 +60,12 @@ var table = []row{
 	{name: "type @ref: text into the node", run: func(t *testing.T, s *subject) {
 		ref := s.ref(t, "Name", "text", "entry")
 		from := s.mark()
-		s.ok(t, daemon.Request{Verb: "type", Ref: ref, Text: "abc"})
+		s.ok(t, daemon.Request{Verb: "type"}.With(args.Type{Ref: ref, Text: "abc"}))
 		s.wait(t, from, `the field holding "abc"`, func(e event) bool { return e.Type == "text" && e.Widget == "entry" && e.Text == "abc" })
 	}},
 	{name: "key: a chord into the focused node", run: func(t *testing.T, s *subject) {
 		from := s.mark()
-		r := s.ok(t, daemon.Request{Verb: "key", Chord: "Escape"})
+		r := s.ok(t, daemon.Request{Verb: "key"}.With(args.Key{Chord: "Escape"}))
 		s.wait(t, from, "an Escape key", func(e event) bool { return e.Type == "key" && e.Text == "Escape" })
 		if r.By != target.RoadKeys {
 			t.Fatalf("key by %q", r.By)
@@ -71,14 +73,14 @@ var table = []row{
 	}},
 	{name: "type without a ref: keys into the focused node", run: func(t *testing.T, s *subject) {
 		from := s.mark()
-		s.ok(t, daemon.Request{Verb: "type", Text: "qz"})
+		s.ok(t, daemon.Request{Verb: "type"}.With(args.Type{Text: "qz"}))
 		s.wait(t, from, "the key q", func(e event) bool { return e.Type == "key" && e.Text == "q" })
 		s.wait(t, from, "the key z", func(e event) bool { return e.Type == "key" && e.Text == "z" })
 	}},
 	{name: "scroll: the wheel at the target's centre, down and back up", run: func(t *testing.T, s *subject) {
 		for _, dir := range []string{"down", "up"} {
 			from := s.mark()
-			r := s.ok(t, daemon.Request{Verb: "scroll", Dir: dir, By: 3})
+			r := s.ok(t, daemon.Request{Verb: "scroll"}.With(args.Scroll{Direction: dir, By: 3}))
 			s.wait(t, from, "a scroll "+dir, func(e event) bool { return e.Type == "scroll" && e.Text == dir })
 			if r.By != target.RoadPoint {
 				t.Fatalf("scroll by %q", r.By)
@@ -95,7 +97,7 @@ var table = []row{
 	{name: "click --at: a pixel of the screenshot, by the point road", run: func(t *testing.T, s *subject) {
 		at := s.alphaAt(t)
 		from := s.mark()
-		r := s.ok(t, daemon.Request{Verb: "click", At: &at})
+		r := s.ok(t, daemon.Request{Verb: "click"}.With(args.Click{At: fmt.Sprintf("%d,%d", at.X, at.Y)}))
 		s.wait(t, from, "a click on Alpha at its pixel", func(e event) bool { return e.Type == "click" && e.Widget == "alpha" })
 		if r.By != target.RoadPoint {
 			t.Fatalf("click --at by %q", r.By)
@@ -105,15 +107,15 @@ var table = []row{
 	{name: "click and scroll --at outside the picture: outside_window, outside_page", run: func(t *testing.T, s *subject) {
 		from := s.mark()
 		for _, at := range []daemon.Point{{X: 99999, Y: 1}, {X: -1, Y: -1}, {X: 1, Y: 99999}} {
-			s.refused(t, daemon.Request{Verb: "click", At: &at}, s.outside)
-			s.refused(t, daemon.Request{Verb: "scroll", Dir: "down", At: &at}, s.outside)
+			s.refused(t, daemon.Request{Verb: "click"}.With(args.Click{At: fmt.Sprintf("%d,%d", at.X, at.Y)}), s.outside)
+			s.refused(t, daemon.Request{Verb: "scroll"}.With(args.Scroll{Direction: "down", At: fmt.Sprintf("%d,%d", at.X, at.Y)}), s.outside)
 		}
 		s.none(t, from, "click", "scroll")
 	}},
 	{name: "a text holding U+0000: refused, nothing typed", run: func(t *testing.T, s *subject) {
 		ref := s.ref(t, "Name", "text", "entry")
 		from := s.mark()
-		for _, req := range []daemon.Request{{Verb: "type", Text: "ab\x00c"}, {Verb: "type", Ref: ref, Text: "\x00"}} {
+		for _, req := range []daemon.Request{daemon.Request{Verb: "type"}.With(args.Type{Text: "ab\x00c"}), daemon.Request{Verb: "type"}.With(args.Type{Ref: ref, Text: "\x00"})} {
 			r := s.refused(t, req, target.CodeBadRequest)
 			if !strings.Contains(r.Message, "NUL") {
 				t.Fatalf("%s: %q does not say why", req.Verb, r.Message)
@@ -123,17 +125,17 @@ var table = []row{
 	}},
 	{name: "a ref never minted: bad_ref", run: func(t *testing.T, s *subject) {
 		from := s.mark()
-		s.refused(t, daemon.Request{Verb: "click", Ref: "@e99999"}, target.CodeBadRef)
-		s.refused(t, daemon.Request{Verb: "type", Ref: "e-x", Text: "no"}, target.CodeBadRef)
+		s.refused(t, daemon.Request{Verb: "click"}.With(args.Click{Ref: "@e99999"}), target.CodeBadRef)
+		s.refused(t, daemon.Request{Verb: "type"}.With(args.Type{Ref: "e-x", Text: "no"}), target.CodeBadRef)
 		s.none(t, from, "click", "text")
 	}},
 	{name: "a ref whose node is gone: stale_ref", run: func(t *testing.T, s *subject) {
 		ref := s.ref(t, "Remove me", "push button")
 		from := s.mark()
-		s.ok(t, daemon.Request{Verb: "click", Ref: ref})
+		s.ok(t, daemon.Request{Verb: "click"}.With(args.Click{Ref: ref}))
 		s.wait(t, from, "the button removing itself", func(e event) bool { return e.Type == "removed" && e.Widget == "doomed" })
 		from = s.mark()
-		s.refused(t, daemon.Request{Verb: "click", Ref: ref}, target.CodeStaleRef)
+		s.refused(t, daemon.Request{Verb: "click"}.With(args.Click{Ref: ref}), target.CodeStaleRef)
 		s.none(t, from, "click")
 		if strings.Contains(s.ok(t, daemon.Request{Verb: "snapshot"}).Text, `"Remove me"`) {
 			t.Fatal("the removed node is still in the snapshot")
@@ -149,11 +151,12 @@ var table = []row{
 		}
 		// Every other word of that command line that takes a handle, too,
 		// never reaching the application.
-		others := []daemon.Request{{Verb: "browser.tab", Action: "close"}}
+		others := []daemon.Request{daemon.Request{Verb: "browser.tab"}.With(args.Tab{Action: "close"})}
 		if s.kind == target.KindTab {
-			others = []daemon.Request{{Verb: "click", Ref: "@e1"}, {Verb: "type", Text: "x"}, {Verb: "key", Chord: "a"},
-				{Verb: "scroll", Dir: "down"}, {Verb: "screenshot"}, {Verb: "close"}, {Verb: "attach"}, {Verb: "detach"},
-				{Verb: "share", With: "other"}}
+			others = []daemon.Request{daemon.Request{Verb: "click"}.With(args.Click{Ref: "@e1"}), daemon.Request{Verb: "type"}.With(args.Type{Text: "x"}),
+				daemon.Request{Verb: "key"}.With(args.Key{Chord: "a"}), daemon.Request{Verb: "scroll"}.With(args.Scroll{Direction: "down"}),
+				{Verb: "screenshot"}, {Verb: "close"}, {Verb: "attach"}, {Verb: "detach"},
+				daemon.Request{Verb: "share"}.With(args.Share{With: "other"})}
 		}
 		for _, r := range others {
 			r.Session, r.Target = s.session, string(s.id)
@@ -169,7 +172,7 @@ var table = []row{
 		if s.kind == target.KindWindow {
 			resp = s.sv.Call(t, daemon.Request{Verb: "snapshot", Session: "stranger", Target: string(s.id)})
 		} else {
-			resp = s.sv.Call(t, daemon.Request{Verb: "browser.tab", Action: "select", Session: "stranger", Target: string(s.id)})
+			resp = s.sv.Call(t, daemon.Request{Verb: "browser.tab", Session: "stranger", Target: string(s.id)}.With(args.Tab{Action: "select"}))
 		}
 		if e := s.stranger; e != nil {
 			// The subject's own answer, as strict: that code, naming
@@ -207,7 +210,7 @@ var table = []row{
 		}
 		s.refused(t, daemon.Request{Verb: "snapshot"}, paused)
 		// The paused agent cannot hand itself back.
-		if r := s.sv.Call(t, daemon.Request{Verb: "handback", Session: s.session, Target: string(s.id), User: "alice"}); r.OK || r.Code != paused {
+		if r := s.sv.Call(t, daemon.Request{Verb: "handback", Session: s.session, Target: string(s.id)}.With(args.Operator{User: "alice"})); r.OK || r.Code != paused {
 			t.Fatalf("the paused agent handed back: %+v", r)
 		}
 		if r := daemon.LiveHandsOf(s.sv.D).Handback(t.Context(), s.id, "alice"); !r.OK {

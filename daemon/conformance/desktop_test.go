@@ -2,6 +2,7 @@ package conformance_test
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"os/user"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/daemontest"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
@@ -55,8 +57,7 @@ func (st *suite) desktopSubject(t *testing.T, session string) *subject {
 	}
 
 	// The operator opens their desktop to agents from a terminal of it.
-	st.sv.OK(t, daemon.Request{Verb: "desktop", Action: "on", Session: "operator",
-		Desktop: &wire.DesktopEnv{Display: desk.Display, Xauthority: desk.Xauthority(), Bus: desk.BusAddress}})
+	st.sv.OK(t, daemon.Request{Verb: "desktop", Session: "operator"}.With(args.Desktop{Action: "on", Env: &wire.DesktopEnv{Display: desk.Display, Xauthority: desk.Xauthority(), Bus: desk.BusAddress}}))
 	t.Cleanup(func() { desktopOff(t, st.sv.Sock) })
 	pid := app.Window.PID
 	var id target.ID
@@ -75,7 +76,7 @@ func (st *suite) desktopSubject(t *testing.T, session string) *subject {
 	s := &subject{
 		name: "desktop", kind: target.KindWindow, sv: st.sv, session: session, id: id, app: fixtureOracle{app.Log},
 		ask:       func(r daemon.Request) daemon.Request { r.Target = string(id); return r },
-		wrongKind: daemon.Request{Verb: "browser.tab", Action: "select", Target: string(id)},
+		wrongKind: daemon.Request{Verb: "browser.tab", Target: string(id)}.With(args.Tab{Action: "select"}),
 		wrongCLI:  "vibespace-window",
 		alive: func(t *testing.T) bool {
 			return syscall.Kill(pid, 0) == nil && st.sv.Call(t, daemon.Request{Verb: "list", Session: session}).OK
@@ -95,10 +96,10 @@ func (st *suite) desktopSubject(t *testing.T, session string) *subject {
 	// refused without it, reaching nothing; granted as the operator does.
 	at := s.alphaAt(t)
 	from := s.mark()
-	s.refused(t, daemon.Request{Verb: "click", At: &at}, target.CodeNoPixelsGrant)
-	s.refused(t, daemon.Request{Verb: "scroll", Dir: "down", By: 3}, target.CodeNoPixelsGrant)
+	s.refused(t, daemon.Request{Verb: "click"}.With(args.Click{At: fmt.Sprintf("%d,%d", at.X, at.Y)}), target.CodeNoPixelsGrant)
+	s.refused(t, daemon.Request{Verb: "scroll"}.With(args.Scroll{Direction: "down", By: 3}), target.CodeNoPixelsGrant)
 	s.none(t, from, "click", "scroll")
-	st.sv.OK(t, daemon.Request{Verb: "desktop", Action: "pixels", Session: "operator", Target: string(id)})
+	st.sv.OK(t, daemon.Request{Verb: "desktop", Session: "operator", Target: string(id)}.With(args.Desktop{Action: "pixels"}))
 	return s
 }
 
@@ -114,7 +115,7 @@ func desktopOff(t *testing.T, sock string) {
 		return
 	}
 	defer c.Close()
-	if resp, err := c.Call(ctx, daemon.Request{Verb: "desktop", Action: "off", Session: "operator"}); err != nil || !resp.OK {
+	if resp, err := c.Call(ctx, daemon.Request{Verb: "desktop", Session: "operator"}.With(args.Desktop{Action: "off"})); err != nil || !resp.OK {
 		t.Errorf("desktop off: %+v %v", resp, err)
 	}
 }

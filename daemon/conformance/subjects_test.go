@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/chromium"
 	"github.com/vibespace/vibespace/daemon/daemontest"
 	"github.com/vibespace/vibespace/daemon/kind"
@@ -154,7 +155,7 @@ func (s *subject) typeInFlight(t *testing.T) (int, <-chan daemon.Response) {
 	from := s.mark()
 	done := make(chan daemon.Response, 1)
 	go func() {
-		done <- s.sv.Call(t, s.ask(daemon.Request{Verb: "type", Session: s.session, Text: longText}))
+		done <- s.sv.Call(t, s.ask(daemon.Request{Verb: "type", Session: s.session}.With(args.Type{Text: longText})))
 	}()
 	s.wait(t, from, "the first typed key", func(e event) bool { return e.Type == "key" && e.Text == "o" })
 	return from, done
@@ -248,7 +249,7 @@ func (st *suite) windowOn(t *testing.T, session, display string) *subject {
 		t.Fatal(err)
 	}
 	logPath := filepath.Join(t.TempDir(), "fixture.jsonl")
-	resp := st.sv.OK(t, daemon.Request{Verb: "open", Session: session, Display: display, Argv: []string{testenv.FixturePython, script, "--log", logPath}})
+	resp := st.sv.OK(t, daemon.Request{Verb: "open", Session: session}.With(args.Open{Display: display, App: testenv.FixturePython, Args: []string{script, "--log", logPath}}))
 	flog := testenv.OpenFixtureLog(logPath)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
@@ -259,7 +260,7 @@ func (st *suite) windowOn(t *testing.T, session, display string) *subject {
 	s := &subject{
 		name: "window", kind: target.KindWindow, sv: st.sv, session: session, id: id, app: fixtureOracle{flog},
 		ask:       func(r daemon.Request) daemon.Request { r.Target = string(id); return r },
-		wrongKind: daemon.Request{Verb: "browser.tab", Action: "select", Target: string(id)},
+		wrongKind: daemon.Request{Verb: "browser.tab", Target: string(id)}.With(args.Tab{Action: "select"}),
 		wrongCLI:  "vibespace-window",
 		alive: func(t *testing.T) bool {
 			return syscall.Kill(pid, 0) == nil && st.sv.Call(t, daemon.Request{Verb: "list", Session: session}).OK
@@ -375,7 +376,7 @@ func newPage(t *testing.T) *page {
 func (st *suite) tabSubject(t *testing.T, session string) *subject {
 	t.Helper()
 	pg := newPage(t)
-	resp := st.sv.OK(t, daemon.Request{Verb: "browser.open", Session: session, URL: pg.URL + "/page"})
+	resp := st.sv.OK(t, daemon.Request{Verb: "browser.open", Session: session}.With(args.OpenURL{URL: pg.URL + "/page"}))
 	id := resp.Target.ID
 	s := &subject{
 		name: "tab", kind: target.KindTab, sv: st.sv, session: session, id: id, app: pg,
@@ -383,14 +384,14 @@ func (st *suite) tabSubject(t *testing.T, session string) *subject {
 		wrongKind: daemon.Request{Verb: "snapshot", Target: string(id)},
 		wrongCLI:  "vibespace-browser",
 		alive: func(t *testing.T) bool {
-			r := st.sv.Call(t, daemon.Request{Verb: "browser.get", Session: session, Action: "title"})
+			r := st.sv.Call(t, daemon.Request{Verb: "browser.get", Session: session}.With(args.Get{What: "title"}))
 			return r.OK && r.Text == "Conformance page"
 		},
 		vanish: func(t *testing.T) {
 			// The tab is closed from outside while the verb runs (as a
 			// person closing it would): the agent's verb holds the
 			// target, a close does not wait for it.
-			st.sv.OK(t, daemon.Request{Verb: "browser.tab", Session: session, Action: "close", Target: string(id)})
+			st.sv.OK(t, daemon.Request{Verb: "browser.tab", Session: session, Target: string(id)}.With(args.Tab{Action: "close"}))
 		},
 		afterGone: target.CodeNoTab,
 		outside:   target.CodeOutsidePage,

@@ -50,7 +50,7 @@ func start(t *testing.T, dir string, alive ...target.ID) *daemon {
 
 func call(v, session string, id target.ID) *stage.Call {
 	f, _ := verb.Of(v)
-	c := &stage.Call{Req: wire.Request{Verb: v, Session: session, Target: string(id)}, Facts: f}
+	c := stagetest.Decoded(&stage.Call{Req: wire.Request{Verb: v, Session: session, Target: string(id)}, Facts: f})
 	if id != "" {
 		c.Target = stagetest.Of(id)
 	}

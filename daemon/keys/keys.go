@@ -17,6 +17,7 @@ package keys
 
 import (
 	"context"
+	"github.com/vibespace/vibespace/daemon/args"
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/secret"
@@ -62,35 +63,37 @@ func (s *Stage) Answer(ctx context.Context, c *stage.Call) (wire.Response, error
 // set stores the request's key for its provider. The answer and the
 // audit name the provider, never the key.
 func (s *Stage) set(c *stage.Call) (wire.Response, error) {
-	c.Fact.Setting = c.Req.Provider
-	if err := secret.ValidValue(c.Req.Secret); err != nil {
-		return wire.Response{}, target.Refuse(target.CodeBadRequest, "the key for %s was not stored: %s", c.Req.Provider, trimSecretPrefix(err))
+	a := c.Args.(args.KeySet)
+	c.Fact.Setting = a.Provider
+	if err := secret.ValidValue(a.Secret); err != nil {
+		return wire.Response{}, target.Refuse(target.CodeBadRequest, "the key for %s was not stored: %s", a.Provider, trimSecretPrefix(err))
 	}
-	if err := s.keys.Set(c.Req.Provider, c.Req.Secret); err != nil {
-		return wire.Response{}, target.Refuse(target.CodeInternal, "the key for %s was not stored: %v", c.Req.Provider, err)
+	if err := s.keys.Set(a.Provider, a.Secret); err != nil {
+		return wire.Response{}, target.Refuse(target.CodeInternal, "the key for %s was not stored: %v", a.Provider, err)
 	}
-	return wire.Response{Did: "key set for " + c.Req.Provider + " (kept by the daemon, 0600; never shown)", Keys: []wire.KeyInfo{s.info(c.Req.Provider)}}, nil
+	return wire.Response{Did: "key set for " + a.Provider + " (kept by the daemon, 0600; never shown)", Keys: []wire.KeyInfo{s.info(a.Provider)}}, nil
 }
 
 func (s *Stage) clear(c *stage.Call) (wire.Response, error) {
-	c.Fact.Setting = c.Req.Provider
-	was := s.keys.Has(c.Req.Provider)
-	if err := s.keys.Clear(c.Req.Provider); err != nil {
-		return wire.Response{}, target.Refuse(target.CodeInternal, "the key for %s was not cleared: %v", c.Req.Provider, err)
+	a := c.Args.(args.KeyNamed)
+	c.Fact.Setting = a.Provider
+	was := s.keys.Has(a.Provider)
+	if err := s.keys.Clear(a.Provider); err != nil {
+		return wire.Response{}, target.Refuse(target.CodeInternal, "the key for %s was not cleared: %v", a.Provider, err)
 	}
-	did := "key cleared for " + c.Req.Provider
+	did := "key cleared for " + a.Provider
 	if !was {
-		did = "no key was set for " + c.Req.Provider
+		did = "no key was set for " + a.Provider
 	}
-	return wire.Response{Did: did, Keys: []wire.KeyInfo{s.info(c.Req.Provider)}}, nil
+	return wire.Response{Did: did, Keys: []wire.KeyInfo{s.info(a.Provider)}}, nil
 }
 
 // list answers whether each provider that takes a key (the provider rows
 // that name a key scope), or the one the request names, has one set.
 func (s *Stage) list(c *stage.Call) (wire.Response, error) {
 	names := provider.Keyed()
-	if c.Req.Provider != "" {
-		names = []string{c.Req.Provider}
+	if p := c.Args.(args.KeyNamed).Provider; p != "" {
+		names = []string{p}
 	}
 	out := make([]wire.KeyInfo, 0, len(names))
 	for _, n := range names {

@@ -2,6 +2,8 @@ package keys
 
 import (
 	"context"
+	"github.com/vibespace/vibespace/daemon/args"
+	"github.com/vibespace/vibespace/daemon/stage/stagetest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +31,7 @@ func newStage(t *testing.T) (*Stage, *secret.Store, string) {
 }
 
 func ask(s *Stage, req wire.Request) (wire.Response, *stage.Call, error) {
-	c := &stage.Call{Req: req}
+	c := stagetest.Decoded(&stage.Call{Req: req})
 	resp, err := s.Answer(context.Background(), c)
 	return resp, c, err
 }
@@ -41,7 +43,7 @@ func ask(s *Stage, req wire.Request) (wire.Response, *stage.Call, error) {
 func TestSetListClear(t *testing.T) {
 	s, keys, dir := newStage(t)
 	const name, key = provider.Browserless, "sk-unit-4f2a9c"
-	resp, c, err := ask(s, wire.Request{Verb: "key.set", Provider: name, Secret: key})
+	resp, c, err := ask(s, wire.Request{Verb: "key.set"}.With(args.KeySet{Provider: name, Secret: key}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +79,7 @@ func TestSetListClear(t *testing.T) {
 		}
 	}
 
-	resp, _, err = ask(s, wire.Request{Verb: "key.clear", Provider: name})
+	resp, _, err = ask(s, wire.Request{Verb: "key.clear"}.With(args.KeyNamed{Provider: name}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +89,7 @@ func TestSetListClear(t *testing.T) {
 	if !strings.Contains(resp.Did, "key cleared") || resp.Keys[0].Set {
 		t.Errorf("clear answered %+v", resp)
 	}
-	resp, _, _ = ask(s, wire.Request{Verb: "key.clear", Provider: name})
+	resp, _, _ = ask(s, wire.Request{Verb: "key.clear"}.With(args.KeyNamed{Provider: name}))
 	if !strings.Contains(resp.Did, "no key was set") {
 		t.Errorf("a second clear answered %q", resp.Did)
 	}
@@ -98,7 +100,7 @@ func TestSetListClear(t *testing.T) {
 func TestSetRefusesABadValue(t *testing.T) {
 	s, keys, _ := newStage(t)
 	for _, v := range []string{"", "two\nlines"} {
-		_, _, err := ask(s, wire.Request{Verb: "key.set", Provider: provider.Browserless, Secret: v})
+		_, _, err := ask(s, wire.Request{Verb: "key.set"}.With(args.KeySet{Provider: provider.Browserless, Secret: v}))
 		if target.CodeOf(err) != target.CodeBadRequest {
 			t.Errorf("set %q: %v, want %s", v, err, target.CodeBadRequest)
 		}
@@ -117,7 +119,7 @@ func TestSetRefusesABadValue(t *testing.T) {
 // With no key store lent, the stage refuses, never panics.
 func TestNoStore(t *testing.T) {
 	st, _ := New(stage.Env{})
-	_, err := st.(*Stage).Answer(context.Background(), &stage.Call{Req: wire.Request{Verb: "key.list"}})
+	_, err := st.(*Stage).Answer(context.Background(), stagetest.Decoded(&stage.Call{Req: wire.Request{Verb: "key.list"}}))
 	if target.CodeOf(err) != target.CodeInternal {
 		t.Errorf("no store: %v, want %s", err, target.CodeInternal)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vibespace/vibespace/cdp/cdptest"
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/native"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/daemon/yourdesktop"
@@ -29,8 +30,7 @@ func TestLiveViewYourDesktop(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer app.Stop()
-	h.ok(t, daemon.Request{Verb: "desktop", Action: "on", Session: "operator",
-		Desktop: &wire.DesktopEnv{Display: desk.Display, Xauthority: desk.Xauthority(), Bus: desk.BusAddress}})
+	h.ok(t, daemon.Request{Verb: "desktop", Session: "operator"}.With(args.Desktop{Action: "on", Env: &wire.DesktopEnv{Display: desk.Display, Xauthority: desk.Xauthority(), Bus: desk.BusAddress}}))
 	var id target.ID
 	for _, ti := range h.ok(t, daemon.Request{Verb: "list", Session: "agent"}).Targets {
 		if ti.Desktop && ti.Title == "vibespace fixture" {

@@ -21,6 +21,7 @@ import (
 	"github.com/vibespace/vibespace/cdp"
 	"github.com/vibespace/vibespace/cdp/cdptest"
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/chromium"
 	"github.com/vibespace/vibespace/daemon/daemontest"
 	"github.com/vibespace/vibespace/daemon/kind"
@@ -74,7 +75,7 @@ func (h *liveHarness) openFixture(t *testing.T, ctx context.Context, session str
 		t.Fatal(err)
 	}
 	logPath := filepath.Join(t.TempDir(), "fixture.jsonl")
-	resp := h.ok(t, daemon.Request{Verb: "open", Session: session, Argv: []string{testenv.FixturePython, script, "--log", logPath}})
+	resp := h.ok(t, daemon.Request{Verb: "open", Session: session}.With(args.Open{App: testenv.FixturePython, Args: []string{script, "--log", logPath}}))
 	log := testenv.OpenFixtureLog(logPath)
 	if _, err := log.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "ready" }); err != nil {
 		t.Fatal(err)
@@ -299,7 +300,7 @@ func TestLiveViewWindow(t *testing.T) {
 	_, _ = rand.Read(mb[:])
 	marker := "SECRET" + hex.EncodeToString(mb[:])
 	entry := h.node(t, "agent", id, func(n *target.Node) bool { return n.Role == "text" && n.Name == "Name" })
-	h.ok(t, daemon.Request{Verb: "type", Session: "agent", Target: string(id), Ref: entry.Ref, Text: marker})
+	h.ok(t, daemon.Request{Verb: "type", Session: "agent", Target: string(id)}.With(args.Type{Ref: entry.Ref, Text: marker}))
 	if _, err := flog.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "text" && e.Text == marker }); err != nil {
 		t.Fatalf("the agent's text never reached the app: %v", err)
 	}
@@ -308,7 +309,7 @@ func TestLiveViewWindow(t *testing.T) {
 	shot := h.ok(t, daemon.Request{Verb: "screenshot", Session: "agent", Target: string(id)})
 	ax, ay := alpha.Bounds.X+alpha.Bounds.W/2-shot.Bounds.X, alpha.Bounds.Y+alpha.Bounds.H/2-shot.Bounds.Y
 	from := flog.Len()
-	h.ok(t, daemon.Request{Verb: "click", Session: "agent", Target: string(id), At: &daemon.Point{X: ax, Y: ay}})
+	h.ok(t, daemon.Request{Verb: "click", Session: "agent", Target: string(id)}.With(args.Click{At: fmt.Sprintf("%d,%d", ax, ay)}))
 	if _, err := flog.WaitFrom(ctx, from, func(e testenv.Event) bool { return e.Type == "click" && e.Widget == "alpha" }); err != nil {
 		t.Fatalf("the agent's click: %v", err)
 	}
@@ -410,7 +411,7 @@ func TestLiveViewWindow(t *testing.T) {
 	// told the node's box, in the picture's pixels.
 	beta := h.node(t, "agent", id, func(n *target.Node) bool { return n.Role == "push button" && n.Name == "Beta" })
 	h.ok(t, daemon.Request{Verb: "snapshot", Session: "agent", Target: string(id)})
-	h.ok(t, daemon.Request{Verb: "click", Session: "agent", Target: string(id), Ref: beta.Ref})
+	h.ok(t, daemon.Request{Verb: "click", Session: "agent", Target: string(id)}.With(args.Click{Ref: beta.Ref}))
 	var seen struct {
 		Targets []struct {
 			ID    target.ID
@@ -433,7 +434,7 @@ func TestLiveViewWindow(t *testing.T) {
 	// Take over with the page's own button.
 	clickSelector(t, ctx, v1, ".pane .takeover")
 	waitPane(t, ctx, v1, id, "driven by us", func(s paneState) bool { return s.Driving && s.Badge == "You are driving" })
-	resp := h.call(t, daemon.Request{Verb: "click", Session: "agent", Target: string(id), At: &daemon.Point{X: ax, Y: ay}})
+	resp := h.call(t, daemon.Request{Verb: "click", Session: "agent", Target: string(id)}.With(args.Click{At: fmt.Sprintf("%d,%d", ax, ay)}))
 	if resp.OK || resp.Code != target.CodeWindowPaused {
 		t.Fatalf("the agent's click while the user drives: %+v", resp)
 	}
@@ -563,7 +564,7 @@ func TestLiveViewDriverLeaves(t *testing.T) {
 	if s.Answer != "ok" {
 		t.Fatalf("the second viewer's takeover after the first left: %+v", s)
 	}
-	resp := h.call(t, daemon.Request{Verb: "key", Session: "agent", Target: string(id), Chord: "Tab"})
+	resp := h.call(t, daemon.Request{Verb: "key", Session: "agent", Target: string(id)}.With(args.Key{Chord: "Tab"}))
 	if resp.OK || resp.Code != target.CodeWindowPaused {
 		t.Fatalf("the agent while a viewer drives: %+v", resp)
 	}
@@ -573,7 +574,7 @@ func TestLiveViewDriverLeaves(t *testing.T) {
 	}
 	var note string
 	waitFor(t, ctx, "the idle handback", func() (bool, string) {
-		r := h.call(t, daemon.Request{Verb: "key", Session: "agent", Target: string(id), Chord: "Tab"})
+		r := h.call(t, daemon.Request{Verb: "key", Session: "agent", Target: string(id)}.With(args.Key{Chord: "Tab"}))
 		if r.Note != "" {
 			note = r.Note
 		}
@@ -582,7 +583,7 @@ func TestLiveViewDriverLeaves(t *testing.T) {
 	if !strings.Contains(note, "idle") || !strings.Contains(note, "viewer-") {
 		t.Fatalf("the agent's note: %q", note)
 	}
-	if r := h.ok(t, daemon.Request{Verb: "key", Session: "agent", Target: string(id), Chord: "Tab"}); r.Note != "" {
+	if r := h.ok(t, daemon.Request{Verb: "key", Session: "agent", Target: string(id)}.With(args.Key{Chord: "Tab"})); r.Note != "" {
 		t.Fatalf("told twice: %q", r.Note)
 	}
 
@@ -657,7 +658,7 @@ func TestLiveViewTab(t *testing.T) {
 		return n
 	}
 
-	open := h.ok(t, daemon.Request{Verb: "browser.open", Session: "agent", URL: site.URL + "/page"})
+	open := h.ok(t, daemon.Request{Verb: "browser.open", Session: "agent"}.With(args.OpenURL{URL: site.URL + "/page"}))
 	id := open.Target.ID
 	if id.Kind() != target.KindTab {
 		t.Fatalf("browser.open answered target %s", id)
@@ -679,10 +680,10 @@ func TestLiveViewTab(t *testing.T) {
 	if ref == "" {
 		t.Fatalf("no Secret field in:\n%s", snap.Text)
 	}
-	h.ok(t, daemon.Request{Verb: "browser.fill", Session: "agent", Target: string(id), Ref: ref, Text: marker})
+	h.ok(t, daemon.Request{Verb: "browser.fill", Session: "agent", Target: string(id)}.With(args.Fill{Ref: ref, Text: marker}))
 
 	var viewport struct{ W, H float64 }
-	ev := h.ok(t, daemon.Request{Verb: "browser.eval", Session: "agent", Target: string(id), Expr: "({W: innerWidth, H: innerHeight})"})
+	ev := h.ok(t, daemon.Request{Verb: "browser.eval", Session: "agent", Target: string(id)}.With(args.Eval{Expr: "({W: innerWidth, H: innerHeight})"}))
 	if err := json.Unmarshal(ev.Value, &viewport); err != nil || viewport.W == 0 {
 		t.Fatalf("the viewport: %s %v", ev.Value, err)
 	}
@@ -698,7 +699,7 @@ func TestLiveViewTab(t *testing.T) {
 
 	clickSelector(t, ctx, v, ".pane .takeover")
 	waitPane(t, ctx, v, id, "driven by us", func(s paneState) bool { return s.Driving && s.Badge == "You are driving" })
-	resp := h.call(t, daemon.Request{Verb: "browser.click", Session: "agent", Target: string(id), At: &daemon.Point{X: 180, Y: 160}})
+	resp := h.call(t, daemon.Request{Verb: "browser.click", Session: "agent", Target: string(id)}.With(args.Click{At: "180,160"}))
 	if resp.OK || resp.Code != target.CodeBrowserPaused {
 		t.Fatalf("the agent's click while the user drives: %+v", resp)
 	}
@@ -730,11 +731,11 @@ func TestLiveViewTab(t *testing.T) {
 
 	clickSelector(t, ctx, v, ".pane .handback")
 	waitPane(t, ctx, v, id, "back with the agent", func(s paneState) bool { return !s.Driving && strings.HasPrefix(s.Badge, "Agent is driving") })
-	r := h.ok(t, daemon.Request{Verb: "browser.get", Session: "agent", Target: string(id), Action: "title"})
+	r := h.ok(t, daemon.Request{Verb: "browser.get", Session: "agent", Target: string(id)}.With(args.Get{What: "title"}))
 	if !strings.Contains(r.Note, "viewer-") {
 		t.Fatalf("the agent was not told of the handback: %q", r.Note)
 	}
-	if r := h.ok(t, daemon.Request{Verb: "browser.get", Session: "agent", Target: string(id), Action: "title"}); r.Note != "" {
+	if r := h.ok(t, daemon.Request{Verb: "browser.get", Session: "agent", Target: string(id)}.With(args.Get{What: "title"})); r.Note != "" {
 		t.Fatalf("told twice: %q", r.Note)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/vibespace/vibespace/cdp"
 	"github.com/vibespace/vibespace/cdp/cdptest"
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
 )
@@ -38,8 +39,7 @@ func (h *liveHarness) openMarker(t *testing.T, ctx context.Context, session, fir
 		t.Fatal(err)
 	}
 	logPath := filepath.Join(t.TempDir(), "marker-"+first+".jsonl")
-	resp := h.ok(t, daemon.Request{Verb: "open", Session: session, Argv: []string{testenv.FixturePython, script,
-		"--log", logPath, "--marker", first, "--marker2", second}})
+	resp := h.ok(t, daemon.Request{Verb: "open", Session: session}.With(args.Open{App: testenv.FixturePython, Args: []string{script, "--log", logPath, "--marker", first, "--marker2", second}}))
 	log := testenv.OpenFixtureLog(logPath)
 	ready, err := log.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "ready" })
 	if err != nil {

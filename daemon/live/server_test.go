@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/daemontest"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/kind/kindtest"
@@ -31,7 +32,7 @@ func fakeLive(t *testing.T) (*daemontest.Served, string) {
 	dir := t.TempDir()
 	sv := daemontest.Start(t, daemon.Config{StateDir: dir, SocketPath: filepath.Join(dir, "run", "w.sock"),
 		Displays: []kind.DisplayProvider{&kindtest.Provider{}}, Live: live.For(live.Options{})})
-	id := string(sv.OK(t, daemon.Request{Verb: "open", Session: "a", Argv: []string{"fake-app"}}).Target.ID)
+	id := string(sv.OK(t, daemon.Request{Verb: "open", Session: "a"}.With(args.Open{App: "fake-app"})).Target.ID)
 	sv.OK(t, daemon.Request{Verb: "snapshot", Session: "a", Target: id})
 	return sv, id
 }
@@ -43,8 +44,8 @@ func fakeLive(t *testing.T) (*daemontest.Served, string) {
 func TestLiveServerOverFake(t *testing.T) {
 	sv, id := fakeLive(t)
 	const marker = "hunter2-MARKER"
-	sv.OK(t, daemon.Request{Verb: "type", Session: "a", Target: id, Ref: "@e4", Text: marker})
-	sv.OK(t, daemon.Request{Verb: "click", Session: "a", Target: id, At: &daemon.Point{X: 5, Y: 6}})
+	sv.OK(t, daemon.Request{Verb: "type", Session: "a", Target: id}.With(args.Type{Ref: "@e4", Text: marker}))
+	sv.OK(t, daemon.Request{Verb: "click", Session: "a", Target: id}.With(args.Click{At: "5,6"}))
 
 	resp := sv.OK(t, daemon.Request{Verb: "watch", Session: "a"})
 	u, err := url.Parse(resp.URL)
@@ -148,7 +149,7 @@ func TestLiveRefusesForeignHostAndOrigin(t *testing.T) {
 	dir := t.TempDir()
 	sv := daemontest.Start(t, daemon.Config{StateDir: dir, SocketPath: filepath.Join(dir, "run", "w.sock"),
 		Displays: []kind.DisplayProvider{&kindtest.Provider{}}, Live: live.For(live.Options{})})
-	sv.OK(t, daemon.Request{Verb: "open", Session: "a", Argv: []string{"fake-app"}})
+	sv.OK(t, daemon.Request{Verb: "open", Session: "a"}.With(args.Open{App: "fake-app"}))
 	u, err := url.Parse(sv.OK(t, daemon.Request{Verb: "watch", Session: "a"}).URL)
 	if err != nil {
 		t.Fatal(err)

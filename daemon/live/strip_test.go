@@ -19,6 +19,7 @@ import (
 	"github.com/vibespace/vibespace/cdp"
 	"github.com/vibespace/vibespace/cdp/cdptest"
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/chromium"
 	"github.com/vibespace/vibespace/target"
 )
@@ -171,14 +172,14 @@ func TestLiveViewStrips(t *testing.T) {
 	defer site.Close()
 
 	win, _ := h.openFixture(t, ctx, "alice")
-	own := h.ok(t, daemon.Request{Verb: "browser.open", Session: "alice", URL: site.URL + "/own-page"}).Target.ID
-	shop := h.ok(t, daemon.Request{Verb: "browser.new", Session: "alice", Label: "shop"}).Profile.ID
-	h.ok(t, daemon.Request{Verb: "browser.use", Session: "alice", Label: shop})
-	shopTab := h.ok(t, daemon.Request{Verb: "browser.open", Session: "alice", Profile: shop, URL: site.URL + "/shop-page"}).Target.ID
-	c1 := h.ok(t, daemon.Request{Verb: "browser.new-child", Session: "alice", Profile: "own", Task: "check the prices"}).Profile.Handle
+	own := h.ok(t, daemon.Request{Verb: "browser.open", Session: "alice"}.With(args.OpenURL{URL: site.URL + "/own-page"})).Target.ID
+	shop := h.ok(t, daemon.Request{Verb: "browser.new", Session: "alice"}.With(args.New{Label: "shop"})).Profile.ID
+	h.ok(t, daemon.Request{Verb: "browser.use", Session: "alice"}.With(args.Use{Label: shop}))
+	shopTab := h.ok(t, daemon.Request{Verb: "browser.open", Session: "alice", Profile: shop}.With(args.OpenURL{URL: site.URL + "/shop-page"})).Target.ID
+	c1 := h.ok(t, daemon.Request{Verb: "browser.new-child", Session: "alice", Profile: "own"}.With(args.Child{Task: "check the prices"})).Profile.Handle
 	c2 := h.ok(t, daemon.Request{Verb: "browser.new-child", Session: "alice", Profile: "own"}).Profile.Handle
-	help1 := h.ok(t, daemon.Request{Verb: "browser.open", Session: "alice", Profile: c1, URL: site.URL + "/helper-one"}).Target.ID
-	help2 := h.ok(t, daemon.Request{Verb: "browser.open", Session: "alice", Profile: c2, URL: site.URL + "/helper-two"}).Target.ID
+	help1 := h.ok(t, daemon.Request{Verb: "browser.open", Session: "alice", Profile: c1}.With(args.OpenURL{URL: site.URL + "/helper-one"})).Target.ID
+	help2 := h.ok(t, daemon.Request{Verb: "browser.open", Session: "alice", Profile: c2}.With(args.OpenURL{URL: site.URL + "/helper-two"})).Target.ID
 	bobWin, _ := h.openFixture(t, ctx, "bob")
 
 	addr := h.ok(t, daemon.Request{Verb: "watch", Session: "alice"}).URL
@@ -253,7 +254,7 @@ func TestLiveViewStrips(t *testing.T) {
 		t.Fatal(err)
 	}
 	watched := waitPane(t, ctx, page, win, "live", func(p paneState) bool { return p.State == "live" && p.Decoded > 0 })
-	bobNew := h.ok(t, daemon.Request{Verb: "browser.open", Session: "bob", URL: site.URL + "/bob-page"}).Target.ID
+	bobNew := h.ok(t, daemon.Request{Verb: "browser.open", Session: "bob"}.With(args.OpenURL{URL: site.URL + "/bob-page"})).Target.ID
 	waitStrips(t, ctx, page, "bob's new tab", func(ss map[string]strip) string {
 		if _, ok := ss["bob"].tab(bobNew); !ok {
 			return "no tab " + string(bobNew)
@@ -283,7 +284,7 @@ func TestLiveViewStrips(t *testing.T) {
 
 	// Close shop's tab: its browser is idle, the strip lists it, one click
 	// stops it.
-	h.ok(t, daemon.Request{Verb: "browser.tab", Session: "alice", Profile: shop, Action: "close", Target: string(shopTab)})
+	h.ok(t, daemon.Request{Verb: "browser.tab", Session: "alice", Profile: shop, Target: string(shopTab)}.With(args.Tab{Action: "close"}))
 	waitStrips(t, ctx, page, "shop listed idle in alice's strip", func(ss map[string]strip) string {
 		if a := ss["alice"]; !slices.Equal(a.Idle, []string{shop}) {
 			return fmt.Sprintf("alice's idle %v", a.Idle)

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"github.com/vibespace/vibespace/daemon/args"
 	"path/filepath"
 	"testing"
 	"time"
@@ -21,16 +22,16 @@ func TestLiveTargetsNameContexts(t *testing.T) {
 	s := daemontest.Start(t, daemon.Config{StateDir: dir, SocketPath: filepath.Join(dir, "run", "w.sock"),
 		Displays: []kind.DisplayProvider{&kindtest.Provider{}}, Browser: br, VerbTimeout: 5 * time.Second})
 	core := daemon.LiveHandsOf(s.D)
-	win := s.Call(t, daemon.Request{Verb: "open", Session: "alice", Argv: []string{"fake-app"}}).Target.ID
-	own := s.Call(t, daemon.Request{Verb: "browser.open", Session: "alice", URL: "about:blank"}).Target.ID
-	shop := s.Call(t, daemon.Request{Verb: "browser.new", Session: "alice", Label: "shop"}).Profile.ID
-	s.Call(t, daemon.Request{Verb: "browser.use", Session: "alice", Label: shop})
-	shopTab := s.Call(t, daemon.Request{Verb: "browser.open", Session: "alice", Profile: shop, URL: "about:blank"}).Target.ID
-	c1 := s.Call(t, daemon.Request{Verb: "browser.new-child", Session: "alice", Profile: "own", Task: "check the prices"}).Profile.Handle
+	win := s.Call(t, daemon.Request{Verb: "open", Session: "alice"}.With(args.Open{App: "fake-app"})).Target.ID
+	own := s.Call(t, daemon.Request{Verb: "browser.open", Session: "alice"}.With(args.OpenURL{URL: "about:blank"})).Target.ID
+	shop := s.Call(t, daemon.Request{Verb: "browser.new", Session: "alice"}.With(args.New{Label: "shop"})).Profile.ID
+	s.Call(t, daemon.Request{Verb: "browser.use", Session: "alice"}.With(args.Use{Label: shop}))
+	shopTab := s.Call(t, daemon.Request{Verb: "browser.open", Session: "alice", Profile: shop}.With(args.OpenURL{URL: "about:blank"})).Target.ID
+	c1 := s.Call(t, daemon.Request{Verb: "browser.new-child", Session: "alice", Profile: "own"}.With(args.Child{Task: "check the prices"})).Profile.Handle
 	c2 := s.Call(t, daemon.Request{Verb: "browser.new-child", Session: "alice", Profile: "own"}).Profile.Handle
-	h1 := s.Call(t, daemon.Request{Verb: "browser.open", Session: "alice", Profile: c1, URL: "about:blank"}).Target.ID
-	h2 := s.Call(t, daemon.Request{Verb: "browser.open", Session: "alice", Profile: c2, URL: "about:blank"}).Target.ID
-	bob := s.Call(t, daemon.Request{Verb: "open", Session: "bob", Argv: []string{"fake-app"}}).Target.ID
+	h1 := s.Call(t, daemon.Request{Verb: "browser.open", Session: "alice", Profile: c1}.With(args.OpenURL{URL: "about:blank"})).Target.ID
+	h2 := s.Call(t, daemon.Request{Verb: "browser.open", Session: "alice", Profile: c2}.With(args.OpenURL{URL: "about:blank"})).Target.ID
+	bob := s.Call(t, daemon.Request{Verb: "open", Session: "bob"}.With(args.Open{App: "fake-app"})).Target.ID
 
 	want := map[string][3]string{ // session, context, name
 		string(win): {"alice", "window", "fake-app"}, string(own): {"alice", "own", ""},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vibespace/vibespace/cdp/cdptest"
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/live"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
@@ -44,11 +45,11 @@ func TestLiveViewTracePanel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
 	id, flog := h.openFixture(t, ctx, "agent")
-	h.ok(t, daemon.Request{Verb: "share", Session: "agent", Target: string(id), With: "helper"})
+	h.ok(t, daemon.Request{Verb: "share", Session: "agent", Target: string(id)}.With(args.Share{With: "helper"}))
 	const canary = "CANARY-91e4-typed"
 	entry := h.node(t, "agent", id, func(n *target.Node) bool { return n.Role == "text" && n.Name == "Name" })
 	alpha := h.node(t, "agent", id, func(n *target.Node) bool { return n.Role == "push button" && n.Name == "Alpha" })
-	h.ok(t, daemon.Request{Verb: "type", Session: "agent", Target: string(id), Ref: entry.Ref, Text: canary})
+	h.ok(t, daemon.Request{Verb: "type", Session: "agent", Target: string(id)}.With(args.Type{Ref: entry.Ref, Text: canary}))
 	if _, err := flog.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "text" && e.Text == canary }); err != nil {
 		t.Fatalf("the agent's text never reached the app: %v", err)
 	}
@@ -94,7 +95,7 @@ func TestLiveViewTracePanel(t *testing.T) {
 
 	// A step taken while the page is open appears there.
 	from := flog.Len()
-	h.ok(t, daemon.Request{Verb: "click", Session: "agent", Target: string(id), Ref: alpha.Ref})
+	h.ok(t, daemon.Request{Verb: "click", Session: "agent", Target: string(id)}.With(args.Click{Ref: alpha.Ref}))
 	if _, err := flog.WaitFrom(ctx, from, func(e testenv.Event) bool { return e.Type == "click" && e.Widget == "alpha" }); err != nil {
 		t.Fatalf("the agent's click: %v", err)
 	}

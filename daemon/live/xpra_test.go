@@ -10,6 +10,7 @@ import (
 
 	"github.com/vibespace/vibespace/cdp/cdptest"
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/native"
 	"github.com/vibespace/vibespace/target"
@@ -25,7 +26,7 @@ func (h *liveHarness) openFixtureOn(t *testing.T, ctx context.Context, session, 
 		t.Fatal(err)
 	}
 	logPath := filepath.Join(t.TempDir(), "fixture.jsonl")
-	resp := h.ok(t, daemon.Request{Verb: "open", Session: session, Display: display, Argv: []string{testenv.FixturePython, script, "--log", logPath}})
+	resp := h.ok(t, daemon.Request{Verb: "open", Session: session}.With(args.Open{Display: display, App: testenv.FixturePython, Args: []string{script, "--log", logPath}}))
 	log := testenv.OpenFixtureLog(logPath)
 	if _, err := log.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "ready" }); err != nil {
 		t.Fatal(err)

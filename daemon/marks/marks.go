@@ -10,6 +10,7 @@
 package marks
 
 import (
+	"github.com/vibespace/vibespace/daemon/args"
 	"sync"
 	"time"
 
@@ -42,16 +43,16 @@ func (b *Book) Finish(c *stage.Call, a *stage.Answer) {
 		return
 	}
 	req := c.Req
-	m := wire.AgentMark{Verb: req.Verb, Session: req.Session, Ref: req.Ref, At: b.now().UTC()}
-	win, node, ok := c.Target.Bounds(req.Ref)
+	ref, at := args.Ref(c.Args), args.Point(c.Args)
+	m := wire.AgentMark{Verb: req.Verb, Session: req.Session, Ref: ref, At: b.now().UTC()}
+	win, node, ok := c.Target.Bounds(ref)
 	switch {
-	case req.At != nil:
-		p := *req.At
-		m.Point = &p
+	case at != nil:
+		m.Point = at
 	case c.Facts.Word() == "scroll" && win.W > 0:
 		m.Point = &wire.Point{X: win.W / 2, Y: win.H / 2}
 	}
-	if req.Ref != "" && ok {
+	if ref != "" && ok {
 		box := target.Rect{X: node.X - win.X, Y: node.Y - win.Y, W: node.W, H: node.H}
 		m.Box = &box
 		m.Point = &wire.Point{X: box.X + box.W/2, Y: box.Y + box.H/2}

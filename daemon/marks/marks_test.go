@@ -3,6 +3,7 @@ package marks_test
 import (
 	"encoding/json"
 	"errors"
+	"github.com/vibespace/vibespace/daemon/args"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ func call(t *testing.T, req wire.Request, tg stage.Target) *stage.Call {
 	if !ok {
 		t.Fatalf("no verb %s", req.Verb)
 	}
-	return &stage.Call{Req: req, Facts: f, Target: tg}
+	return stagetest.Decoded(&stage.Call{Req: req, Facts: f, Target: tg})
 }
 
 func ok() *stage.Answer { return &stage.Answer{Resp: wire.Response{OK: true}} }
@@ -49,7 +50,7 @@ func TestMarks(t *testing.T) {
 	win, tab := screen("win:1"), screen("tab:1")
 
 	// click --at: the point as given.
-	b.Finish(call(t, wire.Request{Verb: "click", Session: "s", At: &wire.Point{X: 5, Y: 6}}, win), ok())
+	b.Finish(call(t, wire.Request{Verb: "click", Session: "s"}.With(args.Click{At: "5,6"}), win), ok())
 	m := b.Mark("win:1")
 	if m == nil || m.Verb != "click" || m.Session != "s" || m.Point == nil || *m.Point != (wire.Point{X: 5, Y: 6}) || m.Box != nil || !m.At.Equal(now) || m.Seq != 1 {
 		t.Fatalf("click --at: %+v", m)
@@ -57,7 +58,7 @@ func TestMarks(t *testing.T) {
 
 	// type @e1 with text: the node's box in the target's own pixels and
 	// its centre; no text anywhere in the mark.
-	b.Finish(call(t, wire.Request{Verb: "browser.type", Session: "s", Ref: "e1", Text: "hunter2"}, tab), ok())
+	b.Finish(call(t, wire.Request{Verb: "browser.type", Session: "s"}.With(args.Type{Ref: "e1", Text: "hunter2"}), tab), ok())
 	m = b.Mark("tab:1")
 	if m == nil || m.Ref != "e1" || m.Box == nil || *m.Box != (target.Rect{X: 10, Y: 20, W: 20, H: 10}) || *m.Point != (wire.Point{X: 20, Y: 25}) || m.Seq != 2 {
 		t.Fatalf("type @e1: %+v", m)
@@ -67,15 +68,15 @@ func TestMarks(t *testing.T) {
 	}
 
 	// scroll with no point: the centre of the target.
-	b.Finish(call(t, wire.Request{Verb: "scroll", Session: "s", Dir: "down"}, win), ok())
+	b.Finish(call(t, wire.Request{Verb: "scroll", Session: "s"}.With(args.Scroll{Direction: "down"}), win), ok())
 	if m = b.Mark("win:1"); m.Verb != "scroll" || m.Point == nil || *m.Point != (wire.Point{X: 200, Y: 150}) || m.Seq != 3 {
 		t.Fatalf("scroll: %+v", m)
 	}
 
 	// No mark: a verb that does not mark, one refused, one on no target.
 	b.Finish(call(t, wire.Request{Verb: "snapshot", Session: "s"}, win), ok())
-	b.Finish(call(t, wire.Request{Verb: "click", Session: "s", Ref: "e1"}, win), &stage.Answer{Err: errors.New("refused")})
-	b.Finish(call(t, wire.Request{Verb: "click", Session: "s", Ref: "e1"}, nil), ok())
+	b.Finish(call(t, wire.Request{Verb: "click", Session: "s"}.With(args.Click{Ref: "e1"}), win), &stage.Answer{Err: errors.New("refused")})
+	b.Finish(call(t, wire.Request{Verb: "click", Session: "s"}.With(args.Click{Ref: "e1"}), nil), ok())
 	if m = b.Mark("win:1"); m.Verb != "scroll" || m.Seq != 3 {
 		t.Fatalf("a verb that left no mark changed it: %+v", m)
 	}
@@ -93,9 +94,9 @@ func TestMarks(t *testing.T) {
 func TestMarksOfGoneTargetsAreForgotten(t *testing.T) {
 	gone := map[target.ID]bool{}
 	b := book(t, func(id target.ID) bool { return !gone[id] })
-	b.Finish(call(t, wire.Request{Verb: "click", Session: "s", Ref: "e1"}, screen("win:1")), ok())
+	b.Finish(call(t, wire.Request{Verb: "click", Session: "s"}.With(args.Click{Ref: "e1"}), screen("win:1")), ok())
 	gone["win:1"] = true
-	b.Finish(call(t, wire.Request{Verb: "click", Session: "s", Ref: "e1"}, screen("win:2")), ok())
+	b.Finish(call(t, wire.Request{Verb: "click", Session: "s"}.With(args.Click{Ref: "e1"}), screen("win:2")), ok())
 	if b.Mark("win:1") != nil || b.Mark("win:2") == nil {
 		t.Fatalf("win:1 %+v, win:2 %+v", b.Mark("win:1"), b.Mark("win:2"))
 	}

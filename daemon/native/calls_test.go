@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/daemontest"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
@@ -57,7 +58,7 @@ func TestActCallBudget(t *testing.T) {
 	}
 	logPath := filepath.Join(t.TempDir(), "fixture.jsonl")
 	const session = "budget"
-	open := sv.OK(t, daemon.Request{Verb: "open", Session: session, Argv: []string{testenv.FixturePython, script, "--log", logPath}})
+	open := sv.OK(t, daemon.Request{Verb: "open", Session: session}.With(args.Open{App: testenv.FixturePython, Args: []string{script, "--log", logPath}}))
 	flog := testenv.OpenFixtureLog(logPath)
 	if _, err := flog.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "ready" }); err != nil {
 		t.Fatal(err)
@@ -89,8 +90,8 @@ func TestActCallBudget(t *testing.T) {
 		}
 	}
 	clicked := func(e testenv.Event) bool { return e.Type == "click" && e.Widget == "alpha" }
-	count("click @ref --no-verify", daemon.Request{Verb: "click", Ref: alpha, NoVerify: true}, clickCallsNoVerify, clicked)
-	count("click @ref", daemon.Request{Verb: "click", Ref: alpha}, clickCalls, clicked)
-	count("type @ref --no-verify", daemon.Request{Verb: "type", Ref: entry, Text: "ab", NoVerify: true}, typeCallsNoVerify,
+	count("click @ref --no-verify", daemon.Request{Verb: "click"}.With(args.Click{Ref: alpha, NoVerify: true}), clickCallsNoVerify, clicked)
+	count("click @ref", daemon.Request{Verb: "click"}.With(args.Click{Ref: alpha}), clickCalls, clicked)
+	count("type @ref --no-verify", daemon.Request{Verb: "type"}.With(args.Type{Ref: entry, Text: "ab", NoVerify: true}), typeCallsNoVerify,
 		func(e testenv.Event) bool { return e.Type == "text" && e.Widget == "entry" && e.Text == "ab" })
 }

@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/args"
 	"log/slog"
 	"time"
 
@@ -215,7 +216,12 @@ type Env struct {
 
 // Call is one verb being answered, as the stages see it.
 type Call struct {
+	// Req is the request's envelope (its Args as they came); Args are its
+	// verb's arguments, decoded once into the verb's type of package
+	// daemon/args (a stage reads its own verb's by type assertion, any
+	// verb's through args.Ref, args.Point, args.Text, args.NoVerify).
 	Req   wire.Request
+	Args  args.Args
 	Facts verb.Facts
 	// Started is when the daemon began answering it.
 	Started time.Time

@@ -35,14 +35,14 @@ func appsOf(b kind.Browser) (kind.AppRunner, error) {
 }
 
 // isDesktopApp reports whether req asks for a desktop app.
-func isDesktopApp(req wire.Request) bool {
-	return req.Backend == profile.BackendDesktopApp || req.Provider == provider.DesktopApp
+func isDesktopApp(a args.New) bool {
+	return a.Backend == profile.BackendDesktopApp || a.Provider == provider.DesktopApp
 }
 
 // checkNew checks new's provider and backend (the provider table's rule)
 // and a desktop app's --url, --size and --mode before anything is
 // registered or started.
-func (s *Stage) checkNew(req wire.Request) error {
+func (s *Stage) checkNew(req args.New) error {
 	app, err := provider.CheckNew(s.host.Rows(), provider.New{Provider: req.Provider, Backend: req.Backend, Endpoint: req.Endpoint,
 		App: req.URL != "" || req.Size != "" || req.Mode != ""})
 	if err != nil || !app {
@@ -62,7 +62,7 @@ func (s *Stage) checkNew(req wire.Request) error {
 
 // appOf is the desktop app's launch settings new asks for, over what the
 // profile kept (a flag not given keeps its setting).
-func appOf(apps kind.AppRunner, req wire.Request, kept profile.App) profile.App {
+func appOf(apps kind.AppRunner, req args.New, kept profile.App) profile.App {
 	asked, _ := apps.CheckApp(req.URL, req.Size) // checkNew checked them
 	app := kept
 	if req.URL != "" {
@@ -88,7 +88,7 @@ func kindApp(a profile.App) kind.App { return kind.App{URL: a.URL, Width: a.Widt
 // desktop app that runs already is the session's again: it takes its
 // lease, and what was asked is kept for its next start.
 func (s *Stage) newDesktopApp(ctx context.Context, c *stage.Call) (wire.Response, error) {
-	req := c.Req
+	req, asked := c.Req, c.Args.(args.New)
 	// The display first: on a daemon without it, nothing is registered.
 	apps, err := appsOf(s.host.Browser())
 	if err == nil {
@@ -108,7 +108,7 @@ func (s *Stage) newDesktopApp(ctx context.Context, c *stage.Call) (wire.Response
 		return wire.Response{}, target.Refuse(target.CodeTimeout, "another desktop app was still starting").Wrap(ctx.Err())
 	}
 	defer func() { <-s.appSlot }()
-	p, found, err := reg.FindApp(req.Label)
+	p, found, err := reg.FindApp(asked.Label)
 	if err != nil {
 		return wire.Response{}, err
 	}
@@ -119,20 +119,20 @@ func (s *Stage) newDesktopApp(ctx context.Context, c *stage.Call) (wire.Response
 			return wire.Response{}, err
 		}
 		if running {
-			if p, err = reg.SetApp(p.ID, appOf(apps, req, p.App)); err != nil {
+			if p, err = reg.SetApp(p.ID, appOf(apps, asked, p.App)); err != nil {
 				return wire.Response{}, err
 			}
 			a, err := reg.Use(req.Session, p.ID, "")
 			if err != nil {
 				return wire.Response{}, err
 			}
-			return appAgain(req, id, p, profs.Attached(a, len(reg.Attachments(req.Session)))), nil
+			return appAgain(asked, id, p, profs.Attached(a, len(reg.Attachments(req.Session)))), nil
 		}
 	}
-	app := appOf(apps, req, p.App)
+	app := appOf(apps, asked, p.App)
 	if !found {
 		// Its directory is named by its id, which only registering mints.
-		if p, err = reg.NewApp(req.Label, app); err != nil {
+		if p, err = reg.NewApp(asked.Label, app); err != nil {
 			return wire.Response{}, err
 		}
 	}
@@ -156,7 +156,8 @@ func (s *Stage) newDesktopApp(ctx context.Context, c *stage.Call) (wire.Response
 		undo(false)
 		return wire.Response{}, err
 	}
-	c.Req.Argv, c.Req.Display, c.Req.Mode = apps.AppArgv(dir, kindApp(app)), apps.AppDisplay(), app.Mode
+	argv := apps.AppArgv(dir, kindApp(app))
+	c.Args = args.Open{App: argv[0], Args: argv[1:], Display: apps.AppDisplay(), Mode: app.Mode}
 	resp := s.host.Open(ctx, c, p.ID)
 	if !resp.OK || c.Target == nil {
 		undo(false)
@@ -193,10 +194,11 @@ func (s *Stage) newDesktopApp(ctx context.Context, c *stage.Call) (wire.Response
 // ours, or somebody else's browser at its endpoint). It does not attach
 // it. With --backend desktop-app it also attaches and starts it.
 func (s *Stage) browserNew(ctx context.Context, c *stage.Call) (wire.Response, error) {
-	if isDesktopApp(c.Req) {
+	a := c.Args.(args.New)
+	if isDesktopApp(a) {
 		return s.newDesktopApp(ctx, c)
 	}
-	return s.profs.New(c.Req)
+	return s.profs.New(c.Req, a)
 }
 
 // appName names a desktop app's profile in answers: "shop (bp-3f9a1c02)".
@@ -205,7 +207,7 @@ func appName(p profile.Profile) string { return fmt.Sprintf("%s (%s)", p.Label, 
 // appAgain answers new for a desktop app that runs already as window id,
 // whose lease the session took. What this new asked applies at its next
 // start.
-func appAgain(req wire.Request, id target.ID, p profile.Profile, pi wire.ProfileInfo) wire.Response {
+func appAgain(req args.New, id target.ID, p profile.Profile, pi wire.ProfileInfo) wire.Response {
 	pi.Backend, pi.Window, pi.Running = p.Backend, id, true
 	did := fmt.Sprintf("profile %s runs already as a desktop app in %s; you hold its lease; %s", appName(p), id, windowRecipe(id))
 	if req.URL != "" || req.Size != "" || req.Mode != "" {
@@ -219,8 +221,6 @@ func windowRecipe(id target.ID) string {
 	return "drive it with " + strings.Join(target.WindowVerbs(id), ", ")
 }
 
-func checkClose(req wire.Request) error { return args.CloseOf(req).Validate() }
-
 // browserClose is close <label>: it stops a desktop app's Chromium, as
 // vibespace-window close on its window does (the caller must be able to
 // take the window's lease).
@@ -230,7 +230,7 @@ func (s *Stage) browserClose(ctx context.Context, c *stage.Call) (wire.Response,
 	if err != nil {
 		return wire.Response{}, err
 	}
-	p, err := reg.Find(c.Req.Label)
+	p, err := reg.Find(c.Args.(args.Close).Label)
 	if err != nil {
 		return wire.Response{}, err
 	}

@@ -20,6 +20,7 @@ package tabs
 import (
 	"context"
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/args"
 	"maps"
 	"slices"
 	"strings"
@@ -58,7 +59,7 @@ type Profiles interface {
 	Attached(a profile.Attachment, count int) wire.ProfileInfo
 	Known(reg *profile.Registry, session string, p profile.Profile) wire.ProfileInfo
 	// New registers the profile of a new that is no desktop app.
-	New(req wire.Request) (wire.Response, error)
+	New(req wire.Request, a args.New) (wire.Response, error)
 }
 
 // Host is what the core lends the tabs: the reach of a tab (which every
@@ -157,18 +158,12 @@ func (s *Stage) Verbs() []string {
 		"browser.forward", "browser.reload", "browser.wait", "browser.new", "browser.close"}
 }
 
-// Check checks a request of Verbs before it reaches anything (so a
-// malformed request takes no lease).
-func (s *Stage) Check(req wire.Request) error {
-	switch req.Verb {
-	case "browser.get":
-		return checkGet(req)
-	case "browser.eval":
-		return checkEval(req)
-	case "browser.new":
-		return s.checkNew(req)
-	case "browser.close":
-		return checkClose(req)
+// Check checks a request of Verbs, beyond its arguments' own rules,
+// before it reaches anything (so a malformed request takes no lease):
+// new's provider and a desktop app's settings.
+func (s *Stage) Check(c *stage.Call) error {
+	if a, ok := c.Args.(args.New); ok {
+		return s.checkNew(a)
 	}
 	return nil
 }

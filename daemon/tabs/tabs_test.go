@@ -2,6 +2,7 @@ package tabs
 
 import (
 	"context"
+	"github.com/vibespace/vibespace/daemon/args"
 	"io"
 	"log/slog"
 	"strings"
@@ -160,7 +161,7 @@ func answer(t *testing.T, s *Stage, req wire.Request) (*stage.Call, wire.Respons
 	if req.Session == "" {
 		req.Session = "s"
 	}
-	c := &stage.Call{Req: req}
+	c := stagetest.Decoded(&stage.Call{Req: req})
 	resp, err := s.Answer(t.Context(), c)
 	return c, resp, err
 }
@@ -186,15 +187,22 @@ func TestCheck(t *testing.T) {
 		req  wire.Request
 		code target.Code // "" when it passes
 	}{
-		{wire.Request{Verb: "browser.get", Action: "text"}, ""},
-		{wire.Request{Verb: "browser.get", Action: "html"}, target.CodeBadRequest},
-		{wire.Request{Verb: "browser.eval", Expr: " "}, target.CodeBadRequest},
-		{wire.Request{Verb: "browser.eval", Expr: "1+1"}, ""},
+		{wire.Request{Verb: "browser.get"}.With(args.Get{What: "text"}), ""},
+		{wire.Request{Verb: "browser.get"}.With(args.Get{What: "html"}), target.CodeBadRequest},
+		{wire.Request{Verb: "browser.eval"}.With(args.Eval{Expr: " "}), target.CodeBadRequest},
+		{wire.Request{Verb: "browser.eval"}.With(args.Eval{Expr: "1+1"}), ""},
 		{wire.Request{Verb: "browser.close"}, target.CodeBadRequest},
-		{wire.Request{Verb: "browser.close", Label: "shop"}, ""},
+		{wire.Request{Verb: "browser.close"}.With(args.Close{Label: "shop"}), ""},
 		{wire.Request{Verb: "browser.open"}, ""}, // open checks its URL as it runs
 	} {
-		if got := target.CodeOf(s.Check(tc.req)); got != tc.code {
+		// As the core checks a request before it reaches anything: its
+		// arguments' own rules, then the stage's.
+		c := stagetest.Decoded(&stage.Call{Req: tc.req})
+		err := c.Args.Validate()
+		if err == nil {
+			err = s.Check(c)
+		}
+		if got := target.CodeOf(err); got != tc.code {
 			t.Errorf("%s %+v: %q, want %q", tc.req.Verb, tc.req, got, tc.code)
 		}
 	}
@@ -203,10 +211,10 @@ func TestCheck(t *testing.T) {
 func TestOpenWithoutTabOpensOne(t *testing.T) {
 	var owed []notice.Notice
 	s, h := tabsWith(t, nil, &owed)
-	if _, _, err := answer(t, s, wire.Request{Verb: "browser.open", URL: " "}); target.CodeOf(err) != target.CodeBadRequest {
+	if _, _, err := answer(t, s, wire.Request{Verb: "browser.open"}.With(args.OpenURL{URL: " "})); target.CodeOf(err) != target.CodeBadRequest {
 		t.Fatalf("open with no URL: %v, want bad_request", err)
 	}
-	c, resp, err := answer(t, s, wire.Request{Verb: "browser.open", URL: "https://example.com/"})
+	c, resp, err := answer(t, s, wire.Request{Verb: "browser.open"}.With(args.OpenURL{URL: "https://example.com/"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +229,7 @@ func TestOpenWithoutTabOpensOne(t *testing.T) {
 		t.Errorf("answer %q (%s), want %q", resp.Did, resp.URL, want)
 	}
 	// A second open navigates the current tab: no new one.
-	if _, resp, err = answer(t, s, wire.Request{Verb: "browser.open", URL: "https://example.com/"}); err != nil {
+	if _, resp, err = answer(t, s, wire.Request{Verb: "browser.open"}.With(args.OpenURL{URL: "https://example.com/"})); err != nil {
 		t.Fatal(err)
 	}
 	if len(h.opened) != 1 || !strings.HasPrefix(resp.Did, "opened https://example.com/ (\"A page\") in tab tab:1") {
@@ -233,7 +241,7 @@ func TestOpenAfterTheCurrentTabClosed(t *testing.T) {
 	var owed []notice.Notice
 	s, h := tabsWith(t, nil, &owed)
 	h.current["s"] = "tab:7" // closed meanwhile: the host knows no tab:7
-	if _, _, err := answer(t, s, wire.Request{Verb: "browser.open", URL: "https://example.com/"}); err != nil {
+	if _, _, err := answer(t, s, wire.Request{Verb: "browser.open"}.With(args.OpenURL{URL: "https://example.com/"})); err != nil {
 		t.Fatalf("open: %v, want a new tab in the gone one's place", err)
 	}
 	if len(h.opened) != 1 || h.current["s"] != "tab:1" {
@@ -268,10 +276,10 @@ func TestTabRefusals(t *testing.T) {
 		req  wire.Request
 		code target.Code
 	}{
-		{wire.Request{Verb: "browser.tab", Action: "move"}, target.CodeBadRequest},
-		{wire.Request{Verb: "browser.tab", Action: "select", Target: "win:1"}, target.CodeWrongKind},
-		{wire.Request{Verb: "browser.tab", Action: "select", Target: "tab:9"}, target.CodeUnknownTarget},
-		{wire.Request{Verb: "browser.tab", Action: "close"}, target.CodeNoTab},
+		{wire.Request{Verb: "browser.tab"}.With(args.Tab{Action: "move"}), target.CodeBadRequest},
+		{wire.Request{Verb: "browser.tab", Target: "win:1"}.With(args.Tab{Action: "select"}), target.CodeWrongKind},
+		{wire.Request{Verb: "browser.tab", Target: "tab:9"}.With(args.Tab{Action: "select"}), target.CodeUnknownTarget},
+		{wire.Request{Verb: "browser.tab"}.With(args.Tab{Action: "close"}), target.CodeNoTab},
 	} {
 		if _, _, err := answer(t, s, tc.req); target.CodeOf(err) != tc.code {
 			t.Errorf("%+v: %v, want %s", tc.req, err, tc.code)
@@ -282,7 +290,7 @@ func TestTabRefusals(t *testing.T) {
 func TestTabSelectAndClose(t *testing.T) {
 	var owed []notice.Notice
 	s, h := tabsWith(t, []wire.TargetInfo{{ID: "tab:1"}, {ID: "tab:2"}}, &owed)
-	_, resp, err := answer(t, s, wire.Request{Verb: "browser.tab", Action: "select", Target: "tab:2"})
+	_, resp, err := answer(t, s, wire.Request{Verb: "browser.tab", Target: "tab:2"}.With(args.Tab{Action: "select"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +298,7 @@ func TestTabSelectAndClose(t *testing.T) {
 		t.Errorf("current %s, answer %q", h.current["s"], resp.Did)
 	}
 	// A bare close closes the current tab, and the audit row names it.
-	c, resp, err := answer(t, s, wire.Request{Verb: "browser.tab", Action: "close"})
+	c, resp, err := answer(t, s, wire.Request{Verb: "browser.tab"}.With(args.Tab{Action: "close"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,28 +317,28 @@ func TestGetAndNavigation(t *testing.T) {
 	h.reached = p
 	reached := func(req wire.Request) (wire.Response, error) {
 		req.Session = "s"
-		return s.Answer(t.Context(), &stage.Call{Req: req, Target: stagetest.Of("tab:1")})
+		return s.Answer(t.Context(), stagetest.Decoded(&stage.Call{Req: req, Target: stagetest.Of("tab:1")}))
 	}
-	if resp, err := reached(wire.Request{Verb: "browser.get", Action: "url"}); err != nil || resp.URL != h.url || resp.Text != h.url {
+	if resp, err := reached(wire.Request{Verb: "browser.get"}.With(args.Get{What: "url"})); err != nil || resp.URL != h.url || resp.Text != h.url {
 		t.Errorf("get url: %+v, %v", resp, err)
 	}
-	if resp, err := reached(wire.Request{Verb: "browser.get", Action: "title"}); err != nil || resp.Text != "Now" {
+	if resp, err := reached(wire.Request{Verb: "browser.get"}.With(args.Get{What: "title"})); err != nil || resp.Text != "Now" {
 		t.Errorf("get title: %+v, %v", resp, err)
 	}
-	if resp, err := reached(wire.Request{Verb: "browser.get", Action: "text", Ref: "@e3"}); err != nil || resp.Text != "text of @e3" {
+	if resp, err := reached(wire.Request{Verb: "browser.get"}.With(args.Get{What: "text", Ref: "@e3"})); err != nil || resp.Text != "text of @e3" {
 		t.Errorf("get text @e3: %+v, %v", resp, err)
 	}
-	if _, err := reached(wire.Request{Verb: "browser.get", Action: "text"}); target.CodeOf(err) != target.CodeNoText {
+	if _, err := reached(wire.Request{Verb: "browser.get"}.With(args.Get{What: "text"})); target.CodeOf(err) != target.CodeNoText {
 		t.Errorf("get text of a page double that reads nothing: %v, want no_text", err)
 	}
 	resp, err := reached(wire.Request{Verb: "browser.back"})
 	if err != nil || resp.Did != `went back: https://example.com/ ("A page")` || len(p.went) != 1 || p.went[0] != "back" {
 		t.Errorf("back: %+v, %v, went %v", resp, err, p.went)
 	}
-	if _, err := reached(wire.Request{Verb: "browser.eval", Expr: "1"}); target.CodeOf(err) != target.CodeBadRequest {
+	if _, err := reached(wire.Request{Verb: "browser.eval"}.With(args.Eval{Expr: "1"})); target.CodeOf(err) != target.CodeBadRequest {
 		t.Errorf("eval on a page double that evaluates nothing: %v, want bad_request", err)
 	}
-	if _, err := reached(wire.Request{Verb: "browser.wait", Text: "x"}); target.CodeOf(err) != target.CodeBadRequest {
+	if _, err := reached(wire.Request{Verb: "browser.wait"}.With(args.Wait{Text: "x"})); target.CodeOf(err) != target.CodeBadRequest {
 		t.Errorf("wait on a page double that cannot be waited on: %v, want bad_request", err)
 	}
 	if h.locked != 5 {

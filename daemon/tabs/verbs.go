@@ -15,8 +15,8 @@ import (
 // open navigates the session's current tab to URL, or opens a tab when it
 // has none.
 func (s *Stage) open(ctx context.Context, c *stage.Call) (wire.Response, error) {
-	req := c.Req
-	if strings.TrimSpace(req.URL) == "" {
+	req, a := c.Req, c.Args.(args.OpenURL)
+	if strings.TrimSpace(a.URL) == "" {
 		return wire.Response{}, target.Refuse(target.CodeBadRequest, "open needs a URL")
 	}
 	bc, sel, err := s.host.Context(ctx, c)
@@ -45,7 +45,7 @@ func (s *Stage) open(ctx context.Context, c *stage.Call) (wire.Response, error) 
 		return wire.Response{}, target.Refuse(target.CodeBadRequest, "%s loads no addresses", id)
 	}
 	return s.host.Locked(ctx, c, func(ctx context.Context) (wire.Response, error) {
-		if err := nav.Navigate(ctx, req.URL); err != nil {
+		if err := nav.Navigate(ctx, a.URL); err != nil {
 			return wire.Response{}, err
 		}
 		title, u, err := s.host.Navigated(ctx, c)
@@ -56,8 +56,8 @@ func (s *Stage) open(ctx context.Context, c *stage.Call) (wire.Response, error) 
 // tab lists, opens, closes or selects the session's tabs in the chosen
 // context. Only the session's own tabs are shown; others are counted.
 func (s *Stage) tab(ctx context.Context, c *stage.Call) (wire.Response, error) {
-	req := c.Req
-	action := req.Action
+	req, a := c.Req, c.Args.(args.Tab)
+	action := a.Action
 	if action == "" {
 		action = "list"
 	}
@@ -89,12 +89,12 @@ func (s *Stage) tab(ctx context.Context, c *stage.Call) (wire.Response, error) {
 		}
 		id := c.Target.ID()
 		return s.host.Locked(ctx, c, func(ctx context.Context) (wire.Response, error) {
-			if req.URL != "" {
+			if a.URL != "" {
 				nav, ok := s.host.Reached(c).(kind.Navigator)
 				if !ok {
 					return wire.Response{}, target.Refuse(target.CodeBadRequest, "%s loads no addresses", id)
 				}
-				if err := nav.Navigate(ctx, req.URL); err != nil {
+				if err := nav.Navigate(ctx, a.URL); err != nil {
 					return wire.Response{}, err
 				}
 			}
@@ -156,27 +156,25 @@ func (s *Stage) tabList(ctx context.Context, c *stage.Call, sel Selection) (wire
 	return resp, nil
 }
 
-// checkGet: get answers the page's text, URL or title.
-func checkGet(req wire.Request) error { return args.GetOf(req).Validate() }
-
 // get answers the page's text (or, with a ref, that node's), URL or
 // title.
 func (s *Stage) get(ctx context.Context, c *stage.Call) (wire.Response, error) {
+	a := c.Args.(args.Get)
 	return s.host.Locked(ctx, c, func(ctx context.Context) (wire.Response, error) {
-		switch c.Req.Action {
+		switch a.What {
 		case "url", "title":
 			// As the page has them now (a page may retitle itself).
 			info, err := s.host.Relist(ctx, c)
 			if err != nil {
 				return wire.Response{}, err
 			}
-			if c.Req.Action == "url" {
+			if a.What == "url" {
 				return wire.Response{URL: info.App, Text: info.App}, nil
 			}
 			return wire.Response{Text: info.Title}, nil
 		}
-		if c.Req.Ref != "" {
-			return s.host.NodeText(ctx, c, c.Req.Ref) // get text @ref: that node's
+		if a.Ref != "" {
+			return s.host.NodeText(ctx, c, a.Ref) // get text @ref: that node's
 		}
 		pr, ok := s.host.Reached(c).(kind.PageReader)
 		if !ok {
@@ -187,9 +185,6 @@ func (s *Stage) get(ctx context.Context, c *stage.Call) (wire.Response, error) {
 	})
 }
 
-// checkEval: eval needs an expression.
-func checkEval(req wire.Request) error { return args.EvalOf(req).Validate() }
-
 // eval evaluates an expression in the page and answers its value as
 // JSON; a thrown error is script_error.
 func (s *Stage) eval(ctx context.Context, c *stage.Call) (wire.Response, error) {
@@ -198,7 +193,7 @@ func (s *Stage) eval(ctx context.Context, c *stage.Call) (wire.Response, error) 
 		return wire.Response{}, target.Refuse(target.CodeBadRequest, "%s evaluates no script", c.Target.ID())
 	}
 	return s.host.Locked(ctx, c, func(ctx context.Context) (wire.Response, error) {
-		v, err := ev.Eval(ctx, c.Req.Expr)
+		v, err := ev.Eval(ctx, c.Args.(args.Eval).Expr)
 		if err != nil {
 			return wire.Response{}, err
 		}
@@ -228,8 +223,9 @@ func (s *Stage) wait(ctx context.Context, c *stage.Call) (wire.Response, error) 
 	if !ok {
 		return wire.Response{}, target.Refuse(target.CodeBadRequest, "%s cannot be waited on", c.Target.ID())
 	}
+	a := c.Args.(args.Wait)
 	return s.host.Locked(ctx, c, func(ctx context.Context) (wire.Response, error) {
-		if err := w.Wait(ctx, kind.Wait{Selector: c.Req.Selector, Text: c.Req.Text, URL: c.Req.URL}); err != nil {
+		if err := w.Wait(ctx, kind.Wait{Selector: a.Selector, Text: a.Text, URL: a.URL}); err != nil {
 			return wire.Response{}, err
 		}
 		return wire.Response{Did: "the page shows what was awaited"}, nil

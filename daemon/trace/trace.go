@@ -20,6 +20,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/daemon/tracelog"
@@ -111,7 +112,7 @@ func (s *Stage) Finish(c *stage.Call, a *stage.Answer) {
 	if serr != nil {
 		return
 	}
-	step := wire.TraceStep{Time: c.Started.UTC(), Session: req.Session, Target: id, Verb: req.Verb, Ref: req.Ref,
+	step := wire.TraceStep{Time: c.Started.UTC(), Session: req.Session, Target: id, Verb: req.Verb, Ref: args.Ref(c.Args),
 		By: resp.By, OK: a.Err == nil && resp.OK, Code: resp.Code, Before: asDigest(c.Before), After: asDigest(c.After)}
 	if !c.Started.IsZero() {
 		step.MS = s.env.Now().Sub(c.Started).Milliseconds()
@@ -122,17 +123,17 @@ func (s *Stage) Finish(c *stage.Call, a *stage.Answer) {
 	if resp.Effect != nil {
 		step.Effect = resp.Effect.Word // its Seen may quote the text typed: not kept
 	}
-	switch strings.TrimPrefix(req.Verb, "browser.") {
-	case "type", "fill":
-		step.Chars = utf8.RuneCountInString(req.Text)
-	case "key":
-		if typesText(req.Chord) {
+	switch a := c.Args.(type) {
+	case args.Type, args.Fill:
+		step.Chars = utf8.RuneCountInString(args.Text(a))
+	case args.Key:
+		if typesText(a.Chord) {
 			step.Chars = 1 // a key that types a character is typing
 		} else {
-			step.Key = req.Chord
+			step.Key = a.Chord
 		}
-	case "scroll":
-		step.Dir, step.Steps = req.Dir, req.By
+	case args.Scroll:
+		step.Dir, step.Steps = a.Direction, a.By
 		if step.Dir == "" {
 			step.Dir = "down"
 		}
@@ -140,10 +141,7 @@ func (s *Stage) Finish(c *stage.Call, a *stage.Answer) {
 			step.Steps = 3
 		}
 	}
-	if req.At != nil {
-		p := *req.At
-		step.At = &p
-	}
+	step.At = args.Point(c.Args)
 	if step.After == "" && step.OK {
 		switch {
 		case resp.Text != "":
@@ -277,7 +275,8 @@ func (s *Stage) Verbs() []string { return []string{"trace", "browser.trace"} }
 // Answer answers the caller's trace (--for: another session's, the
 // operator's word), or sets the operator's pictures setting.
 func (s *Stage) Answer(ctx context.Context, c *stage.Call) (wire.Response, error) {
-	if err := s.check(c.Req); err != nil {
+	a := c.Args.(args.Trace)
+	if err := s.check(c.Req, a); err != nil {
 		return wire.Response{}, err
 	}
 	st, err := s.Store()
@@ -285,7 +284,7 @@ func (s *Stage) Answer(ctx context.Context, c *stage.Call) (wire.Response, error
 		return wire.Response{}, target.Refuse(target.CodeInternal, "the trace cannot be read: %v", err)
 	}
 	req := c.Req
-	if req.Action != "" {
+	if a.Action != "" {
 		return s.pictures(c, st)
 	}
 	who := req.Subject()
@@ -298,7 +297,7 @@ func (s *Stage) Answer(ctx context.Context, c *stage.Call) (wire.Response, error
 			return wire.Response{}, err
 		}
 	}
-	last := req.Last
+	last := a.Last
 	if last == 0 {
 		last = defaultLast
 	}
@@ -316,17 +315,17 @@ func (s *Stage) Answer(ctx context.Context, c *stage.Call) (wire.Response, error
 }
 
 // check refuses a malformed trace request before it reads anything.
-func (s *Stage) check(req wire.Request) error {
-	switch req.Action {
+func (s *Stage) check(req wire.Request, a args.Trace) error {
+	switch a.Action {
 	case "", PicturesOn, PicturesOff:
 	default:
-		return target.Refuse(target.CodeBadRequest, "trace takes --pictures on or off, not %s", target.Echo(req.Action))
+		return target.Refuse(target.CodeBadRequest, "trace takes --pictures on or off, not %s", target.Echo(a.Action))
 	}
-	if req.Action != "" && (req.Target != "" || req.For != "" || req.Last != 0) {
+	if a.Action != "" && (req.Target != "" || req.For != "" || a.Last != 0) {
 		return target.Refuse(target.CodeBadRequest, "trace --pictures is a setting of the daemon: it takes no --target, --for or --last")
 	}
-	if req.Last < 0 || req.Last > s.env.TraceSteps {
-		return target.Refuse(target.CodeBadRequest, "--last %d: use 1 to %d (the steps a session's trace keeps)", req.Last, s.env.TraceSteps).
+	if a.Last < 0 || a.Last > s.env.TraceSteps {
+		return target.Refuse(target.CodeBadRequest, "--last %d: use 1 to %d (the steps a session's trace keeps)", a.Last, s.env.TraceSteps).
 			With("limit", s.env.TraceSteps)
 	}
 	return nil
@@ -350,7 +349,7 @@ func (s *Stage) sees(req wire.Request, who string, id target.ID, st *tracelog.St
 // pictures is trace --pictures on|off: the operator's setting, kept
 // across restarts and audited like desktop's.
 func (s *Stage) pictures(c *stage.Call, st *tracelog.Store) (wire.Response, error) {
-	on := c.Req.Action == PicturesOn
+	on := c.Args.(args.Trace).Action == PicturesOn
 	c.Fact.Setting = "trace pictures " + map[bool]string{true: "on", false: "off"}[on]
 	changed, err := st.SetPictures(on, c.Req.Session)
 	if err != nil {

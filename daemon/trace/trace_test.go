@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/daemon/stage/stagetest"
@@ -71,7 +72,7 @@ func call(v string, tg stage.Target, req wire.Request) *stage.Call {
 	if req.Session == "" {
 		req.Session = "a"
 	}
-	return &stage.Call{Req: req, Facts: f, Started: time.Now(), Target: tg}
+	return stagetest.Decoded(&stage.Call{Req: req, Facts: f, Started: time.Now(), Target: tg})
 }
 
 func (w *world) finish(c *stage.Call, resp wire.Response, err error) {
@@ -104,14 +105,14 @@ func TestStepsOfASession(t *testing.T) {
 	w := newWorld(t, nil)
 	tg := stagetest.Of("win:1")
 	const canary = "hunter2-CANARY"
-	w.finish(call("click", tg, wire.Request{Ref: "@e9"}), wire.Response{By: target.RoadTree}, nil)
-	c := call("type", tg, wire.Request{Ref: "@e4", Text: canary})
+	w.finish(call("click", tg, wire.Request{}.With(args.Click{Ref: "@e9"})), wire.Response{By: target.RoadTree}, nil)
+	c := call("type", tg, wire.Request{}.With(args.Type{Ref: "@e4", Text: canary}))
 	c.Acted = &target.NodeTraits{Role: "combo box", Name: canary}
 	c.Before, c.After = "b1", "a1 "+canary+" as text"
 	w.finish(c, wire.Response{By: target.RoadTree, Effect: &target.Effect{Word: target.EffectConfirmed, Seen: []string{canary}}}, nil)
-	w.finish(call("key", tg, wire.Request{Chord: "shift+z"}), wire.Response{}, nil)
-	w.finish(call("key", tg, wire.Request{Chord: "ctrl+shift+t"}), wire.Response{}, nil)
-	w.finish(call("click", tg, wire.Request{Ref: "@e99"}), wire.Response{}, target.Refuse(target.CodeBadRef, "no @e99"))
+	w.finish(call("key", tg, wire.Request{}.With(args.Key{Chord: "shift+z"})), wire.Response{}, nil)
+	w.finish(call("key", tg, wire.Request{}.With(args.Key{Chord: "ctrl+shift+t"})), wire.Response{}, nil)
+	w.finish(call("click", tg, wire.Request{}.With(args.Click{Ref: "@e99"})), wire.Response{}, target.Refuse(target.CodeBadRef, "no @e99"))
 	w.finish(call("trace", nil, wire.Request{}), wire.Response{}, nil)
 	w.finish(call("list", nil, wire.Request{}), wire.Response{}, nil)
 
@@ -151,12 +152,12 @@ func TestPictures(t *testing.T) {
 	png := []byte("\x89PNG picture")
 	tg := &stagetest.Target{TargetID: "win:1", PNG: png}
 	w.finish(call("click", tg, wire.Request{}), wire.Response{}, nil)
-	on := call("trace", nil, wire.Request{Session: "op", Action: PicturesOn})
+	on := call("trace", nil, wire.Request{Session: "op"}.With(args.Trace{Action: PicturesOn}))
 	if _, err := w.answer(t, on); err != nil || on.Fact.Setting != "trace pictures on" {
 		t.Fatalf("pictures on: %v, audited %q", err, on.Fact.Setting)
 	}
 	w.finish(call("click", tg, wire.Request{}), wire.Response{}, nil)
-	w.finish(call("type", tg, wire.Request{Text: "x"}), wire.Response{}, nil)
+	w.finish(call("type", tg, wire.Request{}.With(args.Type{Text: "x"})), wire.Response{}, nil)
 	w.finish(call("snapshot", tg, wire.Request{}), wire.Response{}, nil)
 	mine := &stagetest.Target{TargetID: "win:2", PNG: png, Mine: true}
 	w.finish(call("click", mine, wire.Request{}), wire.Response{}, nil)
@@ -197,13 +198,13 @@ func TestAnswerRefuses(t *testing.T) {
 	w.known["win:1"] = map[string]bool{"a": true}
 	w.finish(call("click", stagetest.Of("win:1"), wire.Request{}), wire.Response{}, nil)
 	for _, req := range []wire.Request{
-		{Action: "pictures-maybe"},
-		{Action: PicturesOn, Target: "win:1"},
-		{Last: -1},
-		{Last: 501},
+		wire.Request{}.With(args.Trace{Action: "pictures-maybe"}),
+		wire.Request{Target: "win:1"}.With(args.Trace{Action: PicturesOn}),
+		wire.Request{}.With(args.Trace{Last: -1}),
+		wire.Request{}.With(args.Trace{Last: 501}),
 	} {
 		if _, err := w.answer(t, call("trace", nil, req)); target.CodeOf(err) != target.CodeBadRequest {
-			t.Errorf("%+v: %v", req, err)
+			t.Errorf("%+v (args %s): %v", req, req.Args, err)
 		}
 	}
 	if _, err := w.answer(t, call("trace", nil, wire.Request{Session: "b", Target: "win:1"})); target.CodeOf(err) != target.CodeNotExposed {

@@ -2,8 +2,10 @@
 // answers: how it reaches its target, whether it acts on it (a step of
 // the session's budget, watched for loops, recorded in flight, traced
 // with a picture), whether it moves the focus, carries typed text, leaves
-// the agent's mark for the live view, and which of the request's
-// envelope fields (--for, a mode, a secret) it takes, and which verb of
+// the agent's mark for the live view, whether it takes the envelope's
+// --for, a mode or a provider's key among its arguments (package
+// daemon/args's types hold them; a test holds the two to agree), and
+// which verb of
 // the capability law (package target) it is decided as. The core, every
 // stage and the command lines read this table; no other list of verb
 // names exists. It imports nothing of ours but the shared model.
@@ -61,9 +63,9 @@ type Facts struct {
 	// For: it takes Request.For, the operator's word for another
 	// session's browser attachments, trace or budget.
 	For bool
-	// Mode: it takes Request.Mode (a window's mode).
+	// Mode: its arguments hold a mode (a window's).
 	Mode bool
-	// Secret: it takes Request.Secret (a provider's key).
+	// Secret: its arguments hold a provider's key.
 	Secret bool
 	// Reads: the verb only reads (what the daemon keeps and its targets
 	// are as they were): a call the daemon never answered can be sent

@@ -1,6 +1,7 @@
 package verbaudit_test
 
 import (
+	"github.com/vibespace/vibespace/daemon/args"
 	"testing"
 
 	"github.com/vibespace/vibespace/daemon/stage"
@@ -29,7 +30,7 @@ func call(t *testing.T, req wire.Request, tg stage.Target) *stage.Call {
 	if !ok {
 		t.Fatalf("no verb %s", req.Verb)
 	}
-	return &stage.Call{Req: req, Facts: f, Target: tg}
+	return stagetest.Decoded(&stage.Call{Req: req, Facts: f, Target: tg})
 }
 
 func TestRows(t *testing.T) {
@@ -37,13 +38,13 @@ func TestRows(t *testing.T) {
 
 	// A verb that ran on a window of the user's desktop: its road, its
 	// target, desktop as its answer names it.
-	c := call(t, wire.Request{Verb: "click", Session: "s", Target: "win:1", Ref: "e1"}, stagetest.Of("win:1"))
+	c := call(t, wire.Request{Verb: "click", Session: "s", Target: "win:1"}.With(args.Click{Ref: "e1"}), stagetest.Of("win:1"))
 	c.Road = target.Road("tree")
 	s.Finish(c, &stage.Answer{Resp: wire.Response{OK: true, Target: &wire.TargetInfo{ID: "win:1", Desktop: true}}})
 
 	// A refusal before it reached anything: the target the request named,
 	// its code; no desktop without a target reached.
-	c = call(t, wire.Request{Verb: "type", Session: "s", Target: "win:7", Text: "secret"}, nil)
+	c = call(t, wire.Request{Verb: "type", Session: "s", Target: "win:7"}.With(args.Type{Text: "secret"}), nil)
 	refusal := target.Refuse(target.CodeTimeout, "busy")
 	s.Finish(c, &stage.Answer{Resp: wire.Response{Code: target.CodeTimeout, Target: &wire.TargetInfo{ID: "win:7", Desktop: true}}, Err: refusal})
 

@@ -17,6 +17,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/effect"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/stage"
@@ -83,7 +84,7 @@ type watch struct {
 // is.
 func (s *Stage) Watch(ctx context.Context, c *stage.Call, a stage.Acting) stage.Watch {
 	w := &watch{s: s, c: c, sight: a.Sight, node: a.Node, at: a.At, read: a.Read}
-	if c.Req.NoVerify {
+	if args.NoVerify(c.Args) {
 		w.off = "verification off"
 		return w
 	}

@@ -3,14 +3,17 @@ package verifying
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"image"
 	"image/color"
 	"image/png"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/daemon/stage/stagetest"
@@ -40,7 +43,11 @@ func acting(t *testing.T, v string, road target.Road) *stage.Call {
 	if !ok {
 		t.Fatalf("no verb %s", v)
 	}
-	return &stage.Call{Req: wire.Request{Verb: v, Session: "s", Target: "win:1", Ref: "@e1"}, Facts: f, Road: road}
+	req := wire.Request{Verb: v, Session: "s", Target: "win:1"}
+	if slices.Contains(args.Fields(v), "ref") {
+		req.Args = json.RawMessage(`{"ref":"@e1"}`)
+	}
+	return stagetest.Decoded(&stage.Call{Req: req, Facts: f, Road: road})
 }
 
 // picture is a 64×64 PNG of one colour.
@@ -264,7 +271,8 @@ func TestOff(t *testing.T) {
 	sight := stagetest.SightOf("win:1")
 	sight.NodeFacts = func(kind.Node) (*target.Node, error) { return &target.Node{Role: "push button"}, nil }
 	c := acting(t, "click", target.RoadTree)
-	c.Req.NoVerify = true
+	c.Req = c.Req.With(args.Click{Ref: "@e1", NoVerify: true})
+	stagetest.Decoded(c)
 	w := watcher(t, time.Second).Watch(t.Context(), c, stage.Acting{Sight: sight, Node: &kind.Node{Ref: "@e1"}})
 	resp := wire.Response{Did: "clicked @e1"}
 	w.After(t.Context(), &resp)

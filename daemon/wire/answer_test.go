@@ -71,7 +71,7 @@ func TestNoAnswerAfterTheRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	if _, err := cl.Call(ctx, Request{Verb: "type", Session: "s", Text: "x"}); !errors.Is(err, ErrNoAnswer) {
+	if _, err := cl.Call(ctx, Request{Verb: "type", Session: "s"}.With(map[string]string{"text": "x"})); !errors.Is(err, ErrNoAnswer) {
 		t.Fatalf("Call: %v; want ErrNoAnswer", err)
 	}
 }

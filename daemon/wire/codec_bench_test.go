@@ -12,7 +12,7 @@ import (
 )
 
 // clickRequest is a typical click: a window's handle and a ref.
-var clickRequest = Request{Verb: "click", Session: "agent-1", Target: "win:0x400007", Ref: "@e12"}
+var clickRequest = Request{Verb: "click", Session: "agent-1", Target: "win:0x400007"}.With(map[string]string{"ref": "@e12"})
 
 // snapshotAnswer is a typical snapshot answer, as the daemon writes it: a
 // window of 80 nodes (the fixture's size), the tree and its text, the

@@ -113,13 +113,12 @@ func TestRequestLine(t *testing.T) {
 			check(one)
 		}
 	}
-	check(Request{Verb: "scroll", At: &Point{}, By: -3, Argv: []string{}})
-	// snapshot --after with the view options it takes: After sits between
-	// diff and values, as the struct has it.
-	after := Request{Verb: "snapshot", Session: "s", After: "@e13333", Interactive: true, JSON: true, Depth: 2}
+	check(Request{Verb: "scroll"}.With(map[string]any{"at": "0,0", "by": -3}))
+	// snapshot --after with the view options it takes, as its arguments.
+	after := Request{Verb: "snapshot", Session: "s", JSON: true}.With(map[string]any{"interactive": true, "depth": 2, "after": "@e13333"})
 	check(after)
 	l := line(after)
-	if !bytes.Contains(l, []byte(`"depth":2,"after":"@e13333"`)) {
+	if !bytes.Contains(l, []byte(`"json":true,"args":{"after":"@e13333","depth":2,"interactive":true}`)) {
 		t.Fatalf("snapshot --after encodes as %s", l)
 	}
 	if back, err := DecodeRequest(l); err != nil || !reflect.DeepEqual(back, after) {

@@ -11,81 +11,54 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/vibespace/vibespace/target"
 )
 
 // ProtocolVersion is sent in every answer; a CLI that sees another version
 // talks to a daemon of another build.
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
-// Request is one line from a client. Which fields matter depends on Verb.
+// Request is one line from a client: an envelope — the verb, who asks,
+// what it acts on, how the answer is wanted — and the verb's own
+// arguments, as the JSON of the verb's type of package daemon/args (a
+// client sets them with args.Request or With; the daemon decodes them
+// into that type once, refusing a field the type does not have).
 type Request struct {
-	Verb        string   `json:"verb"`
-	Session     string   `json:"session"`
-	Target      string   `json:"target,omitempty"`
-	Ref         string   `json:"ref,omitempty"`
-	Text        string   `json:"text,omitempty"`    // type
-	Chord       string   `json:"chord,omitempty"`   // key
-	At          *Point   `json:"at,omitempty"`      // click --at, scroll --at: pixels of the window's screenshot
-	Dir         string   `json:"dir,omitempty"`     // scroll
-	By          int      `json:"by,omitempty"`      // scroll steps
-	With        string   `json:"with,omitempty"`    // share
-	Argv        []string `json:"argv,omitempty"`    // open
-	Display     string   `json:"display,omitempty"` // open: which display (its provider's name); "" the default
-	Interactive bool     `json:"interactive,omitempty"`
-	JSON        bool     `json:"json,omitempty"`  // snapshot: the tree as JSON instead of text
-	User        string   `json:"user,omitempty"`  // takeover: who takes over; handback: who hands back
-	Force       bool     `json:"force,omitempty"` // handback: the operator's override
-	Mode        string   `json:"mode,omitempty"`  // open --mode, mode <handle> <word>: auto | tree | pixels (windows only)
-	Xpra        bool     `json:"xpra,omitempty"`  // watch --xpra: how a person attaches xpra's own client instead of the live view
-	Host        string   `json:"host,omitempty"`  // watch --xpra --ssh: how a remote person reaches this machine ("user@host")
+	Verb    string `json:"verb"`
+	Session string `json:"session"`
+	Target  string `json:"target,omitempty"`
+	// For is --for <session>: the operator acting on another session's
+	// browser attachments, trace or budget.
+	For string `json:"for,omitempty"`
+	// Profile is a browser verb's --profile <id|alias> (or
+	// VIBESPACE_BROWSER): which attachment it acts in.
+	Profile string `json:"profile,omitempty"`
+	// Headed asks for that profile's browser on our display instead of
+	// headless (a relaunch; refused on somebody else's browser).
+	Headed bool `json:"headed,omitempty"`
+	// JSON asks for the answer's tree or matches as JSON instead of text
+	// (snapshot --json, find --json): the answer's form, not the verb's.
+	JSON bool `json:"json,omitempty"`
+	// Args are the verb's arguments: a JSON object, or none.
+	Args json.RawMessage `json:"args,omitempty"`
+}
 
-	// Observing and verifying (issue 15).
-	Depth    int      `json:"depth,omitempty"`     // snapshot --depth N: levels below the root (or the scope) kept; 0 all
-	Diff     bool     `json:"diff,omitempty"`      // snapshot --diff: what changed since this session's last snapshot of the target
-	After    string   `json:"after,omitempty"`     // snapshot --after @ref: what follows that node, as one more page past a snapshot its budget cut
-	Values   []string `json:"values,omitempty"`    // select @ref <option…>: the options to choose
-	NoVerify bool     `json:"no_verify,omitempty"` // an acting verb: do not watch for its effect (the answer's effect is unverifiable)
-	Steps    int      `json:"steps,omitempty"`     // budget --steps N: acting verbs allowed (-1: no bound)
-	Minutes  int      `json:"minutes,omitempty"`   // budget --minutes N: wall clock allowed from now (-1: no bound)
-	Reset    bool     `json:"reset,omitempty"`     // budget --reset: start the count and the clock over
-
-	// The browser's words (vibespace-browser).
-	URL      string `json:"url,omitempty"`      // open <url>; wait --url
-	Profile  string `json:"profile,omitempty"`  // --profile <id|alias> or VIBESPACE_BROWSER: which attachment
-	Label    string `json:"label,omitempty"`    // new <label>; use <label|id>
-	Alias    string `json:"alias,omitempty"`    // use --alias
-	None     bool   `json:"none,omitempty"`     // pin --none
-	Action   string `json:"action,omitempty"`   // tab list|new|close|select; get text|url|title
-	Expr     string `json:"expr,omitempty"`     // eval
-	Selector string `json:"selector,omitempty"` // wait --selector
-	Headed   bool   `json:"headed,omitempty"`   // a profile's browser on our display instead of headless
-	For      string `json:"for,omitempty"`      // use/detach/pin/attachments --for <session>: the operator acting on another session's set
-	Backend  string `json:"backend,omitempty"`  // new --backend: "desktop-app" (a real Chromium as a window, no DevTools); "" the CDP browser
-	Size     string `json:"size,omitempty"`     // new --size WxH: a desktop app's window size in pixels
-	Task     string `json:"task,omitempty"`     // new-child --task: what the helper is for, as the live view names its tabs
-
-	// The trace (issue 15): trace --last N, the steps answered (0: the
-	// default); trace --pictures on|off is Action "pictures-on" /
-	// "pictures-off".
-	Last int `json:"last,omitempty"`
-
-	// Provider keys (key set|clear|list; verbs key.set, key.clear,
-	// key.list): Provider names the provider ("cloud:browserless"); Secret
-	// is the key itself, on key.set only. The CLI reads it from stdin, never
-	// argv or the environment; the daemon stores it 0600 and never answers,
-	// logs or audits it.
-	Provider string `json:"provider,omitempty"`
-	Secret   string `json:"secret,omitempty"`
-	// Endpoint is new --endpoint: a remote provider's DevTools endpoint
-	// (cdp: ws://…/devtools/browser/<id> or an http base) or a cloud
-	// provider's region host (wss://…). Never a key.
-	Endpoint string `json:"endpoint,omitempty"`
-
-	// Desktop names the caller's own desktop session, from its environment
-	// (desktop on, doctor): the user's desktop the operator opens to agents.
-	Desktop *DesktopEnv `json:"desktop,omitempty"`
+// With is r carrying a as its arguments (a verb's type of package
+// daemon/args, or any value whose JSON is that type's).
+func (r Request) With(a any) Request {
+	b, err := json.Marshal(a)
+	if err != nil {
+		// The arguments' types are plain structs of strings, numbers and
+		// lists: nothing of them fails to marshal.
+		panic(fmt.Sprintf("wire: arguments of %s do not marshal: %v", r.Verb, err))
+	}
+	if string(b) == "{}" || string(b) == "null" {
+		b = nil
+	}
+	r.Args = b
+	return r
 }
 
 // DesktopEnv names the user's own desktop session as the caller's
@@ -313,7 +286,13 @@ func DecodeRequest(line []byte) (Request, error) {
 	dec.DisallowUnknownFields()
 	var req Request
 	if err := dec.Decode(&req); err != nil {
-		return Request{}, target.Refuse(target.CodeBadRequest, "malformed request: %s", clip(err.Error(), 200)).Wrap(err)
+		hint := ""
+		if strings.HasPrefix(err.Error(), "json: unknown field ") {
+			// A client of protocol 1 sent a verb's arguments beside its
+			// envelope.
+			hint = fmt.Sprintf(" (protocol %d: a verb's arguments go in \"args\")", ProtocolVersion)
+		}
+		return Request{}, target.Refuse(target.CodeBadRequest, "malformed request: %s%s", clip(err.Error(), 200), hint).Wrap(err)
 	}
 	if dec.More() {
 		return Request{}, target.Refuse(target.CodeBadRequest, "malformed request: more than one JSON value on the line")

@@ -35,12 +35,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/vibespace/vibespace/daemon/verb"
 	"log/slog"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/daemon/wire"
@@ -89,7 +89,7 @@ type Host = interface {
 	Pause(kd kind.Display, user, session, how string)
 }
 
-// The operator's words on the desktop (Request.Action of the desktop verb).
+// The operator's words on the desktop (args.Desktop's Action).
 const (
 	actStatus   = "status"
 	actOn       = "on"
@@ -160,25 +160,26 @@ func (y *Desktop) Bind(h Host) {
 }
 
 // Check refuses a malformed desktop verb before it reaches anything.
-func (y *Desktop) Check(req wire.Request) error {
-	switch req.Action {
+func (y *Desktop) Check(c *stage.Call) error {
+	req, a := c.Req, c.Args.(args.Desktop)
+	switch a.Action {
 	case "", actStatus, actOn, actOff:
 		if req.Target != "" {
-			return target.Refuse(target.CodeBadRequest, "desktop %s takes no handle", req.Action)
+			return target.Refuse(target.CodeBadRequest, "desktop %s takes no handle", a.Action)
 		}
 	case actPixels, actNoPixels:
 		if req.Target == "" {
-			return target.Refuse(target.CodeBadRequest, "desktop %s needs a window handle of your desktop (win:N)", req.Action)
+			return target.Refuse(target.CodeBadRequest, "desktop %s needs a window handle of your desktop (win:N)", a.Action)
 		}
 	default:
-		return target.Refuse(target.CodeBadRequest, "desktop takes status, on, off, pixels <handle> or no-pixels <handle>, not %s", target.Echo(req.Action))
+		return target.Refuse(target.CodeBadRequest, "desktop takes status, on, off, pixels <handle> or no-pixels <handle>, not %s", target.Echo(a.Action))
 	}
 	return nil
 }
 
 // Answer answers the operator's desktop verb.
 func (y *Desktop) Answer(ctx context.Context, c *stage.Call) (wire.Response, error) {
-	switch c.Req.Action {
+	switch c.Args.(args.Desktop).Action {
 	case actOn:
 		return y.open(ctx, c)
 	case actOff:
@@ -226,7 +227,7 @@ func (y *Desktop) open(ctx context.Context, c *stage.Call) (wire.Response, error
 	if y.host.Display() != nil {
 		return wire.Response{Did: "already open; nothing changed: " + y.words()}, nil
 	}
-	env := c.Req.Desktop
+	env := c.Args.(args.Desktop).Env
 	if env == nil || (env.Display == "" && env.Wayland == "") {
 		return wire.Response{}, target.Refuse(target.CodeBadRequest, "desktop on names your desktop by its session's environment, and this one has neither DISPLAY nor WAYLAND_DISPLAY: run it from a terminal of your desktop")
 	}
@@ -295,7 +296,7 @@ func (y *Desktop) close(c *stage.Call) (wire.Response, error) {
 // pixels grants (or takes back) the point verbs on one window of the
 // desktop.
 func (y *Desktop) pixels(c *stage.Call) (wire.Response, error) {
-	on := c.Req.Action == actPixels
+	on := c.Args.(args.Desktop).Action == actPixels
 	c.Fact.Setting = "pixels " + map[bool]string{true: "on", false: "off"}[on]
 	if y.p == nil || y.host.Display() == nil {
 		return wire.Response{}, target.Refuse(target.CodeDesktopOff, "your desktop is not open to agents, so none of its windows has a handle (the operator opens it with: vibespace-window desktop on)")
@@ -359,11 +360,10 @@ func (y *Desktop) Never(verb string, rec target.Target, ours []string) error {
 	return nil
 }
 
-// injects reports whether req's verb may inject input (keys or a point)
+// injects reports whether c's verb may inject input (keys or a point)
 // rather than act on a node alone.
-func injects(req wire.Request) bool {
-	f, _ := verb.Of(req.Verb)
-	v, ok := f.LawVerb(req.Ref != "", req.At != nil)
+func injects(c *stage.Call) bool {
+	v, ok := c.Facts.LawVerb(args.Ref(c.Args) != "", args.Point(c.Args) != nil)
 	return ok && v.Injects()
 }
 
@@ -372,7 +372,8 @@ func injects(req wire.Request) bool {
 // pointer are not watched or were touched a moment ago, a point verb the
 // operator has not granted for it. A window that is not the desktop's is
 // admitted.
-func (y *Desktop) Admit(rec target.Target, req wire.Request) error {
+func (y *Desktop) Admit(rec target.Target, c *stage.Call) error {
+	req := c.Req
 	if !rec.Desktop {
 		return nil
 	}
@@ -383,7 +384,7 @@ func (y *Desktop) Admit(rec target.Target, req wire.Request) error {
 		lost, why = "lost", y.why
 	}
 	y.mu.Unlock()
-	if injects(req) {
+	if injects(c) {
 		if lost != "" {
 			return target.Refuse(target.CodeNoInjectionBackend, "nothing is injected on your desktop while your own keyboard and pointer are not watched (%s): desktop off, then desktop on, watches them again; acting on nodes (@ref) is unchanged", why).With("target", string(rec.ID))
 		}
@@ -393,7 +394,7 @@ func (y *Desktop) Admit(rec target.Target, req wire.Request) error {
 		}
 	}
 	// A scroll without --at is a point too: at the window's centre.
-	if point := req.Verb == "scroll" || req.Verb == "click" && req.At != nil; point && !rec.Pixels {
+	if point := req.Verb == "scroll" || req.Verb == "click" && args.Point(c.Args) != nil; point && !rec.Pixels {
 		return target.Refuse(target.CodeNoPixelsGrant, "%s is a window of your desktop: %s acts on a point (--at, or a scroll's default: the window's centre), which needs the operator's pixels grant for this window (vibespace-window desktop pixels %s); acting on a node (@ref) needs none", rec.ID, req.Verb, rec.ID).
 			With("target", string(rec.ID)).With("by", string(target.RoadPoint))
 	}

@@ -10,8 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/stage"
+	"github.com/vibespace/vibespace/daemon/stage/stagetest"
+	"github.com/vibespace/vibespace/daemon/verb"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
@@ -124,12 +127,19 @@ func code(err error) target.Code {
 	return ""
 }
 
+// called is req as the stages see it: its verb's facts and its
+// arguments decoded.
+func called(req wire.Request) *stage.Call {
+	f, _ := verb.Of(req.Verb)
+	return stagetest.Decoded(&stage.Call{Req: req, Facts: f})
+}
+
 func answer(t *testing.T, y *Desktop, req wire.Request) (wire.Response, *stage.Call, error) {
 	t.Helper()
-	if err := y.Check(req); err != nil {
+	c := called(req)
+	if err := y.Check(c); err != nil {
 		return wire.Response{}, nil, err
 	}
-	c := &stage.Call{Req: req}
 	resp, err := y.Answer(t.Context(), c)
 	return resp, c, err
 }
@@ -137,18 +147,23 @@ func answer(t *testing.T, y *Desktop, req wire.Request) (wire.Response, *stage.C
 func TestCheck(t *testing.T) {
 	y := New(&road{})
 	for _, req := range []wire.Request{
-		{Action: "on", Target: "win:1"},
-		{Action: "pixels"},
-		{Action: "no-pixels"},
-		{Action: "sideways"},
+		wire.Request{Verb: "desktop", Target: "win:1"}.With(args.Desktop{Action: "on"}),
+		wire.Request{Verb: "desktop"}.With(args.Desktop{Action: "pixels"}),
+		wire.Request{Verb: "desktop"}.With(args.Desktop{Action: "no-pixels"}),
+		wire.Request{Verb: "desktop"}.With(args.Desktop{Action: "sideways"}),
 	} {
-		if err := y.Check(req); code(err) != target.CodeBadRequest {
-			t.Errorf("%+v: %v, want bad_request", req, err)
+		if err := y.Check(called(req)); code(err) != target.CodeBadRequest {
+			t.Errorf("%+v (args %s): %v, want bad_request", req, req.Args, err)
 		}
 	}
-	for _, req := range []wire.Request{{}, {Action: "status"}, {Action: "off"}, {Action: "pixels", Target: "win:1"}} {
-		if err := y.Check(req); err != nil {
-			t.Errorf("%+v: %v", req, err)
+	for _, req := range []wire.Request{
+		{Verb: "desktop"},
+		wire.Request{Verb: "desktop"}.With(args.Desktop{Action: "status"}),
+		wire.Request{Verb: "desktop"}.With(args.Desktop{Action: "off"}),
+		wire.Request{Verb: "desktop", Target: "win:1"}.With(args.Desktop{Action: "pixels"}),
+	} {
+		if err := y.Check(called(req)); err != nil {
+			t.Errorf("%+v (args %s): %v", req, req.Args, err)
 		}
 	}
 }
@@ -160,16 +175,16 @@ func TestOnOff(t *testing.T) {
 	h, kd := newHost(), &person{}
 	y := New(&road{kd: kd})
 	y.Bind(h)
-	if _, _, err := answer(t, y, wire.Request{Verb: "desktop", Action: "pixels", Target: "win:3", Session: "op"}); code(err) != target.CodeDesktopOff {
+	if _, _, err := answer(t, y, wire.Request{Verb: "desktop", Target: "win:3", Session: "op"}.With(args.Desktop{Action: "pixels"})); code(err) != target.CodeDesktopOff {
 		t.Fatalf("pixels while off: %v", err)
 	}
 	if err := y.Never("open", target.Target{}, nil); code(err) != target.CodeDesktopOff {
 		t.Fatalf("open on the desktop while off: %v", err)
 	}
-	if _, _, err := answer(t, y, wire.Request{Verb: "desktop", Action: "on", Session: "op"}); code(err) != target.CodeBadRequest {
+	if _, _, err := answer(t, y, wire.Request{Verb: "desktop", Session: "op"}.With(args.Desktop{Action: "on"})); code(err) != target.CodeBadRequest {
 		t.Fatalf("on without an environment: %v", err)
 	}
-	resp, c, err := answer(t, y, wire.Request{Verb: "desktop", Action: "on", Session: "op", Desktop: &wire.DesktopEnv{Display: ":9"}})
+	resp, c, err := answer(t, y, wire.Request{Verb: "desktop", Session: "op"}.With(args.Desktop{Action: "on", Env: &wire.DesktopEnv{Display: ":9"}}))
 	if err != nil || !strings.Contains(resp.Did, "is open to agents since 2026-01-02T03:04:05Z (by session op): 1 window(s)") || c.Fact.Setting != "on" {
 		t.Fatalf("on: %q %v (setting %q)", resp.Did, err, c.Fact.Setting)
 	}
@@ -192,14 +207,14 @@ func TestOnOff(t *testing.T) {
 	if got := string(records["desktop"]); got != `{"since":"2026-01-02T03:04:05Z","by":"op"}` {
 		t.Fatalf("the setting's record: %s", got)
 	}
-	if resp, _, err := answer(t, y, wire.Request{Verb: "desktop", Action: "pixels", Target: "win:3", Session: "op"}); err != nil || !strings.Contains(resp.Did, "are allowed now") {
+	if resp, _, err := answer(t, y, wire.Request{Verb: "desktop", Target: "win:3", Session: "op"}.With(args.Desktop{Action: "pixels"})); err != nil || !strings.Contains(resp.Did, "are allowed now") {
 		t.Fatalf("pixels: %q %v", resp.Did, err)
 	}
-	if resp, _, _ := answer(t, y, wire.Request{Verb: "desktop", Action: "pixels", Target: "win:3", Session: "op"}); !strings.HasPrefix(resp.Did, "already so") {
+	if resp, _, _ := answer(t, y, wire.Request{Verb: "desktop", Target: "win:3", Session: "op"}.With(args.Desktop{Action: "pixels"})); !strings.HasPrefix(resp.Did, "already so") {
 		t.Fatalf("pixels twice: %q", resp.Did)
 	}
 	h.leases["win:3"] = "s2"
-	resp, _, err = answer(t, y, wire.Request{Verb: "desktop", Action: "off", Session: "op"})
+	resp, _, err = answer(t, y, wire.Request{Verb: "desktop", Session: "op"}.With(args.Desktop{Action: "off"}))
 	if err != nil || !strings.Contains(resp.Did, "1 window(s) forgotten, 1 lease(s) closed (win:3 by s2)") {
 		t.Fatalf("off: %q %v", resp.Did, err)
 	}
@@ -226,43 +241,42 @@ func TestAdmit(t *testing.T) {
 	h, kd := newHost(), &person{}
 	y := New(&road{kd: kd})
 	y.Bind(h)
-	if _, _, err := answer(t, y, wire.Request{Verb: "desktop", Action: "on", Session: "op", Desktop: &wire.DesktopEnv{Display: ":9"}}); err != nil {
+	if _, _, err := answer(t, y, wire.Request{Verb: "desktop", Session: "op"}.With(args.Desktop{Action: "on", Env: &wire.DesktopEnv{Display: ":9"}})); err != nil {
 		t.Fatal(err)
 	}
 	win := target.Target{ID: "win:3", Desktop: true}
-	at := &wire.Point{X: 1, Y: 1}
-	for _, req := range []wire.Request{{Verb: "click", At: at}, {Verb: "scroll"}} {
-		if err := y.Admit(win, req); code(err) != target.CodeNoPixelsGrant {
+	for _, req := range []wire.Request{wire.Request{Verb: "click"}.With(args.Click{At: "1,1"}), wire.Request{Verb: "scroll"}} {
+		if err := y.Admit(win, called(req)); code(err) != target.CodeNoPixelsGrant {
 			t.Errorf("%s without the grant: %v", req.Verb, err)
 		}
-		if err := y.Admit(target.Target{ID: "win:1"}, req); err != nil {
+		if err := y.Admit(target.Target{ID: "win:1"}, called(req)); err != nil {
 			t.Errorf("%s on a window of ours: %v", req.Verb, err)
 		}
 	}
-	if err := y.Admit(win, wire.Request{Verb: "click", Ref: "@e1"}); err != nil {
+	if err := y.Admit(win, called(wire.Request{Verb: "click"}.With(args.Click{Ref: "@e1"}))); err != nil {
 		t.Errorf("click by ref: %v", err)
 	}
 	granted := win
 	granted.Pixels = true
-	if err := y.Admit(granted, wire.Request{Verb: "click", At: at}); err != nil {
+	if err := y.Admit(granted, called(wire.Request{Verb: "click"}.With(args.Click{At: "1,1"}))); err != nil {
 		t.Errorf("click --at with the grant: %v", err)
 	}
 	kd.touched(kind.Touch{What: "key", Device: "kbd"})
 	if len(h.paused) != 1 || h.paused[0] != `you/your desktop: a key on "kbd"` {
 		t.Fatalf("the touch paused %v", h.paused)
 	}
-	if err := y.Admit(win, wire.Request{Verb: "key"}); code(err) != target.CodeUserActive {
+	if err := y.Admit(win, called(wire.Request{Verb: "key"})); code(err) != target.CodeUserActive {
 		t.Errorf("a key right after the touch: %v", err)
 	}
-	if err := y.Admit(win, wire.Request{Verb: "snapshot"}); err != nil {
+	if err := y.Admit(win, called(wire.Request{Verb: "snapshot"})); err != nil {
 		t.Errorf("a snapshot right after the touch: %v", err)
 	}
 	y.Resumed(win)
-	if err := y.Admit(win, wire.Request{Verb: "key"}); err != nil {
+	if err := y.Admit(win, called(wire.Request{Verb: "key"})); err != nil {
 		t.Errorf("a key after the handback: %v", err)
 	}
 	kd.lost(errors.New("the X connection closed"))
-	if err := y.Admit(win, wire.Request{Verb: "type"}); code(err) != target.CodeNoInjectionBackend || !strings.Contains(err.Error(), "the X connection closed") {
+	if err := y.Admit(win, called(wire.Request{Verb: "type"})); code(err) != target.CodeNoInjectionBackend || !strings.Contains(err.Error(), "the X connection closed") {
 		t.Errorf("type once the watch stopped: %v", err)
 	}
 	if resp, _, _ := answer(t, y, wire.Request{Verb: "desktop", Session: "op"}); !strings.Contains(resp.Did, "NOT watched: the watch stopped") {

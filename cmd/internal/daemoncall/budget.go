@@ -2,6 +2,7 @@ package daemoncall
 
 import (
 	"github.com/urfave/cli/v2"
+	"github.com/vibespace/vibespace/daemon/args"
 
 	"github.com/vibespace/vibespace/daemon/wire"
 )
@@ -33,11 +34,12 @@ over. 0 lifts a bound. --for sets another session's (the operator's word).
 			if c.NArg() > 0 {
 				return Usage("budget takes no arguments: budget --steps 200 --minutes 30")
 			}
-			req := wire.Request{Verb: "budget", Reset: c.Bool("reset"), For: c.String("for")}
-			req.Steps, req.Minutes = budgetBound(c, "steps"), budgetBound(c, "minutes")
-			if req.Steps < -1 || req.Minutes < -1 {
+			a := args.Budget{Steps: budgetBound(c, "steps"), Minutes: budgetBound(c, "minutes"), Reset: c.Bool("reset")}
+			if a.Steps < -1 || a.Minutes < -1 {
 				return Usage("--steps and --minutes take a number of at least 0")
 			}
+			req := args.Request("budget", "", a)
+			req.For = c.String("for")
 			return ask(c, req)
 		},
 	}

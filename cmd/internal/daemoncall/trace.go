@@ -2,6 +2,7 @@ package daemoncall
 
 import (
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/args"
 	"io"
 
 	"github.com/urfave/cli/v2"
@@ -16,17 +17,19 @@ func TraceRequest(c *cli.Context, verb, target string) (wire.Request, error) {
 	if c.NArg() > 0 {
 		return wire.Request{}, Usage("trace takes no arguments: --target <handle> keeps one target's steps")
 	}
-	req := wire.Request{Verb: verb, Target: target, Last: c.Int("last"), For: c.String("for")}
+	a := args.Trace{Last: c.Int("last")}
 	switch p := c.String("pictures"); p {
 	case "":
 	case "on", "off":
-		req.Action = "pictures-" + p
+		a.Action = "pictures-" + p
 	default:
-		return req, Usage("--pictures takes on or off, not %q", p)
+		return wire.Request{}, Usage("--pictures takes on or off, not %q", p)
 	}
-	if c.Int("last") < 0 {
-		return req, Usage("--last takes a count of steps")
+	if a.Last < 0 {
+		return wire.Request{}, Usage("--last takes a count of steps")
 	}
+	req := args.Request(verb, target, a)
+	req.For = c.String("for")
 	return req, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/verb"
 	"math/rand/v2"
 	"strings"
@@ -43,11 +44,12 @@ func callRetrying(ctx context.Context, req wire.Request, once func() (wire.Respo
 // verb's trace --pictures and budget are the operator's words, and change
 // what the daemon keeps).
 func Acts(req wire.Request) bool {
-	switch req.Verb {
-	case "browser.tab":
-		return req.Action != "" && req.Action != "list"
-	case "trace", "browser.trace":
-		return strings.HasPrefix(req.Action, "pictures-")
+	a, _, _ := args.Decode(req.Verb, req.Args)
+	switch a := a.(type) {
+	case args.Tab:
+		return a.Action != "" && a.Action != "list"
+	case args.Trace:
+		return strings.HasPrefix(a.Action, "pictures-")
 	}
 	f, _ := verb.Of(req.Verb)
 	return !f.Reads // the verb table: one that only reads can be run again safely

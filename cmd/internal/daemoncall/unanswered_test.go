@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
 )
@@ -46,20 +47,20 @@ func TestUnansweredSaysWhatIsKnown(t *testing.T) {
 		req  wire.Request
 		code target.Code
 	}{
-		{wire.Request{Verb: "type", Target: "win:1", Text: "x"}, target.CodeOutcomeUnknown},
-		{wire.Request{Verb: "browser.fill", Ref: "@e1"}, target.CodeOutcomeUnknown},
-		{wire.Request{Verb: "browser.tab", Action: "close"}, target.CodeOutcomeUnknown},
+		{wire.Request{Verb: "type", Target: "win:1"}.With(args.Type{Text: "x"}), target.CodeOutcomeUnknown},
+		{wire.Request{Verb: "browser.fill"}.With(args.Fill{Ref: "@e1"}), target.CodeOutcomeUnknown},
+		{wire.Request{Verb: "browser.tab"}.With(args.Tab{Action: "close"}), target.CodeOutcomeUnknown},
 		{wire.Request{Verb: "snapshot", Target: "win:1"}, target.CodeDaemonGone},
-		{wire.Request{Verb: "browser.tab", Action: "list"}, target.CodeDaemonGone},
-		{wire.Request{Verb: "find", Target: "win:1", Text: "Dark"}, target.CodeDaemonGone},
-		{wire.Request{Verb: "browser.find", Text: "Edit"}, target.CodeDaemonGone},
-		{wire.Request{Verb: "get", Target: "win:1", Action: "text", Ref: "@e1"}, target.CodeDaemonGone},
-		{wire.Request{Verb: "trace", Last: 5}, target.CodeDaemonGone},
-		{wire.Request{Verb: "browser.trace", Action: "pictures-on"}, target.CodeOutcomeUnknown},
+		{wire.Request{Verb: "browser.tab"}.With(args.Tab{Action: "list"}), target.CodeDaemonGone},
+		{wire.Request{Verb: "find", Target: "win:1"}.With(args.Find{Text: "Dark"}), target.CodeDaemonGone},
+		{wire.Request{Verb: "browser.find"}.With(args.Find{Text: "Edit"}), target.CodeDaemonGone},
+		{wire.Request{Verb: "get", Target: "win:1"}.With(args.GetNode{What: "text", Ref: "@e1"}), target.CodeDaemonGone},
+		{wire.Request{Verb: "trace"}.With(args.Trace{Last: 5}), target.CodeDaemonGone},
+		{wire.Request{Verb: "browser.trace"}.With(args.Trace{Action: "pictures-on"}), target.CodeOutcomeUnknown},
 	} {
 		resp, ok := unanswered(c.req, cut)
 		if !ok || resp.Code != c.code {
-			t.Errorf("%s %s: %+v", c.req.Verb, c.req.Action, resp)
+			t.Errorf("%s %s: %+v", c.req.Verb, c.req.Args, resp)
 			continue
 		}
 		var out, errb bytes.Buffer
@@ -94,7 +95,7 @@ func TestStoppedDaemonIsUnanswered(t *testing.T) {
 		code target.Code
 		says string
 	}{
-		{wire.Request{Verb: "click", Target: "win:1", Ref: "@e1"}, target.CodeOutcomeUnknown, "may still run once the daemon is continued"},
+		{wire.Request{Verb: "click", Target: "win:1"}.With(args.Click{Ref: "@e1"}), target.CodeOutcomeUnknown, "may still run once the daemon is continued"},
 		{wire.Request{Verb: "list"}, target.CodeDaemonGone, "running it again is safe once the daemon is continued"},
 	} {
 		resp, ok := unanswered(c.req, stopped)

@@ -1,6 +1,7 @@
 package daemoncall
 
 import (
+	"github.com/vibespace/vibespace/daemon/args"
 	"testing"
 
 	"github.com/vibespace/vibespace/daemon/verb"
@@ -23,7 +24,7 @@ func TestEveryVerbOutcome(t *testing.T) {
 			t.Errorf("%s: Acts %v, want %v (reads %v)", f.Name, got, want, f.Reads)
 		}
 	}
-	if !Acts(wire.Request{Verb: "browser.tab", Action: "new"}) || !Acts(wire.Request{Verb: "trace", Action: "pictures-on"}) {
+	if !Acts(wire.Request{Verb: "browser.tab"}.With(args.Tab{Action: "new"})) || !Acts(wire.Request{Verb: "trace"}.With(args.Trace{Action: "pictures-on"})) {
 		t.Error("a new tab, or pictures turned on, reads as a verb that only reads")
 	}
 }

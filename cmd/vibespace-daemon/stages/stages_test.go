@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"github.com/vibespace/vibespace/daemon/args"
 	"io"
 	"log/slog"
 	"os"
@@ -66,12 +67,12 @@ func TestEveryVerbThroughEveryStage(t *testing.T) {
 				if a == nil {
 					t.Fatalf("no stage answers %s", v)
 				}
-				if _, err := a.Answer(t.Context(), &stage.Call{Req: req}); err != nil {
+				if _, err := a.Answer(t.Context(), stagetest.Decoded(&stage.Call{Req: req})); err != nil {
 					t.Fatalf("%s: %v", v, err)
 				}
 			}
-			answer("budget", wire.Request{Steps: 1})
-			answer("trace", wire.Request{Action: "pictures-on"})
+			answer("budget", wire.Request{}.With(args.Budget{Steps: 1}))
+			answer("trace", wire.Request{}.With(args.Trace{Action: "pictures-on"}))
 
 			id := target.ID("win:1")
 			if f.Browser() {
@@ -79,8 +80,8 @@ func TestEveryVerbThroughEveryStage(t *testing.T) {
 			}
 			tg := &stagetest.Target{TargetID: id, Win: target.Rect{W: 200, H: 100}, PNG: picture,
 				Nodes: map[string]target.Rect{"@e1": {X: 10, Y: 10, W: 20, H: 10}}}
-			c := &stage.Call{Req: wire.Request{Verb: f.Name, Session: "s", Target: string(id), Ref: "@e1", Text: "secret words"},
-				Facts: f, Started: time.Now(), Target: tg}
+			c := stagetest.Decoded(&stage.Call{Req: wire.Request{Verb: f.Name, Session: "s", Target: string(id)}.With(refAndText(f.Name)),
+				Facts: f, Started: time.Now(), Target: tg})
 			if err := ch.Admit(t.Context(), c); err != nil {
 				t.Fatalf("admit: %v", err)
 			}
@@ -99,7 +100,7 @@ func TestEveryVerbThroughEveryStage(t *testing.T) {
 			}
 
 			// The budget: one step was allowed; an acting verb took it.
-			next := &stage.Call{Req: wire.Request{Verb: "click", Session: "s"}, Facts: mustOf(t, "click")}
+			next := stagetest.Decoded(&stage.Call{Req: wire.Request{Verb: "click", Session: "s"}, Facts: mustOf(t, "click")})
 			spent := target.CodeOf(ch.Admit(t.Context(), next)) == target.CodeBudgetSpent
 			if spent != f.Acts {
 				t.Errorf("the session's one step was taken: %v, want %v (acts)", spent, f.Acts)
@@ -138,4 +139,19 @@ func mustOf(t *testing.T, name string) verb.Facts {
 		t.Fatalf("no verb %s", name)
 	}
 	return f
+}
+
+// refAndText are the arguments of verb that name node @e1 and carry the
+// text "secret words", as far as the verb takes them.
+func refAndText(verb string) map[string]string {
+	m := map[string]string{}
+	for _, f := range args.Fields(verb) {
+		switch f {
+		case "ref":
+			m["ref"] = "@e1"
+		case "text":
+			m["text"] = "secret words"
+		}
+	}
+	return m
 }

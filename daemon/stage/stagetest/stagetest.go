@@ -5,6 +5,9 @@ package stagetest
 
 import (
 	"context"
+	"fmt"
+	"github.com/vibespace/vibespace/daemon/args"
+	"github.com/vibespace/vibespace/daemon/stage"
 
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
@@ -105,3 +108,18 @@ func (s *Sight) ContentDigest(context.Context) (string, bool, error) {
 }
 
 func (s *Sight) Settle(context.Context) { s.Settles++ }
+
+// Decoded is c with its verb's arguments decoded from its request (as the
+// core decodes them before any stage sees the call); it panics on
+// arguments that are not the verb's, a test's own mistake.
+func Decoded(c *stage.Call) *stage.Call {
+	a, ok, err := args.Decode(c.Req.Verb, c.Req.Args)
+	if err != nil {
+		panic(fmt.Sprintf("stagetest: the arguments of %s: %v", c.Req.Verb, err))
+	}
+	if !ok {
+		a = args.Empty{}
+	}
+	c.Args = a
+	return c
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/vibespace/vibespace/cmd/internal/clitest"
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
 )
 
 func run(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
@@ -44,26 +45,26 @@ func TestWireVerbAndProfile(t *testing.T) {
 		envProfile string
 		want       daemon.Request
 	}{
-		{[]string{"snapshot", "-i"}, "", daemon.Request{Verb: "browser.snapshot", Interactive: true}},
-		{[]string{"snapshot", "-i", "--profile", "w"}, "env", daemon.Request{Verb: "browser.snapshot", Interactive: true, Profile: "w"}},
-		{[]string{"snapshot", "--after", "@e13333", "-i", "--depth", "2"}, "", daemon.Request{Verb: "browser.snapshot", Interactive: true, Depth: 2, After: "@e13333"}},
-		{[]string{"--profile", "w", "click", "@e3"}, "env", daemon.Request{Verb: "browser.click", Ref: "@e3", Profile: "w"}},
-		{[]string{"click", "@e3"}, "env", daemon.Request{Verb: "browser.click", Ref: "@e3", Profile: "env"}},
-		{[]string{"fill", "@e3", "-x-"}, "", daemon.Request{Verb: "browser.fill", Ref: "@e3", Text: "-x-"}},
-		{[]string{"type", "hello"}, "", daemon.Request{Verb: "browser.type", Text: "hello"}},
-		{[]string{"scroll", "down", "--by", "5", "--at", "3,4"}, "", daemon.Request{Verb: "browser.scroll", Dir: "down", By: 5, At: &daemon.Point{X: 3, Y: 4}}},
-		{[]string{"get", "title"}, "", daemon.Request{Verb: "browser.get", Action: "title"}},
-		{[]string{"tab", "close", "3"}, "", daemon.Request{Verb: "browser.tab", Action: "close", Target: "tab:3"}},
-		{[]string{"tab", "tab:3"}, "", daemon.Request{Verb: "browser.tab", Action: "select", Target: "tab:3"}},
-		{[]string{"tab"}, "", daemon.Request{Verb: "browser.tab", Action: "list"}},
-		{[]string{"pin", "--none"}, "", daemon.Request{Verb: "browser.pin", None: true}},
-		{[]string{"pin", "w"}, "env", daemon.Request{Verb: "browser.pin", Profile: "w"}},
-		{[]string{"use", "bp-3f9a1c02", "--alias", "w"}, "", daemon.Request{Verb: "browser.use", Label: "bp-3f9a1c02", Alias: "w"}},
-		{[]string{"--profile", "./dir", "open", "http://127.0.0.1:1/"}, "", daemon.Request{Verb: "browser.open", URL: "http://127.0.0.1:1/", Profile: "./dir"}},
-		{[]string{"wait", "--text", "Saved"}, "", daemon.Request{Verb: "browser.wait", Text: "Saved"}},
+		{[]string{"snapshot", "-i"}, "", daemon.Request{Verb: "browser.snapshot"}.With(args.Snapshot{Observe: args.Observe{Interactive: true}})},
+		{[]string{"snapshot", "-i", "--profile", "w"}, "env", daemon.Request{Verb: "browser.snapshot", Profile: "w"}.With(args.Snapshot{Observe: args.Observe{Interactive: true}})},
+		{[]string{"snapshot", "--after", "@e13333", "-i", "--depth", "2"}, "", daemon.Request{Verb: "browser.snapshot"}.With(args.Snapshot{Observe: args.Observe{Interactive: true, Depth: 2}, After: "@e13333"})},
+		{[]string{"--profile", "w", "click", "@e3"}, "env", daemon.Request{Verb: "browser.click", Profile: "w"}.With(args.Click{Ref: "@e3"})},
+		{[]string{"click", "@e3"}, "env", daemon.Request{Verb: "browser.click", Profile: "env"}.With(args.Click{Ref: "@e3"})},
+		{[]string{"fill", "@e3", "-x-"}, "", daemon.Request{Verb: "browser.fill"}.With(args.Fill{Ref: "@e3", Text: "-x-"})},
+		{[]string{"type", "hello"}, "", daemon.Request{Verb: "browser.type"}.With(args.Type{Text: "hello"})},
+		{[]string{"scroll", "down", "--by", "5", "--at", "3,4"}, "", daemon.Request{Verb: "browser.scroll"}.With(args.Scroll{Direction: "down", By: 5, At: "3,4"})},
+		{[]string{"get", "title"}, "", daemon.Request{Verb: "browser.get"}.With(args.Get{What: "title"})},
+		{[]string{"tab", "close", "3"}, "", daemon.Request{Verb: "browser.tab", Target: "tab:3"}.With(args.Tab{Action: "close"})},
+		{[]string{"tab", "tab:3"}, "", daemon.Request{Verb: "browser.tab", Target: "tab:3"}.With(args.Tab{Action: "select"})},
+		{[]string{"tab"}, "", daemon.Request{Verb: "browser.tab"}.With(args.Tab{Action: "list"})},
+		{[]string{"pin", "--none"}, "", daemon.Request{Verb: "browser.pin"}.With(args.Pin{None: true})},
+		{[]string{"pin", "w"}, "env", daemon.Request{Verb: "browser.pin", Profile: "env"}.With(args.Pin{Profile: "w"})},
+		{[]string{"use", "bp-3f9a1c02", "--alias", "w"}, "", daemon.Request{Verb: "browser.use"}.With(args.Use{Label: "bp-3f9a1c02", Alias: "w"})},
+		{[]string{"--profile", "./dir", "open", "http://127.0.0.1:1/"}, "", daemon.Request{Verb: "browser.open", Profile: "./dir"}.With(args.OpenURL{URL: "http://127.0.0.1:1/"})},
+		{[]string{"wait", "--text", "Saved"}, "", daemon.Request{Verb: "browser.wait"}.With(args.Wait{Text: "Saved"})},
 		{[]string{"new", "shop", "--backend", "desktop-app", "--url", "file:///p.html", "--size", "800x600", "--mode", "tree"}, "",
-			daemon.Request{Verb: "browser.new", Label: "shop", Backend: "desktop-app", URL: "file:///p.html", Size: "800x600", Mode: "tree"}},
-		{[]string{"close", "shop"}, "", daemon.Request{Verb: "browser.close", Label: "shop"}},
+			daemon.Request{Verb: "browser.new"}.With(args.New{Label: "shop", Backend: "desktop-app", URL: "file:///p.html", Size: "800x600", Mode: "tree"})},
+		{[]string{"close", "shop"}, "", daemon.Request{Verb: "browser.close"}.With(args.Close{Label: "shop"})},
 	} {
 		env["VIBESPACE_BROWSER"] = tc.envProfile
 		env["VIBESPACE_SESSION"] = "s1"

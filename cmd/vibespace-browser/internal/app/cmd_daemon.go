@@ -35,7 +35,7 @@ func statusCommand(o Options) *cli.Command {
 // current tab in the chosen profile ("" when there is none), as
 // browser.tab list marks it. A refusal is printed and returned.
 func currentTab(c *cli.Context, o Options) (string, error) {
-	req := browserRequest(c, o, wire.Request{Verb: "tab", Action: "list"})
+	req := browserRequest(c, o, args.Request("tab", "", args.Tab{Action: "list"}))
 	r, err := daemoncall.Call(c.Context, o, req, callTimeout)
 	if err != nil {
 		return "", err

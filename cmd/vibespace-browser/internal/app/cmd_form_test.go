@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
 )
 
 // TestSelectWire: select sends its ref and every option, in order; it
@@ -19,9 +20,9 @@ func TestSelectWire(t *testing.T) {
 		args []string
 		want daemon.Request
 	}{
-		{[]string{"select", "@e3", "Green"}, daemon.Request{Verb: "browser.select", Ref: "@e3", Values: []string{"Green"}}},
-		{[]string{"select", "@e3", "Ham", "-Olives-"}, daemon.Request{Verb: "browser.select", Ref: "@e3", Values: []string{"Ham", "-Olives-"}}},
-		{[]string{"select", "@e9"}, daemon.Request{Verb: "browser.select", Ref: "@e9"}},
+		{[]string{"select", "@e3", "Green"}, daemon.Request{Verb: "browser.select"}.With(args.Select{Ref: "@e3", Options: []string{"Green"}})},
+		{[]string{"select", "@e3", "Ham", "-Olives-"}, daemon.Request{Verb: "browser.select"}.With(args.Select{Ref: "@e3", Options: []string{"Ham", "-Olives-"}})},
+		{[]string{"select", "@e9"}, daemon.Request{Verb: "browser.select"}.With(args.Select{Ref: "@e9", Options: []string{}})},
 	} {
 		code, _, errs := run(t, env, tc.args...)
 		if code != 0 {

@@ -62,8 +62,10 @@ next; -i, --depth and --json take it as they take a snapshot.
 			if c.NArg() > 1 {
 				return usage("snapshot takes at most one @ref (it reads your current tab; tab <id> switches)")
 			}
-			return ask(c, o, args.Request("snapshot", "", args.Snapshot{Observe: args.Observe{Ref: c.Args().First(), Interactive: c.Bool("interactive"), JSON: daemoncall.WantJSON(c),
-				Depth: c.Int("depth"), Diff: c.Bool("diff")}, After: c.String("after")}), printText)
+			req := args.Request("snapshot", "", args.Snapshot{Observe: args.Observe{Ref: c.Args().First(), Interactive: c.Bool("interactive"),
+				Depth: c.Int("depth"), Diff: c.Bool("diff")}, After: c.String("after")})
+			req.JSON = daemoncall.WantJSON(c)
+			return ask(c, o, req, printText)
 		},
 	}
 }
@@ -81,7 +83,9 @@ many nodes were searched. At most 25 are printed, and how many more there are.
 			if c.NArg() != 1 {
 				return usage(`find needs one text (quote it): find "Save as"`)
 			}
-			return ask(c, o, args.Request("find", "", args.Find{Text: c.Args().First(), JSON: daemoncall.WantJSON(c)}), printText)
+			req := args.Request("find", "", args.Find{Text: c.Args().First()})
+			req.JSON = daemoncall.WantJSON(c)
+			return ask(c, o, req, printText)
 		},
 	}
 }
@@ -155,9 +159,10 @@ func waitCommand(o Options) *cli.Command {
 			&cli.StringFlag{Name: "text", Usage: "text that must appear in the page"},
 			&cli.StringFlag{Name: "url", Usage: "a string the tab's URL must contain"}},
 		Action: func(c *cli.Context) error {
-			req := args.Request("wait", "", args.Wait{Selector: c.String("selector"), Text: c.String("text"), URL: c.String("url")})
+			a := args.Wait{Selector: c.String("selector"), Text: c.String("text"), URL: c.String("url")}
+			req := args.Request("wait", "", a)
 			n := 0
-			for _, s := range []string{req.Selector, req.Text, req.URL} {
+			for _, s := range []string{a.Selector, a.Text, a.URL} {
 				if s != "" {
 					n++
 				}

@@ -4,9 +4,9 @@ package app
 
 import (
 	"github.com/urfave/cli/v2"
+	"github.com/vibespace/vibespace/daemon/args"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
-	"github.com/vibespace/vibespace/daemon/wire"
 )
 
 func tabCommand(o Options) *cli.Command {
@@ -22,20 +22,20 @@ Another session's tab is refused not_your_tab.
 		Usage:     "list your tabs, open a new one, close one, or switch to one",
 		ArgsUsage: "[list | new [url] | close [id] | <id>]", Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			args := c.Args().Slice()
-			req := wire.Request{Verb: "tab", Action: "list"}
+			words := c.Args().Slice()
+			a, handle := args.Tab{Action: "list"}, ""
 			switch {
-			case len(args) == 0 || (args[0] == "list" && len(args) == 1):
-			case args[0] == "new" && len(args) <= 2:
-				req.Action, req.URL = "new", c.Args().Get(1)
-			case args[0] == "close" && len(args) <= 2:
-				req.Action, req.Target = "close", tabID(c.Args().Get(1))
-			case len(args) == 1 && args[0] != "list" && args[0] != "new" && args[0] != "close":
-				req.Action, req.Target = "select", tabID(args[0])
+			case len(words) == 0 || (words[0] == "list" && len(words) == 1):
+			case words[0] == "new" && len(words) <= 2:
+				a.Action, a.URL = "new", c.Args().Get(1)
+			case words[0] == "close" && len(words) <= 2:
+				a.Action, handle = "close", tabID(c.Args().Get(1))
+			case len(words) == 1 && words[0] != "list" && words[0] != "new" && words[0] != "close":
+				a.Action, handle = "select", tabID(words[0])
 			default:
 				return usage("tab takes: tab [list], tab new [url], tab close [id], or tab <id>")
 			}
-			return ask(c, o, req, daemoncall.TabBody(req.Action))
+			return ask(c, o, args.Request("tab", handle, a), daemoncall.TabBody(a.Action))
 		},
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/vibespace/vibespace/daemon/args"
-	"github.com/vibespace/vibespace/daemon/wire"
 )
 
 // TestToolArgsAreTheVerbs: each tool's input schema lists exactly its
@@ -27,7 +26,7 @@ func TestToolArgsAreTheVerbs(t *testing.T) {
 		{"window_open", "open", nil, nil},
 		{"window_snapshot", "snapshot", []string{"handle"}, []string{"after"}}, // a window's snapshot does not page
 		{"window_find", "find", []string{"handle"}, nil},
-		{"window_get_text", "get", []string{"handle"}, nil},
+		{"window_get_text", "get", []string{"handle"}, []string{"what"}}, // a window's get reads a node's text alone
 		{"window_click", "click", []string{"handle"}, nil},
 		{"window_type", "type", []string{"handle"}, nil},
 		{"window_key", "key", []string{"handle"}, nil},
@@ -74,7 +73,7 @@ func TestToolArgsAreTheVerbs(t *testing.T) {
 	seen := map[string]bool{}
 	for _, c := range tools {
 		seen[c.tool] = true
-		a, ok := args.Of(wire.Request{Verb: c.verb})
+		a, ok := args.Zero(c.verb)
 		if !ok {
 			t.Errorf("%s: no arguments' type for verb %s", c.tool, c.verb)
 			continue

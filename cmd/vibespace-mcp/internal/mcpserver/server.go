@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/args"
 	"image/png"
 	"io"
 	"strings"
@@ -209,7 +210,7 @@ func failed(err error, req wire.Request) *mcp.CallToolResult {
 		switch {
 		case req.Verb == "open":
 			look = "list your windows (window_list)"
-		case req.Verb == "browser.tab" && req.Action == "new":
+		case req.Verb == "browser.tab" && tabNew(req):
 			look = "list your tabs (browser_tab_list)"
 		}
 		msg += "; " + strings.TrimPrefix(req.Verb, "browser.") + " may have run in part or in whole: " + look + " before you retry it"
@@ -219,6 +220,13 @@ func failed(err error, req wire.Request) *mcp.CallToolResult {
 		code = target.CodeTimeout
 	}
 	return toolError(code, msg)
+}
+
+// tabNew reports whether req is browser.tab new.
+func tabNew(req wire.Request) bool {
+	a, _, _ := args.Decode(req.Verb, req.Args)
+	t, ok := a.(args.Tab)
+	return ok && t.Action == "new"
 }
 
 // toolError is a tool error of ours, not the daemon's: code and sentence.

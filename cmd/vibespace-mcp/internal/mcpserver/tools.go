@@ -165,7 +165,9 @@ type (
 	}
 	getTextArgs struct {
 		onWindow
-		args.GetNode
+		// A window's get reads a node's text alone: no word (args.GetNode's
+		// What is text).
+		Ref string `json:"ref" jsonschema:"the node (@eN)"`
 	}
 	clickWindowArgs struct {
 		onWindow
@@ -297,7 +299,7 @@ var tools = []toolDef{
 		Annotations: reads("Doctor", false)}, func(ctx context.Context, x *server, _ noArgs) *mcp.CallToolResult {
 		// The server's environment names the desktop session it runs in, as
 		// a command line's does.
-		return x.ask(ctx, plan{req: wire.Request{Verb: "doctor", Desktop: daemoncall.DesktopEnv(x.cfg.Call.Getenv)},
+		return x.ask(ctx, plan{req: args.Request("doctor", "", args.Doctor{Env: daemoncall.DesktopEnv(x.cfg.Call.Getenv)}),
 			body: daemoncall.DoctorBody, timeout: daemoncall.OpenTimeout})
 	}),
 	custom(groupBoth, &mcp.Tool{Name: "watch", Description: "The live view's address for a person to watch and take over: a target's pane, or the overview.",
@@ -330,8 +332,7 @@ var tools = []toolDef{
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_get_text", Description: "One node's text: its value, else the text it shows.",
 		Annotations: reads("Read a node's text", false)}, func(in getTextArgs) (plan, error) {
-		in.What = "text" // a window's get reads a node's text alone
-		return plan{req: args.Request("get", in.Handle, in.GetNode), body: daemoncall.PrintText}, nil
+		return plan{req: args.Request("get", in.Handle, args.GetNode{What: "text", Ref: in.Ref}), body: daemoncall.PrintText}, nil
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_click", Description: "Click a node through its Action (ref; no_action if it has none), or a pixel of the window's screenshot (at).",
 		Annotations: acts("Click in a window", true, false, false)}, func(in clickWindowArgs) (plan, error) {
@@ -441,7 +442,7 @@ var tools = []toolDef{
 		if in.Label == "" {
 			return plan{}, fmt.Errorf("browser_new needs a label: {\"label\": \"theirs\", \"provider\": \"cdp\", \"endpoint\": \"http://127.0.0.1:9222\"}")
 		}
-		return plan{req: wire.Request{Verb: "browser.new", Label: in.Label, Provider: in.Provider, Endpoint: in.Endpoint}}, nil
+		return plan{req: args.Request("browser.new", "", args.New{Label: in.Label, Provider: in.Provider, Endpoint: in.Endpoint})}, nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_use", Description: "Attach your session to a profile (by label or id), optionally under an alias; with several attached, name one as profile.",
 		Annotations: acts("Use a profile", false, true, false)}, func(in useArgs) (plan, error) {
@@ -451,7 +452,7 @@ var tools = []toolDef{
 
 // tabPlan is browser.tab's request for action on tab (a handle or "3").
 func tabPlan(action, tab, url string) plan {
-	return plan{req: wire.Request{Verb: "browser.tab", Action: action, Target: daemoncall.TabHandle(tab), URL: url},
+	return plan{req: args.Request("browser.tab", daemoncall.TabHandle(tab), args.Tab{Action: action, URL: url}),
 		body: daemoncall.TabBody(action)}
 }
 

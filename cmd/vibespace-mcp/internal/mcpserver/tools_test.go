@@ -20,6 +20,7 @@ import (
 
 	"github.com/vibespace/vibespace/cmd/internal/clitest"
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
 )
@@ -101,52 +102,51 @@ func TestEveryToolsRequest(t *testing.T) {
 	})
 	cs := connect(t, Config{Session: "s1", Profile: "work", Groups: AllGroups, Call: daemoncall.Options{Getenv: f.env}})
 	wd, _ := os.Getwd()
-	at := &wire.Point{X: 12, Y: 34}
 	cases := []struct {
 		tool string
 		args map[string]any
 		want []wire.Request // Session is s1 in all
 	}{
-		{"status", nil, []wire.Request{{Verb: "browser.status", Profile: "work"}}},
-		{"doctor", nil, []wire.Request{{Verb: "doctor", Desktop: &wire.DesktopEnv{RuntimeDir: f.env("XDG_RUNTIME_DIR")}}}},
-		{"watch", map[string]any{"target": "win:3", "xpra": true, "ssh": "ada@box"}, []wire.Request{{Verb: "watch", Target: "win:3", Xpra: true, Host: "ada@box"}}},
-		{"window_list", nil, []wire.Request{{Verb: "list"}}},
+		{"status", nil, []wire.Request{wire.Request{Verb: "browser.status", Profile: "work"}}},
+		{"doctor", nil, []wire.Request{wire.Request{Verb: "doctor"}.With(args.Doctor{Env: &wire.DesktopEnv{RuntimeDir: f.env("XDG_RUNTIME_DIR")}})}},
+		{"watch", map[string]any{"target": "win:3", "xpra": true, "ssh": "ada@box"}, []wire.Request{wire.Request{Verb: "watch", Target: "win:3"}.With(args.Watch{Xpra: true, Host: "ada@box"})}},
+		{"window_list", nil, []wire.Request{wire.Request{Verb: "list"}}},
 		{"window_open", map[string]any{"app": "bin/app", "args": []string{"--x", "y"}, "display": "xpra", "mode": "tree"},
-			[]wire.Request{{Verb: "open", Argv: []string{filepath.Join(wd, "bin/app"), "--x", "y"}, Display: "xpra", Mode: "tree"}}},
+			[]wire.Request{wire.Request{Verb: "open"}.With(args.Open{App: filepath.Join(wd, "bin/app"), Args: []string{"--x", "y"}, Display: "xpra", Mode: "tree"})}},
 		{"window_snapshot", map[string]any{"handle": "win:1", "ref": "@e2", "interactive": true, "depth": 2, "diff": true},
-			[]wire.Request{{Verb: "snapshot", Target: "win:1", Ref: "@e2", Interactive: true, Depth: 2, Diff: true}}},
-		{"window_find", map[string]any{"handle": "win:1", "text": "Dark"}, []wire.Request{{Verb: "find", Target: "win:1", Text: "Dark"}}},
-		{"window_get_text", map[string]any{"handle": "win:1", "ref": "e7"}, []wire.Request{{Verb: "get", Target: "win:1", Action: "text", Ref: "e7"}}},
-		{"window_click", map[string]any{"handle": "win:1", "at": "12,34", "no_verify": true}, []wire.Request{{Verb: "click", Target: "win:1", At: at, NoVerify: true}}},
-		{"window_type", map[string]any{"handle": "win:1", "ref": "@e9", "text": "hi"}, []wire.Request{{Verb: "type", Target: "win:1", Ref: "@e9", Text: "hi"}}},
-		{"window_key", map[string]any{"handle": "win:1", "chord": "ctrl+s"}, []wire.Request{{Verb: "key", Target: "win:1", Chord: "ctrl+s"}}},
-		{"window_scroll", map[string]any{"handle": "win:1", "direction": "down"}, []wire.Request{{Verb: "scroll", Target: "win:1", Dir: "down", By: daemoncall.ScrollBy}}},
+			[]wire.Request{wire.Request{Verb: "snapshot", Target: "win:1"}.With(args.Snapshot{Observe: args.Observe{Ref: "@e2", Interactive: true, Depth: 2, Diff: true}})}},
+		{"window_find", map[string]any{"handle": "win:1", "text": "Dark"}, []wire.Request{wire.Request{Verb: "find", Target: "win:1"}.With(args.Find{Text: "Dark"})}},
+		{"window_get_text", map[string]any{"handle": "win:1", "ref": "e7"}, []wire.Request{wire.Request{Verb: "get", Target: "win:1"}.With(args.GetNode{What: "text", Ref: "e7"})}},
+		{"window_click", map[string]any{"handle": "win:1", "at": "12,34", "no_verify": true}, []wire.Request{wire.Request{Verb: "click", Target: "win:1"}.With(args.Click{At: "12,34", NoVerify: true})}},
+		{"window_type", map[string]any{"handle": "win:1", "ref": "@e9", "text": "hi"}, []wire.Request{wire.Request{Verb: "type", Target: "win:1"}.With(args.Type{Ref: "@e9", Text: "hi"})}},
+		{"window_key", map[string]any{"handle": "win:1", "chord": "ctrl+s"}, []wire.Request{wire.Request{Verb: "key", Target: "win:1"}.With(args.Key{Chord: "ctrl+s"})}},
+		{"window_scroll", map[string]any{"handle": "win:1", "direction": "down"}, []wire.Request{wire.Request{Verb: "scroll", Target: "win:1"}.With(args.Scroll{Direction: "down", By: daemoncall.ScrollBy})}},
 		{"window_select", map[string]any{"handle": "win:1", "ref": "@e4", "options": []string{"Red", "Green"}},
-			[]wire.Request{{Verb: "select", Target: "win:1", Ref: "@e4", Values: []string{"Red", "Green"}}}},
-		{"window_screenshot", map[string]any{"handle": "win:1"}, []wire.Request{{Verb: "screenshot", Target: "win:1"}}},
-		{"window_detach", map[string]any{"handle": "win:1"}, []wire.Request{{Verb: "detach", Target: "win:1"}}},
-		{"window_close", map[string]any{"handle": "win:1"}, []wire.Request{{Verb: "close", Target: "win:1"}}},
-		{"browser_open", map[string]any{"url": "http://127.0.0.1:1/"}, []wire.Request{{Verb: "browser.open", URL: "http://127.0.0.1:1/", Profile: "work"}}},
-		{"browser_snapshot", map[string]any{"interactive": true, "profile": "shop"}, []wire.Request{{Verb: "browser.snapshot", Interactive: true, Profile: "shop"}}},
+			[]wire.Request{wire.Request{Verb: "select", Target: "win:1"}.With(args.Select{Ref: "@e4", Options: []string{"Red", "Green"}})}},
+		{"window_screenshot", map[string]any{"handle": "win:1"}, []wire.Request{wire.Request{Verb: "screenshot", Target: "win:1"}}},
+		{"window_detach", map[string]any{"handle": "win:1"}, []wire.Request{wire.Request{Verb: "detach", Target: "win:1"}}},
+		{"window_close", map[string]any{"handle": "win:1"}, []wire.Request{wire.Request{Verb: "close", Target: "win:1"}}},
+		{"browser_open", map[string]any{"url": "http://127.0.0.1:1/"}, []wire.Request{wire.Request{Verb: "browser.open", Profile: "work"}.With(args.OpenURL{URL: "http://127.0.0.1:1/"})}},
+		{"browser_snapshot", map[string]any{"interactive": true, "profile": "shop"}, []wire.Request{wire.Request{Verb: "browser.snapshot", Profile: "shop"}.With(args.Snapshot{Observe: args.Observe{Interactive: true}})}},
 		{"browser_snapshot", map[string]any{"after": "@e13333", "interactive": true, "depth": 2},
-			[]wire.Request{{Verb: "browser.snapshot", After: "@e13333", Interactive: true, Depth: 2, Profile: "work"}}},
-		{"browser_find", map[string]any{"text": "Edit"}, []wire.Request{{Verb: "browser.find", Text: "Edit", Profile: "work"}}},
-		{"browser_get", map[string]any{"what": "text", "ref": "@e3"}, []wire.Request{{Verb: "browser.get", Action: "text", Ref: "@e3", Profile: "work"}}},
-		{"browser_click", map[string]any{"ref": "@e5"}, []wire.Request{{Verb: "browser.click", Ref: "@e5", Profile: "work"}}},
-		{"browser_fill", map[string]any{"ref": "@e5", "text": "Ada"}, []wire.Request{{Verb: "browser.fill", Ref: "@e5", Text: "Ada", Profile: "work"}}},
-		{"browser_type", map[string]any{"text": "x"}, []wire.Request{{Verb: "browser.type", Text: "x", Profile: "work"}}},
-		{"browser_key", map[string]any{"chord": "Enter"}, []wire.Request{{Verb: "browser.key", Chord: "Enter", Profile: "work"}}},
-		{"browser_scroll", map[string]any{"direction": "up", "by": 7, "at": "12,34"}, []wire.Request{{Verb: "browser.scroll", Dir: "up", By: 7, At: at, Profile: "work"}}},
-		{"browser_select", map[string]any{"ref": "@e6", "options": []string{"Cheese"}}, []wire.Request{{Verb: "browser.select", Ref: "@e6", Values: []string{"Cheese"}, Profile: "work"}}},
-		{"browser_screenshot", nil, []wire.Request{{Verb: "browser.screenshot", Profile: "work"}}},
-		{"browser_tab_list", nil, []wire.Request{{Verb: "browser.tab", Action: "list", Profile: "work"}}},
-		{"browser_tab_select", map[string]any{"tab": "3"}, []wire.Request{{Verb: "browser.tab", Action: "select", Target: "tab:3", Profile: "work"}}},
-		{"browser_tab_new", map[string]any{"url": "about:blank"}, []wire.Request{{Verb: "browser.tab", Action: "new", URL: "about:blank", Profile: "work"}}},
-		{"browser_tab_close", nil, []wire.Request{{Verb: "browser.tab", Action: "close", Profile: "work"}}},
-		{"browser_profiles", nil, []wire.Request{{Verb: "browser.profiles"}}},
-		{"browser_use", map[string]any{"profile": "shop", "alias": "s"}, []wire.Request{{Verb: "browser.use", Label: "shop", Alias: "s"}}},
+			[]wire.Request{wire.Request{Verb: "browser.snapshot", Profile: "work"}.With(args.Snapshot{Observe: args.Observe{Interactive: true, Depth: 2}, After: "@e13333"})}},
+		{"browser_find", map[string]any{"text": "Edit"}, []wire.Request{wire.Request{Verb: "browser.find", Profile: "work"}.With(args.Find{Text: "Edit"})}},
+		{"browser_get", map[string]any{"what": "text", "ref": "@e3"}, []wire.Request{wire.Request{Verb: "browser.get", Profile: "work"}.With(args.Get{What: "text", Ref: "@e3"})}},
+		{"browser_click", map[string]any{"ref": "@e5"}, []wire.Request{wire.Request{Verb: "browser.click", Profile: "work"}.With(args.Click{Ref: "@e5"})}},
+		{"browser_fill", map[string]any{"ref": "@e5", "text": "Ada"}, []wire.Request{wire.Request{Verb: "browser.fill", Profile: "work"}.With(args.Fill{Ref: "@e5", Text: "Ada"})}},
+		{"browser_type", map[string]any{"text": "x"}, []wire.Request{wire.Request{Verb: "browser.type", Profile: "work"}.With(args.Type{Text: "x"})}},
+		{"browser_key", map[string]any{"chord": "Enter"}, []wire.Request{wire.Request{Verb: "browser.key", Profile: "work"}.With(args.Key{Chord: "Enter"})}},
+		{"browser_scroll", map[string]any{"direction": "up", "by": 7, "at": "12,34"}, []wire.Request{wire.Request{Verb: "browser.scroll", Profile: "work"}.With(args.Scroll{Direction: "up", By: 7, At: "12,34"})}},
+		{"browser_select", map[string]any{"ref": "@e6", "options": []string{"Cheese"}}, []wire.Request{wire.Request{Verb: "browser.select", Profile: "work"}.With(args.Select{Ref: "@e6", Options: []string{"Cheese"}})}},
+		{"browser_screenshot", nil, []wire.Request{wire.Request{Verb: "browser.screenshot", Profile: "work"}}},
+		{"browser_tab_list", nil, []wire.Request{wire.Request{Verb: "browser.tab", Profile: "work"}.With(args.Tab{Action: "list"})}},
+		{"browser_tab_select", map[string]any{"tab": "3"}, []wire.Request{wire.Request{Verb: "browser.tab", Target: "tab:3", Profile: "work"}.With(args.Tab{Action: "select"})}},
+		{"browser_tab_new", map[string]any{"url": "about:blank"}, []wire.Request{wire.Request{Verb: "browser.tab", Profile: "work"}.With(args.Tab{Action: "new", URL: "about:blank"})}},
+		{"browser_tab_close", nil, []wire.Request{wire.Request{Verb: "browser.tab", Profile: "work"}.With(args.Tab{Action: "close"})}},
+		{"browser_profiles", nil, []wire.Request{wire.Request{Verb: "browser.profiles"}}},
+		{"browser_use", map[string]any{"profile": "shop", "alias": "s"}, []wire.Request{wire.Request{Verb: "browser.use"}.With(args.Use{Label: "shop", Alias: "s"})}},
 		{"browser_new", map[string]any{"label": "theirs", "provider": "cdp", "endpoint": "http://127.0.0.1:9222"},
-			[]wire.Request{{Verb: "browser.new", Label: "theirs", Provider: "cdp", Endpoint: "http://127.0.0.1:9222"}}},
+			[]wire.Request{wire.Request{Verb: "browser.new"}.With(args.New{Label: "theirs", Provider: "cdp", Endpoint: "http://127.0.0.1:9222"})}},
 	}
 	list, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
@@ -297,11 +297,12 @@ func TestStatusAndWatchOfOneKind(t *testing.T) {
 func TestCallsWithoutAnAnswer(t *testing.T) {
 	late := errors.New("the daemon did not answer in time: " + context.DeadlineExceeded.Error())
 	late = errors.Join(late, context.DeadlineExceeded)
+	tabNew := args.Request("browser.tab", "", args.Tab{Action: "new"})
 	for req, code := range map[*wire.Request]target.Code{
-		{Verb: "browser.click"}:              target.CodeOutcomeUnknown,
-		{Verb: "snapshot"}:                   target.CodeTimeout,
-		{Verb: "browser.tab", Action: "new"}: target.CodeOutcomeUnknown,
-		{Verb: "find"}:                       target.CodeTimeout,
+		{Verb: "browser.click"}: target.CodeOutcomeUnknown,
+		{Verb: "snapshot"}:      target.CodeTimeout,
+		&tabNew:                 target.CodeOutcomeUnknown,
+		{Verb: "find"}:          target.CodeTimeout,
 	} {
 		res := failed(late, *req)
 		if st := res.StructuredContent.(map[string]any); st["code"] != code {

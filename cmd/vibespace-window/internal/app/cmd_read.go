@@ -45,8 +45,9 @@ since your last snapshot of this window, one line a node (+ added, - removed,
 			if c.NArg() > 2 {
 				return usage("snapshot takes a handle and at most one @ref: snapshot win:1 @e12")
 			}
-			req := args.Request("snapshot", h, args.Snapshot{Observe: args.Observe{Ref: c.Args().Get(1), Interactive: c.Bool("interactive"), JSON: wantJSON(c),
+			req := args.Request("snapshot", h, args.Snapshot{Observe: args.Observe{Ref: c.Args().Get(1), Interactive: c.Bool("interactive"),
 				Depth: c.Int("depth"), Diff: c.Bool("diff")}})
+			req.JSON = wantJSON(c)
 			return ask(c, o, req, callTimeout, daemoncall.PrintText)
 		},
 	}
@@ -75,7 +76,9 @@ many nodes were searched. At most 25 are printed, and how many more there are.
 			if c.NArg() != 2 {
 				return usage(`find needs a handle and one text (quote it): find win:1 "Save as"`)
 			}
-			return ask(c, o, args.Request("find", h, args.Find{Text: c.Args().Get(1), JSON: wantJSON(c)}), callTimeout, daemoncall.PrintText)
+			req := args.Request("find", h, args.Find{Text: c.Args().Get(1)})
+			req.JSON = wantJSON(c)
+			return ask(c, o, req, callTimeout, daemoncall.PrintText)
 		},
 	}
 }
