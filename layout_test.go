@@ -206,7 +206,7 @@ var onlyImports = map[string][]string{
 	// The verifier looks at a target through what the core lends it
 	// (stage.Sight) and judges with daemon/effect: no backend, no core.
 	"daemon/verifying": {"daemon/effect", "daemon/kind", "daemon/stage", "daemon/wire", "target"},
-	"daemon/tabs": {"daemon/args", "daemon/kind", "daemon/stage", "daemon/wire", "daemon/notice",
+	"daemon/tabs": {"daemon/args", "daemon/kind", "daemon/stage", "daemon/wire", "daemon/notice", "daemon/current",
 		"profile", "provider", "target"},
 	// The verbs' arguments are linked by every client: the wire, the verb
 	// table and the shared model, nothing more.

@@ -62,10 +62,9 @@ type Daemon struct {
 	// daemon/displays): its map and its displays' gates are guarded by mu.
 	reg       *displays.Registry
 	persistMu sync.Mutex
-	br        browserState // the browser words' state (browser.go)
-	browsing  Browsing     // the profile words: a registered stage the core asks (browser.go)
-	tabs      Tabs         // the words on a session's tabs and desktop apps: a registered stage (browser.go)
-	notes     notice.Book  // what is owed in words: things lost or not restored, files not written (notice.go)
+	browsing  Browsing    // the profile words: a registered stage the core asks (browser.go)
+	tabs      Tabs        // the words on a session's tabs and desktop apps: a registered stage (browser.go)
+	notes     notice.Book // what is owed in words: things lost or not restored, files not written (notice.go)
 
 	srv  *socket.Server // the socket served (package daemon/socket); nil until Listen
 	wg   sync.WaitGroup // the background loops (tick, and the registry's: discovery, idle stop, death watchers)

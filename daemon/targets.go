@@ -59,7 +59,7 @@ func (d *Daemon) drop(id target.ID) {
 	_, ok := d.targets[id]
 	delete(d.targets, id)
 	d.mu.Unlock()
-	d.br.current.Forget(id)
+	d.tabs.Forget(id) // no session's current tab any more
 	if ok {
 		d.leases.Drop(id)
 		d.persist()

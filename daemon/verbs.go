@@ -39,10 +39,10 @@ func checkArgs(_ *Daemon, req Request) error { return args.Check(req) }
 // and profile it reached.
 type call struct {
 	stage.Call
-	e    *entry      // nil for a verb on no target
-	g    lease.Grant // the lease grant, with the handback note owed
-	sel  *selection  // the profile chosen (vibespace-browser's words)
-	done func()      // releases what reaching took (the browser's hold)
+	e    *entry       // nil for a verb on no target
+	g    lease.Grant  // the lease grant, with the handback note owed
+	prof *ProfileInfo // the profile chosen (vibespace-browser's words), named by the answer
+	done func()       // releases what reaching took (the browser's hold)
 	def  verbDef
 	// finishing: the stages' Finish began (a panic after it is not
 	// finished twice).
@@ -242,7 +242,7 @@ func (d *Daemon) guarded(ctx context.Context, facts verb.Facts, req Request) (re
 			return d.finish(c, Response{}, err)
 		}
 	case verb.Tab:
-		if err := d.reachTab(ctx, c); err != nil {
+		if err := d.tabs.Reach(ctx, &c.Call); err != nil { // the session's current tab (package daemon/tabs)
 			return d.finish(c, Response{}, err)
 		}
 	}
@@ -312,8 +312,8 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 		resp.Note = c.g.Told.Message()
 	}
 	resp.By = c.Road
-	if c.sel != nil && resp.Profile == nil {
-		p := c.sel.Prof
+	if c.prof != nil && resp.Profile == nil {
+		p := *c.prof
 		d.browsing.Describe(&p)
 		resp.Profile = &p
 	}

@@ -9,12 +9,14 @@
 // A session's tabs live in browser contexts (its own ephemeral one, or
 // the profiles it attached); each command acts on the session's current
 // tab of the context its profile choice names. Reaching that tab — the
-// choice of the context, the current tab, the tab's lease — stays the
-// core's, since every shared verb on a tab (snapshot, click, …) reaches it
-// too; the core lends the package that and the rest of its hands once, as
-// the daemon is made (Bind, Host). The profile words it names profiles
-// with are the stage daemon/browsing's, which the program hands it as it
-// makes it (Profiles). The package never imports the core (layout_test.go).
+// choice of the context, the current tab, the tab's lease — is this
+// package's too (reach.go), and the core asks it for every shared verb on
+// a tab (snapshot, click, …: Reach); the core lends the package the
+// primitives of its target table and the rest of its hands once, as the
+// daemon is made (Bind, Host). The profile words it chooses and names
+// profiles with are the stage daemon/browsing's, which the program hands
+// it as it makes it (Profiles). The package never imports the core
+// (layout_test.go).
 package tabs
 
 import (
@@ -24,6 +26,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vibespace/vibespace/daemon/current"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/daemon/stage"
@@ -51,6 +54,11 @@ type Selection = struct {
 type Profiles interface {
 	// Registry is the profile registry of the state directory.
 	Registry() (*profile.Registry, error)
+	// Choose resolves req's profile choice (--profile or
+	// VIBESPACE_BROWSER) to a browser context; Gate refuses what its
+	// provider row cannot do and fills a remote row's connect URL.
+	Choose(req wire.Request) (Selection, error)
+	Gate(req wire.Request, sel *Selection) error
 	// RowOf is a profile's provider row.
 	RowOf(p profile.Profile) provider.Row
 	// Attached is how an answer shows an attachment, Known a profile as a
@@ -61,37 +69,56 @@ type Profiles interface {
 	New(req wire.Request) (wire.Response, error)
 }
 
-// Host is what the core lends the tabs: the reach of a tab (which every
-// verb on a tab shares) and of a window, the lease, the target table, and
-// the verb path's own finish where open and close of a window write their
-// audit row. Each method takes the stages' view of a call the core is
-// answering. A method that reaches or drops a target leaves the call's
-// Target the one the call reaches now (nil for none). The core spells the
-// same interface (daemon.TabsHost).
+// Host is what the core lends the tabs: the primitives of its target
+// table (look a tab up, add one, re-read one, take a target's lease), the
+// reach of a window, the lock a verb runs under, and the verb path's own
+// finish where open and close of a window write their audit row. A method
+// that takes the stages' view of a call works on the call the core is
+// answering; one that reaches or drops a target leaves the call's Target
+// the one the call reaches now (nil for none). Whether a session may
+// address a target is stage.Env.Sees. The core spells the same interface
+// (daemon.TabsHost).
 type Host = interface {
 	// Rows is the provider table the daemon reads.
 	Rows() []provider.Row
 	// Browser is the browser backend, nil when the daemon has none.
 	Browser() kind.Browser
-	// Context resolves c's profile choice and reaches its browser
-	// context, which counts as in use until the call ends; sel is the
-	// choice (named by the answer once made). A desktop app's profile has
-	// none: it is refused no_cdp_on_this_backend, naming its window.
-	Context(ctx context.Context, c *stage.Call) (bc kind.BrowserContext, sel Selection, err error)
-	// Current is the session's current tab in key's context; SetCurrent
-	// makes id that tab.
-	Current(session string, key kind.BrowserKey) (target.ID, bool)
-	SetCurrent(session string, key kind.BrowserKey, id target.ID)
-	// ReachCurrent reaches the session's current tab in the chosen context,
-	// under its lease (no_tab when there is none).
-	ReachCurrent(ctx context.Context, c *stage.Call) error
-	// Reach reaches tab id of the chosen context under its lease; known
-	// says id came from the daemon (a tab not there has closed), else a
-	// handle no tab ever had is unknown_target.
-	Reach(ctx context.Context, c *stage.Call, id target.ID, known bool) error
-	// NewTab opens a blank tab in bc, a target of the session leased to it
-	// and its current tab in the context.
-	NewTab(ctx context.Context, c *stage.Call, bc kind.BrowserContext) error
+	// Named has c's answer name the profile prof (the one c chose).
+	Named(c *stage.Call, prof wire.ProfileInfo)
+	// Hold keeps release (what reaching a browser context took) until c's
+	// call ends, and runs it then.
+	Hold(c *stage.Call, release func())
+	// HeadedDisplay names the display a headed browser shows on, started
+	// when it does not run.
+	HeadedDisplay(ctx context.Context) (string, error)
+	// Tab is the browser context tab id lives in; ok false when the table
+	// has no tab id.
+	Tab(id target.ID) (key kind.BrowserKey, ok bool)
+	// Closed reports whether id named a tab that has closed: a tab:N the
+	// daemon's tab counter passed (this daemon's, or one before it on this
+	// state directory: tabs die with a daemon) and no tab has now.
+	Closed(id target.ID) bool
+	// CDPHandle refuses a tab's handle of the old form, tab:<CDP target
+	// id>, naming the tab's handle when there is one; nil when id is not
+	// of that form.
+	CDPHandle(id target.ID) error
+	// Refresh re-reads target id from its backend (a tab's address kept
+	// in state.json is persisted when it changed: a daemon killed next
+	// names the tab lost by where it was); one that went is dropped and
+	// refused by its kind's gone code.
+	Refresh(ctx context.Context, id target.ID) error
+	// AddTab adds kt, a tab opened in key's context and read as info, to
+	// the table: a target of c's session, leased to it, and the target c
+	// reaches. Its handle is tab:N, the next number of the daemon's tab
+	// counter (apart from the windows'): never minted twice, across
+	// restarts too (the counter is persisted), so a handle an agent kept,
+	// or an audit row names, never means another tab.
+	AddTab(c *stage.Call, kt kind.Target, info kind.Info, key kind.BrowserKey, prof wire.ProfileInfo) target.ID
+	// Lease makes target id the one c reaches and takes its lease for c's
+	// session (reads take it too; browser_paused while the user drives),
+	// persisting a lease it acquired; a target that left the table is
+	// refused by its kind's gone code.
+	Lease(c *stage.Call, id target.ID) error
 	// Reached is the backend of the target c reached, nil when none.
 	Reached(c *stage.Call) kind.Target
 	// Locked runs f on c's target under its lock and the flight map a
@@ -114,12 +141,9 @@ type Host = interface {
 	TabsIn(ctx context.Context, session string, key kind.BrowserKey) (mine []wire.TargetInfo, others int)
 	// Display refuses a display this daemon cannot open windows on.
 	Display(name string) error
-	// AppWindow is the window a desktop app's profile runs as, read
-	// afresh (ok false when it does not run, or its Chromium has gone).
-	AppWindow(ctx context.Context, profileID string) (target.ID, bool)
-	// TakeApp reaches that window and takes its lease for c's session
-	// (which must be exposed to it); running is false when none runs.
-	TakeApp(ctx context.Context, c *stage.Call, profileID string) (id target.ID, running bool, err error)
+	// RunsAs is the window a desktop app's profile runs as, as last read
+	// (ok false when it does not run).
+	RunsAs(profileID string) (target.ID, bool)
 	// Open is open of c's request for a window that is the browser of
 	// profileID; it finishes the call (its audit row).
 	Open(ctx context.Context, c *stage.Call, profileID string) wire.Response
@@ -137,6 +161,7 @@ type Stage struct {
 	env     stage.Env
 	host    Host
 	profs   Profiles
+	current current.Tabs  // each session's current tab per context (reach.go)
 	appSlot chan struct{} // one slot: one desktop app starting at a time (desktopapp.go)
 }
 
@@ -201,8 +226,7 @@ func (s *Stage) Answer(ctx context.Context, c *stage.Call) (wire.Response, error
 	return wire.Response{}, target.Refuse(target.CodeInternal, "stage %s does not answer %s", Name, c.Req.Verb)
 }
 
-// where names a selection's context in words (the core's reach says it
-// the same way).
+// where names a selection's context in words.
 func where(sel Selection) string {
 	if sel.Key.Profile != "" {
 		return fmt.Sprintf("profile %s (%s)", sel.Prof.Label, sel.Key.Profile)
