@@ -198,8 +198,9 @@ var coreForbidden = []string{"daemon/yourdesktop", "daemon/socket", "daemon/brow
 // (module-relative). The profile words see the daemon through the seam,
 // the stages' shape and the verb table, the wire types and the profile,
 // provider and shared models; the core asks them through its Browsing
-// interface and lends them its hands (BrowsingHost). The tab words (Tabs,
-// TabsHost) likewise.
+// interface and lends them its hands (stage.Env.Hands, which the package
+// asserts to its own Host). The tab words (Tabs, tabs.Host) likewise, and
+// keep each session's current tab (daemon/current).
 var onlyImports = map[string][]string{
 	"daemon/browsing": {"daemon/kind", "daemon/stage", "daemon/verb", "daemon/wire", "daemon/current",
 		"profile", "provider", "target", "lease"},

@@ -157,14 +157,12 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	if err := runners(d.stages); err != nil {
 		return fail(err)
 	}
-	if d.browsing, err = browsingOf(d.stages); err != nil {
+	if d.browsing, err = stageAs[Browsing](d.stages, "chooses a session's browser profile (package daemon/browsing)"); err != nil {
 		return fail(err)
 	}
-	d.browsing.Bind(browsingHands{d})
-	if d.tabs, err = tabsOf(d.stages); err != nil {
+	if d.tabs, err = stageAs[Tabs](d.stages, "answers the words on a session's tabs (package daemon/tabs)"); err != nil {
 		return fail(err)
 	}
-	d.tabs.Bind(tabsHands{d})
 	d.stages.Restore(st.Backends)
 	d.reg.RestoreLost(st.Backends[displays.LostKey])
 	if cfg.Browser != nil {

@@ -18,7 +18,7 @@
 // of the session's current tab, which every verb on a tab shares, are the
 // registered stage daemon/tabs's, which the core asks (Tabs: a shared
 // verb on a tab has it reach the tab) and lends the primitives of its
-// target table (tabsHands, browser.go); the profile words, and the choice
+// target table (browserHands, browser.go); the profile words, and the choice
 // of the browser context a session's command acts in, are the registered
 // stage daemon/browsing's, which the core asks (Browsing).
 // A desktop app's profile has no browser context: its real Chromium is a

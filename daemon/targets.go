@@ -100,13 +100,6 @@ func (d *Daemon) entries(keep func(*entry) bool) []*entry {
 	return es
 }
 
-// exposedTo reports whether session may address e.
-func (d *Daemon) exposedTo(e *entry, session string) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return e.rec.ExposedTo(session)
-}
-
 // find looks a target up by handle, without the exposure check (operator
 // words) or a refresh.
 func (d *Daemon) find(handle string) (*entry, error) {
@@ -116,38 +109,12 @@ func (d *Daemon) find(handle string) (*entry, error) {
 	}
 	e := d.entryOf(id)
 	if e == nil {
-		if err := d.cdpHandle(id); err != nil {
+		if err := d.tabs.CDPHandle(id); err != nil {
 			return nil, err
 		}
 		return nil, d.reg.LostOr(false, id, target.Refuse(target.CodeUnknownTarget, "there is no target %s", id).With("target", string(id)))
 	}
 	return e, nil
-}
-
-// cdpHandle refuses a tab's handle of the old form, tab:<CDP target id>
-// (before tab handles were short), naming the handle of the tab it meant
-// when there is one: a target has one name, which every answer, audit row,
-// lease and note uses. Whoever holds a tab's CDP id learns nothing more
-// from its number. nil when id is not of that form.
-func (d *Daemon) cdpHandle(id target.ID) error {
-	key, ok := id.TabKey()
-	if !ok {
-		return nil
-	}
-	var short target.ID
-	d.mu.Lock()
-	for _, e := range d.targets {
-		if e.tab != nil && e.rec.Key == key {
-			short = e.id
-		}
-	}
-	d.mu.Unlock()
-	given := target.Echo(string(id))
-	if short == "" {
-		return target.Refuse(target.CodeUnknownTarget, "%s is not a tab handle: a tab's handle is tab:N, as tab list or open prints", given).With("target", target.Clip(string(id)))
-	}
-	return target.Refuse(target.CodeUnknownTarget, "%s names a tab by its CDP target id, not its handle: use %s", given, short).
-		With("target", target.Clip(string(id))).With("handle", string(short))
 }
 
 // lookup finds the target named by req's handle for req's session,
@@ -163,7 +130,7 @@ func (d *Daemon) lookup(ctx context.Context, req Request) (*entry, error) {
 	}
 	e := d.entryOf(id)
 	if e == nil {
-		if err := d.cdpHandle(id); err != nil {
+		if err := d.tabs.CDPHandle(id); err != nil {
 			return nil, err
 		}
 		if gone := d.cfg.Desktop.Forgotten(req.Target); gone != nil { // desktop off forgot it

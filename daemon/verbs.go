@@ -211,7 +211,7 @@ func (d *Daemon) guarded(ctx context.Context, facts verb.Facts, req Request) (re
 		return refusal(target.Refuse(codeInternal, "nothing in this daemon answers %s", req.Verb))
 	}
 	c := &call{Call: stage.Call{Req: req, Facts: facts, Started: d.cfg.Now()}, def: def}
-	c.Put(callKey{}, c) // the core's call behind the stages' view of it (tabsHands)
+	c.Put(callKey{}, c) // the core's call behind the stages' view of it (browserHands)
 	defer func() {
 		if c.done != nil {
 			c.done()

@@ -193,7 +193,7 @@ func (s *Stage) newDesktopApp(ctx context.Context, c *stage.Call) (wire.Response
 // (ok false when it does not run): a window whose Chromium has gone is
 // dropped, and none.
 func (s *Stage) appWindow(ctx context.Context, profileID string) (target.ID, bool) {
-	id, ok := s.host.RunsAs(profileID)
+	id, ok := s.host.AppWindow(profileID)
 	if !ok {
 		return "", false
 	}

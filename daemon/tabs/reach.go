@@ -84,7 +84,7 @@ func (s *Stage) reachCurrent(ctx context.Context, c *stage.Call, sel Selection) 
 // known says id came from the daemon (the session's current tab), so a
 // tab that is not there has closed; a handle the caller gave that names no
 // tab this daemon ever had is unknown_target, not tab_gone (and one of the
-// old form, tab:<CDP id>, is told the tab's handle: Host.CDPHandle).
+// old form, tab:<CDP id>, is told the tab's handle: CDPHandle).
 func (s *Stage) reach(ctx context.Context, c *stage.Call, sel Selection, id target.ID, known bool) error {
 	if key, ok := s.host.Tab(id); ok {
 		if seen, _ := s.env.Sees(c.Req.Session, id); !seen || key.String() != sel.Key.String() {
@@ -96,7 +96,7 @@ func (s *Stage) reach(ctx context.Context, c *stage.Call, sel Selection, id targ
 		return s.host.Lease(c, id)
 	}
 	if !known {
-		if err := s.host.CDPHandle(id); err != nil {
+		if err := s.CDPHandle(id); err != nil {
 			return err
 		}
 	}
@@ -130,7 +130,7 @@ func (s *Stage) newTab(ctx context.Context, c *stage.Call, sel Selection, bc kin
 // run, how to start it.
 func (s *Stage) noCDP(session string, sel Selection) error {
 	label := sel.Prof.Label
-	id, ok := s.host.RunsAs(sel.Key.Profile)
+	id, ok := s.host.AppWindow(sel.Key.Profile)
 	if !ok {
 		start := "vibespace-browser new " + target.ShellWord(label) + " --backend desktop-app"
 		return target.Refuse(target.CodeNoCDPOnThisBackend,
@@ -146,4 +146,24 @@ func (s *Stage) noCDP(session string, sel Selection) error {
 		r.Message += fmt.Sprintf(" — once its opener shares it with you (share %s --with %s)", id, session)
 	}
 	return r
+}
+
+// CDPHandle refuses a tab's handle of the old form, tab:<CDP target id>
+// (before tab handles were short), naming the handle of the tab it meant
+// when there is one: a target has one name, which every answer, audit row,
+// lease and note uses. Whoever holds a tab's CDP id learns nothing more
+// from its number. nil when id is not of that form. The core asks it too,
+// of a handle its table does not have.
+func (s *Stage) CDPHandle(id target.ID) error {
+	key, ok := id.TabKey()
+	if !ok {
+		return nil
+	}
+	short, _ := s.host.TabKeyed(key)
+	given := target.Echo(string(id))
+	if short == "" {
+		return target.Refuse(target.CodeUnknownTarget, "%s is not a tab handle: a tab's handle is tab:N, as tab list or open prints", given).With("target", target.Clip(string(id)))
+	}
+	return target.Refuse(target.CodeUnknownTarget, "%s names a tab by its CDP target id, not its handle: use %s", given, short).
+		With("target", target.Clip(string(id))).With("handle", string(short))
 }

@@ -12,8 +12,8 @@
 // choice of the context, the current tab, the tab's lease — is this
 // package's too (reach.go), and the core asks it for every shared verb on
 // a tab (snapshot, click, …: Reach); the core lends the package the
-// primitives of its target table and the rest of its hands once, as the
-// daemon is made (Bind, Host). The profile words it chooses and names
+// primitives of its target table and the rest of its hands as the daemon
+// makes it (Host, which it asserts stage.Env.Hands to). The profile words it chooses and names
 // profiles with are the stage daemon/browsing's, which the program hands
 // it as it makes it (Profiles). The package never imports the core
 // (layout_test.go).
@@ -40,8 +40,8 @@ import (
 const Name = "tabs"
 
 // Selection is a resolved profile choice: which browser context (Key), and
-// how answers name it (Prof). The core and package daemon/browsing spell
-// the same type.
+// how answers name it (Prof). Package daemon/browsing, which chooses it,
+// spells the same type (browsing.Selection).
 type Selection = struct {
 	Key  kind.BrowserKey
 	Prof wire.ProfileInfo
@@ -76,9 +76,9 @@ type Profiles interface {
 // that takes the stages' view of a call works on the call the core is
 // answering; one that reaches or drops a target leaves the call's Target
 // the one the call reaches now (nil for none). Whether a session may
-// address a target is stage.Env.Sees. The core spells the same interface
-// (daemon.TabsHost).
-type Host = interface {
+// address a target is stage.Env.Sees. The core lends it as
+// stage.Env.Hands.
+type Host interface {
 	// Rows is the provider table the daemon reads.
 	Rows() []provider.Row
 	// Browser is the browser backend, nil when the daemon has none.
@@ -98,10 +98,9 @@ type Host = interface {
 	// daemon's tab counter passed (this daemon's, or one before it on this
 	// state directory: tabs die with a daemon) and no tab has now.
 	Closed(id target.ID) bool
-	// CDPHandle refuses a tab's handle of the old form, tab:<CDP target
-	// id>, naming the tab's handle when there is one; nil when id is not
-	// of that form.
-	CDPHandle(id target.ID) error
+	// TabKeyed is the tab whose backend key (its CDP target id) is key;
+	// ok false when the table has none.
+	TabKeyed(key string) (id target.ID, ok bool)
 	// Refresh re-reads target id from its backend (a tab's address kept
 	// in state.json is persisted when it changed: a daemon killed next
 	// names the tab lost by where it was); one that went is dropped and
@@ -135,15 +134,16 @@ type Host = interface {
 	// CloseTab closes c's tab and forgets it; gone is how an answer names
 	// it now.
 	CloseTab(ctx context.Context, c *stage.Call) (gone *wire.TargetInfo, err error)
-	// TabsIn is the session's tabs in key's context, in tab order, each
-	// read afresh (a tab that went meanwhile is left out), and how many
-	// other sessions' tabs there are.
-	TabsIn(ctx context.Context, session string, key kind.BrowserKey) (mine []wire.TargetInfo, others int)
+	// TabsOf is the tabs in key's context, of every session, in tab
+	// order; Listed re-reads target id afresh, as list does, and names it
+	// as an answer does (a tab that went is refused tab_gone).
+	TabsOf(key kind.BrowserKey) []target.ID
+	Listed(ctx context.Context, id target.ID) (*wire.TargetInfo, error)
 	// Display refuses a display this daemon cannot open windows on.
 	Display(name string) error
-	// RunsAs is the window a desktop app's profile runs as, as last read
-	// (ok false when it does not run).
-	RunsAs(profileID string) (target.ID, bool)
+	// AppWindow is the window a desktop app's profile runs as, as last
+	// read (ok false when it does not run).
+	AppWindow(profileID string) (target.ID, bool)
 	// Open is open of c's request for a window that is the browser of
 	// profileID; it finishes the call (its audit row).
 	Open(ctx context.Context, c *stage.Call, profileID string) wire.Response
@@ -165,16 +165,21 @@ type Stage struct {
 	appSlot chan struct{} // one slot: one desktop app starting at a time (desktopapp.go)
 }
 
-// New makes the stage, which names profiles with profs; the core binds it
-// to its hands (Bind) once made.
+// New makes the stage, which chooses and names profiles with profs, with
+// the core's hands (env.Hands, a Host; nil lends none).
 func New(env stage.Env, profs Profiles) (stage.Stage, error) {
-	return &Stage{env: env, profs: profs, appSlot: make(chan struct{}, 1)}, nil
+	s := &Stage{env: env, profs: profs, appSlot: make(chan struct{}, 1)}
+	if env.Hands != nil {
+		h, ok := env.Hands.(Host)
+		if !ok {
+			return nil, fmt.Errorf("the core's hands (%T) are not what the tab words need (tabs.Host)", env.Hands)
+		}
+		s.host = h
+	}
+	return s, nil
 }
 
 func (s *Stage) Name() string { return Name }
-
-// Bind lends the stage the core's hands, once, as the daemon is made.
-func (s *Stage) Bind(h Host) { s.host = h }
 
 // Verbs are the browser's words on a session's tabs and its desktop apps.
 func (s *Stage) Verbs() []string {

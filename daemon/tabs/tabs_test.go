@@ -78,9 +78,9 @@ func (h *host) Named(*stage.Call, wire.ProfileInfo)           {}
 func (h *host) Hold(*stage.Call, func())                      {}
 func (h *host) HeadedDisplay(context.Context) (string, error) { return "", nil }
 func (h *host) Closed(target.ID) bool                         { return false }
-func (h *host) CDPHandle(target.ID) error                     { return nil }
+func (h *host) TabKeyed(string) (target.ID, bool)             { return "", false }
 func (h *host) Refresh(context.Context, target.ID) error      { return nil }
-func (h *host) RunsAs(string) (target.ID, bool)               { return "", false }
+func (h *host) AppWindow(string) (target.ID, bool)            { return "", false }
 
 func (h *host) Tab(id target.ID) (kind.BrowserKey, bool) {
 	for _, t := range h.tabs {
@@ -139,8 +139,26 @@ func (h *host) CloseTab(ctx context.Context, c *stage.Call) (*wire.TargetInfo, e
 	return &wire.TargetInfo{ID: id, Lease: "gone"}, nil
 }
 
-func (h *host) TabsIn(ctx context.Context, session string, key kind.BrowserKey) ([]wire.TargetInfo, int) {
-	return h.tabs, h.others
+// TabsOf lists the session's tabs, then the others', numbered from 100
+// (which the session does not see: tabsWith).
+func (h *host) TabsOf(kind.BrowserKey) []target.ID {
+	var ids []target.ID
+	for _, t := range h.tabs {
+		ids = append(ids, t.ID)
+	}
+	for i := range h.others {
+		ids = append(ids, target.TabID(100+i))
+	}
+	return ids
+}
+
+func (h *host) Listed(_ context.Context, id target.ID) (*wire.TargetInfo, error) {
+	for _, t := range h.tabs {
+		if t.ID == id {
+			return &t, nil
+		}
+	}
+	return nil, target.Refuse(target.CodeTabGone, "tab %s has closed", id)
 }
 
 func (h *host) Display(name string) error                               { return nil }
@@ -155,12 +173,12 @@ func tabsWith(t *testing.T, tabs []wire.TargetInfo, owed *[]notice.Notice) (*Sta
 	t.Helper()
 	h := &host{tabs: tabs, url: "https://example.com/"}
 	s, err := New(stage.Env{Now: time.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Owe:  func(n notice.Notice) { *owed = append(*owed, n) },
-		Sees: func(string, target.ID) (seen, known bool) { return true, true }}, h)
+		Owe:   func(n notice.Notice) { *owed = append(*owed, n) },
+		Sees:  func(_ string, id target.ID) (seen, known bool) { return id.TabNumber() < 100, true },
+		Hands: h}, h)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.(*Stage).Bind(h)
 	return s.(*Stage), h
 }
 

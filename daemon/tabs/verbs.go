@@ -137,7 +137,7 @@ func (s *Stage) tab(ctx context.Context, c *stage.Call) (wire.Response, error) {
 func (s *Stage) tabList(ctx context.Context, c *stage.Call, sel Selection) (wire.Response, error) {
 	req := c.Req
 	cur, _ := s.current.Get(req.Session, sel.Key)
-	mine, others := s.host.TabsIn(ctx, req.Session, sel.Key)
+	mine, others := s.tabsIn(ctx, req.Session, sel.Key)
 	resp := wire.Response{Targets: []wire.TargetInfo{}}
 	var lines []string
 	for _, ti := range mine {
@@ -154,6 +154,24 @@ func (s *Stage) tabList(ctx context.Context, c *stage.Call, sel Selection) (wire
 		resp.Did += fmt.Sprintf("; %d other session(s)' tab(s) there are not shown", others)
 	}
 	return resp, nil
+}
+
+// tabsIn is the session's tabs in key's context, in tab order, each read
+// afresh (a tab that went meanwhile is left out), and how many other
+// sessions' tabs there are.
+func (s *Stage) tabsIn(ctx context.Context, session string, key kind.BrowserKey) (mine []wire.TargetInfo, others int) {
+	for _, id := range s.host.TabsOf(key) {
+		if seen, _ := s.env.Sees(session, id); !seen {
+			others++
+			continue
+		}
+		ti, err := s.host.Listed(ctx, id)
+		if target.CodeOf(err) == target.CodeTabGone {
+			continue
+		}
+		mine = append(mine, *ti)
+	}
+	return mine, others
 }
 
 // checkGet: get answers the page's text, URL or title.
