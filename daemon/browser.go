@@ -118,23 +118,6 @@ func (d *Daemon) locked(ctx context.Context, c *call, f func(ctx context.Context
 	return d.finish(c, resp, err)
 }
 
-// refreshTab re-reads a tab (refresh) and, when the address state.json
-// keeps of it (bareURL) changed, persists it: a daemon killed next names
-// the tab lost by where it was (the tabs' Lost), not where it was opened.
-func (d *Daemon) refreshTab(ctx context.Context, e *entry) (kind.Info, error) {
-	d.mu.Lock()
-	was := bareURL(e.rec.App)
-	d.mu.Unlock()
-	info, err := d.refresh(ctx, e)
-	d.mu.Lock()
-	now := bareURL(e.rec.App)
-	d.mu.Unlock()
-	if err == nil && now != was {
-		d.persist()
-	}
-	return info, err
-}
-
 // Tabs is the words on a session's tabs and its desktop apps as the core
 // asks them: package daemon/tabs is the one the program registers, a
 // stage that answers open, tab, get, eval, back, forward, reload, wait,
@@ -191,13 +174,25 @@ func (h browserHands) TabKeyed(key string) (target.ID, bool) {
 	return "", false
 }
 
-func (h browserHands) Refresh(ctx context.Context, id target.ID) error {
-	e := h.d.entryOf(id)
+// Refresh re-reads target id (refresh) and, when the address state.json
+// keeps of it (bareURL) changed, persists it: a daemon killed next names
+// the tab lost by where it was (the tabs' Lost), not where it was opened.
+func (h browserHands) Refresh(ctx context.Context, id target.ID) (kind.Info, error) {
+	d, e := h.d, h.d.entryOf(id)
 	if e == nil {
-		return goneNow(id)
+		return kind.Info{}, goneNow(id)
 	}
-	_, err := h.d.refreshTab(ctx, e)
-	return err
+	d.mu.Lock()
+	was := bareURL(e.rec.App)
+	d.mu.Unlock()
+	info, err := d.refresh(ctx, e)
+	d.mu.Lock()
+	now := bareURL(e.rec.App)
+	d.mu.Unlock()
+	if err == nil && now != was {
+		d.persist()
+	}
+	return info, err
 }
 
 // AddTab mints the tab's handle, tab:N, from the daemon's tab counter,
@@ -252,13 +247,6 @@ func (h browserHands) Locked(ctx context.Context, sc *stage.Call, f func(ctx con
 		return Response{}, h.d.cut(ctx, c.e, c.Req.Session, err)
 	}
 	return resp, nil
-}
-
-// Navigated re-reads a tab's title and URL after it navigated; a tab that
-// went meanwhile is its gone refusal.
-func (h browserHands) Navigated(ctx context.Context, sc *stage.Call) (title, url string, err error) {
-	info, err := h.d.refreshTab(ctx, callOf(sc).e)
-	return info.Title, info.App, err
 }
 
 func (h browserHands) Relist(ctx context.Context, sc *stage.Call) (kind.Info, error) {

@@ -6,14 +6,15 @@
 // new-child and status — which it answers as a registered stage
 // (stage.Answerer, cmd/vibespace-daemon/stages).
 //
-// The core asks it for a session's selection before it reaches a tab
-// (Choose, Gate), to name a profile in an answer (Describe, Attached,
-// Known) and for the registry that new and close of a desktop app use;
-// it lends the package its hands as the daemon makes it (Host, which it
-// asserts stage.Env.Hands to):
-// the provider table, the keys, the browser backend, the desktop app
-// windows, the session's tabs and the daemon's status. The package never
-// imports the core (layout_test.go).
+// The tab words (daemon/tabs, which the program hands this stage) ask it
+// for a session's selection before they reach a tab (Choose, Gate), to
+// name a profile in an answer (Attached, Known) and for the registry that
+// new and close of a desktop app use; the core asks it to name a profile
+// in an answer (Describe) and for the registry (the live view's). The core
+// lends the package its hands as the daemon makes it (Host, which it
+// asserts stage.Env.Hands to): the provider table, the keys, the browser
+// backend, the desktop app windows, the session's tabs and the daemon's
+// status. The package never imports the core (layout_test.go).
 package browsing
 
 import (

@@ -197,7 +197,7 @@ func (s *Stage) appWindow(ctx context.Context, profileID string) (target.ID, boo
 	if !ok {
 		return "", false
 	}
-	if err := s.host.Refresh(ctx, id); target.CodeOf(err) == target.CodeWindowGone {
+	if _, err := s.host.Refresh(ctx, id); target.CodeOf(err) == target.CodeWindowGone {
 		return "", false
 	}
 	return id, true

@@ -90,7 +90,7 @@ func (s *Stage) reach(ctx context.Context, c *stage.Call, sel Selection, id targ
 		if seen, _ := s.env.Sees(c.Req.Session, id); !seen || key.String() != sel.Key.String() {
 			return target.Refuse(target.CodeNotYourTab, "tab %s belongs to another session or profile", id).With("target", string(id))
 		}
-		if err := s.host.Refresh(ctx, id); err != nil {
+		if _, err := s.host.Refresh(ctx, id); err != nil {
 			return err
 		}
 		return s.host.Lease(c, id)

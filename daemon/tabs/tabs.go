@@ -101,11 +101,12 @@ type Host interface {
 	// TabKeyed is the tab whose backend key (its CDP target id) is key;
 	// ok false when the table has none.
 	TabKeyed(key string) (id target.ID, ok bool)
-	// Refresh re-reads target id from its backend (a tab's address kept
-	// in state.json is persisted when it changed: a daemon killed next
-	// names the tab lost by where it was); one that went is dropped and
-	// refused by its kind's gone code.
-	Refresh(ctx context.Context, id target.ID) error
+	// Refresh re-reads target id from its backend, as a verb does (a tab
+	// after it navigated: its title and URL now), and answers what it
+	// read; the address of a tab kept in state.json is persisted when it
+	// changed (a daemon killed next names the tab lost by where it was).
+	// One that went is dropped and refused by its kind's gone code.
+	Refresh(ctx context.Context, id target.ID) (kind.Info, error)
 	// AddTab adds kt, a tab opened in key's context and read as info, to
 	// the table: a target of c's session, leased to it, and the target c
 	// reaches. Its handle is tab:N, the next number of the daemon's tab
@@ -123,10 +124,8 @@ type Host interface {
 	// Locked runs f on c's target under its lock and the flight map a
 	// takeover cancels; a failure is as the takeover cut it.
 	Locked(ctx context.Context, c *stage.Call, f func(ctx context.Context) (wire.Response, error)) (wire.Response, error)
-	// Navigated re-reads c's tab after it navigated (persisting the
-	// address kept of it when it changed); Relist re-reads its facts as
-	// the page has them now; Seen is what was last read of it.
-	Navigated(ctx context.Context, c *stage.Call) (title, url string, err error)
+	// Relist re-reads the facts of c's target as the page has them now;
+	// Seen is what was last read of it.
 	Relist(ctx context.Context, c *stage.Call) (kind.Info, error)
 	Seen(c *stage.Call) kind.Info
 	// NodeText answers the text of the node ref of c's target.

@@ -79,7 +79,6 @@ func (h *host) Hold(*stage.Call, func())                      {}
 func (h *host) HeadedDisplay(context.Context) (string, error) { return "", nil }
 func (h *host) Closed(target.ID) bool                         { return false }
 func (h *host) TabKeyed(string) (target.ID, bool)             { return "", false }
-func (h *host) Refresh(context.Context, target.ID) error      { return nil }
 func (h *host) AppWindow(string) (target.ID, bool)            { return "", false }
 
 func (h *host) Tab(id target.ID) (kind.BrowserKey, bool) {
@@ -118,8 +117,9 @@ func (h *host) Locked(ctx context.Context, c *stage.Call, f func(ctx context.Con
 	return resp, nil
 }
 
-func (h *host) Navigated(ctx context.Context, c *stage.Call) (string, string, error) {
-	return "A page", h.url, nil
+// Refresh answers the page a navigated tab shows.
+func (h *host) Refresh(context.Context, target.ID) (kind.Info, error) {
+	return kind.Info{Title: "A page", App: h.url}, nil
 }
 
 func (h *host) Relist(ctx context.Context, c *stage.Call) (kind.Info, error) {

@@ -48,8 +48,8 @@ func (s *Stage) open(ctx context.Context, c *stage.Call) (wire.Response, error) 
 		if err := nav.Navigate(ctx, req.URL); err != nil {
 			return wire.Response{}, err
 		}
-		title, u, err := s.host.Navigated(ctx, c)
-		return wire.Response{URL: u, Did: fmt.Sprintf(verb, u, title, id)}, err
+		info, err := s.host.Refresh(ctx, id)
+		return wire.Response{URL: info.App, Did: fmt.Sprintf(verb, info.App, info.Title, id)}, err
 	})
 }
 
@@ -98,8 +98,8 @@ func (s *Stage) tab(ctx context.Context, c *stage.Call) (wire.Response, error) {
 					return wire.Response{}, err
 				}
 			}
-			_, u, err := s.host.Navigated(ctx, c)
-			return wire.Response{URL: u, Did: fmt.Sprintf("opened tab %s; it is your current tab", id)}, err
+			info, err := s.host.Refresh(ctx, id)
+			return wire.Response{URL: info.App, Did: fmt.Sprintf("opened tab %s; it is your current tab", id)}, err
 		})
 	case "select":
 		if err := s.reach(ctx, c, sel, id, false); err != nil {
@@ -235,8 +235,8 @@ func (s *Stage) navVerb(ctx context.Context, c *stage.Call, did string, nav func
 		if err := nav(n, ctx); err != nil {
 			return wire.Response{}, err
 		}
-		title, u, err := s.host.Navigated(ctx, c)
-		return wire.Response{URL: u, Did: fmt.Sprintf("%s: %s (%q)", did, u, title)}, err
+		info, err := s.host.Refresh(ctx, c.Target.ID())
+		return wire.Response{URL: info.App, Did: fmt.Sprintf("%s: %s (%q)", did, info.App, info.Title)}, err
 	})
 }
 
