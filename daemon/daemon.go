@@ -166,6 +166,11 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		return fail(err)
 	}
 	d.tabs.Bind(tabsHands{d})
+	for _, s := range d.stages.Stages() {
+		if w, ok := s.(interface{ Bind(watchingHost) }); ok {
+			w.Bind(watchingHands{d}) // the watch verb's stage (daemon/watching)
+		}
+	}
 	d.stages.Restore(st.Backends)
 	d.reg.RestoreLost(st.Backends[displays.LostKey])
 	if cfg.Browser != nil {
