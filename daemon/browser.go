@@ -84,7 +84,7 @@ func browsingOf(ch *stage.Chain) (Browsing, error) {
 // browsingHands is the core as the profile words see it (BrowsingHost).
 type browsingHands struct{ d *Daemon }
 
-func (h browsingHands) Rows() []provider.Row                   { return h.d.rows() }
+func (h browsingHands) Rows() []provider.Row                   { return h.d.law.Rows() }
 func (h browsingHands) Key(scope string) (string, bool, error) { return h.d.keys.Get(scope) }
 func (h browsingHands) Browser() kind.Browser                  { return h.d.cfg.Browser }
 
@@ -399,7 +399,7 @@ type callKey struct{}
 // callOf is the core's call behind the stages' view of it.
 func callOf(sc *stage.Call) *call { return sc.Get(callKey{}).(*call) }
 
-func (h tabsHands) Rows() []provider.Row  { return h.d.rows() }
+func (h tabsHands) Rows() []provider.Row  { return h.d.law.Rows() }
 func (h tabsHands) Browser() kind.Browser { return h.d.cfg.Browser }
 
 func (h tabsHands) Context(ctx context.Context, sc *stage.Call) (kind.BrowserContext, selection, error) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/displays"
+	"github.com/vibespace/vibespace/daemon/providerlaw"
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
 )
@@ -121,7 +122,7 @@ func (d *Daemon) doctor(ctx context.Context, c *call) Response {
 	} else {
 		checks = append(checks, d.cfg.Browser.Doctor(ctx)...)
 	}
-	checks = append(checks, d.providerDoctor()...)
+	checks = append(checks, d.law.Doctor(providerlaw.Here{Browser: d.cfg.Browser != nil, KeySetAt: d.keys.SetAt, Displays: d.cfg.Displays})...)
 	live, liveOK := d.liveState()
 	checks = append(checks, Check{Name: "live view", OK: liveOK, Detail: live})
 	return Response{OK: true, Checks: checks}
