@@ -8,6 +8,7 @@ import (
 
 	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/modes"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -270,7 +271,7 @@ func (d *Daemon) info(e *entry) *TargetInfo {
 		Lease: l.State(), Input: string(l.Input), Holder: l.Holder, User: l.User,
 	}
 	if t.ID.Kind() == target.KindWindow {
-		ti.Mode, ti.Resolved, ti.ModeWhy = modeOf(t), t.Resolved, t.ModeWhy
+		ti.Mode, ti.Resolved, ti.ModeWhy = modes.Of(t), t.Resolved, t.ModeWhy
 	}
 	if e.tab != nil {
 		ti.CDPID = t.Key

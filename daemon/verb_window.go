@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/modes"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -74,7 +75,7 @@ func (d *Daemon) openAs(ctx context.Context, c *call, profile string) Response {
 		rec.Mode = target.Mode(req.Mode) // its arguments' check read it (args.Open)
 	}
 	if rec.Mode == target.ModeAuto {
-		rec.Resolved, rec.ModeWhy = judge(ctx, kt)
+		rec.Resolved, rec.ModeWhy = modes.Judge(ctx, kt)
 	}
 	c.e = d.add(rec, kt, disp, nil, info)
 	whose := disp.Name()
