@@ -142,7 +142,9 @@ func (d *Daemon) detach(ctx context.Context, c *call) Response {
 	}
 	did := "you did not hold its lease; nothing changed"
 	if released {
-		d.forgetLast(c.e, c.Req.Session) // its next --diff answers whole
+		d.mu.Lock()
+		c.e.last.Forget(c.Req.Session) // its next --diff answers whole
+		d.mu.Unlock()
 		did = "released its lease; the application keeps running"
 		d.persist()
 	}
