@@ -191,8 +191,12 @@ var coreImporters = []string{"cmd/vibespace-daemon", "daemon/live", "daemon/daem
 // or they serve one they declare (the socket's Handler, which the core is;
 // the display registry's Host, which the core lends it), or they see the
 // daemon through stage.Env alone (the key words, over Env.Keys), or every
-// client links them (the verbs' arguments, daemon/args).
-var coreForbidden = []string{"daemon/yourdesktop", "daemon/socket", "daemon/browsing", "daemon/displays", "daemon/keys", "daemon/tabs", "daemon/args"}
+// client links them (the verbs' arguments, daemon/args), or the core asks
+// them with facts it read itself (the provider law, over an Origin; a
+// window's mode, daemon/modes), or lend them what they may see for one call
+// (doctor's probe, a Machine), or keep what they hold under the core's lock
+// (each session's last snapshot of a target, daemon/lastsnaps).
+var coreForbidden = []string{"daemon/yourdesktop", "daemon/socket", "daemon/browsing", "daemon/displays", "daemon/keys", "daemon/tabs", "daemon/args", "daemon/providerlaw", "daemon/doctor", "daemon/modes", "daemon/lastsnaps"}
 
 // onlyImports: of the packages of ours, these import only those listed
 // (module-relative). The profile words see the daemon through the seam,

@@ -60,7 +60,7 @@ type callKey struct{}
 // callOf is the core's call behind the stages' view of it.
 func callOf(sc *stage.Call) *call { return sc.Get(callKey{}).(*call) }
 
-func (h browserHands) Rows() []provider.Row                   { return h.d.rows() }
+func (h browserHands) Rows() []provider.Row                   { return h.d.law.Rows() }
 func (h browserHands) Key(scope string) (string, bool, error) { return h.d.keys.Get(scope) }
 func (h browserHands) Browser() kind.Browser                  { return h.d.cfg.Browser }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/notice"
+	"github.com/vibespace/vibespace/daemon/providerlaw"
 	"github.com/vibespace/vibespace/daemon/secret"
 	"github.com/vibespace/vibespace/daemon/socket"
 	"github.com/vibespace/vibespace/daemon/stage"
@@ -50,6 +51,7 @@ type Daemon struct {
 	started time.Time
 	live    LiveView // nil: no live view
 	keys    *secret.Store
+	law     providerlaw.Law
 	stages  *stage.Chain // the registered stages, in order (Config.Stages)
 
 	mu      sync.Mutex // guards the fields below and every entry's mutable fields; never held across a backend call
@@ -92,6 +94,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		lock:    lk,
 		leases:  lease.NewTable(lease.Options{Now: cfg.Now, IdleHandback: cfg.IdleHandback}),
 		started: cfg.Now(),
+		law:     providerlaw.New(cfg.Providers), // the provider table the daemon reads and its law
 		targets: make(map[target.ID]*entry),
 		stop:    make(chan struct{}),
 	}
@@ -162,6 +165,11 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	if d.tabs, err = stageAs[Tabs](d.stages, "answers the words on a session's tabs (package daemon/tabs)"); err != nil {
 		return fail(err)
+	}
+	for _, s := range d.stages.Stages() {
+		if w, ok := s.(interface{ Bind(watchingHost) }); ok {
+			w.Bind(watchingHands{d}) // the watch verb's stage (daemon/watching)
+		}
 	}
 	d.stages.Restore(st.Backends)
 	d.reg.RestoreLost(st.Backends[displays.LostKey])

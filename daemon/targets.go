@@ -8,6 +8,8 @@ import (
 
 	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/lastsnaps"
+	"github.com/vibespace/vibespace/daemon/modes"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -26,7 +28,7 @@ type entry struct {
 	info   kind.Info                   // as last read
 	flight map[*int]context.CancelFunc // agent verbs in flight; a takeover cancels them
 	bounds map[string]target.Rect      // the screen bounds of refs, from the last snapshot
-	last   lastSnapshots               // each session's last snapshot of it, for snapshot --diff (verb_read.go)
+	last   lastsnaps.Book              // each session's last snapshot of it, for snapshot --diff
 }
 
 func newEntry(rec target.Target, t kind.Target, disp *display) *entry {
@@ -237,7 +239,7 @@ func (d *Daemon) info(e *entry) *TargetInfo {
 		Lease: l.State(), Input: string(l.Input), Holder: l.Holder, User: l.User,
 	}
 	if t.ID.Kind() == target.KindWindow {
-		ti.Mode, ti.Resolved, ti.ModeWhy = modeOf(t), t.Resolved, t.ModeWhy
+		ti.Mode, ti.Resolved, ti.ModeWhy = modes.Of(t), t.Resolved, t.ModeWhy
 	}
 	if e.tab != nil {
 		ti.CDPID = t.Key

@@ -82,7 +82,6 @@ var runs = map[string]verbDef{
 	"share":      {run: (*Daemon).share},
 	"takeover":   {run: (*Daemon).takeover},
 	"handback":   {run: (*Daemon).handback},
-	"watch":      {run: (*Daemon).watch},
 	"snapshot":   {run: (*Daemon).snapshot},
 	"screenshot": {run: (*Daemon).screenshot},
 	"click":      {run: (*Daemon).click, check: checkArgs},
@@ -113,7 +112,8 @@ var runs = map[string]verbDef{
 	// (the words on a session's tabs and desktop apps — open, tab, get,
 	// eval, back, forward, reload, wait, new, close — are the stage
 	// daemon/tabs's; the profile words that reach no tab are the stage
-	// daemon/browsing's)
+	// daemon/browsing's; vibespace-window's watch is the stage
+	// daemon/watching's)
 }
 
 // Verbs lists the verbs the daemon answers, sorted.

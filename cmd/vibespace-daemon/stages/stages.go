@@ -16,6 +16,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/trace"
 	"github.com/vibespace/vibespace/daemon/verbaudit"
 	"github.com/vibespace/vibespace/daemon/verifying"
+	"github.com/vibespace/vibespace/daemon/watching"
 )
 
 // All answers the stages in the order they run: each phase (admit,
@@ -104,5 +105,11 @@ func All() []stage.Registration {
 		// lost when it was killed. It names profiles with browsing's
 		// words. It runs in no phase.
 		{Name: tabs.Name, New: func(env stage.Env) (stage.Stage, error) { return tabs.New(env, br) }},
+		// watching: the watch verb — the live view's address (the
+		// overview, or one target's pane; the live view starts on first
+		// use) and, with --xpra, how a person attaches xpra's own client
+		// to a window's display; the core reaches the target and lends it
+		// the live view. It runs in no phase.
+		{Name: watching.Name, New: watching.New},
 	}
 }
