@@ -15,6 +15,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/notice"
+	"github.com/vibespace/vibespace/daemon/providerlaw"
 	"github.com/vibespace/vibespace/daemon/secret"
 	"github.com/vibespace/vibespace/daemon/socket"
 	"github.com/vibespace/vibespace/daemon/stage"
@@ -50,6 +51,7 @@ type Daemon struct {
 	started time.Time
 	live    LiveView // nil: no live view
 	keys    *secret.Store
+	law     providerlaw.Law
 	stages  *stage.Chain // the registered stages, in order (Config.Stages)
 
 	mu      sync.Mutex // guards the fields below and every entry's mutable fields; never held across a backend call
@@ -62,10 +64,9 @@ type Daemon struct {
 	// daemon/displays): its map and its displays' gates are guarded by mu.
 	reg       *displays.Registry
 	persistMu sync.Mutex
-	br        browserState // the browser words' state (browser.go)
-	browsing  Browsing     // the profile words: a registered stage the core asks (browser.go)
-	tabs      Tabs         // the words on a session's tabs and desktop apps: a registered stage (browser.go)
-	notes     notice.Book  // what is owed in words: things lost or not restored, files not written (notice.go)
+	browsing  Browsing    // the profile words: a registered stage the core asks (browser.go)
+	tabs      Tabs        // the words on a session's tabs and desktop apps: a registered stage (browser.go)
+	notes     notice.Book // what is owed in words: things lost or not restored, files not written (notice.go)
 
 	srv  *socket.Server // the socket served (package daemon/socket); nil until Listen
 	wg   sync.WaitGroup // the background loops (tick, and the registry's: discovery, idle stop, death watchers)
@@ -93,6 +94,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		lock:    lk,
 		leases:  lease.NewTable(lease.Options{Now: cfg.Now, IdleHandback: cfg.IdleHandback}),
 		started: cfg.Now(),
+		law:     providerlaw.New(cfg.Providers), // the provider table the daemon reads and its law
 		targets: make(map[target.ID]*entry),
 		stop:    make(chan struct{}),
 	}
@@ -158,14 +160,17 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	if err := runners(d.stages); err != nil {
 		return fail(err)
 	}
-	if d.browsing, err = browsingOf(d.stages); err != nil {
+	if d.browsing, err = stageAs[Browsing](d.stages, "chooses a session's browser profile (package daemon/browsing)"); err != nil {
 		return fail(err)
 	}
-	d.browsing.Bind(browsingHands{d})
-	if d.tabs, err = tabsOf(d.stages); err != nil {
+	if d.tabs, err = stageAs[Tabs](d.stages, "answers the words on a session's tabs (package daemon/tabs)"); err != nil {
 		return fail(err)
 	}
-	d.tabs.Bind(tabsHands{d})
+	for _, s := range d.stages.Stages() {
+		if w, ok := s.(interface{ Bind(watchingHost) }); ok {
+			w.Bind(watchingHands{d}) // the watch verb's stage (daemon/watching)
+		}
+	}
 	d.stages.Restore(st.Backends)
 	d.reg.RestoreLost(st.Backends[displays.LostKey])
 	if cfg.Browser != nil {

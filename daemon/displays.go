@@ -6,6 +6,7 @@ import (
 
 	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/modes"
 	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
@@ -97,7 +98,7 @@ func (h displayHands) Sweep(ctx context.Context) {
 
 // Adopt makes a found window a target of the session of the window it came
 // from, in its mode where that was chosen (auto is resolved for the found
-// window itself, within resolveBudget, as open resolves it). A window that
+// window itself, within modes.ResolveBudget, as open resolves it). A window that
 // became a target meanwhile, or whose origin is gone, is left. The found
 // window is:
 //
@@ -125,11 +126,11 @@ func (h displayHands) Adopt(ctx context.Context, disp *display, f kind.Found) {
 		Kind: target.KindWindow, Title: f.Info.Title, App: app,
 		Origin: origin.rec.Origin, PID: f.Info.PID, Key: f.Info.Key,
 		Display: disp.Name(), Exposure: slices.Clone(origin.rec.Exposure), From: origin.id,
-		Mode: modeOf(origin.rec),
+		Mode: modes.Of(origin.rec),
 	}
 	d.mu.Unlock()
 	if rec.Mode == target.ModeAuto {
-		rec.Resolved, rec.ModeWhy = judge(ctx, f.Target) // bounded by resolveBudget
+		rec.Resolved, rec.ModeWhy = modes.Judge(ctx, f.Target) // bounded by modes.ResolveBudget
 	}
 	d.mu.Lock()
 	if h.originOfLocked(disp, f) != origin { // found meanwhile, or its origin went

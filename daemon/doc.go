@@ -13,13 +13,14 @@
 // current tab of the profile it chose; a handle of the other kind is
 // refused wrong_kind, naming the command line that addresses it. The
 // capability law (target.Decide) is applied here, once, on each target's
-// own probe. Reaching the session's current tab is the core's
-// (browser.go), as every verb on a tab shares it; the browser's own words
-// on a session's tabs (open, tab, get, eval, navigation, wait) and its
-// desktop apps (new, close) are the registered stage daemon/tabs's, which
-// the core asks (Tabs) and lends its hands (tabsHands); the profile words,
-// and the choice of the browser context a session's command acts in, are
-// the registered stage daemon/browsing's, which the core asks (Browsing).
+// own probe. The browser's own words on a session's tabs (open, tab, get,
+// eval, navigation, wait) and its desktop apps (new, close), and the reach
+// of the session's current tab, which every verb on a tab shares, are the
+// registered stage daemon/tabs's, which the core asks (Tabs: a shared
+// verb on a tab has it reach the tab) and lends the primitives of its
+// target table (browserHands, browser.go); the profile words, and the choice
+// of the browser context a session's command acts in, are the registered
+// stage daemon/browsing's, which the core asks (Browsing).
 // A desktop app's profile has no browser context: its real Chromium is a
 // window, opened as open opens one on the display the browser kind names,
 // with the command line it builds (kind.AppRunner), and its page verbs are

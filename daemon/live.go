@@ -41,6 +41,36 @@ type LiveAddress struct {
 	ICETCPPort int
 }
 
+// watchingHost is what the core lends the watch verb (watchingHands);
+// package daemon/watching spells the same interface (watching.Host), where
+// each method is said.
+type watchingHost = interface {
+	Reach(ctx context.Context, c *stage.Call) (*display, error)
+	Live() bool
+	LiveAddress() (url string, iceTCPPort int, err error)
+}
+
+// watchingHands is the core as the watch verb sees it (watchingHost).
+type watchingHands struct{ d *Daemon }
+
+func (h watchingHands) Reach(ctx context.Context, sc *stage.Call) (*display, error) {
+	c := callOf(sc)
+	defer c.reached(h.d)
+	e, err := h.d.lookup(ctx, sc)
+	if err != nil {
+		return nil, err
+	}
+	c.e = e
+	return e.disp, nil
+}
+
+func (h watchingHands) Live() bool { return h.d.live != nil }
+
+func (h watchingHands) LiveAddress() (string, int, error) {
+	addr, err := h.d.live.Address()
+	return addr.URL, addr.ICETCPPort, err
+}
+
 // markReader is the registered stage that keeps the agent's marks
 // (daemon/marks): the last place an agent's verb acted on a target, for
 // the live view's agent cursor.

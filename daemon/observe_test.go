@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"fmt"
 	"github.com/vibespace/vibespace/daemon/args"
 	"strings"
 	"testing"
@@ -33,60 +32,6 @@ func TestSnapshotDiffPerSession(t *testing.T) {
 	wantCode(t, td.call(t, Request{Verb: "find", Session: "b", Target: id}.With(args.Find{Text: " "})), target.CodeBadRequest)
 }
 
-// TestLastSnapshotsBounded: a target keeps one snapshot per session, for
-// at most maxLastSessions sessions, forgetting the oldest.
-func TestLastSnapshotsBounded(t *testing.T) {
-	d := &Daemon{}
-	e := newEntry(target.Target{ID: "win:1"}, nil, nil)
-	s1 := &target.Snapshot{Title: "one"}
-	if prev := d.keepLast(e, "s0", s1); prev != nil {
-		t.Fatal("a first snapshot replaced one")
-	}
-	if prev := d.keepLast(e, "s0", &target.Snapshot{}); prev != s1 {
-		t.Fatal("the second snapshot did not answer the first")
-	}
-	for i := range maxLastSessions {
-		d.keepLast(e, "t"+string(rune('a'+i)), &target.Snapshot{})
-	}
-	if len(e.last.by) != maxLastSessions || len(e.last.order) != maxLastSessions {
-		t.Fatalf("%d snapshots kept (%d in order), want %d", len(e.last.by), len(e.last.order), maxLastSessions)
-	}
-	if _, ok := e.last.by["s0"]; ok {
-		t.Fatal("the oldest session's snapshot was kept past the bound")
-	}
-}
-
-// bigTree is a snapshot of n nodes, each named with 1000 characters.
-func bigTree(n int) *target.Snapshot {
-	root := &target.Node{Role: "frame", Key: "root"}
-	for i := range n {
-		root.Children = append(root.Children, &target.Node{Role: "label", Key: fmt.Sprint(i), Name: strings.Repeat("x", 1000)})
-	}
-	return &target.Snapshot{Root: root}
-}
-
-// TestLastSnapshotsBoundedInBytes: what a target keeps for --diff is
-// bounded in bytes across its sessions (the oldest forgotten first; a tree
-// too big alone is not kept), and a session's tree goes when it detaches.
-func TestLastSnapshotsBoundedInBytes(t *testing.T) {
-	d := &Daemon{}
-	e := newEntry(target.Target{ID: "win:1"}, nil, nil)
-	third := maxLastBytes / 3 / 1300 // nodes of about a third of the bound
-	for _, s := range []string{"a", "b", "c", "d"} {
-		d.keepLast(e, s, bigTree(third))
-	}
-	if e.last.bytes > maxLastBytes || len(e.last.by) != 3 {
-		t.Fatalf("%d bytes kept in %d trees, bound %d", e.last.bytes, len(e.last.by), maxLastBytes)
-	}
-	if _, ok := e.last.by["a"]; ok {
-		t.Fatal("the oldest was kept past the bound in bytes")
-	}
-	d.keepLast(e, "huge", bigTree(maxLastBytes/1000))
-	if _, ok := e.last.by["huge"]; ok || len(e.last.by) != 3 {
-		t.Fatalf("a tree larger than the bound was kept (%d trees)", len(e.last.by))
-	}
-}
-
 // TestDiffForgottenOnDetach: a session that detached from a target and
 // attaches again gets a whole snapshot from its next --diff.
 func TestDiffForgottenOnDetach(t *testing.T) {
@@ -94,7 +39,7 @@ func TestDiffForgottenOnDetach(t *testing.T) {
 	id := string(td.open(t, "a"))
 	wantCode(t, td.call(t, Request{Verb: "snapshot", Session: "a", Target: id}), "")
 	e := td.entryOf(target.ID(id))
-	kept := func() int { td.mu.Lock(); defer td.mu.Unlock(); return len(e.last.by) }
+	kept := func() int { td.mu.Lock(); defer td.mu.Unlock(); return e.last.Len() }
 	if kept() != 1 {
 		t.Fatalf("trees kept: %d", kept())
 	}

@@ -34,6 +34,7 @@ func (d *Daemon) stageEnv() stage.Env {
 			defer d.mu.Unlock()
 			return e.rec.ExposedTo(session), true
 		},
+		Hands: browserHands{d}, // the browser's stages' (browser.go)
 	}
 }
 

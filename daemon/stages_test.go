@@ -1,8 +1,10 @@
 package daemon
 
 import (
+	"github.com/vibespace/vibespace/daemon/browsing"
 	"github.com/vibespace/vibespace/daemon/inflight"
 	"github.com/vibespace/vibespace/daemon/stage"
+	"github.com/vibespace/vibespace/daemon/tabs"
 	"github.com/vibespace/vibespace/daemon/trace"
 	"github.com/vibespace/vibespace/daemon/tracelog"
 )
@@ -12,6 +14,17 @@ import (
 const (
 	flightDir       = inflight.Dir
 	tracePicturesOn = trace.PicturesOn
+)
+
+// The browser's stages are what the core asks of them (Browsing, Tabs),
+// and the hands the core lends them (stage.Env.Hands) are what each
+// declares it needs (its Host): checked as the program is built here, as
+// the core names neither stage outside its tests.
+var (
+	_ Browsing      = (*browsing.Stage)(nil)
+	_ Tabs          = (*tabs.Stage)(nil)
+	_ browsing.Host = browserHands{}
+	_ tabs.Host     = browserHands{}
 )
 
 // flight is the record of a verb in flight, as an earlier daemon writes it.

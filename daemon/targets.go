@@ -10,6 +10,8 @@ import (
 
 	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/lastsnaps"
+	"github.com/vibespace/vibespace/daemon/modes"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -28,7 +30,7 @@ type entry struct {
 	info   kind.Info                   // as last read
 	flight map[*int]context.CancelFunc // agent verbs in flight; a takeover cancels them
 	bounds map[string]target.Rect      // the screen bounds of refs, from the last snapshot
-	last   lastSnapshots               // each session's last snapshot of it, for snapshot --diff (verb_read.go)
+	last   lastsnaps.Book              // each session's last snapshot of it, for snapshot --diff
 }
 
 func newEntry(rec target.Target, t kind.Target, disp *display) *entry {
@@ -61,7 +63,7 @@ func (d *Daemon) drop(id target.ID) {
 	_, ok := d.targets[id]
 	delete(d.targets, id)
 	d.mu.Unlock()
-	d.br.current.Forget(id)
+	d.tabs.Forget(id) // no session's current tab any more
 	if ok {
 		d.leases.Drop(id)
 		d.persist()
@@ -102,13 +104,6 @@ func (d *Daemon) entries(keep func(*entry) bool) []*entry {
 	return es
 }
 
-// exposedTo reports whether session may address e.
-func (d *Daemon) exposedTo(e *entry, session string) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return e.rec.ExposedTo(session)
-}
-
 // find looks a target up by handle, without the exposure check (operator
 // words) or a refresh.
 func (d *Daemon) find(handle string) (*entry, error) {
@@ -118,38 +113,12 @@ func (d *Daemon) find(handle string) (*entry, error) {
 	}
 	e := d.entryOf(id)
 	if e == nil {
-		if err := d.cdpHandle(id); err != nil {
+		if err := d.tabs.CDPHandle(id); err != nil {
 			return nil, err
 		}
 		return nil, d.reg.LostOr(false, id, target.Refuse(target.CodeUnknownTarget, "there is no target %s", id).With("target", string(id)))
 	}
 	return e, nil
-}
-
-// cdpHandle refuses a tab's handle of the old form, tab:<CDP target id>
-// (before tab handles were short), naming the handle of the tab it meant
-// when there is one: a target has one name, which every answer, audit row,
-// lease and note uses. Whoever holds a tab's CDP id learns nothing more
-// from its number. nil when id is not of that form.
-func (d *Daemon) cdpHandle(id target.ID) error {
-	key, ok := id.TabKey()
-	if !ok {
-		return nil
-	}
-	var short target.ID
-	d.mu.Lock()
-	for _, e := range d.targets {
-		if e.tab != nil && e.rec.Key == key {
-			short = e.id
-		}
-	}
-	d.mu.Unlock()
-	given := target.Echo(string(id))
-	if short == "" {
-		return target.Refuse(target.CodeUnknownTarget, "%s is not a tab handle: a tab's handle is tab:N, as tab list or open prints", given).With("target", target.Clip(string(id)))
-	}
-	return target.Refuse(target.CodeUnknownTarget, "%s names a tab by its CDP target id, not its handle: use %s", given, short).
-		With("target", target.Clip(string(id))).With("handle", string(short))
 }
 
 // lookup finds the target named by c's handle for c's session,
@@ -166,7 +135,7 @@ func (d *Daemon) lookup(ctx context.Context, c *stage.Call) (*entry, error) {
 	}
 	e := d.entryOf(id)
 	if e == nil {
-		if err := d.cdpHandle(id); err != nil {
+		if err := d.tabs.CDPHandle(id); err != nil {
 			return nil, err
 		}
 		if gone := d.cfg.Desktop.Forgotten(req.Target); gone != nil { // desktop off forgot it
@@ -273,7 +242,7 @@ func (d *Daemon) info(e *entry) *TargetInfo {
 		Lease: l.State(), Input: string(l.Input), Holder: l.Holder, User: l.User,
 	}
 	if t.ID.Kind() == target.KindWindow {
-		ti.Mode, ti.Resolved, ti.ModeWhy = modeOf(t), t.Resolved, t.ModeWhy
+		ti.Mode, ti.Resolved, ti.ModeWhy = modes.Of(t), t.Resolved, t.ModeWhy
 	}
 	if e.tab != nil {
 		ti.CDPID = t.Key

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"fmt"
 	"github.com/vibespace/vibespace/daemon/args"
 	"os"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/displays"
+	"github.com/vibespace/vibespace/daemon/doctor"
+	"github.com/vibespace/vibespace/daemon/providerlaw"
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
 )
@@ -80,52 +81,14 @@ func (d *Daemon) relState(path string) string {
 	return path
 }
 
-// doctor probes the machine: each display provider's checks and, once it
-// is up, its display's own (XTEST, MIT-SHM, AT-SPI) — which brings the
-// default display up; the browser's; the live view's.
+// doctor probes the machine (package daemon/doctor): the displays, the
+// user's desktop, the browser, the providers, the live view.
 func (d *Daemon) doctor(ctx context.Context, c *call) Response {
-	var checks []Check
-	for i, p := range d.cfg.Displays {
-		checks = append(checks, p.Doctor(ctx)...)
-		// A per-session provider's display is the caller's own.
-		disp := d.reg.Running(displays.KeyFor(p, c.Req.Session))
-		if disp == nil && i == 0 {
-			up, release, err := d.reg.Use(ctx, p, c.Req.Session)
-			if err != nil {
-				checks = append(checks, Check{Name: "display", Detail: p.Name() + " could not start: " + err.Error()})
-			} else {
-				disp = up
-				release()
-			}
-		}
-		if disp != nil {
-			checks = append(checks, disp.Kind().Doctor(ctx)...)
-		}
-	}
-	var per []string
-	for _, p := range d.cfg.Displays {
-		if displays.PerSession(p) {
-			per = append(per, p.Name())
-		}
-	}
-	if len(per) > 0 {
-		checks = append(checks, Check{Name: "session displays", OK: true, Detail: fmt.Sprintf(
-			"%s: one display per session, started on its first open there; %s",
-			strings.Join(per, ", "), d.reg.SessionDisplaysWords(d.reg.SessionDisplays()))})
-	}
-	if len(d.cfg.Displays) == 0 {
-		checks = append(checks, Check{Name: "display", Detail: "no display: this daemon was started without one (window verbs are refused no_display)"})
-	}
-	checks = append(checks, d.cfg.Desktop.Doctor(ctx, c.Args.(args.Doctor).Env)...)
-	if d.cfg.Browser == nil {
-		checks = append(checks, Check{Name: "browser", Detail: "no browser backend: this daemon was started without one (browser.* verbs are refused no_browser)"})
-	} else {
-		checks = append(checks, d.cfg.Browser.Doctor(ctx)...)
-	}
-	checks = append(checks, d.providerDoctor()...)
-	live, liveOK := d.liveState()
-	checks = append(checks, Check{Name: "live view", OK: liveOK, Detail: live})
-	return Response{OK: true, Checks: checks}
+	m := doctor.Machine{Registry: d.reg, Displays: d.cfg.Displays, Desktop: d.cfg.Desktop, Browser: d.cfg.Browser, Live: d.liveState,
+		Providers: func() []Check {
+			return d.law.Doctor(providerlaw.Here{Browser: d.cfg.Browser != nil, KeySetAt: d.keys.SetAt, Displays: d.cfg.Displays})
+		}}
+	return Response{OK: true, Checks: m.Checks(ctx, c.Req.Session, c.Args.(args.Doctor).Env)}
 }
 
 // list answers the targets the caller may address, each with the roads its

@@ -4,20 +4,16 @@ import (
 	"context"
 	"fmt"
 	"github.com/vibespace/vibespace/daemon/args"
-	"net/url"
-	"os"
-	"os/user"
-	"strings"
 	"time"
 
-	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/lease"
 	"github.com/vibespace/vibespace/target"
 )
 
-// The operator's words — takeover, handback, watch — are a person's, not an
-// agent's: they take any kind of target, from either command line or the
-// live view. Who may do what (the manual says the same):
+// The operator's words — takeover, handback, watch (the stage
+// daemon/watching's) — are a person's, not an agent's: they take any kind
+// of target, from either command line or the live view. Who may do what
+// (the manual says the same):
 //
 //   - takeover: a session takes over only a target it sees (the one it
 //     opened, or one shared with it); the live view's page — the person
@@ -234,90 +230,6 @@ func (d *Daemon) handback(ctx context.Context, c *call) Response {
 		}
 	}
 	return d.finish(c, Response{Did: did, Note: note}, nil)
-}
-
-// watch answers the viewer page's address: the overview, or one target's
-// pane (Request.Target). It starts the live view on first use.
-func (d *Daemon) watch(ctx context.Context, c *call) Response {
-	req := c.Req
-	if req.Target != "" {
-		e, err := d.lookup(ctx, &c.Call)
-		if err != nil {
-			return d.fail(c, err)
-		}
-		c.e = e
-	}
-	if c.Args.(args.Watch).Xpra {
-		return d.watchXpra(c)
-	}
-	if d.live == nil {
-		return d.fail(c, target.Refuse(target.CodeLiveViewUnavailable, "this daemon has no live view (it was started without one)"))
-	}
-	addr, err := d.live.Address()
-	if err != nil {
-		return d.fail(c, err)
-	}
-	u := addr.URL
-	did := "the live view of every target of this host"
-	if req.Target != "" {
-		u += "&target=" + url.QueryEscape(req.Target)
-		did = "the live view of " + req.Target
-	}
-	resp := Response{URL: u, Did: did + " is at this address (it carries the viewer's own token; open it in a browser)"}
-	if addr.ICETCPPort != 0 {
-		// A client that tunnels the page's port to another host tunnels
-		// this one too: the video's road over TCP.
-		resp.Facts = map[string]any{"ice_tcp_port": addr.ICETCPPort}
-	}
-	return d.finish(c, resp, nil)
-}
-
-// watchXpra answers how a person attaches xpra's own client to the
-// display of the window c names: the window and the others of its display
-// appear on their desktop as windows of their own, and they can type into
-// them without us (answers about those windows then say so).
-func (d *Daemon) watchXpra(c *call) Response {
-	if c.e == nil {
-		return d.fail(c, target.Refuse(target.CodeBadRequest, "watch --xpra needs the handle of a window on an xpra display (vibespace-window watch --xpra win:N)"))
-	}
-	var att kind.Attacher
-	if c.e.disp != nil {
-		att, _ = c.e.disp.Kind().(kind.Attacher)
-	}
-	if att == nil {
-		return d.fail(c, target.Refuse(target.CodeNoAttach, "%s is not on an xpra display, so no client of its own can attach: open the application with --display xpra, or watch it in the live view (vibespace-window watch %s)", c.Req.Target, c.Req.Target).With("target", c.Req.Target))
-	}
-	if disp := c.e.disp; disp.PerSession() && disp.Session() != c.Req.Session {
-		// A person attached sees every window of the display, not just
-		// the one shared with this session.
-		return d.fail(c, target.Refuse(target.CodeNoAttach, "%s is on session %s's own xpra display, shared with you: an xpra client attached there would show every window of %s's, so only %s prints how to attach (watch it in the live view: vibespace-window watch %s)",
-			c.Req.Target, disp.Session(), disp.Session(), disp.Session(), c.Req.Target).With("target", c.Req.Target).With("session", disp.Session()))
-	}
-	host := c.Args.(args.Watch).Host
-	if host == "" {
-		host = sshHost()
-	}
-	local, ssh, err := att.AttachCommands(host)
-	if err != nil {
-		return d.fail(c, err)
-	}
-	text := "on this machine, as the same user:\n  " + local + "\nfrom another machine, through ssh:\n  " + strings.Join(ssh, "\n  ") +
-		"\nAn attached person sees every window of this session's xpra display and can type into it; answers about those windows then say so, and `vibespace-window takeover " + c.Req.Target + "` makes it a takeover."
-	return d.finish(c, Response{Did: "a person attaches xpra's own client to the display of " + c.Req.Target + " with these commands", Text: text}, nil)
-}
-
-// sshHost is how a person would reach this machine over ssh by default:
-// "user@hostname".
-func sshHost() string {
-	h, _ := os.Hostname()
-	if h == "" {
-		h = "this-host"
-	}
-	name := "user"
-	if u, err := user.Current(); err == nil {
-		name = u.Username
-	}
-	return name + "@" + h
 }
 
 // liveState says in words what the live view is doing, for status and

@@ -5,10 +5,10 @@ import (
 	"context"
 	"fmt"
 	"image/png"
-	"slices"
 
 	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/displays"
+	"github.com/vibespace/vibespace/daemon/lastsnaps"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -61,7 +61,10 @@ func (d *Daemon) snapshot(ctx context.Context, c *call) Response {
 	if afterKey != "" {
 		return d.finish(c, afterPage(a.Observe, c.Req.JSON, snap, e.refs.Ref(afterKey)), nil)
 	}
-	prev := d.keepLast(e, c.Req.Session, snap)
+	size := lastsnaps.Size(snap) // counted before the lock is taken
+	d.mu.Lock()
+	prev := e.last.Keep(c.Req.Session, snap, size) // the session's last snapshot of e, for --diff
+	d.mu.Unlock()
 	view, scope := snap, ""
 	if scopeKey != "" {
 		scope = e.refs.Ref(scopeKey)
@@ -183,88 +186,6 @@ func (d *Daemon) readTree(ctx context.Context, c *call, after string) (*target.S
 // no longer in its tree.
 func goneRef(e *entry, ref string) error {
 	return target.Refuse(target.CodeStaleRef, "the node of %s is gone from %s; take a new snapshot", ref, e.id).With("ref", ref).With("target", string(e.id))
-}
-
-// maxLastSessions bounds how many sessions' last snapshots a target
-// keeps; the oldest is forgotten first (its next --diff answers whole).
-const maxLastSessions = 16
-
-// maxLastBytes bounds the size of the snapshots a target keeps for
-// --diff, across its sessions (as lastSize counts it): the oldest are
-// forgotten first, and a tree larger than this alone is not kept (the
-// next --diff answers whole).
-const maxLastBytes = 8 << 20
-
-// lastSnapshots is each session's last snapshot of one target: one tree per
-// session, gone with the target's entry, or with the session's lease of it
-// (detach). Guarded by Daemon.mu.
-type lastSnapshots struct {
-	by    map[string]*target.Snapshot
-	size  map[string]int // lastSize of each
-	bytes int            // their sum
-	order []string       // sessions, oldest first
-}
-
-// forget drops session's snapshot.
-func (l *lastSnapshots) forget(session string) {
-	if _, had := l.by[session]; !had {
-		return
-	}
-	l.bytes -= l.size[session]
-	delete(l.by, session)
-	delete(l.size, session)
-	l.order = slices.DeleteFunc(l.order, func(s string) bool { return s == session })
-}
-
-// lastSize is about how many bytes a kept snapshot holds: its nodes'
-// strings and a node's fixed part.
-func lastSize(snap *target.Snapshot) int {
-	n := 0
-	if snap.Root != nil {
-		snap.Root.Walk(func(x *target.Node, _ int) bool {
-			n += 256 + len(x.Ref) + len(x.Role) + len(x.Name) + len(x.Description) + len(x.Text) + len(x.Key) + len(x.Unreadable)
-			for _, s := range x.States {
-				n += 16 + len(s)
-			}
-			for _, s := range x.Actions {
-				n += 16 + len(s)
-			}
-			n += 16 * len(x.Interfaces) // their strings are the backend's shared ones
-			return true
-		})
-	}
-	return n
-}
-
-// keepLast keeps snap as the session's last snapshot of e and answers the
-// one it replaces (nil: none).
-func (d *Daemon) keepLast(e *entry, session string, snap *target.Snapshot) *target.Snapshot {
-	size := lastSize(snap)
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	l := &e.last
-	if l.by == nil {
-		l.by, l.size = map[string]*target.Snapshot{}, map[string]int{}
-	}
-	prev := l.by[session]
-	l.forget(session)
-	if size > maxLastBytes {
-		return prev
-	}
-	for len(l.order) > 0 && (len(l.order) >= maxLastSessions || l.bytes+size > maxLastBytes) {
-		l.forget(l.order[0])
-	}
-	l.by[session], l.size[session] = snap, size
-	l.bytes += size
-	l.order = append(l.order, session)
-	return prev
-}
-
-// forgetLast drops the session's last snapshot of e: its lease of e ended.
-func (d *Daemon) forgetLast(e *entry, session string) {
-	d.mu.Lock()
-	e.last.forget(session)
-	d.mu.Unlock()
 }
 
 // noteSnapshot keeps what a snapshot told of e: its title, and where its

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/modes"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -76,7 +77,7 @@ func (d *Daemon) openAs(ctx context.Context, c *call, profile string) Response {
 		rec.Mode = target.Mode(a.Mode) // its arguments' check read it (args.Open)
 	}
 	if rec.Mode == target.ModeAuto {
-		rec.Resolved, rec.ModeWhy = judge(ctx, kt)
+		rec.Resolved, rec.ModeWhy = modes.Judge(ctx, kt)
 	}
 	c.e = d.add(rec, kt, disp, nil, info)
 	whose := disp.Name()
@@ -143,7 +144,9 @@ func (d *Daemon) detach(ctx context.Context, c *call) Response {
 	}
 	did := "you did not hold its lease; nothing changed"
 	if released {
-		d.forgetLast(c.e, c.Req.Session) // its next --diff answers whole
+		d.mu.Lock()
+		c.e.last.Forget(c.Req.Session) // its next --diff answers whole
+		d.mu.Unlock()
 		did = "released its lease; the application keeps running"
 		d.persist()
 	}

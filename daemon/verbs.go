@@ -35,10 +35,10 @@ type verbDef struct {
 // and profile it reached.
 type call struct {
 	stage.Call
-	e    *entry      // nil for a verb on no target
-	g    lease.Grant // the lease grant, with the handback note owed
-	sel  *selection  // the profile chosen (vibespace-browser's words)
-	done func()      // releases what reaching took (the browser's hold)
+	e    *entry       // nil for a verb on no target
+	g    lease.Grant  // the lease grant, with the handback note owed
+	prof *ProfileInfo // the profile chosen (vibespace-browser's words), named by the answer
+	done func()       // releases what reaching took (the browser's hold)
 	def  verbDef
 	// finishing: the stages' Finish began (a panic after it is not
 	// finished twice).
@@ -78,7 +78,6 @@ var runs = map[string]verbDef{
 	"share":      {run: (*Daemon).share},
 	"takeover":   {run: (*Daemon).takeover},
 	"handback":   {run: (*Daemon).handback},
-	"watch":      {run: (*Daemon).watch},
 	"snapshot":   {run: (*Daemon).snapshot},
 	"screenshot": {run: (*Daemon).screenshot},
 	"click":      {run: (*Daemon).click},
@@ -109,7 +108,8 @@ var runs = map[string]verbDef{
 	// (the words on a session's tabs and desktop apps — open, tab, get,
 	// eval, back, forward, reload, wait, new, close — are the stage
 	// daemon/tabs's; the profile words that reach no tab are the stage
-	// daemon/browsing's)
+	// daemon/browsing's; vibespace-window's watch is the stage
+	// daemon/watching's)
 }
 
 // Verbs lists the verbs the daemon answers, sorted.
@@ -210,7 +210,7 @@ func (d *Daemon) guarded(ctx context.Context, facts verb.Facts, req Request, a a
 		return refusal(target.Refuse(codeInternal, "nothing in this daemon answers %s", req.Verb))
 	}
 	c := &call{Call: stage.Call{Req: req, Args: a, Facts: facts, Started: d.cfg.Now()}, def: def}
-	c.Put(callKey{}, c) // the core's call behind the stages' view of it (tabsHands)
+	c.Put(callKey{}, c) // the core's call behind the stages' view of it (browserHands)
 	defer func() {
 		if c.done != nil {
 			c.done()
@@ -244,7 +244,7 @@ func (d *Daemon) guarded(ctx context.Context, facts verb.Facts, req Request, a a
 			return d.finish(c, Response{}, err)
 		}
 	case verb.Tab:
-		if err := d.reachTab(ctx, c); err != nil {
+		if err := d.tabs.Reach(ctx, &c.Call); err != nil { // the session's current tab (package daemon/tabs)
 			return d.finish(c, Response{}, err)
 		}
 	}
@@ -314,8 +314,8 @@ func (d *Daemon) finish(c *call, resp Response, err error) Response {
 		resp.Note = c.g.Told.Message()
 	}
 	resp.By = c.Road
-	if c.sel != nil && resp.Profile == nil {
-		p := c.sel.Prof
+	if c.prof != nil && resp.Profile == nil {
+		p := *c.prof
 		d.browsing.Describe(&p)
 		resp.Profile = &p
 	}

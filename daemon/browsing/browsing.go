@@ -6,13 +6,15 @@
 // new-child and status — which it answers as a registered stage
 // (stage.Answerer, cmd/vibespace-daemon/stages).
 //
-// The core asks it for a session's selection before it reaches a tab
-// (Choose, Gate), to name a profile in an answer (Describe, Attached,
-// Known) and for the registry that new and close of a desktop app use;
-// it lends the package its hands once, as the daemon is made (Bind, Host):
-// the provider table, the keys, the browser backend, the desktop app
-// windows, the session's tabs and the daemon's status. The package never
-// imports the core (layout_test.go).
+// The tab words (daemon/tabs, which the program hands this stage) ask it
+// for a session's selection before they reach a tab (Choose, Gate), to
+// name a profile in an answer (Attached, Known) and for the registry that
+// new and close of a desktop app use; the core asks it to name a profile
+// in an answer (Describe) and for the registry (the live view's). The core
+// lends the package its hands as the daemon makes it (Host, which it
+// asserts stage.Env.Hands to): the provider table, the keys, the browser
+// backend, the desktop app windows, the session's tabs and the daemon's
+// status. The package never imports the core (layout_test.go).
 package browsing
 
 import (
@@ -38,7 +40,8 @@ const Name = "browsing"
 // how answers name it (Prof). A desktop app's profile (App) has no browser
 // context: its browser is a window. Row is the profile's provider row
 // (chromium for an ephemeral context): the verbs it cannot do are refused
-// before anything runs. The core spells the same type.
+// before anything runs. Package daemon/tabs, which asks for it, spells
+// the same type (tabs.Selection).
 type Selection = struct {
 	Key  kind.BrowserKey
 	Prof wire.ProfileInfo
@@ -46,9 +49,8 @@ type Selection = struct {
 	Row  provider.Row
 }
 
-// Host is what the core lends the package; the core spells the same
-// interface (daemon.BrowsingHost).
-type Host = interface {
+// Host is what the core lends the package (stage.Env.Hands).
+type Host interface {
 	// Rows is the provider table the daemon reads.
 	Rows() []provider.Row
 	// Key reads a provider's key from the daemon's key store.
@@ -76,13 +78,21 @@ type Stage struct {
 	regErr  error
 }
 
-// New makes the stage; the core binds it to its hands (Bind) once made.
-func New(env stage.Env) (stage.Stage, error) { return &Stage{env: env}, nil }
+// New makes the stage with the core's hands (env.Hands, a Host; nil lends
+// none).
+func New(env stage.Env) (stage.Stage, error) {
+	s := &Stage{env: env}
+	if env.Hands != nil {
+		h, ok := env.Hands.(Host)
+		if !ok {
+			return nil, fmt.Errorf("the core's hands (%T) are not what the profile words need (browsing.Host)", env.Hands)
+		}
+		s.host = h
+	}
+	return s, nil
+}
 
 func (s *Stage) Name() string { return Name }
-
-// Bind lends the stage the core's hands, once, as the daemon is made.
-func (s *Stage) Bind(h Host) { s.host = h }
 
 // Verbs are the profile words that reach no tab.
 func (s *Stage) Verbs() []string {

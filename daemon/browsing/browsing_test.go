@@ -45,13 +45,12 @@ func (h *host) CloseTabs(_ context.Context, _ string, key kind.BrowserKey) {
 func newStage(t *testing.T) (*Stage, *host) {
 	t.Helper()
 	now := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
-	st, err := New(stage.Env{StateDir: t.TempDir(), Now: func() time.Time { return now }})
+	h := &host{rows: provider.All(), keys: map[string]string{}}
+	st, err := New(stage.Env{StateDir: t.TempDir(), Now: func() time.Time { return now }, Hands: h})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := st.(*Stage)
-	h := &host{rows: provider.All(), keys: map[string]string{}}
-	s.Bind(h)
 	return s, h
 }
 

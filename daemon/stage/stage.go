@@ -212,6 +212,12 @@ type Env struct {
 	// and whether the daemon knows it at all (known: false once it is
 	// gone).
 	Sees func(session string, id target.ID) (seen, known bool)
+	// Hands is the core's hands for a stage that needs more of the daemon
+	// than the rest of Env: the stage declares what it needs, once, as an
+	// interface of its own (daemon/browsing's Host, daemon/tabs's Host),
+	// and asserts Hands to it as it is made. nil lends nothing (a stage's
+	// own tests, unless they lend a double).
+	Hands any
 }
 
 // Call is one verb being answered, as the stages see it.

@@ -114,7 +114,7 @@ func (s *Stage) newDesktopApp(ctx context.Context, c *stage.Call) (wire.Response
 	}
 	if found {
 		// The running one is this session's to take, or nothing changes.
-		id, running, err := s.host.TakeApp(ctx, c, p.ID)
+		id, running, err := s.takeApp(ctx, c, p.ID)
 		if err != nil {
 			return wire.Response{}, err
 		}
@@ -190,6 +190,35 @@ func (s *Stage) newDesktopApp(ctx context.Context, c *stage.Call) (wire.Response
 	return resp, nil
 }
 
+// appWindow is the window a desktop app's profile runs as, read afresh
+// (ok false when it does not run): a window whose Chromium has gone is
+// dropped, and none.
+func (s *Stage) appWindow(ctx context.Context, profileID string) (target.ID, bool) {
+	id, ok := s.host.AppWindow(profileID)
+	if !ok {
+		return "", false
+	}
+	if _, err := s.host.Refresh(ctx, id); target.CodeOf(err) == target.CodeWindowGone {
+		return "", false
+	}
+	return id, true
+}
+
+// takeApp takes the lease of a desktop app's running window for new: the
+// session must be exposed to it, and no other may hold it; running is
+// false when none runs.
+func (s *Stage) takeApp(ctx context.Context, c *stage.Call, profileID string) (id target.ID, running bool, err error) {
+	id, ok := s.appWindow(ctx, profileID)
+	if !ok {
+		return "", false, nil
+	}
+	if seen, _ := s.env.Sees(c.Req.Session, id); !seen {
+		unshared := target.Target{ID: id} // the refusal of a target not shared with the session
+		return id, true, unshared.CheckExposed(c.Req.Session)
+	}
+	return id, true, s.host.Lease(c, id)
+}
+
 // browserNew registers a profile (the profile words' New: a directory of
 // ours, or somebody else's browser at its endpoint). It does not attach
 // it. With --backend desktop-app it also attaches and starts it.
@@ -242,7 +271,7 @@ func (s *Stage) browserClose(ctx context.Context, c *stage.Call) (wire.Response,
 			With("profile", p.ID).With("backend", p.BackendWords())
 	}
 	pi := profs.Known(reg, c.Req.Session, p)
-	id, ok := s.host.AppWindow(ctx, p.ID)
+	id, ok := s.appWindow(ctx, p.ID)
 	if !ok {
 		return wire.Response{Profile: &pi, Did: fmt.Sprintf("profile %s is a desktop app that is not running; nothing was stopped", appName(p))}, nil
 	}

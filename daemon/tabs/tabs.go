@@ -9,12 +9,14 @@
 // A session's tabs live in browser contexts (its own ephemeral one, or
 // the profiles it attached); each command acts on the session's current
 // tab of the context its profile choice names. Reaching that tab — the
-// choice of the context, the current tab, the tab's lease — stays the
-// core's, since every shared verb on a tab (snapshot, click, …) reaches it
-// too; the core lends the package that and the rest of its hands once, as
-// the daemon is made (Bind, Host). The profile words it names profiles
-// with are the stage daemon/browsing's, which the program hands it as it
-// makes it (Profiles). The package never imports the core (layout_test.go).
+// choice of the context, the current tab, the tab's lease — is this
+// package's too (reach.go), and the core asks it for every shared verb on
+// a tab (snapshot, click, …: Reach); the core lends the package the
+// primitives of its target table and the rest of its hands as the daemon
+// makes it (Host, which it asserts stage.Env.Hands to). The profile words it chooses and names
+// profiles with are the stage daemon/browsing's, which the program hands
+// it as it makes it (Profiles). The package never imports the core
+// (layout_test.go).
 package tabs
 
 import (
@@ -25,6 +27,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vibespace/vibespace/daemon/current"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/notice"
 	"github.com/vibespace/vibespace/daemon/stage"
@@ -38,8 +41,8 @@ import (
 const Name = "tabs"
 
 // Selection is a resolved profile choice: which browser context (Key), and
-// how answers name it (Prof). The core and package daemon/browsing spell
-// the same type.
+// how answers name it (Prof). Package daemon/browsing, which chooses it,
+// spells the same type (browsing.Selection).
 type Selection = struct {
 	Key  kind.BrowserKey
 	Prof wire.ProfileInfo
@@ -52,6 +55,11 @@ type Selection = struct {
 type Profiles interface {
 	// Registry is the profile registry of the state directory.
 	Registry() (*profile.Registry, error)
+	// Choose resolves req's profile choice (--profile or
+	// VIBESPACE_BROWSER) to a browser context; Gate refuses what its
+	// provider row cannot do and fills a remote row's connect URL.
+	Choose(req wire.Request) (Selection, error)
+	Gate(req wire.Request, a args.Args, sel *Selection) error
 	// RowOf is a profile's provider row.
 	RowOf(p profile.Profile) provider.Row
 	// Attached is how an answer shows an attachment, Known a profile as a
@@ -62,46 +70,63 @@ type Profiles interface {
 	New(req wire.Request, a args.New) (wire.Response, error)
 }
 
-// Host is what the core lends the tabs: the reach of a tab (which every
-// verb on a tab shares) and of a window, the lease, the target table, and
-// the verb path's own finish where open and close of a window write their
-// audit row. Each method takes the stages' view of a call the core is
-// answering. A method that reaches or drops a target leaves the call's
-// Target the one the call reaches now (nil for none). The core spells the
-// same interface (daemon.TabsHost).
-type Host = interface {
+// Host is what the core lends the tabs: the primitives of its target
+// table (look a tab up, add one, re-read one, take a target's lease), the
+// reach of a window, the lock a verb runs under, and the verb path's own
+// finish where open and close of a window write their audit row. A method
+// that takes the stages' view of a call works on the call the core is
+// answering; one that reaches or drops a target leaves the call's Target
+// the one the call reaches now (nil for none). Whether a session may
+// address a target is stage.Env.Sees. The core lends it as
+// stage.Env.Hands.
+type Host interface {
 	// Rows is the provider table the daemon reads.
 	Rows() []provider.Row
 	// Browser is the browser backend, nil when the daemon has none.
 	Browser() kind.Browser
-	// Context resolves c's profile choice and reaches its browser
-	// context, which counts as in use until the call ends; sel is the
-	// choice (named by the answer once made). A desktop app's profile has
-	// none: it is refused no_cdp_on_this_backend, naming its window.
-	Context(ctx context.Context, c *stage.Call) (bc kind.BrowserContext, sel Selection, err error)
-	// Current is the session's current tab in key's context; SetCurrent
-	// makes id that tab.
-	Current(session string, key kind.BrowserKey) (target.ID, bool)
-	SetCurrent(session string, key kind.BrowserKey, id target.ID)
-	// ReachCurrent reaches the session's current tab in the chosen context,
-	// under its lease (no_tab when there is none).
-	ReachCurrent(ctx context.Context, c *stage.Call) error
-	// Reach reaches tab id of the chosen context under its lease; known
-	// says id came from the daemon (a tab not there has closed), else a
-	// handle no tab ever had is unknown_target.
-	Reach(ctx context.Context, c *stage.Call, id target.ID, known bool) error
-	// NewTab opens a blank tab in bc, a target of the session leased to it
-	// and its current tab in the context.
-	NewTab(ctx context.Context, c *stage.Call, bc kind.BrowserContext) error
+	// Named has c's answer name the profile prof (the one c chose).
+	Named(c *stage.Call, prof wire.ProfileInfo)
+	// Hold keeps release (what reaching a browser context took) until c's
+	// call ends, and runs it then.
+	Hold(c *stage.Call, release func())
+	// HeadedDisplay names the display a headed browser shows on, started
+	// when it does not run.
+	HeadedDisplay(ctx context.Context) (string, error)
+	// Tab is the browser context tab id lives in; ok false when the table
+	// has no tab id.
+	Tab(id target.ID) (key kind.BrowserKey, ok bool)
+	// Closed reports whether id named a tab that has closed: a tab:N the
+	// daemon's tab counter passed (this daemon's, or one before it on this
+	// state directory: tabs die with a daemon) and no tab has now.
+	Closed(id target.ID) bool
+	// TabKeyed is the tab whose backend key (its CDP target id) is key;
+	// ok false when the table has none.
+	TabKeyed(key string) (id target.ID, ok bool)
+	// Refresh re-reads target id from its backend, as a verb does (a tab
+	// after it navigated: its title and URL now), and answers what it
+	// read; the address of a tab kept in state.json is persisted when it
+	// changed (a daemon killed next names the tab lost by where it was).
+	// One that went is dropped and refused by its kind's gone code.
+	Refresh(ctx context.Context, id target.ID) (kind.Info, error)
+	// AddTab adds kt, a tab opened in key's context and read as info, to
+	// the table: a target of c's session, leased to it, and the target c
+	// reaches. Its handle is tab:N, the next number of the daemon's tab
+	// counter (apart from the windows'): never minted twice, across
+	// restarts too (the counter is persisted), so a handle an agent kept,
+	// or an audit row names, never means another tab.
+	AddTab(c *stage.Call, kt kind.Target, info kind.Info, key kind.BrowserKey, prof wire.ProfileInfo) target.ID
+	// Lease makes target id the one c reaches and takes its lease for c's
+	// session (reads take it too; browser_paused while the user drives),
+	// persisting a lease it acquired; a target that left the table is
+	// refused by its kind's gone code.
+	Lease(c *stage.Call, id target.ID) error
 	// Reached is the backend of the target c reached, nil when none.
 	Reached(c *stage.Call) kind.Target
 	// Locked runs f on c's target under its lock and the flight map a
 	// takeover cancels; a failure is as the takeover cut it.
 	Locked(ctx context.Context, c *stage.Call, f func(ctx context.Context) (wire.Response, error)) (wire.Response, error)
-	// Navigated re-reads c's tab after it navigated (persisting the
-	// address kept of it when it changed); Relist re-reads its facts as
-	// the page has them now; Seen is what was last read of it.
-	Navigated(ctx context.Context, c *stage.Call) (title, url string, err error)
+	// Relist re-reads the facts of c's target as the page has them now;
+	// Seen is what was last read of it.
 	Relist(ctx context.Context, c *stage.Call) (kind.Info, error)
 	Seen(c *stage.Call) kind.Info
 	// NodeText answers the text of the node ref of c's target.
@@ -109,18 +134,16 @@ type Host = interface {
 	// CloseTab closes c's tab and forgets it; gone is how an answer names
 	// it now.
 	CloseTab(ctx context.Context, c *stage.Call) (gone *wire.TargetInfo, err error)
-	// TabsIn is the session's tabs in key's context, in tab order, each
-	// read afresh (a tab that went meanwhile is left out), and how many
-	// other sessions' tabs there are.
-	TabsIn(ctx context.Context, session string, key kind.BrowserKey) (mine []wire.TargetInfo, others int)
+	// TabsOf is the tabs in key's context, of every session, in tab
+	// order; Listed re-reads target id afresh, as list does, and names it
+	// as an answer does (a tab that went is refused tab_gone).
+	TabsOf(key kind.BrowserKey) []target.ID
+	Listed(ctx context.Context, id target.ID) (*wire.TargetInfo, error)
 	// Display refuses a display this daemon cannot open windows on.
 	Display(name string) error
-	// AppWindow is the window a desktop app's profile runs as, read
-	// afresh (ok false when it does not run, or its Chromium has gone).
-	AppWindow(ctx context.Context, profileID string) (target.ID, bool)
-	// TakeApp reaches that window and takes its lease for c's session
-	// (which must be exposed to it); running is false when none runs.
-	TakeApp(ctx context.Context, c *stage.Call, profileID string) (id target.ID, running bool, err error)
+	// AppWindow is the window a desktop app's profile runs as, as last
+	// read (ok false when it does not run).
+	AppWindow(profileID string) (target.ID, bool)
 	// Open is open of c's request for a window that is the browser of
 	// profileID; it finishes the call (its audit row).
 	Open(ctx context.Context, c *stage.Call, profileID string) wire.Response
@@ -138,19 +161,25 @@ type Stage struct {
 	env     stage.Env
 	host    Host
 	profs   Profiles
+	current current.Tabs  // each session's current tab per context (reach.go)
 	appSlot chan struct{} // one slot: one desktop app starting at a time (desktopapp.go)
 }
 
-// New makes the stage, which names profiles with profs; the core binds it
-// to its hands (Bind) once made.
+// New makes the stage, which chooses and names profiles with profs, with
+// the core's hands (env.Hands, a Host; nil lends none).
 func New(env stage.Env, profs Profiles) (stage.Stage, error) {
-	return &Stage{env: env, profs: profs, appSlot: make(chan struct{}, 1)}, nil
+	s := &Stage{env: env, profs: profs, appSlot: make(chan struct{}, 1)}
+	if env.Hands != nil {
+		h, ok := env.Hands.(Host)
+		if !ok {
+			return nil, fmt.Errorf("the core's hands (%T) are not what the tab words need (tabs.Host)", env.Hands)
+		}
+		s.host = h
+	}
+	return s, nil
 }
 
 func (s *Stage) Name() string { return Name }
-
-// Bind lends the stage the core's hands, once, as the daemon is made.
-func (s *Stage) Bind(h Host) { s.host = h }
 
 // Verbs are the browser's words on a session's tabs and its desktop apps.
 func (s *Stage) Verbs() []string {
@@ -196,8 +225,7 @@ func (s *Stage) Answer(ctx context.Context, c *stage.Call) (wire.Response, error
 	return wire.Response{}, target.Refuse(target.CodeInternal, "stage %s does not answer %s", Name, c.Req.Verb)
 }
 
-// where names a selection's context in words (the core's reach says it
-// the same way).
+// where names a selection's context in words.
 func where(sel Selection) string {
 	if sel.Key.Profile != "" {
 		return fmt.Sprintf("profile %s (%s)", sel.Prof.Label, sel.Key.Profile)

@@ -15,6 +15,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/stage/stagetest"
 	"github.com/vibespace/vibespace/daemon/verb"
 	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/profile"
 	"github.com/vibespace/vibespace/provider"
 	"github.com/vibespace/vibespace/target"
 )
@@ -26,6 +27,8 @@ type page struct {
 	went []string
 }
 
+func (p *page) Info(context.Context) (kind.Info, error) { return kind.Info{}, nil }
+
 func (p *page) Navigate(_ context.Context, url string) error {
 	p.went = append(p.went, url)
 	return nil
@@ -34,12 +37,23 @@ func (p *page) Back(context.Context) error    { p.went = append(p.went, "back");
 func (p *page) Forward(context.Context) error { p.went = append(p.went, "forward"); return nil }
 func (p *page) Reload(context.Context) error  { p.went = append(p.went, "reload"); return nil }
 
-// host is a double of the core's hands: one context, its tabs and the
-// current one; what the tab words did to it is in its fields.
+// browser is a browser double of one context, whose new tabs are pages;
+// the rest of kind.Browser is nil.
+type browser struct{ kind.Browser }
+
+func (browser) Context(context.Context, kind.BrowserKey) (kind.BrowserContext, func(), error) {
+	return browser{}, nil, nil
+}
+
+func (browser) NewTab(context.Context) (kind.Target, error) { return &page{}, nil }
+
+// host is a double of the core's hands: one context and its tabs; what
+// the tab words did to it is in its fields. It is also the profile words'
+// double (Profiles): every choice is sel. The session's current tab is the
+// stage's (current).
 type host struct {
 	sel     Selection
-	current map[string]target.ID // by session
-	tabs    []wire.TargetInfo    // the session's, in tab order
+	tabs    []wire.TargetInfo // the session's, in tab order
 	others  int
 	url     string // where a navigated tab is now
 	reached kind.Target
@@ -49,50 +63,48 @@ type host struct {
 }
 
 func (h *host) Rows() []provider.Row  { return nil }
-func (h *host) Browser() kind.Browser { return nil }
+func (h *host) Browser() kind.Browser { return browser{} }
 
-func (h *host) Context(ctx context.Context, c *stage.Call) (kind.BrowserContext, Selection, error) {
-	return nil, h.sel, nil
+func (h *host) Registry() (*profile.Registry, error)              { return nil, nil }
+func (h *host) Choose(wire.Request) (Selection, error)            { return h.sel, nil }
+func (h *host) Gate(wire.Request, args.Args, *Selection) error    { return nil }
+func (h *host) RowOf(profile.Profile) provider.Row                { return provider.Row{} }
+func (h *host) Attached(profile.Attachment, int) wire.ProfileInfo { return wire.ProfileInfo{} }
+func (h *host) Known(*profile.Registry, string, profile.Profile) wire.ProfileInfo {
+	return wire.ProfileInfo{}
 }
+func (h *host) New(wire.Request, args.New) (wire.Response, error) { return wire.Response{}, nil }
 
-func (h *host) Current(session string, key kind.BrowserKey) (target.ID, bool) {
-	id, ok := h.current[session]
-	return id, ok
-}
+func (h *host) Named(*stage.Call, wire.ProfileInfo)           {}
+func (h *host) Hold(*stage.Call, func())                      {}
+func (h *host) HeadedDisplay(context.Context) (string, error) { return "", nil }
+func (h *host) Closed(target.ID) bool                         { return false }
+func (h *host) TabKeyed(string) (target.ID, bool)             { return "", false }
+func (h *host) AppWindow(string) (target.ID, bool)            { return "", false }
 
-func (h *host) SetCurrent(session string, key kind.BrowserKey, id target.ID) {
-	h.current[session] = id
-}
-
-func (h *host) ReachCurrent(ctx context.Context, c *stage.Call) error {
-	id, ok := h.current[c.Req.Session]
-	if !ok {
-		return target.Refuse(target.CodeNoTab, "no current tab")
-	}
-	return h.Reach(ctx, c, id, true)
-}
-
-func (h *host) Reach(ctx context.Context, c *stage.Call, id target.ID, known bool) error {
+func (h *host) Tab(id target.ID) (kind.BrowserKey, bool) {
 	for _, t := range h.tabs {
 		if t.ID == id {
-			c.Target, h.reached = stagetest.Of(id), &page{}
-			return nil
+			return h.sel.Key, true
 		}
 	}
-	if known {
-		return target.Refuse(target.CodeTabGone, "tab %s has closed", id)
-	}
-	return target.Refuse(target.CodeUnknownTarget, "there is no tab %s", id)
+	return kind.BrowserKey{}, false
 }
 
-func (h *host) NewTab(ctx context.Context, c *stage.Call, bc kind.BrowserContext) error {
+func (h *host) Lease(c *stage.Call, id target.ID) error {
+	if c.Target == nil || c.Target.ID() != id { // (not the tab AddTab just made c's)
+		h.reached = &page{}
+	}
+	c.Target = stagetest.Of(id)
+	return nil
+}
+
+func (h *host) AddTab(c *stage.Call, kt kind.Target, _ kind.Info, _ kind.BrowserKey, _ wire.ProfileInfo) target.ID {
 	id := target.TabID(len(h.tabs) + 1)
 	h.tabs = append(h.tabs, wire.TargetInfo{ID: id})
-	p := &page{}
-	h.opened = append(h.opened, p)
-	c.Target, h.reached = stagetest.Of(id), p
-	h.current[c.Req.Session] = id
-	return nil
+	h.opened = append(h.opened, kt.(*page))
+	c.Target, h.reached = stagetest.Of(id), kt
+	return id
 }
 
 func (h *host) Reached(c *stage.Call) kind.Target { return h.reached }
@@ -106,8 +118,9 @@ func (h *host) Locked(ctx context.Context, c *stage.Call, f func(ctx context.Con
 	return resp, nil
 }
 
-func (h *host) Navigated(ctx context.Context, c *stage.Call) (string, string, error) {
-	return "A page", h.url, nil
+// Refresh answers the page a navigated tab shows.
+func (h *host) Refresh(context.Context, target.ID) (kind.Info, error) {
+	return kind.Info{Title: "A page", App: h.url}, nil
 }
 
 func (h *host) Relist(ctx context.Context, c *stage.Call) (kind.Info, error) {
@@ -127,33 +140,53 @@ func (h *host) CloseTab(ctx context.Context, c *stage.Call) (*wire.TargetInfo, e
 	return &wire.TargetInfo{ID: id, Lease: "gone"}, nil
 }
 
-func (h *host) TabsIn(ctx context.Context, session string, key kind.BrowserKey) ([]wire.TargetInfo, int) {
-	return h.tabs, h.others
+// TabsOf lists the session's tabs, then the others', numbered from 100
+// (which the session does not see: tabsWith).
+func (h *host) TabsOf(kind.BrowserKey) []target.ID {
+	var ids []target.ID
+	for _, t := range h.tabs {
+		ids = append(ids, t.ID)
+	}
+	for i := range h.others {
+		ids = append(ids, target.TabID(100+i))
+	}
+	return ids
+}
+
+func (h *host) Listed(_ context.Context, id target.ID) (*wire.TargetInfo, error) {
+	for _, t := range h.tabs {
+		if t.ID == id {
+			return &t, nil
+		}
+	}
+	return nil, target.Refuse(target.CodeTabGone, "tab %s has closed", id)
 }
 
 func (h *host) Display(name string) error                               { return nil }
-func (h *host) AppWindow(context.Context, string) (target.ID, bool)     { return "", false }
 func (h *host) Open(context.Context, *stage.Call, string) wire.Response { return wire.Response{} }
 func (h *host) Stop(context.Context, *stage.Call) error                 { return nil }
 func (h *host) ReachWindow(context.Context, *stage.Call) error          { return nil }
 func (h *host) CloseWindow(context.Context, *stage.Call) wire.Response  { return wire.Response{} }
 
-func (h *host) TakeApp(context.Context, *stage.Call, string) (target.ID, bool, error) {
-	return "", false, nil
-}
-
 // tabsWith is the stage bound to a double whose session "s" has tabs
 // (none current), telling what it owes into owed.
 func tabsWith(t *testing.T, tabs []wire.TargetInfo, owed *[]notice.Notice) (*Stage, *host) {
 	t.Helper()
+	h := &host{tabs: tabs, url: "https://example.com/"}
 	s, err := New(stage.Env{Now: time.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Owe: func(n notice.Notice) { *owed = append(*owed, n) }}, nil)
+		Owe:   func(n notice.Notice) { *owed = append(*owed, n) },
+		Sees:  func(_ string, id target.ID) (seen, known bool) { return id.TabNumber() < 100, true },
+		Hands: h}, h)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &host{current: map[string]target.ID{}, tabs: tabs, url: "https://example.com/"}
-	s.(*Stage).Bind(h)
 	return s.(*Stage), h
+}
+
+// currentTab is session "s"'s current tab in the double's context.
+func currentTab(s *Stage, h *host) target.ID {
+	id, _ := s.current.Get("s", h.sel.Key)
+	return id
 }
 
 func answer(t *testing.T, s *Stage, req wire.Request) (*stage.Call, wire.Response, error) {
@@ -221,8 +254,8 @@ func TestOpenWithoutTabOpensOne(t *testing.T) {
 	if len(h.opened) != 1 || len(h.opened[0].went) != 1 || h.opened[0].went[0] != "https://example.com/" {
 		t.Fatalf("tabs opened %d, navigated %+v; want one tab that loaded the URL", len(h.opened), h.opened)
 	}
-	if c.Target.ID() != "tab:1" || h.current["s"] != "tab:1" || h.locked != 1 {
-		t.Errorf("reached %s, current %s, locked %d; want tab:1, tab:1, 1", c.Target.ID(), h.current["s"], h.locked)
+	if c.Target.ID() != "tab:1" || currentTab(s, h) != "tab:1" || h.locked != 1 {
+		t.Errorf("reached %s, current %s, locked %d; want tab:1, tab:1, 1", c.Target.ID(), currentTab(s, h), h.locked)
 	}
 	want := `opened https://example.com/ ("A page") in a new tab tab:1; you hold its lease`
 	if resp.Did != want || resp.URL != "https://example.com/" {
@@ -240,20 +273,21 @@ func TestOpenWithoutTabOpensOne(t *testing.T) {
 func TestOpenAfterTheCurrentTabClosed(t *testing.T) {
 	var owed []notice.Notice
 	s, h := tabsWith(t, nil, &owed)
-	h.current["s"] = "tab:7" // closed meanwhile: the host knows no tab:7
+	s.current.Set("s", h.sel.Key, "tab:7") // closed meanwhile: the host knows no tab:7
 	if _, _, err := answer(t, s, wire.Request{Verb: "browser.open"}.With(args.OpenURL{URL: "https://example.com/"})); err != nil {
 		t.Fatalf("open: %v, want a new tab in the gone one's place", err)
 	}
-	if len(h.opened) != 1 || h.current["s"] != "tab:1" {
-		t.Errorf("tabs opened %d, current %s; want one, tab:1", len(h.opened), h.current["s"])
+	if len(h.opened) != 1 || currentTab(s, h) != "tab:1" {
+		t.Errorf("tabs opened %d, current %s; want one, tab:1", len(h.opened), currentTab(s, h))
 	}
 }
 
 func TestTabList(t *testing.T) {
 	var owed []notice.Notice
 	s, h := tabsWith(t, []wire.TargetInfo{{ID: "tab:1", Title: "One", App: "https://a/"}, {ID: "tab:3", Title: "Three", App: "https://c/"}}, &owed)
-	h.current["s"], h.others = "tab:3", 2
 	h.sel.Key.Profile, h.sel.Prof.Label = "bp-1", "shop"
+	h.others = 2
+	s.current.Set("s", h.sel.Key, "tab:3")
 	_, resp, err := answer(t, s, wire.Request{Verb: "browser.tab"})
 	if err != nil {
 		t.Fatal(err)
@@ -294,8 +328,8 @@ func TestTabSelectAndClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.current["s"] != "tab:2" || resp.Did != `tab tab:2 ("Seen") is your current tab` {
-		t.Errorf("current %s, answer %q", h.current["s"], resp.Did)
+	if currentTab(s, h) != "tab:2" || resp.Did != `tab tab:2 ("Seen") is your current tab` {
+		t.Errorf("current %s, answer %q", currentTab(s, h), resp.Did)
 	}
 	// A bare close closes the current tab, and the audit row names it.
 	c, resp, err := answer(t, s, wire.Request{Verb: "browser.tab"}.With(args.Tab{Action: "close"}))

@@ -19,13 +19,13 @@ func (s *Stage) open(ctx context.Context, c *stage.Call) (wire.Response, error) 
 	if strings.TrimSpace(a.URL) == "" {
 		return wire.Response{}, target.Refuse(target.CodeBadRequest, "open needs a URL")
 	}
-	bc, sel, err := s.host.Context(ctx, c)
+	bc, sel, err := s.browserContext(ctx, c)
 	if err != nil {
 		return wire.Response{}, err
 	}
 	verb := "opened %s (%q) in tab %s"
-	if id, ok := s.host.Current(req.Session, sel.Key); ok {
-		err = s.host.Reach(ctx, c, id, true)
+	if id, ok := s.current.Get(req.Session, sel.Key); ok {
+		err = s.reach(ctx, c, sel, id, true)
 		if target.CodeOf(err) == target.CodeTabGone {
 			err = nil // (a tab gone was not reached: a new one opens)
 		}
@@ -34,7 +34,7 @@ func (s *Stage) open(ctx context.Context, c *stage.Call) (wire.Response, error) 
 		}
 	}
 	if s.host.Reached(c) == nil {
-		if err := s.host.NewTab(ctx, c, bc); err != nil {
+		if err := s.newTab(ctx, c, sel, bc); err != nil {
 			return wire.Response{}, err
 		}
 		verb = "opened %s (%q) in a new tab %s; you hold its lease"
@@ -48,8 +48,8 @@ func (s *Stage) open(ctx context.Context, c *stage.Call) (wire.Response, error) 
 		if err := nav.Navigate(ctx, a.URL); err != nil {
 			return wire.Response{}, err
 		}
-		title, u, err := s.host.Navigated(ctx, c)
-		return wire.Response{URL: u, Did: fmt.Sprintf(verb, u, title, id)}, err
+		info, err := s.host.Refresh(ctx, id)
+		return wire.Response{URL: info.App, Did: fmt.Sprintf(verb, info.App, info.Title, id)}, err
 	})
 }
 
@@ -76,7 +76,7 @@ func (s *Stage) tab(ctx context.Context, c *stage.Call) (wire.Response, error) {
 			return wire.Response{}, target.WrongKind(id, target.KindTab.Words().CLI)
 		}
 	}
-	bc, sel, err := s.host.Context(ctx, c)
+	bc, sel, err := s.browserContext(ctx, c)
 	if err != nil {
 		return wire.Response{}, err
 	}
@@ -84,7 +84,7 @@ func (s *Stage) tab(ctx context.Context, c *stage.Call) (wire.Response, error) {
 	case "list":
 		return s.tabList(ctx, c, sel)
 	case "new":
-		if err := s.host.NewTab(ctx, c, bc); err != nil {
+		if err := s.newTab(ctx, c, sel, bc); err != nil {
 			return wire.Response{}, err
 		}
 		id := c.Target.ID()
@@ -98,14 +98,14 @@ func (s *Stage) tab(ctx context.Context, c *stage.Call) (wire.Response, error) {
 					return wire.Response{}, err
 				}
 			}
-			_, u, err := s.host.Navigated(ctx, c)
-			return wire.Response{URL: u, Did: fmt.Sprintf("opened tab %s; it is your current tab", id)}, err
+			info, err := s.host.Refresh(ctx, id)
+			return wire.Response{URL: info.App, Did: fmt.Sprintf("opened tab %s; it is your current tab", id)}, err
 		})
 	case "select":
-		if err := s.host.Reach(ctx, c, id, false); err != nil {
+		if err := s.reach(ctx, c, sel, id, false); err != nil {
 			return wire.Response{}, err
 		}
-		s.host.SetCurrent(req.Session, sel.Key, id)
+		s.current.Set(req.Session, sel.Key, id)
 		return s.host.Locked(ctx, c, func(ctx context.Context) (wire.Response, error) {
 			info := s.host.Seen(c)
 			return wire.Response{URL: info.App, Did: fmt.Sprintf("tab %s (%q) is your current tab", id, info.Title)}, nil
@@ -114,12 +114,12 @@ func (s *Stage) tab(ctx context.Context, c *stage.Call) (wire.Response, error) {
 	// close: the tab named, else the current one
 	var reach error
 	if req.Target == "" {
-		reach = s.host.ReachCurrent(ctx, c)
+		reach = s.reachCurrent(ctx, c, sel)
 		if c.Target != nil {
 			id = c.Target.ID()
 		}
 	} else {
-		reach = s.host.Reach(ctx, c, id, false)
+		reach = s.reach(ctx, c, sel, id, false)
 	}
 	if reach != nil {
 		return wire.Response{}, reach
@@ -136,8 +136,8 @@ func (s *Stage) tab(ctx context.Context, c *stage.Call) (wire.Response, error) {
 // tabs there are, never what they are.
 func (s *Stage) tabList(ctx context.Context, c *stage.Call, sel Selection) (wire.Response, error) {
 	req := c.Req
-	cur, _ := s.host.Current(req.Session, sel.Key)
-	mine, others := s.host.TabsIn(ctx, req.Session, sel.Key)
+	cur, _ := s.current.Get(req.Session, sel.Key)
+	mine, others := s.tabsIn(ctx, req.Session, sel.Key)
 	resp := wire.Response{Targets: []wire.TargetInfo{}}
 	var lines []string
 	for _, ti := range mine {
@@ -154,6 +154,24 @@ func (s *Stage) tabList(ctx context.Context, c *stage.Call, sel Selection) (wire
 		resp.Did += fmt.Sprintf("; %d other session(s)' tab(s) there are not shown", others)
 	}
 	return resp, nil
+}
+
+// tabsIn is the session's tabs in key's context, in tab order, each read
+// afresh (a tab that went meanwhile is left out), and how many other
+// sessions' tabs there are.
+func (s *Stage) tabsIn(ctx context.Context, session string, key kind.BrowserKey) (mine []wire.TargetInfo, others int) {
+	for _, id := range s.host.TabsOf(key) {
+		if seen, _ := s.env.Sees(session, id); !seen {
+			others++
+			continue
+		}
+		ti, err := s.host.Listed(ctx, id)
+		if target.CodeOf(err) == target.CodeTabGone {
+			continue
+		}
+		mine = append(mine, *ti)
+	}
+	return mine, others
 }
 
 // get answers the page's text (or, with a ref, that node's), URL or
@@ -212,8 +230,8 @@ func (s *Stage) navVerb(ctx context.Context, c *stage.Call, did string, nav func
 		if err := nav(n, ctx); err != nil {
 			return wire.Response{}, err
 		}
-		title, u, err := s.host.Navigated(ctx, c)
-		return wire.Response{URL: u, Did: fmt.Sprintf("%s: %s (%q)", did, u, title)}, err
+		info, err := s.host.Refresh(ctx, c.Target.ID())
+		return wire.Response{URL: info.App, Did: fmt.Sprintf("%s: %s (%q)", did, info.App, info.Title)}, err
 	})
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/trace"
 	"github.com/vibespace/vibespace/daemon/verbaudit"
 	"github.com/vibespace/vibespace/daemon/verifying"
+	"github.com/vibespace/vibespace/daemon/watching"
 )
 
 // All answers the stages in the order they run: each phase (admit,
@@ -81,8 +82,8 @@ func All() []stage.Registration {
 		// audit, the trace).
 		{Name: verifying.Name, New: verifying.New},
 		// browsing: the browser's profile words. It keeps the profile
-		// registry and chooses, for the core, the browser context a
-		// session's command acts in (its attachment, or its own ephemeral
+		// registry and chooses, for the tab words (tabs), the browser
+		// context a session's command acts in (its attachment, or its own ephemeral
 		// context) and its provider's gate; it answers the profile words
 		// that reach no tab (browser.profiles, use, attachments, detach,
 		// pin, new-child, status). It runs in no phase.
@@ -99,10 +100,18 @@ func All() []stage.Registration {
 		// tabs: the words on a session's tabs — open, tab (list, new,
 		// close, select), get, eval, back, forward, reload, wait — and its
 		// desktop apps (new --backend desktop-app, close), which it
-		// answers; the core reaches the current tab for it, as for every
-		// verb on a tab. It tells each session the tabs an earlier daemon
+		// answers; it reaches the session's current tab for every verb on
+		// a tab (the core asks it), on the target table's primitives the
+		// core lends it (stage.Env.Hands). It tells each session the tabs
+		// an earlier daemon
 		// lost when it was killed. It names profiles with browsing's
 		// words. It runs in no phase.
 		{Name: tabs.Name, New: func(env stage.Env) (stage.Stage, error) { return tabs.New(env, br) }},
+		// watching: the watch verb — the live view's address (the
+		// overview, or one target's pane; the live view starts on first
+		// use) and, with --xpra, how a person attaches xpra's own client
+		// to a window's display; the core reaches the target and lends it
+		// the live view. It runs in no phase.
+		{Name: watching.Name, New: watching.New},
 	}
 }
