@@ -1,9 +1,7 @@
 package mcpserver
 
 import (
-	"reflect"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/vibespace/vibespace/daemon/args"
@@ -79,7 +77,7 @@ func TestToolArgsAreTheVerbs(t *testing.T) {
 			continue
 		}
 		var want []string
-		for _, f := range jsonFields(reflect.TypeOf(a)) {
+		for _, f := range args.Fields(c.verb) {
 			if !slices.Contains(c.less, f) {
 				want = append(want, f)
 			}
@@ -95,24 +93,4 @@ func TestToolArgsAreTheVerbs(t *testing.T) {
 			t.Errorf("tool %s: which verb's arguments does it take? (add it here)", name)
 		}
 	}
-}
-
-// jsonFields are the JSON names of t's fields, embedded structs' too.
-func jsonFields(t reflect.Type) []string {
-	var out []string
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		switch {
-		case name == "-":
-		case f.Anonymous && name == "":
-			out = append(out, jsonFields(f.Type)...)
-		case f.IsExported():
-			if name == "" {
-				name = f.Name
-			}
-			out = append(out, name)
-		}
-	}
-	return out
 }
