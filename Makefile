@@ -76,8 +76,14 @@ build: ## build the commands into ./bin
 test: deps test-deps ## run every test, integration included, with -race (nothing may skip)
 	VIBESPACE_INTEGRATION=1 $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
 
-bench: bench-deps ## benchmarks, side by side with the peers (xdotool, pyatspi, ...)
-	VIBESPACE_INTEGRATION=1 $(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 30m ./...
+# Every benchmark's output is kept in $(BIN)/bench.out and ends with one
+# table (bench/summary): each row ours ÷ the peer in this run, its goal, met
+# or not. A failed benchmark fails the target after the table is printed.
+bench: bench-deps ## benchmarks, side by side with the peers (xdotool, pyatspi, ...), ending with one table of goals
+	@mkdir -p $(BIN)
+	@{ VIBESPACE_INTEGRATION=1 $(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 30m ./... 2>&1; echo $$? > $(BIN)/bench.rc; } | tee $(BIN)/bench.out
+	@$(GO) run ./bench/summary < $(BIN)/bench.out
+	@exit $$(cat $(BIN)/bench.rc)
 
 load: build ## the load probe: 6 sessions drive 2 windows and 4 tabs at once (LOAD_SECONDS=120); p50/p95/max per verb, codes, RSS, fds
 	python3 bench/load.py --bin $(BIN) --seconds $(LOAD_SECONDS)
