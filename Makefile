@@ -4,7 +4,7 @@ BIN       ?= bin
 # Debian packages the tests, the demo and the benchmarks need.
 DEB_PKGS  := xvfb xauth dbus at-spi2-core python3-gi gir1.2-gtk-3.0 gtk-3-examples \
              python3-pyatspi python3-dogtail xdotool x11-utils x11-xserver-utils fonts-dejavu-core \
-             chromium libvpx-dev libopenh264-dev libyuv-dev pkg-config \
+             chromium libvpx-dev libopenh264-dev libyuv-dev libjpeg-dev pkg-config \
              gir1.2-gtk-4.0 python3-pyqt5 python3-tk \
              xpra python3-pil python3-lz4 python3-brotli python3-xdg \
              xinput xdg-desktop-portal xdg-desktop-portal-gnome mutter pipewire pipewire-bin wireplumber \

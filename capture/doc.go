@@ -20,8 +20,9 @@
 //
 // Tab is the Source of one browser tab, read through a CDP screencast
 // (cdp.Tab.StartScreencast: Page.startScreencast, every frame acknowledged)
-// and decoded from JPEG (or PNG) to RGBA, at most FPS frames a second. The
-// browser sends a picture only when the page changes, so a keyframe
-// request on a still page delivers the last picture again; a tab that
-// closes ends the stream with tab_gone.
+// and decoded from JPEG (by libjpeg-turbo, libjpeg-dev, in a cgo build;
+// image/jpeg under the vibespace_nojpeg tag or without cgo) or PNG to
+// RGBA, at most FPS frames a second. The browser sends a picture only
+// when the page changes, so a keyframe request on a still page delivers
+// the last picture again; a tab that closes ends the stream with tab_gone.
 package capture

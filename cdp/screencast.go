@@ -168,6 +168,20 @@ func (s *Screencast) run(events <-chan jsonv2.Value) {
 			if err := jsonv2.Unmarshal(v, &e); err != nil {
 				continue
 			}
+			seq++
+			f := ScreencastFrame{Data: e.Data, Format: s.o.Format, Received: time.Now(), Seq: seq}
+			if m := e.Metadata; m != nil {
+				f.DeviceWidth, f.DeviceHeight = m.DeviceWidth, m.DeviceHeight
+				f.ScrollX, f.ScrollY = m.ScrollOffsetX, m.ScrollOffsetY
+			}
+			// Latest wins: drop the frame nobody took. The frame is handed
+			// on before it is acknowledged, so its reader does not wait
+			// for the acknowledgement's round trip.
+			select {
+			case <-s.frames:
+			default:
+			}
+			s.frames <- f
 			if err := s.ack(e.SessionID); err != nil {
 				if target.CodeOf(err) == target.CodeTabGone {
 					s.err = err
@@ -176,18 +190,6 @@ func (s *Screencast) run(events <-chan jsonv2.Value) {
 				// A lost acknowledgement stalls the screencast until the
 				// next one; the frame itself is still good.
 			}
-			seq++
-			f := ScreencastFrame{Data: e.Data, Format: s.o.Format, Received: time.Now(), Seq: seq}
-			if m := e.Metadata; m != nil {
-				f.DeviceWidth, f.DeviceHeight = m.DeviceWidth, m.DeviceHeight
-				f.ScrollX, f.ScrollY = m.ScrollOffsetX, m.ScrollOffsetY
-			}
-			// Latest wins: drop the frame nobody took.
-			select {
-			case <-s.frames:
-			default:
-			}
-			s.frames <- f
 		}
 	}
 }

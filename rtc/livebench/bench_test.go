@@ -357,6 +357,10 @@ func measureOurs(b *testing.B, ctx context.Context, vctx *cdp.Context, srv *serv
 //   - agent-browser: agent-browser's own JPEG stream of the same page in
 //     its headless tab.
 //
+// The tab rows are measured again on the light page (light.html: text
+// typed at a word every 250 ms and the cells), on loopback:
+// <codec>-tab-light-loopback against agent-browser-tab-light-loopback.
+//
 // Each row is measured on loopback and again through the emulated poor
 // link (shaper_test.go: 1 Mbit/s, 200 ms RTT, in user space). The viewer
 // decodes the cells of every frame the moment it is decoded
@@ -523,6 +527,19 @@ func BenchmarkLiveView(b *testing.B) {
 			})
 		}
 	}
+	// The same tab on the light page (light.html: typed text and the
+	// cells), on loopback.
+	if err := tab.Navigate(ctx, srv.URL+"/light.html"); err != nil {
+		b.Fatalf("content tab: %v", err)
+	}
+	for _, codec := range codecs {
+		run(codec+"-tab-light-loopback", func(b *testing.B) *row {
+			return measureOurs(b, ctx, vctx, srv, path("whep"), codec+"-tab-light-loopback", codec, false, ours{
+				key: "tab", open: openTab, input: tabInput,
+				inputsSeen: tabSeen, brow: tabBrowUsage, sourceRate: true,
+			})
+		})
+	}
 	if err := tabBrowser.Close(); err != nil {
 		b.Errorf("content tab browser: %v", err)
 	}
@@ -548,6 +565,21 @@ func BenchmarkLiveView(b *testing.B) {
 			return r
 		})
 	}
+	// And agent-browser's stream of the light page.
+	if _, err := ab.run(ctx, "open", srv.URL+"/light.html"); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := ab.run(ctx, "set", "viewport", "1280", "720"); err != nil {
+		b.Fatal(err)
+	}
+	run("agent-browser-tab-light-loopback", func(b *testing.B) *row {
+		return measure(b, ctx, vctx, spec{
+			name: "agent-browser-tab-light-loopback", codec: "jpeg q80",
+			viewerURL: srv.URL + "/viewer.html?mode=ab&src=" + url.QueryEscape(fmt.Sprintf("ws://127.0.0.1:%d/", ab.port)),
+			click:     viewerClick, inputsSeen: ab.inputsSeen, serve: daemonUsage, port: ab.port,
+			brow: func() usage { u := abUsage(); return u.sub(daemonUsage()) },
+		})
+	})
 	printed := false
 	b.Run("summary", func(b *testing.B) {
 		// Ours against each baseline, as ratios; and the table, once.
@@ -723,7 +755,11 @@ func table(rows map[string]*row, order []string) string {
 			if jl != nil && jl.Bytes > 0 && abBaseline(rows, n) == nil {
 				goal(r.Bytes <= jl.Bytes/10 && r.FPS >= jl.FPS, "%s: %.3f× jpegws's bytes/s (≤ 0.1) at %.1f fps vs its %.1f (≥)", n, r.Bytes/jl.Bytes, r.FPS, jl.FPS)
 			}
-			if ab := rows["agent-browser-tab-loopback"]; ab != nil && ab.Bytes > 0 {
+			ab := abBaseline(rows, n) // a tab row's: agent-browser on the same page
+			if ab == nil {
+				ab = rows["agent-browser-tab-loopback"]
+			}
+			if ab != nil && ab.Bytes > 0 {
 				goal(r.Bytes <= ab.Bytes/10 && r.FPS >= ab.FPS, "%s: %.3f× agent-browser's bytes/s (≤ 0.1) at %.1f fps vs its %.1f (≥)", n, r.Bytes/ab.Bytes, r.FPS, ab.FPS)
 			}
 			goal(pct(r.G2G, 50) <= 50, "%s: glass-to-glass p50 %.0f ms (≤ 50 ms on loopback)", n, pct(r.G2G, 50))
