@@ -41,6 +41,9 @@ type Display struct {
 	closeOnce sync.Once
 	done      chan struct{}
 
+	// traffic counts what the connection sent and read (Traffic).
+	traffic *traffic
+
 	// ext holds state of the extensions (XTEST, MIT-SHM, keyboard) that
 	// other files of this package initialise lazily.
 	ext extState
