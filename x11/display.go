@@ -138,6 +138,9 @@ func (d *Display) drainEvents() {
 			d.endDamage()
 			return // connection closed
 		}
+		if m, ok := ev.(xproto.MappingNotifyEvent); ok && m.Request != xproto.MappingPointer {
+			d.ext.mapGen.Add(1) // the keymap we keep is stale
+		}
 		if ev != nil {
 			d.dispatchDamage(ev)
 		}
