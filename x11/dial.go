@@ -329,6 +329,16 @@ type Traffic struct {
 	Replies uint64
 }
 
+// Add is t and u together.
+func (t Traffic) Add(u Traffic) Traffic {
+	return Traffic{Requests: t.Requests + u.Requests, Replies: t.Replies + u.Replies}
+}
+
+// Sub is what t counts beyond an earlier count u.
+func (t Traffic) Sub(u Traffic) Traffic {
+	return Traffic{Requests: t.Requests - u.Requests, Replies: t.Replies - u.Replies}
+}
+
 // Traffic counts the requests this connection wrote and the replies it
 // read, since it was opened (setup excluded). Counting costs a look at
 // each message's header as it passes: it is always on. A test or a

@@ -73,8 +73,7 @@ func TestInputRoundTrips(t *testing.T) {
 		if err := act(); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		after := fx.x.Traffic()
-		got := x11.Traffic{Requests: after.Requests - before.Requests, Replies: after.Replies - before.Replies}
+		got := fx.x.Traffic().Sub(before)
 		t.Logf("%s: %d requests, %d replies", what, got.Requests, got.Replies)
 		if _, err := fx.f.Log.WaitFrom(ctx, from, done); err != nil {
 			t.Fatalf("%s: the fixture never reported it: %v", what, err)
