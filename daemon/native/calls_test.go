@@ -180,7 +180,25 @@ func actRoundTrips(t *testing.T, sv *daemontest.Served, calls *atomic.Uint64, tk
 		t.Fatal(err)
 	}
 	id := string(open.Target.ID)
-	snap := sv.OK(t, daemon.Request{Verb: "snapshot", Session: session, Target: id, JSON: true}).Snapshot
+	// A loaded machine can map the window before the application is on
+	// the accessibility bus, and open stops waiting for it after a
+	// grace: the snapshot waits for the tree.
+	var snap *target.Snapshot
+	for snap == nil {
+		resp := sv.Call(t, daemon.Request{Verb: "snapshot", Session: session, Target: id, JSON: true})
+		switch {
+		case resp.OK:
+			snap = resp.Snapshot
+		case resp.Code != target.CodeNoTree:
+			t.Fatalf("snapshot: refused %s: %s", resp.Code, resp.Message)
+		default:
+			select {
+			case <-ctx.Done():
+				t.Fatalf("snapshot: still %s: %s", resp.Code, resp.Message)
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
 	ref := func(role string, name func(string) bool) string {
 		n := snap.Root.Find(func(n *target.Node) bool { return n.Role == role && name(n.Name) && n.Ref != "" })
 		if n == nil {
