@@ -9,6 +9,7 @@ import (
 
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
+	"github.com/vibespace/vibespace/x11"
 )
 
 // benchText is 100 characters that are all on a US keymap (xdotool's
@@ -45,16 +46,19 @@ func BenchmarkType(b *testing.B) {
 				}
 			}
 			var ours, theirs time.Duration
+			var sent x11.Traffic
 			failed := 0
 			for range b.N {
 				b.StopTimer()
 				from := fx.f.Log.Len()
 				b.StartTimer()
 				start := time.Now()
+				t0 := fx.x.Traffic()
 				if err := fx.x.Type(b.Context(), tc.text); err != nil {
 					b.Fatalf("Type: %v", err)
 				}
 				ours += time.Since(start)
+				sent = sent.Add(fx.x.Traffic().Sub(t0))
 				b.StopTimer()
 				fx.waitText(b, from, "entry", tc.text)
 
@@ -72,6 +76,7 @@ func BenchmarkType(b *testing.B) {
 				b.StartTimer()
 			}
 			report(b, ours, theirs)
+			reportTraffic(b, sent)
 			b.ReportMetric(float64(failed), "xdotool-wrong")
 		})
 	}
@@ -92,13 +97,16 @@ func BenchmarkKey(b *testing.B) {
 	ctx, cancel := context.WithTimeout(b.Context(), 10*time.Minute)
 	defer cancel()
 	var ours, theirs time.Duration
+	var sent x11.Traffic
 	for range b.N {
 		from := fx.f.Log.Len()
 		start := time.Now()
+		t0 := fx.x.Traffic()
 		if err := fx.x.Key(ctx, c); err != nil {
 			b.Fatalf("Key: %v", err)
 		}
 		ours += time.Since(start)
+		sent = sent.Add(fx.x.Traffic().Sub(t0))
 		b.StopTimer()
 		if _, err := fx.f.Log.WaitFrom(ctx, from, isCtrlA); err != nil {
 			b.Fatalf("ctrl+a from Key not logged: %v", err)
@@ -113,6 +121,7 @@ func BenchmarkKey(b *testing.B) {
 		b.StartTimer()
 	}
 	report(b, ours, theirs)
+	reportTraffic(b, sent)
 }
 
 // report replaces ns/op by our time alone and adds both sides and the ratio.
@@ -124,6 +133,12 @@ func report(b *testing.B, ours, theirs time.Duration) {
 	if theirs > 0 {
 		b.ReportMetric(float64(ours)/float64(theirs), "x-xdotool")
 	}
+}
+
+// reportTraffic adds our X11 requests and replies (round trips) per op.
+func reportTraffic(b *testing.B, t x11.Traffic) {
+	b.ReportMetric(float64(t.Requests)/float64(b.N), "x11-requests/op")
+	b.ReportMetric(float64(t.Replies)/float64(b.N), "x11-replies/op")
 }
 
 // xdotool runs xdotool on the desktop, start to exit.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jezek/xgb"
@@ -36,18 +37,25 @@ type Options struct {
 // display, is an error naming the file (never the cookie); so is a server
 // that refuses the cookie.
 func OpenWith(ctx context.Context, name string, o Options) (*Display, error) {
-	return openConn(ctx, name, func(ctx context.Context) (*xgb.Conn, error) {
-		nc, err := DialConn(ctx, name, o)
+	tr := new(traffic)
+	d, err := openConn(ctx, name, func(ctx context.Context) (*xgb.Conn, error) {
+		c, setup, err := dialSetup(ctx, name, o)
 		if err != nil {
 			return nil, err
 		}
-		c, err := xgb.NewConnNet(nc)
+		nc := &setupConn{Conn: c, reply: setup, traffic: tr}
+		xc, err := xgb.NewConnNet(nc)
 		if err != nil {
 			nc.Close()
 			return nil, fmt.Errorf("x11: connect to %s: %w", name, err)
 		}
-		return c, nil
+		return xc, nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	d.traffic = tr
+	return d, nil
 }
 
 // displayAddr is a display name taken apart.
@@ -266,6 +274,12 @@ type setupConn struct {
 	// answer on the goroutine that called NewConnNet, before it starts
 	// its reader and writer goroutines, so neither field races.
 	wrote bool
+	// traffic (nil: not counted) counts the requests written and the
+	// replies read; out and in follow the two byte streams (each used by
+	// one goroutine of xgb's).
+	traffic *traffic
+	out     streamCount
+	in      streamCount
 }
 
 func (c *setupConn) Read(p []byte) (int, error) {
@@ -274,7 +288,13 @@ func (c *setupConn) Read(p []byte) (int, error) {
 		c.reply = c.reply[n:]
 		return n, nil
 	}
-	return c.Conn.Read(p)
+	n, err := c.Conn.Read(p)
+	if c.traffic != nil {
+		if r := c.in.replies(p[:n]); r > 0 {
+			c.traffic.replies.Add(uint64(r))
+		}
+	}
+	return n, err
 }
 
 func (c *setupConn) Write(p []byte) (int, error) {
@@ -282,5 +302,129 @@ func (c *setupConn) Write(p []byte) (int, error) {
 		c.wrote = true
 		return len(p), nil
 	}
-	return c.Conn.Write(p)
+	n, err := c.Conn.Write(p)
+	if c.traffic != nil {
+		if r := c.out.requests(p[:n]); r > 0 {
+			c.traffic.requests.Add(uint64(r))
+		}
+	}
+	return n, err
+}
+
+// traffic is what one connection sent and waited for since it was set up.
+type traffic struct {
+	requests atomic.Uint64 // requests written
+	replies  atomic.Uint64 // replies read: one per request that waits for an answer
+}
+
+// Traffic is what a connection sent and was answered since it was set up.
+type Traffic struct {
+	// Requests is the X requests written, whether or not they wait for
+	// an answer (an XTEST FakeInput does not).
+	Requests uint64
+	// Replies is the replies read: one for every request that asked for
+	// an answer (an error instead of a reply is not counted). A caller
+	// waits for each, though requests sent together are waited for
+	// together.
+	Replies uint64
+}
+
+// Add is t and u together.
+func (t Traffic) Add(u Traffic) Traffic {
+	return Traffic{Requests: t.Requests + u.Requests, Replies: t.Replies + u.Replies}
+}
+
+// Sub is what t counts beyond an earlier count u.
+func (t Traffic) Sub(u Traffic) Traffic {
+	return Traffic{Requests: t.Requests - u.Requests, Replies: t.Replies - u.Replies}
+}
+
+// Traffic counts the requests this connection wrote and the replies it
+// read, since it was opened (setup excluded). Counting costs a look at
+// each message's header as it passes: it is always on. A test or a
+// benchmark reads it before and after a call: the round trips a verb
+// costs on the X road.
+func (d *Display) Traffic() Traffic {
+	if d.traffic == nil {
+		return Traffic{}
+	}
+	return Traffic{Requests: d.traffic.requests.Load(), Replies: d.traffic.replies.Load()}
+}
+
+// streamCount follows one direction of the X byte stream (little-endian,
+// as handshake sets up) across reads or writes cut anywhere, to count its
+// messages by their headers.
+type streamCount struct {
+	head [32]byte // the header read so far of the message in hand
+	got  int      // bytes of head filled
+	skip uint64   // bytes of the message in hand still to pass
+}
+
+// requests counts the requests that start in p, client to server: a
+// request's header is 4 bytes (its length in 4-byte units at byte 2), or
+// 8 under BIG-REQUESTS (length 0 there, the length at byte 4).
+func (s *streamCount) requests(p []byte) int {
+	n := 0
+	for len(p) > 0 {
+		if s.skip > 0 {
+			k := min(uint64(len(p)), s.skip)
+			s.skip -= k
+			p = p[k:]
+			continue
+		}
+		if s.got < 4 {
+			k := copy(s.head[s.got:4], p)
+			s.got += k
+			p = p[k:]
+			if s.got < 4 {
+				break
+			}
+		}
+		units := uint64(binary.LittleEndian.Uint16(s.head[2:4]))
+		if units == 0 {
+			k := copy(s.head[s.got:8], p)
+			s.got += k
+			p = p[k:]
+			if s.got < 8 {
+				break
+			}
+			units = uint64(binary.LittleEndian.Uint32(s.head[4:8]))
+			s.skip = max(units*4, 8) - 8
+		} else {
+			s.skip = units*4 - 4
+		}
+		s.got = 0
+		n++
+	}
+	return n
+}
+
+// replies counts the replies that start in p, server to client: every
+// message is 32 bytes, and a reply (type 1) or a generic event (type 35)
+// has 4 more bytes for each unit of its length at byte 4.
+func (s *streamCount) replies(p []byte) int {
+	n := 0
+	for len(p) > 0 {
+		if s.skip > 0 {
+			k := min(uint64(len(p)), s.skip)
+			s.skip -= k
+			p = p[k:]
+			continue
+		}
+		k := copy(s.head[s.got:32], p)
+		s.got += k
+		p = p[k:]
+		if s.got < 32 {
+			break
+		}
+		s.got = 0
+		switch {
+		case s.head[0] == 1:
+			n++
+			s.skip = 4 * uint64(binary.LittleEndian.Uint32(s.head[4:8]))
+		case s.head[0]&0x7f == 35:
+			s.skip = 4 * uint64(binary.LittleEndian.Uint32(s.head[4:8]))
+		}
+	}
+	return n
 }

@@ -41,6 +41,9 @@ type Display struct {
 	closeOnce sync.Once
 	done      chan struct{}
 
+	// traffic counts what the connection sent and read (Traffic).
+	traffic *traffic
+
 	// ext holds state of the extensions (XTEST, MIT-SHM, keyboard) that
 	// other files of this package initialise lazily.
 	ext extState
@@ -134,6 +137,9 @@ func (d *Display) drainEvents() {
 		if ev == nil && err == nil {
 			d.endDamage()
 			return // connection closed
+		}
+		if m, ok := ev.(xproto.MappingNotifyEvent); ok && m.Request != xproto.MappingPointer {
+			d.ext.mapGen.Add(1) // the keymap we keep is stale
 		}
 		if ev != nil {
 			d.dispatchDamage(ev)

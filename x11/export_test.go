@@ -10,3 +10,7 @@ func DisableSHM(d *Display) {
 	d.ext.shm.broken = errors.New("disabled by the test")
 	d.ext.shm.mu.Unlock()
 }
+
+// KeymapNotices is how many MappingNotify events of the keyboard or
+// modifier mappings d has read.
+func KeymapNotices(d *Display) uint64 { return d.ext.mapGen.Load() }

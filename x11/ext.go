@@ -26,6 +26,16 @@ type extState struct {
 
 	km remapState // spare keycodes bound to keysyms the keymap lacked (guarded by inMu)
 
+	// mapGen counts the MappingNotify events of the keyboard and modifier
+	// mappings this connection has read (drainEvents): X sends one to
+	// every client when any client changes them.
+	mapGen atomic.Uint64
+	// keymap is the mappings as last read and the mapGen they were read
+	// at (guarded by inMu): kept while mapGen stays, dropped when we
+	// change the mapping ourselves.
+	keymap    *keymap
+	keymapGen uint64
+
 	pongMu sync.Mutex
 	pong   *pongListener // answers to _NET_WM_PING, opened on first need
 

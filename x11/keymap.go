@@ -34,10 +34,33 @@ var modKeysyms = map[target.Modifiers][]uint32{
 	target.ModSuper: {0xffeb, 0xffec},         // Super_L, Super_R
 }
 
-// loadKeymap reads the keyboard and modifier mappings in one round trip. It
-// is read afresh for every injection, so a layout switch by another client
-// is seen at once.
+// loadKeymap is the keyboard and modifier mappings: as last read, unless
+// the server has said since that they changed (MappingNotify, which X
+// sends every client when any client changes them: a layout switch by
+// another client is seen as soon as its notice reaches us), else read
+// afresh in one round trip. The caller holds inMu, and may add to the
+// index what it binds (planSlots): binding drops the keymap kept
+// (forgetKeymap).
 func (d *Display) loadKeymap(ctx context.Context) (*keymap, error) {
+	gen := d.ext.mapGen.Load()
+	if d.ext.keymap != nil && d.ext.keymapGen == gen {
+		return d.ext.keymap, nil
+	}
+	km, err := d.readKeymap(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Read after gen was taken: a change notified since is seen next time.
+	d.ext.keymap, d.ext.keymapGen = km, gen
+	return km, nil
+}
+
+// forgetKeymap drops the keymap kept: we are changing the mapping. The
+// caller holds inMu.
+func (d *Display) forgetKeymap() { d.ext.keymap = nil }
+
+// readKeymap reads the keyboard and modifier mappings in one round trip.
+func (d *Display) readKeymap(ctx context.Context) (*keymap, error) {
 	setup := xproto.Setup(d.conn)
 	min, max := setup.MinKeycode, setup.MaxKeycode
 	return call(ctx, d, "read keymap", func() (*keymap, error) {

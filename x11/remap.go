@@ -98,6 +98,7 @@ func (d *Display) bind(ctx context.Context, in *injection, km *keymap, binds map
 	if len(binds) == 0 {
 		return nil
 	}
+	d.forgetKeymap() // planSlots added binds to its index
 	if rebinding && d.ext.km.unsynced {
 		if err := d.syncClient(ctx); err != nil {
 			if err := in.stopped(); err != nil {
@@ -144,6 +145,7 @@ func (d *Display) restoreKeymap(ctx context.Context, force bool) error {
 	if err != nil {
 		return err
 	}
+	d.forgetKeymap()
 	for c, s := range d.ext.km.bound {
 		// Restore only what is still ours: another client may have bound it since.
 		if km.sym(c, 0) == s {
