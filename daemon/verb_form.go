@@ -37,10 +37,13 @@ func (d *Daemon) selectOptions(ctx context.Context, c *call) Response {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	tr, err := e.t.Node(ctx, n)
+	// The node is read once: the road is decided on it and the look
+	// before acting takes it (readForAct; its facts go to the watcher).
+	read, err := readForAct(ctx, e, n)
 	if err != nil {
 		return d.fail(c, d.cut(ctx, e, c.Req.Session, err))
 	}
+	tr := read.Traits
 	c.Acted = &tr
 	s, ok := e.t.(kind.Selector)
 	if !ok {
@@ -54,7 +57,7 @@ func (d *Daemon) selectOptions(ctx context.Context, c *call) Response {
 	if err := d.still(e, c.Req.Session); err != nil {
 		return d.fail(c, err)
 	}
-	w := c.watchEffect(ctx, d, stage.Acting{Node: &n})
+	w := c.watchEffect(ctx, d, stage.Acting{Node: &n, Read: factsOf(&read)})
 	held, err := s.Select(ctx, n, a.Options)
 	if err != nil {
 		return d.fail(c, d.cut(ctx, e, c.Req.Session, err))

@@ -39,8 +39,8 @@ type actBudget struct {
 // interfaces GetActions, GetExtents (GTK 4 answers no Component extents
 // on a button or entry: none), CharacterCount (and GetText of its first
 // character where it holds text). The verifier's "before" is a click's or
-// a type's own read (select's is not: see gtk3Budget.sel); it looks again at once after acting and, when nothing changed yet,
-// once more when its wait ends.
+// a type's or a select's own read; it looks again at once after acting
+// and, when nothing changed yet, once more when its wait ends.
 var (
 	// The GTK 3 fixture (fixture.py --controls).
 	gtk3Budget = actBudget{
@@ -66,10 +66,10 @@ var (
 		// choice back (NSelectedChildren, GetSelectedChild: 2).
 		selectNoVerify: 49,
 		// select with the check: also the verifier's look after acting
-		// (7), which sees the combo box's name change, and its look
-		// before (7): the core's select does not hand the watch the
-		// law's read (stage.Acting.Read), as click and type do.
-		sel: 63,
+		// (7), which sees the combo box's name change; its look before
+		// is the law's read (stage.Acting.Read), as for click and type.
+		// Before the core's select handed it over: 63.
+		sel: 56,
 	}
 	// The GTK 4 fixture (gtk4.py).
 	gtk4Budget = actBudget{
