@@ -22,16 +22,18 @@ import (
 // said in its commit.
 const (
 	// click @ref on a push button, --no-verify: the node read once for
-	// the road and the act (7 calls), its actions' toolkit names (1),
-	// DoAction (1). Before the node was read once: 23.
-	clickCallsNoVerify = 9
+	// the road and the act (6 calls: GTK answers its name and
+	// description in one GetAll), its actions' toolkit names (1),
+	// DoAction (1). Before the node was read once: 23; before GetAll: 9.
+	clickCallsNoVerify = 8
 	// click @ref on a push button that does not change: also the
 	// verifier's two looks after acting (at once, and at the end of the
-	// wait: 7 each); its look before is the read above. Before: 44.
-	clickCalls = 23
+	// wait: 6 each); its look before is the read above. Before: 44;
+	// before GetAll: 23.
+	clickCalls = 20
 	// type @ref into an entry (EditableText), --no-verify: the node read
-	// once (8 calls), InsertText (1). Before: 17.
-	typeCallsNoVerify = 9
+	// once (7 calls), InsertText (1). Before: 17; before GetAll: 9.
+	typeCallsNoVerify = 8
 )
 
 // TestActCallBudget counts the D-Bus calls of one click @ref and one type
