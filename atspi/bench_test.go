@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -26,7 +27,9 @@ import (
 // plain dump (its own fields: role, name, actions). It reports medians:
 // ms/walk is ours, pyatspi-ms and dogtail-ms the peers'; x-pyatspi and
 // x-dogtail are the medians of the per-iteration ratios (how many times
-// faster ours is); nocache-ms is ours without Cache.GetItems
+// faster ours is); calls/walk and calls/node are the D-Bus calls one walk
+// of ours makes (Options.Calls), in all and per node of the tree
+// (TestWalkRoundTrips holds the fixtures' to their budgets); nocache-ms is ours without Cache.GetItems
 // (WalkOptions.NoCache, every object asked every field); self-cpu-ms and app-cpu-ms are the CPU time this process
 // and the application spent per walk of ours, app-cpu-pyatspi-ms the
 // application's per pyatspi walk.
@@ -49,7 +52,8 @@ func BenchmarkWalk(b *testing.B) {
 		name := a.name
 		b.Run(name, func(b *testing.B) {
 			app := a.start(b)
-			bus := connect(b, d, atspi.Options{})
+			var calls atomic.Uint64
+			bus := connect(b, d, atspi.Options{Calls: &calls})
 			f := frameOf(b, bus, app)
 			first := settled(b, bus, f.Object)
 			peer := startPeer(b, d, app.PID, frameIndex(b, bus, app.PID, f))
@@ -62,13 +66,16 @@ func BenchmarkWalk(b *testing.B) {
 
 			var ours, plain, pys, dts, xpy, xdt []float64
 			var self, appCPU, pyApp time.Duration
+			var ourCalls uint64
 			for b.Loop() {
+				c0 := calls.Load()
 				s0, a0 := selfCPU(), procCPU(app.PID)
 				t0 := time.Now()
 				s, err := bus.Walk(b.Context(), f.Object, atspi.WalkOptions{})
 				ms := float64(time.Since(t0)) / float64(time.Millisecond)
 				self += selfCPU() - s0
 				appCPU += procCPU(app.PID) - a0
+				ourCalls += calls.Load() - c0
 				if err != nil || s.Census != first.Census {
 					b.Fatalf("walk: %v, census %+v, want %+v", err, s.Census, first.Census)
 				}
@@ -92,6 +99,8 @@ func BenchmarkWalk(b *testing.B) {
 			b.ReportMetric(median(ours), "ms/walk")
 			b.ReportMetric(median(plain), "nocache-ms")
 			b.ReportMetric(float64(first.Census.Nodes), "nodes")
+			b.ReportMetric(float64(ourCalls)/n, "calls/walk")
+			b.ReportMetric(float64(ourCalls)/n/float64(first.Census.Nodes), "calls/node")
 			b.ReportMetric(median(pys), "pyatspi-ms")
 			b.ReportMetric(median(xpy), "x-pyatspi")
 			b.ReportMetric(median(dts), "dogtail-ms")

@@ -45,15 +45,19 @@
 //	EditableText.InsertText                          Bus.InsertText
 //	Component.GrabFocus                              Bus.GrabFocus
 //	Accessible.GetRelationSet (LABELLED_BY)          Node.Name of an unnamed control (names.go)
-//	Properties.Get(Value, Current|Minimum|MaximumValue) Node.Value (drawn nodes only)
+//	Properties.Get(Value, Current|Minimum|MaximumValue) Node.Value (drawn nodes only;
+//	  one Properties.GetAll(Value) from GTK)
 //	Selection.SelectChild, ClearSelection, …         Bus.Select, Bus.Click (a page tab)
 //	(one object's own fields, fresh)                 Bus.Node
 //
 // Children are never placed by Accessible.GetIndexInParent: GTK3 answers
 // indexes that disagree with GetChildren order, and libatspi's cache builds
 // a wrong tree from them. Cache.GetItems fills only the fields above and
-// only for the objects the bridge holds; its child counts are not trusted,
-// so every node's children still come from GetChildren. The tests check that
+// only for the objects the bridge holds. Its child count (and GetAll's
+// ChildCount) spares GetChildren of a node that says it has none only
+// where the toolkit's counts are GetChildren's (GTK: at-spi2-atk and GTK 4
+// count the children GetChildren lists, and say -1 where they do not
+// count); every other node's children come from GetChildren. The tests check that
 // the tree is the same with and without it, through the peer socket and
 // through the bus, and the same as pyatspi's. ReadingOrder then reorders a
 // node's children by where they are drawn where the toolkit lists them
@@ -62,9 +66,12 @@
 //
 // # Toolkits
 //
-// Every property is read with the two-argument Properties.Get, never with
-// GetAll: Qt 5's bridge answers a one-argument GetAll by reading an argument
-// that is not there, and the application dies (QTBUG-107897). Qt answers
+// A property is read with the two-argument Properties.Get, and with
+// GetAll only from GTK (GTK 3's at-spi2-atk and GTK 4 answer it; it is the
+// name, description and child count of a node the cache lacks in one call):
+// Qt 5's bridge answers a one-argument GetAll by reading an argument
+// that is not there, and the application dies (QTBUG-107897), and a toolkit
+// that did not say which it is is never asked GetAll. Qt answers
 // Cache.GetItems with no items (harmless; once a walk knows the application
 // is Qt it no longer asks): its nodes are asked one by one. Its
 // top-levels have role filler, not frame; FindFrame matches them all the

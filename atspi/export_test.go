@@ -27,3 +27,8 @@ func (b *Bus) CallRaw(ctx context.Context, o Object, method string, args ...any)
 	}
 	return objRefusal(o, method, r.err)
 }
+
+// WireName is the unique bus name of the connection a Bus asks
+// applications through when it has no peer socket to them (Options.NoPeer):
+// the sender a bus monitor sees on a walk's calls.
+func (b *Bus) WireName() string { return b.wbus.name }

@@ -16,10 +16,14 @@ import (
 // (extents when on screen, actions, character count) once its states and
 // interfaces have answered; the text once its length is known.
 //
-// Properties are read one by one with the two-argument Properties.Get,
-// never with GetAll: Qt 5's bridge reads a second argument GetAll does not
-// have and crashes the application (QTBUG-107897). They go out with the
-// node's other questions, so the walk takes no more round trips for it.
+// Properties are read with one Properties.GetAll per interface from a
+// toolkit proven safe with it (toolkit.getAll: GTK), which answers a
+// node's name, description and child count in one call, and a range's
+// three values in one; from any other toolkit one by one with the
+// two-argument Properties.Get: Qt 5's bridge reads a second argument
+// GetAll does not have and crashes the application (QTBUG-107897). They go
+// out with the node's other questions, so the walk takes no more round
+// trips for it.
 type question int
 
 const (
@@ -28,6 +32,7 @@ const (
 	qInterfaces
 	qName
 	qDescription
+	qAll // Properties.GetAll of Accessible: name, description, child count
 	qChildren
 	qExtents
 	qActions
@@ -37,6 +42,7 @@ const (
 	qValue     // Value.CurrentValue
 	qValueMin  // Value.MinimumValue
 	qValueMax  // Value.MaximumValue
+	qValues    // Properties.GetAll of Value: the three of them
 	// The walk's own questions, of no node: Cache.GetItems, and the
 	// toolkit the application's root says it is built with.
 	qItems
@@ -45,11 +51,17 @@ const (
 	numQuestions
 )
 
-var questionNames = [numQuestions]string{"GetRole", "GetState", "GetInterfaces", "Name", "Description", "GetChildren", "GetExtents", "GetActions", "CharacterCount", "GetText", "GetRelationSet", "CurrentValue", "MinimumValue", "MaximumValue", "GetItems", "ToolkitName", "Version"}
+var questionNames = [numQuestions]string{"GetRole", "GetState", "GetInterfaces", "Name", "Description", "GetAll", "GetChildren", "GetExtents", "GetActions", "CharacterCount", "GetText", "GetRelationSet", "CurrentValue", "MinimumValue", "MaximumValue", "GetAll Value", "GetItems", "ToolkitName", "Version"}
 
 // phaseOne is what an object not in the cache is asked first (and
 // GetChildren when the walk goes deeper); phaseTwo waits for all of it.
-var phaseOne = [...]question{qRole, qState, qInterfaces, qName, qDescription}
+// phaseOneAll is the same of a toolkit that answers GetAll: the child
+// count comes with the name, and GetChildren waits for phase two, asked
+// only of a node that has children.
+var (
+	phaseOne    = [...]question{qRole, qState, qInterfaces, qName, qDescription}
+	phaseOneAll = [...]question{qRole, qState, qInterfaces, qAll}
+)
 
 // maxBatch is the most questions sent to a node at once in phase one;
 // maxJob in any batch (phase two: children, extents, actions, character
@@ -79,6 +91,8 @@ func (w *walker) send(n *wnode, qs ...question) {
 			p.serial = n.rt.send(bt.deadline, path, ifaceProperties+".Get", w.ch, p, ifaceAccessible, "Name")
 		case qDescription:
 			p.serial = n.rt.send(bt.deadline, path, ifaceProperties+".Get", w.ch, p, ifaceAccessible, "Description")
+		case qAll:
+			p.serial = n.rt.send(bt.deadline, path, ifaceProperties+".GetAll", w.ch, p, ifaceAccessible)
 		case qChildren:
 			p.serial = n.rt.send(bt.deadline, path, ifaceAccessible+".GetChildren", w.ch, p)
 		case qExtents:
@@ -97,6 +111,8 @@ func (w *walker) send(n *wnode, qs ...question) {
 			p.serial = n.rt.send(bt.deadline, path, ifaceProperties+".Get", w.ch, p, ifaceValue, "MinimumValue")
 		case qValueMax:
 			p.serial = n.rt.send(bt.deadline, path, ifaceProperties+".Get", w.ch, p, ifaceValue, "MaximumValue")
+		case qValues:
+			p.serial = n.rt.send(bt.deadline, path, ifaceProperties+".GetAll", w.ch, p, ifaceValue)
 		}
 	}
 }
@@ -164,6 +180,23 @@ func (w *walker) answer(p *pend, r reply) {
 		n.n.Name, _ = b.variant().(string)
 	case qDescription:
 		n.n.Description, _ = b.variant().(string)
+	case qAll:
+		// A child count the answer lacks is unknown: the children are asked.
+		kids := int32(-1)
+		b.array(8, func() {
+			b.align(8)
+			switch k, v := b.str(), b.variant(); k {
+			case "Name":
+				n.n.Name, _ = v.(string)
+			case "Description":
+				n.n.Description, _ = v.(string)
+			case "ChildCount":
+				if c, ok := v.(int32); ok {
+					kids = c
+				}
+			}
+		})
+		n.askKids = kids != 0
 	case qChildren:
 		var refs []Object
 		b.array(8, func() { refs = append(refs, b.objRef()) })
@@ -194,16 +227,26 @@ func (w *walker) answer(p *pend, r reply) {
 	case qValue, qValueMin, qValueMax:
 		f, ok := b.variant().(float64)
 		if ok && b.err == nil {
-			if n.n.Value == nil {
-				n.n.Value = &target.Value{}
+			n.setValue(p.q, f)
+		}
+	case qValues:
+		var got [3]float64
+		var have [3]bool
+		b.array(8, func() {
+			b.align(8)
+			k, v := b.str(), b.variant()
+			f, ok := v.(float64)
+			for i, name := range [3]string{"CurrentValue", "MinimumValue", "MaximumValue"} {
+				if ok && k == name {
+					got[i], have[i] = f, true
+				}
 			}
-			switch p.q {
-			case qValue:
-				n.n.Value.Current = f
-			case qValueMin:
-				n.n.Value.Min = f
-			default:
-				n.n.Value.Max = f
+		})
+		if b.err == nil {
+			for i, q := range [3]question{qValue, qValueMin, qValueMax} {
+				if have[i] {
+					n.setValue(q, got[i])
+				}
 			}
 		}
 	case qCharCount:
@@ -215,11 +258,27 @@ func (w *walker) answer(p *pend, r reply) {
 	case qText:
 		n.n.Text = b.str()
 	}
-	if b.err != nil && p.q <= qChildren && p.q != qName && p.q != qDescription {
+	if b.err != nil && p.q <= qChildren && p.q != qName && p.q != qDescription && p.q != qAll {
 		w.unreadable(n, fmt.Errorf("%s: %w", questionNames[p.q], b.err))
 		return
 	}
 	w.phaseOneDone(n, p.q)
+}
+
+// setValue files one of a range's values (q: qValue, qValueMin or
+// qValueMax).
+func (n *wnode) setValue(q question, f float64) {
+	if n.n.Value == nil {
+		n.n.Value = &target.Value{}
+	}
+	switch q {
+	case qValue:
+		n.n.Value.Current = f
+	case qValueMin:
+		n.n.Value.Min = f
+	default:
+		n.n.Value.Max = f
+	}
 }
 
 // phaseOneDone counts one of n's phase-one answers in; the last one
@@ -305,7 +364,11 @@ func (w *walker) phaseTwo(n *wnode) {
 		case ifaceAction:
 			qs = append(qs, qActions)
 		case ifaceValue:
-			if drawn {
+			switch {
+			case !drawn:
+			case w.tkOf(n).getAll():
+				qs = append(qs, qValues)
+			default:
 				qs = append(qs, qValue, qValueMin, qValueMax)
 			}
 		case ifaceText:

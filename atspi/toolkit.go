@@ -34,6 +34,22 @@ func (t toolkit) gtk4() bool {
 
 func (t toolkit) qt() bool { return strings.EqualFold(t.Name, "Qt") }
 
+// getAll reports whether the toolkit is proven safe with a one-argument
+// Properties.GetAll: GTK (GTK 3's at-spi2-atk, GTK 4's own backend, whose
+// GDBus answers GetAll property by property). Qt 5's bridge crashes the
+// application on it (QTBUG-107897); a toolkit not named is not asked.
+func (t toolkit) getAll() bool { return strings.EqualFold(t.Name, "GTK") }
+
+// countsChildren reports whether the toolkit's child counts (Cache.GetItems'
+// and the ChildCount property) are the number of children GetChildren
+// answers, so that a node that says 0 need not be asked for them. GTK's
+// are: at-spi2-atk's count is the same atk_object_get_n_accessible_children
+// GetChildren iterates (1 for an occupied socket in both), or -1 where it
+// declines to count (an object that manages its descendants, a GTK menu);
+// GTK 4's counts the children GetChildren presents. A count of -1, or any
+// other toolkit's, is not trusted: the node is asked.
+func (t toolkit) countsChildren() bool { return strings.EqualFold(t.Name, "GTK") }
+
 // noCache reports whether the toolkit's Cache.GetItems is known to answer
 // nothing (Qt's is a stub: an empty list), so a walk need not wait for it.
 func (t toolkit) noCache() bool { return t.qt() }

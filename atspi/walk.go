@@ -183,7 +183,7 @@ type wnode struct {
 	rt      route
 	err     error // why the node is unreadable
 	left    int   // phase-one answers still to come
-	askKids bool  // GetChildren waits for phase two (a node from the cache)
+	askKids bool  // GetChildren waits for phase two (a node from the cache or GetAll)
 	ifaces  []string
 	// labelledBy are the objects that label it (LABELLED_BY), asked of
 	// an unnamed node that matters.
@@ -249,7 +249,9 @@ func (w *walker) run() {
 		for _, r := range w.routes {
 			r.cork()
 		}
-		for len(w.queue) > 0 && w.inflight+maxBatch <= w.o.InFlight && (!w.itemsWait || w.queue[0].depth == 0) {
+		// The nodes below the root wait for the cache and the toolkit
+		// (whether GetAll may be asked).
+		for len(w.queue) > 0 && w.inflight+maxBatch <= w.o.InFlight && ((!w.itemsWait && w.tkLeft == 0) || w.queue[0].depth == 0) {
 			n := w.queue[0]
 			w.queue = w.queue[1:]
 			if err := w.ctx.Err(); err != nil {
@@ -263,6 +265,11 @@ func (w *walker) run() {
 			}
 			if it := w.cached(n.obj); it != nil {
 				w.fromCache(n, it)
+				continue
+			}
+			if w.tkOf(n).getAll() {
+				n.left = len(phaseOneAll)
+				w.send(n, phaseOneAll[:]...)
 				continue
 			}
 			n.left = len(phaseOne)
@@ -353,18 +360,18 @@ func (w *walker) expire(now time.Time) {
 	}
 }
 
-// fromCache fills phase one from the node's Cache.GetItems entry. The
-// entry's child count is not trusted — GTK3's bridge reports 0 for
-// parents that have children (the items of a combo box's menu went missing
-// when it was trusted, even with managed descendants excepted) — so a
-// cached node is always asked for its children.
+// fromCache fills phase one from the node's Cache.GetItems entry. Its
+// children are asked in phase two unless the entry says it has none and
+// the toolkit's counts are true (toolkit.countsChildren: GTK's are, and
+// say -1 where they do not count — a GTK 3 menu, whose items went missing
+// when -1 was taken for none).
 func (w *walker) fromCache(n *wnode, it *cacheItem) {
 	n.n.Role = roleName(it.Role)
 	n.n.Name = it.Name
 	n.n.Description = it.Description
 	n.n.States = stateList(it.States)
 	n.ifaces = it.Interfaces
-	n.askKids = true
+	n.askKids = it.ChildCount != 0 || !w.tkOf(n).countsChildren()
 	w.ready(n)
 }
 

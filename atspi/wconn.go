@@ -73,6 +73,9 @@ type wconn struct {
 	wdef  time.Duration
 	// count, when set, is added one for every call started (Options.Calls).
 	count *atomic.Uint64
+	// name is the unique name the bus gave the connection (Hello); empty
+	// on a peer-to-peer connection.
+	name string
 
 	mu      sync.Mutex
 	pending map[uint32]waiter
@@ -113,6 +116,7 @@ func dialWire(ctx context.Context, addr string, bus bool, callTimeout time.Durat
 			c.Close()
 			return nil, fmt.Errorf("atspi: %s: Hello: %w", addr, rp.err)
 		}
+		c.name, _ = rp.str()
 	}
 	c.count = count
 	return c, nil

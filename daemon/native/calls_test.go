@@ -35,7 +35,8 @@ type actBudget struct {
 }
 
 // The D-Bus calls of a node read (atspi's Bus.Node, asked all at once):
-// GetRole, GetState, GetInterfaces, Name, Description, and by its
+// GetRole, GetState, GetInterfaces, Name and Description (one GetAll of
+// GTK, two Gets of Qt: QTBUG-107897), and by its
 // interfaces GetActions, GetExtents (GTK 4 answers no Component extents
 // on a button or entry: none), CharacterCount (and GetText of its first
 // character where it holds text). The verifier's "before" is a click's or
@@ -45,47 +46,50 @@ var (
 	// The GTK 3 fixture (fixture.py --controls).
 	gtk3Budget = actBudget{
 		// click @ref on a push button, --no-verify: the node read once
-		// for the road and the act (7 calls), its action's toolkit name
-		// (GetName, 1), DoAction (1). Before the node was read once: 23.
-		clickNoVerify: 9,
+		// for the road and the act (6 calls), its action's toolkit name
+		// (GetName, 1), DoAction (1). Before the node was read once: 23;
+		// before GTK's name and description came in one GetAll: 9.
+		clickNoVerify: 8,
 		// click @ref on a push button that does not change: also the
-		// verifier's two looks after acting (7 each). Before: 44.
-		click: 23,
+		// verifier's two looks after acting (6 each). Before: 44, then 23.
+		click: 20,
 		// type @ref into an empty entry (EditableText), --no-verify: the
-		// node read once (8 calls), InsertText (1). Before: 17.
-		typeNoVerify: 9,
+		// node read once (7 calls), InsertText (1). Before: 17, then 9.
+		typeNoVerify: 8,
 		// type @ref into the entry holding "ab", with the check: the node
-		// read (8) and its first character (GetText, 1), InsertText (1),
-		// the verifier's one look after acting (9), which sees the text
-		// grow.
-		typ: 19,
+		// read (7) and its first character (GetText, 1), InsertText (1),
+		// the verifier's one look after acting (8), which sees the text
+		// grow. Before GetAll: 19.
+		typ: 17,
 		// select "Blue" on the combo box, --no-verify: the core's node
-		// read for the law (7); atspi's Select reads the node again (7),
+		// read for the law (6); atspi's Select reads the node again (6),
 		// walks the control two levels deep (the combo box again, its
-		// menu, its three items: 32), SelectChild (1), and reads the
-		// choice back (NSelectedChildren, GetSelectedChild: 2).
-		selectNoVerify: 49,
+		// menu, its three items: 27), SelectChild (1), and reads the
+		// choice back (NSelectedChildren, GetSelectedChild: 2). Before
+		// GetAll: 49.
+		selectNoVerify: 42,
 		// select with the check: also the verifier's look after acting
-		// (7), which sees the combo box's name change; its look before
+		// (6), which sees the combo box's name change; its look before
 		// is the law's read (stage.Acting.Read), as for click and type.
-		// Before the core's select handed it over: 63.
-		sel: 56,
+		// Before the core's select handed it over: 63; then 56 before
+		// GetAll.
+		sel: 48,
 	}
 	// The GTK 4 fixture (gtk4.py).
 	gtk4Budget = actBudget{
-		// click @ref: the node read (6: no extents), GetName (1),
-		// DoAction (1).
-		clickNoVerify: 8,
+		// click @ref: the node read (5: no extents; name and description
+		// in one GetAll), GetName (1), DoAction (1). Before GetAll: 8.
+		clickNoVerify: 7,
 		// click @ref on "Press me", which does not change to see: also
-		// the verifier's two looks (6 each).
-		click: 20,
-		// type @ref into the empty entry: the node read (7), InsertText
-		// (1).
-		typeNoVerify: 8,
+		// the verifier's two looks (5 each). Before GetAll: 20.
+		click: 17,
+		// type @ref into the empty entry: the node read (6), InsertText
+		// (1). Before GetAll: 8.
+		typeNoVerify: 7,
 		// type @ref into the entry holding "ab", with the check: the node
-		// read (7) and its first character (1), InsertText (1), the
-		// verifier's one look (8).
-		typ: 17,
+		// read (6) and its first character (1), InsertText (1), the
+		// verifier's one look (7). Before GetAll: 17.
+		typ: 15,
 	}
 	// The Qt 5 fixture (qt5.py).
 	qt5Budget = actBudget{
