@@ -57,14 +57,15 @@ const (
 	// ref (3), the look before (6), the act (6), two looks after (12).
 	clickIdleCalls = 27
 	// fill @ref (first use), --no-verify: the ref (3), the node read (4),
-	// DOM.resolveNode, Runtime.callFunctionOn (the field focused and its
-	// text selected), DOM.resolveNode, Runtime.callFunctionOn,
-	// Runtime.releaseObject (its kind read), Input.insertText,
-	// Runtime.callFunctionOn, Runtime.releaseObject (its value read back).
-	fillCallsNoVerify = 15
+	// DOM.resolveNode, Runtime.callFunctionOn (its facts, the checks,
+	// focused with its text selected, the text inserted, its value read
+	// back: cdp's fillJS), Runtime.releaseObject. Before: 15 (the field's
+	// facts, its focus, the insertion and the read-back were four calls
+	// and two resolves).
+	fillCallsNoVerify = 10
 	// fill @ref with the check: the look before (6), the fill without
-	// its node read and ref (8), one look after (6).
-	fillCalls = 20
+	// its node read and ref (3), one look after (6). Before: 20.
+	fillCalls = 15
 	// select @ref (first use), --no-verify: the ref (3), the node read
 	// (4), DOM.resolveNode, Runtime.callFunctionOn, Runtime.callFunctionOn,
 	// Runtime.releaseObject (the options chosen, the choice read back).
