@@ -15,6 +15,7 @@ package verifying
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/args"
@@ -184,46 +185,62 @@ func (w *watch) After(ctx context.Context, resp *wire.Response) {
 }
 
 // observe reads what is cheap to see of the target now; what cannot be
-// read is left empty and not compared.
+// read is left empty and not compared. Its reads are independent of each
+// other (the node, the title and address, the targets, the content or
+// pixels) and go at once, each on its own goroutine writing its own
+// fields of the observation: a look costs the longest of them, not their
+// sum.
 func (w *watch) observe(ctx context.Context) effect.Observation {
 	o := effect.Observation{ContentT: w.s.now()}
+	var wg sync.WaitGroup
 	if w.node != nil && w.read != nil {
 		o.Node, w.read = w.read, nil // the verb's own read, once: the look before
 	} else if w.node != nil {
-		n, ok, err := w.sight.ReadNode(ctx, *w.node)
+		wg.Go(func() {
+			n, ok, err := w.sight.ReadNode(ctx, *w.node)
+			switch {
+			case !ok:
+			case err == nil:
+				o.Node = n
+			case target.CodeOf(err) == target.CodeStaleRef:
+				o.NodeErr = string(target.CodeStaleRef)
+			default:
+				o.NodeErr = effect.NodeUnanswered
+			}
+		})
+	}
+	wg.Go(func() {
+		// Read as relist reads, but a target that went is left in the
+		// table: the next verb on it answers its gone code, as for any
+		// target.
+		title, url, gone, err := w.sight.Info(ctx)
 		switch {
-		case !ok:
 		case err == nil:
-			o.Node = n
-		case target.CodeOf(err) == target.CodeStaleRef:
-			o.NodeErr = string(target.CodeStaleRef)
-		default:
-			o.NodeErr = effect.NodeUnanswered
+			o.HasInfo, o.Title, o.URL = true, title, url // URL: a target that loads addresses only
+		case gone:
+			o.Gone = true
 		}
-	}
-	// Read as relist reads, but a target that went is left in the table:
-	// the next verb on it answers its gone code, as for any target.
-	title, url, gone, err := w.sight.Info(ctx)
-	switch {
-	case err == nil:
-		o.HasInfo, o.Title, o.URL = true, title, url // URL: a target that loads addresses only
-	case gone:
-		o.Gone = true
-	}
-	w.sight.Rescan(ctx)
-	o.Targets = w.sight.Seen(w.c.Req.Session)
-	if s, ok, err := w.sight.ContentDigest(ctx); ok {
-		if err == nil {
-			o.Content = s
+	})
+	wg.Go(func() {
+		w.sight.Rescan(ctx)
+		o.Targets = w.sight.Seen(w.c.Req.Session)
+	})
+	wg.Go(func() {
+		if s, ok, err := w.sight.ContentDigest(ctx); ok {
+			if err == nil {
+				o.Content = s
+			}
+		} else if (w.node == nil || w.c.Road == target.RoadPoint) && w.mayReadPixels() {
+			// Pixels only where no node is read (a point, keys to the
+			// focused node): a toolkit animates the node it acts on (a
+			// button's press, a check's tick), which would read as a
+			// change elsewhere.
+			if pic, err := w.sight.Screenshot(ctx); err == nil && len(pic) > 0 {
+				o.Content, o.Pixels = effect.PixelDigest(pic, w.at), true
+			}
 		}
-	} else if (w.node == nil || w.c.Road == target.RoadPoint) && w.mayReadPixels() {
-		// Pixels only where no node is read (a point, keys to the focused
-		// node): a toolkit animates the node it acts on (a button's press,
-		// a check's tick), which would read as a change elsewhere.
-		if pic, err := w.sight.Screenshot(ctx); err == nil && len(pic) > 0 {
-			o.Content, o.Pixels = effect.PixelDigest(pic, w.at), true
-		}
-	}
+	})
+	wg.Wait()
 	return o
 }
 
