@@ -32,6 +32,7 @@ type Conn struct {
 	wmu     sync.Mutex // serialises messages on tr
 	timeout time.Duration
 	log     *slog.Logger
+	calls   func(method string)
 	nextID  atomic.Int64
 
 	mu       sync.Mutex
@@ -76,6 +77,11 @@ type DialOptions struct {
 	// Logger receives debug lines about the connection; nil discards them.
 	// Message contents are never logged.
 	Logger *slog.Logger
+	// Calls, when set, is called with the method of every command the
+	// connection sends (on any session), before it is written: the
+	// count of a verb's round trips, which tests hold to budgets. It
+	// must be quick and safe for concurrent use.
+	Calls func(method string)
 }
 
 // orTimeout is ctx, bounded by d when it has no deadline of its own.
@@ -127,6 +133,7 @@ func newConn(tr transport, o DialOptions) *Conn {
 		tr:       tr,
 		timeout:  callTimeout(o),
 		log:      o.Logger,
+		calls:    o.Calls,
 		pending:  make(map[int64]chan reply),
 		subs:     make(map[subKey]map[*subscription]struct{}),
 		sessions: make(map[string]*Session),
@@ -320,6 +327,9 @@ func (c *Conn) send(ctx context.Context, session string, gone <-chan struct{}, m
 	}
 	c.pending[m.ID] = ch
 	c.mu.Unlock()
+	if c.calls != nil {
+		c.calls(method)
+	}
 	if err := c.write(ctx, data); err != nil {
 		c.forget(m.ID)
 		return nil, fmt.Errorf("cdp: %s: %w", method, err)

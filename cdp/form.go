@@ -396,6 +396,12 @@ type field struct {
 	ReadOnly bool   `json:"readOnly"`
 	Visible  bool   `json:"visible"`
 	MaxLen   int    `json:"maxLength"`
+	// Of a text field (fillJS): the checks' probe (nil for a picker or a
+	// <select>), whether the text went in by the editing command, and
+	// the value read back after it.
+	Probe    *probe `json:"probe"`
+	Inserted bool   `json:"inserted"`
+	Got      string `json:"got"`
 }
 
 const fieldJS = `function(text, pickers) {
@@ -415,6 +421,21 @@ const fieldJS = `function(text, pickers) {
     p.value = text;
     f.would = p.value;
   }
+  return f;
+}`
+
+// fillJS is fieldJS and, for a field that is no picker and no <select>,
+// the rest of a fill in the same call: probeJS scrolling it into view and
+// focusing it with its content selected (focusSelectAll) once it passes
+// the checks, the text inserted by the editing command a paste runs
+// (never for an empty text) and the value read back.
+var fillJS = `function(text, pickers) {
+  const f = (` + fieldJS + `).call(this, text, pickers);
+  if (f.gone || f.tag === 'select' || (f.tag === 'input' && pickers.includes(f.type))) return f;
+  f.probe = (` + probeJS + `).call(this, true, 2);
+  if (f.probe.gone || !f.probe.focused || text === '') return f;
+  f.inserted = document.execCommand('insertText', false, text);
+  if (f.inserted && (f.tag === 'input' || f.tag === 'textarea')) f.got = (this.nodeType === 1 ? this : this.parentElement).value;
   return f;
 }`
 
@@ -445,11 +466,18 @@ func pickerTypes() []string {
 // FillValue is fill read back: a picker (date, time, datetime-local,
 // month, week, colour, range) is set through the element's value setter
 // with input and change events (typing does not reach a picker); any other
-// field by the paste road (Fill). Then its value is read back: a value
-// that did not take (an invalid date, a colour not #rrggbb, a range value
-// off its min, max or step, a maxlength, a script that rewrote it) is
+// field by the paste road. Then its value is read back: a value that did
+// not take (an invalid date, a colour not #rrggbb, a range value off its
+// min, max or step, a maxlength, a script that rewrote it) is
 // value_not_set, saying what the field holds and the form it wants —
 // never "filled". A contenteditable element is filled but not read back.
+//
+// A text field costs one call after its node is resolved (fillJS): its
+// facts read, the checks Fill makes, the field focused with its content
+// selected, the text inserted by the editing command a paste runs
+// (insertText: one input event, no key events, as Input.insertText) and
+// its value read back. Where the page's editing refuses the command, the
+// text goes by Input.insertText and is read back by one more call.
 func (t *Tab) FillValue(ctx context.Context, nr NodeRef, text string) error {
 	ref := nr.Ref
 	n, err := t.resolve(ctx, nr)
@@ -458,7 +486,7 @@ func (t *Tab) FillValue(ctx context.Context, nr NodeRef, text string) error {
 	}
 	defer t.releaseNode(ctx, n)
 	var f field
-	if err := t.call(ctx, n, fieldJS, &f, text, pickerTypes()); err != nil {
+	if err := t.call(ctx, n, fillJS, &f, text, pickerTypes()); err != nil {
 		return err
 	}
 	if f.Gone {
@@ -488,15 +516,33 @@ func (t *Tab) FillValue(ctx context.Context, nr NodeRef, text string) error {
 		}
 		return nil
 	}
-	if err := t.Fill(ctx, nr, text); err != nil {
+	if f.Probe == nil {
+		return fmt.Errorf("cdp: fill %s: the page did not probe the field", ref)
+	}
+	if err := t.checkActionable(ref, *f.Probe, false, focusSelectAll); err != nil {
 		return err
+	}
+	got := f.Got
+	if !f.Inserted {
+		// The page's editing did not take the command (or the text is
+		// empty: its content is deleted as a Delete key does).
+		if text == "" {
+			err = t.press(ctx, 0, namedKeys["Delete"])
+		} else {
+			err = t.InsertText(ctx, text)
+		}
+		if err != nil {
+			return err
+		}
+		if f.Tag != "input" && f.Tag != "textarea" {
+			return nil
+		}
+		if err := t.call(ctx, n, `function() { return this.value; }`, &got); err != nil {
+			return err
+		}
 	}
 	if f.Tag != "input" && f.Tag != "textarea" {
 		return nil
-	}
-	var got string
-	if err := t.call(ctx, n, `function() { return this.value; }`, &got); err != nil {
-		return err
 	}
 	if !textTook(f.Tag, text, got) {
 		return notSet(ref, f, text, got, "", true)

@@ -214,3 +214,39 @@ func TestTypeCancelledMidway(t *testing.T) {
 		t.Fatalf("typing went on after the cancel: %d then %d characters", n1, n2)
 	}
 }
+
+// FillValue fills a text field in one call (cdp's fillJS) as a paste
+// does: the page sees input events of inputType insertText and no key,
+// the field holds the text (a textarea its lines), and an empty text
+// empties it; the DOM is the oracle.
+func TestFillValueAsAPaste(t *testing.T) {
+	t.Parallel()
+	tab := openPage(t)
+	ctx := ctxT(t)
+	s := snapshot(t, tab, true)
+	name, notes := find(t, s, "entry", "Name").Ref, find(t, s, "entry", "Notes").Ref
+	var none string
+	if err := tab.EvalInto(ctx, `window.seen = []; const n = document.getElementById('name');
+		for (const k of ['keydown', 'input']) n.addEventListener(k, (e) => window.seen.push(k + ':' + (e.inputType || e.key) + ':' + e.isTrusted)); ''`, &none); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range []string{"first", "Grüße, wörld ✓", ""} {
+		if err := tab.FillValue(ctx, nr(tab, name), v); err != nil {
+			t.Fatalf("fill %q: %v", v, err)
+		}
+		if got := evalString(t, tab, "document.getElementById('name').value"); got != v {
+			t.Fatalf("after fill %q the field holds %q", v, got)
+		}
+		if i == 1 { // two pastes: one trusted input event each, no key
+			if got := evalString(t, tab, "window.seen.join(' ')"); got != "input:insertText:true input:insertText:true" {
+				t.Fatalf("the page saw %q", got)
+			}
+		}
+	}
+	if err := tab.FillValue(ctx, nr(tab, notes), "line 1\nline 2"); err != nil {
+		t.Fatal(err)
+	}
+	if got := evalString(t, tab, "document.querySelector('textarea').value"); got != "line 1\nline 2" {
+		t.Fatalf("textarea holds %q", got)
+	}
+}

@@ -55,6 +55,9 @@ type Options struct {
 	// Logger receives the browser's stderr (at debug level) and lifecycle
 	// lines; nil discards them.
 	Logger *slog.Logger
+	// Calls, when set, sees the method of every CDP command sent
+	// (DialOptions.Calls).
+	Calls func(method string)
 }
 
 // baseFlags are passed to every browser we start: chromeflags.Quiet (the
@@ -198,7 +201,7 @@ func Launch(ctx context.Context, o Options) (*Browser, error) {
 	}()
 	log.Debug("cdp: chromium started", "pid", b.pgid)
 	go b.readStderr(errR)
-	conn := newPipeConn(evR, cmdW, DialOptions{CallTimeout: o.CallTimeout, Logger: log})
+	conn := newPipeConn(evR, cmdW, DialOptions{CallTimeout: o.CallTimeout, Logger: log, Calls: o.Calls})
 	b.conn = conn
 
 	startTimeout := o.StartTimeout

@@ -256,33 +256,37 @@ func (t *Tab) probeNode(ctx context.Context, nr NodeRef, scroll bool, focus focu
 // pointer) requires a text field and focuses it once it passes, in the same
 // round trip as the checks.
 func (t *Tab) actionable(ctx context.Context, nr NodeRef, pointer bool, focus focusMode) (probe, error) {
-	ref := nr.Ref
 	p, err := t.probeNode(ctx, nr, true, focus)
 	if err != nil {
 		return p, err
 	}
+	return p, t.checkActionable(nr.Ref, p, pointer, focus)
+}
+
+// checkActionable is actionable's judgement of a probe of ref's node.
+func (t *Tab) checkActionable(ref string, p probe, pointer bool, focus focusMode) error {
 	editable := focus != noFocus
 	switch {
 	case p.Gone:
-		return p, staleRef(ref)
+		return staleRef(ref)
 	case !p.Visible:
-		return p, target.Refuse(target.CodeNotVisible, "%s is not visible (no box, hidden, or transparent)", ref).With("ref", ref)
+		return target.Refuse(target.CodeNotVisible, "%s is not visible (no box, hidden, or transparent)", ref).With("ref", ref)
 	case !p.InView:
-		return p, target.Refuse(target.CodeNotVisible, "%s cannot be scrolled into the viewport", ref).With("ref", ref)
+		return target.Refuse(target.CodeNotVisible, "%s cannot be scrolled into the viewport", ref).With("ref", ref)
 	case p.Disabled:
-		return p, target.Refuse(target.CodeNotSensitive, "%s is disabled", ref).With("ref", ref)
+		return target.Refuse(target.CodeNotSensitive, "%s is disabled", ref).With("ref", ref)
 	case editable && !p.Editable:
-		return p, target.Refuse(target.CodeNotEditable, "%s is not a text field (<%s>)", ref, p.Tag).With("ref", ref)
+		return target.Refuse(target.CodeNotEditable, "%s is not a text field (<%s>)", ref, p.Tag).With("ref", ref)
 	case pointer && p.Covered:
 		r := target.Refuse(target.CodeCovered, "%s is covered by another element at its centre", ref).With("ref", ref)
 		if p.By != "" {
 			r = r.With("by", p.By)
 		}
-		return p, r
+		return r
 	case editable && !p.Focused: // the page's checks and these disagree
-		return p, fmt.Errorf("cdp: %s passed the checks but the page did not focus it", ref)
+		return fmt.Errorf("cdp: %s passed the checks but the page did not focus it", ref)
 	}
-	return p, nil
+	return nil
 }
 
 // BackendNodeID is the backend node id of the DOM node key names (a key of

@@ -3,11 +3,14 @@ package cdp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/chromedp/cdproto/accessibility"
 	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
 )
 
 // NodeFacts is what a page says of one element now, for comparing it before
@@ -180,4 +183,56 @@ func (t *Tab) frameDigest(ctx context.Context, f *frameRec) (string, error) {
 	err = t.call(ctx, n, contentDigestJS, &s)
 	t.releaseNode(ctx, n)
 	return s, err
+}
+
+// waitChangeJS resolves true at the first sign that the page changed — a
+// mutation of its document (a node added or removed, an attribute, a
+// text), a field's input or change, the address's fragment or history
+// moving, the document being left — and false when ms pass without one.
+// It cleans up after itself either way.
+const waitChangeJS = `new Promise((resolve) => {
+	let done = false, timer = 0;
+	const evs = [[document, 'input'], [document, 'change'], [window, 'hashchange'], [window, 'popstate'], [window, 'beforeunload'], [window, 'pagehide']];
+	const obs = new MutationObserver(() => end(true));
+	const on = () => end(true);
+	const end = (v) => {
+		if (done) return;
+		done = true;
+		obs.disconnect();
+		clearTimeout(timer);
+		for (const [t, k] of evs) t.removeEventListener(k, on, true);
+		resolve(v);
+	};
+	obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+	for (const [t, k] of evs) t.addEventListener(k, on, true);
+	timer = setTimeout(() => end(false), %d);
+})`
+
+// WaitChange waits, in one call, until the page shows a sign of change (a
+// mutation of its main document, a field's input, its address moving, the
+// document left: waitChangeJS) or d passes, and says whether it saw one.
+// A document that went while it waited (the tab navigated) is a change.
+// It tells that something moved, not what: the caller looks.
+func (t *Tab) WaitChange(ctx context.Context, d time.Duration) (bool, error) {
+	ms := max(d.Milliseconds(), 1)
+	var res runtime.EvaluateResult
+	// The call outlives the page's own timer by a little: its bound.
+	cctx, cancel := context.WithTimeout(ctx, d+time.Second)
+	defer cancel()
+	err := t.sess.Call(cctx, runtime.CommandEvaluate, &runtime.EvaluateParams{
+		Expression:    fmt.Sprintf(waitChangeJS, ms),
+		ReturnByValue: new(true),
+		AwaitPromise:  new(true),
+	}, &res)
+	if err != nil {
+		if e, ok := asError(err); ok && e.Code == codeServerError {
+			return true, nil // its context was destroyed: the document went
+		}
+		return false, t.fail(err)
+	}
+	if res.ExceptionDetails != nil {
+		return false, scriptError(res.ExceptionDetails)
+	}
+	changed := res.Result != nil && string(res.Result.Value) == "true"
+	return changed, nil
 }

@@ -7,6 +7,7 @@ package daemon
 
 import (
 	"context"
+	"time"
 
 	"github.com/vibespace/vibespace/daemon/displays"
 	"github.com/vibespace/vibespace/daemon/kind"
@@ -87,6 +88,15 @@ func (t stageTarget) ContentDigest(ctx context.Context) (string, bool, error) {
 	}
 	s, err := cd.ContentDigest(ctx)
 	return s, true, err
+}
+
+func (t stageTarget) WaitChange(ctx context.Context, d time.Duration) (bool, bool, error) {
+	cw, ok := t.e.t.(kind.ChangeWaiter)
+	if !ok {
+		return false, false, nil
+	}
+	changed, err := cw.WaitChange(ctx, d)
+	return changed, true, err
 }
 
 func (t stageTarget) Settle(ctx context.Context) {

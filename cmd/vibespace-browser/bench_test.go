@@ -105,6 +105,8 @@ func BenchmarkVersusAgentBrowser(b *testing.B) {
 		}
 	}
 	shot := filepath.Join(b.TempDir(), "shot.png")
+	twoTexts, fills := [2]string{"hello", "world"}, 0
+	cmds := cdpCommands(b, page)
 	fixed := func(args ...string) func() []string { return func() []string { return args } }
 	verbs := []verb{
 		{"open_warm", fixed("open", page), fixed("open", page)},
@@ -115,6 +117,12 @@ func BenchmarkVersusAgentBrowser(b *testing.B) {
 		// be refused no_progress). verify_bench_test.go measures the watch.
 		{"click", func() []string { return []string{"click", ourInc, "--no-verify"} }, func() []string { return []string{"click", theirInc} }},
 		{"fill", func() []string { return []string{"fill", ourName, "hello", "--no-verify"} }, func() []string { return []string{"fill", theirName, "hello"} }},
+		// The same with the check on, the default an agent gets: the
+		// click changes the page's counter (seen at once), the fill
+		// alternates two texts (the same text again would be refused
+		// no_progress), on both sides.
+		{"click_checked", func() []string { return []string{"click", ourInc} }, func() []string { return []string{"click", theirInc} }},
+		{"fill_checked", func() []string { fills++; return []string{"fill", ourName, twoTexts[fills%2]} }, func() []string { return []string{"fill", theirName, twoTexts[fills%2]} }},
 		{"screenshot", fixed("screenshot", "--out", shot), fixed("screenshot", shot)},
 		{"get_title", fixed("get", "title"), fixed("get", "title")},
 	}
@@ -145,6 +153,9 @@ func BenchmarkVersusAgentBrowser(b *testing.B) {
 			b.ReportMetric(medianMS(ours), "ours-p50-ms")
 			b.ReportMetric(medianMS(theirs), "theirs-p50-ms")
 			b.ReportMetric(medianMS(ours)/medianMS(theirs), "p50-ratio")
+			if n, ok := cmds[v.name]; ok {
+				b.ReportMetric(float64(n), "cdp-commands")
+			}
 			if v.name == "get_title" {
 				b.ReportMetric(meanMS(status), "ours-status-ms/op")
 				b.ReportMetric(medianMS(status), "ours-status-p50-ms")

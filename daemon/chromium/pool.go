@@ -46,6 +46,10 @@ type Options struct {
 	// StartTimeout bounds one browser's start; 0 means cdp's default.
 	StartTimeout time.Duration
 	Logger       *slog.Logger
+	// Calls, when set, sees the method of every CDP command sent to
+	// every browser of the pool (cdp.DialOptions.Calls): tests count a
+	// verb's round trips with it.
+	Calls func(method string)
 }
 
 // Pool is the daemon's browser backend. Safe for concurrent use.
@@ -298,7 +302,7 @@ func (p *Pool) ceilingLocked(key kind.BrowserKey) error {
 // launch starts the browser of key.
 func (p *Pool) launch(ctx context.Context, key kind.BrowserKey) (*browser, error) {
 	br := &browser{profile: key.Profile, label: key.Label, users: map[string]bool{key.Session: true}}
-	o := cdp.Options{Binary: p.o.Binary, Headless: true, ExtraFlags: p.o.ExtraFlags, StartTimeout: p.o.StartTimeout, Logger: p.o.Logger}
+	o := cdp.Options{Binary: p.o.Binary, Headless: true, ExtraFlags: p.o.ExtraFlags, StartTimeout: p.o.StartTimeout, Logger: p.o.Logger, Calls: p.o.Calls}
 	if key.Profile != "" {
 		if key.Dir == "" {
 			return nil, fmt.Errorf("chromium: profile %s has no directory", key.Profile)

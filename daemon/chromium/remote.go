@@ -63,7 +63,7 @@ func (p *Pool) connect(ctx context.Context, key kind.BrowserKey) (*browser, erro
 	if err != nil {
 		return nil, fail(err)
 	}
-	b, err := cdp.Connect(ctx, wsURL, cdp.DialOptions{Logger: p.o.Logger})
+	b, err := cdp.Connect(ctx, wsURL, cdp.DialOptions{Logger: p.o.Logger, Calls: p.o.Calls})
 	if err != nil {
 		return nil, fail(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/vibespace/vibespace/capture"
 	"github.com/vibespace/vibespace/cdp"
@@ -340,6 +341,7 @@ func (b browserContext) NewTab(ctx context.Context) (kind.Target, error) {
 var (
 	_ kind.NodeReader      = (*tab)(nil)
 	_ kind.ContentDigester = (*tab)(nil)
+	_ kind.ChangeWaiter    = (*tab)(nil)
 )
 
 // ReadNode reads what the page says of an element now: its states, and its
@@ -368,6 +370,11 @@ func (t *tab) ReadNode(ctx context.Context, n kind.Node) (*target.Node, error) {
 		}
 	}
 	return out, nil
+}
+
+// WaitChange waits for a sign that the page changed (cdp.Tab.WaitChange).
+func (t *tab) WaitChange(ctx context.Context, d time.Duration) (bool, error) {
+	return t.t.WaitChange(ctx, d)
 }
 
 // ContentDigest digests what a person reads of the page now.

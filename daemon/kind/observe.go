@@ -2,6 +2,7 @@ package kind
 
 import (
 	"context"
+	"time"
 
 	"github.com/vibespace/vibespace/target"
 )
@@ -21,4 +22,12 @@ type NodeReader interface {
 // target that is not one is compared by its screenshot.
 type ContentDigester interface {
 	ContentDigest(ctx context.Context) (string, error)
+}
+
+// ChangeWaiter is a target that can wait for a sign that its content
+// changed (a page's mutation observer) instead of being looked at again
+// and again: WaitChange returns at the first such sign (true) or when d
+// passed (false). A sign is no judgement: the verifier looks, and judges.
+type ChangeWaiter interface {
+	WaitChange(ctx context.Context, d time.Duration) (bool, error)
 }

@@ -162,6 +162,10 @@ type Sight interface {
 	// ContentDigest digests its content now (kind.ContentDigester): ok
 	// false when it offers no such digest; err the digest's failure.
 	ContentDigest(ctx context.Context) (digest string, ok bool, err error)
+	// WaitChange waits until its content shows a sign of change or d
+	// passed (kind.ChangeWaiter): changed whether it saw one; ok false
+	// when it cannot tell (it is looked at every VerifyPoll instead).
+	WaitChange(ctx context.Context, d time.Duration) (changed, ok bool, err error)
 	// Settle waits until its application read the input sent to it
 	// (kind.Settler); at once when it cannot tell, or when the wait failed.
 	Settle(ctx context.Context)

@@ -7,14 +7,16 @@
 // dialog or tab), and the target's content (kind.ContentDigester) or
 // else, on a road with no node to read (a point, keys to the focused
 // node), its pixels (its screenshot, as a digest: no picture is kept) —
-// then the verb acts, then it looks again every VerifyPoll until
-// something changed or VerifyWait passed, and says what it saw as a word
-// of target.Effect. What a look saw, and what the effect is, are package
+// then the verb acts, then it looks again — at once, then at each sign of
+// change the target tells (a page's mutations: kind.ChangeWaiter) or,
+// where it tells none, every VerifyPoll — until something changed or
+// VerifyWait passed, and says what it saw as a word of target.Effect. What a look saw, and what the effect is, are package
 // daemon/effect's to decide. It imports neither the core nor a backend.
 package verifying
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/args"
@@ -146,7 +148,9 @@ func (w *watch) After(ctx context.Context, resp *wire.Response) {
 	defer cancel()
 	t := time.NewTimer(0)
 	defer t.Stop()
-	last := w.before
+	seen := w.before
+	waits := true // the target may tell a sign of change (WaitChange)
+	last := false // the next look is the one the wait ends with
 	for {
 		select {
 		case <-ctx.Done():
@@ -155,74 +159,133 @@ func (w *watch) After(ctx context.Context, resp *wire.Response) {
 		if ctx.Err() != nil {
 			break
 		}
-		now := w.observe(octx)
-		if now.Content != "" && now.Content == last.Content {
-			now.ContentT = last.ContentT
+		looked := s.now()
+		lctx := octx
+		if last {
+			// The look the wait ends with has its own bound (a look's
+			// margin), from when it starts: the sign's wait ran to the
+			// deadline.
+			var cancel context.CancelFunc
+			lctx, cancel = context.WithTimeout(ctx, 2*s.poll)
+			defer cancel()
 		}
-		last = now
+		now := w.observe(lctx)
+		if now.Content != "" && now.Content == seen.Content {
+			now.ContentT = seen.ContentT
+		}
+		seen = now
 		at, elsewhere := w.compare(now)
-		if len(at) > 0 || effect.Lasting(w.before, now, elsewhere, s.now()) {
+		if last || len(at) > 0 || effect.Lasting(w.before, now, elsewhere, s.now()) {
 			break
 		}
 		left := deadline.Sub(s.now())
 		if left <= 0 {
 			break
 		}
+		if waits {
+			// Where the target tells a sign of change (a page's
+			// mutations), wait for one instead of looking every poll:
+			// at a sign, look again (at most once a poll, as polling
+			// would: a page that moves all the time costs no more);
+			// none till the deadline, look once more then. What a sign
+			// does not cover (a new tab, an address pushed without a
+			// mutation) is still seen by that last look.
+			changed, ok, err := w.sight.WaitChange(octx, left)
+			switch {
+			case ok && err == nil && changed:
+				t.Reset(max(0, min(s.poll-s.now().Sub(looked), deadline.Sub(s.now()))))
+				continue
+			case ok && err == nil:
+				t.Reset(0) // the deadline: the last look
+				last = true
+				continue
+			}
+			waits = false // it cannot tell: look every poll
+			left = deadline.Sub(s.now())
+			if left <= 0 {
+				t.Reset(0) // the deadline passed waiting: the last look
+				last = true
+				continue
+			}
+		}
 		t.Reset(min(s.poll, left))
 	}
-	c.After = last.Digest()
-	at, elsewhere := w.compare(last)
+	c.After = seen.Digest()
+	at, elsewhere := w.compare(seen)
 	var cut error
 	if ctx.Err() != nil && s.now().Before(deadline) {
 		cut = ctx.Err()
 	}
 	unanswered := ""
-	if w.before.Node != nil && last.NodeErr == effect.NodeUnanswered {
+	if w.before.Node != nil && seen.NodeErr == effect.NodeUnanswered {
 		unanswered = w.node.Ref
 	}
 	*eff = effect.Judge(at, elsewhere, cut, unanswered)
 }
 
 // observe reads what is cheap to see of the target now; what cannot be
-// read is left empty and not compared.
+// read is left empty and not compared. Its reads are independent of each
+// other (the node, the title and address, the targets, the content or
+// pixels) and go at once, each on its own goroutine writing its own
+// fields of the observation: a look costs the longest of them, not their
+// sum.
 func (w *watch) observe(ctx context.Context) effect.Observation {
 	o := effect.Observation{ContentT: w.s.now()}
+	var wg sync.WaitGroup
 	if w.node != nil && w.read != nil {
 		o.Node, w.read = w.read, nil // the verb's own read, once: the look before
 	} else if w.node != nil {
-		n, ok, err := w.sight.ReadNode(ctx, *w.node)
+		wg.Go(func() {
+			n, ok, err := w.sight.ReadNode(ctx, *w.node)
+			switch {
+			case !ok:
+			case err == nil:
+				o.Node = n
+			case target.CodeOf(err) == target.CodeStaleRef:
+				o.NodeErr = string(target.CodeStaleRef)
+			default:
+				o.NodeErr = effect.NodeUnanswered
+			}
+		})
+	}
+	info := func() {
+		// Read as relist reads, but a target that went is left in the
+		// table: the next verb on it answers its gone code, as for any
+		// target.
+		title, url, gone, err := w.sight.Info(ctx)
 		switch {
-		case !ok:
 		case err == nil:
-			o.Node = n
-		case target.CodeOf(err) == target.CodeStaleRef:
-			o.NodeErr = string(target.CodeStaleRef)
-		default:
-			o.NodeErr = effect.NodeUnanswered
+			o.HasInfo, o.Title, o.URL = true, title, url // URL: a target that loads addresses only
+		case gone:
+			o.Gone = true
 		}
 	}
-	// Read as relist reads, but a target that went is left in the table:
-	// the next verb on it answers its gone code, as for any target.
-	title, url, gone, err := w.sight.Info(ctx)
-	switch {
-	case err == nil:
-		o.HasInfo, o.Title, o.URL = true, title, url // URL: a target that loads addresses only
-	case gone:
-		o.Gone = true
-	}
-	w.sight.Rescan(ctx)
-	o.Targets = w.sight.Seen(w.c.Req.Session)
-	if s, ok, err := w.sight.ContentDigest(ctx); ok {
-		if err == nil {
-			o.Content = s
+	wg.Go(info)
+	wg.Go(func() {
+		w.sight.Rescan(ctx)
+		o.Targets = w.sight.Seen(w.c.Req.Session)
+	})
+	wg.Go(func() {
+		if s, ok, err := w.sight.ContentDigest(ctx); ok {
+			if err == nil {
+				o.Content = s
+			}
+		} else if (w.node == nil || w.c.Road == target.RoadPoint) && w.mayReadPixels() {
+			// Pixels only where no node is read (a point, keys to the
+			// focused node): a toolkit animates the node it acts on (a
+			// button's press, a check's tick), which would read as a
+			// change elsewhere.
+			if pic, err := w.sight.Screenshot(ctx); err == nil && len(pic) > 0 {
+				o.Content, o.Pixels = effect.PixelDigest(pic, w.at), true
+			}
 		}
-	} else if (w.node == nil || w.c.Road == target.RoadPoint) && w.mayReadPixels() {
-		// Pixels only where no node is read (a point, keys to the focused
-		// node): a toolkit animates the node it acts on (a button's press,
-		// a check's tick), which would read as a change elsewhere.
-		if pic, err := w.sight.Screenshot(ctx); err == nil && len(pic) > 0 {
-			o.Content, o.Pixels = effect.PixelDigest(pic, w.at), true
-		}
+	})
+	wg.Wait()
+	if o.NodeErr == string(target.CodeStaleRef) {
+		// The node went while the title and address were read beside
+		// it: a page that navigated may have been asked its address
+		// before its new document came. Read them again, after.
+		info()
 	}
 	return o
 }

@@ -319,3 +319,44 @@ func TestTakeoverCutsTheWait(t *testing.T) {
 		t.Errorf("effect %+v, want unverifiable: cut short", resp.Effect)
 	}
 }
+
+// TestWaitsForASign: where the target tells a sign of change (a page's
+// mutations), the watch looks at once after acting, then waits for a sign
+// instead of looking every poll: with none till the wait's end it looks
+// once more then (two looks in all, however long the wait), and at a sign
+// it looks again and sees the change.
+func TestWaitsForASign(t *testing.T) {
+	for _, sign := range []bool{false, true} {
+		sight := stagetest.SightOf("tab:1")
+		sight.NodeFacts = func(kind.Node) (*target.Node, error) { return &target.Node{Role: "push button", Name: "Go"}, nil }
+		digest := "a"
+		sight.Digest = func() (string, error) { return digest, nil }
+		var waits []time.Duration
+		sight.Change = func(d time.Duration) (bool, error) {
+			waits = append(waits, d)
+			if sign {
+				digest = "b" // the page changed, and said so
+			}
+			return sign, nil
+		}
+		c := acting(t, "click", target.RoadTree)
+		const wait = 300 * time.Millisecond
+		w := watcher(t, wait).Watch(t.Context(), c, stage.Acting{Sight: sight, Node: &kind.Node{Ref: "@e1"},
+			Read: &target.Node{Role: "push button", Name: "Go"}})
+		var resp wire.Response
+		w.After(t.Context(), &resp)
+		want := target.EffectNoVisibleChange
+		if sign {
+			want = target.EffectChangedElsewhere
+		}
+		if resp.Effect == nil || resp.Effect.Word != want {
+			t.Fatalf("sign %v: effect %+v, want %s", sign, resp.Effect, want)
+		}
+		if sight.NodeReads != 2 || len(waits) != 1 {
+			t.Errorf("sign %v: %d looks after acting and %d waits for a sign, want 2 and 1 (the poll is 5 ms: polling would have looked about %d times)", sign, sight.NodeReads, len(waits), wait/(5*time.Millisecond))
+		}
+		if len(waits) == 1 && (waits[0] <= 0 || waits[0] > wait) {
+			t.Errorf("sign %v: waited for a sign %v, want up to the wait's end (%v)", sign, waits[0], wait)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/stage"
+	"time"
 
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
@@ -64,6 +65,8 @@ type Sight struct {
 	Sessions []string
 	// Digest answers ContentDigest (nil: the target offers no digest).
 	Digest func() (string, error)
+	// Change answers WaitChange (nil: the target cannot tell).
+	Change func(d time.Duration) (bool, error)
 	// Rescans, Settles count those calls.
 	Rescans, Settles int
 }
@@ -105,6 +108,14 @@ func (s *Sight) ContentDigest(context.Context) (string, bool, error) {
 	}
 	d, err := s.Digest()
 	return d, true, err
+}
+
+func (s *Sight) WaitChange(_ context.Context, d time.Duration) (bool, bool, error) {
+	if s.Change == nil {
+		return false, false, nil
+	}
+	changed, err := s.Change(d)
+	return changed, true, err
 }
 
 func (s *Sight) Settle(context.Context) { s.Settles++ }
