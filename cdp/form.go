@@ -522,27 +522,21 @@ func (t *Tab) FillValue(ctx context.Context, nr NodeRef, text string) error {
 	if err := t.checkActionable(ref, *f.Probe, false, focusSelectAll); err != nil {
 		return err
 	}
-	got := f.Got
 	if !f.Inserted {
 		// The page's editing did not take the command (or the text is
 		// empty: its content is deleted as a Delete key does).
-		if text == "" {
-			err = t.press(ctx, 0, namedKeys["Delete"])
-		} else {
-			err = t.InsertText(ctx, text)
-		}
-		if err != nil {
-			return err
-		}
-		if f.Tag != "input" && f.Tag != "textarea" {
-			return nil
-		}
-		if err := t.call(ctx, n, `function() { return this.value; }`, &got); err != nil {
+		if err := t.replaceFocused(ctx, text); err != nil {
 			return err
 		}
 	}
 	if f.Tag != "input" && f.Tag != "textarea" {
 		return nil
+	}
+	got := f.Got
+	if !f.Inserted {
+		if err := t.call(ctx, n, `function() { return this.value; }`, &got); err != nil {
+			return err
+		}
 	}
 	if !textTook(f.Tag, text, got) {
 		return notSet(ref, f, text, got, "", true)

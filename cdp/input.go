@@ -82,6 +82,13 @@ func (t *Tab) Fill(ctx context.Context, nr NodeRef, text string) error {
 	if _, err := t.actionable(ctx, nr, false, focusSelectAll); err != nil {
 		return err
 	}
+	return t.replaceFocused(ctx, text)
+}
+
+// replaceFocused replaces the selected content of the focused field with
+// text by the paste road (Input.insertText), or deletes it as a Delete key
+// does when text is empty.
+func (t *Tab) replaceFocused(ctx context.Context, text string) error {
 	if text == "" {
 		return t.press(ctx, 0, namedKeys["Delete"])
 	}

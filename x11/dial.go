@@ -360,6 +360,14 @@ type streamCount struct {
 	skip uint64   // bytes of the message in hand still to pass
 }
 
+// pass passes over what is left of the message in hand in p, and returns
+// the rest of p.
+func (s *streamCount) pass(p []byte) []byte {
+	k := min(uint64(len(p)), s.skip)
+	s.skip -= k
+	return p[k:]
+}
+
 // requests counts the requests that start in p, client to server: a
 // request's header is 4 bytes (its length in 4-byte units at byte 2), or
 // 8 under BIG-REQUESTS (length 0 there, the length at byte 4).
@@ -367,9 +375,7 @@ func (s *streamCount) requests(p []byte) int {
 	n := 0
 	for len(p) > 0 {
 		if s.skip > 0 {
-			k := min(uint64(len(p)), s.skip)
-			s.skip -= k
-			p = p[k:]
+			p = s.pass(p)
 			continue
 		}
 		if s.got < 4 {
@@ -406,9 +412,7 @@ func (s *streamCount) replies(p []byte) int {
 	n := 0
 	for len(p) > 0 {
 		if s.skip > 0 {
-			k := min(uint64(len(p)), s.skip)
-			s.skip -= k
-			p = p[k:]
+			p = s.pass(p)
 			continue
 		}
 		k := copy(s.head[s.got:32], p)
