@@ -50,9 +50,10 @@ type Bus struct {
 	opts Options
 	log  *slog.Logger
 
-	mu       sync.Mutex
-	peers    map[string]*peerSlot // by the application's bus name
-	toolkits map[string]toolkit   // by the application's bus name, as it said
+	mu        sync.Mutex
+	peers     map[string]*peerSlot // by the application's bus name
+	toolkits  map[string]toolkit   // by the application's bus name, as it said
+	listening bool                 // registered as the registry's listener (listen.go)
 }
 
 // Connect asks the session bus at sessionAddr for the accessibility bus
@@ -103,7 +104,13 @@ func ConnectA11y(ctx context.Context, addr string, o Options) (*Bus, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Bus{conn: conn, wbus: wbus, addr: addr, opts: o, log: log, peers: make(map[string]*peerSlot), toolkits: make(map[string]toolkit)}, nil
+	b := &Bus{conn: conn, wbus: wbus, addr: addr, opts: o, log: log, peers: make(map[string]*peerSlot), toolkits: make(map[string]toolkit)}
+	// Listen now, so that an application that starts from here on builds
+	// its cache as it starts (listen.go); a walk tries again if this fails.
+	if err := b.listen(ctx); err != nil {
+		log.Debug("no listener yet", "err", err)
+	}
+	return b, nil
 }
 
 // Address is the accessibility bus address this Bus is connected to.

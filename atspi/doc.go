@@ -53,7 +53,9 @@
 // Children are never placed by Accessible.GetIndexInParent: GTK3 answers
 // indexes that disagree with GetChildren order, and libatspi's cache builds
 // a wrong tree from them. Cache.GetItems fills only the fields above and
-// only for the objects the bridge holds. Its child count (and GetAll's
+// only for the objects the bridge holds; GTK 3's bridge holds them only
+// while some client listens to the registry, so a Bus registers itself as
+// a listener (of an event nobody sends) once per registry. Its child count (and GetAll's
 // ChildCount) spares GetChildren of a node that says it has none only
 // where the toolkit's counts are GetChildren's (GTK: at-spi2-atk and GTK 4
 // count the children GetChildren lists, and say -1 where they do not

@@ -71,7 +71,11 @@ func (b *Bus) WatchRegistry(lost func()) (stop func(), err error) {
 				}
 				name, _ := sig.Body[0].(string)
 				owner, _ := sig.Body[2].(string)
-				if name == registryName && owner == "" {
+				if name != registryName {
+					continue
+				}
+				b.forgetListen() // a new registry knows no listeners
+				if owner == "" {
 					lost()
 				}
 			}

@@ -118,6 +118,13 @@ func (b *Bus) walk(ctx context.Context, root Object, o WalkOptions) (*target.Sna
 		// and Cache.GetItems go out in one write with the root's own
 		// questions. Phase two waits for the toolkit, the nodes below the
 		// root for the cache.
+		if !o.NoCache {
+			// Once per registry: a GTK 3 application keeps its cache only
+			// while someone listens (listen.go).
+			if err := b.listen(wctx); err != nil {
+				b.log.Debug("walk without a listener", "err", err)
+			}
+		}
 		rt := w.routeFor(root.Name)
 		rt.cork()
 		w.tkApp = root.Name

@@ -161,7 +161,13 @@ func monitor(t *testing.T, addr, sender string) *callMonitor {
 	if err != nil {
 		t.Fatalf("monitor: %v", err)
 	}
-	t.Cleanup(func() { conn.Close() })
+	t.Cleanup(func() {
+		// godbus's Close closes the eavesdropping channel but leaves it
+		// set, and its reader may still send a message it had read to
+		// it: a panic. Handing the channel back first avoids that.
+		conn.Eavesdrop(nil)
+		conn.Close()
+	})
 	// Every message the connection gets goes to m.ch, the answer to
 	// BecomeMonitor too: it is waited for there.
 	m := &callMonitor{ch: make(chan *dbus.Message, 1<<16)}
@@ -213,6 +219,43 @@ func (m *callMonitor) fence(t *testing.T, b *atspi.Bus, o atspi.Object) map[stri
 			kinds[member]++
 		case <-timeout:
 			t.Fatalf("the monitor never saw the fence; so far: %s", kindList(kinds))
+		}
+	}
+}
+
+// TestFirstWalkRoundTrips holds the first walk of a freshly started GTK 3
+// application to the same budget as a settled one: its Cache.GetItems
+// answers, because the Bus listens to the registry (listen.go), whether
+// the application started before the Bus connected (it builds its cache
+// when the listener registers) or after (it builds it as it starts). A
+// desktop of its own, so that no other test's listener is there first.
+// Without the listener this application answers GetItems UnknownMethod
+// and its first walk asks every node all four questions.
+func TestFirstWalkRoundTrips(t *testing.T) {
+	d := testenv.NewDesktop(t)
+	early := fixture(t, d) // started while nobody listens
+	b := connect(t, d, atspi.Options{NoPeer: true})
+	late := fixture(t, d) // started while b listens
+	want := walkBudgets["gtk3"]
+	for _, f := range []struct {
+		name string
+		fx   *testenv.Fixture
+	}{{"started before the Bus", early}, {"started after the Bus", late}} {
+		frame := frameOf(t, b, f.fx.App)
+		mon := monitor(t, b.Address(), b.WireName())
+		s := walk(t, b, frame.Object, atspi.WalkOptions{})
+		kinds := mon.fence(t, b, frame.Object)
+		total := 0
+		for _, n := range kinds {
+			total += n
+		}
+		t.Logf("%s: its first walk, %d nodes: %d D-Bus calls: %s", f.name, s.Census.Nodes, total, kindList(kinds))
+		if s.Census.Nodes != want.nodes {
+			t.Errorf("%s: the fixture's window has %d nodes, the budget was set for %d", f.name, s.Census.Nodes, want.nodes)
+		}
+		// (frameOf's FindFrame asked the toolkit already.)
+		if total != want.total || kinds["GetRole"] != want.kinds["GetRole"] {
+			t.Errorf("%s: the first walk made %d D-Bus calls (GetRole %d), a settled one's budget is %d (GetRole %d)", f.name, total, kinds["GetRole"], want.total, want.kinds["GetRole"])
 		}
 	}
 }
