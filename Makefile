@@ -10,7 +10,8 @@ DEB_PKGS  := xvfb xauth dbus at-spi2-core python3-gi gir1.2-gtk-3.0 gtk-3-exampl
              xinput xdg-desktop-portal xdg-desktop-portal-gnome mutter pipewire pipewire-bin wireplumber \
              libpipewire-0.3-dev \
              python3-doc valgrind \
-             openssh-server
+             openssh-server \
+             libreoffice-writer libreoffice-gtk3 firefox-esr kcalc gnome-calculator
 STATICCHECK_VERSION := v0.8.2
 TEST_TIMEOUT ?= 25m
 BENCHTIME ?= 20x
