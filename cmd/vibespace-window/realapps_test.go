@@ -252,12 +252,11 @@ func fileChooserRow(t *testing.T, e *env) {
 	wait(t, log, 0, "ready", func(ev testenv.Event) bool { return ev.Type == "ready" })
 	// The chooser's location field: GTK shows it on ctrl+L.
 	acted(t, e, "key", id, "ctrl+l")
-	s := snap(t, e, id, "its location field", func(s *target.Snapshot) bool {
-		return find(s, func(n *target.Node) bool { return n.Role == "text" && hasState(n, "editable") && hasState(n, "showing") }) != nil
-	})
-	loc := refOf(t, s, "the location field", func(n *target.Node) bool {
+	isLocation := func(n *target.Node) bool {
 		return n.Role == "text" && hasState(n, "editable") && hasState(n, "showing")
-	})
+	}
+	s := snap(t, e, id, "its location field", func(s *target.Snapshot) bool { return find(s, isLocation) != nil })
+	loc := refOf(t, s, "the location field", isLocation)
 	acted(t, e, "type", id, loc, want)
 	// GTK checks the typed path before it lets Open be pressed: as an
 	// agent would, look again until it can be.
