@@ -339,7 +339,7 @@ func (w *walker) own(p *pend, r reply) {
 // phaseTwo queues what a node is asked once its states, interfaces and
 // child count are known.
 func (w *walker) phaseTwo(n *wnode) {
-	n.n.Interfaces = make([]string, len(n.ifaces))
+	n.n.Interfaces = make([]string, 0, len(n.ifaces))
 	var qs []question
 	if n.askKids && w.deeper(n) {
 		qs = append(qs, qChildren)
@@ -349,8 +349,12 @@ func (w *walker) phaseTwo(n *wnode) {
 	if drawn && n.n.Name == "" && mattersUnnamed(n.ifaces) {
 		qs = append(qs, qRelations)
 	}
-	for i, f := range n.ifaces {
-		n.n.Interfaces[i] = shortIface(f)
+	inert := w.tkOf(n).inertEditableText()
+	for _, f := range n.ifaces {
+		if f == ifaceEditableText && inert {
+			continue
+		}
+		n.n.Interfaces = append(n.n.Interfaces, shortIface(f))
 		switch f {
 		case ifaceComponent:
 			// Where a node that is not drawn would be is no use to anyone

@@ -34,6 +34,14 @@ func (t toolkit) gtk4() bool {
 
 func (t toolkit) qt() bool { return strings.EqualFold(t.Name, "Qt") }
 
+// inertEditableText reports whether the toolkit's EditableText answers
+// without editing: Gecko (Firefox ESR 153 as a window) answers true to
+// InsertText and SetTextContents on a page's field, with or without the
+// focus, and its text stays as it was (TestRealApps' Firefox row). A walk
+// leaves the interface out of such a node's interfaces, so nothing relies
+// on it: type @ref then focuses the field and types keys.
+func (t toolkit) inertEditableText() bool { return strings.EqualFold(t.Name, "Gecko") }
+
 // getAll reports whether the toolkit is proven safe with a one-argument
 // Properties.GetAll: GTK (GTK 3's at-spi2-atk, GTK 4's own backend, whose
 // GDBus answers GetAll property by property). Qt 5's bridge crashes the
