@@ -51,6 +51,16 @@ var goals = func() []benchtable.Goal {
 			Goal: v.goal, Words: v.words,
 		})
 	}
+	// Issue 38's three tasks: it set no figure, so the goal is the
+	// default one, no more than the peer (bytes read, the answer read).
+	for _, task := range []string{"signup", "table", "docs"} {
+		b := "BenchmarkTasksVersusAgentBrowser/" + task
+		g = append(g, benchtable.Goal{
+			Row:  "task " + task + ": bytes read vs agent-browser",
+			Ours: metric{Pkg: browser, Bench: b, Unit: "ours-B"}, Peer: metric{Pkg: browser, Bench: b, Unit: "theirs-B"},
+			Goal: 1, Words: "no more bytes than agent-browser for the same task, its answer read",
+		})
+	}
 	for _, v := range []string{"click", "fill"} {
 		b := "BenchmarkVerifyPage/" + v
 		g = append(g, benchtable.Goal{
