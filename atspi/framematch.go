@@ -94,13 +94,17 @@ func abs(n int) int {
 // two whatever their geometry: there is no other window it could be.
 func matchFrame(frames []Frame, h WindowHint) (int, string) {
 	best, second := -1, -1
-	showing, free := 0, -1
+	showing, taken, free := 0, 0, -1
 	var lost []string
 	for i, f := range frames {
-		if !f.Showing() || slices.Contains(h.Taken, f.Object) {
+		if !f.Showing() {
 			continue
 		}
 		showing++
+		if slices.Contains(h.Taken, f.Object) {
+			taken++
+			continue
+		}
 		free = i
 		mine := fitOf(f, h)
 		if !mine.ok {
@@ -128,14 +132,16 @@ func matchFrame(frames []Frame, h WindowHint) (int, string) {
 		return best, ""
 	}
 	switch {
-	case showing == 1 && len(h.Others) == 0 && len(lost) == 0:
+	case showing == 1 && taken == 0 && len(h.Others) == 0 && len(lost) == 0:
 		return free, ""
 	case showing == 0:
 		return -1, "the application shows no frame (yet)"
 	case len(lost) > 0:
 		return -1, fmt.Sprintf("no frame of its own (yet): %s", lost[0])
+	case taken == showing:
+		return -1, fmt.Sprintf("each of its %d showing frames is another window's", showing)
 	}
-	return -1, fmt.Sprintf("none of its %d showing frames is where the window is (%s)", showing, rect(h.Bounds))
+	return -1, fmt.Sprintf("none of its %d showing frames is where the window is (%s)", showing-taken, rect(h.Bounds))
 }
 
 // claimed is the other window that fits f better than h does (fit mine),

@@ -114,7 +114,12 @@ func TestMatchFrameNeverANeighbours(t *testing.T) {
 	near.Bounds.X, near.Bounds.Y = 740, 60
 	wantNone(t, "twin B before its frame", []Frame{fMain, fDialog, fTwinA, fChanger}, with(near, []WindowHint{mwMain, mwDialog, mwTwinA, near, mwChanger}), "fits window \"Twin\"")
 	// ... and it is twin A's as well when twin A's frame was found already.
-	wantNone(t, "twin B, twin A's frame taken", []Frame{fMain, fDialog, fTwinA, fChanger}, with(near, []WindowHint{mwMain, mwDialog, mwTwinA, near, mwChanger}, fTwinA), "")
+	wantNone(t, "twin B, twin A's frame taken", []Frame{fMain, fDialog, fTwinA, fChanger}, with(near, []WindowHint{mwMain, mwDialog, mwTwinA, near, mwChanger}, fTwinA), "none of its 3 showing frames")
+	// A window no toolkit knows (a plain X window of the process) over the
+	// main window, of its title, every frame found for the others already.
+	bare := WindowHint{PID: 1, Title: "Multiwin main", Bounds: target.Rect{X: 150, Y: 150, W: 200, H: 100}}
+	wantNone(t, "a bare window, every frame taken", []Frame{fMain, fDialog, fTwinA, fTwinB, fChanger}, with(bare, all, fMain, fDialog, fTwinA, fTwinB, fChanger), "each of its 5 showing frames is another window's")
+	wantNone(t, "a bare window, no frame found yet", []Frame{fMain, fDialog, fTwinA, fTwinB, fChanger}, with(bare, all), "none of its 5 showing frames is where")
 
 	// One X window and one frame, wherever it says it is: nothing else it
 	// could be.
