@@ -1,6 +1,7 @@
 package conformance_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -22,8 +23,9 @@ import (
 )
 
 // A window's tree is its own. The multi-window fixture
-// (testenv/fixture/multiwin.py) is one GTK 3 process showing a main
-// window, an untitled message dialog over it, two windows titled "Twin"
+// (testenv/fixture/multiwin.py, and multiwin_qt5.py the same in Qt 5) is
+// one process showing a main window, an untitled message dialog over it,
+// two windows titled "Twin"
 // (the second partly over the first) and one that retitles itself; each
 // holds a label no other window has, and the fixture's log says which
 // label each window it mapped holds. Every window the daemon lists must
@@ -32,14 +34,15 @@ import (
 // window's tree would show the main window's label twice and its own
 // never), each label where its window is (the tree's bounds within the
 // window's own on the X server: the screenshot's), each window under the
-// title the fixture gave it (the X server's, read apart from the tree).
+// title the fixture gave it (the X server's, read apart from the tree; Qt
+// gives a window of no title its program's name).
 // Then the window that retitles itself keeps its tree, and a twin closed
 // and another opened in its place, with its title and geometry, answers
 // the new one's tree, and a second untitled window (not a dialog) its own
-// — on our Xvfb and on a session's Xpra display.
+// — on our Xvfb and (GTK 3) on a session's Xpra display.
 
 // multiwinTitles are the X titles the fixture gives its windows, by the
-// window's own label (multiwin.py).
+// window's own label (multiwin.py); "" is a window of no title.
 var multiwinTitles = map[string]string{
 	"Main window's own label":     "Multiwin main",
 	"Dialog's own label":          "",
@@ -58,13 +61,32 @@ func TestEveryWindowItsOwnTree(t *testing.T) {
 		Displays:    []kind.DisplayProvider{native.Xvfb(native.Options{Logf: t.Logf}), native.Xpra(native.Options{Logf: t.Logf})},
 		VerbTimeout: 30 * time.Second, IdleHandback: -1,
 	})
-	for _, display := range []string{"", native.XpraName} {
-		name := "xvfb"
-		if display != "" {
-			name = display
+	for _, fx := range multiwinFixtures {
+		for _, display := range fx.displays {
+			name := fx.name + "/xvfb"
+			if display != "" {
+				name = fx.name + "/" + display
+			}
+			t.Run(name, func(t *testing.T) {
+				everyWindowItsOwnTree(t, sv, "multiwin-"+strings.ReplaceAll(name, "/", "-"), display, fx)
+			})
 		}
-		t.Run(name, func(t *testing.T) { everyWindowItsOwnTree(t, sv, "multiwin-"+name, display) })
 	}
+}
+
+// multiwinFixture is the multi-window fixture of one toolkit: its script,
+// the X title it gives a window of no title, and the displays it is run
+// on ("" our Xvfb). Qt 5 runs on Xvfb alone: the matching does not depend
+// on the display, and a session's Xpra shows five windows one by one
+// (half a minute more).
+type multiwinFixture struct {
+	name, script, untitled string
+	displays               []string
+}
+
+var multiwinFixtures = []multiwinFixture{
+	{name: "gtk3", script: "multiwin.py", untitled: "", displays: []string{"", native.XpraName}},
+	{name: "qt5", script: "multiwin_qt5.py", untitled: "multiwin_qt5.py", displays: []string{""}},
 }
 
 // TestWindowWithNoFrameNoTree: a window of the process that no frame is
@@ -162,18 +184,20 @@ type multiwin struct {
 	session string
 	log     *testenv.FixtureLog
 	pid     int
+	// untitled is the X title the toolkit gives a window of no title.
+	untitled string
 }
 
-func everyWindowItsOwnTree(t *testing.T, sv *daemontest.Served, session, display string) {
+func everyWindowItsOwnTree(t *testing.T, sv *daemontest.Served, session, display string, fx multiwinFixture) {
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
-	script, err := filepath.Abs(filepath.Join("..", "..", "testenv", "fixture", "multiwin.py"))
+	script, err := filepath.Abs(filepath.Join("..", "..", "testenv", "fixture", fx.script))
 	if err != nil {
 		t.Fatal(err)
 	}
 	logPath := filepath.Join(t.TempDir(), "multiwin.jsonl")
 	open := sv.OK(t, daemon.Request{Verb: "open", Session: session}.With(args.Open{Display: display, App: testenv.FixturePython, Args: []string{script, "--log", logPath}}))
-	m := &multiwin{sv: sv, session: session, log: testenv.OpenFixtureLog(logPath), pid: open.Target.PID}
+	m := &multiwin{sv: sv, session: session, log: testenv.OpenFixtureLog(logPath), pid: open.Target.PID, untitled: fx.untitled}
 	if _, err := m.log.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "ready" }); err != nil {
 		t.Fatal(err)
 	}
@@ -311,8 +335,8 @@ func (m *multiwin) check(t *testing.T, want []string) (map[string]target.ID, str
 			t.Fatalf("%s %q answered the tree of a window the fixture no longer has (%q):\n%s", w.ID, w.Title, label, r.Snapshot.Text())
 		case byLabel[label] != "":
 			t.Fatalf("%s %q and %s both answered the tree holding %q: one of them answered its neighbour's tree:\n%s", w.ID, w.Title, byLabel[label], label, r.Snapshot.Text())
-		case w.Title != multiwinTitles[label] && label != "Changer's own label":
-			t.Fatalf("%s titled %q on the X server answered the tree of the window titled %q (%q):\n%s", w.ID, w.Title, multiwinTitles[label], label, r.Snapshot.Text())
+		case w.Title != cmp.Or(multiwinTitles[label], m.untitled) && label != "Changer's own label":
+			t.Fatalf("%s titled %q on the X server answered the tree of the window titled %q (%q):\n%s", w.ID, w.Title, cmp.Or(multiwinTitles[label], m.untitled), label, r.Snapshot.Text())
 		}
 		// The label is where the window is.
 		n := r.Snapshot.Root.Find(func(n *target.Node) bool { return n.Name == label })
