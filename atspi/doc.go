@@ -77,7 +77,7 @@
 // Cache.GetItems with no items (harmless; once a walk knows the application
 // is Qt it no longer asks): its nodes are asked one by one. Its
 // top-levels have role filler, not frame; FindFrame matches them all the
-// same (by PID, title and geometry). InsertText at the end asks the text's
+// same (by PID, geometry, title and role: framematch.go). InsertText at the end asks the text's
 // length (Qt ignores position -1) and gives Qt the text's length in UTF-16
 // units, GTK in bytes.
 //

@@ -26,12 +26,23 @@ type Frame struct {
 func (f Frame) Showing() bool { return slices.Contains(f.States, "showing") }
 
 // WindowHint is what the caller knows of an X window, to find its frame:
-// the owning process, its title and its geometry in root coordinates. It is
-// a plain struct so this package does not depend on an X library.
+// the owning process, its title, its geometry in root coordinates and
+// whether it says it is a dialog. It is a plain struct so this package does
+// not depend on an X library.
 type WindowHint struct {
 	PID    int
 	Title  string
 	Bounds target.Rect
+	// Dialog is set when the window says it is one
+	// (_NET_WM_WINDOW_TYPE_DIALOG, or WM_TRANSIENT_FOR another window).
+	Dialog bool
+	// Others are the process's other mapped top-level windows: a frame
+	// that fits one of them better is theirs, never this window's. Nil
+	// says the window is the process's only one.
+	Others []WindowHint
+	// Taken are frames already found for other windows (that still
+	// exist): they are never this window's.
+	Taken []Object
 }
 
 // Frames returns the application's top-level accessibles, in GetChildren
@@ -63,17 +74,15 @@ func (b *Bus) Frames(ctx context.Context, app App) ([]Frame, error) {
 }
 
 // FindFrame returns the frame of process h.PID that is the X window h
-// describes, whatever its role (a frame, a dialog, Qt's filler). Among the
-// process's showing frames it prefers, in order: the same title and
-// overlapping extents, the same title, the largest overlap with h.Bounds;
-// a single showing frame matches by itself. Client-side decorations make
-// an X window larger than its frame's extents, so extents are compared by
-// overlap, not equality; a frame that gives only its size (Relative) is
-// compared as if it were at the window's origin, and the frame returned
-// is placed there. It is refused no_frame when no
-// frame fits (the window has no accessible frame, or not yet: an
-// application registers its tree a little after its window maps), and
-// app_not_found when the process has no accessible application.
+// describes, whatever its role (a frame, a dialog, an alert, Qt's filler),
+// by matchFrame (framematch.go): geometry, title, role and the process's
+// other windows together. It is refused no_frame when no frame is this
+// window's, or two fit it alike (never some other frame of the same
+// application: the window has no accessible frame, not yet — an
+// application registers its tree a little after its window maps — or one
+// that cannot be told from another's), and app_not_found when the
+// process has no accessible application. A frame that gives only its size
+// (Relative) is returned placed at the window's origin.
 func (b *Bus) FindFrame(ctx context.Context, h WindowHint) (Frame, error) {
 	app, err := b.AppByPID(ctx, h.PID)
 	if err != nil {
@@ -83,33 +92,10 @@ func (b *Bus) FindFrame(ctx context.Context, h WindowHint) (Frame, error) {
 	if err != nil {
 		return Frame{}, err
 	}
-	best, bestScore := -1, 0
-	showing := 0
-	for i, f := range frames {
-		if !f.Showing() {
-			continue
-		}
-		showing++
-		score := 1
-		e := f.Extents
-		if f.Relative {
-			e.X, e.Y = h.Bounds.X, h.Bounds.Y
-		}
-		ov := overlap(e, h.Bounds)
-		if h.Title != "" && f.Name == h.Title {
-			score += 1 << 40
-		}
-		if ov > 0 {
-			score += 1 << 32
-			score += ov
-		}
-		if score > bestScore {
-			best, bestScore = i, score
-		}
-	}
-	if best < 0 || (showing > 1 && bestScore < 1<<32) {
-		return Frame{}, target.Refuse(target.CodeNoFrame, "no accessible frame of process %d matches window %q (yet)", h.PID, h.Title).
-			With("pid", h.PID).With("frames", len(frames))
+	best, why := matchFrame(frames, h)
+	if best < 0 {
+		return Frame{}, target.Refuse(target.CodeNoFrame, "no accessible frame of process %d is window %q: %s", h.PID, h.Title, why).
+			With("pid", h.PID).With("frames", len(frames)).With("reason", why)
 	}
 	f := frames[best]
 	if f.Relative {
@@ -117,16 +103,6 @@ func (b *Bus) FindFrame(ctx context.Context, h WindowHint) (Frame, error) {
 		f.Relative = false
 	}
 	return f, nil
-}
-
-// overlap is the area two rectangles share.
-func overlap(a, b target.Rect) int {
-	w := min(a.X+a.W, b.X+b.W) - max(a.X, b.X)
-	h := min(a.Y+a.H, b.Y+b.H) - max(a.Y, b.Y)
-	if w <= 0 || h <= 0 {
-		return 0
-	}
-	return w * h
 }
 
 // WindowSnapshot finds the frame of the X window h describes and walks it

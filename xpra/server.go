@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -150,9 +151,10 @@ func (s *server) socketDir() string   { return filepath.Join(s.dir, "sockets") }
 func (s *server) clientsFile() string { return filepath.Join(s.dir, "clients") }
 
 // env is the environment of xpra and of its commands: the desktop's, and
-// xpra's private config.
+// xpra's private config. It is a new slice each time (base clipped): commands
+// run at once (windows shown together) never write into one another's.
 func (s *server) env(base []string) []string {
-	return append(base, "XPRA_SYSTEM_CONF_DIRS="+s.confDir(), "XPRA_USER_CONF_DIRS="+s.confDir())
+	return append(slices.Clip(base), "XPRA_SYSTEM_CONF_DIRS="+s.confDir(), "XPRA_USER_CONF_DIRS="+s.confDir())
 }
 
 func (s *server) writeConfig(xauth string) error {

@@ -186,7 +186,7 @@ func (w *window) UsableTree(ctx context.Context) (bool, string) {
 		case target.CodeAppNotFound:
 			return false, fmt.Sprintf("the application (pid %d) is not on the accessibility bus", w.pid)
 		case target.CodeNoFrame:
-			return false, "the application is on the accessibility bus, but none of its frames is this window"
+			return false, noFrameWhy(err)
 		}
 		if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || target.CodeOf(err) == target.CodeTimeout {
 			return false, "the application did not answer on the accessibility bus in time"

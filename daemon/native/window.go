@@ -72,13 +72,8 @@ func (w *window) Info(ctx context.Context) (kind.Info, error) {
 
 func (w *window) Probe(ctx context.Context) target.Probe { return w.d.probe(ctx, w.pid) }
 
-// hint is what finds the window's frame on the accessibility bus.
-func (w *window) hint() atspi.WindowHint {
-	i := info(w.seen())
-	return atspi.WindowHint{PID: w.pid, Title: i.Title, Bounds: i.Bounds}
-}
-
-// frame finds (once) the AT-SPI frame of the window.
+// frame finds (once) the AT-SPI frame of the window: its own, by its hint
+// (framematch.go), or none.
 func (w *window) frame(ctx context.Context) (atspi.Object, error) {
 	d := w.d
 	d.mu.Lock()
@@ -87,7 +82,7 @@ func (w *window) frame(ctx context.Context) (atspi.Object, error) {
 	if ok {
 		return o, nil
 	}
-	f, err := d.bus.FindFrame(ctx, w.hint())
+	f, err := d.bus.FindFrame(ctx, w.hint(ctx))
 	if err != nil {
 		return atspi.Object{}, err
 	}
@@ -151,18 +146,18 @@ func (w *window) Snapshot(ctx context.Context, refs *target.RefTable) (*target.S
 		defer cancel()
 	}
 	root, err := w.frame(wctx)
+	if target.CodeOf(err) == target.CodeNoFrame && ctx.Err() == nil {
+		return nil, noFrame(w.id, err) // never another window's tree (framematch.go)
+	}
 	if err != nil {
 		code := target.CodeOf(err)
-		if code == target.CodeTimeout || errors.Is(err, context.DeadlineExceeded) || code == target.CodeAppNotFound || code == target.CodeNoFrame {
+		if code == target.CodeTimeout || errors.Is(err, context.DeadlineExceeded) || code == target.CodeAppNotFound {
 			if ctx.Err() != nil {
 				return nil, err
 			}
 			why := "the application did not answer in time"
-			switch code {
-			case target.CodeAppNotFound:
+			if code == target.CodeAppNotFound {
 				why = "the application is not on the accessibility bus (yet)"
-			case target.CodeNoFrame:
-				why = "the window has no accessible frame (yet)"
 			}
 			n := &target.Node{Role: "frame", Name: title, Unreadable: why}
 			return &target.Snapshot{Title: title, Root: n, Census: n.Count()}, nil
