@@ -1,0 +1,160 @@
+package native
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
+	"github.com/vibespace/vibespace/daemon/daemontest"
+	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/target"
+	"github.com/vibespace/vibespace/testenv"
+)
+
+// contentWindow opens the GTK 3 fixture with its document content
+// (fixture.py --content) on a served daemon, and answers its session,
+// handle, log and first snapshot.
+func contentWindow(t *testing.T, ctx context.Context) (sv *daemontest.Served, session, id string, flog *testenv.FixtureLog, snap *target.Snapshot) {
+	t.Helper()
+	dir := t.TempDir()
+	sv = daemontest.Start(t, daemon.Config{
+		StateDir: dir, SocketPath: filepath.Join(dir, "run", "d.sock"),
+		Displays:    []kind.DisplayProvider{Xvfb(Options{Logf: t.Logf})},
+		VerbTimeout: 30 * time.Second, IdleHandback: -1,
+	})
+	script, err := filepath.Abs(fixturePy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(t.TempDir(), "fixture.jsonl")
+	session = "content"
+	open := sv.OK(t, daemon.Request{Verb: "open", Session: session}.With(args.Open{App: testenv.FixturePython, Args: []string{script, "--log", logPath, "--content"}}))
+	flog = testenv.OpenFixtureLog(logPath)
+	if _, err := flog.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "ready" }); err != nil {
+		t.Fatal(err)
+	}
+	id = string(open.Target.ID)
+	for snap == nil {
+		resp := sv.Call(t, daemon.Request{Verb: "snapshot", Session: session, Target: id, JSON: true})
+		switch {
+		case resp.OK:
+			snap = resp.Snapshot
+		case resp.Code != target.CodeNoTree:
+			t.Fatalf("snapshot: refused %s: %s", resp.Code, resp.Message)
+		default:
+			select {
+			case <-ctx.Done():
+				t.Fatalf("snapshot: still %s: %s", resp.Code, resp.Message)
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+	return sv, session, id, flog, snap
+}
+
+// refNode is the node of snap with role and name, which has a ref.
+func refNode(t *testing.T, snap *target.Snapshot, role, name string) *target.Node {
+	t.Helper()
+	n := snap.Root.Find(func(n *target.Node) bool { return n.Role == role && n.Name == name && n.Ref != "" })
+	if n == nil {
+		t.Fatalf("no %s %q with a ref in:\n%s", role, name, snap.Text())
+	}
+	return n
+}
+
+// TestFillWindow: fill on a window replaces a field's whole text through
+// its EditableText and reads it back; a field that does not take the text
+// is refused value_not_set with what it holds, and a node with no
+// EditableText no_editable_text. The oracle is the GTK 3 fixture's own log
+// of its fields' text, and its own tree read back by get.
+func TestFillWindow(t *testing.T) {
+	testenv.NeedIntegration(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	sv, session, id, flog, snap := contentWindow(t, ctx)
+	call := func(verb string, a args.Args) daemon.Response {
+		return sv.Call(t, daemon.Request{Verb: verb, Session: session, Target: id, JSON: true}.With(a))
+	}
+	logged := func(what string, from int, widget, text string) {
+		t.Helper()
+		if _, err := flog.WaitFrom(ctx, from, func(e testenv.Event) bool { return e.Type == "text" && e.Widget == widget && e.Text == text }); err != nil {
+			t.Fatalf("%s: the fixture never logged %s holding %q: %v", what, widget, text, err)
+		}
+	}
+
+	// The entry holds text first; fill replaces all of it.
+	entry := refNode(t, snap, "text", "Name").Ref
+	from := flog.Len()
+	if r := call("type", args.Type{Ref: entry, Text: "Untitled 1"}); !r.OK {
+		t.Fatalf("type: refused %s: %s", r.Code, r.Message)
+	}
+	logged("type", from, "entry", "Untitled 1")
+	from = flog.Len()
+	const want = "report — wörld.odt"
+	r := call("fill", args.Fill{Ref: entry, Text: want})
+	if !r.OK {
+		t.Fatalf("fill: refused %s: %s", r.Code, r.Message)
+	}
+	t.Logf("fill: %s", r.Did)
+	if !strings.HasPrefix(r.Did, "filled "+entry) || !strings.Contains(r.Did, "read back") || strings.Contains(r.Did, want) {
+		t.Errorf("fill's answer %q: want filled %s …, read back, and never the text", r.Did, entry)
+	}
+	logged("fill", from, "entry", want)
+	if g := call("get", args.GetNode{What: "text", Ref: entry}); !g.OK || g.Text != want {
+		t.Errorf("get text %s after fill: %q (%s %s), want %q", entry, g.Text, g.Code, g.Message, want)
+	}
+
+	// A multi-line text view: its whole buffer replaced.
+	notes := refNode(t, snap, "text", "Notes").Ref
+	from = flog.Len()
+	if r := call("fill", args.Fill{Ref: notes, Text: "line one\nline two"}); !r.OK {
+		t.Fatalf("fill notes: refused %s: %s", r.Code, r.Message)
+	}
+	logged("fill notes", from, "notes", "line one\nline two")
+
+	// An entry of at most 4 characters holding "ab" keeps "abcd" of
+	// "abcdefgh": value_not_set, with what it holds.
+	code := refNode(t, snap, "text", "Code").Ref
+	from = flog.Len()
+	r = call("fill", args.Fill{Ref: code, Text: "abcdefgh"})
+	if r.OK || r.Code != target.CodeValueNotSet {
+		t.Fatalf("fill of 8 characters into an entry of at most 4: %v %s %s, want value_not_set", r.OK, r.Code, r.Message)
+	}
+	t.Logf("refused: %s", r.Message)
+	if r.Facts["holds"] != "abcd" || !strings.Contains(r.Message, `"abcd"`) {
+		t.Errorf("value_not_set says it holds %v (%s), want \"abcd\"", r.Facts["holds"], r.Message)
+	}
+	logged("fill of a short entry", from, "code", "abcd")
+
+	// A push button has no EditableText: refused, naming why, and
+	// never typed into as keys.
+	alpha := refNode(t, snap, "push button", "Alpha").Ref
+	from = flog.Len()
+	r = call("fill", args.Fill{Ref: alpha, Text: "x"})
+	if r.OK || r.Code != target.CodeNoEditableText || !strings.Contains(r.Message, "EditableText") {
+		t.Fatalf("fill on a push button: %v %s %s, want no_editable_text naming EditableText", r.OK, r.Code, r.Message)
+	}
+	t.Logf("refused: %s", r.Message)
+
+	// The greyed-out entry stays refused, as type @ref is.
+	disabled := refNode(t, snap, "text", "Disabled").Ref
+	if r := call("fill", args.Fill{Ref: disabled, Text: "x"}); r.OK || r.Code != target.CodeNotSensitive {
+		t.Errorf("fill on a disabled entry: %v %s %s, want not_sensitive", r.OK, r.Code, r.Message)
+	}
+	// Nothing the two refusals reached changed: the next event the
+	// fixture logs is the one typed now, into the entry.
+	if r := call("type", args.Type{Ref: entry, Text: "!"}); !r.OK {
+		t.Fatalf("type: refused %s: %s", r.Code, r.Message)
+	}
+	e, err := flog.WaitFrom(ctx, from, func(e testenv.Event) bool { return e.Type == "text" || e.Type == "click" || e.Type == "key" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Widget != "entry" || e.Text != want+"!" {
+		t.Errorf("after the refusals the fixture logged %+v first, want the entry holding %q", e, want+"!")
+	}
+}
