@@ -32,9 +32,9 @@ func (b *Bus) SetText(ctx context.Context, o Object, text string) error {
 // holds, when it does not hold exactly text. An object with no Text
 // interface is not read back; readBack says whether it was.
 //
-// GTK 3 (GtkEntry, GtkTextView), GTK 4 (GtkText in an entry, GtkTextView)
-// and Qt 5 (QLineEdit, QTextEdit) each replace the whole text on
-// SetTextContents: no toolkit here needs DeleteText and InsertText.
+// GTK 3 (GtkEntry, GtkTextView), GTK 4 (GtkEntry) and Qt 5 (QLineEdit)
+// each replace the whole text on SetTextContents (TestActRoundTrips,
+// TestFillWindow): none of them needs DeleteText and InsertText.
 func (b *Bus) SetTextOn(ctx context.Context, o Object, n *target.Node, text string) (readBack bool, err error) {
 	if err := editable(o, n); err != nil {
 		return false, err
@@ -131,7 +131,7 @@ func editable(o Object, n *target.Node) error {
 	switch {
 	case !n.Implements("EditableText"):
 		return describe(target.Refuse(target.CodeNoEditableText, "%s takes no text through the tree (no EditableText interface)", label(n)), o, n)
-	case !n.Has("sensitive"):
+	case !n.Sensitive():
 		return describe(target.Refuse(target.CodeNotSensitive, "%s is disabled (not sensitive); it takes no text", label(n)), o, n)
 	case !n.Has("editable"):
 		return describe(target.Refuse(target.CodeNotEditable, "%s is not editable (read-only)", label(n)), o, n)

@@ -158,3 +158,72 @@ func TestFillWindow(t *testing.T) {
 		t.Errorf("after the refusals the fixture logged %+v first, want the entry holding %q", e, want+"!")
 	}
 }
+
+// TestDocumentContentState: a paragraph of document content whose toolkit
+// sets neither SENSITIVE nor ENABLED on it (LibreOffice Writer's state set:
+// role paragraph, EDITABLE, FOCUSABLE, with EditableText) is not shown
+// disabled, and type @ref and fill reach it; a greyed-out entry (EDITABLE
+// and FOCUSABLE too, a widget) is still shown disabled and refused
+// not_sensitive. The fixture (GTK 3, --content) reproduces the paragraph's
+// state set; the oracle is its own log of the paragraph's text.
+func TestDocumentContentState(t *testing.T) {
+	testenv.NeedIntegration(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	sv, session, id, flog, snap := contentWindow(t, ctx)
+	call := func(verb string, a args.Args) daemon.Response {
+		return sv.Call(t, daemon.Request{Verb: verb, Session: session, Target: id, JSON: true}.With(a))
+	}
+	para := refNode(t, snap, "paragraph", "Paragraph")
+	// The state set is the office suite's: editable, focusable, with
+	// EditableText, and neither sensitive nor enabled.
+	for _, s := range []string{"editable", "focusable"} {
+		if !para.Has(s) {
+			t.Fatalf("the fixture's paragraph lacks %s: %v", s, para.States)
+		}
+	}
+	if para.Has("sensitive") || para.Has("enabled") || !para.Implements("EditableText") {
+		t.Fatalf("the fixture's paragraph does not reproduce the state set (states %v, interfaces %v)", para.States, para.Interfaces)
+	}
+	disabled := refNode(t, snap, "text", "Disabled")
+	line := func(n *target.Node) string {
+		for l := range strings.Lines(snap.Text()) {
+			if strings.Contains(l, " "+n.Ref) {
+				return l
+			}
+		}
+		t.Fatalf("no line of %s in:\n%s", n.Ref, snap.Text())
+		return ""
+	}
+	if l := line(para); strings.Contains(l, "disabled") {
+		t.Errorf("the paragraph is shown disabled: %s", l)
+	}
+	if l := line(disabled); !strings.Contains(l, "disabled") {
+		t.Errorf("the greyed-out entry is not shown disabled: %s", l)
+	}
+
+	from := flog.Len()
+	r := call("type", args.Type{Ref: para.Ref, Text: " Hi"})
+	if !r.OK {
+		t.Fatalf("type @ref into the paragraph: refused %s: %s", r.Code, r.Message)
+	}
+	t.Logf("type: %s", r.Did)
+	if _, err := flog.WaitFrom(ctx, from, func(e testenv.Event) bool {
+		return e.Type == "text" && e.Widget == "paragraph" && e.Text == "Dear reader, Hi"
+	}); err != nil {
+		t.Fatalf("the fixture never logged the paragraph holding %q: %v", "Dear reader, Hi", err)
+	}
+	from = flog.Len()
+	if r := call("fill", args.Fill{Ref: para.Ref, Text: "Dear Ada,"}); !r.OK {
+		t.Fatalf("fill the paragraph: refused %s: %s", r.Code, r.Message)
+	}
+	if _, err := flog.WaitFrom(ctx, from, func(e testenv.Event) bool {
+		return e.Type == "text" && e.Widget == "paragraph" && e.Text == "Dear Ada,"
+	}); err != nil {
+		t.Fatalf("the fixture never logged the paragraph holding %q: %v", "Dear Ada,", err)
+	}
+
+	if r := call("type", args.Type{Ref: disabled.Ref, Text: "x"}); r.OK || r.Code != target.CodeNotSensitive {
+		t.Errorf("type @ref into the greyed-out entry: %v %s %s, want not_sensitive", r.OK, r.Code, r.Message)
+	}
+}

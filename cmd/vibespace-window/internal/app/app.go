@@ -192,7 +192,7 @@ ANSWERS AND EXIT CODES
    daemon's answer as one JSON object (before the command: vibespace-window --json
    list). Exit 0: done. Exit 1: refused — stderr says "refused: <sentence> [<code>]"
    and the code is stable (not_exposed, held, window_paused, no_action,
-   no_editable_text, no_injection_backend, stale_ref, bad_ref, bad_chord,
+   no_editable_text, not_sensitive, value_not_set, no_injection_backend, stale_ref, bad_ref, bad_chord,
    outside_window, window_gone, app_not_found, text_too_long, wrong_kind,
    no_display, display_not_answering, mode_pixels, mode_tree, bad_mode, no_tree,
    display_limit, no_attach, desktop_off, no_pixels_grant, your_desktop,
