@@ -481,7 +481,10 @@ func shownStates(n *Node) []string {
 	if n.Implements("EditableText") && n.Has("editable") {
 		add("editable")
 	}
-	if n.Has("read-only") {
+	// Read-only as the law reads it (not_editable): READ_ONLY, or a field
+	// with EditableText that is not EDITABLE (GTK's non-editable entry
+	// sets no READ_ONLY).
+	if n.Has("read-only") || (n.Implements("EditableText") && !n.Has("editable") && !n.Disabled()) {
 		add("readonly")
 	}
 	if n.Disabled() {

@@ -164,8 +164,9 @@ func TestFillWindow(t *testing.T) {
 // role paragraph, EDITABLE, FOCUSABLE, with EditableText) is not shown
 // disabled, and type @ref and fill reach it; a greyed-out entry (EDITABLE
 // and FOCUSABLE too, a widget) is still shown disabled and refused
-// not_sensitive. The fixture (GTK 3, --content) reproduces the paragraph's
-// state set; the oracle is its own log of the paragraph's text.
+// not_sensitive; a read-only entry is shown readonly and refused
+// not_editable. The fixture (GTK 3, --content) reproduces the paragraph's
+// state set; the oracle is its own log of the fields' text.
 func TestDocumentContentState(t *testing.T) {
 	testenv.NeedIntegration(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
@@ -225,5 +226,32 @@ func TestDocumentContentState(t *testing.T) {
 
 	if r := call("type", args.Type{Ref: disabled.Ref, Text: "x"}); r.OK || r.Code != target.CodeNotSensitive {
 		t.Errorf("type @ref into the greyed-out entry: %v %s %s, want not_sensitive", r.OK, r.Code, r.Message)
+	}
+
+	// A read-only entry (GTK sets no READ_ONLY on it, only drops
+	// EDITABLE) is shown readonly, and type and fill are refused
+	// not_editable, as the law reads it.
+	serial := refNode(t, snap, "text", "Serial")
+	if l := line(serial); !strings.Contains(l, "readonly") || strings.Contains(l, "editable") || strings.Contains(l, "disabled") {
+		t.Errorf("the read-only entry is not shown readonly alone: %s", l)
+	}
+	if r := call("type", args.Type{Ref: serial.Ref, Text: "x"}); r.OK || r.Code != target.CodeNotEditable {
+		t.Errorf("type @ref into the read-only entry: %v %s %s, want not_editable", r.OK, r.Code, r.Message)
+	}
+	if r := call("fill", args.Fill{Ref: serial.Ref, Text: "x"}); r.OK || r.Code != target.CodeNotEditable {
+		t.Errorf("fill the read-only entry: %v %s %s, want not_editable", r.OK, r.Code, r.Message)
+	}
+	// Neither refusal reached the application: the next text it logs is
+	// the paragraph's, typed now.
+	from = flog.Len()
+	if r := call("type", args.Type{Ref: para.Ref, Text: "!"}); !r.OK {
+		t.Fatalf("type @ref into the paragraph: refused %s: %s", r.Code, r.Message)
+	}
+	e, err := flog.WaitFrom(ctx, from, func(e testenv.Event) bool { return e.Type == "text" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Widget != "paragraph" || e.Text != "Dear Ada,!" {
+		t.Errorf("after the refusals the fixture logged %+v first, want the paragraph holding %q", e, "Dear Ada,!")
 	}
 }
