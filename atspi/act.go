@@ -74,7 +74,7 @@ func (b *Bus) DoActionOn(ctx context.Context, o Object, n *target.Node, name str
 	if i < 0 {
 		return "", describe(target.Refuse(target.CodeNoAction, "%s has no action %q (it has: %s)", label(n), name, strings.Join(names, ", ")), o, n)
 	}
-	if !n.Has("sensitive") {
+	if !n.Sensitive() {
 		return "", describe(target.Refuse(target.CodeNotSensitive, "%s is disabled (not sensitive)", label(n)), o, n)
 	}
 	cctx, cancel := withCallTimeout(ctx, b.opts.CallTimeout)
@@ -154,7 +154,7 @@ func (b *Bus) GrabFocus(ctx context.Context, o Object) error {
 		return describe(target.Refuse(target.CodeNoFocus, "%s cannot take focus (no Component interface)", label(n)), o, n)
 	case !n.Has("focusable"):
 		return describe(target.Refuse(target.CodeNoFocus, "%s cannot take focus (not focusable)", label(n)), o, n).With("states", n.States)
-	case !n.Has("sensitive"):
+	case !n.Sensitive():
 		return describe(target.Refuse(target.CodeNotSensitive, "%s is disabled (not sensitive); it takes no focus", label(n)), o, n)
 	}
 	cctx, cancel := withCallTimeout(ctx, b.opts.CallTimeout)

@@ -141,7 +141,7 @@ func (b *Bus) Click(ctx context.Context, o Object) (string, error) {
 			return "", err
 		}
 		if ok {
-			if !n.Has("sensitive") {
+			if !n.Sensitive() {
 				return "", describe(target.Refuse(target.CodeNotSensitive, "%s is disabled (not sensitive)", label(n)), o, n)
 			}
 			if err := b.SelectChild(ctx, p, i); err != nil {
@@ -196,7 +196,7 @@ func (b *Bus) Select(ctx context.Context, o Object, opts []string) ([]string, er
 		}
 		box = p
 	}
-	if !n.Has("sensitive") {
+	if !n.Sensitive() {
 		return nil, describe(target.Refuse(target.CodeNotSensitive, "%s is disabled (not sensitive)", label(n)), o, n)
 	}
 	options, table, err := b.options(ctx, box)

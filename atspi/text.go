@@ -25,6 +25,44 @@ func (b *Bus) SetText(ctx context.Context, o Object, text string) error {
 	return b.boolCall(ctx, o, "SetTextContents", ifaceEditableText+".SetTextContents", text)
 }
 
+// SetTextOn is SetText on an object whose own fields n were read already
+// (Node): the whole text replaced (SetTextContents), with n's refusals,
+// then read back (Text.GetText of one character more than text holds, so
+// a text that kept a tail is seen): value_not_set, with what the object
+// holds, when it does not hold exactly text. An object with no Text
+// interface is not read back; readBack says whether it was.
+//
+// GTK 3 (GtkEntry, GtkTextView), GTK 4 (GtkEntry) and Qt 5 (QLineEdit)
+// each replace the whole text on SetTextContents (TestActRoundTrips,
+// TestFillWindow): none of them needs DeleteText and InsertText.
+func (b *Bus) SetTextOn(ctx context.Context, o Object, n *target.Node, text string) (readBack bool, err error) {
+	if err := editable(o, n); err != nil {
+		return false, err
+	}
+	if err := b.boolCall(ctx, o, "SetTextContents", ifaceEditableText+".SetTextContents", text); err != nil {
+		return false, err
+	}
+	if !n.Implements("Text") {
+		return false, nil
+	}
+	want := utf8.RuneCountInString(text)
+	cctx, cancel := withCallTimeout(ctx, b.opts.CallTimeout)
+	defer cancel()
+	held, err := b.route(cctx, o.Name).call(cctx, o.Path, ifaceText+".GetText", int32(0), int32(want+1+heldShown)).str()
+	if err != nil {
+		return false, objRefusal(o, "GetText", err)
+	}
+	if held != text {
+		r := target.Refuse(target.CodeValueNotSet, "%s did not take the text: it holds %s, not the %d characters filled", label(n), strconvQuote(held), want)
+		return true, describe(r, o, n).With("holds", held)
+	}
+	return true, nil
+}
+
+// heldShown is how many characters beyond the text filled a refusal of a
+// fill that did not take shows of what the object holds.
+const heldShown = 60
+
 // InsertText inserts text at character position pos (-1: the end); see
 // SetText for the refusals.
 //
@@ -93,7 +131,7 @@ func editable(o Object, n *target.Node) error {
 	switch {
 	case !n.Implements("EditableText"):
 		return describe(target.Refuse(target.CodeNoEditableText, "%s takes no text through the tree (no EditableText interface)", label(n)), o, n)
-	case !n.Has("sensitive"):
+	case !n.Sensitive():
 		return describe(target.Refuse(target.CodeNotSensitive, "%s is disabled (not sensitive); it takes no text", label(n)), o, n)
 	case !n.Has("editable"):
 		return describe(target.Refuse(target.CodeNotEditable, "%s is not editable (read-only)", label(n)), o, n)

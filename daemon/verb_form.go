@@ -38,8 +38,8 @@ func (d *Daemon) selectOptions(ctx context.Context, c *call) Response {
 		return d.fail(c, err)
 	}
 	// The node is read once: the road is decided on it and the look
-	// before acting takes it (readForAct; its facts go to the watcher).
-	read, err := readForAct(ctx, e, n)
+	// before acting takes it (kind.ReadForAct; its facts go to the watcher).
+	read, err := kind.ReadForAct(ctx, e.t, n)
 	if err != nil {
 		return d.fail(c, d.cut(ctx, e, c.Req.Session, err))
 	}

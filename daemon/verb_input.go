@@ -63,7 +63,7 @@ func (d *Daemon) click(ctx context.Context, c *call) Response {
 	var read *kind.NodeRead
 	if !probe.NodeInput {
 		c.Road = target.RoadTree
-		r, err := readForAct(ctx, e, n)
+		r, err := kind.ReadForAct(ctx, e.t, n)
 		if err != nil {
 			return d.fail(c, err)
 		}
@@ -91,17 +91,6 @@ func (d *Daemon) click(ctx context.Context, c *call) Response {
 	return d.finish(c, resp, nil)
 }
 
-// readForAct reads node n of e once for an acting verb: through the
-// target's own single read where it is a kind.OnceActor, else its traits
-// alone (kind.Reader.Node).
-func readForAct(ctx context.Context, e *entry, n kind.Node) (kind.NodeRead, error) {
-	if oa, ok := e.t.(kind.OnceActor); ok {
-		return oa.ReadForAct(ctx, n)
-	}
-	tr, err := e.t.Node(ctx, n)
-	return kind.NodeRead{Traits: tr}, err
-}
-
 // decideOn is d.decide on the node as read (nil: none), answering the
 // capability: its means are what the backend is handed.
 func decideOn(c *call, verb target.Verb, p target.Probe, read *kind.NodeRead) (target.Capability, error) {
@@ -122,15 +111,6 @@ func actOn(ctx context.Context, e *entry, n kind.Node, read *kind.NodeRead, mean
 		return oa.ActOn(ctx, n, kind.ActOptions{Read: *read, Means: means})
 	}
 	return kind.Acted{Means: means}, e.t.Act(ctx, n)
-}
-
-// insertOn appends text to node n of e, on the node as read where e is a
-// kind.OnceActor.
-func insertOn(ctx context.Context, e *entry, n kind.Node, read *kind.NodeRead, text string) error {
-	if oa, ok := e.t.(kind.OnceActor); ok && read != nil {
-		return oa.InsertOn(ctx, n, text, kind.ActOptions{Read: *read})
-	}
-	return e.t.InsertText(ctx, n, text)
 }
 
 func traitsOf(r *kind.NodeRead) *target.NodeTraits {
@@ -442,7 +422,7 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 			if !probe.Tree {
 				return d.fail(c, target.Decide(target.VerbSnapshot, probe, nil).Err())
 			}
-			r, err := readForAct(ctx, e, node)
+			r, err := kind.ReadForAct(ctx, e.t, node)
 			if err != nil {
 				c.Road = target.RoadTree
 				return d.fail(c, err)
@@ -474,7 +454,7 @@ func (d *Daemon) typeText(ctx context.Context, c *call) Response {
 			}
 			w := c.watchEffect(ctx, d, stage.Acting{Node: &node, Read: factsOf(read)})
 			into := where(w)
-			if err := insertOn(ctx, e, node, read, a.Text); err != nil {
+			if err := kind.InsertOn(ctx, e.t, node, read, a.Text); err != nil {
 				return Response{}, err
 			}
 			resp := Response{Did: fmt.Sprintf("inserted %d characters into %s through EditableText", n, into)}
@@ -551,31 +531,39 @@ func byteIndexOfRune(s string, n int) int {
 	return -1
 }
 
-// fill replaces a text field's content, as a paste would (a target that
-// can: a tab). The text is never audited.
+// fill replaces a field's whole text (@ref): a tab's as a paste would; a
+// window's through the node's EditableText, on the node read once as type
+// @ref reads it (the law decides on it, the look before acting takes it),
+// and read back. The text is never audited.
 func (d *Daemon) fill(ctx context.Context, c *call) Response {
 	e, a := c.e, c.Args.(args.Fill)
-	f, ok := e.t.(kind.Filler)
-	if !ok {
-		return d.fail(c, target.Refuse(target.CodeBadRequest, "%s has no fields to fill; type into it instead", e.id))
-	}
-	if err := d.decide(c, target.VerbTypeFocus, d.probe(ctx, e), nil); err != nil {
-		return d.fail(c, err)
-	}
+	probe := d.probe(ctx, e)
 	node, err := e.node(a.Ref)
 	if err != nil {
+		return d.fail(c, err)
+	}
+	var read *kind.NodeRead
+	if !probe.NodeInput {
+		r, err := kind.ReadForAct(ctx, e.t, node)
+		if err != nil {
+			return d.fail(c, err)
+		}
+		read = &r
+	}
+	if _, err := decideOn(c, target.VerbTypeRef, probe, read); err != nil {
 		return d.fail(c, err)
 	}
 	return d.locked(ctx, c, func(ctx context.Context) (Response, error) {
 		if err := d.still(e, c.Req.Session); err != nil {
 			return Response{}, err
 		}
-		w := c.watchEffect(ctx, d, stage.Acting{Node: &node})
-		d.nameActed(ctx, c, node, nil, w)
-		if err := f.Fill(ctx, node, a.Text); err != nil {
+		w := c.watchEffect(ctx, d, stage.Acting{Node: &node, Read: factsOf(read)})
+		d.nameActed(ctx, c, node, traitsOf(read), w)
+		how, err := kind.Fill(ctx, e.t, node, a.Text, read)
+		if err != nil {
 			return Response{}, err
 		}
-		resp := Response{Did: fmt.Sprintf("filled %s with %d characters", actedRef(c), utf8.RuneCountInString(a.Text))}
+		resp := Response{Did: fmt.Sprintf("filled %s with %d characters%s", actedRef(c), utf8.RuneCountInString(a.Text), how)}
 		w.After(ctx, &resp)
 		return resp, nil
 	})

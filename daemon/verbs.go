@@ -82,6 +82,7 @@ var runs = map[string]verbDef{
 	"screenshot": {run: (*Daemon).screenshot},
 	"click":      {run: (*Daemon).click},
 	"type":       {run: (*Daemon).typeText, check: checkType},
+	"fill":       {run: (*Daemon).fill, check: checkFill},
 	"key":        {run: (*Daemon).key},
 	"scroll":     {run: (*Daemon).scroll},
 	"select":     {run: (*Daemon).selectOptions},
@@ -103,8 +104,8 @@ var runs = map[string]verbDef{
 	"browser.scroll":     {run: (*Daemon).scroll},
 	"browser.find":       {run: (*Daemon).findText},
 	"browser.select":     {run: (*Daemon).selectOptions},
+	"browser.fill":       {run: (*Daemon).fill, check: checkFill},
 	// …and the browser's own words.
-	"browser.fill": {run: (*Daemon).fill, check: checkFill},
 	// (the words on a session's tabs and desktop apps — open, tab, get,
 	// eval, back, forward, reload, wait, new, close — are the stage
 	// daemon/tabs's; the profile words that reach no tab are the stage

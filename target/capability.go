@@ -102,7 +102,7 @@ type NodeTraits struct {
 	// Actions are the node's action names; nil when not known. A node
 	// with the Action interface but no actions cannot be clicked.
 	Actions   []string `json:"actions,omitempty"`
-	Sensitive bool     `json:"sensitive"` // STATE_SENSITIVE (or ENABLED)
+	Sensitive bool     `json:"sensitive"` // Node.Sensitive: SENSITIVE or ENABLED, as its toolkit means them
 	Editable  bool     `json:"editable"`  // STATE_EDITABLE
 	Focusable bool     `json:"focusable"` // STATE_FOCUSABLE
 	// InSelection is set when the node's parent implements Selection and
@@ -369,7 +369,7 @@ func TraitsOf(n *Node) NodeTraits {
 		Name:       n.Name,
 		Interfaces: n.Interfaces,
 		Actions:    append([]string{}, n.Actions...),
-		Sensitive:  n.Has("sensitive") || n.Has("enabled"),
+		Sensitive:  n.Sensitive(),
 		Editable:   n.Has("editable"),
 		Focusable:  n.Has("focusable"),
 	}

@@ -58,8 +58,8 @@ type Census struct {
 //   - Role is a role name as libatspi spells it ("push button", "text",
 //     "check box").
 //   - States are state names ("focused", "checked", "sensitive",
-//     "editable", "showing", …). A node that can be acted on but lacks
-//     "sensitive" is shown as disabled.
+//     "editable", "showing", …). A node that can be acted on but is not
+//     Sensitive (its toolkit's meaning) is shown as disabled.
 //   - Interfaces are short interface names ("Action", "Text",
 //     "EditableText", "Component", …).
 type Node struct {
@@ -156,9 +156,35 @@ func groupAction(name string) bool {
 }
 
 // Disabled reports whether the node is actionable or focusable but not
-// sensitive (greyed out).
+// sensitive (greyed out), as its toolkit means it (Sensitive).
 func (n *Node) Disabled() bool {
-	return (n.Actionable() || n.Has("focusable")) && !n.Has("sensitive")
+	return (n.Actionable() || n.Has("focusable")) && !n.Sensitive()
+}
+
+// Sensitive reports whether the node takes input, read by its toolkit's
+// own semantics rather than by one missing bit: it carries SENSITIVE or
+// ENABLED; or it holds the focus (no toolkit focuses a greyed-out
+// widget); or it is editable document content (contentRoles, EDITABLE),
+// on which a toolkit sets neither — LibreOffice's paragraphs are focused,
+// editable, with EditableText, and carry no SENSITIVE. A widget that
+// lacks both is greyed out, editable or not: GTK's disabled entry stays
+// EDITABLE and FOCUSABLE, and is not sensitive.
+func (n *Node) Sensitive() bool {
+	switch {
+	case n.Has("sensitive"), n.Has("enabled"), n.Has("focused"):
+		return true
+	}
+	return n.Has("editable") && contentRoles[n.Role]
+}
+
+// contentRoles are the roles of a document's content (an office suite's,
+// an editable document's), not of a widget: their toolkits never set
+// SENSITIVE or ENABLED on them.
+var contentRoles = map[string]bool{
+	"paragraph": true, "heading": true, "header": true, "footer": true, "caption": true,
+	"section": true, "block quote": true, "comment": true, "footnote": true, "page": true,
+	"document frame": true, "document text": true, "document web": true,
+	"document spreadsheet": true, "document presentation": true, "document email": true,
 }
 
 // Walk calls f for n and every node below it, depth first in child order,
@@ -455,7 +481,10 @@ func shownStates(n *Node) []string {
 	if n.Implements("EditableText") && n.Has("editable") {
 		add("editable")
 	}
-	if n.Has("read-only") {
+	// Read-only as the law reads it (not_editable): READ_ONLY, or a field
+	// with EditableText that is not EDITABLE (GTK's non-editable entry
+	// sets no READ_ONLY).
+	if n.Has("read-only") || (n.Implements("EditableText") && !n.Has("editable") && !n.Disabled()) {
 		add("readonly")
 	}
 	if n.Disabled() {

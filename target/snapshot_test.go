@@ -119,6 +119,19 @@ func TestDisabled(t *testing.T) {
 		{Node{Role: "label"}, false},
 		{Node{States: []string{"focusable"}}, true},
 		{Node{Interfaces: []string{"EditableText"}, States: []string{"sensitive", "editable"}}, false},
+		// ENABLED alone says it as SENSITIVE does.
+		{Node{Interfaces: []string{"Action"}, Actions: []string{"click"}, States: []string{"enabled"}}, false},
+		// A greyed-out entry (GTK's, Qt's): a widget, editable and
+		// focusable, neither sensitive nor enabled.
+		{Node{Role: "text", Interfaces: []string{"EditableText"}, States: []string{"editable", "focusable"}}, true},
+		// An office document's paragraph: content, on which its toolkit
+		// sets neither; editable, so it takes text.
+		{Node{Role: "paragraph", Interfaces: []string{"EditableText", "Text"}, States: []string{"editable", "focusable", "multi-line"}}, false},
+		{Node{Role: "heading", Interfaces: []string{"EditableText"}, States: []string{"editable"}}, false},
+		// Content that is not editable is judged as any node.
+		{Node{Role: "paragraph", Interfaces: []string{"Action"}, Actions: []string{"click"}, States: []string{"focusable"}}, true},
+		// The focus: no toolkit focuses a greyed-out widget.
+		{Node{Role: "text", Interfaces: []string{"EditableText"}, States: []string{"editable", "focusable", "focused"}}, false},
 	} {
 		if got := c.n.Disabled(); got != c.want {
 			t.Errorf("%+v: Disabled %v, want %v", c.n, got, c.want)

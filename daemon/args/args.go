@@ -58,6 +58,7 @@ var table = map[string]func(json.RawMessage) (Args, error){
 	"key":        of[Key],
 	"scroll":     of[Scroll],
 	"select":     of[Select],
+	"fill":       of[Fill],
 	"mode":       of[Mode],
 	"desktop":    of[Desktop],
 	"find":       of[Find],
@@ -77,8 +78,8 @@ var table = map[string]func(json.RawMessage) (Args, error){
 	"browser.scroll":     of[Scroll],
 	"browser.find":       of[Find],
 	"browser.select":     of[Select],
+	"browser.fill":       of[Fill],
 	// …and the browser's own words.
-	"browser.fill":        of[Fill],
 	"browser.get":         of[Get],
 	"browser.eval":        of[Eval],
 	"browser.back":        of[Nav],

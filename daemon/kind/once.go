@@ -45,3 +45,23 @@ type OnceActor interface {
 	// InsertOn appends text to the node's text (as InsertText does).
 	InsertOn(ctx context.Context, n Node, text string, o ActOptions) error
 }
+
+// ReadForAct reads node n of t once for an acting verb: through t's own
+// single read where it is a OnceActor, else its traits alone
+// (Reader.Node).
+func ReadForAct(ctx context.Context, t Target, n Node) (NodeRead, error) {
+	if oa, ok := t.(OnceActor); ok {
+		return oa.ReadForAct(ctx, n)
+	}
+	tr, err := t.Node(ctx, n)
+	return NodeRead{Traits: tr}, err
+}
+
+// InsertOn appends text to node n of t, on the node as read (read not
+// nil) where t is a OnceActor, else through its InsertText.
+func InsertOn(ctx context.Context, t Target, n Node, read *NodeRead, text string) error {
+	if oa, ok := t.(OnceActor); ok && read != nil {
+		return oa.InsertOn(ctx, n, text, ActOptions{Read: *read})
+	}
+	return t.InsertText(ctx, n, text)
+}

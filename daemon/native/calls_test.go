@@ -21,7 +21,7 @@ import (
 // the act), on one toolkit's fixture, with the check (the default) and
 // without it (--no-verify). A change that reads a node once more, or asks
 // the application one more question, changes a number here: it is seen,
-// and said in its commit. (fill is a page's verb: a window has none.)
+// and said in its commit.
 type actBudget struct {
 	clickNoVerify, click uint64
 	// clickUnseen, where set, is click's budget when its check answers
@@ -29,6 +29,8 @@ type actBudget struct {
 	// loaded machine can let the moment pass before the look).
 	clickUnseen       uint64
 	typeNoVerify, typ uint64
+	// fill @ref on the entry holding text.
+	fillNoVerify, fill uint64
 	// select on a combo box; 0: the fixture has no control a window's
 	// select takes.
 	selectNoVerify, sel uint64
@@ -61,6 +63,13 @@ var (
 		// the verifier's one look after acting (8), which sees the text
 		// grow. Before GetAll: 19.
 		typ: 17,
+		// fill @ref into the entry holding "abcd", --no-verify: the node
+		// read (7) and its first character (1), SetTextContents (1), the
+		// text read back (GetText, 1).
+		fillNoVerify: 10,
+		// fill with the check: also the verifier's one look after acting
+		// (8), which sees the text change; its look before is the read.
+		fill: 18,
 		// select "Blue" on the combo box, --no-verify: the core's node
 		// read for the law (6); atspi's Select reads the node again (6),
 		// walks the control two levels deep (the combo box again, its
@@ -90,6 +99,11 @@ var (
 		// read (6) and its first character (1), InsertText (1), the
 		// verifier's one look (7). Before GetAll: 17.
 		typ: 15,
+		// fill @ref into the entry holding "abcd": the node read (6) and
+		// its first character (1), SetTextContents (1), GetText (1); with
+		// the check, the verifier's one look (7).
+		fillNoVerify: 9,
+		fill:         16,
 	}
 	// The Qt 5 fixture (qt5.py).
 	qt5Budget = actBudget{
@@ -109,6 +123,11 @@ var (
 		// read (8) and its first character (1), InsertText (1), the
 		// verifier's one look (9).
 		typ: 19,
+		// fill @ref into the entry holding "abcd": the node read (8) and
+		// its first character (1), SetTextContents (1), GetText (1); with
+		// the check, the verifier's one look (9).
+		fillNoVerify: 11,
+		fill:         20,
 	}
 )
 
@@ -147,7 +166,7 @@ var toolkitFixtures = []toolkitFixture{
 }
 
 // TestActRoundTrips counts the D-Bus calls of one click @ref, one type
-// @ref and one select on a window of our Xvfb, each with and without the
+// @ref, one fill @ref and one select on a window of our Xvfb, each with and without the
 // check, on the GTK 3, GTK 4 and Qt 5 fixtures, driven through a served
 // daemon as the CLI drives it, each effect seen in the fixture's own log,
 // and holds them to the budgets above.
@@ -243,6 +262,9 @@ func actRoundTrips(t *testing.T, sv *daemontest.Served, calls *atomic.Uint64, tk
 	}
 	count("type @ref --no-verify", daemon.Request{Verb: "type"}.With(args.Type{Ref: entry, Text: "ab", NoVerify: true}), b.typeNoVerify, 0, typed("ab"))
 	count("type @ref", daemon.Request{Verb: "type"}.With(args.Type{Ref: entry, Text: "cd"}), b.typ, 0, typed("abcd"))
+	// fill replaces the whole text the entry holds ("abcd").
+	count("fill @ref --no-verify", daemon.Request{Verb: "fill"}.With(args.Fill{Ref: entry, Text: "xyz", NoVerify: true}), b.fillNoVerify, 0, typed("xyz"))
+	count("fill @ref", daemon.Request{Verb: "fill"}.With(args.Fill{Ref: entry, Text: "wörld"}), b.fill, 0, typed("wörld"))
 
 	if tk.combo == "" {
 		return

@@ -345,3 +345,8 @@ func (w *wlWindow) Input(ctx context.Context, ev kind.Input) error {
 
 // Close stops nothing: the window is the person's.
 func (w *wlWindow) Close(context.Context) error { return nil }
+
+// FillOn is window.go's (fill.go).
+func (w *wlWindow) FillOn(ctx context.Context, n kind.Node, text string, o kind.ActOptions) (string, error) {
+	return w.t.FillOn(ctx, n, text, o)
+}

@@ -117,7 +117,7 @@ var (
 	reads   = Facts{Reads: true}
 	click   = Facts{Acts: true, Focuses: true, Marks: true, Law: target.VerbClickRef, LawAt: target.VerbClickAt}
 	typing  = Facts{Acts: true, Types: true, Marks: true, Law: target.VerbTypeFocus, LawRef: target.VerbTypeRef}
-	fill    = Facts{Acts: true, Types: true, Marks: true, Law: target.VerbTypeFocus}
+	fill    = Facts{Acts: true, Types: true, Marks: true, Law: target.VerbTypeRef}
 	key     = Facts{Acts: true, Types: true, Marks: true, Law: target.VerbKey}
 	scroll  = Facts{Acts: true, Marks: true, Law: target.VerbScroll}
 	choose  = Facts{Acts: true, Law: target.VerbSelect}
@@ -142,6 +142,7 @@ var table = map[string]Facts{
 	"screenshot": on(Handle, picture),
 	"click":      on(Handle, click),
 	"type":       on(Handle, typing),
+	"fill":       on(Handle, fill),
 	"key":        on(Handle, key),
 	"scroll":     on(Handle, scroll),
 	"select":     on(Handle, choose),
@@ -164,8 +165,8 @@ var table = map[string]Facts{
 	"browser.scroll":     on(Tab, scroll),
 	"browser.find":       on(Tab, read),
 	"browser.select":     on(Tab, choose),
+	"browser.fill":       on(Tab, fill),
 	// …and the browser's own words.
-	"browser.fill":        on(Tab, fill),
 	"browser.get":         {Reach: Tab, Reads: true},
 	"browser.eval":        {Reach: Tab, Unsure: true},
 	"browser.back":        on(Tab, acts),

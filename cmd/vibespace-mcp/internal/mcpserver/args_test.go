@@ -27,6 +27,7 @@ func TestToolArgsAreTheVerbs(t *testing.T) {
 		{"window_get_text", "get", []string{"handle"}, []string{"what"}}, // a window's get reads a node's text alone
 		{"window_click", "click", []string{"handle"}, nil},
 		{"window_type", "type", []string{"handle"}, nil},
+		{"window_fill", "fill", []string{"handle"}, nil},
 		{"window_key", "key", []string{"handle"}, nil},
 		{"window_scroll", "scroll", []string{"handle"}, nil},
 		{"window_select", "select", []string{"handle"}, nil},

@@ -42,8 +42,8 @@ ADD IT TO AN MCP HOST (its JSON config)
 
 THE TOOLS (the command lines' verbs, the same words)
    window_list, window_open, window_snapshot, window_find, window_get_text,
-   window_click, window_type, window_key, window_scroll, window_select,
-   window_screenshot, window_detach, window_close
+   window_click, window_type, window_fill, window_key, window_scroll,
+   window_select, window_screenshot, window_detach, window_close
                                               vibespace-window's, on win:N
    browser_open, browser_snapshot, browser_find, browser_get, browser_click,
    browser_fill, browser_type, browser_key, browser_scroll, browser_select,

@@ -189,6 +189,10 @@ type (
 		onWindow
 		args.Select
 	}
+	fillWindowArgs struct {
+		onWindow
+		args.Fill
+	}
 
 	// A browser tool's arguments.
 	pageArgs         struct{ atProfile }
@@ -341,6 +345,10 @@ var tools = []toolDef{
 	verb(groupWindow, &mcp.Tool{Name: "window_type", Description: "Type text into a node (ref), or as keys into the window's focused node.",
 		Annotations: acts("Type in a window", true, false, false)}, func(in typeWindowArgs) (plan, error) {
 		return typeRequest("type", in.Handle, in.Type)
+	}),
+	verb(groupWindow, &mcp.Tool{Name: "window_fill", Description: "Replace a field's whole text (ref) through its EditableText; the answer reads it back.",
+		Annotations: acts("Fill a field in a window", true, true, false)}, func(in fillWindowArgs) (plan, error) {
+		return plan{req: args.Request("fill", in.Handle, in.Fill)}, nil
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_key", Description: "Press one chord in the window.",
 		Annotations: acts("Press a key in a window", true, false, false)}, func(in keyWindowArgs) (plan, error) {

@@ -119,6 +119,7 @@ func TestEveryToolsRequest(t *testing.T) {
 		{"window_get_text", map[string]any{"handle": "win:1", "ref": "e7"}, []wire.Request{wire.Request{Verb: "get", Target: "win:1"}.With(args.GetNode{What: "text", Ref: "e7"})}},
 		{"window_click", map[string]any{"handle": "win:1", "at": "12,34", "no_verify": true}, []wire.Request{wire.Request{Verb: "click", Target: "win:1"}.With(args.Click{At: "12,34", NoVerify: true})}},
 		{"window_type", map[string]any{"handle": "win:1", "ref": "@e9", "text": "hi"}, []wire.Request{wire.Request{Verb: "type", Target: "win:1"}.With(args.Type{Ref: "@e9", Text: "hi"})}},
+		{"window_fill", map[string]any{"handle": "win:1", "ref": "@e9", "text": "hi"}, []wire.Request{wire.Request{Verb: "fill", Target: "win:1"}.With(args.Fill{Ref: "@e9", Text: "hi"})}},
 		{"window_key", map[string]any{"handle": "win:1", "chord": "ctrl+s"}, []wire.Request{wire.Request{Verb: "key", Target: "win:1"}.With(args.Key{Chord: "ctrl+s"})}},
 		{"window_scroll", map[string]any{"handle": "win:1", "direction": "down"}, []wire.Request{wire.Request{Verb: "scroll", Target: "win:1"}.With(args.Scroll{Direction: "down", By: daemoncall.ScrollBy})}},
 		{"window_select", map[string]any{"handle": "win:1", "ref": "@e4", "options": []string{"Red", "Green"}},

@@ -64,6 +64,7 @@ THE LOOP
    vibespace-window find win:1 "Dark"; snapshot win:1 @e12 --depth 2 | --diff; get win:1 text @e7   # observe less
    vibespace-window click win:1 @e12              # act on a NODE through its Action
    vibespace-window type win:1 @e7 "hello"        # text into a node (EditableText)
+   vibespace-window fill win:1 @e7 "hello"        # a field's whole text replaced, read back
    vibespace-window select win:1 @e9 "Green"      # choose options of a combo box / list
    vibespace-window key win:1 ctrl+s              # a chord, into the focused window
    vibespace-window screenshot win:1 --out w.png  # pixels, when the tree is not enough
@@ -84,6 +85,8 @@ THE ROADS (never a silent degrade)
                      no_action — use --at yourself if you really mean a point.
    type @ref "…"     EditableText, or focus + keys where the node takes focus.
    type "…"          keys into the window's focused node.
+   fill @ref "…"     only EditableText: the whole text replaced and read back
+                     (value_not_set with what it holds); none is no_editable_text.
    key, click --at,  need an injection backend (XTEST here); without one they are
    scroll            refused no_injection_backend with the probe's reason.
    doctor prints what this machine offers and why not.
@@ -92,9 +95,9 @@ MODES (auto | tree | pixels; vibespace-window help mode)
    open --mode pixels <app> chooses one (auto by default); mode win:1 tree changes
    it (the lease holder). auto lets every verb with a road run and resolves to
    tree when the window's frame is on the accessibility bus with a child, else to
-   pixels (then snapshot, click @ref, type @ref are refused no_tree). tree refuses
-   click --at and scroll --at (mode_tree); pixels refuses snapshot, click @ref and
-   type @ref (mode_pixels). key, type without a ref and screenshot work in every
+   pixels (then snapshot, click @ref, type @ref, fill are refused no_tree). tree
+   refuses click --at and scroll --at (mode_tree); pixels refuses snapshot, click
+   @ref, type @ref and fill (mode_pixels). key, type without a ref and screenshot work in every
    mode. Every answer's target line says it: "mode: auto → tree". Accessibility is
    switched on for the toolkits that wait to be asked (Qt, Chromium, Electron; a
    Chromium or Electron app also gets --force-renderer-accessibility at open).
@@ -189,7 +192,7 @@ ANSWERS AND EXIT CODES
    daemon's answer as one JSON object (before the command: vibespace-window --json
    list). Exit 0: done. Exit 1: refused — stderr says "refused: <sentence> [<code>]"
    and the code is stable (not_exposed, held, window_paused, no_action,
-   no_editable_text, no_injection_backend, stale_ref, bad_ref, bad_chord,
+   no_editable_text, not_sensitive, value_not_set, no_injection_backend, stale_ref, bad_ref, bad_chord,
    outside_window, window_gone, app_not_found, text_too_long, wrong_kind,
    no_display, display_not_answering, mode_pixels, mode_tree, bad_mode, no_tree,
    display_limit, no_attach, desktop_off, no_pixels_grant, your_desktop,

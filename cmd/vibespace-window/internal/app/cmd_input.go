@@ -1,6 +1,6 @@
 package app
 
-// Commands of acting on a window: click, type, key, scroll.
+// Commands of acting on a window: click, type, fill, key, scroll.
 
 import (
 	"github.com/urfave/cli/v2"
@@ -68,6 +68,33 @@ At most 1500 characters as keys, 65536 through EditableText. Text starting with
 				return usage(`type needs the text: type win:1 "hello", or type win:1 @e7 "hello" (quote it as one argument)`)
 			}
 			return ask(c, o, args.Request("type", h, a), callTimeout, nil)
+		},
+	}
+}
+
+func fillCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "fill", Description: `Replaces the whole text of a field (@ref) with the text, through the node's
+EditableText (the same word as vibespace-browser's fill), and reads it back from
+the node's Text: a field that holds anything else after is refused value_not_set,
+with what it holds. A node with no EditableText is refused no_editable_text (type
+@ref types keys into a node that only takes focus). At most 65536 characters. Text
+starting with "-" goes after --. The text is never written to the audit log.
+
+   vibespace-window fill win:1 @e9 "report.odt"
+   vibespace-window fill win:1 @e9 -- "-5 degrees"`,
+		Usage:     "replace the whole text of a field (@ref) with text, read back",
+		ArgsUsage: "<handle> @ref \"text\"", Flags: []cli.Flag{jsonFlag, noVerifyFlag},
+		Action: func(c *cli.Context) error {
+			h, err := handle(c)
+			if err != nil {
+				return err
+			}
+			if c.NArg() != 3 {
+				return usage(`fill needs a ref and the text: fill win:1 @e7 "hello" (quote it as one argument)`)
+			}
+			a := args.Fill{NoVerify: c.Bool("no-verify"), Ref: c.Args().Get(1), Text: c.Args().Get(2)}
+			return ask(c, o, args.Request("fill", h, a), callTimeout, nil)
 		},
 	}
 }

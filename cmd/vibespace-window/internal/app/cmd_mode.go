@@ -17,14 +17,14 @@ changed with this command by the holder of its lease (audited as the other verbs
             resolves to tree when the window's frame is on the accessibility bus
             with at least one child, else to pixels — at open, and again when a
             tree verb asks under auto → pixels (an application may register late)
-            or when you set auto again. Under auto → pixels, snapshot, click @ref
-            and type @ref are refused no_tree, the mode in the facts.
+            or when you set auto again. Under auto → pixels, snapshot, click @ref,
+            type @ref and fill are refused no_tree, the mode in the facts.
    tree     the tree alone: click --at and scroll --at are refused mode_tree
             (act on a node instead); key, type, scroll without --at and
             screenshot still work.
-   pixels   the pixels alone: snapshot, click @ref and type @ref are refused
-            mode_pixels, naming how to switch (mode <handle> tree); screenshot,
-            click --at, scroll, key and type without a ref work.
+   pixels   the pixels alone: snapshot, click @ref, type @ref and fill are
+            refused mode_pixels, naming how to switch (mode <handle> tree);
+            screenshot, click --at, scroll, key and type without a ref work.
 
 A word other than auto, tree or pixels is refused bad_mode. list and every answer
 on a window say its mode ("mode: auto → tree", "mode: auto → pixels (no

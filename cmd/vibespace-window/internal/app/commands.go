@@ -60,6 +60,7 @@ func commands(o Options) []*cli.Command {
 		screenshotCommand(o),
 		clickCommand(o),
 		typeCommand(o),
+		fillCommand(o),
 		selectCommand(o),
 		keyCommand(o),
 		scrollCommand(o),
