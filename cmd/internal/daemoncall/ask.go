@@ -21,6 +21,10 @@ const (
 	OpenTimeout = 90 * time.Second
 )
 
+// SecretFlag is type's and fill's --secret NAME: the text is the secret
+// the daemon keeps under that name (key set secret:NAME), never given here.
+var SecretFlag = &cli.StringFlag{Name: "secret", Usage: "instead of the text: the secret the daemon keeps under `NAME` (key set secret:NAME); its value is typed, never shown"}
+
 // JSONFlag is every command's --json.
 var JSONFlag = &cli.BoolFlag{Name: "json", Usage: "print the answer as one JSON object"}
 

@@ -11,6 +11,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/inflight"
 	"github.com/vibespace/vibespace/daemon/keys"
 	"github.com/vibespace/vibespace/daemon/marks"
+	"github.com/vibespace/vibespace/daemon/secrets"
 	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/daemon/tabs"
 	"github.com/vibespace/vibespace/daemon/trace"
@@ -31,6 +32,13 @@ func All() []stage.Registration {
 	// them and handed them.
 	var br *browsing.Stage
 	return []stage.Registration{
+		// secrets: type and fill --secret NAME (a window's or a tab's)
+		// take the secret's value from the key store here, before any
+		// other stage admits the verb (unknown: no_secret), and the
+		// answer is cleaned of it here, before any other stage finishes
+		// it (the audit row, the trace): it says the secret's name and
+		// length, never its value. First, for both.
+		{Name: secrets.Name, New: secrets.New},
 		// budget: a session's steps. An acting verb is refused
 		// budget_spent once its session's budget of steps or minutes is
 		// spent, and budget_unreadable while budgets.json could not be
@@ -38,9 +46,9 @@ func All() []stage.Registration {
 		// the same action that saw no visible change NoProgressAfter times
 		// in a row on one target is refused no_progress. It answers budget
 		// and browser.budget, keeps budgets.json across restarts, and says
-		// in status while the budgets are lost. First: a verb over its
-		// budget, or in a loop, is refused before any later stage admits
-		// or enters it.
+		// in status while the budgets are lost. A verb over its budget,
+		// or in a loop, is refused before any later stage admits or
+		// enters it.
 		{Name: budget.Name, New: budget.New},
 		// inflight: a verb that acts (or may) on a target is recorded
 		// under inflight/ before it runs and the record removed once it
