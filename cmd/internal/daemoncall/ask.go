@@ -38,7 +38,14 @@ type Body func(wire.Response, io.Writer) error
 // as given.)
 func Ask(c *cli.Context, o Options, req wire.Request, timeout time.Duration, body Body) error {
 	if err := args.Check(req); err != nil {
+		if o.Capture != nil {
+			return err
+		}
 		return Print(c, o, req, Refused(err), body)
+	}
+	if o.Capture != nil {
+		o.Capture(req)
+		return nil
 	}
 	resp, err := Call(c.Context, o, req, timeout)
 	if err != nil {
