@@ -64,6 +64,9 @@ func (h browserHands) Rows() []provider.Row                   { return h.d.law.R
 func (h browserHands) Key(scope string) (string, bool, error) { return h.d.keys.Get(scope) }
 func (h browserHands) Browser() kind.Browser                  { return h.d.cfg.Browser }
 
+// Handle is the verb path, as the batch stage (daemon/batch) runs its steps.
+func (h browserHands) Handle(ctx context.Context, req Request) Response { return h.d.Handle(ctx, req) }
+
 // AppWindow is the window a desktop app's profile runs as, as last read.
 func (h browserHands) AppWindow(profileID string) (target.ID, bool) {
 	if profileID == "" {

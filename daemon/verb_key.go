@@ -9,9 +9,9 @@ package daemon
 // every stored key out of what leaves the daemon (scrubErr).
 
 import (
-	"errors"
 	"github.com/vibespace/vibespace/daemon/args"
 	"slices"
+	"strings"
 
 	"github.com/vibespace/vibespace/provider"
 	"github.com/vibespace/vibespace/target"
@@ -25,10 +25,14 @@ const keysDir = "keys"
 var keyProviders = provider.Keyed()
 
 // checkKeyProvider refuses a provider that takes no key, naming those that
-// do. It is the one place that decides which names key.* accepts.
+// do, and a secret's name (secret:NAME) that is none. It is the one place
+// that decides which names key.* accepts.
 func checkKeyProvider(name string) error {
 	if name == "" {
 		return target.Refuse(target.CodeBadRequest, "name the provider: key set|clear <provider>, one of %v", keyProviders).With("providers", keyProviders)
+	}
+	if strings.HasPrefix(name, args.SecretPrefix) { // a secret typed by name (daemon/secrets)
+		return args.CheckSecretName(name)
 	}
 	if !slices.Contains(keyProviders, name) {
 		return target.Refuse(target.CodeBadRequest, "%s is no provider that takes a key: one of %v", target.Echo(name), keyProviders).With("providers", keyProviders)
@@ -54,38 +58,11 @@ func checkKeyList(d *Daemon, c *call) error {
 	return nil
 }
 
-// scrubErr is err with every stored key blanked out of its sentence, its
-// facts and its cause (Store.Scrub); an error that names no key is
-// answered as it is.
+// scrubErr is err with every stored key blanked out of it
+// (secret.Store.ScrubErr).
 func (d *Daemon) scrubErr(err error) error {
-	if err == nil || d.keys == nil {
+	if d.keys == nil {
 		return err
 	}
-	r, ok := target.AsRefusal(err)
-	if !ok {
-		if s := d.keys.Scrub(err.Error()); s != err.Error() {
-			return errors.New(s)
-		}
-		return err
-	}
-	changed := false
-	scrub := func(s string) string {
-		t := d.keys.Scrub(s)
-		changed = changed || t != s
-		return t
-	}
-	out := &target.Refusal{Code: r.Code, Message: scrub(r.Message)}
-	for k, v := range r.Facts {
-		if s, ok := v.(string); ok {
-			v = scrub(s)
-		}
-		out.With(k, v)
-	}
-	if r.Err != nil {
-		out.Err = errors.New(scrub(r.Err.Error()))
-	}
-	if !changed {
-		return err
-	}
-	return out
+	return d.keys.ScrubErr(err)
 }

@@ -115,6 +115,10 @@ const (
 	CodeProviderUnreachable Code = "provider_unreachable" // the provider's endpoint did not answer (a remote DevTools endpoint or a cloud service): the refusal names the endpoint, never a key
 	CodeNoKey               Code = "no_key"               // the provider needs a key and none is set: vibespace-browser key set <provider> (the key is read from stdin, kept by the daemon)
 	CodeKeyRejected         Code = "key_rejected"         // the provider refused the key the daemon holds for it (401): set the right one with vibespace-browser key set <provider>
+	CodeNoSecret            Code = "no_secret"            // type or fill --secret NAME names no secret the daemon keeps: the user stores it with key set secret:NAME (read from stdin)
+
+	// Batches of steps (daemon/batch).
+	CodeExpectUnmet Code = "expect_unmet" // a batch step ran but its --expect (changed, text:…, window) did not hold: the batch stopped there
 
 	// Browser profiles and attachment sets (profile/).
 	CodeLabelTaken         Code = "label_taken"          // another profile already has that label

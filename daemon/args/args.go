@@ -68,6 +68,7 @@ var table = map[string]func(json.RawMessage) (Args, error){
 	"key.set":    of[KeySet],
 	"key.clear":  of[KeyNamed],
 	"key.list":   of[KeyNamed],
+	"batch":      of[Batch],
 
 	// vibespace-browser: the same verbs on the current tab…
 	"browser.snapshot":   of[Snapshot],
@@ -99,6 +100,7 @@ var table = map[string]func(json.RawMessage) (Args, error){
 	"browser.status":      of[Empty],
 	"browser.trace":       of[Trace],
 	"browser.budget":      of[Budget],
+	"browser.batch":       of[Batch],
 }
 
 // of decodes the arguments of a verb whose type is T: none (no bytes, or

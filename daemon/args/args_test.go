@@ -43,7 +43,14 @@ func filled(t *testing.T, v reflect.Value) {
 		case reflect.Bool:
 			f.SetBool(true)
 		case reflect.Slice:
+			if f.Type().Elem().Kind() != reflect.String { // a batch's steps
+				f.Set(reflect.MakeSlice(f.Type(), 1, 1))
+				filled(t, f.Index(0))
+				continue
+			}
 			f.Set(reflect.ValueOf([]string{"a", "b c"}))
+		case reflect.Map: // a batch step's arguments
+			f.Set(reflect.ValueOf(map[string]any{"ref": "@e1", "n": 2.5}))
 		case reflect.Struct:
 			filled(t, f)
 		case reflect.Pointer:

@@ -34,26 +34,65 @@ func (a Click) Validate() error {
 // Type is type's: the text, into a node (@ref) or the focused node. How
 // many characters one type may carry is the daemon's setting (its
 // MaxText, MaxKeysText): TextWithin.
+//
+// SecretName, instead of the text, names a secret the daemon keeps (key set
+// secret:NAME): the daemon types its value, which never stands in the
+// request, and the answer says how many characters it had.
 type Type struct {
-	Ref      string `json:"ref,omitempty" jsonschema:"the node (@eN); without one, the focused node"`
-	Text     string `json:"text" jsonschema:"the text"`
-	NoVerify bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
+	Ref        string `json:"ref,omitempty" jsonschema:"the node (@eN); without one, the focused node"`
+	Text       string `json:"text,omitempty" jsonschema:"the text (or secret_name instead)"`
+	SecretName string `json:"secret_name,omitempty" jsonschema:"instead of text: the name of a secret the user stored (vibespace-window key set secret:NAME); its value is typed and never shown"`
+	NoVerify   bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
 }
 
-func (a Type) Validate() error { return CheckText(a.Text) }
+func (a Type) Validate() error { return checkTextOrSecret(a.Text, a.SecretName) }
 
-// Fill is fill's: a field (@ref) and its new value.
+// Fill is fill's: a field (@ref) and its new value, or the name of a
+// secret whose value it takes (as Type's).
 type Fill struct {
-	Ref      string `json:"ref" jsonschema:"the field (@eN)"`
-	Text     string `json:"text" jsonschema:"its new value"`
-	NoVerify bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
+	Ref        string `json:"ref" jsonschema:"the field (@eN)"`
+	Text       string `json:"text,omitempty" jsonschema:"its new value (or secret_name instead)"`
+	SecretName string `json:"secret_name,omitempty" jsonschema:"instead of text: the name of a secret the user stored (key set secret:NAME); its value is filled and never shown"`
+	NoVerify   bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
 }
 
 func (a Fill) Validate() error {
 	if a.Ref == "" {
 		return badRequest("fill needs @ref and a text")
 	}
-	return CheckText(a.Text)
+	return checkTextOrSecret(a.Text, a.SecretName)
+}
+
+// SecretPrefix starts the name under which the key store keeps a secret
+// an agent may have typed by name (key set secret:NAME): a provider's key
+// is never one, so no agent can type a provider's key into a page.
+const SecretPrefix = "secret:"
+
+// checkTextOrSecret refuses a text and a secret's name given together,
+// and checks the one given.
+func checkTextOrSecret(text, name string) error {
+	if name == "" {
+		return CheckText(text)
+	}
+	if text != "" {
+		return badRequest("give the text or --secret NAME, not both")
+	}
+	return CheckSecretName(name)
+}
+
+// CheckSecretName refuses what cannot name a secret: 1–57 characters of
+// a-z, 0-9, '-', '_' and '.', not starting with '.' (the key store's
+// names, under SecretPrefix).
+func CheckSecretName(name string) error {
+	name = strings.TrimPrefix(name, SecretPrefix)
+	ok := name != "" && len(name) <= 64-len(SecretPrefix) && name[0] != '.'
+	for _, r := range name {
+		ok = ok && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.')
+	}
+	if !ok {
+		return badRequest("--secret %s: a secret's name is 1 to %d characters of a-z, 0-9, - _ and . (not starting with .)", target.Echo(name), 64-len(SecretPrefix))
+	}
+	return nil
 }
 
 // CheckText refuses a text no road types: not UTF-8, or holding U+0000.
@@ -168,9 +207,13 @@ func ParsePoint(name, s string) (*wire.Point, error) {
 // The arguments as the stages around every verb read them, whatever the
 // verb: where it acts, what it types, whether its effect is watched.
 type (
-	reffed     interface{ nodeRef() string }
-	pointed    interface{ point() *wire.Point }
-	texted     interface{ typedText() string }
+	reffed  interface{ nodeRef() string }
+	pointed interface{ point() *wire.Point }
+	texted  interface {
+		typedText() string
+		secretName() string
+		withText(string) Args
+	}
 	unverified interface{ unverified() bool }
 )
 
@@ -200,6 +243,26 @@ func Text(a Args) string {
 	return ""
 }
 
+// Secret is the secret a's verb types by name (type, fill --secret NAME),
+// as the key store names it (secret:NAME); "" none.
+func Secret(a Args) string {
+	if t, ok := a.(texted); ok && t.secretName() != "" {
+		return SecretPrefix + strings.TrimPrefix(t.secretName(), SecretPrefix)
+	}
+	return ""
+}
+
+// WithText is a, whose verb types a secret by name, carrying text as the
+// text it types (the secret's value, read by the daemon): the name stays,
+// so every stage knows the text is a secret. A verb that types no text is
+// answered as it is.
+func WithText(a Args, text string) Args {
+	if t, ok := a.(texted); ok {
+		return t.withText(text)
+	}
+	return a
+}
+
 // NoVerify reports whether a's verb is not to watch for its effect
 // (--no-verify).
 func NoVerify(a Args) bool {
@@ -218,10 +281,20 @@ func (a Click) point() *wire.Point  { p, _ := ParsePoint("--at", a.At); return p
 func (a Scroll) point() *wire.Point { p, _ := ParsePoint("--at", a.At); return p }
 func (a Type) typedText() string    { return a.Text }
 func (a Fill) typedText() string    { return a.Text }
-func (a Click) unverified() bool    { return a.NoVerify }
-func (a Type) unverified() bool     { return a.NoVerify }
-func (a Fill) unverified() bool     { return a.NoVerify }
-func (a Key) unverified() bool      { return a.NoVerify }
-func (a Scroll) unverified() bool   { return a.NoVerify }
-func (a Select) unverified() bool   { return a.NoVerify }
-func (a Nav) unverified() bool      { return a.NoVerify }
+func (a Type) secretName() string   { return a.SecretName }
+func (a Fill) secretName() string   { return a.SecretName }
+func (a Type) withText(t string) Args {
+	a.Text = t
+	return a
+}
+func (a Fill) withText(t string) Args {
+	a.Text = t
+	return a
+}
+func (a Click) unverified() bool  { return a.NoVerify }
+func (a Type) unverified() bool   { return a.NoVerify }
+func (a Fill) unverified() bool   { return a.NoVerify }
+func (a Key) unverified() bool    { return a.NoVerify }
+func (a Scroll) unverified() bool { return a.NoVerify }
+func (a Select) unverified() bool { return a.NoVerify }
+func (a Nav) unverified() bool    { return a.NoVerify }

@@ -6,6 +6,9 @@ package args
 // their own: what they refuse needs the daemon's state.
 
 import (
+	"errors"
+	"strings"
+
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
 )
@@ -198,3 +201,76 @@ type KeyNamed struct {
 }
 
 func (a KeyNamed) Validate() error { return nil }
+
+// MaxBatchSteps bounds one batch's steps.
+const MaxBatchSteps = 50
+
+// Batch is batch's: steps run in order on the session's targets, each
+// through the verb path as if sent alone, the batch stopping at the first
+// step refused or whose expectation did not hold (daemon/batch).
+type Batch struct {
+	Steps []Step `json:"steps" jsonschema:"the steps, run in order; the batch stops at the first one refused, or whose expect did not hold"`
+}
+
+// Step is one step of a batch: a verb as its command line names it
+// (click, type, fill, key, scroll, select, snapshot, find, get), its
+// target (a window's; default the batch's own), its arguments as its own
+// request carries them, and what must hold after it (Expect).
+type Step struct {
+	Verb   string         `json:"verb" jsonschema:"the verb as the command line names it: click, type, fill, key, scroll, select, snapshot, find, get"`
+	Target string         `json:"target,omitempty" jsonschema:"a window step's window (win:N); default the batch's handle. A page step acts on your current tab"`
+	Args   map[string]any `json:"args,omitempty" jsonschema:"the verb's arguments as its own tool takes them: ref, text, secret_name, chord, options, direction…"`
+	Expect string         `json:"expect,omitempty" jsonschema:"what must hold after the step, else the batch stops expect_unmet: changed (its effect was confirmed or changed_elsewhere), text:<words> (find sees them on its target), window or window:<title> (a new target opened)"`
+}
+
+func (a Batch) Validate() error {
+	if len(a.Steps) == 0 {
+		return badRequest("batch needs at least one step")
+	}
+	if len(a.Steps) > MaxBatchSteps {
+		return badRequest("a batch takes at most %d steps, not %d (split it)", MaxBatchSteps, len(a.Steps))
+	}
+	for i, s := range a.Steps {
+		if s.Verb == "" {
+			return badRequest("batch step %d names no verb", i+1).With("step", i+1)
+		}
+		if _, err := ParseExpect(s.Expect); err != nil {
+			return badRequest("batch step %d (%s): %s", i+1, target.Echo(s.Verb), err.Error()).With("step", i+1)
+		}
+	}
+	return nil
+}
+
+// The expectations a batch step may carry.
+const (
+	ExpectChanged = "changed" // its effect: confirmed or changed_elsewhere
+	ExpectText    = "text"    // text:<words>: find sees them on the step's target
+	ExpectWindow  = "window"  // window[:<title>]: a new target opened (its title holding <title>)
+)
+
+// Expect is a step's expectation, parsed: its kind ("" none) and its
+// words (text's, window's title).
+type Expect struct {
+	Kind, Words string
+}
+
+// ParseExpect reads an expectation: "", changed, text:<words>, window or
+// window:<title>; quotes around the words are dropped.
+func ParseExpect(s string) (Expect, error) {
+	kind, words, has := strings.Cut(strings.TrimSpace(s), ":")
+	words = strings.TrimSpace(words)
+	if len(words) >= 2 && (words[0] == '"' && words[len(words)-1] == '"' || words[0] == '\'' && words[len(words)-1] == '\'') {
+		words = words[1 : len(words)-1]
+	}
+	switch {
+	case kind == "" && !has:
+		return Expect{}, nil
+	case kind == ExpectChanged && !has:
+		return Expect{Kind: kind}, nil
+	case kind == ExpectText && words != "":
+		return Expect{Kind: kind, Words: words}, nil
+	case kind == ExpectWindow && (!has || words != ""):
+		return Expect{Kind: kind, Words: words}, nil
+	}
+	return Expect{}, errors.New(`--expect takes changed, text:"<words>", window or window:"<title>", not ` + target.Echo(s))
+}

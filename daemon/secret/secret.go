@@ -21,6 +21,7 @@ import (
 
 	"github.com/vibespace/vibespace/internal/atomicfile"
 	"github.com/vibespace/vibespace/internal/statefile"
+	"github.com/vibespace/vibespace/target"
 )
 
 // Mask replaces a stored value in scrubbed text.
@@ -358,4 +359,41 @@ func (s *Store) Scrub(text string) string {
 		}
 	}
 	return text
+}
+
+// ScrubErr is err with every stored value blanked out of its sentence,
+// its facts and its cause (Scrub), when it is a refusal; any other error
+// with them blanked out of its words. An error that names no stored value
+// is answered as it is.
+func (s *Store) ScrubErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	r, ok := target.AsRefusal(err)
+	if !ok {
+		if t := s.Scrub(err.Error()); t != err.Error() {
+			return errors.New(t)
+		}
+		return err
+	}
+	changed := false
+	scrub := func(str string) string {
+		t := s.Scrub(str)
+		changed = changed || t != str
+		return t
+	}
+	out := &target.Refusal{Code: r.Code, Message: scrub(r.Message)}
+	for k, v := range r.Facts {
+		if str, ok := v.(string); ok {
+			v = scrub(str)
+		}
+		out.With(k, v)
+	}
+	if r.Err != nil {
+		out.Err = errors.New(scrub(r.Err.Error()))
+	}
+	if !changed {
+		return err
+	}
+	return out
 }

@@ -210,7 +210,9 @@ type Env struct {
 	// Keys is the daemon's key store (package daemon/secret): the provider
 	// keys, which no stage may answer, log, audit or trace (the core blanks
 	// every stored key out of what leaves the daemon). Only the key words'
-	// stage (daemon/keys) reads or writes it.
+	// stage (daemon/keys) writes it; the secrets stage (daemon/secrets)
+	// reads the secrets an agent types by name (secret:NAME), never a
+	// provider's key.
 	Keys *secret.Store
 	// Sees reports whether the target id is shared with session (seen),
 	// and whether the daemon knows it at all (known: false once it is
@@ -249,6 +251,10 @@ type Call struct {
 	// Fact is what the verb adds to its audit row: user, force, replaced,
 	// with, mode, setting.
 	Fact lease.Entry
+	// Batch is the id of the batch the verb runs as a step of, "" for a
+	// verb of its own: the batch stage (daemon/batch) sets it as it admits
+	// the verb, the trace keeps it.
+	Batch string
 
 	kept map[any]any
 }

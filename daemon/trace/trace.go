@@ -4,8 +4,10 @@
 // by age): the verb, the target, the node acted on (ref, role, name), the
 // road, the effect, the duration, digests of what it observed, and — only
 // while the operator keeps pictures on — the target's picture after an
-// acting step. Never the text typed or filled: a type or fill step
-// carries its length. The trace verb reads the caller's own; --for
+// acting step (none of a target a secret was typed into, --secret NAME).
+// Never the text typed or filled: a type or fill step carries its length
+// (and the secret's name, never its value); a step of a batch carries the
+// batch's id. The trace verb reads the caller's own; --for
 // <session> is the operator's word for another's. The live view shows a
 // target's recent steps, of every session, beside its pane (Steps).
 package trace
@@ -52,6 +54,29 @@ type Stage struct {
 	once  sync.Once
 	store *tracelog.Store
 	err   error
+
+	// secretMu guards secrets: the targets a secret was typed into (type,
+	// fill --secret NAME). No picture of one is kept from then on, for the
+	// daemon's life: a field that is no password field shows its text.
+	secretMu sync.Mutex
+	secrets  map[target.ID]bool
+}
+
+// holdsSecret notes that a secret was typed into id.
+func (s *Stage) holdsSecret(id target.ID) {
+	s.secretMu.Lock()
+	defer s.secretMu.Unlock()
+	if s.secrets == nil {
+		s.secrets = map[target.ID]bool{}
+	}
+	s.secrets[id] = true
+}
+
+// heldSecret reports whether a secret was typed into id.
+func (s *Stage) heldSecret(id target.ID) bool {
+	s.secretMu.Lock()
+	defer s.secretMu.Unlock()
+	return s.secrets[id]
 }
 
 // New makes the stage (stage.Registration.New); it opens nothing until
@@ -112,7 +137,7 @@ func (s *Stage) Finish(c *stage.Call, a *stage.Answer) {
 	if serr != nil {
 		return
 	}
-	step := wire.TraceStep{Time: c.Started.UTC(), Session: req.Session, Target: id, Verb: req.Verb, Ref: args.Ref(c.Args),
+	step := wire.TraceStep{Time: c.Started.UTC(), Session: req.Session, Target: id, Verb: req.Verb, Batch: c.Batch, Ref: args.Ref(c.Args),
 		By: resp.By, OK: a.Err == nil && resp.OK, Code: resp.Code, Before: asDigest(c.Before), After: asDigest(c.After)}
 	if !c.Started.IsZero() {
 		step.MS = s.env.Now().Sub(c.Started).Milliseconds()
@@ -126,6 +151,10 @@ func (s *Stage) Finish(c *stage.Call, a *stage.Answer) {
 	switch a := c.Args.(type) {
 	case args.Type, args.Fill:
 		step.Chars = utf8.RuneCountInString(args.Text(a))
+		step.Secret = strings.TrimPrefix(args.Secret(a), args.SecretPrefix)
+		if step.Secret != "" {
+			s.holdsSecret(id)
+		}
 	case args.Key:
 		if typesText(a.Chord) {
 			step.Chars = 1 // a key that types a character is typing
@@ -150,7 +179,7 @@ func (s *Stage) Finish(c *stage.Call, a *stage.Answer) {
 			step.After = digest(resp.Snapshot.Text())
 		}
 	}
-	if step.OK && c.Facts.Acts && !c.Facts.Types && c.Target != nil && st.Setting().Pictures {
+	if step.OK && c.Facts.Acts && !c.Facts.Types && c.Target != nil && st.Setting().Pictures && !s.heldSecret(id) {
 		step.Picture = s.picture(st, c)
 	}
 	aerr := st.Append(step)

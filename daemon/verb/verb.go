@@ -155,6 +155,10 @@ var table = map[string]Facts{
 	"key.set":    {Untraced: true, Secret: true},
 	"key.clear":  {Untraced: true},
 	"key.list":   {Untraced: true},
+	// batch runs its steps through the verb path, each a step of the
+	// trace (under the batch's id), of the budget, of the audit: the
+	// batch itself is no step (daemon/batch).
+	"batch": {Untraced: true},
 
 	// vibespace-browser: the same verbs on the current tab…
 	"browser.snapshot":   on(Tab, read),
@@ -186,6 +190,7 @@ var table = map[string]Facts{
 	"browser.status":      reads,
 	"browser.trace":       {Untraced: true, For: true},
 	"browser.budget":      {For: true},
+	"browser.batch":       {Untraced: true},
 }
 
 // on is f reaching its target by r.

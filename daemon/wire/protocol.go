@@ -183,6 +183,33 @@ type Response struct {
 	// Keys are the provider keys key.list knows of: whether each is set
 	// and since when, never a key's value or any part of it.
 	Keys []KeyInfo `json:"keys,omitempty"`
+	// Batch is a batch's steps as they ran (daemon/batch); a batch stopped
+	// at a step is a refusal whose facts carry the same (batch, steps,
+	// stopped_at).
+	Batch *BatchAnswer `json:"batch,omitempty"`
+}
+
+// BatchAnswer is what a batch did: its id (the trace's steps carry it)
+// and each step that ran, in order.
+type BatchAnswer struct {
+	ID    string      `json:"id"`
+	Steps []BatchStep `json:"steps"`
+}
+
+// BatchStep is one step of a batch as it ran: the verb on its target, its
+// short effect, and its expectation and whether it held.
+type BatchStep struct {
+	Verb   string            `json:"verb"` // as typed: click, fill
+	Target string            `json:"target,omitempty"`
+	Ref    string            `json:"ref,omitempty"`
+	OK     bool              `json:"ok"`
+	Code   target.Code       `json:"code,omitempty"` // its refusal, or expect_unmet
+	Did    string            `json:"did,omitempty"`  // its answer's words (a refusal's sentence)
+	Effect target.EffectWord `json:"effect,omitempty"`
+	Expect string            `json:"expect,omitempty"`
+	// Met says whether Expect held (nil: the step expected nothing, or
+	// did not run to be checked).
+	Met *bool `json:"met,omitempty"`
 }
 
 // KeyInfo is one provider's key as key.list (and key.set, key.clear)

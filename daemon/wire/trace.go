@@ -18,6 +18,8 @@ type TraceStep struct {
 	Session string    `json:"session"`
 	Target  target.ID `json:"target,omitempty"`
 	Verb    string    `json:"verb"` // as the daemon names it: click, browser.click
+	// Batch is the batch the step ran in (its id), "" for a verb of its own.
+	Batch string `json:"batch,omitempty"`
 	// The node acted on: its ref, and its role and name when the verb
 	// learned them; At is the pixel of click --at / scroll --at.
 	Ref  string `json:"ref,omitempty"`
@@ -31,6 +33,9 @@ type TraceStep struct {
 	Dir   string `json:"dir,omitempty"`
 	Steps int    `json:"steps,omitempty"`
 	Chars int    `json:"chars,omitempty"`
+	// Secret names the secret the text was (type or fill --secret NAME):
+	// its name, never its value.
+	Secret string `json:"secret,omitempty"`
 
 	By     target.Road       `json:"by,omitempty"`
 	OK     bool              `json:"ok"`
@@ -76,7 +81,10 @@ func (s TraceStep) Line() string {
 	if s.Dir != "" {
 		fmt.Fprintf(&b, " %s %d", s.Dir, s.Steps)
 	}
-	if s.Chars > 0 {
+	switch {
+	case s.Secret != "":
+		fmt.Fprintf(&b, " (secret %s, %d chars)", s.Secret, s.Chars)
+	case s.Chars > 0:
 		fmt.Fprintf(&b, " (%d chars)", s.Chars)
 	}
 	if s.By != "" {
@@ -103,6 +111,9 @@ func (s TraceStep) Line() string {
 	}
 	if s.Picture != "" {
 		b.WriteString(" picture:" + s.Picture)
+	}
+	if s.Batch != "" {
+		b.WriteString(" batch:" + s.Batch)
 	}
 	return b.String()
 }

@@ -21,6 +21,10 @@ const (
 	OpenTimeout = 90 * time.Second
 )
 
+// SecretFlag is type's and fill's --secret NAME: the text is the secret
+// the daemon keeps under that name (key set secret:NAME), never given here.
+var SecretFlag = &cli.StringFlag{Name: "secret", Usage: "instead of the text: the secret the daemon keeps under `NAME` (key set secret:NAME); its value is typed, never shown"}
+
 // JSONFlag is every command's --json.
 var JSONFlag = &cli.BoolFlag{Name: "json", Usage: "print the answer as one JSON object"}
 
@@ -34,7 +38,14 @@ type Body func(wire.Response, io.Writer) error
 // as given.)
 func Ask(c *cli.Context, o Options, req wire.Request, timeout time.Duration, body Body) error {
 	if err := args.Check(req); err != nil {
+		if o.Capture != nil {
+			return err
+		}
 		return Print(c, o, req, Refused(err), body)
+	}
+	if o.Capture != nil {
+		o.Capture(req)
+		return nil
 	}
 	resp, err := Call(c.Context, o, req, timeout)
 	if err != nil {

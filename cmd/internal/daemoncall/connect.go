@@ -280,6 +280,9 @@ func otherHolds(stateDir string, pid int) bool {
 // after the request was sent is the answer outcome_unknown or daemon_gone
 // (unanswered), which exits 2.
 func Call(ctx context.Context, o Options, req wire.Request, timeout time.Duration) (wire.Response, error) {
+	if o.Capture != nil {
+		return wire.Response{}, Usage("%s is no step a batch runs", req.Verb)
+	}
 	if req.Session == "" {
 		req.Session = Session(o.Getenv)
 	}

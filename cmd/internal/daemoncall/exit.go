@@ -3,6 +3,7 @@ package daemoncall
 import (
 	"errors"
 	"fmt"
+	"github.com/vibespace/vibespace/daemon/wire"
 	"io"
 )
 
@@ -35,6 +36,11 @@ type Options struct {
 	// os.Executable); it is called only to find the daemon, not on every
 	// call.
 	FindExecutable func() (string, error)
+	// Capture, when set, takes the request a command would send, checked
+	// (args.Check), instead of sending it: batch reads each of its lines
+	// through the command line's own commands so (batch.go). A command
+	// that would call the daemon another way is refused.
+	Capture func(wire.Request)
 }
 
 // ExitError carries an exit code and its message up to ExitCode.

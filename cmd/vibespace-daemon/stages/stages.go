@@ -6,11 +6,13 @@
 package stages
 
 import (
+	"github.com/vibespace/vibespace/daemon/batch"
 	"github.com/vibespace/vibespace/daemon/browsing"
 	"github.com/vibespace/vibespace/daemon/budget"
 	"github.com/vibespace/vibespace/daemon/inflight"
 	"github.com/vibespace/vibespace/daemon/keys"
 	"github.com/vibespace/vibespace/daemon/marks"
+	"github.com/vibespace/vibespace/daemon/secrets"
 	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/daemon/tabs"
 	"github.com/vibespace/vibespace/daemon/trace"
@@ -31,6 +33,21 @@ func All() []stage.Registration {
 	// them and handed them.
 	var br *browsing.Stage
 	return []stage.Registration{
+		// batch: batch and browser.batch, several steps in one call, each
+		// run through the verb path as if sent alone (the core's Handle,
+		// lent as stage.Env.Hands), stopping at the first refused or whose
+		// --expect did not hold. It marks each step with the batch's id as
+		// it admits it (the trace keeps it): first, so that a step an
+		// earlier stage refuses is marked too.
+		{Name: batch.Name, New: batch.New},
+		// secrets: type and fill --secret NAME (a window's or a tab's)
+		// take the secret's value from the key store here, before any
+		// other stage admits the verb (unknown: no_secret), and the
+		// answer is cleaned of it here, before any other stage finishes
+		// it (the audit row, the trace): it says the secret's name and
+		// length, never its value. Before every other stage that admits
+		// or finishes, for both.
+		{Name: secrets.Name, New: secrets.New},
 		// budget: a session's steps. An acting verb is refused
 		// budget_spent once its session's budget of steps or minutes is
 		// spent, and budget_unreadable while budgets.json could not be
@@ -38,9 +55,9 @@ func All() []stage.Registration {
 		// the same action that saw no visible change NoProgressAfter times
 		// in a row on one target is refused no_progress. It answers budget
 		// and browser.budget, keeps budgets.json across restarts, and says
-		// in status while the budgets are lost. First: a verb over its
-		// budget, or in a loop, is refused before any later stage admits
-		// or enters it.
+		// in status while the budgets are lost. A verb over its budget,
+		// or in a loop, is refused before any later stage admits or
+		// enters it.
 		{Name: budget.Name, New: budget.New},
 		// inflight: a verb that acts (or may) on a target is recorded
 		// under inflight/ before it runs and the record removed once it

@@ -50,30 +50,33 @@ pixels); a point outside the viewport is refused outside_page.
 
 func fillCommand(o Options) *cli.Command {
 	return &cli.Command{
-		Name: "fill", Usage: "replace the value of a field (@ref) with text; the text is never audited",
-		ArgsUsage: "@ref \"text\"", Flags: []cli.Flag{jsonFlag, noVerifyFlag},
+		Name: "fill", Usage: "replace the value of a field (@ref) with text, or a secret the daemon keeps (--secret NAME); the text is never audited",
+		ArgsUsage: "@ref \"text\" | @ref --secret NAME", Flags: []cli.Flag{jsonFlag, noVerifyFlag, daemoncall.SecretFlag},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 2 {
-				return usage(`fill needs a ref and the text: fill @e3 "hello" (quote it as one argument)`)
+			a := args.Fill{NoVerify: c.Bool("no-verify"), Ref: c.Args().Get(0), Text: c.Args().Get(1), SecretName: c.String("secret")}
+			if want := 2 - min(len(a.SecretName), 1); c.NArg() != want {
+				return usage(`fill needs a ref and the text: fill @e3 "hello" (quote it as one argument), or fill @e3 --secret NAME`)
 			}
-			return ask(c, o, args.Request("fill", "", args.Fill{NoVerify: c.Bool("no-verify"), Ref: c.Args().Get(0), Text: c.Args().Get(1)}), nil)
+			return ask(c, o, args.Request("fill", "", a), nil)
 		},
 	}
 }
 
 func typeCommand(o Options) *cli.Command {
 	return &cli.Command{
-		Name: "type", Usage: "type text as keys into a node (@ref, focused first) or the focused node; never audited",
-		ArgsUsage: "[@ref] \"text\"", Flags: []cli.Flag{jsonFlag, noVerifyFlag},
+		Name: "type", Usage: "type text (or a secret the daemon keeps: --secret NAME) as keys into a node (@ref, focused first) or the focused node; never audited",
+		ArgsUsage: "[@ref] \"text\" | [@ref] --secret NAME", Flags: []cli.Flag{jsonFlag, noVerifyFlag, daemoncall.SecretFlag},
 		Action: func(c *cli.Context) error {
-			a := args.Type{NoVerify: c.Bool("no-verify")}
-			switch c.NArg() {
-			case 1:
+			a := args.Type{NoVerify: c.Bool("no-verify"), SecretName: c.String("secret")}
+			switch n := c.NArg(); {
+			case a.SecretName != "" && n <= 1:
+				a.Ref = c.Args().Get(0)
+			case a.SecretName == "" && n == 1:
 				a.Text = c.Args().Get(0)
-			case 2:
+			case a.SecretName == "" && n == 2:
 				a.Ref, a.Text = c.Args().Get(0), c.Args().Get(1)
 			default:
-				return usage(`type needs the text: type "hello", or type @e7 "hello" (quote it as one argument)`)
+				return usage(`type needs the text: type "hello", or type @e7 "hello" (quote it as one argument), or type @e7 --secret NAME`)
 			}
 			return ask(c, o, args.Request("type", "", a), nil)
 		},

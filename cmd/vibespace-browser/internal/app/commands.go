@@ -1,6 +1,8 @@
 package app
 
 import (
+	"time"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
@@ -49,6 +51,8 @@ func commands(o Options) []*cli.Command {
 		handbackCommand(o),
 		traceCommand(o),
 		budgetCommand(o),
+		daemoncall.BatchCommand(o, daemoncall.BatchSpec{NewApp: New,
+			Ask: func(c *cli.Context, req wire.Request, _ time.Duration) error { return ask(c, o, req, nil) }}),
 		daemoncall.ServeCommand(o),
 	}
 }

@@ -193,6 +193,11 @@ type (
 		onWindow
 		args.Fill
 	}
+	batchWindowArgs struct {
+		// The batch's window: a step without a target acts on it.
+		Handle string `json:"handle,omitempty" jsonschema:"the window a step without its own target acts on: win:N"`
+		args.Batch
+	}
 
 	// A browser tool's arguments.
 	pageArgs         struct{ atProfile }
@@ -235,6 +240,10 @@ type (
 	selectPageArgs struct {
 		atProfile
 		args.Select
+	}
+	batchPageArgs struct {
+		atProfile
+		args.Batch
 	}
 )
 
@@ -350,6 +359,10 @@ var tools = []toolDef{
 		Annotations: acts("Fill a field in a window", true, true, false)}, func(in fillWindowArgs) (plan, error) {
 		return plan{req: args.Request("fill", in.Handle, in.Fill)}, nil
 	}),
+	verb(groupWindow, &mcp.Tool{Name: "window_batch", Description: "Run several steps in one call, in order, each as its own tool would (click, type, fill, key, scroll, select, snapshot, find, get; args as that tool's), stopping at the first refused or whose expect did not hold (expect_unmet): changed, text:<words>, window[:<title>]. Each step is budgeted, audited and traced under the batch's id; the answer says each step's effect.",
+		Annotations: acts("Run steps on windows", true, false, false)}, func(in batchWindowArgs) (plan, error) {
+		return plan{req: args.Request("batch", in.Handle, in.Batch)}, nil
+	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_key", Description: "Press one chord in the window.",
 		Annotations: acts("Press a key in a window", true, false, false)}, func(in keyWindowArgs) (plan, error) {
 		return keyRequest("key", in.Handle, in.Key)
@@ -400,6 +413,10 @@ var tools = []toolDef{
 	verb(groupBrowser, &mcp.Tool{Name: "browser_click", Description: "Click a node (ref) once it is visible, enabled and not covered, or a pixel of the tab's screenshot (at).",
 		Annotations: acts("Click in the page", true, false, true)}, func(in clickPageArgs) (plan, error) {
 		return clickRequest("browser.click", "", in.Click)
+	}),
+	verb(groupBrowser, &mcp.Tool{Name: "browser_batch", Description: "Run several steps on your current tab in one call, in order, each as its own tool would (click, fill, type, key, scroll, select, snapshot, find, get, back, forward, reload, wait; args as that tool's), stopping at the first refused or whose expect did not hold (expect_unmet): changed, text:<words>, window[:<title>]. Each step is budgeted, audited and traced under the batch's id; the answer says each step's effect.",
+		Annotations: acts("Run steps on the page", true, false, true)}, func(in batchPageArgs) (plan, error) {
+		return plan{req: args.Request("browser.batch", "", in.Batch)}, nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_fill", Description: "Replace a field's value with text; the answer reads it back.",
 		Annotations: acts("Fill a field", true, true, true)}, func(in fillArgs) (plan, error) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
 	"github.com/vibespace/vibespace/daemon/args"
+	"github.com/vibespace/vibespace/daemon/wire"
 )
 
 func clickCommand(o Options) *cli.Command {
@@ -47,25 +48,32 @@ func typeCommand(o Options) *cli.Command {
 focuses the node and types keys when it takes focus but has no EditableText.
 Without a ref: types keys into the window's focused node (click the field first).
 At most 1500 characters as keys, 65536 through EditableText. Text starting with
-"-" goes after --. The text is never written to the audit log.
+"-" goes after --. The text is never written to the audit log. --secret NAME types
+the secret the daemon keeps under that name (stored by the user with
+vibespace-browser key set secret:NAME, read from stdin) instead: its value never
+stands in the command line, any answer, the audit log or the trace; the answer
+says how many characters it had (an unknown name: no_secret).
 
    vibespace-window type win:1 @e9 "hello"
-   vibespace-window type win:1 -- "-5 degrees"`,
+   vibespace-window type win:1 -- "-5 degrees"
+   vibespace-window type win:1 @e4 --secret login-password`,
 		Usage:     "type text into a node (@ref) or into the window's focused node",
-		ArgsUsage: "<handle> [@ref] \"text\"", Flags: []cli.Flag{jsonFlag, noVerifyFlag},
+		ArgsUsage: "<handle> [@ref] \"text\" | <handle> [@ref] --secret NAME", Flags: []cli.Flag{jsonFlag, noVerifyFlag, daemoncall.SecretFlag},
 		Action: func(c *cli.Context) error {
 			h, err := handle(c)
 			if err != nil {
 				return err
 			}
-			a := args.Type{NoVerify: c.Bool("no-verify")}
-			switch c.NArg() {
-			case 2:
+			a := args.Type{NoVerify: c.Bool("no-verify"), SecretName: c.String("secret")}
+			switch n := c.NArg(); {
+			case a.SecretName != "" && n <= 2:
+				a.Ref = c.Args().Get(1)
+			case a.SecretName == "" && n == 2:
 				a.Text = c.Args().Get(1)
-			case 3:
+			case a.SecretName == "" && n == 3:
 				a.Ref, a.Text = c.Args().Get(1), c.Args().Get(2)
 			default:
-				return usage(`type needs the text: type win:1 "hello", or type win:1 @e7 "hello" (quote it as one argument)`)
+				return usage(`type needs the text: type win:1 "hello", or type win:1 @e7 "hello" (quote it as one argument), or type win:1 @e7 --secret NAME`)
 			}
 			return ask(c, o, args.Request("type", h, a), callTimeout, nil)
 		},
@@ -106,8 +114,11 @@ joined by +, then one key by its X keysym name or a single character.
 
    vibespace-window key win:1 ctrl+s
    vibespace-window key win:1 Return`,
-		Usage:     "press a chord in the window: ctrl+s, Return, alt+F4, shift+Tab, ctrl+shift+z",
+		Usage:     "press a chord in the window: ctrl+s, Return, alt+F4, shift+Tab, ctrl+shift+z; key set|clear|list: a secret typed by name (secret:NAME) or a provider's key",
 		ArgsUsage: "<handle> <chord>", Flags: []cli.Flag{jsonFlag, noVerifyFlag},
+		Subcommands: daemoncall.KeyStoreCommands(o, func(c *cli.Context, req wire.Request, body daemoncall.Body) error {
+			return ask(c, o, req, callTimeout, body)
+		}),
 		Action: func(c *cli.Context) error {
 			h, err := handle(c)
 			if err != nil {

@@ -74,6 +74,10 @@ func commands(o Options) []*cli.Command {
 		statusCommand(o),
 		doctorCommand(o),
 		traceCommand(o),
+		daemoncall.BatchCommand(o, daemoncall.BatchSpec{NewApp: New, Windows: true,
+			Ask: func(c *cli.Context, req wire.Request, timeout time.Duration) error {
+				return ask(c, o, req, timeout, nil)
+			}}),
 		daemoncall.ServeCommand(o),
 	}
 }
