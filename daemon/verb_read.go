@@ -21,11 +21,12 @@ import (
 // unchanged; a ref never minted is bad_ref, one whose node is gone
 // stale_ref); Depth keeps that many levels below the root or the scope and
 // says what it cut; Diff answers what changed since this session's last
-// snapshot of the target (of the scope, of the -i view when -i is given),
-// or the whole snapshot when there was none. Every snapshot read keeps the
-// whole tree as the session's last one, scoped, cut or diffed alike: the
-// backend reads it whole anyway, and the next --diff is against that
-// moment.
+// snapshot that showed at least as much (lastsnaps.Baseline: of the scope,
+// of the -i view when -i is given), or the whole snapshot when there was
+// none; an -i diff also shows what appeared where nothing acts
+// (target.DiffInteractive). Every snapshot read keeps the whole tree as
+// the session's last one of its view (scope, -i, depth): the backend reads
+// it whole anyway, and a narrower view never moves a wider one's baseline.
 //
 // More of it: After reads on past a snapshot its budget cut (its header
 // names the ref): what follows that node in the page, as one more page
@@ -63,7 +64,7 @@ func (d *Daemon) snapshot(ctx context.Context, c *call) Response {
 	}
 	size := lastsnaps.Size(snap) // counted before the lock is taken
 	d.mu.Lock()
-	prev := e.last.Keep(c.Req.Session, snap, size) // the session's last snapshot of e, for --diff
+	prev := e.last.KeepView(c.Req.Session, lastsnaps.View{Scope: scopeKey, Interactive: a.Interactive, Depth: a.Depth}, snap, size) // what --diff is against
 	d.mu.Unlock()
 	view, scope := snap, ""
 	if scopeKey != "" {
@@ -80,13 +81,10 @@ func (d *Daemon) snapshot(ctx context.Context, c *call) Response {
 		if scopeKey != "" {
 			old, _ = prev.Scope(scopeKey) // nil when the node is new: all of it is added
 		}
-		if a.Interactive {
-			if old != nil {
-				old = old.InteractiveView()
-			}
-			view = view.InteractiveView()
-		}
 		diff := target.DiffSnapshots(old, view)
+		if a.Interactive {
+			diff = target.DiffInteractive(old, view) // what appeared is shown even where nothing acts
+		}
 		if c.Req.JSON {
 			// The text's lines say as much: its counts are for programs.
 			resp.Diff = diff

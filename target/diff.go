@@ -396,3 +396,91 @@ func clipAround(from, to string) (string, string) {
 	}
 	return cut(a), cut(b)
 }
+
+// liveRoles are the roles of a region whose words are news of
+// themselves (ARIA's live regions as AT-SPI names them): a change of their
+// words is always something that appeared.
+var liveRoles = map[string]bool{"notification": true, "alert": true, "status bar": true, "log": true, "marquee": true, "timer": true}
+
+// appeared reports whether a line of a whole tree's diff says that words
+// appeared: a node that came with a name or a text of its own (a success
+// message, an alert, a row), a name or text that now says words it did not
+// say (a page's text runs that gained a message, a cell that was
+// rewritten; not one that only lost words), or a live region (a status
+// line) whose words changed at all.
+func appeared(c Change) bool {
+	switch c.Op {
+	case "+":
+		return c.Name != "" || c.Text != ""
+	case "~":
+		for _, f := range c.What {
+			if f.Field != "text" && f.Field != "name" {
+				continue
+			}
+			to := strings.Trim(f.To, "…")
+			if liveRoles[c.Role] || to != "" && !strings.Contains(f.From, to) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// DiffInteractive is snapshot -i --diff: the diff of the interactive views
+// of old and new, and beside it what appeared anywhere in new even where
+// nothing can be acted on (appeared: the message a submitted form shows,
+// an alert, a status line's new words), each in its place in the tree. What
+// went away or changed otherwise outside the interactive view stays out,
+// as the interactive view leaves it out. The counts count the lines' nodes.
+func DiffInteractive(old, new *Snapshot) *Diff {
+	var oldView *Snapshot
+	if old != nil {
+		oldView = old.InteractiveView()
+	}
+	d := DiffSnapshots(oldView, new.InteractiveView())
+	shown := map[string]bool{}
+	for _, c := range d.Changes {
+		shown[c.Ref] = c.Ref != ""
+	}
+	var extra []Change
+	for _, c := range DiffSnapshots(old, new).Changes {
+		if shown[c.Ref] || !appeared(c) {
+			continue
+		}
+		extra = append(extra, c)
+		if c.Op == "+" {
+			d.Added += 1 + c.Below
+		} else {
+			d.Changed++
+		}
+	}
+	if len(extra) == 0 {
+		return d
+	}
+	// Each line in its place: the lines of new's nodes in its order, then
+	// the removed ones.
+	pos := map[string]int{}
+	if new.Root != nil {
+		new.Root.Walk(func(n *Node, _ int) bool {
+			if n.Ref != "" {
+				if _, dup := pos[n.Ref]; !dup {
+					pos[n.Ref] = len(pos)
+				}
+			}
+			return true
+		})
+	}
+	out := make([]Change, 0, len(d.Changes)+len(extra))
+	for _, c := range d.Changes {
+		if p, ok := pos[c.Ref]; ok && c.Op != "-" {
+			for len(extra) > 0 && pos[extra[0].Ref] < p {
+				out, extra = append(out, extra[0]), extra[1:]
+			}
+		} else if c.Op == "-" {
+			out, extra = append(out, extra...), nil
+		}
+		out = append(out, c)
+	}
+	d.Changes = append(out, extra...)
+	return d
+}

@@ -24,7 +24,7 @@ type Observe struct {
 // snapshot its budget cut (only a target that pages takes it: a tab).
 type Snapshot struct {
 	Observe
-	After string `json:"after,omitempty" jsonschema:"what follows this node (@eN) in the page: the next page of a snapshot its budget cut, whose header names the ref"`
+	After string `json:"after,omitempty" jsonschema:"read on after this node (@eN): the ref a cut snapshot names"`
 }
 
 // Validate checks the observing fields of a snapshot request.
@@ -87,7 +87,7 @@ func (a Get) Validate() error {
 
 // Eval is eval's: an expression evaluated in the page.
 type Eval struct {
-	Expr string `json:"expr"`
+	Expr string `json:"expr" jsonschema:"a JavaScript expression"`
 }
 
 func (a Eval) Validate() error {
@@ -99,9 +99,9 @@ func (a Eval) Validate() error {
 
 // Wait is wait's: what the page must show (a selector, a text, a URL).
 type Wait struct {
-	Selector string `json:"selector,omitempty"`
-	Text     string `json:"text,omitempty"`
-	URL      string `json:"url,omitempty"`
+	Selector string `json:"selector,omitempty" jsonschema:"a CSS selector"`
+	Text     string `json:"text,omitempty" jsonschema:"a text of the page"`
+	URL      string `json:"url,omitempty" jsonschema:"a part of the URL"`
 }
 
 // Validate refuses nothing: what a wait needs is the daemon's to say.

@@ -94,7 +94,7 @@ func (a OpenURL) Validate() error { return nil }
 
 // Nav is back's, forward's and reload's: whether to watch for the effect.
 type Nav struct {
-	NoVerify bool `json:"no_verify,omitempty"`
+	NoVerify bool `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
 }
 
 func (a Nav) Validate() error { return nil }

@@ -1,7 +1,13 @@
-// Package lastsnaps is each session's last snapshot of one target, kept
-// for snapshot --diff, out of the daemon's core: one tree per session,
-// bounded in number (MaxSessions) and in bytes (MaxBytes), the oldest
-// forgotten first (its next --diff answers whole).
+// Package lastsnaps is each session's last snapshots of one target, kept
+// for snapshot --diff, out of the daemon's core: a tree per session and
+// view (the whole tree, a scope, the interactive view, a depth), bounded in
+// number (MaxSessions) and in bytes (MaxBytes), the oldest forgotten first
+// (its next --diff answers whole).
+//
+// A view's diff is against the last snapshot that showed at least that
+// view (Baseline): a scoped, interactive or cut snapshot does not move the
+// baseline of the whole tree's --diff, so what it left out is still in the
+// next whole --diff; a whole snapshot moves every view's.
 //
 // A Book holds no lock: the core keeps one beside each target and guards
 // it with its own (Daemon.mu); Size reads a tree and needs none, so it is
@@ -10,13 +16,15 @@
 package lastsnaps
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/vibespace/vibespace/target"
 )
 
-// MaxSessions bounds how many sessions' last snapshots a target
-// keeps; the oldest is forgotten first (its next --diff answers whole).
+// MaxSessions bounds how many last snapshots a target keeps (a session's
+// views each count; most sessions keep one or two); the oldest is
+// forgotten first (its next --diff answers whole).
 const MaxSessions = 16
 
 // MaxBytes bounds the size of the snapshots a target keeps for
@@ -25,28 +33,74 @@ const MaxSessions = 16
 // next --diff answers whole).
 const MaxBytes = 8 << 20
 
-// Book is each session's last snapshot of one target: one tree per
-// session, gone with the target's entry, or with the session's lease of it
+// View is what a snapshot showed: the whole tree or the subtree of the
+// node Scope keys, all of it or its interactive view, Depth levels of it
+// (0: every level).
+type View struct {
+	Scope       string
+	Interactive bool
+	Depth       int
+}
+
+// Covers reports whether a snapshot of v showed all that one of w shows.
+func (v View) Covers(w View) bool {
+	if v.Interactive && !w.Interactive {
+		return false
+	}
+	if v.Scope != w.Scope {
+		return v.Scope == "" && v.Depth == 0 // the whole tree, every level of it
+	}
+	return v.Depth == 0 || w.Depth != 0 && w.Depth <= v.Depth
+}
+
+// Book is each session's last snapshots of one target, a tree per view:
+// gone with the target's entry, or with the session's lease of it
 // (detach). The zero Book keeps none.
 type Book struct {
-	by    map[string]*target.Snapshot
+	by    map[string]*target.Snapshot // by entry: a session alone for its whole view
+	of    map[string]entry
 	size  map[string]int // Size of each
 	bytes int            // their sum
-	order []string       // sessions, oldest first
+	order []string       // entries, oldest first
 }
 
-// Forget drops session's snapshot.
+// entry is whose a kept tree is and what it showed.
+type entry struct {
+	session string
+	view    View
+}
+
+// name is the entry of session's view: the session itself for the whole
+// tree (a session name holds no NUL).
+func name(session string, v View) string {
+	if v == (View{}) {
+		return session
+	}
+	return fmt.Sprintf("%s\x00%s\x00%t\x00%d", session, v.Scope, v.Interactive, v.Depth)
+}
+
+// Forget drops session's snapshots.
 func (l *Book) Forget(session string) {
-	if _, had := l.by[session]; !had {
+	for _, k := range slices.Clone(l.order) {
+		if l.of[k].session == session {
+			l.drop(k)
+		}
+	}
+}
+
+// drop drops one entry.
+func (l *Book) drop(k string) {
+	if _, had := l.by[k]; !had {
 		return
 	}
-	l.bytes -= l.size[session]
-	delete(l.by, session)
-	delete(l.size, session)
-	l.order = slices.DeleteFunc(l.order, func(s string) bool { return s == session })
+	l.bytes -= l.size[k]
+	delete(l.by, k)
+	delete(l.of, k)
+	delete(l.size, k)
+	l.order = slices.DeleteFunc(l.order, func(s string) bool { return s == k })
 }
 
-// Len is how many sessions' snapshots are kept.
+// Len is how many snapshots are kept.
 func (l *Book) Len() int { return len(l.by) }
 
 // Size is about how many bytes a kept snapshot holds: its nodes'
@@ -69,22 +123,46 @@ func Size(snap *target.Snapshot) int {
 	return n
 }
 
-// Keep keeps snap, of size (Size), as the session's last snapshot and
-// answers the one it replaces (nil: none).
-func (l *Book) Keep(session string, snap *target.Snapshot, size int) *target.Snapshot {
-	if l.by == nil {
-		l.by, l.size = map[string]*target.Snapshot{}, map[string]int{}
+// Baseline is what a --diff of session's view v is against: the newest of
+// its snapshots that showed at least v (nil: none).
+func (l *Book) Baseline(session string, v View) *target.Snapshot {
+	for _, k := range slices.Backward(l.order) {
+		if e := l.of[k]; e.session == session && e.view.Covers(v) {
+			return l.by[k]
+		}
 	}
-	prev := l.by[session]
-	l.Forget(session)
+	return nil
+}
+
+// Keep keeps snap, of size (Size), as the session's last snapshot of the
+// whole tree and answers the one it replaces (nil: none).
+func (l *Book) Keep(session string, snap *target.Snapshot, size int) *target.Snapshot {
+	return l.KeepView(session, View{}, snap, size)
+}
+
+// KeepView keeps snap, the whole tree read for a snapshot of view v, of
+// size (Size), as session's last of v, and answers what its --diff is
+// against (Baseline, before). The session's snapshots v covers go: it is
+// newer than them and shows what they showed.
+func (l *Book) KeepView(session string, v View, snap *target.Snapshot, size int) *target.Snapshot {
+	if l.by == nil {
+		l.by, l.of, l.size = map[string]*target.Snapshot{}, map[string]entry{}, map[string]int{}
+	}
+	prev := l.Baseline(session, v)
+	for _, k := range slices.Clone(l.order) {
+		if e := l.of[k]; e.session == session && v.Covers(e.view) {
+			l.drop(k)
+		}
+	}
 	if size > MaxBytes {
 		return prev
 	}
 	for len(l.order) > 0 && (len(l.order) >= MaxSessions || l.bytes+size > MaxBytes) {
-		l.Forget(l.order[0])
+		l.drop(l.order[0])
 	}
-	l.by[session], l.size[session] = snap, size
+	k := name(session, v)
+	l.by[k], l.of[k], l.size[k] = snap, entry{session, v}, size
 	l.bytes += size
-	l.order = append(l.order, session)
+	l.order = append(l.order, k)
 	return prev
 }

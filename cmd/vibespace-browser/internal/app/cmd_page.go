@@ -41,8 +41,10 @@ states, in the same shape as vibespace-window's. -i keeps what you can act on.
 Less of it: @ref prints that node's subtree only (the same refs); --depth N keeps N
 levels below the page (or the @ref) and says how many nodes it cut ("+12 below" on
 the node they are under: snapshot @ref shows them); --diff prints only what changed
-since your last snapshot of this tab, one line a node (+ added, - removed,
-~ changed: states, name, text), or "unchanged".
+since your last snapshot of this tab that showed as much (a scoped or -i one does
+not move the whole one's), one line a node (+ added, - removed, ~ changed:
+states, name, text), or "unchanged"; -i --diff also shows the words that appeared
+outside the interactive view (a message, an alert, a status line).
 
 More of it: a snapshot keeps at most 20,000 nodes; one cut there says so in its
 header and names the last node it holds. --after @ref reads what follows that node

@@ -47,6 +47,11 @@ func TestToolArgsAreTheVerbs(t *testing.T) {
 		{"browser_scroll", "browser.scroll", []string{"profile"}, nil},
 		{"browser_select", "browser.select", []string{"profile"}, nil},
 		{"browser_screenshot", "browser.screenshot", []string{"profile"}, nil},
+		{"browser_eval", "browser.eval", []string{"profile"}, nil},
+		// browser_navigate is back's, forward's and reload's (one type,
+		// args.Nav): the verb is its word to.
+		{"browser_navigate", "browser.back", []string{"profile", "to"}, nil},
+		{"browser_wait", "browser.wait", []string{"profile"}, nil},
 		// The tab tools are browser.tab's words, one tool each: the word
 		// is the tool's, and only a new tab takes a URL.
 		{"browser_tab_list", "browser.tab", []string{"profile"}, []string{"action", "url"}},

@@ -94,24 +94,36 @@ func verb[In any](g Groups, t *mcp.Tool, build func(in In) (plan, error)) toolDe
 // or delete, a fill overwrites a value, a wheel turns a spin button, a
 // program opened may do anything) or only adds or moves (a tab, a lease);
 // tools that load or act on pages, or start programs, reach the open world.
-func reads(title string, web bool) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: &web}
+// No title: a tool's name is its title, and tools/list's bytes are read
+// into every conversation of an agent's host (TestToolsListUnderBudget).
+func reads(web bool) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: openWorld(web)}
 }
 
-func acts(title string, destructive, idempotent, web bool) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{Title: title, DestructiveHint: &destructive, IdempotentHint: idempotent, OpenWorldHint: &web}
+func acts(destructive, idempotent, web bool) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{DestructiveHint: &destructive, IdempotentHint: idempotent, OpenWorldHint: openWorld(web)}
+}
+
+// openWorld is openWorldHint: left out when true, the protocol's default
+// (tools/list is read into every conversation of an agent's host: its
+// bytes count), said when false.
+func openWorld(web bool) *bool {
+	if web {
+		return nil
+	}
+	return &web
 }
 
 // onWindow is a window tool's target.
 type onWindow struct {
-	Handle string `json:"handle" jsonschema:"the window: win:N (window_list, window_open)"`
+	Handle string `json:"handle" jsonschema:"win:N (window_list)"`
 }
 
 // atProfile is a browser tool's profile, as the command line's --profile:
 // which attachment it acts in; without one, the only attachment, else the
 // session's own context (several attachments need one: profile_required).
 type atProfile struct {
-	Profile string `json:"profile,omitempty" jsonschema:"which attached profile (its id, label or alias; --profile); needed when you have several"`
+	Profile string `json:"profile,omitempty" jsonschema:"which attached profile, when you have several"`
 }
 
 func (a atProfile) profileHandle() string { return a.Profile }
@@ -142,8 +154,8 @@ type (
 	}
 	newArgs struct {
 		Label    string `json:"label" jsonschema:"the new profile's label (any words; it never reaches a path)"`
-		Provider string `json:"provider,omitempty" jsonschema:"where its browser comes from: chromium (the default: the daemon's own), cdp (somebody else's browser at an existing DevTools endpoint), cloud:browserless (its key set by the user: vibespace-browser key set cloud:browserless), desktop-app (a headed Chromium as a window); doctor lists them"`
-		Endpoint string `json:"endpoint,omitempty" jsonschema:"a remote provider's endpoint: cdp's ws://host:port/devtools/browser/<id> or http://host:port (required); a cloud provider's region host wss://… (never its key)"`
+		Provider string `json:"provider,omitempty" jsonschema:"chromium (the default: our own), cdp (a browser at endpoint), cloud:browserless (its key set by the user), desktop-app (a window); doctor lists them"`
+		Endpoint string `json:"endpoint,omitempty" jsonschema:"cdp's ws://host:port/devtools/browser/ID or http://host:port (required); a cloud's region wss://host (never its key)"`
 	}
 	useArgs   = args.Use
 	watchArgs struct {
@@ -245,6 +257,20 @@ type (
 		atProfile
 		args.Batch
 	}
+	evalArgs struct {
+		atProfile
+		args.Eval
+	}
+	navArgs struct {
+		atProfile
+		// The verb: browser_navigate is back's, forward's and reload's.
+		To string `json:"to" jsonschema:"back, forward or reload"`
+		args.Nav
+	}
+	waitArgs struct {
+		atProfile
+		args.Wait
+	}
 )
 
 // point reads an "x,y" argument ("" none).
@@ -307,24 +333,24 @@ func screenshotPlan(verb, h string) plan {
 var tools = []toolDef{
 	// Both kinds.
 	custom(groupBoth, &mcp.Tool{Name: "status", Description: "The daemon, your session, your windows, browser attachments and tabs.",
-		Annotations: reads("Status", false)}, status),
+		Annotations: reads(false)}, status),
 	custom(groupBoth, &mcp.Tool{Name: "doctor", Description: "What this machine offers (display, input injection, accessibility, browser, encoders), and why not.",
-		Annotations: reads("Doctor", false)}, func(ctx context.Context, x *server, _ noArgs) *mcp.CallToolResult {
+		Annotations: reads(false)}, func(ctx context.Context, x *server, _ noArgs) *mcp.CallToolResult {
 		// The server's environment names the desktop session it runs in, as
 		// a command line's does.
 		return x.ask(ctx, plan{req: args.Request("doctor", "", args.Doctor{Env: daemoncall.DesktopEnv(x.cfg.Call.Getenv)}),
 			body: daemoncall.DoctorBody, timeout: daemoncall.OpenTimeout})
 	}),
 	custom(groupBoth, &mcp.Tool{Name: "watch", Description: "The live view's address for a person to watch and take over: a target's pane, or the overview.",
-		Annotations: reads("Watch", false)}, watch),
+		Annotations: reads(false)}, watch),
 
 	// Windows (vibespace-window's words).
 	verb(groupWindow, &mcp.Tool{Name: "window_list", Description: "The windows your session may address: win:N, title, lease, mode.",
-		Annotations: reads("List windows", false)}, func(noArgs) (plan, error) {
+		Annotations: reads(false)}, func(noArgs) (plan, error) {
 		return plan{req: wire.Request{Verb: "list"}, body: daemoncall.PrintWindows}, nil
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_open", Description: "Start an application on the private display and wait for its window; answers its handle win:N, whose lease you hold.",
-		Annotations: acts("Open an application", true, false, true)}, func(in openWindowArgs) (plan, error) {
+		Annotations: acts(true, false, true)}, func(in openWindowArgs) (plan, error) {
 		if in.App == "" {
 			return plan{}, fmt.Errorf("window_open needs an application: {\"app\": \"gtk3-widget-factory\"}")
 		}
@@ -336,73 +362,73 @@ var tools = []toolDef{
 		return plan{req: args.Request("open", "", in), timeout: daemoncall.OpenTimeout}, nil
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_snapshot", Description: "The window's accessibility tree, one node a line: role, \"name\", @ref, states, actions.",
-		Annotations: reads("Snapshot a window", false)}, func(in snapshotWindowArgs) (plan, error) {
+		Annotations: reads(false)}, func(in snapshotWindowArgs) (plan, error) {
 		return snapshotRequest("snapshot", in.Handle, args.Snapshot{Observe: in.Observe})
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_find", Description: "The @refs of a window whose name or text contains a text, each with where it is.",
-		Annotations: reads("Find in a window", false)}, func(in findWindowArgs) (plan, error) {
+		Annotations: reads(false)}, func(in findWindowArgs) (plan, error) {
 		return findRequest("find", in.Handle, in.Find)
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_get_text", Description: "One node's text: its value, else the text it shows.",
-		Annotations: reads("Read a node's text", false)}, func(in getTextArgs) (plan, error) {
+		Annotations: reads(false)}, func(in getTextArgs) (plan, error) {
 		return plan{req: args.Request("get", in.Handle, args.GetNode{What: "text", Ref: in.Ref}), body: daemoncall.PrintText}, nil
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_click", Description: "Click a node through its Action (ref; no_action if it has none), or a pixel of the window's screenshot (at).",
-		Annotations: acts("Click in a window", true, false, false)}, func(in clickWindowArgs) (plan, error) {
+		Annotations: acts(true, false, false)}, func(in clickWindowArgs) (plan, error) {
 		return clickRequest("click", in.Handle, in.Click)
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_type", Description: "Type text into a node (ref), or as keys into the window's focused node.",
-		Annotations: acts("Type in a window", true, false, false)}, func(in typeWindowArgs) (plan, error) {
+		Annotations: acts(true, false, false)}, func(in typeWindowArgs) (plan, error) {
 		return typeRequest("type", in.Handle, in.Type)
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_fill", Description: "Replace a field's whole text (ref) through its EditableText; the answer reads it back.",
-		Annotations: acts("Fill a field in a window", true, true, false)}, func(in fillWindowArgs) (plan, error) {
+		Annotations: acts(true, true, false)}, func(in fillWindowArgs) (plan, error) {
 		return plan{req: args.Request("fill", in.Handle, in.Fill)}, nil
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_batch", Description: "Run several steps in one call, in order, each as its own tool would (click, type, fill, key, scroll, select, snapshot, find, get; args as that tool's), stopping at the first refused or whose expect did not hold (expect_unmet): changed, text:<words>, window[:<title>]. Each step is budgeted, audited and traced under the batch's id; the answer says each step's effect.",
-		Annotations: acts("Run steps on windows", true, false, false)}, func(in batchWindowArgs) (plan, error) {
+		Annotations: acts(true, false, false)}, func(in batchWindowArgs) (plan, error) {
 		return plan{req: args.Request("batch", in.Handle, in.Batch)}, nil
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_key", Description: "Press one chord in the window.",
-		Annotations: acts("Press a key in a window", true, false, false)}, func(in keyWindowArgs) (plan, error) {
+		Annotations: acts(true, false, false)}, func(in keyWindowArgs) (plan, error) {
 		return keyRequest("key", in.Handle, in.Key)
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_scroll", Description: "Scroll the window with the wheel at a pixel (its centre by default).",
-		Annotations: acts("Scroll a window", true, false, false)}, func(in scrollWindowArgs) (plan, error) {
+		Annotations: acts(true, false, false)}, func(in scrollWindowArgs) (plan, error) {
 		return scrollRequest("scroll", in.Handle, in.Scroll)
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_select", Description: "Choose options of a combo box, list or tree (by label or value); the answer reads them back.",
-		Annotations: acts("Select in a window", true, true, false)}, func(in selectWindowArgs) (plan, error) {
+		Annotations: acts(true, true, false)}, func(in selectWindowArgs) (plan, error) {
 		return selectRequest("select", in.Handle, in.Select)
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_screenshot", Description: "The window's own pixels as a PNG image; at of click and scroll are its pixels.",
-		Annotations: reads("Screenshot a window", false)}, func(in windowArgs) (plan, error) {
+		Annotations: reads(false)}, func(in windowArgs) (plan, error) {
 		return screenshotPlan("screenshot", in.Handle), nil
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_detach", Description: "Release a window's lease (its application keeps running): another session may then drive it.",
-		Annotations: acts("Release a window", false, true, false)}, func(in windowArgs) (plan, error) {
+		Annotations: acts(false, true, false)}, func(in windowArgs) (plan, error) {
 		return plan{req: wire.Request{Verb: "detach", Target: in.Handle}}, nil
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_close", Description: "Stop the application of a window you hold (a dialog or later window: that window alone).",
-		Annotations: acts("Close a window", true, true, false)}, func(in windowArgs) (plan, error) {
+		Annotations: acts(true, true, false)}, func(in windowArgs) (plan, error) {
 		return plan{req: wire.Request{Verb: "close", Target: in.Handle}}, nil
 	}),
 
 	// Tabs (vibespace-browser's words): the session's current tab.
 	verb(groupBrowser, &mcp.Tool{Name: "browser_open", Description: "Load a URL in your current tab (a new tab when you have none) and wait for the load.",
-		Annotations: acts("Open a URL", true, false, true)}, func(in openURLArgs) (plan, error) {
+		Annotations: acts(true, false, true)}, func(in openURLArgs) (plan, error) {
 		return plan{req: args.Request("browser.open", "", in.OpenURL), body: daemoncall.PrintURL}, nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_snapshot", Description: "The page's accessibility tree, one node a line: role, \"name\", @ref, states. One cut at its budget names the ref to read on from (after).",
-		Annotations: reads("Snapshot the page", true)}, func(in snapshotPageArgs) (plan, error) {
+		Annotations: reads(true)}, func(in snapshotPageArgs) (plan, error) {
 		return snapshotRequest("browser.snapshot", "", in.Snapshot)
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_find", Description: "The page's @refs whose name or text contains a text, each with where it is.",
-		Annotations: reads("Find in the page", true)}, func(in findPageArgs) (plan, error) {
+		Annotations: reads(true)}, func(in findPageArgs) (plan, error) {
 		return findRequest("browser.find", "", in.Find)
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_get", Description: "Read the page back: its text (or a node's), its URL or its title.",
-		Annotations: reads("Read the page", true)}, func(in getArgs) (plan, error) {
+		Annotations: reads(true)}, func(in getArgs) (plan, error) {
 		switch {
 		case in.What == "text", (in.What == "url" || in.What == "title") && in.Ref == "":
 		default:
@@ -411,68 +437,103 @@ var tools = []toolDef{
 		return plan{req: args.Request("browser.get", "", in.Get), body: daemoncall.GetBody(in.What)}, nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_click", Description: "Click a node (ref) once it is visible, enabled and not covered, or a pixel of the tab's screenshot (at).",
-		Annotations: acts("Click in the page", true, false, true)}, func(in clickPageArgs) (plan, error) {
+		Annotations: acts(true, false, true)}, func(in clickPageArgs) (plan, error) {
 		return clickRequest("browser.click", "", in.Click)
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_batch", Description: "Run several steps on your current tab in one call, in order, each as its own tool would (click, fill, type, key, scroll, select, snapshot, find, get, back, forward, reload, wait; args as that tool's), stopping at the first refused or whose expect did not hold (expect_unmet): changed, text:<words>, window[:<title>]. Each step is budgeted, audited and traced under the batch's id; the answer says each step's effect.",
-		Annotations: acts("Run steps on the page", true, false, true)}, func(in batchPageArgs) (plan, error) {
+		Annotations: acts(true, false, true)}, func(in batchPageArgs) (plan, error) {
 		return plan{req: args.Request("browser.batch", "", in.Batch)}, nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_fill", Description: "Replace a field's value with text; the answer reads it back.",
-		Annotations: acts("Fill a field", true, true, true)}, func(in fillArgs) (plan, error) {
+		Annotations: acts(true, true, true)}, func(in fillArgs) (plan, error) {
 		return plan{req: args.Request("browser.fill", "", in.Fill)}, nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_type", Description: "Type text as keys into a node (ref, focused first) or the focused node.",
-		Annotations: acts("Type in the page", true, false, true)}, func(in typePageArgs) (plan, error) {
+		Annotations: acts(true, false, true)}, func(in typePageArgs) (plan, error) {
 		return typeRequest("browser.type", "", in.Type)
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_key", Description: "Press one chord in the page: Enter, Tab, ctrl+a, Escape.",
-		Annotations: acts("Press a key in the page", true, false, true)}, func(in keyPageArgs) (plan, error) {
+		Annotations: acts(true, false, true)}, func(in keyPageArgs) (plan, error) {
 		return keyRequest("browser.key", "", in.Key)
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_scroll", Description: "Scroll the page with the wheel at a pixel (the viewport's centre by default).",
-		Annotations: acts("Scroll the page", true, false, true)}, func(in scrollPageArgs) (plan, error) {
+		Annotations: acts(true, false, true)}, func(in scrollPageArgs) (plan, error) {
 		return scrollRequest("browser.scroll", "", in.Scroll)
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_select", Description: "Choose options of a <select> or listbox (by label or value); the answer reads them back.",
-		Annotations: acts("Select in the page", true, true, true)}, func(in selectPageArgs) (plan, error) {
+		Annotations: acts(true, true, true)}, func(in selectPageArgs) (plan, error) {
 		return selectRequest("browser.select", "", in.Select)
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_screenshot", Description: "The tab's viewport as a PNG image; at of click and scroll are its pixels.",
-		Annotations: reads("Screenshot the page", true)}, func(pageArgs) (plan, error) {
+		Annotations: reads(true)}, func(pageArgs) (plan, error) {
 		return screenshotPlan("browser.screenshot", ""), nil
 	}),
+	verb(groupBrowser, &mcp.Tool{Name: "browser_eval", Description: "Evaluate a JavaScript expression in the page; answers its value as JSON (a throw: script_error).",
+		Annotations: acts(true, false, true)}, func(in evalArgs) (plan, error) {
+		return plan{req: args.Request("browser.eval", "", in.Eval), body: printValue}, nil
+	}),
+	verb(groupBrowser, &mcp.Tool{Name: "browser_navigate", Description: "Go back or forward in the tab's history, or reload it; answers where the tab is now.",
+		Annotations: acts(true, false, true)}, func(in navArgs) (plan, error) {
+		switch in.To {
+		case "back", "forward", "reload":
+		default:
+			return plan{}, fmt.Errorf("browser_navigate needs to: back, forward or reload: {\"to\": \"back\"}")
+		}
+		// its answer says where the tab is now
+		return plan{req: args.Request("browser."+in.To, "", in.Nav)}, nil
+	}),
+	verb(groupBrowser, &mcp.Tool{Name: "browser_wait", Description: "Wait until the page shows one of: a visible node for a CSS selector, a text, a URL containing a string (else timeout).",
+		Annotations: reads(true)}, func(in waitArgs) (plan, error) {
+		if n := btoi(in.Selector != "") + btoi(in.Text != "") + btoi(in.URL != ""); n != 1 {
+			return plan{}, fmt.Errorf("browser_wait needs exactly one of selector, text or url: {\"text\": \"Thanks\"}")
+		}
+		return plan{req: args.Request("browser.wait", "", in.Wait)}, nil
+	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_tab_list", Description: "Your tabs in this profile; * marks the current one.",
-		Annotations: reads("List tabs", false)}, func(pageArgs) (plan, error) {
+		Annotations: reads(false)}, func(pageArgs) (plan, error) {
 		return tabPlan("list", "", ""), nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_tab_select", Description: "Make a tab your current one: the browser tools act on it.",
-		Annotations: acts("Switch tabs", false, true, false)}, func(in tabArgs) (plan, error) {
+		Annotations: acts(false, true, false)}, func(in tabArgs) (plan, error) {
 		return tabPlan("select", in.Tab, ""), nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_tab_new", Description: "Open a new tab (it becomes current), at a URL or blank.",
-		Annotations: acts("New tab", false, false, true)}, func(in tabNewArgs) (plan, error) {
+		Annotations: acts(false, false, true)}, func(in tabNewArgs) (plan, error) {
 		return tabPlan("new", "", in.URL), nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_tab_close", Description: "Close a tab of yours (the current one by default).",
-		Annotations: acts("Close a tab", true, false, false)}, func(in tabCloseArgs) (plan, error) {
+		Annotations: acts(true, false, false)}, func(in tabCloseArgs) (plan, error) {
 		return tabPlan("close", in.Tab, ""), nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_profiles", Description: "The browser profiles that exist: id, label, whether running.",
-		Annotations: reads("List profiles", false)}, func(noArgs) (plan, error) {
+		Annotations: reads(false)}, func(noArgs) (plan, error) {
 		return plan{req: wire.Request{Verb: "browser.profiles"}, body: daemoncall.ProfilesBody}, nil
 	}),
-	verb(groupBrowser, &mcp.Tool{Name: "browser_new", Description: "Register a browser profile (it is not attached: browser_use it next). provider cdp with endpoint is somebody else's browser, reached at its DevTools endpoint, never started or stopped by us; cloud:browserless connects with the key the daemon keeps (no_key when none is set).",
-		Annotations: acts("New profile", false, false, true)}, func(in newArgs) (plan, error) {
+	verb(groupBrowser, &mcp.Tool{Name: "browser_new", Description: "Register a browser profile, then browser_use it. cdp: somebody else's browser at its DevTools endpoint, never started or stopped by us; cloud:browserless: with the key the daemon keeps (else no_key).",
+		Annotations: acts(false, false, true)}, func(in newArgs) (plan, error) {
 		if in.Label == "" {
 			return plan{}, fmt.Errorf("browser_new needs a label: {\"label\": \"theirs\", \"provider\": \"cdp\", \"endpoint\": \"http://127.0.0.1:9222\"}")
 		}
 		return plan{req: args.Request("browser.new", "", args.New{Label: in.Label, Provider: in.Provider, Endpoint: in.Endpoint})}, nil
 	}),
-	verb(groupBrowser, &mcp.Tool{Name: "browser_use", Description: "Attach your session to a profile (by label or id), optionally under an alias; with several attached, name one as profile.",
-		Annotations: acts("Use a profile", false, true, false)}, func(in useArgs) (plan, error) {
+	verb(groupBrowser, &mcp.Tool{Name: "browser_use", Description: "Attach your session to a profile (label or id), optionally under an alias.",
+		Annotations: acts(false, true, false)}, func(in useArgs) (plan, error) {
 		return plan{req: args.Request("browser.use", "", in)}, nil
 	}),
+}
+
+// printValue prints eval's value as vibespace-browser eval does: its JSON.
+func printValue(r wire.Response, w io.Writer) error {
+	_, err := fmt.Fprintln(w, string(r.Value))
+	return err
+}
+
+// btoi is 1 for true.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // tabPlan is browser.tab's request for action on tab (a handle or "3").

@@ -149,6 +149,12 @@ func TestEveryToolsRequest(t *testing.T) {
 		{"browser_scroll", map[string]any{"direction": "up", "by": 7, "at": "12,34"}, []wire.Request{wire.Request{Verb: "browser.scroll", Profile: "work"}.With(args.Scroll{Direction: "up", By: 7, At: "12,34"})}},
 		{"browser_select", map[string]any{"ref": "@e6", "options": []string{"Cheese"}}, []wire.Request{wire.Request{Verb: "browser.select", Profile: "work"}.With(args.Select{Ref: "@e6", Options: []string{"Cheese"}})}},
 		{"browser_screenshot", nil, []wire.Request{wire.Request{Verb: "browser.screenshot", Profile: "work"}}},
+		{"browser_eval", map[string]any{"expr": "document.title"}, []wire.Request{wire.Request{Verb: "browser.eval", Profile: "work"}.With(args.Eval{Expr: "document.title"})}},
+		{"browser_navigate", map[string]any{"to": "back"}, []wire.Request{wire.Request{Verb: "browser.back", Profile: "work"}}},
+		{"browser_navigate", map[string]any{"to": "forward", "no_verify": true}, []wire.Request{wire.Request{Verb: "browser.forward", Profile: "work"}.With(args.Nav{NoVerify: true})}},
+		{"browser_navigate", map[string]any{"to": "reload", "profile": "shop"}, []wire.Request{wire.Request{Verb: "browser.reload", Profile: "shop"}}},
+		{"browser_wait", map[string]any{"selector": "#done"}, []wire.Request{wire.Request{Verb: "browser.wait", Profile: "work"}.With(args.Wait{Selector: "#done"})}},
+		{"browser_wait", map[string]any{"url": "/thanks"}, []wire.Request{wire.Request{Verb: "browser.wait", Profile: "work"}.With(args.Wait{URL: "/thanks"})}},
 		{"browser_tab_list", nil, []wire.Request{wire.Request{Verb: "browser.tab", Profile: "work"}.With(args.Tab{Action: "list"})}},
 		{"browser_tab_select", map[string]any{"tab": "3"}, []wire.Request{wire.Request{Verb: "browser.tab", Target: "tab:3", Profile: "work"}.With(args.Tab{Action: "select"})}},
 		{"browser_tab_new", map[string]any{"url": "about:blank"}, []wire.Request{wire.Request{Verb: "browser.tab", Profile: "work"}.With(args.Tab{Action: "new", URL: "about:blank"})}},
@@ -317,6 +323,41 @@ func TestCallsWithoutAnAnswer(t *testing.T) {
 		res := failed(late, *req)
 		if st := res.StructuredContent.(map[string]any); st["code"] != code {
 			t.Errorf("%s: %v, want %s", req.Verb, st["code"], code)
+		}
+	}
+}
+
+// listBudget is what tools/list may weigh with every tool listed: an
+// agent's host reads it into the context of every conversation.
+const listBudget = 20 << 10
+
+// TestToolsListUnderBudget: tools/list of every tool, as the server sends
+// it, stays under listBudget — and lists every verb of the command lines an
+// agent uses to read and act on a page (wait, back/forward/reload as
+// browser_navigate, eval among them).
+func TestToolsListUnderBudget(t *testing.T) {
+	cs := connect(t, Config{Session: "s", Groups: AllGroups})
+	list, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("tools/list: %d tools, %d bytes", len(list.Tools), len(b))
+	if len(b) >= listBudget {
+		t.Errorf("tools/list weighs %d bytes with every tool, over its budget of %d", len(b), listBudget)
+	}
+	names := map[string]bool{}
+	for _, tl := range list.Tools {
+		names[tl.Name] = true
+	}
+	for _, n := range []string{"browser_eval", "browser_navigate", "browser_wait",
+		"browser_open", "browser_snapshot", "browser_find", "browser_get", "browser_click", "browser_fill", "browser_type",
+		"browser_key", "browser_scroll", "browser_select", "browser_screenshot"} {
+		if !names[n] {
+			t.Errorf("tools/list lacks %s", n)
 		}
 	}
 }

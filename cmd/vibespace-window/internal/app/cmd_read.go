@@ -28,8 +28,10 @@ can act on. --json gives the whole tree as JSON.
 Less of it: @ref prints that node's subtree only (the same refs); --depth N keeps N
 levels below the root (or the @ref) and says how many nodes it cut ("+12 below" on
 the node they are under: snapshot @ref shows them); --diff prints only what changed
-since your last snapshot of this window, one line a node (+ added, - removed,
-~ changed: states, name, text), or "unchanged".
+since your last snapshot of this window that showed as much (a scoped or -i one does
+not move the whole one's), one line a node (+ added, - removed, ~ changed:
+states, name, text), or "unchanged"; -i --diff also shows the words that appeared
+outside the interactive view (a message, an alert, a status line).
 
    vibespace-window snapshot win:1 -i
    vibespace-window snapshot win:1 @e12 --depth 2
