@@ -74,6 +74,11 @@ type watch struct {
 	read *target.Node
 	// before is what was seen before the verb acted.
 	before effect.Observation
+	// mark is where the target's own account of its changes stands
+	// (stage.Sight.Changes), taken before the verb acted; 0 when it
+	// tells none. told is what it told since, in words (effect.Told).
+	mark uint64
+	told []string
 }
 
 // Watch looks at c's target before the verb acts on a.Node (nil: the
@@ -92,8 +97,11 @@ func (s *Stage) Watch(ctx context.Context, c *stage.Call, a stage.Acting) stage.
 	}
 	octx, cancel := context.WithTimeout(ctx, s.wait)
 	w.before = w.observe(octx)
-	cancel()
 	c.Before = w.before.Digest()
+	if ch, ok, err := w.sight.Changes(octx, 0, 0); ok && err == nil {
+		w.mark = ch.Mark
+	}
+	cancel()
 	switch {
 	case w.before.Node == nil && w.before.Content == "" && !w.before.HasInfo:
 		w.off = "no tree and no pixels of " + string(w.sight.ID()) + " to look at"
@@ -170,6 +178,8 @@ func (w *watch) After(ctx context.Context, resp *wire.Response) {
 			defer cancel()
 		}
 		now := w.observe(lctx)
+		w.hear(lctx, 0)
+		now.Told = w.told
 		if now.Content != "" && now.Content == seen.Content {
 			now.ContentT = seen.ContentT
 		}
@@ -181,6 +191,17 @@ func (w *watch) After(ctx context.Context, resp *wire.Response) {
 		left := deadline.Sub(s.now())
 		if left <= 0 {
 			break
+		}
+		if w.mark != 0 {
+			// Where the target tells what changed in it (a window's
+			// object events), wait for its word instead of looking
+			// every poll; at a word, or at the deadline, look once
+			// more (the look the wait ends with).
+			if w.hear(octx, left) || w.mark != 0 {
+				t.Reset(0)
+				last = true
+				continue
+			}
 		}
 		if waits {
 			// Where the target tells a sign of change (a page's
@@ -221,6 +242,28 @@ func (w *watch) After(ctx context.Context, resp *wire.Response) {
 		unanswered = w.node.Ref
 	}
 	*eff = effect.Judge(at, elsewhere, cut, unanswered)
+}
+
+// hear takes what the target told changed since the watch's mark, waiting
+// up to d for the first change, and reports whether it told any; a
+// target that cannot tell now is not asked again (it is looked at).
+func (w *watch) hear(ctx context.Context, d time.Duration) bool {
+	if w.mark == 0 {
+		return false
+	}
+	ch, ok, err := w.sight.Changes(ctx, w.mark, d)
+	if !ok || err != nil {
+		w.mark = 0
+		return false
+	}
+	w.mark = ch.Mark
+	key := ""
+	if w.node != nil {
+		key = w.node.Key
+	}
+	told := effect.Told(ch.Seen, key, w.c.Facts.Focuses)
+	w.told = append(w.told, told...)
+	return len(told) > 0
 }
 
 // observe reads what is cheap to see of the target now; what cannot be
@@ -305,5 +348,6 @@ func (w *watch) compare(now effect.Observation) (at, elsewhere []string) {
 	if w.node != nil {
 		s.Ref = w.node.Ref
 	}
-	return effect.Compare(w.before, now, s)
+	at, elsewhere = effect.Compare(w.before, now, s)
+	return append(at, now.Told...), elsewhere
 }
