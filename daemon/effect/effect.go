@@ -103,7 +103,9 @@ func Compare(before, now Observation, s Subject) (at, elsewhere []string) {
 			}
 		}
 	}
-	if b.Content != "" && now.Content != "" && b.Content != now.Content {
+	if b.Content != "" && now.Content != "" && b.Content != now.Content && (now.Pixels || len(now.Told) == 0) {
+		// (A page's content that changed is said by what its watcher
+		// told, where it told something: Told.)
 		what := "the page's content changed"
 		if now.Pixels {
 			what = "the " + s.Noun + "'s pixels changed"
@@ -183,10 +185,14 @@ func Told(cs []kind.Change, actedKey string, focuses bool) []string {
 			}
 		case "value":
 			out = append(out, node+": value changed")
-		case "added":
-			out = append(out, node+": a node added")
-		case "removed":
-			out = append(out, node+": a node removed")
+		case "added", "removed":
+			what := "a node"
+			if c.To != "" {
+				what = c.To
+			}
+			out = append(out, node+": "+what+" "+c.What)
+		case "navigated":
+			// said by the address (Compare), not here
 		case "focused":
 			out = append(out, "focus → "+node)
 		case "unfocused":
@@ -197,6 +203,8 @@ func Told(cs []kind.Change, actedKey string, focuses bool) []string {
 			out = append(out, node+": unchecked → checked")
 		case "unchecked":
 			out = append(out, node+": checked → unchecked")
+		default: // an attribute: its values
+			out = append(out, fmt.Sprintf("%s: %s %s → %s", node, c.What, quoteCut(c.From), quoteCut(c.To)))
 		}
 	}
 	return out

@@ -33,7 +33,7 @@ type ChangeWaiter interface {
 }
 
 // ChangeTeller is a target that tells, by signs of its own (a window's
-// AT-SPI object events), what changed anywhere in it: a node's name, text
+// AT-SPI object events, a page's watcher), what changed anywhere in it: a node's name, text
 // or value, a node added or removed, the focus moving. Changes with since
 // 0 marks now and answers that mark, telling nothing; with a mark, it
 // waits until something changed after it, or d passed, and answers what
@@ -47,6 +47,17 @@ type ChangeTeller interface {
 type Changes struct {
 	Mark uint64   // the mark to ask from next; never 0
 	Seen []Change // what changed after the mark asked from, oldest first
+	// Quiet: nothing the act started is still pending and nothing changed
+	// for a moment (a page with no request, timer or frame its handlers
+	// started still to run): no change is coming, the wait may end.
+	Quiet bool
+	// Pending: something the act started is still under way (a request,
+	// a timer): a change may come later than the usual wait.
+	Pending bool
+	// Free: asking without waiting (d 0) costs no round trip (the
+	// window's events are logged where the daemon runs): ask at every
+	// look.
+	Free bool
 }
 
 // Change is one change of one node a ChangeTeller told.
@@ -58,8 +69,10 @@ type Change struct {
 	// (Ref "" when it was not in it, Role "" when it is not known).
 	Ref, Role, Name string
 	// What changed: "name", "text", "value", "added" (a child of the
-	// node), "removed" (a child of the node), "focused", "unfocused",
-	// "checked", "unchecked".
+	// node, To naming it where known), "removed" (likewise), "focused",
+	// "unfocused", "checked", "unchecked", "navigated" (the document was
+	// left: said by the address, not here), or an attribute's name (From
+	// and To its values).
 	What string
 	// From and To are the old and new name or text when known (From
 	// "" and Known false: the old one is not known).

@@ -58,7 +58,7 @@ func (w *window) Changes(ctx context.Context, since uint64, d time.Duration) (ki
 		return kind.Changes{}, errors.New("the accessibility bus's object events are not watched")
 	}
 	if since == 0 {
-		return kind.Changes{Mark: b.ChangeMark() + 1}, nil
+		return kind.Changes{Mark: b.ChangeMark() + 1, Free: true}, nil
 	}
 	f, err := w.frame(ctx)
 	if err != nil {
@@ -68,7 +68,7 @@ func (w *window) Changes(ctx context.Context, since uint64, d time.Duration) (ki
 		b.WaitChanges(ctx, since-1, f.Name, d)
 	}
 	evs, _ := b.ChangesSince(since-1, f.Name)
-	out := kind.Changes{Mark: since}
+	out := kind.Changes{Mark: since, Free: true}
 	if len(evs) > 0 {
 		out.Mark = evs[len(evs)-1].Seq + 1
 	}
