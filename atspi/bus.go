@@ -54,6 +54,8 @@ type Bus struct {
 	peers     map[string]*peerSlot // by the application's bus name
 	toolkits  map[string]toolkit   // by the application's bus name, as it said
 	listening bool                 // registered as the registry's listener (listen.go)
+
+	changes changeLog // the object events (events.go)
 }
 
 // Connect asks the session bus at sessionAddr for the accessibility bus
@@ -125,6 +127,13 @@ func (b *Bus) Close() error {
 	for _, p := range peers {
 		p.close()
 	}
+	b.changes.mu.Lock()
+	if b.changes.stop != nil {
+		b.changes.stop()
+		b.changes.stop = nil
+	}
+	b.changes.on = false
+	b.changes.mu.Unlock()
 	b.wbus.Close()
 	return b.conn.Close()
 }

@@ -99,6 +99,15 @@ func (t stageTarget) WaitChange(ctx context.Context, d time.Duration) (bool, boo
 	return changed, true, err
 }
 
+func (t stageTarget) Changes(ctx context.Context, since uint64, d time.Duration) (kind.Changes, bool, error) {
+	ct, ok := t.e.t.(kind.ChangeTeller)
+	if !ok {
+		return kind.Changes{}, false, nil
+	}
+	ch, err := ct.Changes(ctx, since, d)
+	return ch, true, err
+}
+
 func (t stageTarget) Settle(ctx context.Context) {
 	if s, ok := t.e.t.(kind.Settler); ok {
 		_, _ = s.Settle(ctx)

@@ -11,8 +11,8 @@ import (
 )
 
 // The fixtures' scripts: the GTK3 fixture (fixture.py), the toolkit
-// fixtures (gtk4.py, qt5.py, tk.py) and the log they all write
-// (fixturelog.py).
+// fixtures (gtk4.py, qt5.py, tk.py), the GTK 4 keypad (keypad.py) and the
+// log they all write (fixturelog.py).
 //
 //go:embed fixture/*.py
 var scripts embed.FS
@@ -32,7 +32,8 @@ type Fixture struct {
 
 var fixtureSeq atomic.Int64
 
-// Script writes the fixture script name ("fixture", "gtk4", "qt5", "tk")
+// Script writes the fixture script name ("fixture", "gtk4", "qt5", "tk",
+// "keypad")
 // and the log module it imports into the desktop's dir (once) and returns
 // the script's path.
 func Script(d *Desktop, name string) (string, error) {
@@ -91,6 +92,13 @@ func LaunchQt5Fixture(ctx context.Context, d *Desktop, args ...string) (*Fixture
 // X) on d.
 func LaunchGTK4Fixture(ctx context.Context, d *Desktop, args ...string) (*Fixture, error) {
 	return launchScript(ctx, d, "gtk4", args)
+}
+
+// LaunchKeypadFixture starts testenv/fixture/keypad.py (GTK 4 through gi,
+// on X) on d: a keypad whose keys change its display, and a button whose
+// effect comes 900 ms late.
+func LaunchKeypadFixture(ctx context.Context, d *Desktop) (*Fixture, error) {
+	return launchScript(ctx, d, "keypad", nil)
 }
 
 // LaunchTkFixture starts testenv/fixture/tk.py (no _NET_WM_PID, no tree)

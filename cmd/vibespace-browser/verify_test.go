@@ -59,8 +59,8 @@ func effectOf(t *testing.T, resp daemon.Response, word target.EffectWord) *targe
 }
 
 // TestVerifyPage: every acting verb on a tab says what it saw — confirmed
-// for a field that took the text and a link that navigated, changed_elsewhere
-// for a button that changed another element, no_visible_change for one that
+// for a field that took the text, a link that navigated and a button that
+// changed another element (naming it), no_visible_change for one that
 // did nothing, and unverifiable with --no-verify; the page's DOM, read by
 // eval, and the server's log are the oracles.
 func TestVerifyPage(t *testing.T) {
@@ -89,17 +89,23 @@ func TestVerifyPage(t *testing.T) {
 		t.Fatalf("after type the field holds %q", got)
 	}
 
-	// A button that changes another element.
+	// A button that changes another element: the page's watcher names it,
+	// with its text before and after (issue 38: a change anywhere in the
+	// target is confirmed, naming its node; before, this said
+	// changed_elsewhere: the page's content changed).
 	out := e.OK("s1", "click", show)
-	if !strings.Contains(out, `clicked `+show+` (push button "Show") → changed_elsewhere: the page's content changed`) {
+	if !strings.Contains(out, `clicked `+show+` (push button "Show") → confirmed: p#out: text "hidden" → "shown 1"`) {
 		t.Fatalf("click Show answered:\n%s", out)
 	}
 	if got := e.evalString("s1", "document.getElementById('out').textContent"); got != "shown 1" {
 		t.Fatalf("after click Show the page says %q", got)
 	}
 
-	// A key with a visible effect on the page (the focus is on Show).
-	effectOf(t, e.okJSON("s1", "key", "k"), target.EffectChangedElsewhere)
+	// A key with a visible effect on the page (the focus is on Show),
+	// named by the page's watcher.
+	if eff := effectOf(t, e.okJSON("s1", "key", "k"), target.EffectConfirmed); !slices.Contains(eff.Seen, `p#keys: text "x" → "xk"`) {
+		t.Fatalf("key k saw %q", eff.Seen)
+	}
 	if got := e.evalString("s1", "document.getElementById('keys').textContent"); got != "xk" { // the x typed into the field, then k
 		t.Fatalf("after key k the page saw %q", got)
 	}
@@ -154,7 +160,7 @@ func TestNoProgressPage(t *testing.T) {
 	e.refusedJSON("no_progress", "s1", "click", inert)
 	// Another action on the tab is.
 	show := ref(t, e.snapshot("s1", "-i"), "push button", "Show")
-	effectOf(t, e.okJSON("s1", "click", show), target.EffectChangedElsewhere)
+	effectOf(t, e.okJSON("s1", "click", show), target.EffectConfirmed)
 	// click → snapshot → click → snapshot → click → snapshot → click.
 	for range 3 {
 		effectOf(t, e.okJSON("s1", "click", inert), target.EffectNoVisibleChange)

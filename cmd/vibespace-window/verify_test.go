@@ -21,8 +21,9 @@ func effectOf(t *testing.T, resp wire.Response, word target.EffectWord) *target.
 
 // TestVerifyWindow: a click on a window's node says what it saw — the check
 // box's state change (confirmed), a dialog that opened (changed_elsewhere,
-// naming it), nothing (no_visible_change, for a button whose handler only
-// logs) — and the same action that saw nothing three times in a row is
+// naming it), a scroll (confirmed: its scroll bar's value, told by an
+// AT-SPI event), nothing (no_visible_change, for a button whose handler
+// only logs) — and the same action that saw nothing three times in a row is
 // refused no_progress the fourth, until another action. The fixture's log
 // confirms every click arrived.
 func TestVerifyWindow(t *testing.T) {
@@ -56,8 +57,12 @@ func TestVerifyWindow(t *testing.T) {
 	// labels at its left.
 	b.W, b.H = 80, 60
 	rows.Bounds = &b
-	eff := effectOf(t, e.Answer("s1", "scroll", id, "down", "--by", "5", "--at", centre(t, e, "s1", id, &rows)), target.EffectChangedElsewhere)
-	if !slices.Contains(eff.Seen, "the window's pixels changed") {
+	// The scroll bar the list scrolled by tells its value changed (an
+	// AT-SPI event): a change of a node of the window is confirmed (before
+	// the window's events were heard, the pixels that changed said it:
+	// changed_elsewhere).
+	eff := effectOf(t, e.Answer("s1", "scroll", id, "down", "--by", "5", "--at", centre(t, e, "s1", id, &rows)), target.EffectConfirmed)
+	if !slices.ContainsFunc(eff.Seen, func(s string) bool { return strings.HasSuffix(s, " scroll bar: value changed") }) {
 		t.Fatalf("scroll saw %q", eff.Seen)
 	}
 	wait(t, log, from, "the list scrolled", func(ev testenv.Event) bool { return ev.Type == "scroll" && ev.Widget == "list" })

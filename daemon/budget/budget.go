@@ -1,6 +1,7 @@
 // Package budget is the stage of a session's steps: loop detection (the
-// same action that saw no visible change NoProgressAfter times in a row
-// is refused no_progress the next time) and budgets (an optional number
+// same action that saw no visible change NoProgressAfter times in a row,
+// the target's state the same before each as after the last, is refused
+// no_progress the next time) and budgets (an optional number
 // of acting verbs and an optional wall clock, refused budget_spent once
 // spent). Steps are the acting verbs the verb table marks acting
 // (verb.Facts.Acts: click, type, fill, select, key, scroll, and a tab's
@@ -131,6 +132,10 @@ type budgetsFile struct {
 type loopMark struct {
 	key   string
 	times int
+	// after is the digest of what the verifier saw of the target after
+	// the last of them (stage.Call.After): a repeat that finds the target
+	// otherwise (its Before) is no repeat of a step that changed nothing.
+	after string
 }
 
 // loopAt is where a session's loop count is kept: one per session and
@@ -355,8 +360,10 @@ func (g *Guard) Enter(_ context.Context, c *stage.Call) (func(), error) {
 // Finish records a verb's answer in its session's steps. An acting verb
 // that ran keeps the step Admit took of its budget; one that did not
 // gives it back. Its no_visible_change counts towards no_progress on its
-// target; another result of an acting verb on that target starts the
-// count over. Reading verbs, and acting verbs on other targets, leave the
+// target while the target's state is as the last such repeat left it (the
+// verifier's digest before it acted is the last one's after); another
+// result of an acting verb on that target, or a state that changed in
+// between, starts the count over. Reading verbs, and acting verbs on other targets, leave the
 // count be; a refusal of Admit's or Enter's changes nothing.
 func (g *Guard) Finish(c *stage.Call, a *stage.Answer) {
 	if !c.Facts.Acts {
@@ -383,10 +390,14 @@ func (g *Guard) Finish(c *stage.Call, a *stage.Answer) {
 		} else {
 			key := actionKey(c)
 			m := g.last[at]
-			if m.key != key {
+			if m.key != key || (m.after != "" && c.Before != "" && c.Before != m.after) {
+				// Another action, or the target's state changed since the
+				// last one (something else, or a late effect, changed it):
+				// the count starts over.
 				m = loopMark{key: key}
 			}
 			m.times++
+			m.after = c.After
 			g.last[at] = m
 		}
 	}

@@ -227,3 +227,41 @@ func TestMissingBudgetsFailClosed(t *testing.T) {
 		t.Fatalf("once its operator set it again: %v", err)
 	}
 }
+
+// TestLoopCountsUnchangedState: a repeat that saw no visible change counts
+// towards no_progress only while the target is as the last repeat left it
+// (the verifier's digests: Before of this one, After of the last): a
+// target whose state changed in between (a late effect, another hand)
+// starts the count over, so repeated input that lands is never refused.
+func TestLoopCountsUnchangedState(t *testing.T) {
+	ctx := context.Background()
+	g := newGuard(t, nil)
+	a := stagetest.Of(target.WindowID(1))
+	none := wire.Response{OK: true, Effect: &target.Effect{Word: target.EffectNoVisibleChange}}
+	press := func(before, after string) error {
+		c := stagetest.Decoded(&stage.Call{Req: wire.Request{Verb: "click", Session: "s", Target: "win:1"}.With(args.Click{Ref: "@e5"}), Facts: facts("click"), Target: a})
+		if _, err := g.Enter(ctx, c); err != nil {
+			return err
+		}
+		c.Before, c.After = before, after
+		g.Finish(c, &stage.Answer{Resp: none})
+		return nil
+	}
+	// Each press finds the target otherwise than the last left it: never
+	// refused, however many.
+	for i := range 6 {
+		if err := press(fmt.Sprint("s", i), fmt.Sprint("s", i)); err != nil {
+			t.Fatalf("press %d on a target that changed between presses: %v", i+1, err)
+		}
+	}
+	// Three in a row on a target that stays as it is: the fourth is
+	// refused.
+	for i := range 3 {
+		if err := press("same", "same"); err != nil {
+			t.Fatalf("press %d: %v", i+1, err)
+		}
+	}
+	if err := press("same", "same"); target.CodeOf(err) != target.CodeNoProgress {
+		t.Fatalf("the fourth press on an unchanged target: %v, want no_progress", err)
+	}
+}

@@ -49,15 +49,18 @@ const (
 	clickCallsNoVerify = 13
 	// click @ref (ref known) with the check, on a button that changes the
 	// page: the look before (its node read shared with the road's: 6),
-	// the act (6), one look after (6).
-	clickCalls = 18
+	// the page's watcher armed (Runtime.evaluate, 1), the act (6), one
+	// look after (6), and the watcher asked what changed, to name it
+	// (Runtime.evaluate, 1). Before the watcher: 18.
+	clickCalls = 20
 	// click @ref (first use) on a button that changes nothing: the ref
-	// (3), the look before (6), the act (6), a look at once (6), one
-	// Runtime.evaluate waiting for a sign of change (a mutation, an
-	// input, the address moving) until the wait's end, and a last look
-	// then (6). Before: about 63, a look every 50 ms (the count varied
-	// with the machine's speed).
-	clickIdleCalls = 28
+	// (3), the look before (6), the watcher armed (1), the act (6), a
+	// look at once (6), one Runtime.evaluate waiting for the watcher's
+	// word (a change, or quiet: nothing the act started still pending),
+	// and a last look then (6). Before: about 63, a look every 50 ms
+	// (the count varied with the machine's speed); then 28, before the
+	// watcher (its wait was the sign of change's).
+	clickIdleCalls = 29
 	// fill @ref (first use), --no-verify: the ref (3), the node read (4),
 	// DOM.resolveNode, Runtime.callFunctionOn (its facts, the checks,
 	// focused with its text selected, the text inserted, its value read
@@ -65,17 +68,19 @@ const (
 	// facts, its focus, the insertion and the read-back were four calls
 	// and two resolves).
 	fillCallsNoVerify = 10
-	// fill @ref with the check: the look before (6), the fill without
-	// its node read and ref (3), one look after (6). Before: 20.
-	fillCalls = 15
+	// fill @ref with the check: the look before (6), the watcher armed
+	// (1), the fill without its node read and ref (3), one look after
+	// (6), which sees the field's own value change (no question to the
+	// watcher). Before: 20, then 15 before the watcher.
+	fillCalls = 16
 	// select @ref (first use), --no-verify: the ref (3), the node read
 	// (4), DOM.resolveNode, Runtime.callFunctionOn, Runtime.callFunctionOn,
 	// Runtime.releaseObject (the options chosen, the choice read back).
 	selectCallsNoVerify = 11
 	// select @ref with the check: the node read for the road (4), the
-	// look before (6: its node read again), the act (4), one look after
-	// (6).
-	selectCalls = 20
+	// look before (6: its node read again), the watcher armed (1), the
+	// act (4), one look after (6). Before the watcher: 20.
+	selectCalls = 21
 	// get title: Target.getTargetInfo.
 	getTitleCalls = 1
 	// screenshot: Page.captureScreenshot.
@@ -191,7 +196,7 @@ func TestBrowserRoundTrips(t *testing.T) {
 	if got := eval("document.getElementById('count').textContent"); got != `"1"` {
 		t.Fatalf("after one click the count reads %s", got)
 	}
-	wantEffect(count("click @ref", req("click").With(args.Click{Ref: inc}), clickCalls), target.EffectChangedElsewhere)
+	wantEffect(count("click @ref", req("click").With(args.Click{Ref: inc}), clickCalls), target.EffectConfirmed)
 	if got := eval("document.getElementById('count').textContent"); got != `"2"` {
 		t.Fatalf("after two clicks the count reads %s", got)
 	}

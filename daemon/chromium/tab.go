@@ -342,7 +342,43 @@ var (
 	_ kind.NodeReader      = (*tab)(nil)
 	_ kind.ContentDigester = (*tab)(nil)
 	_ kind.ChangeWaiter    = (*tab)(nil)
+	_ kind.ChangeTeller    = (*tab)(nil)
 )
+
+// watchLife bounds the page's watcher of one act (cdp.Tab.Arm): it
+// disarms itself then, if the verb did not end before; a timer its act's
+// handlers schedule counts as pending when it is to run within half of
+// it.
+const watchLife = 3 * time.Second
+
+// Changes tells what changed in the page after mark (since 0: arms its
+// watcher, cdp.Tab.Arm), waiting up to d for a change or for the page to
+// be quiet (cdp.Tab.WatchTold).
+func (t *tab) Changes(ctx context.Context, since uint64, d time.Duration) (kind.Changes, error) {
+	if since == 0 {
+		m, err := t.t.Arm(ctx, watchLife)
+		return kind.Changes{Mark: m}, err
+	}
+	told, err := t.t.WatchTold(ctx, since, d, false)
+	if err != nil {
+		return kind.Changes{}, err
+	}
+	out := kind.Changes{Mark: told.Mark, Quiet: told.Quiet, Pending: told.Pending}
+	if told.Gone {
+		out.Seen = append(out.Seen, kind.Change{What: "navigated"})
+	}
+	for _, c := range told.Changes {
+		kc := kind.Change{Role: c.Node, What: c.What, From: c.From, To: c.To, Known: true, Secret: c.Secret}
+		switch c.What {
+		case "hashchange", "popstate", "beforeunload", "pagehide":
+			kc = kind.Change{What: "navigated"}
+		case "added", "removed":
+			kc.Known = false
+		}
+		out.Seen = append(out.Seen, kc)
+	}
+	return out, nil
+}
 
 // ReadNode reads what the page says of an element now: its states, and its
 // value (a field's) or text as the node's text.

@@ -20,6 +20,7 @@ import (
 	"image/png"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -53,6 +54,9 @@ type Observation struct {
 	Content  string               // a digest of the content or pixels; "" when not read
 	Pixels   bool                 // Content is of the pixels
 	ContentT time.Time            // when Content was first seen as it is now
+	// Told is what the target told changed anywhere in it since the verb
+	// acted (kind.ChangeTeller), in words (Told); nil before it acted.
+	Told []string
 }
 
 // Subject is what a comparison needs to know of the verb that acted.
@@ -99,7 +103,9 @@ func Compare(before, now Observation, s Subject) (at, elsewhere []string) {
 			}
 		}
 	}
-	if b.Content != "" && now.Content != "" && b.Content != now.Content {
+	if b.Content != "" && now.Content != "" && b.Content != now.Content && (now.Pixels || len(now.Told) == 0) {
+		// (A page's content that changed is said by what its watcher
+		// told, where it told something: Told.)
 		what := "the page's content changed"
 		if now.Pixels {
 			what = "the " + s.Noun + "'s pixels changed"
@@ -137,6 +143,98 @@ func Lasting(before, now Observation, elsewhere []string, t time.Time) bool {
 		return t.Sub(now.ContentT) >= PixelHold
 	}
 	return true
+}
+
+// toldCut is how many characters of a name or text Told says.
+const toldCut = 40
+
+// Told says changes a target told of itself (kind.ChangeTeller), each
+// naming its node by its ref, role and name as the last snapshot had
+// them: `@e3 label: "1" → "11"` (its name), `@e4 text "Notes": "ab" →
+// "abc"`, `@e4 text "PIN": 2 → 3 characters` (a hidden text says its
+// length only), `@e2 list: a node added`, `focus → @e5 push button
+// "OK"`. The changes of the node the verb acted on (its key: actedKey)
+// are its own read's to say and are left out, and so is the focus where
+// the verb moves it itself (focuses).
+func Told(cs []kind.Change, actedKey string, focuses bool) []string {
+	focused := slices.ContainsFunc(cs, func(c kind.Change) bool { return c.What == "focused" })
+	var out []string
+	for _, c := range cs {
+		if c.Key != "" && c.Key == actedKey {
+			continue
+		}
+		if focuses && (c.What == "focused" || c.What == "unfocused") {
+			continue
+		}
+		node := toldNode(c, c.What != "name")
+		switch c.What {
+		case "name":
+			if c.Known {
+				out = append(out, fmt.Sprintf("%s: %s → %s", node, quoteCut(c.From), quoteCut(c.To)))
+			} else {
+				out = append(out, fmt.Sprintf("%s: now %s", node, quoteCut(c.To)))
+			}
+		case "text":
+			switch {
+			case c.Known && c.Secret:
+				out = append(out, fmt.Sprintf("%s: text %d → %d characters", node, len([]rune(c.From)), len([]rune(c.To))))
+			case c.Known:
+				out = append(out, fmt.Sprintf("%s: text %s → %s", node, quoteCut(c.From), quoteCut(c.To)))
+			default:
+				out = append(out, node+": text changed")
+			}
+		case "value":
+			out = append(out, node+": value changed")
+		case "added", "removed":
+			what := "a node"
+			if c.To != "" {
+				what = c.To
+			}
+			out = append(out, node+": "+what+" "+c.What)
+		case "navigated":
+			// said by the address (Compare), not here
+		case "focused":
+			out = append(out, "focus → "+node)
+		case "unfocused":
+			if !focused {
+				out = append(out, node+": no longer focused")
+			}
+		case "checked":
+			out = append(out, node+": unchecked → checked")
+		case "unchecked":
+			out = append(out, node+": checked → unchecked")
+		default: // an attribute: its values
+			out = append(out, fmt.Sprintf("%s: %s %s → %s", node, c.What, quoteCut(c.From), quoteCut(c.To)))
+		}
+	}
+	return out
+}
+
+// toldNode names a told change's node: its ref, its role, and its name
+// when named.
+func toldNode(c kind.Change, named bool) string {
+	var parts []string
+	if c.Ref != "" {
+		parts = append(parts, c.Ref)
+	}
+	if c.Role != "" {
+		parts = append(parts, c.Role)
+	}
+	if named && c.Name != "" {
+		parts = append(parts, quoteCut(c.Name))
+	}
+	if len(parts) == 0 || (c.Ref == "" && c.Role == "") {
+		parts = append([]string{"a node"}, parts...)
+	}
+	return strings.Join(parts, " ")
+}
+
+// quoteCut quotes s, cut to toldCut characters.
+func quoteCut(s string) string {
+	if r := []rune(s); len(r) > toldCut {
+		return strconv.Quote(string(r[:toldCut])) + "…"
+	}
+	return strconv.Quote(s)
 }
 
 func sortedIDs(m map[target.ID]string) []target.ID {
@@ -249,6 +347,9 @@ func (o Observation) Digest() string {
 		}
 	}
 	fmt.Fprintf(h, "gone %s\ninfo %q %q\ncontent %s\n", o.NodeErr, o.Title, o.URL, o.Content)
+	for _, t := range o.Told {
+		fmt.Fprintf(h, "told %s\n", t)
+	}
 	for _, id := range sortedIDs(o.Targets) {
 		fmt.Fprintf(h, "target %s\n", id)
 	}

@@ -175,6 +175,13 @@ func connect(ctx context.Context, h host, xp *xpra.Display, o Options) (*display
 	if d.logf == nil {
 		d.logf = func(string, ...any) {}
 	}
+	if d.bus != nil {
+		// What an action changes anywhere in a window is told by its
+		// application's object events, asked for once here (changes.go).
+		if err := d.bus.WatchChanges(ctx); err != nil {
+			d.logf("the accessibility bus's object events are not watched: effects are looked for instead: %v", err)
+		}
+	}
 	d.watchRegistry(ctx) // started again when it dies (registry.go)
 	return d, nil
 }

@@ -112,6 +112,11 @@ func (d *display) reviveRegistry(ctx context.Context) {
 		now, _ = d.bus.RegistryPID(ctx)
 	}
 	d.reg.againAt, d.reg.againPID, d.reg.pid = time.Now(), now, now
+	// A new registry knows no listener: the object events are asked for
+	// again (changes.go).
+	if err := d.bus.WatchChanges(ctx); err != nil {
+		d.logf("the accessibility bus's object events are not watched: effects are looked for instead: %v", err)
+	}
 	d.note("the accessibility registry of %s (pid %d) died; started again (pid %d)", d.Name(), d.reg.lostPID, now)
 }
 

@@ -24,8 +24,9 @@ type window struct {
 	// note is what Launch changed of the command line asked (a11y.go).
 	note string
 
-	mu   sync.Mutex
-	last x11.Window // as Info last read it
+	mu    sync.Mutex
+	last  x11.Window // as Info last read it
+	known known      // its nodes as its last snapshot and the events since said them (changes.go)
 }
 
 var (
@@ -182,6 +183,7 @@ func (w *window) Snapshot(ctx context.Context, refs *target.RefTable) (*target.S
 	// Children in reading order where the toolkit lists them otherwise
 	// (a GTK 3 grid, last attached first).
 	atspi.ReadingOrder(snap.Root)
+	w.remember(snap)
 	return snap, nil
 }
 

@@ -166,6 +166,11 @@ type Sight interface {
 	// passed (kind.ChangeWaiter): changed whether it saw one; ok false
 	// when it cannot tell (it is looked at every VerifyPoll instead).
 	WaitChange(ctx context.Context, d time.Duration) (changed, ok bool, err error)
+	// Changes tells what changed anywhere in it after mark since (0:
+	// marks now), waiting up to d for the first change
+	// (kind.ChangeTeller): ok false when it tells none; err that it
+	// cannot tell now (it is looked at instead).
+	Changes(ctx context.Context, since uint64, d time.Duration) (ch kind.Changes, ok bool, err error)
 	// Settle waits until its application read the input sent to it
 	// (kind.Settler); at once when it cannot tell, or when the wait failed.
 	Settle(ctx context.Context)

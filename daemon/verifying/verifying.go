@@ -37,6 +37,12 @@ const (
 	DefaultPoll = 50 * time.Millisecond
 )
 
+// LateWait is how long the wait may go on while the target says something
+// the act started is still pending (kind.Changes.Pending: a page's
+// request, or a timer or animation frame its handlers scheduled): an
+// effect that comes later than the wait, up to this, is still seen.
+const LateWait = 1500 * time.Millisecond
+
 // Stage watches every acting verb.
 type Stage struct {
 	now        func() time.Time
@@ -74,6 +80,12 @@ type watch struct {
 	read *target.Node
 	// before is what was seen before the verb acted.
 	before effect.Observation
+	// mark is where the target's own account of its changes stands
+	// (stage.Sight.Changes), taken before the verb acted; 0 when it
+	// tells none. told is what it told since, in words (effect.Told).
+	mark uint64
+	told []string
+	free bool // asking the target's word without waiting costs nothing (kind.Changes.Free)
 }
 
 // Watch looks at c's target before the verb acts on a.Node (nil: the
@@ -92,8 +104,11 @@ func (s *Stage) Watch(ctx context.Context, c *stage.Call, a stage.Acting) stage.
 	}
 	octx, cancel := context.WithTimeout(ctx, s.wait)
 	w.before = w.observe(octx)
-	cancel()
 	c.Before = w.before.Digest()
+	if ch, ok, err := w.sight.Changes(octx, 0, 0); ok && err == nil {
+		w.mark, w.free = ch.Mark, ch.Free
+	}
+	cancel()
 	switch {
 	case w.before.Node == nil && w.before.Content == "" && !w.before.HasInfo:
 		w.off = "no tree and no pixels of " + string(w.sight.ID()) + " to look at"
@@ -139,12 +154,20 @@ func (w *watch) After(ctx context.Context, resp *wire.Response) {
 		cancel()
 	}
 	deadline := s.now().Add(s.wait)
-	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
-		deadline = dl
+	// late is how far the wait may go on while the target says something
+	// the act started is still pending (a page's request or timer).
+	late := s.now().Add(max(s.wait, LateWait))
+	if dl, ok := ctx.Deadline(); ok {
+		if dl.Before(deadline) {
+			deadline = dl
+		}
+		if dl.Before(late) {
+			late = dl
+		}
 	}
 	// Each look is bounded too: an application that stopped answering
 	// leaves the node unread, not the verb waiting.
-	octx, cancel := context.WithDeadline(ctx, deadline.Add(2*s.poll))
+	octx, cancel := context.WithDeadline(ctx, late.Add(2*s.poll))
 	defer cancel()
 	t := time.NewTimer(0)
 	defer t.Stop()
@@ -173,14 +196,44 @@ func (w *watch) After(ctx context.Context, resp *wire.Response) {
 		if now.Content != "" && now.Content == seen.Content {
 			now.ContentT = seen.ContentT
 		}
-		seen = now
+		if w.free {
+			w.hear(lctx, 0) // the target's word costs nothing to ask: at every look
+		}
+		now.Told = w.told
 		at, elsewhere := w.compare(now)
+		if len(elsewhere) > 0 && len(at) == 0 && w.mark != 0 && !w.free {
+			// Something changed: the target's own word names what (one
+			// question, asked only then).
+			w.hear(lctx, 0)
+			now.Told = w.told
+			at, elsewhere = w.compare(now)
+		}
+		seen = now
 		if last || len(at) > 0 || effect.Lasting(w.before, now, elsewhere, s.now()) {
 			break
 		}
 		left := deadline.Sub(s.now())
 		if left <= 0 {
 			break
+		}
+		if w.mark != 0 {
+			// Where the target tells what changed in it (a window's
+			// object events, a page's watcher), wait for its word
+			// instead of looking every poll: at a change, at quiet (a
+			// page with nothing the act started still pending), or at
+			// the deadline, look once more: the look the wait ends
+			// with. While it says something is pending at the
+			// deadline, the wait goes on, up to LateWait.
+			h := w.hear(octx, left)
+			for h.ok && !h.told && !h.quiet && h.pending && late.After(deadline) {
+				deadline = late
+				h = w.hear(octx, deadline.Sub(s.now()))
+			}
+			if h.ok {
+				t.Reset(0)
+				last = true
+				continue
+			}
 		}
 		if waits {
 			// Where the target tells a sign of change (a page's
@@ -221,6 +274,33 @@ func (w *watch) After(ctx context.Context, resp *wire.Response) {
 		unanswered = w.node.Ref
 	}
 	*eff = effect.Judge(at, elsewhere, cut, unanswered)
+}
+
+// heard is what one question to the target's own word answered.
+type heard struct {
+	ok                   bool // it answered (false: it cannot tell; not asked again)
+	told, quiet, pending bool // kind.Changes's: a change, Quiet, Pending
+}
+
+// hear takes what the target told changed since the watch's mark,
+// waiting up to d for the first change or for quiet. A target that
+// cannot tell now is not asked again (it is looked at).
+func (w *watch) hear(ctx context.Context, d time.Duration) heard {
+	if w.mark == 0 {
+		return heard{}
+	}
+	ch, ok, err := w.sight.Changes(ctx, w.mark, d)
+	if !ok || err != nil {
+		w.mark = 0
+		return heard{}
+	}
+	w.mark = ch.Mark
+	key := ""
+	if w.node != nil {
+		key = w.node.Key
+	}
+	w.told = append(w.told, effect.Told(ch.Seen, key, w.c.Facts.Focuses)...)
+	return heard{ok: true, told: len(ch.Seen) > 0, quiet: ch.Quiet, pending: ch.Pending}
 }
 
 // observe reads what is cheap to see of the target now; what cannot be
@@ -305,5 +385,6 @@ func (w *watch) compare(now effect.Observation) (at, elsewhere []string) {
 	if w.node != nil {
 		s.Ref = w.node.Ref
 	}
-	return effect.Compare(w.before, now, s)
+	at, elsewhere = effect.Compare(w.before, now, s)
+	return append(at, now.Told...), elsewhere
 }

@@ -67,6 +67,8 @@ type Sight struct {
 	Digest func() (string, error)
 	// Change answers WaitChange (nil: the target cannot tell).
 	Change func(d time.Duration) (bool, error)
+	// Told answers Changes (nil: the target tells none): since 0 marks.
+	Told func(since uint64, d time.Duration) (kind.Changes, error)
 	// Rescans, Settles count those calls.
 	Rescans, Settles int
 }
@@ -116,6 +118,14 @@ func (s *Sight) WaitChange(_ context.Context, d time.Duration) (bool, bool, erro
 	}
 	changed, err := s.Change(d)
 	return changed, true, err
+}
+
+func (s *Sight) Changes(_ context.Context, since uint64, d time.Duration) (kind.Changes, bool, error) {
+	if s.Told == nil {
+		return kind.Changes{}, false, nil
+	}
+	ch, err := s.Told(since, d)
+	return ch, true, err
 }
 
 func (s *Sight) Settle(context.Context) { s.Settles++ }

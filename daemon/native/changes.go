@@ -1,0 +1,162 @@
+package native
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/vibespace/vibespace/atspi"
+	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/target"
+)
+
+// A window tells what changed in it by its application's AT-SPI object
+// events, which the display's Bus logs from the moment it connects
+// (atspi.Bus.WatchChanges): no call per verb. A change names its node as
+// the window's last snapshot did (its ref, role and name), and says its
+// old name or text where that snapshot, or an event since, said it. A
+// node added or removed, the focus, a check are told only of the nodes
+// that snapshot held: the application's root gaining a window (a dialog)
+// is another target's coming, which the verifier sees as such.
+
+var _ kind.ChangeTeller = (*window)(nil)
+
+// known is what a window knows of its nodes: the last snapshot's, by key,
+// and each name and text an event told since (by key).
+type known struct {
+	nodes map[string]*target.Node
+	names map[string]string
+	texts map[string][]rune
+}
+
+// remember keeps snap's nodes as what the window knows of them.
+func (w *window) remember(snap *target.Snapshot) {
+	k := known{nodes: map[string]*target.Node{}, names: map[string]string{}, texts: map[string][]rune{}}
+	snap.Root.Walk(func(n *target.Node, _ int) bool {
+		if n.Key != "" {
+			k.nodes[n.Key] = n
+			k.names[n.Key] = n.Name
+			if n.Text != "" || n.TextLen == 0 {
+				if r := []rune(n.Text); len(r) == n.TextLen {
+					k.texts[n.Key] = r
+				}
+			}
+		}
+		return true
+	})
+	w.mu.Lock()
+	w.known = k
+	w.mu.Unlock()
+}
+
+// Changes tells what the window's application changed after mark (since
+// 0: marks now), waiting up to d for the first change.
+func (w *window) Changes(ctx context.Context, since uint64, d time.Duration) (kind.Changes, error) {
+	b := w.d.bus
+	if b == nil || !b.Watching() {
+		return kind.Changes{}, errors.New("the accessibility bus's object events are not watched")
+	}
+	if since == 0 {
+		return kind.Changes{Mark: b.ChangeMark() + 1, Free: true}, nil
+	}
+	f, err := w.frame(ctx)
+	if err != nil {
+		return kind.Changes{}, err
+	}
+	if d > 0 {
+		b.WaitChanges(ctx, since-1, f.Name, d)
+	}
+	evs, _ := b.ChangesSince(since-1, f.Name)
+	out := kind.Changes{Mark: since, Free: true}
+	if len(evs) > 0 {
+		out.Mark = evs[len(evs)-1].Seq + 1
+	}
+	out.Seen = w.tell(evs)
+	return out, nil
+}
+
+// tell says evs as changes of nodes: one per node and what changed of it,
+// from its first old value to its last new one.
+func (w *window) tell(evs []atspi.Event) []kind.Change {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	k := &w.known
+	if k.nodes == nil {
+		*k = known{nodes: map[string]*target.Node{}, names: map[string]string{}, texts: map[string][]rune{}}
+	}
+	var out []kind.Change
+	at := map[[2]string]int{} // key, what → its index in out
+	put := func(key, what, from, to string, known bool) {
+		if i, ok := at[[2]string{key, what}]; ok {
+			out[i].To = to
+			return
+		}
+		c := kind.Change{Key: key, What: what, From: from, To: to, Known: known}
+		if n := k.nodes[key]; n != nil {
+			c.Ref, c.Role, c.Name = n.Ref, n.Role, n.Name
+			c.Secret = n.Role == "password text"
+		}
+		at[[2]string{key, what}] = len(out)
+		out = append(out, c)
+	}
+	for _, ev := range evs {
+		key := ev.Key()
+		if k.nodes[key] == nil && !strings.HasPrefix(ev.Kind, "property-change:") && !strings.HasPrefix(ev.Kind, "text-changed:") {
+			// A node the window's last snapshot did not hold: the
+			// application's root, which gains another window (a target
+			// of its own, seen as such), or one of that window's.
+			continue
+		}
+		switch ev.Kind {
+		case "property-change:accessible-name":
+			old, ok := k.names[key]
+			k.names[key] = ev.Data
+			if !ok || old != ev.Data {
+				put(key, "name", old, ev.Data, ok)
+			}
+		case "property-change:accessible-value":
+			put(key, "value", "", "", false)
+		case "text-changed:insert", "text-changed:delete":
+			old, ok := k.texts[key]
+			var now []rune
+			if ok {
+				now = edit(old, ev)
+				ok = now != nil
+			}
+			if ok {
+				k.texts[key] = now
+			} else {
+				delete(k.texts, key)
+			}
+			put(key, "text", string(old), string(now), ok)
+		case "children-changed:add":
+			put(key, "added", "", "", false)
+		case "children-changed:remove":
+			put(key, "removed", "", "", false)
+		case "state-changed:focused", "state-changed:checked":
+			what := ev.Kind[len("state-changed:"):]
+			if ev.Detail1 == 0 {
+				what = "un" + what
+			}
+			put(key, what, "", "", false)
+		}
+	}
+	return out
+}
+
+// edit applies a text-changed event to text: nil when it does not fit
+// (the text was not what the window knew).
+func edit(text []rune, ev atspi.Event) []rune {
+	at, n, data := int(ev.Detail1), int(ev.Detail2), []rune(ev.Data)
+	if at < 0 || at > len(text) || n != len(data) {
+		return nil
+	}
+	if ev.Kind == "text-changed:insert" {
+		return append(append(append([]rune{}, text[:at]...), data...), text[at:]...)
+	}
+	if at+n > len(text) || string(text[at:at+n]) != ev.Data {
+		return nil
+	}
+	return append(append([]rune{}, text[:at]...), text[at+n:]...)
+}
