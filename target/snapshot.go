@@ -85,6 +85,10 @@ type Node struct {
 	// node's other fields are whatever was read before that.
 	Unreadable string  `json:"unreadable,omitempty"`
 	Children   []*Node `json:"children,omitempty"`
+	// Flow is how the node's text sits against the text before it, where
+	// the backend laid it out (a page's walk); get text joins pieces by it
+	// (NodeText). Not shown to agents.
+	Flow Flow `json:"-"`
 	// Key is the backend's own identity of the object ("bus name + object
 	// path" for AT-SPI, a backendNodeId for CDP). Refs map to it. It is not
 	// shown to agents.
