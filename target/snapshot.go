@@ -63,9 +63,12 @@ type Census struct {
 //   - Interfaces are short interface names ("Action", "Text",
 //     "EditableText", "Component", …).
 type Node struct {
-	Ref         string   `json:"ref,omitempty"` // "@e7", set by RefTable.Assign
-	Role        string   `json:"role"`
-	Name        string   `json:"name,omitempty"`
+	Ref  string `json:"ref,omitempty"` // "@e7", set by RefTable.Assign
+	Role string `json:"role"`
+	Name string `json:"name,omitempty"`
+	// NameFrom says where a name the toolkit did not give came from
+	// (NameFromTooltip); "" for the node's own name or its label's.
+	NameFrom    string   `json:"name_from,omitempty"`
 	Description string   `json:"description,omitempty"`
 	States      []string `json:"states,omitempty"`
 	Interfaces  []string `json:"interfaces,omitempty"`
@@ -94,6 +97,11 @@ type Node struct {
 	// shown to agents.
 	Key string `json:"-"`
 }
+
+// NameFromTooltip is the NameFrom of a node named by its description (a
+// toolkit's tooltip: GTK and Qt describe a widget by it) for want of a
+// name of its own or a label's.
+const NameFromTooltip = "tooltip"
 
 // Value is where a range control stands between its bounds.
 type Value struct {
@@ -350,6 +358,11 @@ func appendLine(b []byte, n *Node, depth int, compact bool) []byte {
 	if n.Name != "" {
 		b = append(b, ' ')
 		b = strconv.AppendQuote(b, n.Name)
+		if n.NameFrom != "" {
+			b = append(b, " ("...)
+			b = append(b, n.NameFrom...)
+			b = append(b, ')')
+		}
 	}
 	if n.Ref != "" {
 		b = append(b, ' ')

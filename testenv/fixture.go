@@ -11,8 +11,8 @@ import (
 )
 
 // The fixtures' scripts: the GTK3 fixture (fixture.py), the toolkit
-// fixtures (gtk4.py, qt5.py, tk.py) and the log they all write
-// (fixturelog.py).
+// fixtures (gtk4.py, qt5.py, tk.py), the names fixture (names4.py) and the
+// log they all write (fixturelog.py).
 //
 //go:embed fixture/*.py
 var scripts embed.FS
@@ -91,6 +91,13 @@ func LaunchQt5Fixture(ctx context.Context, d *Desktop, args ...string) (*Fixture
 // X) on d.
 func LaunchGTK4Fixture(ctx context.Context, d *Desktop, args ...string) (*Fixture, error) {
 	return launchScript(ctx, d, "gtk4", args)
+}
+
+// LaunchNamesFixture starts testenv/fixture/names4.py (a GTK 4 window
+// whose widgets GTK 4.8 names badly: a calculator's mnemonic keys, icon
+// buttons, an empty text view) on d.
+func LaunchNamesFixture(ctx context.Context, d *Desktop) (*Fixture, error) {
+	return launchScript(ctx, d, "names4", nil)
 }
 
 // LaunchTkFixture starts testenv/fixture/tk.py (no _NET_WM_PID, no tree)
