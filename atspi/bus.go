@@ -53,6 +53,7 @@ type Bus struct {
 	mu        sync.Mutex
 	peers     map[string]*peerSlot // by the application's bus name
 	toolkits  map[string]toolkit   // by the application's bus name, as it said
+	once      map[string]onceName  // doubled names a walk saw undone, by object key (names.go)
 	listening bool                 // registered as the registry's listener (listen.go)
 
 	changes changeLog // the object events (events.go)

@@ -44,7 +44,8 @@
 //	EditableText.SetTextContents                     Bus.SetText
 //	EditableText.InsertText                          Bus.InsertText
 //	Component.GrabFocus                              Bus.GrabFocus
-//	Accessible.GetRelationSet (LABELLED_BY)          Node.Name of an unnamed control (names.go)
+//	Accessible.GetRelationSet (LABELLED_BY)          Node.Name of an unnamed control (names.go);
+//	                                                 else its Description (a tooltip), NameFrom "tooltip"
 //	Properties.Get(Value, Current|Minimum|MaximumValue) Node.Value (drawn nodes only;
 //	  one Properties.GetAll(Value) from GTK)
 //	Selection.SelectChild, ClearSelection, …         Bus.Select, Bus.Click (a page tab)
@@ -88,8 +89,14 @@
 // screen; its extents are relative to the window, so they are moved by
 // WalkOptions.Window's origin (and left out, unknown, without it); and a
 // widget whose label is also its labelled-by child's text is named twice
-// over ("_Press me Press me"), so it is named once. The tests walk a Qt 5
-// and a GTK 4 fixture against pyatspi and act on them.
+// over ("_Press me Press me", a calculator's "1 1"), so it is named once —
+// where the walk sees the child that repeats it, and so again when the
+// object is read alone (Bus.Node: what an act answers with). GTK 4.8 also
+// names an object that has no name by its class ("GtkButton", "GtkImage",
+// "GtkTextView"): a class name is no name, the object is unnamed (and
+// named, as any unnamed control, by what labels it, else its tooltip;
+// Qt's "QPushButton" alike). The tests walk a Qt 5 and two GTK 4 fixtures
+// against pyatspi and act on them.
 //
 // # Refusals
 //

@@ -108,7 +108,10 @@ type extra struct {
 // names gives each unnamed node that a label labels (LABELLED_BY) its
 // label's name: the label's node when the walk read it, else the label
 // object's Name, asked with the other calls made after the tree is read
-// (all in flight together, within the walk's deadline).
+// (all in flight together, within the walk's deadline). An unnamed node
+// that matters and that no label names is named by its description (GTK
+// and Qt describe a widget by its tooltip), NameFrom saying so: it costs
+// no call, the description came with the name.
 func (w *walker) names(rn *wnode) {
 	if len(w.labelled) > 0 {
 		byKey := make(map[string]*target.Node)
@@ -130,7 +133,7 @@ func (w *walker) names(rn *wnode) {
 							if r.err != nil {
 								return
 							}
-							if s, _ := r.body.variant().(string); s != "" && n.n.Name == "" {
+							if s, _ := r.body.variant().(string); s != "" && n.n.Name == "" && !typeName(w.tkOf(n), s) {
 								n.n.Name = stripMnemonic(s)
 							}
 						},
@@ -144,6 +147,82 @@ func (w *walker) names(rn *wnode) {
 	}
 	w.fetch(w.extras)
 	w.shortNames()
+	for _, n := range w.unnamed {
+		if n.n.Name == "" && n.n.Description != "" && !typeName(w.tkOf(n), n.n.Description) {
+			n.n.Name, n.n.NameFrom = n.n.Description, target.NameFromTooltip
+		}
+	}
+}
+
+// typeName reports whether a name is the class of the object, which a
+// toolkit says where the object has no name: GTK 4.8 names every object
+// without a label by its GObject type ("GtkButton", "GtkMenuButton",
+// "GtkImage", "GtkSourceView", "AdwHeaderBar"; a PyGObject class
+// "__main__+Keypad"). Qt's class names ("QPushButton") are taken for what
+// they are from Qt only. A name with a space, or that no toolkit's type
+// namespace starts, is a name.
+func typeName(tk toolkit, s string) bool {
+	if s == "" || strings.ContainsAny(s, " \t\n") {
+		return false
+	}
+	if strings.Contains(s, "+") && strings.HasPrefix(s, "__main__+") {
+		return true
+	}
+	prefixes := gtypePrefixes
+	if tk.qt() {
+		prefixes = []string{"Q"}
+	}
+	for _, p := range prefixes {
+		rest, ok := strings.CutPrefix(s, p)
+		if ok && len(rest) > 1 && rest[0] >= 'A' && rest[0] <= 'Z' && identifier(rest) && strings.ContainsAny(rest[1:], "abcdefghijklmnopqrstuvwxyz") {
+			return true
+		}
+	}
+	return false
+}
+
+// gtypePrefixes are the GObject type namespaces of GTK and the libraries
+// its applications build their windows with.
+var gtypePrefixes = []string{"Gtk", "Adw", "Gdk", "Gsk", "Vte", "WebKit", "Panel", "Hdy"}
+
+// identifier reports whether s is letters and digits only (a type name).
+func identifier(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// onceName is a doubled name a walk undid (finish): the name as the
+// toolkit says it, and the name it is.
+type onceName struct{ said, is string }
+
+// maxOnce bounds the doubled names a Bus remembers.
+const maxOnce = 4096
+
+// rememberOnce notes that the object key's name said is is, as a walk saw
+// it undone by the label child that repeats it; a read of the object
+// alone (Node: no children to see) names it so while it says the same.
+func (b *Bus) rememberOnce(key, said, is string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.once == nil || len(b.once) >= maxOnce {
+		b.once = make(map[string]onceName)
+	}
+	b.once[key] = onceName{said, is}
+}
+
+// onceNamed is the name the object key goes by when a walk undid its
+// doubled name said, else said.
+func (b *Bus) onceNamed(key, said string) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if o, ok := b.once[key]; ok && o.said == said {
+		return o.is
+	}
+	return said
 }
 
 // labelName is what a label node says: its name, else its text, without

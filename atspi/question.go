@@ -340,14 +340,20 @@ func (w *walker) own(p *pend, r reply) {
 // child count are known.
 func (w *walker) phaseTwo(n *wnode) {
 	n.n.Interfaces = make([]string, 0, len(n.ifaces))
+	if typeName(w.tkOf(n), n.n.Name) {
+		n.n.Name = "" // a class name is no name: the node is unnamed
+	}
 	var qs []question
 	if n.askKids && w.deeper(n) {
 		qs = append(qs, qChildren)
 	}
 	gtk4 := w.tkOf(n).gtk4()
 	drawn := n.n.Has("showing") || (gtk4 && n.depth > 0 && n.n.Has("visible"))
-	if drawn && n.n.Name == "" && mattersUnnamed(n.ifaces) {
-		qs = append(qs, qRelations)
+	if n.n.Name == "" && mattersUnnamed(n.ifaces) {
+		w.unnamed = append(w.unnamed, n)
+		if drawn {
+			qs = append(qs, qRelations)
+		}
 	}
 	inert := w.tkOf(n).inertEditableText()
 	for _, f := range n.ifaces {

@@ -111,7 +111,9 @@ func (w *walker) tkOf(n *wnode) toolkit {
 //     origin, or left out when the walk was not told where the window is.
 //     Nodes that are not showing keep no extents (as GTK 3's, never asked).
 //   - A name that is the node's label followed by its label child's text
-//     ("_Press me Press me", "7 7") is the child's text, once.
+//     ("_Press me Press me", "7 7") is the child's text, once; the Bus
+//     remembers it, so that the object read alone (Node, no children to
+//     see) is named so while its toolkit says the same.
 func (w *walker) finish(rn *wnode) {
 	if !w.tk.gtk4() {
 		return
@@ -146,7 +148,12 @@ func (w *walker) finish(rn *wnode) {
 		case !w.o.relative:
 			n.Bounds = nil // where the window is was not said: unknown
 		}
-		n.Name = onceNamed(n)
+		if once := onceNamed(n); once != n.Name {
+			w.b.rememberOnce(n.Key, n.Name, once)
+			n.Name = once
+		} else if w.o.Depth < 0 {
+			n.Name = w.b.onceNamed(n.Key, n.Name) // read alone: as a walk saw it
+		}
 		return show
 	}
 	judge(rn.n, false, true)

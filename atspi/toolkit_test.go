@@ -3,6 +3,7 @@ package atspi_test
 import (
 	"context"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -277,8 +278,12 @@ func settledIn(t *testing.T, b *atspi.Bus, o atspi.Object, win target.Rect) *tar
 
 // checkPyatspiTree compares our tree lines with pyatspi's. A GTK 4 node
 // whose name GTK doubles (its label and its label child's text: "_Press
-// me Press me") is named once here, as its label child is; every other
-// line is pyatspi's own.
+// me Press me") is named once here, as its label child is; one GTK 4.8
+// names by its class for want of a name ("GtkBuiltinIcon", issue 38) is
+// unnamed here; every other line is pyatspi's own.
+// gtkClass is a GTK class name, as GTK 4.8 names an object that has none.
+var gtkClass = regexp.MustCompile(`^Gtk[A-Z][A-Za-z0-9]*$`)
+
 func checkPyatspiTree(t *testing.T, toolkit, got, want string) {
 	t.Helper()
 	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
@@ -300,6 +305,10 @@ func checkPyatspiTree(t *testing.T, toolkit, got, want string) {
 		if toolkit == "gtk4" && len(gf) == 3 && len(wf) == 3 && gf[0] == wf[0] && gf[1] == wf[1] &&
 			child != "" && gf[2] == child && strings.HasSuffix(wf[2], " "+child) {
 			doubled++
+			continue
+		}
+		if toolkit == "gtk4" && len(gf) == 3 && len(wf) == 3 && gf[0] == wf[0] && gf[1] == wf[1] &&
+			gf[2] == "" && gtkClass.MatchString(wf[2]) {
 			continue
 		}
 		t.Errorf("line %d: %q here, %q in pyatspi's walk", i, g[i], w[i])

@@ -177,6 +177,7 @@ type walker struct {
 	tkFailed  bool              // one of them did not come: ask again next walk
 	tkHeld    []*wnode          // nodes waiting for the toolkit to start phase two
 	labelled  []*wnode          // unnamed nodes that have LABELLED_BY targets
+	unnamed   []*wnode          // unnamed nodes that matter (mattersUnnamed): named by their description last
 	extras    []extra           // calls to make once the tree is read (names.go)
 	sentences []actionAt        // actions named by a sentence (names.go)
 	shortName map[string]string // an action's description → its short name

@@ -654,6 +654,10 @@ func (s *axScan) walkNodes() []*axNode {
 	return nodes
 }
 
+// flowShift is where pagewalk.js's FLOW sits in the flags (its values are
+// target.Flow's).
+const flowShift = 19
+
 // walkProps turns the walk's flag bits (pagewalk.js F) into the AX
 // properties the builder reads.
 func walkProps(f int64) axProps {
@@ -696,6 +700,7 @@ func walkProps(f int64) axProps {
 	p.invalid = bit(1 << 16)
 	p.editable = bit(1 << 17)
 	p.clickable = f&(1<<18) != 0
+	p.flow = target.Flow(f >> flowShift & 7)
 	return p
 }
 

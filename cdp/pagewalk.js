@@ -43,6 +43,11 @@ function (budget, after, ...clickable) {
   const F = {disabled: 1, focusable: 2, focused: 4, modal: 8, required: 16, multiline: 32, multiselectable: 64,
     checkedTrue: 1 << 8, checkedFalse: 2 << 8, checkedMixed: 3 << 8, pressedTrue: 1 << 10, pressedFalse: 2 << 10, pressedMixed: 3 << 10,
     selected: 1 << 12, hasExpanded: 1 << 13, expanded: 1 << 14, readonly: 1 << 15, invalid: 1 << 16, editable: 1 << 17, clickable: 1 << 18};
+  // How a node's text sits against the text before it, as the page lays
+  // it out (flags bits 19-21): on a new line, in the next table cell, after
+  // a space, or run on (inline pieces with nothing between them:
+  // "json." "dumps" "(" read "json.dumps("). get text joins pieces by it.
+  const FLOW = {line: 1, cell: 2, space: 3, run: 4, shift: 19};
 
   const emit = (parent, role, name, desc, value, flags, level, h) => {
     out.push(parent, role, name, desc, value, flags, level, h);
@@ -643,7 +648,11 @@ function (budget, after, ...clickable) {
   // another space, or at the end of a line is not rendered, and Chromium's
   // text nodes hold what is rendered. pending is the node whose text ends
   // in a space that a line's end would drop.
-  const line = {start: true, space: false, pending: -1};
+  // brk is the flow of the next piece at the start of a line: a line's,
+  // a cell's, or an atomic inline element's own (0: a line's).
+  const line = {start: true, space: false, pending: -1, brk: 0};
+  const flowNow = () => line.start ? (line.brk || FLOW.line) : line.space ? FLOW.space : FLOW.run;
+  let elFlow = 0; // the flow of the element walk hands to element
   const lineBreak = () => {
     if (line.pending >= 0) {
       const k = line.pending * 8 + 2;
@@ -666,12 +675,14 @@ function (budget, after, ...clickable) {
       return;
     }
     let s = textOf(n, st);
+    const flow = flowNow();
+    line.brk = 0;
     if (!pre && (line.start || line.space) && s.charCodeAt(0) === 32) s = s.slice(1);
     line.start = false;
     line.space = !pre && s.charCodeAt(s.length - 1) === 32;
     line.pending = -1;
     if (hiddenText || !st || st.visibility !== 'visible' || s === names[parent]) return;
-    const i = emit(parent, 'StaticText', s, '', '', anyEditable && n.parentElement && n.parentElement.isContentEditable ? F.editable : 0, 0, 0);
+    const i = emit(parent, 'StaticText', s, '', '', (anyEditable && n.parentElement && n.parentElement.isContentEditable ? F.editable : 0) | flow << FLOW.shift, 0, 0);
     if (line.space) line.pending = i;
   };
 
@@ -689,7 +700,8 @@ function (budget, after, ...clickable) {
         continue;
       }
       if (!p.trim()) continue;
-      emit(parent, 'StaticText', p, '', '', 0, 0, 0);
+      emit(parent, 'StaticText', p, '', '', flowNow() << FLOW.shift, 0, 0);
+      line.brk = 0;
       line.start = false;
       line.space = p.endsWith(' ');
       line.pending = -1;
@@ -735,14 +747,18 @@ function (budget, after, ...clickable) {
     const est = style(el);
     const d = est.display;
     if (d === 'none' && tag !== 'option' && tag !== 'optgroup') return;
-    if (tag === 'br') lineBreak();
+    if (tag === 'br') { lineBreak(); line.brk = FLOW.line; }
     const block = !(d === 'inline' || d === 'contents' || d.startsWith('inline'));
     const atomic = !block && (d !== 'inline' && d !== 'contents' || REPLACED.has(tag));
-    if (block) lineBreak();
-    else if (atomic) { line.pending = -1; line.start = true; line.space = false; }
+    // A table's cells follow one another; any other block starts a line
+    // (and a line break wins over a cell's).
+    const brk = () => { line.brk = d === 'table-cell' && line.brk !== FLOW.line ? FLOW.cell : FLOW.line; };
+    if (block) { lineBreak(); brk(); elFlow = line.brk; }
+    else if (atomic) { elFlow = line.brk = flowNow(); line.pending = -1; line.start = true; line.space = false; }
+    else elFlow = flowNow();
     element(el, tag, est, parent, hiddenText);
-    if (block) lineBreak();
-    else if (atomic) { lineBreak(); line.start = false; }
+    if (block) { lineBreak(); brk(); }
+    else if (atomic) { lineBreak(); line.start = false; line.brk = 0; }
   };
 
   // While a modal dialog is open, the rest of the page is inert.
@@ -763,6 +779,7 @@ function (budget, after, ...clickable) {
   };
 
   const element1 = (el, tag, est, parent, hiddenText) => {
+    const flow = elFlow;
     if (est.display === 'contents' && !el.getAttribute('role')) {
       for (const c of kids(el)) walk(c, parent, est, hiddenText);
       return;
@@ -791,6 +808,7 @@ function (budget, after, ...clickable) {
     }
     let flags = f0 || flagsOf(el, r, est);
     if (sc || pointer) flags |= F.clickable;
+    flags |= flow << FLOW.shift;
     const [name, from] = nameOf(el, r);
     const desc = descOf(el, from);
     const value = valueOf(el, r);

@@ -134,3 +134,20 @@ func TestHandleKey(t *testing.T) {
 		}
 	}
 }
+
+// The flow pagewalk.js gives a node's text is target.Flow's, at flowShift.
+func TestWalkFlowAgrees(t *testing.T) {
+	m := regexp.MustCompile(`const FLOW = \{line: (\d), cell: (\d), space: (\d), run: (\d), shift: (\d+)\}`).FindStringSubmatch(pageWalkJS)
+	if m == nil {
+		t.Fatal("pagewalk.js has no const FLOW of the shape this test reads")
+	}
+	if m[5] != strconv.Itoa(flowShift) {
+		t.Fatalf("FLOW.shift %s, flowShift %d", m[5], flowShift)
+	}
+	for i, want := range []target.Flow{target.FlowLine, target.FlowCell, target.FlowSpace, target.FlowRun} {
+		v, _ := strconv.ParseInt(m[i+1], 10, 64)
+		if got := walkProps(v << flowShift).flow; got != want {
+			t.Errorf("FLOW value %d reads as %d, want %d", v, got, want)
+		}
+	}
+}

@@ -51,9 +51,10 @@ type axNode struct {
 type axProps struct {
 	disabled, focusable, focused, modal, required, multiline, multiselectable axWord
 	hidden, checked, pressed, selected, expanded, readonly, invalid, editable axWord
-	hasExpanded                                                               bool   // "expanded" was listed
-	level                                                                     string // a heading's
-	clickable                                                                 bool   // the page road's: a script made it clickable
+	hasExpanded                                                               bool        // "expanded" was listed
+	level                                                                     string      // a heading's
+	clickable                                                                 bool        // the page road's: a script made it clickable
+	flow                                                                      target.Flow // the page road's: how its text sits against the text before it
 }
 
 // axWord is a property's value as far as a snapshot reads it.
@@ -436,7 +437,7 @@ func (b *builder) convert(n *axNode, i int32, out []*target.Node) []*target.Node
 		return b.children(n, "", "", out)
 	}
 	b.count++
-	node := &target.Node{Role: roleName(role), Name: name, Description: n.Desc}
+	node := &target.Node{Role: roleName(role), Name: name, Description: n.Desc, Flow: n.Props.flow}
 	node.States, node.Interfaces, node.Actions = traits(role, &n.Props)
 	if scripted && node.Actions == nil && n.Props.editable == axNone {
 		node.Interfaces = append(node.Interfaces, "Action")

@@ -26,6 +26,10 @@ type Match struct {
 	Role string `json:"role"`
 	Name string `json:"name,omitempty"`
 	Text string `json:"text,omitempty"` // its value, when that is what matched
+	// Said is the text that matched: the line of the matching name or
+	// text (the node's, or a text run's inside it) around the match, at
+	// most FindLine characters, "…" where it was cut.
+	Said string `json:"said,omitempty"`
 	// In is its nearest named ancestors, nearest first (at most
 	// FindContext).
 	In []Context `json:"in,omitempty"`
@@ -40,6 +44,13 @@ type Context struct {
 
 // FindContext is how many named ancestors a match carries.
 const FindContext = 2
+
+// FindLine bounds the text a match is shown with (Match.Said), in
+// characters; findBefore is how many of them may come before the match.
+const (
+	FindLine   = 120
+	findBefore = 40
+)
 
 // FindText finds the nodes whose name or text value contains q,
 // case-insensitively, and answers at most max of them, in tree order. A
@@ -65,6 +76,8 @@ func (s *Snapshot) FindText(q string, max int) *Found {
 		at    *Node
 		above []*Node // its ancestors, root first
 		said  string  // the name of the node that matched (at's, or a text run's in it)
+		text  string  // the name or text in which the match is (at's, or a text run's)
+		run   bool    // the match is a text run's inside at
 	}
 	var hits []hit
 	seen := map[*Node]bool{}
@@ -103,7 +116,11 @@ func (s *Snapshot) FindText(q string, max int) *Found {
 			hits = slices.DeleteFunc(hits, func(h hit) bool { return h.said == n.Name && slices.Contains(h.above, n) })
 		}
 		seen[t] = true
-		h := hit{at: t, above: append([]*Node(nil), path[:i]...), said: n.Name}
+		h := hit{at: t, above: append([]*Node(nil), path[:i]...), said: n.Name, text: n.Name}
+		if !strings.Contains(strings.ToLower(n.Name), needle) {
+			h.text = n.Text
+		}
+		h.run = n != t
 		hits = slices.Insert(hits, at, h) // before its subtree's: tree order
 		return true
 	}
@@ -114,7 +131,14 @@ func (s *Snapshot) FindText(q string, max int) *Found {
 			continue
 		}
 		t := h.at
-		m := Match{Ref: t.Ref, Role: t.Role, Name: t.Name}
+		m := Match{Ref: t.Ref, Role: t.Role, Name: t.Name, Said: around(h.text, q, FindLine)}
+		if h.run {
+			// A text run is a piece of a line: the line is at's text,
+			// its pieces joined as they are shown.
+			if all, _ := NodeText(t); strings.Contains(strings.ToLower(all), needle) {
+				m.Said = around(all, q, FindLine)
+			}
+		}
 		if !strings.Contains(strings.ToLower(t.Name), needle) && strings.Contains(strings.ToLower(t.Text), needle) {
 			m.Text = t.Text
 		}
@@ -134,10 +158,56 @@ func (s *Snapshot) FindText(q string, max int) *Found {
 	return f
 }
 
+// around is the line of s that holds q's first match (case-insensitively),
+// whole when it has at most bound characters, else bound characters of it
+// from findBefore before the match, "…" marking each end that was cut;
+// s's first line when q is not in it.
+func around(s, q string, bound int) string {
+	r := []rune(s)
+	low := []rune(strings.ToLower(s))
+	at := -1
+	if len(low) == len(r) { // lower-casing kept every character apart
+		at = strings.Index(string(low), strings.ToLower(q))
+		if at >= 0 {
+			at = len([]rune(string(low)[:at]))
+		}
+	}
+	if at < 0 {
+		at = 0
+	}
+	start, end := at, at
+	for start > 0 && r[start-1] != '\n' {
+		start--
+	}
+	for end < len(r) && r[end] != '\n' {
+		end++
+	}
+	line := strings.TrimSpace(string(r[start:end]))
+	if end-start <= bound {
+		return line
+	}
+	from := max(start, min(at-findBefore, end-bound))
+	to := min(end, from+bound)
+	out := strings.TrimSpace(string(r[from:to]))
+	if from > start {
+		out = "…" + out
+	}
+	if to < end {
+		out += "…"
+	}
+	return out
+}
+
+// hasText reports whether s holds q, case-insensitively.
+func hasText(s, q string) bool {
+	return q != "" && strings.Contains(strings.ToLower(s), strings.ToLower(q))
+}
+
 // WriteText renders what find found, one match a line, or "no match":
 //
 //	link "Edit" @e88 in row "Ada Lovelace" @e80, table "People"
 //	entry "Email" @e7 ="ada@example.org" in form "Sign up"
+//	paragraph @e12 says "json.dumps(obj, *, skipkeys=False, ensure_ascii=True, …"
 //	… 14 more: a longer text finds fewer
 //	no match for "Delete" among 412 nodes
 func (f *Found) WriteText(w io.Writer) error {
@@ -147,13 +217,29 @@ func (f *Found) WriteText(w io.Writer) error {
 		return bw.Flush()
 	}
 	for _, m := range f.Matches {
+		// A name or value is shown around the match where that is in it
+		// (a long one no longer hides it past its first characters);
+		// a match in neither (a text run's inside the node) says the
+		// text that matched.
+		shown := false
 		bw.WriteString(m.Role)
 		if m.Name != "" {
-			bw.WriteString(" " + strconv.Quote(clipDiff(m.Name)))
+			name := clipDiff(m.Name)
+			if hasText(m.Name, f.Query) {
+				name, shown = around(m.Name, f.Query, FindLine), true
+			}
+			bw.WriteString(" " + strconv.Quote(name))
 		}
 		bw.WriteString(" " + m.Ref)
 		if m.Text != "" {
-			bw.WriteString(" =" + strconv.Quote(clipDiff(m.Text)))
+			text := clipDiff(m.Text)
+			if hasText(m.Text, f.Query) {
+				text, shown = around(m.Text, f.Query, FindLine), true
+			}
+			bw.WriteString(" =" + strconv.Quote(text))
+		}
+		if !shown && m.Said != "" {
+			bw.WriteString(" says " + strconv.Quote(m.Said))
 		}
 		for i, c := range m.In {
 			if i == 0 {

@@ -2,6 +2,7 @@ package target
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -138,13 +139,29 @@ func (s *Snapshot) AnswerText(f Framing) string {
 	return b.String()
 }
 
+// Flow is how a piece of text sits against the piece before it, as the
+// backend laid them out: on a new line (a block's, a <br>), in the next
+// table cell, after a space, or run on (inline pieces with nothing between
+// them). FlowUnsaid is a backend that did not say (a window's toolkit).
+type Flow uint8
+
+const (
+	FlowUnsaid Flow = iota
+	FlowLine
+	FlowCell
+	FlowSpace
+	FlowRun
+)
+
 // NodeText is what get text @ref answers of a node: its text value where
-// it has one (an entry's, a text area's), else the text it shows — its
+// it has one (an entry's, a text area's; "" for an empty one), else the text it shows — its
 // name where it has no children, or the text of its descendants, one
-// piece each, joined with a space (a heading "Sign up"; a row "Ada
-// Lovelace ada@example.org Edit"). A piece that only repeats the one
-// before it is left out. cut reports that a value was read only in part
-// (TextLen is longer than Text).
+// piece each, joined as their Flow says: a run-on piece with nothing
+// between ("json." "dumps" "(" read "json.dumps("), a new line's after a
+// line break, any other with a space where neither side has one (a
+// heading "Sign up"; a row "Ada Lovelace ada@example.org Edit"). A piece
+// that only repeats the one before it is left out. cut reports that a
+// value was read only in part (TextLen is longer than Text).
 func NodeText(n *Node) (text string, cut bool) {
 	if n == nil {
 		return "", false
@@ -152,22 +169,40 @@ func NodeText(n *Node) (text string, cut bool) {
 	if n.Text != "" {
 		return n.Text, n.TextLen > len([]rune(n.Text))
 	}
-	var parts []string
+	if n.Implements("EditableText") && n.TextLen == 0 && len(n.Children) == 0 {
+		return "", false // an empty field: its name is its label, not its text
+	}
+	var b []byte
+	last := ""
 	n.Walk(func(x *Node, _ int) bool {
 		piece := x.Text
 		if piece == "" && len(x.Children) == 0 {
 			piece = x.Name
 		}
-		if piece != "" && (len(parts) == 0 || parts[len(parts)-1] != piece) {
-			parts = append(parts, piece)
-			if x.TextLen > len([]rune(x.Text)) && x.Text != "" {
-				cut = true
+		if piece == "" || piece == last {
+			return true
+		}
+		if last != "" {
+			switch {
+			case x.Flow == FlowRun:
+			case x.Flow == FlowLine:
+				b = append(bytes.TrimRight(b, " "), '\n')
+			case !strings.HasSuffix(last, " ") && !strings.HasPrefix(piece, " "):
+				b = append(b, ' ')
 			}
+		}
+		if x.Flow == FlowLine {
+			piece = strings.TrimLeft(piece, " ")
+		}
+		b = append(b, piece...)
+		last = piece
+		if x.TextLen > len([]rune(x.Text)) && x.Text != "" {
+			cut = true
 		}
 		return true
 	})
-	if len(parts) == 0 {
+	if last == "" {
 		return n.Name, false
 	}
-	return strings.Join(parts, " "), cut
+	return strings.TrimSpace(string(b)), cut
 }

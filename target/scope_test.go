@@ -131,3 +131,41 @@ func TestNodeText(t *testing.T) {
 		t.Fatalf("a cut value: %q %v", got, cut)
 	}
 }
+
+// A page's pieces of text are joined as the page lays them out: inline
+// pieces run on ("json." "dumps" "(" read "json.dumps("), a space where the
+// page has one, a new line after a block; a toolkit's (no flow said) with
+// a space between.
+func TestNodeTextFlow(t *testing.T) {
+	sig := &Node{Role: "term", Children: []*Node{
+		{Role: "static", Name: "json.", Flow: FlowLine},
+		{Role: "static", Name: "dumps", Flow: FlowRun},
+		{Role: "static", Name: "(", Flow: FlowRun},
+		{Role: "emphasis", Flow: FlowRun, Children: []*Node{{Role: "static", Name: "obj", Flow: FlowRun}}},
+		{Role: "static", Name: ", ", Flow: FlowRun},
+		{Role: "link", Name: "skipkeys", Flow: FlowRun},
+		{Role: "static", Name: "=False", Flow: FlowRun},
+		{Role: "static", Name: "and", Flow: FlowSpace},
+		{Role: "paragraph", Flow: FlowLine, Children: []*Node{{Role: "static", Name: "Serialize obj.", Flow: FlowLine}}},
+		{Role: "cell", Flow: FlowCell, Children: []*Node{{Role: "static", Name: "x", Flow: FlowCell}}},
+	}}
+	if got, _ := NodeText(sig); got != "json.dumps(obj, skipkeys=False and\nSerialize obj. x" {
+		t.Fatalf("%q", got)
+	}
+}
+
+// An empty field's text is empty: not its name (its label's words, or a
+// toolkit's class name).
+func TestNodeTextEmptyField(t *testing.T) {
+	for _, n := range []*Node{
+		{Role: "text", Name: "Name", Interfaces: []string{"EditableText", "Text"}},
+		{Role: "entry", Name: "Email", Interfaces: []string{"EditableText", "Text"}},
+	} {
+		if got, cut := NodeText(n); got != "" || cut {
+			t.Errorf("%s %q: %q", n.Role, n.Name, got)
+		}
+	}
+	if got, _ := NodeText(&Node{Role: "label", Name: "Total", Interfaces: []string{"Text"}}); got != "Total" {
+		t.Errorf("a label's text: %q", got)
+	}
+}

@@ -63,9 +63,12 @@ type Census struct {
 //   - Interfaces are short interface names ("Action", "Text",
 //     "EditableText", "Component", …).
 type Node struct {
-	Ref         string   `json:"ref,omitempty"` // "@e7", set by RefTable.Assign
-	Role        string   `json:"role"`
-	Name        string   `json:"name,omitempty"`
+	Ref  string `json:"ref,omitempty"` // "@e7", set by RefTable.Assign
+	Role string `json:"role"`
+	Name string `json:"name,omitempty"`
+	// NameFrom says where a name the toolkit did not give came from
+	// (NameFromTooltip); "" for the node's own name or its label's.
+	NameFrom    string   `json:"name_from,omitempty"`
 	Description string   `json:"description,omitempty"`
 	States      []string `json:"states,omitempty"`
 	Interfaces  []string `json:"interfaces,omitempty"`
@@ -85,11 +88,20 @@ type Node struct {
 	// node's other fields are whatever was read before that.
 	Unreadable string  `json:"unreadable,omitempty"`
 	Children   []*Node `json:"children,omitempty"`
+	// Flow is how the node's text sits against the text before it, where
+	// the backend laid it out (a page's walk); get text joins pieces by it
+	// (NodeText). Not shown to agents.
+	Flow Flow `json:"-"`
 	// Key is the backend's own identity of the object ("bus name + object
 	// path" for AT-SPI, a backendNodeId for CDP). Refs map to it. It is not
 	// shown to agents.
 	Key string `json:"-"`
 }
+
+// NameFromTooltip is the NameFrom of a node named by its description (a
+// toolkit's tooltip: GTK and Qt describe a widget by it) for want of a
+// name of its own or a label's.
+const NameFromTooltip = "tooltip"
 
 // Value is where a range control stands between its bounds.
 type Value struct {
@@ -372,6 +384,11 @@ func appendLine(b []byte, n *Node, depth int, compact bool) []byte {
 	if n.Name != "" {
 		b = append(b, ' ')
 		b = strconv.AppendQuote(b, n.Name)
+		if n.NameFrom != "" {
+			b = append(b, " ("...)
+			b = append(b, n.NameFrom...)
+			b = append(b, ')')
+		}
 	}
 	if n.Ref != "" {
 		b = append(b, ' ')

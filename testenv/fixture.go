@@ -11,7 +11,8 @@ import (
 )
 
 // The fixtures' scripts: the GTK3 fixture (fixture.py), the toolkit
-// fixtures (gtk4.py, qt5.py, tk.py), the GTK 4 keypad (keypad.py) and the
+// fixtures (gtk4.py, qt5.py, tk.py), the GTK 4 keypad (keypad.py), the
+// names fixture (names4.py) and the
 // log they all write (fixturelog.py).
 //
 //go:embed fixture/*.py
@@ -99,6 +100,13 @@ func LaunchGTK4Fixture(ctx context.Context, d *Desktop, args ...string) (*Fixtur
 // effect comes 900 ms late.
 func LaunchKeypadFixture(ctx context.Context, d *Desktop) (*Fixture, error) {
 	return launchScript(ctx, d, "keypad", nil)
+}
+
+// LaunchNamesFixture starts testenv/fixture/names4.py (a GTK 4 window
+// whose widgets GTK 4.8 names badly: a calculator's mnemonic keys, icon
+// buttons, an empty text view) on d.
+func LaunchNamesFixture(ctx context.Context, d *Desktop) (*Fixture, error) {
+	return launchScript(ctx, d, "names4", nil)
 }
 
 // LaunchTkFixture starts testenv/fixture/tk.py (no _NET_WM_PID, no tree)

@@ -76,8 +76,9 @@ func findCommand(o Options) *cli.Command {
 	return &cli.Command{
 		Name: "find", Usage: "the @refs whose name or text contains a text, each with where it is",
 		Description: `Prints the nodes whose name or text value contains <text> (case-insensitive), one
-a line with its role, name, @ref and its nearest named ancestors; "no match" says how
-many nodes were searched. At most 25 are printed, and how many more there are.
+a line with its role, name, @ref and its nearest named ancestors, and the text that matched
+(its line around the match, at most 120 characters: a long name is shown where it matched, and
+text inside a node follows "says"); "no match" says how many nodes were searched. At most 25 are printed, and how many more there are.
 
    vibespace-browser find "Edit"`,
 		ArgsUsage: "<text>", Flags: []cli.Flag{jsonFlag},
