@@ -12,10 +12,10 @@ import (
 	"github.com/vibespace/vibespace/cmd/internal/clitest"
 )
 
-// signupPage is a sign-up form whose submit replaces the form with a
+// taskSignupPage is a sign-up form whose submit replaces the form with a
 // status message (not interactive: an agent that reads only what it can
 // act on never sees it).
-const signupPage = `<!doctype html><html><head><title>Sign up</title></head><body>
+const taskSignupPage = `<!doctype html><html><head><title>Sign up</title></head><body>
 <h1>Create your account</h1>
 <form id="f" onsubmit="event.preventDefault(); done()">
 <label for="name">Name</label> <input id="name"><br>
@@ -57,7 +57,7 @@ func BenchmarkTasksVersusAgentBrowser(b *testing.B) {
 	e.serve()
 	p := newPeer(b)
 	mux := http.NewServeMux()
-	servePage(mux, "/signup", signupPage)
+	servePage(mux, "/signup", taskSignupPage)
 	servePage(mux, "/table", tablePage())
 	mux.Handle("/docs/", http.StripPrefix("/docs/", http.FileServer(http.Dir("/usr/share/doc/python3/html"))))
 	srv := httptest.NewServer(mux)
