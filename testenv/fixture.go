@@ -11,7 +11,8 @@ import (
 )
 
 // The fixtures' scripts: the GTK3 fixture (fixture.py), the toolkit
-// fixtures (gtk4.py, qt5.py, tk.py) and the log they all write
+// fixtures (gtk4.py, qt5.py, tk.py), the multi-window fixtures
+// (multiwin.py, multiwin_qt5.py) and the log they all write
 // (fixturelog.py).
 //
 //go:embed fixture/*.py
@@ -32,9 +33,9 @@ type Fixture struct {
 
 var fixtureSeq atomic.Int64
 
-// Script writes the fixture script name ("fixture", "gtk4", "qt5", "tk")
-// and the log module it imports into the desktop's dir (once) and returns
-// the script's path.
+// Script writes the fixture script name ("fixture", "gtk4", "qt5", "tk",
+// "multiwin", "multiwin_qt5") and the log module it imports into the
+// desktop's dir (once) and returns the script's path.
 func Script(d *Desktop, name string) (string, error) {
 	path := filepath.Join(d.Dir, name+".py")
 	for _, n := range []string{"fixturelog", name} {
