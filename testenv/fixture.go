@@ -12,8 +12,9 @@ import (
 
 // The fixtures' scripts: the GTK3 fixture (fixture.py), the toolkit
 // fixtures (gtk4.py, qt5.py, tk.py), the GTK 4 keypad (keypad.py), the
-// names fixture (names4.py) and the
-// log they all write (fixturelog.py).
+// names fixture (names4.py), the multi-window fixtures (multiwin.py,
+// multiwin_qt5.py), the file chooser (filechooser.py) and the log they all
+// write (fixturelog.py).
 //
 //go:embed fixture/*.py
 var scripts embed.FS
@@ -34,9 +35,9 @@ type Fixture struct {
 var fixtureSeq atomic.Int64
 
 // Script writes the fixture script name ("fixture", "gtk4", "qt5", "tk",
-// "keypad")
-// and the log module it imports into the desktop's dir (once) and returns
-// the script's path.
+// "keypad", "names4", "multiwin", "multiwin_qt5", "filechooser") and the
+// log module it imports into the desktop's dir (once) and returns the
+// script's path.
 func Script(d *Desktop, name string) (string, error) {
 	path := filepath.Join(d.Dir, name+".py")
 	for _, n := range []string{"fixturelog", name} {

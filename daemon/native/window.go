@@ -133,7 +133,9 @@ func (w *window) waitFrame(ctx context.Context) {
 }
 
 // Snapshot walks the window's tree. An application that does not answer
-// gives a snapshot whose root is marked unreadable, not an error.
+// gives a snapshot whose root is marked unreadable, not an error; a window
+// none of whose application's frames is its own is refused no_tree, saying
+// why (never another window's tree).
 func (w *window) Snapshot(ctx context.Context, refs *target.RefTable) (*target.Snapshot, error) {
 	d := w.d
 	if d.bus == nil {

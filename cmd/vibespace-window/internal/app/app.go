@@ -101,6 +101,10 @@ MODES (auto | tree | pixels; vibespace-window help mode)
    mode. Every answer's target line says it: "mode: auto → tree". Accessibility is
    switched on for the toolkits that wait to be asked (Qt, Chromium, Electron; a
    Chromium or Electron app also gets --force-renderer-accessibility at open).
+   A window's frame is its own, matched by where it is, its title and whether it
+   is a dialog, never a neighbour's: a window with none (an untitled dialog whose
+   frame is not registered yet, a window its toolkit does not expose) answers
+   snapshot no_tree, saying why, in every mode.
 
 SESSIONS AND LEASES
    Your session is $VIBESPACE_SESSION ("default" when unset). A window is listed for,
