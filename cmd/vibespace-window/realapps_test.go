@@ -142,6 +142,11 @@ func acted(t *testing.T, e *env, args ...string) wire.Response {
 	if !resp.OK {
 		t.Fatalf("%s: %s %s", strings.Join(args, " "), resp.Code, resp.Message)
 	}
+	effect := ""
+	if resp.Effect != nil {
+		effect = string(resp.Effect.Word)
+	}
+	t.Logf("%s: by %s, %s (%s)", args[0], resp.By, effect, resp.Did)
 	return resp
 }
 
