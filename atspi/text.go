@@ -27,9 +27,10 @@ func (b *Bus) SetText(ctx context.Context, o Object, text string) error {
 
 // SetTextOn is SetText on an object whose own fields n were read already
 // (Node): the whole text replaced (SetTextContents), with n's refusals,
-// then read back (Text.GetText of one character more than text holds, so
-// a text that kept a tail is seen): value_not_set, with what the object
-// holds, when it does not hold exactly text. An object with no Text
+// then read back in one call (Text.GetText of up to heldShown characters
+// more than text holds, so a text that kept a tail is seen):
+// value_not_set, with what the object holds, when it does not hold
+// exactly text. An object with no Text
 // interface is not read back; readBack says whether it was.
 //
 // GTK 3 (GtkEntry, GtkTextView), GTK 4 (GtkEntry) and Qt 5 (QLineEdit)

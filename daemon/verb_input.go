@@ -550,6 +550,9 @@ func (d *Daemon) fill(ctx context.Context, c *call) Response {
 		}
 		read = &r
 	}
+	if err := kind.Fillable(read); err != nil {
+		return d.fail(c, err)
+	}
 	if _, err := decideOn(c, target.VerbTypeRef, probe, read); err != nil {
 		return d.fail(c, err)
 	}

@@ -101,7 +101,7 @@ func TestToolsOverStdio(t *testing.T) {
 	for _, tl := range list.Tools {
 		byName[tl.Name] = tl
 	}
-	for _, n := range []string{"status", "doctor", "watch", "window_list", "window_open", "window_snapshot", "window_click", "window_type",
+	for _, n := range []string{"status", "doctor", "watch", "window_list", "window_open", "window_snapshot", "window_click", "window_type", "window_fill",
 		"window_key", "window_scroll", "window_screenshot", "browser_open", "browser_snapshot", "browser_click", "browser_fill",
 		"browser_type", "browser_key", "browser_scroll", "browser_screenshot", "browser_get", "browser_tab_list",
 		"browser_tab_select", "browser_profiles", "browser_use"} {
@@ -135,6 +135,21 @@ func TestToolsOverStdio(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	if _, err := log.WaitFrom(ctx, from, func(ev testenv.Event) bool { return ev.Type == "click" && ev.Widget == "alpha" }); err != nil {
 		t.Fatalf("the fixture did not log the click on Alpha: %v", err)
+	}
+	cancel()
+
+	// window_fill: the entry's whole text replaced — the fixture's log
+	// says what it holds.
+	from = log.Len()
+	out = ok(t, cs, "window_fill", map[string]any{"handle": h, "ref": refOf(t, snap, "text", "Name"), "text": "Ada Lovelace"})
+	if !strings.Contains(out, "filled @e") || !strings.Contains(out, "read back") {
+		t.Fatalf("window_fill: %s", out)
+	}
+	ctx, cancel = context.WithTimeout(t.Context(), 30*time.Second)
+	if _, err := log.WaitFrom(ctx, from, func(ev testenv.Event) bool {
+		return ev.Type == "text" && ev.Widget == "entry" && ev.Text == "Ada Lovelace"
+	}); err != nil {
+		t.Fatalf("the fixture did not log the entry holding the filled text: %v", err)
 	}
 	cancel()
 

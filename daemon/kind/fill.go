@@ -2,6 +2,7 @@ package kind
 
 import (
 	"context"
+	"strings"
 
 	"github.com/vibespace/vibespace/target"
 )
@@ -29,4 +30,22 @@ func Fill(ctx context.Context, t Target, n Node, text string, read *NodeRead) (s
 		return "", f.Fill(ctx, n, text)
 	}
 	return "", target.Refuse(target.CodeBadRequest, "this target has no fields to fill; type into it instead")
+}
+
+// Fillable refuses a fill of a node as read (read not nil: a window's)
+// that has no EditableText: no_editable_text, naming why and the node's
+// interfaces. fill replaces a field's whole text through EditableText and
+// never falls back to keys. A node not read (a tab's field: its Filler
+// judges it) passes.
+func Fillable(read *NodeRead) error {
+	if read == nil || read.Traits.Has("EditableText") {
+		return nil
+	}
+	tr := read.Traits
+	what := tr.Role
+	if tr.Name != "" {
+		what += " " + target.Echo(tr.Name)
+	}
+	return target.Refuse(target.CodeNoEditableText, "%s has no EditableText: fill replaces a field's whole text through it, and this node takes none (type @ref types keys into a node that takes focus)", what).
+		With("role", tr.Role).With("interfaces", strings.Join(tr.Interfaces, ","))
 }

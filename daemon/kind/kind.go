@@ -11,7 +11,8 @@
 // interface of its own, found by a type assertion: Raiser and Stacker
 // (windows that overlap on a display nobody manages), Settler (input an
 // application reads later), Refresher (facts kept between reads), OnceActor
-// (a node read once per acting verb, and acted on as read), Filler,
+// (a node read once per acting verb, and acted on as read), Filler and
+// OnceFiller (a page's fields, a window's on the node as read),
 // Navigator, Evaluator, Waiter and PageReader (pages).
 //
 // The capability law (target.Decide) is the core's: a backend says which

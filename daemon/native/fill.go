@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/vibespace/vibespace/daemon/kind"
-	"github.com/vibespace/vibespace/target"
 )
 
 var _ kind.OnceFiller = (*window)(nil)
@@ -14,8 +13,8 @@ var _ kind.OnceFiller = (*window)(nil)
 // a whole replacement), and reads it back from the node's Text
 // (atspi.Bus.SetTextOn): a node that holds anything else after is refused
 // value_not_set, with what it holds. A node with no EditableText is
-// refused no_editable_text, naming why: fill replaces text through the
-// tree, never by keys.
+// refused no_editable_text (the core asks kind.Fillable first; atspi
+// refuses it too): fill replaces text through the tree, never by keys.
 func (w *window) FillOn(ctx context.Context, n kind.Node, text string, a kind.ActOptions) (string, error) {
 	o, err := w.object(n)
 	if err != nil {
@@ -27,10 +26,6 @@ func (w *window) FillOn(ctx context.Context, n kind.Node, text string, a kind.Ac
 			return "", err
 		}
 	}
-	if !own.node.Implements("EditableText") {
-		r := target.Refuse(target.CodeNoEditableText, "%s has no EditableText: fill replaces a field's whole text through it, and this node takes none (type @ref types keys into a node that takes focus)", nodeLabel(own.node))
-		return "", r.With("ref", n.Ref).With("role", own.node.Role).With("interfaces", own.node.Interfaces)
-	}
 	readBack, err := w.d.bus.SetTextOn(ctx, o, own.node, text)
 	if err != nil {
 		return "", err
@@ -39,12 +34,4 @@ func (w *window) FillOn(ctx context.Context, n kind.Node, text string, a kind.Ac
 		return " through EditableText (not read back: the node has no Text)", nil
 	}
 	return " through EditableText, read back", nil
-}
-
-// nodeLabel names a node for a sentence: `push button "Alpha"`.
-func nodeLabel(n *target.Node) string {
-	if n.Name == "" {
-		return n.Role
-	}
-	return n.Role + " " + target.Echo(n.Name)
 }

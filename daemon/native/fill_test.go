@@ -107,6 +107,15 @@ func TestFillWindow(t *testing.T) {
 	if g := call("get", args.GetNode{What: "text", Ref: entry}); !g.OK || g.Text != want {
 		t.Errorf("get text %s after fill: %q (%s %s), want %q", entry, g.Text, g.Code, g.Message, want)
 	}
+	// The trace keeps the fill (the step before get's) as a step on the
+	// tree road, its node and how many characters, never which.
+	tr := sv.Call(t, daemon.Request{Verb: "trace", Session: session}.With(args.Trace{Last: 2}))
+	if !tr.OK || len(tr.Trace) != 2 {
+		t.Fatalf("trace: %v %s %s, %d steps", tr.OK, tr.Code, tr.Message, len(tr.Trace))
+	}
+	if st := tr.Trace[0]; st.Verb != "fill" || !st.OK || st.By != target.RoadTree || st.Ref != entry || st.Chars != len([]rune(want)) || st.Name == want {
+		t.Errorf("fill's trace step: %+v", st)
+	}
 
 	// A multi-line text view: its whole buffer replaced.
 	notes := refNode(t, snap, "text", "Notes").Ref
