@@ -141,6 +141,10 @@ func TestSecretByNameOnAPage(t *testing.T) {
 		}
 		return nil
 	})
+	// The foreground daemon's own log, beside the state directory.
+	if b, err := os.ReadFile(filepath.Join(e.Dir, "serve.log")); err != nil || strings.Contains(string(b), value) {
+		t.Errorf("the daemon's log holds the secret's value, or was not read (%v)", err)
+	}
 	audit, err := os.ReadFile(filepath.Join(e.Home, "audit.jsonl"))
 	if err != nil || !strings.Contains(string(audit), `"verb":"browser.fill"`) {
 		t.Errorf("the audit log has no fill row (%v)", err)

@@ -228,6 +228,10 @@ func TestSecretByNameOnAWindow(t *testing.T) {
 		}
 		return nil
 	})
+	// The foreground daemon's own log, beside the state directory.
+	if b, err := os.ReadFile(filepath.Join(e.Dir, "serve.log")); err != nil || strings.Contains(string(b), value) {
+		t.Errorf("the daemon's log holds the secret's value, or was not read (%v)", err)
+	}
 	audit, err := os.ReadFile(filepath.Join(e.Home, "audit.jsonl"))
 	if err != nil || !strings.Contains(string(audit), `"verb":"type"`) {
 		t.Errorf("the audit log has no type row (%v)", err)

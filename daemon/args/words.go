@@ -220,7 +220,7 @@ type Step struct {
 	Verb   string         `json:"verb" jsonschema:"the verb as the command line names it: click, type, fill, key, scroll, select, snapshot, find, get"`
 	Target string         `json:"target,omitempty" jsonschema:"a window step's window (win:N); default the batch's handle. A page step acts on your current tab"`
 	Args   map[string]any `json:"args,omitempty" jsonschema:"the verb's arguments as its own tool takes them: ref, text, secret_name, chord, options, direction…"`
-	Expect string         `json:"expect,omitempty" jsonschema:"what must hold after the step, else the batch stops expect_unmet: changed (its effect was confirmed or changed_elsewhere), text:<words> (find sees them on its target), window or window:<title> (a new target opened)"`
+	Expect string         `json:"expect,omitempty" jsonschema:"what must hold after the step, else the batch stops expect_unmet: changed (its effect was confirmed or changed_elsewhere), text:<words> (a snapshot of its target holds them), window or window:<title> (a new target opened)"`
 }
 
 func (a Batch) Validate() error {
@@ -244,7 +244,7 @@ func (a Batch) Validate() error {
 // The expectations a batch step may carry.
 const (
 	ExpectChanged = "changed" // its effect: confirmed or changed_elsewhere
-	ExpectText    = "text"    // text:<words>: find sees them on the step's target
+	ExpectText    = "text"    // text:<words>: a snapshot of the step's target holds them
 	ExpectWindow  = "window"  // window[:<title>]: a new target opened (its title holding <title>)
 )
 

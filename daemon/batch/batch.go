@@ -10,8 +10,8 @@
 // A batch stops at the first step refused (the batch is refused with that
 // step's code) or at a step whose expectation did not hold (expect_unmet):
 // changed (its effect was confirmed or changed_elsewhere), text:<words>
-// (find sees them on the step's target, a read traced as a step of the
-// batch too), window[:<title>] (a target the session did not have before
+// (a snapshot of the step's target holds them, any case: a read traced
+// as a step of the batch too), window[:<title>] (a target the session did not have before
 // the step is listed after it, or the step's effect saw a new window).
 // Its answer says each step's short effect, and where and why it stopped.
 //
@@ -282,16 +282,16 @@ func (s *Stage) check(ctx context.Context, c *stage.Call, st step, on string, re
 		if strings.HasPrefix(st.req.Verb, verb.BrowserPrefix) {
 			prefix = verb.BrowserPrefix
 		}
-		req := wire.Request{Verb: prefix + "find", Session: c.Req.Session, Target: on, Profile: c.Req.Profile}.With(args.Find{Text: st.expect.Words})
+		req := wire.Request{Verb: prefix + "snapshot", Session: c.Req.Session, Target: on, Profile: c.Req.Profile}
 		if prefix != "" {
 			req.Target = ""
 		}
-		found := s.host.Handle(ctx, req)
-		if !found.OK {
-			return false, fmt.Sprintf("it expected the text %q, and find could not look: %s [%s]", st.expect.Words, found.Message, found.Code)
+		snap := s.host.Handle(ctx, req)
+		if !snap.OK {
+			return false, fmt.Sprintf("it expected the text %q, and its target could not be read: %s [%s]", st.expect.Words, snap.Message, snap.Code)
 		}
-		if found.Found == nil || len(found.Found.Matches) == 0 {
-			return false, fmt.Sprintf("it expected the text %q, and find sees none on %s", st.expect.Words, orWords(on, "the tab"))
+		if !strings.Contains(strings.ToLower(snap.Text), strings.ToLower(st.expect.Words)) {
+			return false, fmt.Sprintf("it expected the text %q, and a snapshot of %s holds none", st.expect.Words, orWords(on, "the tab"))
 		}
 		return true, ""
 	case args.ExpectWindow:

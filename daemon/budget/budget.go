@@ -157,6 +157,9 @@ func actionKey(c *stage.Call) string {
 	_ = json.Unmarshal(b, &rest)
 	delete(rest, "ref")
 	delete(rest, "no_verify")
+	if args.Secret(c.Args) != "" {
+		delete(rest, "text") // a secret typed by name is named by its name, not digested (daemon/secrets)
+	}
 	b, _ = json.Marshal(rest) // its keys sorted
 	sum := sha256.Sum256(b)
 	return strings.Join([]string{c.Req.Verb, string(c.Target.ID()), node, hex.EncodeToString(sum[:8])}, "|")

@@ -1,4 +1,5 @@
-// Package secret keeps provider keys on the daemon's side: one file per key
+// Package secret keeps provider keys, and the secrets an agent types by
+// name (secret:NAME, daemon/secrets), on the daemon's side: one file per key
 // in a directory only its owner can read (0700, each file 0600), written
 // atomically (a temp file, fsync, rename, fsync of the directory). A key
 // never leaves the store except through Get; Scrub blanks every stored

@@ -52,7 +52,7 @@ target: ` + strings.Join(batchWords(spec.Windows), ", ") + `.
 ` + windowWords(spec.Windows) + `
 --expect on a step (at most ` + fmt.Sprint(args.MaxBatchSteps) + ` steps):
    changed            its effect was confirmed or changed_elsewhere
-   text:"Saved"       find sees the words on its target afterwards
+   text:"Saved"       a snapshot of its target holds the words afterwards
    window[:"Title"]   a new window (or tab) opened
 
    ` + ex + `

@@ -19,6 +19,8 @@ THE LOOP
    vibespace-browser wait --text "Saved"            # until a selector, text or URL appears
    vibespace-browser screenshot --out page.png      # pixels, when the tree is not enough
    vibespace-browser click --at 120,40              # a pixel of that screenshot
+   vibespace-browser fill @e4 --secret login        # a secret the user stored (key set secret:login), never shown
+   vibespace-browser batch < steps                  # several steps in one call, one a line (help batch)
 
 TABS AND REFS
    Verbs act on your current tab (open, tab new and tab <id> set it). tab list

@@ -144,6 +144,8 @@ func TestEveryToolsRequest(t *testing.T) {
 		{"browser_get", map[string]any{"what": "text", "ref": "@e3"}, []wire.Request{wire.Request{Verb: "browser.get", Profile: "work"}.With(args.Get{What: "text", Ref: "@e3"})}},
 		{"browser_click", map[string]any{"ref": "@e5"}, []wire.Request{wire.Request{Verb: "browser.click", Profile: "work"}.With(args.Click{Ref: "@e5"})}},
 		{"browser_fill", map[string]any{"ref": "@e5", "text": "Ada"}, []wire.Request{wire.Request{Verb: "browser.fill", Profile: "work"}.With(args.Fill{Ref: "@e5", Text: "Ada"})}},
+		{"browser_fill", map[string]any{"ref": "@e5", "secret_name": "login"}, []wire.Request{wire.Request{Verb: "browser.fill", Profile: "work"}.With(args.Fill{Ref: "@e5", SecretName: "login"})}},
+		{"window_type", map[string]any{"handle": "win:1", "ref": "@e9", "secret_name": "login"}, []wire.Request{wire.Request{Verb: "type", Target: "win:1"}.With(args.Type{Ref: "@e9", SecretName: "login"})}},
 		{"browser_type", map[string]any{"text": "x"}, []wire.Request{wire.Request{Verb: "browser.type", Profile: "work"}.With(args.Type{Text: "x"})}},
 		{"browser_key", map[string]any{"chord": "Enter"}, []wire.Request{wire.Request{Verb: "browser.key", Profile: "work"}.With(args.Key{Chord: "Enter"})}},
 		{"browser_scroll", map[string]any{"direction": "up", "by": 7, "at": "12,34"}, []wire.Request{wire.Request{Verb: "browser.scroll", Profile: "work"}.With(args.Scroll{Direction: "up", By: 7, At: "12,34"})}},

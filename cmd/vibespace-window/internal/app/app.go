@@ -70,6 +70,8 @@ THE LOOP
    vibespace-window screenshot win:1 --out w.png  # pixels, when the tree is not enough
    vibespace-window click win:1 --at 120,40       # a pixel of that screenshot
    vibespace-window mode win:1 pixels             # how you reach it: auto | tree | pixels
+   vibespace-window type win:1 @e7 --secret login # a secret the user stored (key set secret:login), never shown
+   vibespace-window batch win:1 < steps           # several steps in one call, one a line (help batch)
 
 TARGETS AND REFS
    A target is win:N (from open or list). A tab's handle (tab:…) is refused
@@ -200,7 +202,7 @@ ANSWERS AND EXIT CODES
    outside_window, window_gone, app_not_found, text_too_long, wrong_kind,
    no_display, display_not_answering, mode_pixels, mode_tree, bad_mode, no_tree,
    display_limit, no_attach, desktop_off, no_pixels_grant, your_desktop,
-   user_active, not_focused, timeout, …).
+   user_active, not_focused, no_secret, expect_unmet, timeout, …).
    Exit 2: bad usage, or the daemon could not be reached, or it went away
    before it answered: "unanswered: … [outcome_unknown]" for a verb that acts
    (it may have run in part or in whole — a retried type could type twice: read
