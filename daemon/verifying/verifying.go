@@ -184,10 +184,11 @@ func (w *watch) After(ctx context.Context, resp *wire.Response) {
 		}
 		looked := s.now()
 		lctx := octx
-		if last {
+		if last && !s.now().Before(deadline) {
 			// The look the wait ends with has its own bound (a look's
 			// margin), from when it starts: the sign's wait ran to the
-			// deadline.
+			// deadline. (One that ends it earlier — at a change, or a
+			// quiet page — is bounded as every look is.)
 			var cancel context.CancelFunc
 			lctx, cancel = context.WithTimeout(ctx, 2*s.poll)
 			defer cancel()
