@@ -50,6 +50,9 @@
 //	  one Properties.GetAll(Value) from GTK)
 //	Selection.SelectChild, ClearSelection, …         Bus.Select, Bus.Click (a page tab)
 //	(one object's own fields, fresh)                 Bus.Node
+//	Registry.RegisterEvent, Event.Object signals     Bus.WatchChanges (once per Bus), ChangeMark,
+//	  (TextChanged, PropertyChange, ChildrenChanged,   ChangesSince, WaitChanges (events.go)
+//	  StateChanged)
 //
 // Children are never placed by Accessible.GetIndexInParent: GTK3 answers
 // indexes that disagree with GetChildren order, and libatspi's cache builds

@@ -8,11 +8,13 @@ type EffectWord string
 const (
 	// EffectConfirmed: the change the verb meant was seen at the node (or
 	// target) it acted on — a state, value, text or focus that changed, a
-	// tab that navigated.
+	// tab that navigated — or any node of the target that its target told
+	// changed (its text, name or value, a node added or removed, the
+	// focus), named.
 	EffectConfirmed EffectWord = "confirmed"
 	// EffectChangedElsewhere: nothing changed at the node, but something
-	// else did — another node, a new window, dialog or tab, the URL or
-	// title, the pixels of the region.
+	// else did — a new window, dialog or tab, the title, the pixels of the
+	// region, a page's content its watcher did not name.
 	EffectChangedElsewhere EffectWord = "changed_elsewhere"
 	// EffectNoVisibleChange: the verb looked, within its bounded wait, and
 	// saw nothing change anywhere it can see.

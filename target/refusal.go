@@ -83,7 +83,7 @@ const (
 	CodeNoFrame             Code = "no_frame"              // the window has no accessible frame (yet); its application is there
 
 	// Observing and verifying (issue 15).
-	CodeNoProgress  Code = "no_progress"  // the same action on the same node saw no_visible_change too many times in a row: look again (snapshot) or do something else
+	CodeNoProgress  Code = "no_progress"  // the same action on the same node saw no_visible_change too many times in a row, the target unchanged between them: look again (snapshot) or do something else
 	CodeBudgetSpent Code = "budget_spent" // the session's step or wall-clock budget is spent: whoever set it (the agent's own operator) raises or resets it: a guard rail, not a boundary
 	// CodeBudgetUnreadable: the saved budgets could not be read back, so
 	// this session's is unknown: acting verbs are refused (the guard rail

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -56,5 +57,35 @@ func TestNodeChangesValue(t *testing.T) {
 	}
 	if got := NodeChanges(a, a, true); len(got) != 0 {
 		t.Fatalf("an unmoved slider changed: %q", got)
+	}
+}
+
+// TestTold: told changes name their node (ref, role, name) and say a name
+// or text before and after, a hidden text by its length; the acted node's
+// own changes, and the focus where the verb moves it, are left out.
+func TestTold(t *testing.T) {
+	cs := []kind.Change{
+		{Key: "a", Ref: "@e1", Role: "push button", Name: "1", What: "focused"},
+		{Key: "d", Ref: "@e3", Role: "label", Name: "1", What: "name", From: "1", To: "11", Known: true},
+		{Key: "p", Ref: "@e4", Role: "password text", Name: "PIN", What: "text", From: "12", To: "123", Known: true, Secret: true},
+		{Key: "n", Ref: "@e5", Role: "text", Name: "Notes", What: "text", From: "ab", To: "abc", Known: true},
+		{Key: "l", Ref: "@e6", Role: "list", What: "added"},
+		{Key: "x", What: "name", To: "new", Known: false},
+		{Key: "acted", Ref: "@e9", Role: "entry", What: "text", From: "", To: "hi", Known: true},
+		{What: "navigated"},
+	}
+	got := Told(cs, "acted", true)
+	want := []string{
+		`@e3 label: "1" → "11"`,
+		`@e4 password text "PIN": text 2 → 3 characters`,
+		`@e5 text "Notes": text "ab" → "abc"`,
+		`@e6 list: a node added`,
+		`a node: now "new"`,
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("told %q\nwant  %q", got, want)
+	}
+	if got := Told(cs[:1], "", false); !slices.Equal(got, []string{`focus → @e1 push button "1"`}) {
+		t.Fatalf("a focus the verb did not move: %q", got)
 	}
 }

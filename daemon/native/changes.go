@@ -11,9 +11,10 @@ import (
 	"github.com/vibespace/vibespace/target"
 )
 
-// A window tells what changed in it by its application's AT-SPI object
-// events, which the display's Bus logs from the moment it connects
-// (atspi.Bus.WatchChanges): no call per verb. A change names its node as
+// A window of our own displays tells what changed in it by its
+// application's AT-SPI object events, which the display's Bus logs from
+// the moment it connects (atspi.Bus.WatchChanges): no call per verb. (A
+// window of the person's own desktop tells none: it is looked at.) A change names its node as
 // the window's last snapshot did (its ref, role and name), and says its
 // old name or text where that snapshot, or an event since, said it. A
 // node added or removed, the focus, a check are told only of the nodes

@@ -175,9 +175,13 @@ func connect(ctx context.Context, h host, xp *xpra.Display, o Options) (*display
 	if d.logf == nil {
 		d.logf = func(string, ...any) {}
 	}
-	if d.bus != nil {
+	if _, mine := h.(ours); mine && d.bus != nil {
 		// What an action changes anywhere in a window is told by its
 		// application's object events, asked for once here (changes.go).
+		// Only on our own displays: a listener on the person's own
+		// registry would have every application of their desktop send
+		// events for as long as the daemon runs (their windows are
+		// looked at instead).
 		if err := d.bus.WatchChanges(ctx); err != nil {
 			d.logf("the accessibility bus's object events are not watched: effects are looked for instead: %v", err)
 		}

@@ -7,11 +7,19 @@
 // dialog or tab), and the target's content (kind.ContentDigester) or
 // else, on a road with no node to read (a point, keys to the focused
 // node), its pixels (its screenshot, as a digest: no picture is kept) —
-// then the verb acts, then it looks again — at once, then at each sign of
-// change the target tells (a page's mutations: kind.ChangeWaiter) or,
-// where it tells none, every VerifyPoll — until something changed or
-// VerifyWait passed, and says what it saw as a word of target.Effect. What a look saw, and what the effect is, are package
-// daemon/effect's to decide. It imports neither the core nor a backend.
+// and marks where the target's own account of its changes stands
+// (kind.ChangeTeller: a window's AT-SPI object events, a page's watcher
+// armed for the act). Then the verb acts, then it looks again — at once,
+// then when the target tells a change, or that it is quiet (nothing the
+// act started still pending: the wait ends early), or at VerifyWait
+// (going on up to LateWait while the target says something the act
+// started is still pending); a target that tells no changes is waited on
+// by its sign of change (kind.ChangeWaiter) or, where it tells none,
+// looked at every VerifyPoll — and says what it saw as a word of
+// target.Effect: a change the target told of any of its nodes is
+// confirmed, naming the node. What a look saw, and what the effect is,
+// are package daemon/effect's to decide. It imports neither the core nor
+// a backend.
 package verifying
 
 import (
@@ -184,10 +192,11 @@ func (w *watch) After(ctx context.Context, resp *wire.Response) {
 		}
 		looked := s.now()
 		lctx := octx
-		if last {
+		if last && !s.now().Before(deadline) {
 			// The look the wait ends with has its own bound (a look's
 			// margin), from when it starts: the sign's wait ran to the
-			// deadline.
+			// deadline. (One that ends it earlier — at a change, or a
+			// quiet page — is bounded as every look is.)
 			var cancel context.CancelFunc
 			lctx, cancel = context.WithTimeout(ctx, 2*s.poll)
 			defer cancel()

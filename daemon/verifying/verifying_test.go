@@ -360,3 +360,91 @@ func TestWaitsForASign(t *testing.T) {
 		}
 	}
 }
+
+// toldSight is a sight of a target that tells its changes (Told): its
+// mark is 1, and each question after acting is answered by answer, given
+// the wait asked; asks records those waits.
+func toldSight(answer func(i int, d time.Duration) kind.Changes) (*stagetest.Sight, *[]time.Duration) {
+	sight := stagetest.SightOf("tab:1")
+	sight.NounWord = "page"
+	sight.NodeFacts = func(kind.Node) (*target.Node, error) { return &target.Node{Role: "push button", Name: "Go"}, nil }
+	var asks []time.Duration
+	sight.Told = func(since uint64, d time.Duration) (kind.Changes, error) {
+		if since == 0 {
+			return kind.Changes{Mark: 1}, nil
+		}
+		asks = append(asks, d)
+		return answer(len(asks)-1, d), nil
+	}
+	return sight, &asks
+}
+
+// TestToldChangeConfirmed: a change the target tells of another node than
+// the one acted on is confirmed, naming that node; the acted node's own
+// change it tells is left to the node's read.
+func TestToldChangeConfirmed(t *testing.T) {
+	sight, _ := toldSight(func(i int, d time.Duration) kind.Changes {
+		if d == 0 { // the question without a wait, at the look at once
+			return kind.Changes{Mark: 1}
+		}
+		return kind.Changes{Mark: 3, Seen: []kind.Change{
+			{Key: "acted", Role: "push button", What: "name", To: "Gone", Known: false},
+			{Key: "k2", Ref: "@e3", Role: "label", What: "name", From: "1", To: "11", Known: true},
+		}}
+	})
+	c := acting(t, "click", target.RoadTree)
+	w := watcher(t, 2*time.Second).Watch(t.Context(), c, stage.Acting{Sight: sight, Node: &kind.Node{Ref: "@e1", Key: "acted"}})
+	resp := wire.Response{Did: "clicked @e1"}
+	w.After(t.Context(), &resp)
+	if resp.Effect == nil || resp.Effect.Word != target.EffectConfirmed {
+		t.Fatalf("effect %+v, want confirmed", resp.Effect)
+	}
+	if !slices.Equal(resp.Effect.Seen, []string{`@e3 label: "1" → "11"`}) {
+		t.Fatalf("seen %q, want the display's change alone", resp.Effect.Seen)
+	}
+}
+
+// TestQuietEndsWait: a target that says it is quiet (nothing the act
+// started is pending) ends the wait there: no_visible_change, asked once
+// with the whole wait, and looked at once more.
+func TestQuietEndsWait(t *testing.T) {
+	sight, asks := toldSight(func(int, time.Duration) kind.Changes { return kind.Changes{Mark: 1, Quiet: true} })
+	looks := 0
+	sight.Look = func() (string, string, bool, error) { looks++; return "t", "", false, nil }
+	c := acting(t, "click", target.RoadTree)
+	w := watcher(t, time.Hour).Watch(t.Context(), c, stage.Acting{Sight: sight, Node: &kind.Node{Ref: "@e1"}})
+	looks = 0
+	resp := wire.Response{}
+	w.After(t.Context(), &resp)
+	if resp.Effect == nil || resp.Effect.Word != target.EffectNoVisibleChange {
+		t.Fatalf("effect %+v, want no_visible_change", resp.Effect)
+	}
+	if len(*asks) != 1 || (*asks)[0] < time.Minute {
+		t.Fatalf("asked with waits %v: want one question for the wait (an hour)", *asks)
+	}
+	if looks != 2 {
+		t.Fatalf("%d looks after acting, want 2 (at once, and the one the wait ends with)", looks)
+	}
+}
+
+// TestPendingGoesOn: a target that says, when the wait's bound comes,
+// that something the act started is still pending is asked again, for
+// what is left of LateWait; then its change is confirmed.
+func TestPendingGoesOn(t *testing.T) {
+	sight, asks := toldSight(func(i int, d time.Duration) kind.Changes {
+		if i == 0 {
+			return kind.Changes{Mark: 1, Pending: true}
+		}
+		return kind.Changes{Mark: 2, Seen: []kind.Change{{Role: "p#late", What: "text", From: "idle", To: "done", Known: true}}}
+	})
+	c := acting(t, "click", target.RoadTree)
+	w := watcher(t, 10*time.Millisecond).Watch(t.Context(), c, stage.Acting{Sight: sight, Node: &kind.Node{Ref: "@e1"}})
+	resp := wire.Response{}
+	w.After(t.Context(), &resp)
+	if len(*asks) != 2 || (*asks)[1] <= (*asks)[0] {
+		t.Fatalf("asked with waits %v: want a second, longer one (up to LateWait)", *asks)
+	}
+	if resp.Effect == nil || resp.Effect.Word != target.EffectConfirmed || !slices.Contains(resp.Effect.Seen, `p#late: text "idle" → "done"`) {
+		t.Fatalf("effect %+v, want the late change confirmed", resp.Effect)
+	}
+}

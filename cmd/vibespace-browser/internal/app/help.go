@@ -105,10 +105,15 @@ THE TRACE
    step. The live view lists a tab's recent steps beside its pane.
 
 EVERY ACTION SAYS WHAT IT DID
-   click, fill, type, key and scroll watch the tab for up to half a second and end
-   their line with what they saw: confirmed (the node's value or state changed,
-   or the tab navigated), changed_elsewhere (the page's text, the title or a new
-   tab), no_visible_change, or unverifiable (--no-verify). The same action that
+   click, fill, type, key and scroll watch the tab and end their line with what
+   they saw: confirmed (the node's value or state changed, the tab navigated, or
+   any element of the page changed, named: "p#out: text "a" → "b""),
+   changed_elsewhere (the title, a new tab), no_visible_change, or unverifiable
+   (--no-verify). A change ends the wait at once; no_visible_change comes once
+   the page is quiet (no request, timer or animation frame the act's handlers
+   started still pending, and no change for 100 ms), else after half a second;
+   while something the act started is pending the wait goes on up to 1.5 s, so
+   a late effect is still seen. The same action that
    saw no_visible_change three times in a row on a tab is refused no_progress
    until you do something else there (another action) or it changes: a snapshot
    in between does not start it over. budget --steps N --minutes M bounds your

@@ -186,10 +186,15 @@ THE TRACE
 
 EVERY ACTION SAYS WHAT IT DID
    click, type, key, scroll and select end their line with what they saw:
-   confirmed, changed_elsewhere, no_visible_change or unverifiable (--no-verify).
+   confirmed (any node of the window changed: its text, name or value, a node
+   added or removed, the focus; told by the application's AT-SPI events and
+   named: "@e3 label: "1" → "11""), changed_elsewhere (a new window, the title,
+   the pixels), no_visible_change (nothing within 500 ms: a window tells no
+   pending work, so a later effect is not seen) or unverifiable (--no-verify).
    The same action that saw no_visible_change three times in a row on a window
-   is refused no_progress until you do something else there (another action) or
-   it changes: a snapshot in between does not start it over. budget --steps N
+   that stayed as it was is refused no_progress until you do something else
+   there (another action) or it changes: a snapshot in between does not start
+   it over. budget --steps N
    --minutes M bounds your acting verbs (refused budget_spent when spent): a
    guard rail your operator sets, not a security boundary.
 
