@@ -1,6 +1,7 @@
 package atspi
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -148,6 +149,11 @@ func (w *walker) names(rn *wnode) {
 	w.fetch(w.extras)
 	w.shortNames()
 	for _, n := range w.unnamed {
+		// A range's description is no tooltip: GTK 3 describes a scale
+		// that draws its value by that value ("50.0").
+		if slices.Contains(n.ifaces, ifaceValue) {
+			continue
+		}
 		if n.n.Name == "" && n.n.Description != "" && !typeName(w.tkOf(n), n.n.Description) {
 			n.n.Name, n.n.NameFrom = n.n.Description, target.NameFromTooltip
 		}

@@ -207,7 +207,8 @@ func hasText(s, q string) bool {
 //
 //	link "Edit" @e88 in row "Ada Lovelace" @e80, table "People"
 //	entry "Email" @e7 ="ada@example.org" in form "Sign up"
-//	paragraph @e12 says "json.dumps(obj, *, skipkeys=False, ensure_ascii=True, …"
+//	description term "…ensure_ascii=True, check_circular=True, allow_nan=True, …" @e3
+//	description value @e4 says "If indent is a non-negative integer, JSON array elements are pretty-printed."
 //	… 14 more: a longer text finds fewer
 //	no match for "Delete" among 412 nodes
 func (f *Found) WriteText(w io.Writer) error {
