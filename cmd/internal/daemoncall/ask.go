@@ -36,6 +36,9 @@ func Ask(c *cli.Context, o Options, req wire.Request, timeout time.Duration, bod
 	if err := args.Check(req); err != nil {
 		return Print(c, o, req, Refused(err), body)
 	}
+	// The daemon knows a --json answer (its headers stage never marks one
+	// said: it keeps every field for a program to read).
+	req.JSON = req.JSON || WantJSON(c)
 	resp, err := Call(c.Context, o, req, timeout)
 	if err != nil {
 		return err
