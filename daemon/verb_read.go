@@ -39,12 +39,11 @@ func (d *Daemon) snapshot(ctx context.Context, c *call) Response {
 		return d.fail(c, err)
 	}
 	var scopeKey string
+	var err error
 	if a.Ref != "" {
-		k, err := e.refs.Key(a.Ref)
-		if err != nil {
+		if scopeKey, err = e.refs.Key(a.Ref); err != nil {
 			return d.fail(c, err)
 		}
-		scopeKey = k
 	}
 	afterKey, err := d.afterKey(c)
 	if err != nil {

@@ -38,7 +38,7 @@ func (t stageTarget) ReadNode(ctx context.Context, n kind.Node) (*target.Node, b
 }
 
 // Info reads as relist reads (Refresh where the target has it), within the
-// target's read budget.
+// target's read budget, and keeps what it read as the target's facts.
 func (t stageTarget) Info(ctx context.Context) (title, url string, gone bool, err error) {
 	e := t.e
 	read := e.t.Info
@@ -53,6 +53,9 @@ func (t stageTarget) Info(ctx context.Context) (title, url string, gone bool, er
 	if err != nil {
 		return "", "", target.CodeOf(err) == e.words().Gone, err
 	}
+	t.d.mu.Lock()
+	e.info, e.rec.Title = info, info.Title // the answer's header names the title as it is now (a click that navigated)
+	t.d.mu.Unlock()
 	if _, ok := e.t.(kind.Navigator); ok {
 		url = info.App // a target that loads addresses: App is its address (else its program)
 	}

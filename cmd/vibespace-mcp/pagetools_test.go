@@ -117,7 +117,7 @@ func TestPageToolsOverStdio(t *testing.T) {
 	if got := ok(t, cs, "browser_eval", map[string]any{"expr": "document.title"}); !strings.HasSuffix(got, "\"Nav A\"\n") {
 		t.Fatalf("browser_eval document.title: %s", got)
 	}
-	if got := ok(t, cs, "browser_eval", map[string]any{"expr": "fetch('/said?v=' + 6 * 7), 6 * 7"}); !strings.HasSuffix(got, "\n42\n") {
+	if got := ok(t, cs, "browser_eval", map[string]any{"expr": "fetch('/said?v=' + 6 * 7), 6 * 7"}); !strings.HasSuffix("\n"+got, "\n42\n") {
 		t.Fatalf("browser_eval answers the value of the expression: %s", got)
 	}
 	site.await(t, "said 42", 1)

@@ -5,9 +5,10 @@
 // (its next --diff answers whole).
 //
 // A view's diff is against the last snapshot that showed at least that
-// view (Baseline): a scoped, interactive or cut snapshot does not move the
-// baseline of the whole tree's --diff, so what it left out is still in the
-// next whole --diff; a whole snapshot moves every view's.
+// view (Baseline), else the last of any: a scoped, interactive or cut
+// snapshot does not move the baseline of the whole tree's --diff once
+// there is one, so what it left out is still in the next whole --diff; a
+// whole snapshot moves every view's.
 //
 // A Book holds no lock: the core keeps one beside each target and guards
 // it with its own (Daemon.mu); Size reads a tree and needs none, so it is
@@ -124,14 +125,24 @@ func Size(snap *target.Snapshot) int {
 }
 
 // Baseline is what a --diff of session's view v is against: the newest of
-// its snapshots that showed at least v (nil: none).
+// its snapshots that showed at least v; when none did, its newest of any
+// view (every one keeps the whole tree: a plain --diff after snapshot -i
+// answers what changed since, not the whole tree); nil when it has none.
 func (l *Book) Baseline(session string, v View) *target.Snapshot {
+	var newest *target.Snapshot
 	for _, k := range slices.Backward(l.order) {
-		if e := l.of[k]; e.session == session && e.view.Covers(v) {
+		e := l.of[k]
+		if e.session != session {
+			continue
+		}
+		if e.view.Covers(v) {
 			return l.by[k]
 		}
+		if newest == nil {
+			newest = l.by[k]
+		}
 	}
-	return nil
+	return newest
 }
 
 // Keep keeps snap, of size (Size), as the session's last snapshot of the

@@ -52,6 +52,16 @@ func TestBaselinesPerView(t *testing.T) {
 	if l.Baseline("other", whole) != nil {
 		t.Fatal("another session's snapshots are a baseline")
 	}
+	// A session with no whole snapshot yet: its plain --diff is against
+	// its newest of any view (what changed since, not the whole tree).
+	other := tree("o1")
+	l.KeepView("other", scope, other, Size(other))
+	other = tree("o2")
+	l.KeepView("other", inter, other, Size(other))
+	if got := title(l.Baseline("other", whole)); got != "o2" {
+		t.Fatalf("the whole view with no whole snapshot: against %s, want o2 (the newest)", got)
+	}
+	l.Forget("other")
 	step(whole, "w3", "w2")
 	if l.Len() != 1 {
 		t.Fatalf("a whole snapshot leaves %d kept, want 1 (it covers every view)", l.Len())

@@ -147,6 +147,11 @@ type Response struct {
 	Facts   map[string]any `json:"facts,omitempty"`
 
 	Target *TargetInfo `json:"target,omitempty"`
+	// Said is set on a text answer whose header (Target and Profile, as
+	// the header line names them) is the one the session's previous
+	// answer said: the header line is left out (daemon/headers). The
+	// fields stay.
+	Said bool `json:"said,omitempty"`
 	// Note is told once: control came back after a takeover.
 	Note string      `json:"note,omitempty"`
 	Did  string      `json:"did,omitempty"` // what was done, in words

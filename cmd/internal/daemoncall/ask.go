@@ -43,6 +43,9 @@ func Ask(c *cli.Context, o Options, req wire.Request, timeout time.Duration, bod
 		}
 		return Print(c, o, req, Refused(err), body)
 	}
+	// The daemon knows a --json answer (its headers stage never marks one
+	// said: it keeps every field for a program to read).
+	req.JSON = req.JSON || WantJSON(c)
 	if o.Capture != nil {
 		o.Capture(req)
 		return nil

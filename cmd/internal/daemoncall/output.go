@@ -54,8 +54,8 @@ func (p Printer) Answer(resp wire.Response, body func(w io.Writer)) error {
 	if resp.Note != "" {
 		fmt.Fprintf(p.Out, "note: %s\n", resp.Note)
 	}
-	if h := Header(resp.Target, resp.Profile, p.Session); h != "" {
-		fmt.Fprintln(p.Out, h)
+	if h := Header(resp.Target, resp.Profile, p.Session); h != "" && !resp.Said {
+		fmt.Fprintln(p.Out, h) // left out when the session's previous answer said it (daemon/headers)
 	}
 	if resp.Did != "" {
 		by := ""

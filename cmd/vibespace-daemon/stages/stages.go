@@ -9,6 +9,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/batch"
 	"github.com/vibespace/vibespace/daemon/browsing"
 	"github.com/vibespace/vibespace/daemon/budget"
+	"github.com/vibespace/vibespace/daemon/headers"
 	"github.com/vibespace/vibespace/daemon/inflight"
 	"github.com/vibespace/vibespace/daemon/keys"
 	"github.com/vibespace/vibespace/daemon/marks"
@@ -130,5 +131,10 @@ func All() []stage.Registration {
 		// to a window's display; the core reaches the target and lends it
 		// the live view. It runs in no phase.
 		{Name: watching.Name, New: watching.New},
+		// headers: a text answer whose header line (target, title,
+		// lease, mode, profile) is the one the session's previous answer
+		// said is marked, and the command lines leave the line out. Last:
+		// it finishes on the answer every stage before it finished.
+		{Name: headers.Name, New: headers.New},
 	}
 }

@@ -45,10 +45,11 @@ PROFILES AND HANDLES
    default. A handle is never a filesystem path: a path is refused path_not_handle
    with the command that registers it. After your set changed (another session, or
    the operator), the next command is refused profile_changed once, naming what
-   was and what is; then commands run. Every answer names on one line the tab,
+   was and what is; then commands run. An answer names on one line the tab,
    its lease and the profile it acted on: tab:3 "Sign up" · lease: yours ·
    profile: work (bp-3f9a1c02), default, 2 attachments (or "profile: own
-   ephemeral"). A tab's handle is tab:N, never reused; --json also gives its CDP
+   ephemeral") — left out while it is your previous answer's line, said again
+   when any of it changed (a new title after a click that navigated). A tab's handle is tab:N, never reused; --json also gives its CDP
    target id (cdp_id), which is not a handle.
 
 A DESKTOP APP: A REAL CHROMIUM AS A WINDOW

@@ -100,7 +100,7 @@ MODES (auto | tree | pixels; vibespace-window help mode)
    pixels (then snapshot, click @ref, type @ref, fill are refused no_tree). tree
    refuses click --at and scroll --at (mode_tree); pixels refuses snapshot, click
    @ref, type @ref and fill (mode_pixels). key, type without a ref and screenshot work in every
-   mode. Every answer's target line says it: "mode: auto → tree". Accessibility is
+   mode. The answers' target line says it: "mode: auto → tree". Accessibility is
    switched on for the toolkits that wait to be asked (Qt, Chromium, Electron; a
    Chromium or Electron app also gets --force-renderer-accessibility at open).
    A window's frame is its own, matched by where it is, its title and whether it
@@ -199,7 +199,9 @@ EVERY ACTION SAYS WHAT IT DID
    guard rail your operator sets, not a security boundary.
 
 ANSWERS AND EXIT CODES
-   Every answer names the target, its title, the lease state and the mode. --json prints the
+   An answer names the target, its title, the lease state and the mode on one line,
+   left out while it is your previous answer's line (said again when any of it
+   changed; a refusal always says it). --json keeps every field and prints the
    daemon's answer as one JSON object (before the command: vibespace-window --json
    list). Exit 0: done. Exit 1: refused — stderr says "refused: <sentence> [<code>]"
    and the code is stable (not_exposed, held, window_paused, no_action,
