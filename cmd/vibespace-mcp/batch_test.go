@@ -9,7 +9,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/wire"
 )
 
-// browser_batch runs an MCP array of steps on a real page in one call —
+// batch, without a handle, runs an MCP array of steps on a real page in one call —
 // a field filled with a secret by name, then the button clicked, expecting
 // the page's words — and the page's own report is the oracle; the tool's
 // answer never holds the secret. A step whose expect does not hold stops
@@ -25,18 +25,18 @@ func TestBatchThroughMCP(t *testing.T) {
 	snap := ok(t, cs, "browser_snapshot", map[string]any{"interactive": true})
 	name, goBtn := refOf(t, snap, "entry", "Name"), refOf(t, snap, "push button", "Go")
 
-	out := ok(t, cs, "browser_batch", map[string]any{"steps": []map[string]any{
+	out := ok(t, cs, "batch", map[string]any{"steps": []map[string]any{
 		{"verb": "fill", "args": map[string]any{"ref": name, "secret_name": "mcp"}, "expect": "changed"},
 		{"verb": "click", "args": map[string]any{"ref": goBtn}, "expect": `text:"clicked 1"`},
 	}})
 	if !strings.Contains(out, "2 of 2 steps ran") || strings.Contains(out, value) {
-		t.Errorf("browser_batch answered:\n%s", out)
+		t.Errorf("batch answered:\n%s", out)
 	}
 	if got := p.waitHit(t, 1); got != "n=1&name="+url.QueryEscape(value) {
 		t.Errorf("the page reported %q", got)
 	}
 
-	res := refused(t, cs, "expect_unmet", "browser_batch", map[string]any{"steps": []map[string]any{
+	res := refused(t, cs, "expect_unmet", "batch", map[string]any{"steps": []map[string]any{
 		{"verb": "click", "args": map[string]any{"ref": goBtn}, "expect": `text:"no such words"`},
 		{"verb": "click", "args": map[string]any{"ref": goBtn}},
 	}})

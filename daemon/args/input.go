@@ -16,8 +16,8 @@ import (
 // (At, "x,y"), exactly one of them.
 type Click struct {
 	Ref      string `json:"ref,omitempty" jsonschema:"the node (@eN) from a snapshot"`
-	At       string `json:"at,omitempty" jsonschema:"x,y: a pixel of the screenshot, instead of a ref"`
-	NoVerify bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
+	At       string `json:"at,omitempty" jsonschema:"x,y: a screenshot pixel, instead of a ref"`
+	NoVerify bool   `json:"no_verify,omitempty" jsonschema:"skip the effect check"`
 }
 
 func (a Click) Validate() error {
@@ -41,8 +41,8 @@ func (a Click) Validate() error {
 type Type struct {
 	Ref        string `json:"ref,omitempty" jsonschema:"the node (@eN); without one, the focused node"`
 	Text       string `json:"text,omitempty" jsonschema:"the text (or secret_name instead)"`
-	SecretName string `json:"secret_name,omitempty" jsonschema:"instead of text: the name of a secret the user stored (vibespace-window key set secret:NAME); its value is typed and never shown"`
-	NoVerify   bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
+	SecretName string `json:"secret_name,omitempty" jsonschema:"instead of text: a secret's name (key set secret:NAME)"`
+	NoVerify   bool   `json:"no_verify,omitempty" jsonschema:"skip the effect check"`
 }
 
 func (a Type) Validate() error { return checkTextOrSecret(a.Text, a.SecretName) }
@@ -52,8 +52,8 @@ func (a Type) Validate() error { return checkTextOrSecret(a.Text, a.SecretName) 
 type Fill struct {
 	Ref        string `json:"ref" jsonschema:"the field (@eN)"`
 	Text       string `json:"text,omitempty" jsonschema:"its new value (or secret_name instead)"`
-	SecretName string `json:"secret_name,omitempty" jsonschema:"instead of text: the name of a secret the user stored (key set secret:NAME); its value is filled and never shown"`
-	NoVerify   bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
+	SecretName string `json:"secret_name,omitempty" jsonschema:"instead of text: a secret's name (key set secret:NAME)"`
+	NoVerify   bool   `json:"no_verify,omitempty" jsonschema:"skip the effect check"`
 }
 
 func (a Fill) Validate() error {
@@ -129,7 +129,7 @@ func TooLong(n, limit int, how string) error {
 // Key is key's: one chord.
 type Key struct {
 	Chord    string `json:"chord" jsonschema:"ctrl+s, Return, shift+Tab, Escape, alt+F4"`
-	NoVerify bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
+	NoVerify bool   `json:"no_verify,omitempty" jsonschema:"skip the effect check"`
 }
 
 func (a Key) Validate() error {
@@ -142,8 +142,8 @@ func (a Key) Validate() error {
 type Scroll struct {
 	Direction string `json:"direction" jsonschema:"up, down, left or right"`
 	By        int    `json:"by,omitempty" jsonschema:"wheel steps, 1-100 (default 3)"`
-	At        string `json:"at,omitempty" jsonschema:"x,y: the pixel to scroll at (default the centre)"`
-	NoVerify  bool   `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
+	At        string `json:"at,omitempty" jsonschema:"x,y: where to scroll (default the centre)"`
+	NoVerify  bool   `json:"no_verify,omitempty" jsonschema:"skip the effect check"`
 }
 
 func (a Scroll) Validate() error {
@@ -169,7 +169,7 @@ const (
 type Select struct {
 	Ref      string   `json:"ref" jsonschema:"the control (@eN): a combo box, list, select"`
 	Options  []string `json:"options" jsonschema:"the options to choose, by label or value"`
-	NoVerify bool     `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
+	NoVerify bool     `json:"no_verify,omitempty" jsonschema:"skip the effect check"`
 }
 
 func (a Select) Validate() error {

@@ -18,7 +18,7 @@ import (
 type Open struct {
 	App     string   `json:"app" jsonschema:"a program on PATH, or a path"`
 	Args    []string `json:"args,omitempty" jsonschema:"arguments for the application"`
-	Display string   `json:"display,omitempty" jsonschema:"xvfb (the default, our own display) or xpra (your session's own display a person can attach)"`
+	Display string   `json:"display,omitempty" jsonschema:"xvfb (default) or xpra (a display of your session a person can attach)"`
 	Mode    string   `json:"mode,omitempty" jsonschema:"auto (the default), tree or pixels"`
 }
 
@@ -61,7 +61,7 @@ func (a Operator) Validate() error { return nil }
 // a remote person reaches this machine (user@host, the command line's
 // --ssh).
 type Watch struct {
-	Xpra bool   `json:"xpra,omitempty" jsonschema:"for a window on an xpra display: the commands a person runs to attach xpra's own client"`
+	Xpra bool   `json:"xpra,omitempty" jsonschema:"for a window on xpra: how a person attaches xpra's client"`
 	Host string `json:"ssh,omitempty" jsonschema:"with xpra: how a remote person reaches this machine (user@host)"`
 }
 
@@ -94,7 +94,7 @@ func (a OpenURL) Validate() error { return nil }
 
 // Nav is back's, forward's and reload's: whether to watch for the effect.
 type Nav struct {
-	NoVerify bool `json:"no_verify,omitempty" jsonschema:"do not watch for the effect"`
+	NoVerify bool `json:"no_verify,omitempty" jsonschema:"skip the effect check"`
 }
 
 func (a Nav) Validate() error { return nil }
@@ -209,7 +209,7 @@ const MaxBatchSteps = 50
 // through the verb path as if sent alone, the batch stopping at the first
 // step refused or whose expectation did not hold (daemon/batch).
 type Batch struct {
-	Steps []Step `json:"steps" jsonschema:"the steps, run in order; the batch stops at the first one refused, or whose expect did not hold"`
+	Steps []Step `json:"steps" jsonschema:"run in order"`
 }
 
 // Step is one step of a batch: a verb as its command line names it
@@ -217,10 +217,10 @@ type Batch struct {
 // target (a window's; default the batch's own), its arguments as its own
 // request carries them, and what must hold after it (Expect).
 type Step struct {
-	Verb   string         `json:"verb" jsonschema:"the verb as the command line names it: click, type, fill, key, scroll, select, snapshot, find, get"`
-	Target string         `json:"target,omitempty" jsonschema:"a window step's window (win:N); default the batch's handle. A page step acts on your current tab"`
-	Args   map[string]any `json:"args,omitempty" jsonschema:"the verb's arguments as its own tool takes them: ref, text, secret_name, chord, options, direction…"`
-	Expect string         `json:"expect,omitempty" jsonschema:"what must hold after the step, else the batch stops expect_unmet: changed (its effect was confirmed or changed_elsewhere), text:<words> (a snapshot of its target holds them), window or window:<title> (a new target opened)"`
+	Verb   string         `json:"verb" jsonschema:"click, type, fill, key, scroll, select, snapshot, find, get…"`
+	Target string         `json:"target,omitempty" jsonschema:"a step's window (default: handle)"`
+	Args   map[string]any `json:"args,omitempty" jsonschema:"the arguments its tool takes"`
+	Expect string         `json:"expect,omitempty" jsonschema:"after it: changed, text:<words> or window[:<title>]"`
 }
 
 func (a Batch) Validate() error {

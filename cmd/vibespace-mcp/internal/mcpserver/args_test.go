@@ -40,8 +40,8 @@ func TestToolArgsAreTheVerbs(t *testing.T) {
 		{"browser_get", "browser.get", []string{"profile"}, nil},
 		{"browser_click", "browser.click", []string{"profile"}, nil},
 		{"browser_fill", "browser.fill", []string{"profile"}, nil},
-		{"browser_batch", "browser.batch", []string{"profile"}, nil},
-		{"window_batch", "batch", []string{"handle"}, nil},
+		// batch is a window's (handle) or the current tab's (none).
+		{"batch", "batch", []string{"handle", "profile"}, nil},
 		{"browser_type", "browser.type", []string{"profile"}, nil},
 		{"browser_key", "browser.key", []string{"profile"}, nil},
 		{"browser_scroll", "browser.scroll", []string{"profile"}, nil},

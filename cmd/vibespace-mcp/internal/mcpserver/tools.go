@@ -116,14 +116,14 @@ func openWorld(web bool) *bool {
 
 // onWindow is a window tool's target.
 type onWindow struct {
-	Handle string `json:"handle" jsonschema:"win:N (window_list)"`
+	Handle string `json:"handle" jsonschema:"win:N"`
 }
 
 // atProfile is a browser tool's profile, as the command line's --profile:
 // which attachment it acts in; without one, the only attachment, else the
 // session's own context (several attachments need one: profile_required).
 type atProfile struct {
-	Profile string `json:"profile,omitempty" jsonschema:"which attached profile, when you have several"`
+	Profile string `json:"profile,omitempty" jsonschema:"attached profile, if several"`
 }
 
 func (a atProfile) profileHandle() string { return a.Profile }
@@ -154,13 +154,13 @@ type (
 	}
 	newArgs struct {
 		Label    string `json:"label" jsonschema:"the new profile's label (any words; it never reaches a path)"`
-		Provider string `json:"provider,omitempty" jsonschema:"chromium (the default: our own), cdp (a browser at endpoint), cloud:browserless (its key set by the user), desktop-app (a window); doctor lists them"`
-		Endpoint string `json:"endpoint,omitempty" jsonschema:"cdp's ws://host:port/devtools/browser/ID or http://host:port (required); a cloud's region wss://host (never its key)"`
+		Provider string `json:"provider,omitempty" jsonschema:"chromium (default), cdp (a browser we never start or stop), cloud:browserless (with the daemon's key) or desktop-app"`
+		Endpoint string `json:"endpoint,omitempty" jsonschema:"cdp: ws://host:port/devtools/browser/ID or http://host:port; a cloud: its region wss://host"`
 	}
 	useArgs   = args.Use
 	watchArgs struct {
 		atProfile
-		Target string `json:"target,omitempty" jsonschema:"win:N or tab:N; without one, your current tab (browser tools only) or the overview"`
+		Target string `json:"target,omitempty" jsonschema:"win:N or tab:N; none: your current tab, or the overview"`
 		args.Watch
 	}
 
@@ -205,9 +205,10 @@ type (
 		onWindow
 		args.Fill
 	}
-	batchWindowArgs struct {
-		// The batch's window: a step without a target acts on it.
-		Handle string `json:"handle,omitempty" jsonschema:"the window a step without its own target acts on: win:N"`
+	// batch's: on a window (handle) or on the current tab (none).
+	batchArgs struct {
+		Handle string `json:"handle,omitempty" jsonschema:"win:N, else your current tab"`
+		atProfile
 		args.Batch
 	}
 
@@ -252,10 +253,6 @@ type (
 	selectPageArgs struct {
 		atProfile
 		args.Select
-	}
-	batchPageArgs struct {
-		atProfile
-		args.Batch
 	}
 	evalArgs struct {
 		atProfile
@@ -334,14 +331,14 @@ var tools = []toolDef{
 	// Both kinds.
 	custom(groupBoth, &mcp.Tool{Name: "status", Description: "The daemon, your session, your windows, browser attachments and tabs.",
 		Annotations: reads(false)}, status),
-	custom(groupBoth, &mcp.Tool{Name: "doctor", Description: "What this machine offers (display, input injection, accessibility, browser, encoders), and why not.",
+	custom(groupBoth, &mcp.Tool{Name: "doctor", Description: "What this machine offers (display, injection, accessibility, browser, encoders), and why not.",
 		Annotations: reads(false)}, func(ctx context.Context, x *server, _ noArgs) *mcp.CallToolResult {
 		// The server's environment names the desktop session it runs in, as
 		// a command line's does.
 		return x.ask(ctx, plan{req: args.Request("doctor", "", args.Doctor{Env: daemoncall.DesktopEnv(x.cfg.Call.Getenv)}),
 			body: daemoncall.DoctorBody, timeout: daemoncall.OpenTimeout})
 	}),
-	custom(groupBoth, &mcp.Tool{Name: "watch", Description: "The live view's address for a person to watch and take over: a target's pane, or the overview.",
+	custom(groupBoth, &mcp.Tool{Name: "watch", Description: "The live view's address, for a person to watch and take over: a target's pane, or the overview.",
 		Annotations: reads(false)}, watch),
 
 	// Windows (vibespace-window's words).
@@ -349,7 +346,7 @@ var tools = []toolDef{
 		Annotations: reads(false)}, func(noArgs) (plan, error) {
 		return plan{req: wire.Request{Verb: "list"}, body: daemoncall.PrintWindows}, nil
 	}),
-	verb(groupWindow, &mcp.Tool{Name: "window_open", Description: "Start an application on the private display and wait for its window; answers its handle win:N, whose lease you hold.",
+	verb(groupWindow, &mcp.Tool{Name: "window_open", Description: "Start an application on the private display; answers its handle win:N, whose lease you hold.",
 		Annotations: acts(true, false, true)}, func(in openWindowArgs) (plan, error) {
 		if in.App == "" {
 			return plan{}, fmt.Errorf("window_open needs an application: {\"app\": \"gtk3-widget-factory\"}")
@@ -361,7 +358,7 @@ var tools = []toolDef{
 		in.App, in.Args = argv[0], argv[1:]
 		return plan{req: args.Request("open", "", in), timeout: daemoncall.OpenTimeout}, nil
 	}),
-	verb(groupWindow, &mcp.Tool{Name: "window_snapshot", Description: "The window's accessibility tree, one node a line: role, \"name\", @ref, states, actions.",
+	verb(groupWindow, &mcp.Tool{Name: "window_snapshot", Description: "The window's accessibility tree, a node a line: role, \"name\", @ref, states, actions.",
 		Annotations: reads(false)}, func(in snapshotWindowArgs) (plan, error) {
 		return snapshotRequest("snapshot", in.Handle, args.Snapshot{Observe: in.Observe})
 	}),
@@ -373,7 +370,7 @@ var tools = []toolDef{
 		Annotations: reads(false)}, func(in getTextArgs) (plan, error) {
 		return plan{req: args.Request("get", in.Handle, args.GetNode{What: "text", Ref: in.Ref}), body: daemoncall.PrintText}, nil
 	}),
-	verb(groupWindow, &mcp.Tool{Name: "window_click", Description: "Click a node through its Action (ref; no_action if it has none), or a pixel of the window's screenshot (at).",
+	verb(groupWindow, &mcp.Tool{Name: "window_click", Description: "Click a node through its Action (ref), or a screenshot pixel (at).",
 		Annotations: acts(true, false, false)}, func(in clickWindowArgs) (plan, error) {
 		return clickRequest("click", in.Handle, in.Click)
 	}),
@@ -381,13 +378,9 @@ var tools = []toolDef{
 		Annotations: acts(true, false, false)}, func(in typeWindowArgs) (plan, error) {
 		return typeRequest("type", in.Handle, in.Type)
 	}),
-	verb(groupWindow, &mcp.Tool{Name: "window_fill", Description: "Replace a field's whole text (ref) through its EditableText; the answer reads it back.",
+	verb(groupWindow, &mcp.Tool{Name: "window_fill", Description: "Replace a field's whole text (ref) through its EditableText; reads it back.",
 		Annotations: acts(true, true, false)}, func(in fillWindowArgs) (plan, error) {
 		return plan{req: args.Request("fill", in.Handle, in.Fill)}, nil
-	}),
-	verb(groupWindow, &mcp.Tool{Name: "window_batch", Description: "Run several steps in one call, in order, each as its own tool would (click, type, fill, key, scroll, select, snapshot, find, get; args as that tool's), stopping at the first refused or whose expect did not hold (expect_unmet): changed, text:<words>, window[:<title>]. Each step is budgeted, audited and traced under the batch's id; the answer says each step's effect.",
-		Annotations: acts(true, false, false)}, func(in batchWindowArgs) (plan, error) {
-		return plan{req: args.Request("batch", in.Handle, in.Batch)}, nil
 	}),
 	verb(groupWindow, &mcp.Tool{Name: "window_key", Description: "Press one chord in the window.",
 		Annotations: acts(true, false, false)}, func(in keyWindowArgs) (plan, error) {
@@ -397,7 +390,7 @@ var tools = []toolDef{
 		Annotations: acts(true, false, false)}, func(in scrollWindowArgs) (plan, error) {
 		return scrollRequest("scroll", in.Handle, in.Scroll)
 	}),
-	verb(groupWindow, &mcp.Tool{Name: "window_select", Description: "Choose options of a combo box, list or tree (by label or value); the answer reads them back.",
+	verb(groupWindow, &mcp.Tool{Name: "window_select", Description: "Choose options of a combo box, list or tree (label or value); answers what it holds.",
 		Annotations: acts(true, true, false)}, func(in selectWindowArgs) (plan, error) {
 		return selectRequest("select", in.Handle, in.Select)
 	}),
@@ -405,21 +398,21 @@ var tools = []toolDef{
 		Annotations: reads(false)}, func(in windowArgs) (plan, error) {
 		return screenshotPlan("screenshot", in.Handle), nil
 	}),
-	verb(groupWindow, &mcp.Tool{Name: "window_detach", Description: "Release a window's lease (its application keeps running): another session may then drive it.",
+	verb(groupWindow, &mcp.Tool{Name: "window_detach", Description: "Release a window's lease (the application runs on) for another session to drive.",
 		Annotations: acts(false, true, false)}, func(in windowArgs) (plan, error) {
 		return plan{req: wire.Request{Verb: "detach", Target: in.Handle}}, nil
 	}),
-	verb(groupWindow, &mcp.Tool{Name: "window_close", Description: "Stop the application of a window you hold (a dialog or later window: that window alone).",
+	verb(groupWindow, &mcp.Tool{Name: "window_close", Description: "Stop the application of a window you hold (a later window or dialog: it alone).",
 		Annotations: acts(true, true, false)}, func(in windowArgs) (plan, error) {
 		return plan{req: wire.Request{Verb: "close", Target: in.Handle}}, nil
 	}),
 
 	// Tabs (vibespace-browser's words): the session's current tab.
-	verb(groupBrowser, &mcp.Tool{Name: "browser_open", Description: "Load a URL in your current tab (a new tab when you have none) and wait for the load.",
+	verb(groupBrowser, &mcp.Tool{Name: "browser_open", Description: "Load a URL in your current tab (a new one when you have none); waits for the load.",
 		Annotations: acts(true, false, true)}, func(in openURLArgs) (plan, error) {
 		return plan{req: args.Request("browser.open", "", in.OpenURL), body: daemoncall.PrintURL}, nil
 	}),
-	verb(groupBrowser, &mcp.Tool{Name: "browser_snapshot", Description: "The page's accessibility tree, one node a line: role, \"name\", @ref, states. One cut at its budget names the ref to read on from (after).",
+	verb(groupBrowser, &mcp.Tool{Name: "browser_snapshot", Description: "The page's accessibility tree, a node a line: role, \"name\", @ref, states.",
 		Annotations: reads(true)}, func(in snapshotPageArgs) (plan, error) {
 		return snapshotRequest("browser.snapshot", "", in.Snapshot)
 	}),
@@ -436,12 +429,15 @@ var tools = []toolDef{
 		}
 		return plan{req: args.Request("browser.get", "", in.Get), body: daemoncall.GetBody(in.What)}, nil
 	}),
-	verb(groupBrowser, &mcp.Tool{Name: "browser_click", Description: "Click a node (ref) once it is visible, enabled and not covered, or a pixel of the tab's screenshot (at).",
+	verb(groupBrowser, &mcp.Tool{Name: "browser_click", Description: "Click a node (ref) once visible, enabled and uncovered, or a screenshot pixel (at).",
 		Annotations: acts(true, false, true)}, func(in clickPageArgs) (plan, error) {
 		return clickRequest("browser.click", "", in.Click)
 	}),
-	verb(groupBrowser, &mcp.Tool{Name: "browser_batch", Description: "Run several steps on your current tab in one call, in order, each as its own tool would (click, fill, type, key, scroll, select, snapshot, find, get, back, forward, reload, wait; args as that tool's), stopping at the first refused or whose expect did not hold (expect_unmet): changed, text:<words>, window[:<title>]. Each step is budgeted, audited and traced under the batch's id; the answer says each step's effect.",
-		Annotations: acts(true, false, true)}, func(in batchPageArgs) (plan, error) {
+	verb(groupBoth, &mcp.Tool{Name: "batch", Description: "Run steps in order in one call, each as its tool would, on a window (handle) or your current tab; stops at the first refused or whose expect failed (expect_unmet).",
+		Annotations: acts(true, false, true)}, func(in batchArgs) (plan, error) {
+		if in.Handle != "" {
+			return plan{req: args.Request("batch", in.Handle, in.Batch)}, nil
+		}
 		return plan{req: args.Request("browser.batch", "", in.Batch)}, nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_fill", Description: "Replace a field's value with text; the answer reads it back.",
@@ -460,7 +456,7 @@ var tools = []toolDef{
 		Annotations: acts(true, false, true)}, func(in scrollPageArgs) (plan, error) {
 		return scrollRequest("browser.scroll", "", in.Scroll)
 	}),
-	verb(groupBrowser, &mcp.Tool{Name: "browser_select", Description: "Choose options of a <select> or listbox (by label or value); the answer reads them back.",
+	verb(groupBrowser, &mcp.Tool{Name: "browser_select", Description: "Choose options of a <select> or listbox (label or value); answers what it holds.",
 		Annotations: acts(true, true, true)}, func(in selectPageArgs) (plan, error) {
 		return selectRequest("browser.select", "", in.Select)
 	}),
@@ -468,11 +464,11 @@ var tools = []toolDef{
 		Annotations: reads(true)}, func(pageArgs) (plan, error) {
 		return screenshotPlan("browser.screenshot", ""), nil
 	}),
-	verb(groupBrowser, &mcp.Tool{Name: "browser_eval", Description: "Evaluate a JavaScript expression in the page; answers its value as JSON (a throw: script_error).",
+	verb(groupBrowser, &mcp.Tool{Name: "browser_eval", Description: "Evaluate a JavaScript expression in the page; answers its value as JSON.",
 		Annotations: acts(true, false, true)}, func(in evalArgs) (plan, error) {
 		return plan{req: args.Request("browser.eval", "", in.Eval), body: printValue}, nil
 	}),
-	verb(groupBrowser, &mcp.Tool{Name: "browser_navigate", Description: "Go back or forward in the tab's history, or reload it; answers where the tab is now.",
+	verb(groupBrowser, &mcp.Tool{Name: "browser_navigate", Description: "Go back or forward in the tab's history, or reload; answers where the tab is.",
 		Annotations: acts(true, false, true)}, func(in navArgs) (plan, error) {
 		switch in.To {
 		case "back", "forward", "reload":
@@ -482,7 +478,7 @@ var tools = []toolDef{
 		// its answer says where the tab is now
 		return plan{req: args.Request("browser."+in.To, "", in.Nav)}, nil
 	}),
-	verb(groupBrowser, &mcp.Tool{Name: "browser_wait", Description: "Wait until the page shows one of: a visible node for a CSS selector, a text, a URL containing a string (else timeout).",
+	verb(groupBrowser, &mcp.Tool{Name: "browser_wait", Description: "Wait until the page shows a visible node for a CSS selector, a text, or a URL with a string.",
 		Annotations: reads(true)}, func(in waitArgs) (plan, error) {
 		if n := btoi(in.Selector != "") + btoi(in.Text != "") + btoi(in.URL != ""); n != 1 {
 			return plan{}, fmt.Errorf("browser_wait needs exactly one of selector, text or url: {\"text\": \"Thanks\"}")
@@ -509,7 +505,7 @@ var tools = []toolDef{
 		Annotations: reads(false)}, func(noArgs) (plan, error) {
 		return plan{req: wire.Request{Verb: "browser.profiles"}, body: daemoncall.ProfilesBody}, nil
 	}),
-	verb(groupBrowser, &mcp.Tool{Name: "browser_new", Description: "Register a browser profile, then browser_use it. cdp: somebody else's browser at its DevTools endpoint, never started or stopped by us; cloud:browserless: with the key the daemon keeps (else no_key).",
+	verb(groupBrowser, &mcp.Tool{Name: "browser_new", Description: "Register a browser profile, then browser_use it.",
 		Annotations: acts(false, false, true)}, func(in newArgs) (plan, error) {
 		if in.Label == "" {
 			return plan{}, fmt.Errorf("browser_new needs a label: {\"label\": \"theirs\", \"provider\": \"cdp\", \"endpoint\": \"http://127.0.0.1:9222\"}")

@@ -124,13 +124,13 @@ func TestEveryToolsRequest(t *testing.T) {
 		{"window_scroll", map[string]any{"handle": "win:1", "direction": "down"}, []wire.Request{wire.Request{Verb: "scroll", Target: "win:1"}.With(args.Scroll{Direction: "down", By: daemoncall.ScrollBy})}},
 		{"window_select", map[string]any{"handle": "win:1", "ref": "@e4", "options": []string{"Red", "Green"}},
 			[]wire.Request{wire.Request{Verb: "select", Target: "win:1"}.With(args.Select{Ref: "@e4", Options: []string{"Red", "Green"}})}},
-		{"window_batch", map[string]any{"handle": "win:1", "steps": []map[string]any{
+		{"batch", map[string]any{"handle": "win:1", "steps": []map[string]any{
 			{"verb": "click", "args": map[string]any{"ref": "@e3"}, "expect": "changed"},
 			{"verb": "type", "target": "win:2", "args": map[string]any{"ref": "@e4", "secret_name": "login"}}}},
 			[]wire.Request{wire.Request{Verb: "batch", Target: "win:1"}.With(args.Batch{Steps: []args.Step{
 				{Verb: "click", Args: map[string]any{"ref": "@e3"}, Expect: "changed"},
 				{Verb: "type", Target: "win:2", Args: map[string]any{"ref": "@e4", "secret_name": "login"}}}})}},
-		{"browser_batch", map[string]any{"steps": []map[string]any{{"verb": "fill", "args": map[string]any{"ref": "@e5", "text": "Ada"}, "expect": `text:"Saved"`}}},
+		{"batch", map[string]any{"steps": []map[string]any{{"verb": "fill", "args": map[string]any{"ref": "@e5", "text": "Ada"}, "expect": `text:"Saved"`}}},
 			[]wire.Request{wire.Request{Verb: "browser.batch", Profile: "work"}.With(args.Batch{Steps: []args.Step{
 				{Verb: "fill", Args: map[string]any{"ref": "@e5", "text": "Ada"}, Expect: `text:"Saved"`}}})}},
 		{"window_screenshot", map[string]any{"handle": "win:1"}, []wire.Request{wire.Request{Verb: "screenshot", Target: "win:1"}}},
