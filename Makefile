@@ -13,7 +13,7 @@ DEB_PKGS  := xvfb xauth dbus at-spi2-core python3-gi gir1.2-gtk-3.0 gtk-3-exampl
              openssh-server \
              libreoffice-writer libreoffice-gtk3 firefox-esr kcalc gnome-calculator
 STATICCHECK_VERSION := v0.8.2
-TEST_TIMEOUT ?= 25m
+TEST_TIMEOUT ?= 30m
 BENCHTIME ?= 20x
 
 LOAD_SECONDS ?= 120
