@@ -56,6 +56,8 @@ func fastResponse(line []byte, r *Response) bool {
 			return d.target(r.Target)
 		case "note":
 			return d.str(&r.Note)
+		case "said":
+			return d.bool(&r.Said)
 		case "did":
 			return d.str(&r.Did)
 		case "by":
