@@ -55,6 +55,7 @@ type Bus struct {
 	toolkits  map[string]toolkit   // by the application's bus name, as it said
 	once      map[string]onceName  // doubled names a walk saw undone, by object key (names.go)
 	listening bool                 // registered as the registry's listener (listen.go)
+	memos     map[string]walkMemo  // what the last walk of a root asked, by its key (early.go)
 
 	changes changeLog // the object events (events.go)
 }

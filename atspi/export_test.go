@@ -13,6 +13,14 @@ func WithAnswerHook(o WalkOptions, n int, fn func()) WalkOptions {
 	return o
 }
 
+// WithoutMemo returns o for a walk that neither uses nor keeps what the
+// last walk of its root asked (early.go): every phase-two question waits
+// for its node's phase one, as a first walk's do.
+func WithoutMemo(o WalkOptions) WalkOptions {
+	o.noMemo = true
+	return o
+}
+
 // CallRaw makes one call to the object over the route a verb would use,
 // bounded like a verb's call. It returns nil when the application answered
 // (an error answer included: only the transport is under test), else the

@@ -57,17 +57,20 @@ var questionNames = [numQuestions]string{"GetRole", "GetState", "GetInterfaces",
 // GetChildren when the walk goes deeper); phaseTwo waits for all of it.
 // phaseOneAll is the same of a toolkit that answers GetAll: the child
 // count comes with the name, and GetChildren waits for phase two, asked
-// only of a node that has children.
+// only of a node that has children — but the walk's root's goes out with
+// its phase one (a window has children; asking at once saves the walk a
+// round trip).
 var (
 	phaseOne    = [...]question{qRole, qState, qInterfaces, qName, qDescription}
 	phaseOneAll = [...]question{qRole, qState, qInterfaces, qAll}
 )
 
-// maxBatch is the most questions sent to a node at once in phase one;
+// maxBatch is the most questions sent to a node at once in phase one (its
+// early phase two included: early.go);
 // maxJob in any batch (phase two: children, extents, actions, character
 // count, relations and the three of Value).
 const (
-	maxBatch = len(phaseOne) + 1
+	maxBatch = len(phaseOne) + 1 + maxEarly
 	maxJob   = 8
 )
 
@@ -76,7 +79,7 @@ func (w *walker) send(n *wnode, qs ...question) {
 	bt := w.newBatch(len(qs))
 	path := n.obj.Path
 	for _, q := range qs {
-		p := &pend{w: n, q: q, b: bt, rt: n.rt}
+		p := &pend{w: n, q: q, b: bt, rt: n.rt, early: !n.decided && n.early&bit(q) != 0}
 		bt.calls = append(bt.calls, p)
 		w.inflight++
 		w.unflushed++
@@ -344,7 +347,7 @@ func (w *walker) phaseTwo(n *wnode) {
 		n.n.Name = "" // a class name is no name: the node is unnamed
 	}
 	var qs []question
-	if n.askKids && w.deeper(n) {
+	if n.askKids && !n.kidsSent && w.deeper(n) {
 		qs = append(qs, qChildren)
 	}
 	gtk4 := w.tkOf(n).gtk4()
@@ -387,7 +390,7 @@ func (w *walker) phaseTwo(n *wnode) {
 			}
 		}
 	}
-	if len(qs) > 0 {
+	if qs = w.decide(n, qs); len(qs) > 0 {
 		w.later = append(w.later, job{n: n, qs: qs})
 	}
 }

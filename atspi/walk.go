@@ -54,6 +54,7 @@ type WalkOptions struct {
 	// (Frames: a frame's size is still worth comparing).
 	relative bool
 	hook     *walkHook // tests only (export_test.go)
+	noMemo   bool      // tests only: neither use nor keep the last walk's memory (early.go)
 }
 
 // walkHook is a callback the walk's own loop runs once it has taken
@@ -112,6 +113,10 @@ func (b *Bus) walk(ctx context.Context, root Object, o WalkOptions) (*target.Sna
 		routes:  make(map[string]route),
 		stalled: make(map[*wconn]error),
 	}
+	if !o.noMemo {
+		w.prev = b.memo(root)
+	}
+	w.asked = make(walkMemo, len(w.prev))
 	rn := w.newNode(root, 0)
 	if root.Name != "" && root.Name != registryName {
 		// The toolkit (asked once per application: the Bus remembers it)
@@ -143,6 +148,9 @@ func (b *Bus) walk(ctx context.Context, root Object, o WalkOptions) (*target.Sna
 		rt.uncork(false) // the loop's first round writes them
 	}
 	w.run()
+	if !o.noMemo {
+		b.rememberWalk(root, w.asked)
+	}
 	w.names(rn)
 	w.finish(rn)
 	s := &target.Snapshot{Root: rn.n, Truncated: w.truncated}
@@ -181,6 +189,8 @@ type walker struct {
 	extras    []extra           // calls to make once the tree is read (names.go)
 	sentences []actionAt        // actions named by a sentence (names.go)
 	shortName map[string]string // an action's description → its short name
+	prev      walkMemo          // what the last walk of the root asked (early.go)
+	asked     walkMemo          // what this one asks, for the next
 }
 
 // wnode is a node being read.
@@ -192,10 +202,22 @@ type wnode struct {
 	err     error // why the node is unreadable
 	left    int   // phase-one answers still to come
 	askKids bool  // GetChildren waits for phase two (a node from the cache or GetAll)
-	ifaces  []string
+	// kidsSent: GetChildren went out with phase one (the root of a
+	// toolkit asked GetAll), not to be asked again.
+	kidsSent bool
+	ifaces   []string
 	// labelledBy are the objects that label it (LABELLED_BY), asked of
 	// an unnamed node that matters.
 	labelledBy []Object
+	// Phase two asked early (early.go): phaseOne is set when the node is
+	// asked phase one (not read from the cache); early is what went out
+	// with it; decided once phase two is chosen, wanted what of early it
+	// chose; held the early answers that came before that.
+	phaseOne bool
+	decided  bool
+	early    qmask
+	wanted   qmask
+	held     []heldAnswer
 }
 
 // job is questions for one node waiting to be sent.
@@ -213,6 +235,7 @@ type pend struct {
 	rt     route
 	serial uint32
 	done   bool
+	early  bool // a phase-two question asked with phase one (early.go)
 }
 
 // batch is a group of calls sent together under one per-call deadline.
@@ -275,9 +298,19 @@ func (w *walker) run() {
 				w.fromCache(n, it)
 				continue
 			}
+			n.phaseOne = true
 			if w.tkOf(n).getAll() {
 				n.left = len(phaseOneAll)
-				w.send(n, phaseOneAll[:]...)
+				qs := phaseOneAll[:]
+				if n.depth == 0 && w.deeper(n) {
+					// The walk's root (a window) has children: asked
+					// with its first questions, they save the walk a
+					// round trip, at the cost of one call for a window
+					// with none.
+					qs = append(qs, qChildren)
+					n.kidsSent = true
+				}
+				w.send(n, w.early(n, qs)...)
 				continue
 			}
 			n.left = len(phaseOne)
@@ -285,7 +318,7 @@ func (w *walker) run() {
 			if w.deeper(n) {
 				qs = append(qs, qChildren)
 			}
-			w.send(n, qs...)
+			w.send(n, w.early(n, qs)...)
 		}
 		// Questions unlocked by earlier answers (and by cache entries just
 		// used) go out after the new nodes' first questions.
@@ -396,7 +429,11 @@ func (w *walker) take(r reply) {
 		w.own(p, r)
 		return
 	}
-	w.answer(p, r)
+	if p.early {
+		w.takeEarly(p, r)
+	} else {
+		w.answer(p, r)
+	}
 	if w.answers++; w.o.hook != nil && w.answers == w.o.hook.after {
 		w.o.hook.fn()
 	}
