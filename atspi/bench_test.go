@@ -29,7 +29,8 @@ import (
 // x-dogtail are the medians of the per-iteration ratios (how many times
 // faster ours is); calls/walk and calls/node are the D-Bus calls one walk
 // of ours makes (Options.Calls), in all and per node of the tree
-// (TestWalkRoundTrips holds the fixtures' to their budgets); nocache-ms is ours without Cache.GetItems
+// (TestWalkRoundTrips holds the fixtures' to their budgets), round-trips
+// its depth in round trips (atspi.WithDepth); nocache-ms is ours without Cache.GetItems
 // (WalkOptions.NoCache, every object asked every field); self-cpu-ms and app-cpu-ms are the CPU time this process
 // and the application spent per walk of ours, app-cpu-pyatspi-ms the
 // application's per pyatspi walk.
@@ -67,11 +68,12 @@ func BenchmarkWalk(b *testing.B) {
 			var ours, plain, pys, dts, xpy, xdt []float64
 			var self, appCPU, pyApp time.Duration
 			var ourCalls uint64
+			var depth int
 			for b.Loop() {
 				c0 := calls.Load()
 				s0, a0 := selfCPU(), procCPU(app.PID)
 				t0 := time.Now()
-				s, err := bus.Walk(b.Context(), f.Object, atspi.WalkOptions{})
+				s, err := bus.Walk(b.Context(), f.Object, atspi.WithDepth(atspi.WalkOptions{}, &depth))
 				ms := float64(time.Since(t0)) / float64(time.Millisecond)
 				self += selfCPU() - s0
 				appCPU += procCPU(app.PID) - a0
@@ -101,6 +103,7 @@ func BenchmarkWalk(b *testing.B) {
 			b.ReportMetric(float64(first.Census.Nodes), "nodes")
 			b.ReportMetric(float64(ourCalls)/n, "calls/walk")
 			b.ReportMetric(float64(ourCalls)/n/float64(first.Census.Nodes), "calls/node")
+			b.ReportMetric(float64(depth), "round-trips")
 			b.ReportMetric(median(pys), "pyatspi-ms")
 			b.ReportMetric(median(xpy), "x-pyatspi")
 			b.ReportMetric(median(dts), "dogtail-ms")

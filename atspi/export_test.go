@@ -21,6 +21,17 @@ func WithoutMemo(o WalkOptions) WalkOptions {
 	return o
 }
 
+// WithDepth returns o for a walk that puts its depth in round trips in
+// *d: the longest chain of calls each of which waited for the answer of
+// the one before (a node's phase one for its parent's GetChildren, its
+// phase two for its phase one, a text for its length, the nodes below
+// the root for Cache.GetItems and the toolkit, the names asked after the
+// tree for the whole tree). It depends on the tree alone, not on timing.
+func WithDepth(o WalkOptions, d *int) WalkOptions {
+	o.depth = d
+	return o
+}
+
 // CallRaw makes one call to the object over the route a verb would use,
 // bounded like a verb's call. It returns nil when the application answered
 // (an error answer included: only the transport is under test), else the

@@ -271,6 +271,9 @@ func (w *walker) fetch(calls []extra) {
 	for _, r := range w.routes {
 		r.uncork(true)
 	}
+	if len(out) > 0 {
+		w.deepest++ // they wait for the whole tree
+	}
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	for got := 0; got < len(out); got++ {

@@ -74,12 +74,14 @@ const (
 	maxJob   = 8
 )
 
-// send asks node n the questions qs in one batch.
-func (w *walker) send(n *wnode, qs ...question) {
+// send asks node n the questions qs in one batch, one round trip deeper
+// than cause.
+func (w *walker) send(n *wnode, cause int, qs ...question) {
 	bt := w.newBatch(len(qs))
+	w.deepest = max(w.deepest, cause+1)
 	path := n.obj.Path
 	for _, q := range qs {
-		p := &pend{w: n, q: q, b: bt, rt: n.rt, early: !n.decided && n.early&bit(q) != 0}
+		p := &pend{w: n, q: q, b: bt, rt: n.rt, early: !n.decided && n.early&bit(q) != 0, depth: cause + 1}
 		bt.calls = append(bt.calls, p)
 		w.inflight++
 		w.unflushed++
@@ -138,7 +140,8 @@ func (w *walker) newBatch(size int) *batch {
 func (w *walker) sendOwn(name string, path dbus.ObjectPath, q question, method string, args ...any) {
 	bt := w.newBatch(1)
 	rt := w.routeFor(name)
-	p := &pend{q: q, b: bt, rt: rt}
+	p := &pend{q: q, b: bt, rt: rt, depth: 1}
+	w.deepest = max(w.deepest, 1)
 	bt.calls = append(bt.calls, p)
 	w.inflight++
 	w.unflushed++
@@ -204,7 +207,7 @@ func (w *walker) answer(p *pend, r reply) {
 		var refs []Object
 		b.array(8, func() { refs = append(refs, b.objRef()) })
 		if b.err == nil {
-			w.gotChildren(n, refs)
+			w.gotChildren(n, refs, p.depth)
 		}
 	case qExtents:
 		b.align(8)
@@ -256,7 +259,7 @@ func (w *walker) answer(p *pend, r reply) {
 		cnt, _ := b.variant().(int32)
 		n.n.TextLen = int(cnt)
 		if cnt > 0 && b.err == nil {
-			w.later = append(w.later, job{n: n, qs: []question{qText}})
+			w.later = append(w.later, job{n: n, qs: []question{qText}, cause: p.depth})
 		}
 	case qText:
 		n.n.Text = b.str()
@@ -265,7 +268,7 @@ func (w *walker) answer(p *pend, r reply) {
 		w.unreadable(n, fmt.Errorf("%s: %w", questionNames[p.q], b.err))
 		return
 	}
-	w.phaseOneDone(n, p.q)
+	w.phaseOneDone(n, p.q, p.depth)
 }
 
 // setValue files one of a range's values (q: qValue, qValueMin or
@@ -286,8 +289,9 @@ func (n *wnode) setValue(q question, f float64) {
 
 // phaseOneDone counts one of n's phase-one answers in; the last one
 // readies n for phase two.
-func (w *walker) phaseOneDone(n *wnode, q question) {
+func (w *walker) phaseOneDone(n *wnode, q question, depth int) {
 	if q < qChildren {
+		n.cause = max(n.cause, depth)
 		if n.left--; n.left == 0 {
 			w.ready(n)
 		}
@@ -308,6 +312,7 @@ func (w *walker) ready(n *wnode) {
 func (w *walker) own(p *pend, r reply) {
 	switch p.q {
 	case qItems:
+		w.gate = max(w.gate, p.depth)
 		w.itemsWait = false
 		if r.err == nil {
 			w.items = cacheItems(&r.body)
@@ -325,6 +330,7 @@ func (w *walker) own(p *pend, r reply) {
 			w.tk.Version = v
 		}
 		if w.tkLeft--; w.tkLeft == 0 {
+			w.gate = max(w.gate, p.depth)
 			if !w.tkFailed {
 				w.b.rememberToolkit(w.tkApp, w.tk)
 			}
@@ -332,6 +338,7 @@ func (w *walker) own(p *pend, r reply) {
 			w.tkHeld = nil
 			for _, n := range held {
 				if n.n.Unreadable == "" {
+					n.cause = max(n.cause, w.gate)
 					w.phaseTwo(n)
 				}
 			}
@@ -391,6 +398,6 @@ func (w *walker) phaseTwo(n *wnode) {
 		}
 	}
 	if qs = w.decide(n, qs); len(qs) > 0 {
-		w.later = append(w.later, job{n: n, qs: qs})
+		w.later = append(w.later, job{n: n, qs: qs, cause: n.cause})
 	}
 }

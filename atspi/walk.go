@@ -55,6 +55,7 @@ type WalkOptions struct {
 	relative bool
 	hook     *walkHook // tests only (export_test.go)
 	noMemo   bool      // tests only: neither use nor keep the last walk's memory (early.go)
+	depth    *int      // tests only: where to put the walk's depth in round trips
 }
 
 // walkHook is a callback the walk's own loop runs once it has taken
@@ -153,6 +154,9 @@ func (b *Bus) walk(ctx context.Context, root Object, o WalkOptions) (*target.Sna
 	}
 	w.names(rn)
 	w.finish(rn)
+	if o.depth != nil {
+		*o.depth = w.deepest
+	}
 	s := &target.Snapshot{Root: rn.n, Truncated: w.truncated}
 	s.Census = s.Root.Count()
 	return s, rn, nil
@@ -191,6 +195,13 @@ type walker struct {
 	shortName map[string]string // an action's description → its short name
 	prev      walkMemo          // what the last walk of the root asked (early.go)
 	asked     walkMemo          // what this one asks, for the next
+	// The walk's depth in round trips: a call is one deeper than the
+	// answer it waited for (its parent's GetChildren, its own phase one,
+	// its character count, Cache.GetItems and the toolkit for the nodes
+	// below the root); deepest is the deepest call, gate the depth of the
+	// last of the walk's own answers the nodes below the root wait for.
+	deepest int
+	gate    int
 }
 
 // wnode is a node being read.
@@ -209,6 +220,9 @@ type wnode struct {
 	// labelledBy are the objects that label it (LABELLED_BY), asked of
 	// an unnamed node that matters.
 	labelledBy []Object
+	// cause is the depth of the last answer the node's next questions
+	// wait for (see walker.deepest).
+	cause int
 	// Phase two asked early (early.go): phaseOne is set when the node is
 	// asked phase one (not read from the cache); early is what went out
 	// with it; decided once phase two is chosen, wanted what of early it
@@ -220,10 +234,12 @@ type wnode struct {
 	held     []heldAnswer
 }
 
-// job is questions for one node waiting to be sent.
+// job is questions for one node waiting to be sent, and the depth of the
+// answer they waited for.
 type job struct {
-	n  *wnode
-	qs []question
+	n     *wnode
+	qs    []question
+	cause int
 }
 
 // pend is one call in flight: whose, which question, its batch, and how
@@ -236,6 +252,7 @@ type pend struct {
 	serial uint32
 	done   bool
 	early  bool // a phase-two question asked with phase one (early.go)
+	depth  int  // in round trips (walker.deepest)
 }
 
 // batch is a group of calls sent together under one per-call deadline.
@@ -294,6 +311,9 @@ func (w *walker) run() {
 				w.unreadable(n, err)
 				continue
 			}
+			if n.depth > 0 {
+				n.cause = max(n.cause, w.gate)
+			}
 			if it := w.cached(n.obj); it != nil {
 				w.fromCache(n, it)
 				continue
@@ -310,7 +330,7 @@ func (w *walker) run() {
 					qs = append(qs, qChildren)
 					n.kidsSent = true
 				}
-				w.send(n, w.early(n, qs)...)
+				w.send(n, n.cause, w.early(n, qs)...)
 				continue
 			}
 			n.left = len(phaseOne)
@@ -318,7 +338,7 @@ func (w *walker) run() {
 			if w.deeper(n) {
 				qs = append(qs, qChildren)
 			}
-			w.send(n, w.early(n, qs)...)
+			w.send(n, n.cause, w.early(n, qs)...)
 		}
 		// Questions unlocked by earlier answers (and by cache entries just
 		// used) go out after the new nodes' first questions.
@@ -330,7 +350,7 @@ func (w *walker) run() {
 				continue
 			}
 			if j.n.n.Unreadable == "" {
-				w.send(j.n, j.qs...)
+				w.send(j.n, j.cause, j.qs...)
 			}
 		}
 		// Keep the application busy, but write in bursts: the buffer goes
@@ -447,7 +467,7 @@ func (w *walker) cached(o Object) *cacheItem {
 	return w.items[o.Path]
 }
 
-func (w *walker) gotChildren(n *wnode, refs []Object) {
+func (w *walker) gotChildren(n *wnode, refs []Object, depth int) {
 	for _, o := range refs {
 		if o.IsNull() {
 			continue
@@ -457,6 +477,7 @@ func (w *walker) gotChildren(n *wnode, refs []Object) {
 			return
 		}
 		c := w.newNode(o, n.depth+1)
+		c.cause = depth
 		n.n.Children = append(n.n.Children, c.n)
 	}
 }

@@ -23,6 +23,12 @@ type walkBudget struct {
 	nodes int
 	total int
 	kinds map[string]int
+	// depth is the walk's depth in round trips (atspi.WithDepth), and
+	// firstDepth the same walk's without what the last walk of the window
+	// asked (a first walk's: every node's phase two waits for its phase
+	// one). Before the root's GetChildren went with its first questions
+	// and phase two early (early.go): gtk3 11, gtk4 6, qt5 3 (both).
+	depth, firstDepth int
 }
 
 // The budgets. A change that asks the application one more question per
@@ -38,7 +44,7 @@ var walkBudgets = map[string]walkBudget{
 	// control its relations, the one range its values (one GetAll).
 	// Before: 924 (Name and Description asked apart, 121 each; GetChildren
 	// of all 142 nodes; the range's values in three calls).
-	"gtk3": {nodes: 142, total: 727, kinds: map[string]int{
+	"gtk3": {nodes: 142, total: 727, depth: 9, firstDepth: 10, kinds: map[string]int{
 		"GetItems": 1, "GetRole": 121, "GetState": 121, "GetInterfaces": 121, "GetAll Accessible": 121,
 		"GetChildren": 68, "GetExtents": 39, "GetActions": 8, "Get CharacterCount": 64, "GetText": 61,
 		"GetRelationSet": 1, "GetAll Value": 1,
@@ -52,7 +58,7 @@ var walkBudgets = map[string]walkBudget{
 	// GTK 4.8 names by its class ("GtkBuiltinIcon") — no name, so asked
 	// what labels it like any unnamed node (issue 38: 31 -> 32). Before:
 	// 36 (GetChildren of all 8; the window's Name and Description apart).
-	"gtk4": {nodes: 8, total: 32, kinds: map[string]int{
+	"gtk4": {nodes: 8, total: 32, depth: 5, firstDepth: 5, kinds: map[string]int{
 		"GetItems": 1, "GetRole": 1, "GetState": 1, "GetInterfaces": 1, "GetAll Accessible": 1,
 		"GetChildren": 4, "GetExtents": 8, "GetActions": 8, "Get CharacterCount": 3, "GetText": 2,
 		"GetRelationSet": 2,
@@ -60,14 +66,16 @@ var walkBudgets = map[string]walkBudget{
 	// The Qt 5 fixture: Qt's Cache.GetItems is a stub (not asked) and
 	// GetAll crashes it (QTBUG-107897): every node its 5 questions and
 	// GetChildren, its extents and actions; one text, empty.
-	"qt5": {nodes: 4, total: 33, kinds: map[string]int{
+	"qt5": {nodes: 4, total: 33, depth: 2, firstDepth: 3, kinds: map[string]int{
 		"GetRole": 4, "GetState": 4, "GetInterfaces": 4, "Get Name": 4, "Get Description": 4,
 		"GetChildren": 4, "GetExtents": 4, "GetActions": 4, "Get CharacterCount": 1,
 	}},
 }
 
 // TestWalkRoundTrips counts the D-Bus calls one walk of a window makes, on
-// the GTK 3, GTK 4 and Qt 5 fixtures, and holds them to walkBudgets. The
+// the GTK 3, GTK 4 and Qt 5 fixtures, and the round trips deep it goes
+// (with and without the last walk's memory), and holds them to
+// walkBudgets. The
 // calls are counted by a monitor of the accessibility bus (BecomeMonitor:
 // what the bus daemon carried from the walk's connection, not what the
 // walk thinks it sent), the walk going through the bus (Options.NoPeer);
@@ -95,8 +103,10 @@ func TestWalkRoundTrips(t *testing.T) {
 			settled(t, viaPeer, frame.Object)
 
 			mon := monitor(t, viaBus.Address(), viaBus.WireName())
-			s := walk(t, viaBus, frame.Object, atspi.WalkOptions{})
+			var depth, firstDepth int
+			s := walk(t, viaBus, frame.Object, atspi.WithDepth(atspi.WalkOptions{}, &depth))
 			kinds := mon.fence(t, viaBus, frame.Object)
+			walk(t, viaBus, frame.Object, atspi.WithDepth(atspi.WithoutMemo(atspi.WalkOptions{}), &firstDepth))
 			if s.Census != first.Census {
 				t.Fatalf("the tree changed while counted: %+v, settled %+v", s.Census, first.Census)
 			}
@@ -105,7 +115,7 @@ func TestWalkRoundTrips(t *testing.T) {
 				total += n
 			}
 			nodes := s.Census.Nodes
-			t.Logf("%s: one walk of %d nodes: %d D-Bus calls (%.2f a node): %s", fx.name, nodes, total, float64(total)/float64(nodes), kindList(kinds))
+			t.Logf("%s: one walk of %d nodes: %d D-Bus calls (%.2f a node), %d round trips deep (%d without the last walk's memory): %s", fx.name, nodes, total, float64(total)/float64(nodes), depth, firstDepth, kindList(kinds))
 
 			before := peerCalls.Load()
 			walk(t, viaPeer, frame.Object, atspi.WalkOptions{})
@@ -116,6 +126,9 @@ func TestWalkRoundTrips(t *testing.T) {
 			want := walkBudgets[fx.name]
 			if nodes != want.nodes {
 				t.Errorf("the fixture's window has %d nodes, the budget was set for %d", nodes, want.nodes)
+			}
+			if depth != want.depth || firstDepth != want.firstDepth {
+				t.Errorf("the walk was %d round trips deep (%d without the last walk's memory), its budget is %d (%d)", depth, firstDepth, want.depth, want.firstDepth)
 			}
 			if total != want.total {
 				t.Errorf("one walk made %d D-Bus calls, its budget is %d: a change of the budget is said where it is set", total, want.total)
