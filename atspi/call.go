@@ -21,6 +21,12 @@ func (r route) send(deadline time.Time, path dbus.ObjectPath, method string, ch 
 	return r.c.start(deadline, r.dest, string(path), method, args, ch, tag)
 }
 
+// sendFn is send with the reply handed to fn on the connection's reader
+// goroutine (wconn.startFn).
+func (r route) sendFn(deadline time.Time, path dbus.ObjectPath, method string, fn func(reply), tag any, args ...any) uint32 {
+	return r.c.startFn(deadline, r.dest, string(path), method, args, fn, tag)
+}
+
 // call makes one call and waits for it, bounded by ctx.
 func (r route) call(ctx context.Context, path dbus.ObjectPath, method string, args ...any) reply {
 	return r.c.call(ctx, r.dest, string(path), method, args...)

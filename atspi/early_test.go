@@ -157,3 +157,40 @@ func snapshotJSON(t *testing.T, s *target.Snapshot) string {
 	}
 	return string(j)
 }
+
+// TestWalkOpensRoutesOnTheWay walks the registry's desktop two levels
+// deep: every node below it belongs to another application than the root,
+// so the walk opens a route (the application's peer socket, asked through
+// the bus) to each one it meets, off the goroutines that take the answers.
+// Each application of the desktop must be read, and the fixture's root
+// must have its window below it. Oracle: the registry's own list of
+// applications (Bus.Applications: GetChildren through godbus, not the
+// walk) and the fixture's frame (frameOf).
+func TestWalkOpensRoutesOnTheWay(t *testing.T) {
+	d := testenv.SharedDesktop(t)
+	f := fixture(t, d)
+	b := connect(t, d, atspi.Options{})
+	frame := frameOf(t, b, f.App)
+	b = connect(t, d, atspi.Options{}) // a Bus that has no route yet
+	s := walk(t, b, atspi.Desktop(), atspi.WalkOptions{Depth: 2, NoText: true})
+	apps, err := b.Applications(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[string]*target.Node{}
+	for _, c := range s.Root.Children {
+		byKey[c.Key] = c
+	}
+	for _, a := range apps {
+		n := byKey[a.Root.Key()]
+		switch {
+		case n == nil:
+			t.Errorf("application %s (pid %d) is not below the desktop:\n%s", a.Name, a.PID, s.Text())
+		case n.Unreadable != "" || n.Role != "application":
+			t.Errorf("application %s (pid %d) was read as %s %q, unreadable %q", a.Name, a.PID, n.Role, n.Name, n.Unreadable)
+		}
+	}
+	if s.Root.Find(func(n *target.Node) bool { return n.Key == frame.Object.Key() }) == nil {
+		t.Errorf("the fixture's window %v is not in the walk of the desktop:\n%s", frame.Object, s.Text())
+	}
+}

@@ -87,37 +87,37 @@ func (w *walker) send(n *wnode, cause int, qs ...question) {
 		w.unflushed++
 		switch q {
 		case qRole:
-			p.serial = n.rt.send(bt.deadline, path, ifaceAccessible+".GetRole", w.ch, p)
+			p.serial = n.rt.sendFn(bt.deadline, path, ifaceAccessible+".GetRole", w.sink, p)
 		case qState:
-			p.serial = n.rt.send(bt.deadline, path, ifaceAccessible+".GetState", w.ch, p)
+			p.serial = n.rt.sendFn(bt.deadline, path, ifaceAccessible+".GetState", w.sink, p)
 		case qInterfaces:
-			p.serial = n.rt.send(bt.deadline, path, ifaceAccessible+".GetInterfaces", w.ch, p)
+			p.serial = n.rt.sendFn(bt.deadline, path, ifaceAccessible+".GetInterfaces", w.sink, p)
 		case qName:
-			p.serial = n.rt.send(bt.deadline, path, ifaceProperties+".Get", w.ch, p, ifaceAccessible, "Name")
+			p.serial = n.rt.sendFn(bt.deadline, path, ifaceProperties+".Get", w.sink, p, ifaceAccessible, "Name")
 		case qDescription:
-			p.serial = n.rt.send(bt.deadline, path, ifaceProperties+".Get", w.ch, p, ifaceAccessible, "Description")
+			p.serial = n.rt.sendFn(bt.deadline, path, ifaceProperties+".Get", w.sink, p, ifaceAccessible, "Description")
 		case qAll:
-			p.serial = n.rt.send(bt.deadline, path, ifaceProperties+".GetAll", w.ch, p, ifaceAccessible)
+			p.serial = n.rt.sendFn(bt.deadline, path, ifaceProperties+".GetAll", w.sink, p, ifaceAccessible)
 		case qChildren:
-			p.serial = n.rt.send(bt.deadline, path, ifaceAccessible+".GetChildren", w.ch, p)
+			p.serial = n.rt.sendFn(bt.deadline, path, ifaceAccessible+".GetChildren", w.sink, p)
 		case qExtents:
-			p.serial = n.rt.send(bt.deadline, path, ifaceComponent+".GetExtents", w.ch, p, uint32(0))
+			p.serial = n.rt.sendFn(bt.deadline, path, ifaceComponent+".GetExtents", w.sink, p, uint32(0))
 		case qActions:
-			p.serial = n.rt.send(bt.deadline, path, ifaceAction+".GetActions", w.ch, p)
+			p.serial = n.rt.sendFn(bt.deadline, path, ifaceAction+".GetActions", w.sink, p)
 		case qCharCount:
-			p.serial = n.rt.send(bt.deadline, path, ifaceProperties+".Get", w.ch, p, ifaceText, "CharacterCount")
+			p.serial = n.rt.sendFn(bt.deadline, path, ifaceProperties+".Get", w.sink, p, ifaceText, "CharacterCount")
 		case qText:
-			p.serial = n.rt.send(bt.deadline, path, ifaceText+".GetText", w.ch, p, int32(0), int32(min(n.n.TextLen, w.o.TextMax)))
+			p.serial = n.rt.sendFn(bt.deadline, path, ifaceText+".GetText", w.sink, p, int32(0), int32(min(n.n.TextLen, w.o.TextMax)))
 		case qRelations:
-			p.serial = n.rt.send(bt.deadline, path, ifaceAccessible+".GetRelationSet", w.ch, p)
+			p.serial = n.rt.sendFn(bt.deadline, path, ifaceAccessible+".GetRelationSet", w.sink, p)
 		case qValue:
-			p.serial = n.rt.send(bt.deadline, path, ifaceProperties+".Get", w.ch, p, ifaceValue, "CurrentValue")
+			p.serial = n.rt.sendFn(bt.deadline, path, ifaceProperties+".Get", w.sink, p, ifaceValue, "CurrentValue")
 		case qValueMin:
-			p.serial = n.rt.send(bt.deadline, path, ifaceProperties+".Get", w.ch, p, ifaceValue, "MinimumValue")
+			p.serial = n.rt.sendFn(bt.deadline, path, ifaceProperties+".Get", w.sink, p, ifaceValue, "MinimumValue")
 		case qValueMax:
-			p.serial = n.rt.send(bt.deadline, path, ifaceProperties+".Get", w.ch, p, ifaceValue, "MaximumValue")
+			p.serial = n.rt.sendFn(bt.deadline, path, ifaceProperties+".Get", w.sink, p, ifaceValue, "MaximumValue")
 		case qValues:
-			p.serial = n.rt.send(bt.deadline, path, ifaceProperties+".GetAll", w.ch, p, ifaceValue)
+			p.serial = n.rt.sendFn(bt.deadline, path, ifaceProperties+".GetAll", w.sink, p, ifaceValue)
 		}
 	}
 }
@@ -145,7 +145,7 @@ func (w *walker) sendOwn(name string, path dbus.ObjectPath, q question, method s
 	bt.calls = append(bt.calls, p)
 	w.inflight++
 	w.unflushed++
-	p.serial = rt.send(bt.deadline, path, method, w.ch, p, args...)
+	p.serial = rt.sendFn(bt.deadline, path, method, w.sink, p, args...)
 }
 
 // answer files one finished call into its node and queues what it

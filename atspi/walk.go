@@ -3,6 +3,8 @@ package atspi
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/godbus/dbus/v5"
@@ -110,10 +112,12 @@ func (b *Bus) walk(ctx context.Context, root Object, o WalkOptions) (*target.Sna
 		b:       b,
 		o:       o,
 		ctx:     wctx,
-		ch:      make(chan reply, o.InFlight), // every call counts in inflight
 		routes:  make(map[string]route),
 		stalled: make(map[*wconn]error),
+		idle:    make(chan struct{}),
+		wake:    make(chan struct{}, 1),
 	}
+	w.sink = w.deliver
 	if !o.noMemo {
 		w.prev = b.memo(root)
 	}
@@ -132,6 +136,8 @@ func (b *Bus) walk(ctx context.Context, root Object, o WalkOptions) (*target.Sna
 			}
 		}
 		rt := w.routeFor(root.Name)
+		// From the first call on, answers may be taken.
+		w.mu.Lock()
 		rt.cork()
 		w.tkApp = root.Name
 		tk, known := b.knownToolkit(root.Name)
@@ -147,6 +153,7 @@ func (b *Bus) walk(ctx context.Context, root Object, o WalkOptions) (*target.Sna
 			w.sendOwn(root.Name, cachePath, qItems, ifaceCache+".GetItems")
 		}
 		rt.uncork(false) // the loop's first round writes them
+		w.mu.Unlock()
 	}
 	w.run()
 	if !o.noMemo {
@@ -167,10 +174,17 @@ func (b *Bus) walk(ctx context.Context, root Object, o WalkOptions) (*target.Sna
 const flushBurst = 32
 
 type walker struct {
-	b         *Bus
-	o         WalkOptions
-	ctx       context.Context
-	ch        chan reply
+	b   *Bus
+	o   WalkOptions
+	ctx context.Context
+	// mu guards the walker from the moment its first call is sent until
+	// run returns: the answers are taken on the connections' reader
+	// goroutines (deliver, which sink is).
+	mu        sync.Mutex
+	sink      func(reply)
+	finished  bool          // nothing queued or in flight: idle is closed
+	idle      chan struct{} // closed when finished
+	wake      chan struct{} // a queued node waits for run to open its route
 	inflight  int
 	answers   int      // calls answered (or failed) so far
 	unflushed int      // calls sent since the last flush
@@ -283,16 +297,92 @@ func (w *walker) deeper(n *wnode) bool {
 	return w.o.Depth == 0 || (w.o.Depth > 0 && n.depth < w.o.Depth)
 }
 
-// run is the event loop: send what may be sent, take the answers that
-// came (or the deadlines that passed), repeat until nothing is queued or in
-// flight.
-//
-// The answers come back on one channel with room for InFlight calls, and
-// no more than that are ever outstanding: the connection's reader blocks on
-// a full channel, which would stall every other user of the connection.
+// run is the walk's loop. The answers are taken where they arrive: each
+// connection's reader goroutine hands its reply to deliver, which files it
+// and sends what it unlocks, under the walker's lock — no goroutine is
+// woken per reply. run itself sends the first round, opens the routes to
+// applications met during the walk (a route may have to ask the bus,
+// whose reader must not be the one waiting), fails the calls whose
+// deadline passed, and returns once nothing is queued or in flight.
 func (w *walker) run() {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	w.mu.Lock()
+	w.pump()
+	w.mu.Unlock()
+	for {
+		w.mu.Lock()
+		if w.finished {
+			w.mu.Unlock()
+			return
+		}
+		if names := w.unrouted(); len(names) > 0 {
+			w.mu.Unlock()
+			opened := make(map[string]route, len(names))
+			for _, name := range names {
+				opened[name] = w.b.route(w.ctx, name)
+			}
+			w.mu.Lock()
+			for name, r := range opened {
+				w.routes[name] = r
+			}
+			w.pump()
+			w.mu.Unlock()
+			continue
+		}
+		d := w.nextDeadline()
+		w.mu.Unlock()
+		timer.Reset(time.Until(d))
+		select {
+		case <-w.idle:
+		case <-w.wake:
+		case <-timer.C:
+			w.mu.Lock()
+			w.expire(time.Now())
+			w.pump()
+			w.mu.Unlock()
+		case <-w.ctx.Done():
+			w.mu.Lock()
+			w.expire(time.Now().Add(time.Hour))
+			w.pump()
+			w.mu.Unlock()
+		}
+	}
+}
+
+// deliver is where the walk's calls are answered: on the reader goroutine
+// of the answer's connection.
+func (w *walker) deliver(r reply) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.take(r)
+	w.pump()
+}
+
+// unrouted lists the applications of the queued nodes that have no route
+// yet. Called with mu held.
+func (w *walker) unrouted() []string {
+	var names []string
+	for _, n := range w.queue {
+		if _, ok := w.routes[n.obj.Name]; !ok && !slices.Contains(names, n.obj.Name) {
+			names = append(names, n.obj.Name)
+		}
+	}
+	return names
+}
+
+// pump sends what may be sent: the queued nodes' first questions, then
+// the questions earlier answers unlocked, up to InFlight calls at once;
+// it marks the walk finished when nothing is queued or in flight. A node
+// whose application has no route yet stops the queue until run has opened
+// it. Called with mu held.
+//
+// It writes in bursts: the buffer goes out when it holds a good number of
+// calls or when fewer than that are already with the application.
+func (w *walker) pump() {
+	if w.finished {
+		return
+	}
 	for {
 		for _, r := range w.routes {
 			r.cork()
@@ -301,12 +391,21 @@ func (w *walker) run() {
 		// (whether GetAll may be asked).
 		for len(w.queue) > 0 && w.inflight+maxBatch <= w.o.InFlight && ((!w.itemsWait && w.tkLeft == 0) || w.queue[0].depth == 0) {
 			n := w.queue[0]
-			w.queue = w.queue[1:]
 			if err := w.ctx.Err(); err != nil {
+				w.queue = w.queue[1:]
 				w.unreadable(n, err)
 				continue
 			}
-			n.rt = w.routeFor(n.obj.Name)
+			rt, ok := w.routes[n.obj.Name]
+			if !ok {
+				select {
+				case w.wake <- struct{}{}:
+				default:
+				}
+				break
+			}
+			w.queue = w.queue[1:]
+			n.rt = rt
 			if err := w.stalled[n.rt.c]; err != nil {
 				w.unreadable(n, err)
 				continue
@@ -353,9 +452,6 @@ func (w *walker) run() {
 				w.send(j.n, j.cause, j.qs...)
 			}
 		}
-		// Keep the application busy, but write in bursts: the buffer goes
-		// out when it holds a good number of calls or when fewer than that
-		// are already on their way.
 		flush := w.unflushed >= flushBurst || w.inflight-w.unflushed < flushBurst
 		for _, r := range w.routes {
 			r.uncork(flush)
@@ -363,31 +459,20 @@ func (w *walker) run() {
 		if flush {
 			w.unflushed = 0
 		}
-		if w.inflight == 0 {
-			if len(w.queue) == 0 && len(w.later) == 0 {
-				return
-			}
-			continue // room was made without a call: go round again
+		if w.inflight > 0 {
+			return
 		}
-		timer.Reset(time.Until(w.nextDeadline()))
-		select {
-		case r := <-w.ch:
-			w.take(r)
-			// Take every answer that is already here before sending
-			// again, so the next burst goes out in one write.
-			for more := true; more; {
-				select {
-				case r := <-w.ch:
-					w.take(r)
-				default:
-					more = false
-				}
-			}
-		case <-timer.C:
-			w.expire(time.Now())
-		case <-w.ctx.Done():
-			w.expire(time.Now().Add(time.Hour))
+		if len(w.queue) == 0 && len(w.later) == 0 {
+			w.finished = true
+			close(w.idle)
+			return
 		}
+		if len(w.queue) > 0 {
+			if _, ok := w.routes[w.queue[0].obj.Name]; !ok {
+				return // run opens the route
+			}
+		}
+		// Room was made without a call: go round again.
 	}
 }
 

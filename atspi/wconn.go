@@ -52,15 +52,38 @@ type reply struct {
 	err  error // transport, deadline or *remoteError
 }
 
+// waiter is where a call's reply goes: ch, which must have room for it,
+// or fn, which the reader goroutine calls (it must not wait for another
+// reply of the same connection).
 type waiter struct {
 	ch  chan<- reply
+	fn  func(reply)
 	tag any
+}
+
+func (w waiter) deliver(r reply) {
+	if w.fn != nil {
+		w.fn(r)
+		return
+	}
+	w.ch <- r
+}
+
+// deliverLater is deliver from the caller of start, which may hold what
+// fn takes: fn is called on a goroutine of its own.
+func (w waiter) deliverLater(r reply) {
+	if w.fn != nil {
+		go w.fn(r)
+		return
+	}
+	w.ch <- r
 }
 
 // wconn is a connection speaking wire.go: one reader goroutine; calls
 // matched to replies by serial; writes buffered and, while corked, held to
 // go out as one write. Replies are delivered on the channel each call
-// names, which must have room: the reader blocks on a full channel.
+// names, which must have room: the reader blocks on a full channel (or
+// the reader calls the function the call names: startFn).
 type wconn struct {
 	c      net.Conn
 	serial atomic.Uint32
@@ -162,6 +185,18 @@ func (c *wconn) alive() bool {
 // hold the writer, nor the callers queued behind it, past it. It returns
 // the call's serial, for forget.
 func (c *wconn) start(deadline time.Time, dest string, path string, method string, args []any, ch chan<- reply, tag any) uint32 {
+	return c.begin(deadline, dest, path, method, args, waiter{ch: ch, tag: tag})
+}
+
+// startFn is start with the reply handed to fn on the connection's reader
+// goroutine (on one of its own if the call fails before it is written):
+// no goroutine is woken per reply. fn must not wait for a reply of this
+// connection.
+func (c *wconn) startFn(deadline time.Time, dest string, path string, method string, args []any, fn func(reply), tag any) uint32 {
+	return c.begin(deadline, dest, path, method, args, waiter{fn: fn, tag: tag})
+}
+
+func (c *wconn) begin(deadline time.Time, dest string, path string, method string, args []any, wt waiter) uint32 {
 	i := strings.LastIndexByte(method, '.')
 	serial := c.serial.Add(1)
 	if c.count != nil {
@@ -171,10 +206,10 @@ func (c *wconn) start(deadline time.Time, dest string, path string, method strin
 	if c.err != nil {
 		err := c.err
 		c.mu.Unlock()
-		ch <- reply{tag: tag, err: err}
+		wt.deliverLater(reply{tag: wt.tag, err: err})
 		return serial
 	}
-	c.pending[serial] = waiter{ch, tag}
+	c.pending[serial] = wt
 	c.mu.Unlock()
 
 	c.wmu.Lock()
@@ -182,7 +217,7 @@ func (c *wconn) start(deadline time.Time, dest string, path string, method strin
 	if err != nil {
 		c.wmu.Unlock()
 		if c.forget(serial) {
-			ch <- reply{tag: tag, err: err}
+			wt.deliverLater(reply{tag: wt.tag, err: err})
 		}
 		return serial
 	}
@@ -305,7 +340,7 @@ func (c *wconn) read(r *bufio.Reader) {
 	c.pending = nil
 	c.mu.Unlock()
 	for _, w := range pending {
-		w.ch <- reply{tag: w.tag, err: fail}
+		w.deliver(reply{tag: w.tag, err: fail})
 	}
 }
 
@@ -371,7 +406,7 @@ func (c *wconn) readOne(r *bufio.Reader) error {
 		}
 		rp.err = e
 	}
-	w.ch <- rp
+	w.deliver(rp)
 	return nil
 }
 
