@@ -128,16 +128,27 @@
 // A Bus is safe for concurrent use by many goroutines. Each walk runs its
 // own event loop over the shared connections; a slow or frozen application
 // delays only calls to that application, up to their deadlines, because
-// replies are matched to calls and every call's wait is bounded.
+// replies are matched to calls and every call's wait is bounded. (A walk
+// takes its answers on the connection's reader goroutine, and sends from
+// there what they unlock: a write that must wait for a frozen
+// application's full socket holds that reader, up to the write's
+// deadline.)
 //
 // # Speed
 //
 // A walk sends every question it can at once — all of a node's questions
 // together, a node's children as soon as GetChildren answers, up to
 // WalkOptions.InFlight calls — and corks its writes so that a burst goes
-// out in one write. Calls to applications use this package's own lean
-// D-Bus client (wire.go, wconn.go); godbus carries the registry and the bus
-// daemon. Most of a walk's time is then the application's own work answering
-// (tens of microseconds a call in GTK3); BenchmarkWalk compares the walk
-// with pyatspi and dogtail on the same window in one run.
+// out in one write. A node's second questions (extents, actions, text
+// length), which its first answers decide, go out with its first when the
+// last walk of the window asked them of it, their answers taken only if
+// this walk asks them too (early.go); TestWalkRoundTrips holds the walks'
+// depth in round trips, beside their calls, to a budget. The answers are
+// taken where they arrive, on the connections' reader goroutines: no
+// goroutine is woken per reply. Calls to applications use this package's
+// own lean D-Bus client (wire.go, wconn.go); godbus carries the registry
+// and the bus daemon. Most of a walk's time is then the application's own
+// work answering (tens of microseconds a call in GTK3); BenchmarkWalk
+// compares the walk with pyatspi and dogtail on the same window in one
+// run.
 package atspi
