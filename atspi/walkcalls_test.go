@@ -240,7 +240,9 @@ func (m *callMonitor) fence(t *testing.T, b *atspi.Bus, o atspi.Object) map[stri
 }
 
 // TestFirstWalkRoundTrips holds the first walk of a freshly started GTK 3
-// application to the same budget as a settled one: its Cache.GetItems
+// application to the same budget of calls as a settled one, and its depth
+// in round trips to a first walk's (firstDepth: no last walk to ask phase
+// two early by): its Cache.GetItems
 // answers, because the Bus listens to the registry (listen.go), whether
 // the application started before the Bus connected (it builds its cache
 // when the listener registers) or after (it builds it as it starts). A
@@ -259,13 +261,17 @@ func TestFirstWalkRoundTrips(t *testing.T) {
 	}{{"started before the Bus", early}, {"started after the Bus", late}} {
 		frame := frameOf(t, b, f.fx.App)
 		mon := monitor(t, b.Address(), b.WireName())
-		s := walk(t, b, frame.Object, atspi.WalkOptions{})
+		var depth int
+		s := walk(t, b, frame.Object, atspi.WithDepth(atspi.WalkOptions{}, &depth))
 		kinds := mon.fence(t, b, frame.Object)
 		total := 0
 		for _, n := range kinds {
 			total += n
 		}
-		t.Logf("%s: its first walk, %d nodes: %d D-Bus calls: %s", f.name, s.Census.Nodes, total, kindList(kinds))
+		t.Logf("%s: its first walk, %d nodes: %d D-Bus calls, %d round trips deep: %s", f.name, s.Census.Nodes, total, depth, kindList(kinds))
+		if depth != want.firstDepth {
+			t.Errorf("%s: the first walk was %d round trips deep, its budget is %d", f.name, depth, want.firstDepth)
+		}
 		if s.Census.Nodes != want.nodes {
 			t.Errorf("%s: the fixture's window has %d nodes, the budget was set for %d", f.name, s.Census.Nodes, want.nodes)
 		}
