@@ -28,25 +28,17 @@ var _ kind.ChangeTeller = (*window)(nil)
 // nothing for quietFor and sleeps in its event loop with no timer due
 // within pendingHorizon will send no event the act caused (once those it
 // sent are in, Fence): the wait ends, quiet. One that has a timer due or
-// runs still at the wait's deadline has work the act started (a timer of
-// its own, a job) — unless it slept with a timer due soon before the act
-// too — and the wait goes on, pending, up to the verifier's late bound.
+// runs still at the wait's deadline may have work the act started (a
+// timer of its own, a job), and the wait goes on, pending, up to the
+// verifier's late bound. (A timer it ticked before the act too — a cursor
+// that blinks, an animation — cannot be told from one the act started:
+// a no-change act there waits the late bound; a change still ends the
+// wait at once.)
 const (
 	quietStep      = 25 * time.Millisecond
 	quietFor       = 2 * quietStep
 	pendingHorizon = 1500 * time.Millisecond // the verifier's LateWait
 )
-
-// beforeAct is what a window's application was doing when the watch of an
-// act marked where its events stood (Changes from 0).
-type beforeAct struct {
-	mark uint64
-	// timed: it slept with a timer due soon already (a cursor that
-	// blinks, an animation): a timer due after the act is not known to be
-	// the act's. (One caught running, between two waits, is not known to
-	// have had one.)
-	timed bool
-}
 
 // settle waits up to d for the application's first event after since, or
 // for it to be quiet; at d it says whether work the act started is still
@@ -102,14 +94,13 @@ func (w *window) settle(ctx context.Context, b *atspi.Bus, since uint64, app str
 	return false, w.started(since, ran)
 }
 
-// started says whether the application's work or timer (busy) is what
-// the act it marked at since started: it did not sleep with a timer due
-// soon before the act already.
+// started says whether the application's work or timer (busy) may be
+// what the act it marked at since started.
 func (w *window) started(since uint64, busy bool) bool {
 	w.mu.Lock()
 	was := w.before
 	w.mu.Unlock()
-	return busy && was.mark == since && !was.timed
+	return busy && was == since
 }
 
 // known is what a window knows of its nodes: the last snapshot's, by key,
@@ -149,9 +140,8 @@ func (w *window) Changes(ctx context.Context, since uint64, d time.Duration) (ki
 	}
 	if since == 0 {
 		mark := b.ChangeMark() + 1
-		s, ok := readIdleness(w.pid)
 		w.mu.Lock()
-		w.before = beforeAct{mark: mark, timed: ok && s.timer > 0 && s.timer <= pendingHorizon}
+		w.before = mark
 		w.mu.Unlock()
 		return kind.Changes{Mark: mark, Free: true}, nil
 	}

@@ -27,7 +27,7 @@ type window struct {
 	mu     sync.Mutex
 	last   x11.Window // as Info last read it
 	known  known      // its nodes as its last snapshot and the events since said them (changes.go)
-	before beforeAct  // its application before the act being watched (changes.go)
+	before uint64     // the mark of the act being watched (changes.go)
 }
 
 var (
