@@ -66,7 +66,16 @@ type changeLog struct {
 	events []Event       // the last logSize, oldest first
 	bell   chan struct{} // closed (and replaced) at each event
 	stop   func()
+	// in is the channel the bus delivers the signals to; a fence is put
+	// in it behind them (Fence).
+	in chan *dbus.Signal
 }
+
+// fenceName marks a fence in the log's channel: not a signal the bus
+// delivered, but a Fence's, whose Body[0] is the channel to close once
+// every signal before it is logged.
+const fenceName = "\x00fence"
+
 
 // WatchChanges subscribes the Bus to the object events (watchedEvents):
 // once per Bus it asks the bus daemon for their signals (AddMatch) and
@@ -84,6 +93,7 @@ func (b *Bus) WatchChanges(ctx context.Context) error {
 			return fmt.Errorf("atspi: watch object events: %w", err)
 		}
 		ch := make(chan *dbus.Signal, 256)
+		l.in = ch
 		b.conn.Signal(ch)
 		done := make(chan struct{})
 		l.bell = make(chan struct{})
@@ -119,6 +129,10 @@ func (b *Bus) logEvents(ch chan *dbus.Signal, done chan struct{}) {
 		case sig, ok := <-ch:
 			if !ok {
 				return
+			}
+			if sig != nil && sig.Name == fenceName {
+				close(sig.Body[0].(chan struct{}))
+				continue
 			}
 			ev, ok := parseEvent(sig)
 			if !ok {
@@ -230,6 +244,40 @@ func (b *Bus) WaitChanges(ctx context.Context, mark uint64, app string, d time.D
 		case <-ctx.Done():
 			return false
 		}
+	}
+}
+
+// Fence makes sure that every event application app (its bus name) sent
+// before now is in the log: it asks the application a round trip over
+// the bus that carries its events (Peer.Ping, answered after what it sent
+// before, in order), then waits until what the bus delivered before the
+// answer is logged. One call. A Bus that does not watch the events has
+// nothing to fence: it answers at once.
+func (b *Bus) Fence(ctx context.Context, app string) error {
+	l := &b.changes
+	l.mu.Lock()
+	on, in := l.on, l.in
+	l.mu.Unlock()
+	if !on || in == nil {
+		return nil
+	}
+	cctx, cancel := withCallTimeout(ctx, b.opts.CallTimeout)
+	defer cancel()
+	b.counted(1)
+	if err := b.conn.Object(app, "/").CallWithContext(cctx, "org.freedesktop.DBus.Peer.Ping", 0).Err; err != nil {
+		return fmt.Errorf("atspi: fence the events of %s: %w", app, err)
+	}
+	done := make(chan struct{})
+	select {
+	case in <- &dbus.Signal{Name: fenceName, Body: []any{done}}:
+	case <-cctx.Done():
+		return fmt.Errorf("atspi: fence the events of %s: %w", app, cctx.Err())
+	}
+	select {
+	case <-done:
+		return nil
+	case <-cctx.Done():
+		return fmt.Errorf("atspi: fence the events of %s: %w", app, cctx.Err())
 	}
 }
 

@@ -174,3 +174,14 @@ func isXpraStart(pid int) bool {
 	args := strings.Split(string(b), "\x00")
 	return slices.Contains(args, "start")
 }
+
+// ServerPID is the process of the X server, or of what manages it (an
+// Xpra server, whose children run it): 0 until known.
+func (d *Desktop) ServerPID() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.server == nil {
+		return 0
+	}
+	return d.server.pid
+}

@@ -23,6 +23,86 @@ import (
 
 var _ kind.ChangeTeller = (*window)(nil)
 
+// A window's application tells no pending work the way a page does, but
+// its process does (idle.go): after an act, an application that ran
+// nothing for quietFor and sleeps in its event loop with no timer due
+// within pendingHorizon will send no event the act caused (once those it
+// sent are in, Fence): the wait ends, quiet. One that has a timer due or
+// runs still at the wait's deadline may have work the act started (a
+// timer of its own, a job), and the wait goes on, pending, up to the
+// verifier's late bound. (A timer it ticked before the act too — a cursor
+// that blinks, an animation — cannot be told from one the act started:
+// a no-change act there waits the late bound; a change still ends the
+// wait at once.)
+const (
+	quietStep      = 25 * time.Millisecond
+	quietFor       = 2 * quietStep
+	pendingHorizon = 1500 * time.Millisecond // the verifier's LateWait
+)
+
+// settle waits up to d for the application's first event after since, or
+// for it to be quiet; at d it says whether work the act started is still
+// pending. An application whose idleness /proc does not tell is waited on
+// to d, as before.
+func (w *window) settle(ctx context.Context, b *atspi.Bus, since uint64, app string, d time.Duration) (quiet, pending bool) {
+	deadline := time.Now().Add(d)
+	server := w.d.host.serverPID()
+	prev, ok := readIdleness(w.pid)
+	xprev, xok := readIdleness(server)
+	if !ok {
+		b.WaitChanges(ctx, since-1, app, d)
+		return false, false
+	}
+	var still time.Duration
+	ran := false
+	for {
+		left := time.Until(deadline)
+		if left <= 0 || ctx.Err() != nil {
+			break
+		}
+		step := min(quietStep, left)
+		if b.WaitChanges(ctx, since-1, app, step) {
+			return false, false // told: the caller reads what
+		}
+		now, ok := readIdleness(w.pid)
+		if !ok {
+			b.WaitChanges(ctx, since-1, app, time.Until(deadline))
+			return false, false
+		}
+		ran = now.cpu != prev.cpu || !now.asleep(pendingHorizon)
+		// The X server's idleness, where it is ours to read: without it
+		// the application's alone never says quiet (a request of its
+		// may wait in the server, whose answer wakes it again).
+		xnow, xnowOK := readIdleness(server)
+		xstill := xok && xnowOK && xnow.cpu == xprev.cpu && xnow.asleep(pendingHorizon) && xprev.asleep(pendingHorizon)
+		if !ran && prev.asleep(pendingHorizon) && xstill {
+			still += step
+		} else {
+			still = 0
+		}
+		prev, xprev, xok = now, xnow, xnowOK
+		if still >= quietFor {
+			if b.Fence(ctx, app) != nil {
+				continue // it did not answer: no word of quiet
+			}
+			if evs, _ := b.ChangesSince(since-1, app); len(evs) > 0 {
+				return false, false
+			}
+			return true, false
+		}
+	}
+	return false, w.started(since, ran)
+}
+
+// started says whether the application's work or timer (busy) may be
+// what the act it marked at since started.
+func (w *window) started(since uint64, busy bool) bool {
+	w.mu.Lock()
+	was := w.before
+	w.mu.Unlock()
+	return busy && was == since
+}
+
 // known is what a window knows of its nodes: the last snapshot's, by key,
 // and each name and text an event told since (by key).
 type known struct {
@@ -59,17 +139,26 @@ func (w *window) Changes(ctx context.Context, since uint64, d time.Duration) (ki
 		return kind.Changes{}, errors.New("the accessibility bus's object events are not watched")
 	}
 	if since == 0 {
-		return kind.Changes{Mark: b.ChangeMark() + 1, Free: true}, nil
+		mark := b.ChangeMark() + 1
+		w.mu.Lock()
+		w.before = mark
+		w.mu.Unlock()
+		return kind.Changes{Mark: mark, Free: true}, nil
 	}
 	f, err := w.frame(ctx)
 	if err != nil {
 		return kind.Changes{}, err
 	}
+	out := kind.Changes{Mark: since, Free: true}
 	if d > 0 {
-		b.WaitChanges(ctx, since-1, f.Name, d)
+		out.Quiet, out.Pending = w.settle(ctx, b, since, f.Name, d)
+	} else if s, ok := readIdleness(w.pid); ok {
+		// Asked without waiting: one reading says whether a timer is
+		// due soon (not that it is quiet; and one caught running may be
+		// answering the look that just asked it).
+		out.Pending = w.started(since, s.timer > 0 && s.timer <= pendingHorizon)
 	}
 	evs, _ := b.ChangesSince(since-1, f.Name)
-	out := kind.Changes{Mark: since, Free: true}
 	if len(evs) > 0 {
 		out.Mark = evs[len(evs)-1].Seq + 1
 	}

@@ -23,6 +23,9 @@ type host interface {
 	close() error // stops what we started, and only that
 	a11ySwitch() string
 	a11ySwitchesOff(ctx context.Context) ([]string, error)
+	// serverPID is the X server's process (or of what runs it), where
+	// it is ours and of this host: 0 when not (idle.go).
+	serverPID() int
 }
 
 // ours is a desktop we started.
@@ -41,6 +44,7 @@ func (h ours) owns(pid int) bool               { return h.Owns(pid) }
 func (h ours) alive(ctx context.Context) error { return h.Alive(ctx) }
 func (h ours) close() error                    { return h.Close() }
 func (h ours) a11ySwitch() string              { return h.A11ySwitch }
+func (h ours) serverPID() int                  { return h.ServerPID() }
 func (h ours) a11ySwitchesOff(ctx context.Context) ([]string, error) {
 	return h.A11ySwitchesOff(ctx)
 }

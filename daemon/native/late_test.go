@@ -11,19 +11,30 @@ import (
 	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/daemontest"
 	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/verifying"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
 )
 
 // TestLateWindowChange: a window's change that comes 900 ms after the
 // click (the keypad's "Later": a timer of its application's) is told by
-// its AT-SPI event within the verb's bound — here a daemon whose wait is
-// 3 s, as an operator may set it (a window tells no pending work, so the
-// default 500 ms wait does not go on for it) — and confirmed naming the
-// label it changed, before and after; the fixture's own log says the
-// label changed.
+// its AT-SPI event within the verb's bound and confirmed naming the label
+// it changed, before and after; the fixture's own log says the label
+// changed. With a daemon whose wait is 3 s, as an operator may set it,
+// and with the default 500 ms wait: the application, asleep before the
+// click, has a timer due after it (idle.go), so the work the act started
+// is pending and the wait goes on past 500 ms.
 func TestLateWindowChange(t *testing.T) {
 	testenv.NeedIntegration(t)
+	for _, c := range []struct {
+		name string
+		wait time.Duration
+	}{{"operator-wait", 3 * time.Second}, {"default-wait", 0}} {
+		t.Run(c.name, func(t *testing.T) { lateWindowChange(t, c.wait) })
+	}
+}
+
+func lateWindowChange(t *testing.T, wait time.Duration) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
@@ -31,7 +42,7 @@ func TestLateWindowChange(t *testing.T) {
 		StateDir: dir, SocketPath: filepath.Join(dir, "run", "d.sock"),
 		Displays:    []kind.DisplayProvider{Xvfb(Options{Logf: t.Logf})},
 		VerbTimeout: 30 * time.Second, IdleHandback: -1,
-		VerifyWait: 3 * time.Second,
+		VerifyWait: wait,
 	})
 	script, err := filepath.Abs(filepath.Join("..", "..", "testenv", "fixture", "keypad.py"))
 	if err != nil {
@@ -61,7 +72,14 @@ func TestLateWindowChange(t *testing.T) {
 	}
 	from := flog.Len()
 	resp := sv.OK(t, daemon.Request{Verb: "click", Session: "late", Target: id}.With(args.Click{Ref: later.Ref}))
-	if resp.Effect == nil || resp.Effect.Word != target.EffectConfirmed || !slices.Contains(resp.Effect.Seen, status.Ref+` label: "idle" → "done 1"`) {
+	switch {
+	case resp.Effect != nil && resp.Effect.Word == target.EffectConfirmed && slices.Contains(resp.Effect.Seen, status.Ref+` label: "idle" → "done 1"`):
+	case wait == 0 && resp.Effect != nil && resp.Effect.Word == target.EffectNoVisibleChange && resp.Effect.WaitedMS >= int(verifying.LateWait/time.Millisecond):
+		// A machine so loaded that the timer's change came after the
+		// late bound: the wait still went on past the default 500 ms to
+		// it, because the application said its work was pending.
+		t.Logf("the change came after the late bound: %q (effect %+v)", resp.Did, resp.Effect)
+	default:
 		t.Fatalf("click Later answered %q (effect %+v)", resp.Did, resp.Effect)
 	}
 	if _, err := flog.WaitFrom(ctx, from, func(e testenv.Event) bool { return e.Type == "text" && e.Widget == "status" && e.Text == "done 1" }); err != nil {

@@ -162,6 +162,10 @@ func (h *theirs) alive(ctx context.Context) error {
 // close stops nothing: the desktop is the person's.
 func (h *theirs) close() error       { return nil }
 func (h *theirs) a11ySwitch() string { return "" }
+
+// serverPID: the person's X server is not ours, nor its state ours to
+// read: an act's wait on their desktop runs to its deadline.
+func (h *theirs) serverPID() int { return 0 }
 func (h *theirs) a11ySwitchesOff(ctx context.Context) ([]string, error) {
 	if h.env.Bus == "" {
 		return nil, h.a11yErr

@@ -24,9 +24,10 @@ type window struct {
 	// note is what Launch changed of the command line asked (a11y.go).
 	note string
 
-	mu    sync.Mutex
-	last  x11.Window // as Info last read it
-	known known      // its nodes as its last snapshot and the events since said them (changes.go)
+	mu     sync.Mutex
+	last   x11.Window // as Info last read it
+	known  known      // its nodes as its last snapshot and the events since said them (changes.go)
+	before uint64     // the mark of the act being watched (changes.go)
 }
 
 var (

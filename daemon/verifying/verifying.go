@@ -205,8 +205,9 @@ func (w *watch) After(ctx context.Context, resp *wire.Response) {
 		if now.Content != "" && now.Content == seen.Content {
 			now.ContentT = seen.ContentT
 		}
+		var free heard
 		if w.free {
-			w.hear(lctx, 0) // the target's word costs nothing to ask: at every look
+			free = w.hear(lctx, 0) // the target's word costs nothing to ask: at every look
 		}
 		now.Told = w.told
 		at, elsewhere := w.compare(now)
@@ -222,6 +223,13 @@ func (w *watch) After(ctx context.Context, resp *wire.Response) {
 			break
 		}
 		left := deadline.Sub(s.now())
+		if left <= 0 && free.pending && late.After(deadline) {
+			// The wait ran out while looking (a look that took it all,
+			// on a loaded machine), but the target says the act started
+			// something still pending: it goes on, as below.
+			deadline = late
+			left = deadline.Sub(s.now())
+		}
 		if left <= 0 {
 			break
 		}
