@@ -69,6 +69,8 @@ var table = map[string]func(json.RawMessage) (Args, error){
 	"key.clear":  of[KeyNamed],
 	"key.list":   of[KeyNamed],
 	"batch":      of[Batch],
+	"borrow":     of[Borrow],
+	"return":     of[Empty],
 
 	// vibespace-browser: the same verbs on the current tab…
 	"browser.snapshot":   of[Snapshot],
