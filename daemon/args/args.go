@@ -103,6 +103,8 @@ var table = map[string]func(json.RawMessage) (Args, error){
 	"browser.trace":       of[Trace],
 	"browser.budget":      of[Budget],
 	"browser.batch":       of[Batch],
+	"browser.borrow":      of[Borrow],
+	"browser.return":      of[Empty],
 }
 
 // of decodes the arguments of a verb whose type is T: none (no bytes, or

@@ -19,7 +19,7 @@ import (
 type Open struct {
 	App     string   `json:"app" jsonschema:"a program on PATH, or a path"`
 	Args    []string `json:"args,omitempty" jsonschema:"arguments for the application"`
-	Display string   `json:"display,omitempty" jsonschema:"xvfb (default), xpra (your session's, a person can attach) or a borrowed deskN"`
+	Display string   `json:"display,omitempty" jsonschema:"xvfb (default), xpra (a person can attach) or your borrowed deskN"`
 	Mode    string   `json:"mode,omitempty" jsonschema:"auto (the default), tree or pixels"`
 }
 
@@ -94,7 +94,7 @@ func (a Operator) Validate() error { return nil }
 // --ssh).
 type Watch struct {
 	Xpra bool   `json:"xpra,omitempty" jsonschema:"for a window on xpra: how a person attaches xpra's client"`
-	Host string `json:"ssh,omitempty" jsonschema:"with xpra: how a remote person reaches this machine (user@host)"`
+	Host string `json:"ssh,omitempty" jsonschema:"with xpra: the user@host a remote person reaches us at"`
 }
 
 func (a Watch) Validate() error { return nil }

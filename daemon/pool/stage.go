@@ -46,12 +46,14 @@ func Registration(p *Pool) stage.Registration {
 
 func (s *Stage) Name() string { return Name }
 
-// Verbs are the pool's words.
-func (s *Stage) Verbs() []string { return []string{"borrow", "return"} }
+// Verbs are the pool's words, both command lines'.
+func (s *Stage) Verbs() []string {
+	return []string{"borrow", "return", "browser.borrow", "browser.return"}
+}
 
 // Answer answers borrow and return.
 func (s *Stage) Answer(ctx context.Context, c *stage.Call) (wire.Response, error) {
-	switch c.Req.Verb {
+	switch strings.TrimPrefix(c.Req.Verb, "browser.") {
 	case "borrow":
 		a, _ := c.Args.(args.Borrow)
 		wait, err := a.WaitFor()

@@ -194,6 +194,8 @@ var table = map[string]Facts{
 	"browser.trace":       {Untraced: true, For: true},
 	"browser.budget":      {For: true},
 	"browser.batch":       {Untraced: true},
+	"browser.borrow":      {},
+	"browser.return":      {},
 }
 
 // on is f reaching its target by r.
