@@ -157,7 +157,7 @@ type (
 		Provider string `json:"provider,omitempty" jsonschema:"chromium (default), cdp, cloud:browserless or desktop-app"`
 		Endpoint string `json:"endpoint,omitempty" jsonschema:"cdp: ws:// or http://host:port; a cloud: wss://host"`
 	}
-	useArgs   = args.Use
+	useArgs = args.Use
 	// deskArgs are borrow's and return's: do is the verb.
 	deskArgs struct {
 		Do   string `json:"do" jsonschema:"borrow or return"`
