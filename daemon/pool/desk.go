@@ -23,6 +23,7 @@ type desk struct {
 
 	holder string    // the borrowing session, "" free
 	person bool      // the holder is a person (the live view)
+	paused bool      // a person took it over from its borrower (the live view)
 	since  time.Time // lent since
 	used   time.Time // its borrower's last verb
 	wiping bool      // being wiped: lent to nobody yet

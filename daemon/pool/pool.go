@@ -74,6 +74,10 @@ type Pool struct {
 	queue  []*waiter
 	seq    uint64
 	record func(lease.Entry) // the audit log, once the stage is made
+	// windows are the windows opened on each desktop (open --on), by
+	// handle: a person's takeover of the desktop pauses its borrower's
+	// verbs on them.
+	windows map[target.ID]string
 }
 
 // waiter is one borrow waiting in the queue.
@@ -214,7 +218,7 @@ func (p *Pool) Borrow(ctx context.Context, session string, person bool, k string
 	}
 	waited := p.cfg.Now().Sub(start)
 	l := d.lent(waited)
-	p.audit(lease.Entry{Session: session, Verb: "borrow", OK: true, With: fmt.Sprintf("%s (%s) after %v in the queue", d.name, d.kind, waited.Round(time.Millisecond))})
+	p.audit(lease.Entry{Session: session, Verb: "pool.lend", OK: true, With: fmt.Sprintf("%s (%s) after %v in the queue", d.name, d.kind, waited.Round(time.Millisecond))})
 	p.logf("%s lent to %s after %v", d.name, session, waited.Round(time.Millisecond))
 	return l, nil
 }
@@ -236,7 +240,7 @@ func (p *Pool) leave(w *waiter, session string, start time.Time) error {
 	lent, capped := p.lentLocked(), p.cap
 	p.mu.Unlock()
 	waited := p.cfg.Now().Sub(start)
-	p.audit(lease.Entry{Session: session, Verb: "borrow", Code: target.CodePoolBusy, With: fmt.Sprintf("position %d of %d after %v", pos, queued, waited.Round(time.Millisecond))})
+	p.audit(lease.Entry{Session: session, Verb: "pool.busy", Code: target.CodePoolBusy, With: fmt.Sprintf("position %d of %d after %v", pos, queued, waited.Round(time.Millisecond))})
 	why := fmt.Sprintf("every desktop of the pool is lent (%d of %d", lent, len(p.desks))
 	if capped < len(p.desks) {
 		why += fmt.Sprintf(", a cap of %d", capped)
@@ -402,7 +406,8 @@ func (p *Pool) Return(ctx context.Context, session, why string) (Wiped, error) {
 		return Wiped{}, target.Refuse(target.CodeNotAttached, "you hold no desktop of the pool (borrow first)")
 	}
 	name := d.name
-	d.holder, d.person, d.wiping = "", false, true
+	d.holder, d.person, d.paused, d.wiping = "", false, false, true
+	p.forgetLocked(name)
 	p.mu.Unlock()
 
 	w, err := d.wipe(ctx)
@@ -415,7 +420,7 @@ func (p *Pool) Return(ctx context.Context, session, why string) (Wiped, error) {
 	}
 	p.serveLocked()
 	p.mu.Unlock()
-	ent := lease.Entry{Session: session, Verb: "return", OK: err == nil, With: name + " (" + why + "): " + w.String()}
+	ent := lease.Entry{Session: session, Verb: "pool.wipe", OK: err == nil, With: name + " (" + why + "): " + w.String()}
 	if err != nil {
 		ent.Code = target.CodeInternal
 		ent.Error = err.Error()

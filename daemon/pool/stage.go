@@ -99,8 +99,15 @@ func lentAnswer(l Lent) wire.Response {
 }
 
 // Admit refuses an open on a desktop of the pool to anyone but its
-// borrower.
+// borrower, and a borrower's verb on a window it opened there while a
+// person has the desktop taken over.
 func (s *Stage) Admit(_ context.Context, c *stage.Call) error {
+	if id, err := target.ParseID(c.Req.Target); err == nil {
+		if name, paused := s.p.pausedFor(c.Req.Session, id); paused {
+			return target.Refuse(target.CodeTakenOver, "a person took %s over from the live view; its windows are theirs until they hand it back", name).
+				With("desk", name).With("target", string(id))
+		}
+	}
 	if c.Req.Verb != "open" {
 		return nil
 	}
@@ -109,6 +116,9 @@ func (s *Stage) Admit(_ context.Context, c *stage.Call) error {
 		return nil
 	}
 	holder, ok := s.p.Holder(a.Display)
+	if name, paused := s.p.deskPaused(a.Display); paused && holder == c.Req.Session {
+		return target.Refuse(target.CodeTakenOver, "a person took %s over from the live view; wait for their handback", name).With("desk", name)
+	}
 	switch {
 	case !ok, holder == c.Req.Session:
 		return nil
@@ -124,10 +134,14 @@ func (s *Stage) Admit(_ context.Context, c *stage.Call) error {
 // borrower whose budget is spent (wiped), saying so on the answer.
 func (s *Stage) Finish(c *stage.Call, a *stage.Answer) {
 	session := c.Req.Session
-	if s.p.Held(session) == "" {
+	desk := s.p.Held(session)
+	if desk == "" {
 		return
 	}
 	s.p.Used(session)
+	if o, ok := c.Args.(args.Open); ok && c.Req.Verb == "open" && o.Display == desk && a.OK() && a.Resp.Target != nil {
+		s.p.opened(a.Resp.Target.ID, desk)
+	}
 	if r, ok := target.AsRefusal(a.Err); !ok || r.Code != target.CodeBudgetSpent {
 		return
 	}
