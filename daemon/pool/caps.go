@@ -9,13 +9,14 @@ import (
 	"strings"
 )
 
-// The cap's defaults. DefaultPerDesk is a desktop's resident set in use,
-// measured on this project's machine (README, "A pool of desktops"): an
-// Xvfb desktop with its buses and accessibility registry, and a headed
-// Chromium on it with one page. DefaultMargin leaves the rest of the free
-// memory to the daemon, the shared browser and everything else.
+// The cap's defaults. DefaultPerDesk is a desktop's memory in use (its
+// processes' proportional sets, RSS), measured on this project's machine
+// by TestMeasureRSS (README, "A pool of desktops"): an Xvfb desktop with
+// its buses and accessibility registry, and a headed Chromium on it
+// drawing a page, 274 MiB, rounded up. DefaultMargin leaves the rest of
+// the free memory to the daemon, the shared browser and everything else.
 const (
-	DefaultPerDesk = 400 << 20
+	DefaultPerDesk = 280 << 20
 	DefaultMargin  = 0.5
 )
 
@@ -28,7 +29,7 @@ func Cap(desks int, free func() (int64, error), margin float64, perUnit int64) (
 		return desks, fmt.Sprintf("%d (the free memory could not be read: %v)", desks, err)
 	}
 	n := int(math.Floor(float64(f) * margin / float64(perUnit)))
-	why := fmt.Sprintf("floor(%d MiB free × %.2f / %d MiB a desktop) = %d", f>>20, margin, perUnit>>20, n)
+	why := fmt.Sprintf("floor(%d MiB free × %.2f / %d MiB each) = %d", f>>20, margin, perUnit>>20, n)
 	if n > desks {
 		return desks, why + fmt.Sprintf(", at most the pool's %d", desks)
 	}
@@ -63,23 +64,38 @@ func meminfo(field string) (int64, error) {
 	return 0, fmt.Errorf("/proc/meminfo has no %s", field)
 }
 
-// RSS is the resident set of pids together, in bytes (each one's VmRSS;
-// a PID that ended counts nothing).
+// RSS is the memory pids hold together, in bytes: each one's proportional
+// set (Pss of /proc/<pid>/smaps_rollup: its resident pages, a page shared
+// with other processes counted as its share), else its VmRSS where the
+// kernel gives no rollup. A PID that ended counts nothing. Summing VmRSS
+// over a browser's processes would count its shared libraries once per
+// process.
 func RSS(pids []int) int64 {
 	var sum int64
 	for _, p := range pids {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/status")
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-				if fs := strings.Fields(v); len(fs) > 0 {
-					kb, _ := strconv.ParseInt(fs[0], 10, 64)
-					sum += kb << 10
-				}
-			}
+		dir := "/proc/" + strconv.Itoa(p) + "/"
+		if v, ok := field(dir+"smaps_rollup", "Pss:"); ok {
+			sum += v
+		} else if v, ok := field(dir+"status", "VmRSS:"); ok {
+			sum += v
 		}
 	}
 	return sum
+}
+
+// field is the kB figure of the line starting with name in file, in bytes.
+func field(file, name string) (int64, bool) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, name); ok {
+			if fs := strings.Fields(v); len(fs) > 0 {
+				kb, err := strconv.ParseInt(fs[0], 10, 64)
+				return kb << 10, err == nil
+			}
+		}
+	}
+	return 0, false
 }

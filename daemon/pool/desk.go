@@ -1,16 +1,19 @@
 package pool
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/x11"
 	"github.com/vibespace/vibespace/xvfb"
 )
 
@@ -145,7 +148,7 @@ func (d *desk) adopt(disp kind.Display, keep []string) error {
 type Wiped struct {
 	Ended   []int // the processes ended, by PID
 	Reaped  int   // of them, gone from /proc
-	Zombies int   // of them, ended but not reaped by their parent (not ours)
+	Zombies int   // of them, ended but still zombies when looked at (their parent had not reaped them yet)
 	Removed int   // files and directories removed
 	Took    time.Duration
 }
@@ -153,13 +156,14 @@ type Wiped struct {
 func (w Wiped) String() string {
 	s := fmt.Sprintf("wiped in %v: %d process(es) ended", w.Took.Round(time.Millisecond), len(w.Ended))
 	if w.Zombies > 0 {
-		s += fmt.Sprintf(" (%d not yet reaped by a parent not ours)", w.Zombies)
+		s += fmt.Sprintf(" (%d of them zombies their parent had not reaped yet)", w.Zombies)
 	}
 	return s + fmt.Sprintf(", %d file(s) removed; verified", w.Removed)
 }
 
-// wipe ends every process started on the desktop (those carrying its
-// display's marker that are not the display itself) — SIGTERM, then
+// wipe ends every process started on the desktop (started: those carrying
+// its display's marker, or showing a window on it, and what descends from
+// them, that are not the display itself) — SIGTERM, then
 // SIGKILL after a grace — waits until /proc shows each ended, empties the
 // directories its applications write, and verifies both: no such process
 // runs, and each directory holds nothing but the empty downloads
@@ -175,7 +179,7 @@ func (d *desk) wipe(ctx context.Context) (Wiped, error) {
 	}
 	// Twice: a process an ending one started meanwhile is ended too.
 	for range 2 {
-		pids := started(st.ID, base)
+		pids := started(ctx, st, base)
 		if len(pids) == 0 {
 			break
 		}
@@ -206,7 +210,7 @@ func (d *desk) wipe(ctx context.Context) (Wiped, error) {
 		return w, err
 	}
 	// Verify, by what /proc and the disk say now.
-	if pids := started(st.ID, base); len(pids) > 0 {
+	if pids := started(ctx, st, base); len(pids) > 0 {
 		return w, fmt.Errorf("processes run on the desktop after its wipe: %s", names(pids))
 	}
 	for _, sub := range wiped {
@@ -222,12 +226,95 @@ func (d *desk) wipe(ctx context.Context) (Wiped, error) {
 	return w, nil
 }
 
-// started is the live processes carrying marker id that are not in base.
-func started(id string, base map[int]bool) []int {
+// started is the live processes started on the desktop st, apart from
+// base (the display itself) and this process: those carrying its marker;
+// the clients of its X server that show a window there (a program that
+// overwrote its environment with its process title, as Chromium does, no
+// longer shows the marker); and every process descending from either.
+func started(ctx context.Context, st xvfb.State, base map[int]bool) []int {
+	self := os.Getpid()
+	roots := map[int]bool{}
+	for _, pid := range xvfb.MarkedPIDs(st.ID) {
+		roots[pid] = true
+	}
+	for _, pid := range xClients(ctx, st) {
+		roots[pid] = true
+	}
 	var out []int
-	for _, pid := range xvfb.MarkedPIDs(id) {
-		if !base[pid] {
-			out = append(out, pid)
+	parent := procParents()
+	for pid := range parent {
+		if base[pid] || pid == self || !running(pid) {
+			continue
+		}
+		for p := pid; p > 1; p = parent[p] {
+			if roots[p] && !base[p] && p != self {
+				out = append(out, pid)
+				break
+			}
+			if base[p] || p == self {
+				// A descendant of the display itself, or of ours, that
+				// carries no marker is not the desktop's.
+				break
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// xClientsTimeout bounds asking the desktop's X server for its clients.
+const xClientsTimeout = 5 * time.Second
+
+// xClients are the processes that show a top-level window on the
+// desktop's X server (X-Resource says which process each client is); none
+// when the server cannot be asked.
+func xClients(ctx context.Context, st xvfb.State) []int {
+	if st.Display == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, xClientsTimeout)
+	defer cancel()
+	x, err := x11.OpenWith(ctx, st.Display, x11.Options{Xauthority: filepath.Join(st.Dir, "Xauthority")})
+	if err != nil {
+		return nil
+	}
+	defer x.Close()
+	tls, err := x.TopLevels(ctx)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, w := range tls {
+		if w.PID > 0 {
+			out = append(out, w.PID)
+		}
+	}
+	return out
+}
+
+// procParents maps each process /proc lists to its parent.
+func procParents() map[int]int {
+	out := map[int]int{}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return out
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := bytes.Fields(b[i+1:])
+		if len(f) > 1 {
+			out[pid], _ = strconv.Atoi(string(f[1]))
 		}
 	}
 	return out
@@ -251,4 +338,29 @@ func names(pids []int) string {
 		s = append(s, fmt.Sprintf("%d (%s)", p, xvfb.ProcName(p)))
 	}
 	return strings.Join(s, ", ")
+}
+
+// Processes are the processes of desktop name now: the display's own and
+// those started on it (none while its display does not run).
+func (p *Pool) Processes(ctx context.Context, name string) []int {
+	p.mu.Lock()
+	var d *desk
+	for _, x := range p.desks {
+		if x.name == name {
+			d = x
+		}
+	}
+	if d == nil || !d.running {
+		p.mu.Unlock()
+		return nil
+	}
+	st, base := d.st, d.baseline
+	p.mu.Unlock()
+	out := started(ctx, st, base)
+	for pid := range base {
+		if running(pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
