@@ -91,7 +91,8 @@ func procRunning(pid int) bool {
 // the first one returned — wiped: the file and the process are gone (the
 // disk and /proc say). A person's takeover of the second desktop pauses
 // its borrower's verbs on its window (taken_over) until the handback. The
-// third agent gets the second desktop once it is returned; a fourth past
+// third agent gets the second desktop once its borrower's budget is spent
+// (it goes back, wiped, said on the refused answer); a fourth past
 // its wait is pool_busy with its place. The audit log has the borrows,
 // the waits, the wipes and the takeover.
 func TestBorrowThroughTheDaemon(t *testing.T) {
@@ -205,8 +206,14 @@ func TestBorrowThroughTheDaemon(t *testing.T) {
 	}
 	sv.OK(t, daemon.Request{Verb: "screenshot", Session: "s2", Target: string(w2.Target.ID)})
 
-	// s2 returns desk2: s3 gets it.
-	sv.OK(t, daemon.Request{Verb: "return", Session: "s2"})
+	// s2's budget is spent: desk2 goes back, wiped, told on that
+	// answer, and s3 gets it.
+	sv.OK(t, daemon.Request{Verb: "budget", Session: "s2"}.With(args.Budget{Steps: 1}))
+	sv.OK(t, daemon.Request{Verb: "key", Session: "s2", Target: string(w2.Target.ID)}.With(args.Key{Chord: "a"}))
+	spent := sv.Call(t, daemon.Request{Verb: "key", Session: "s2", Target: string(w2.Target.ID)}.With(args.Key{Chord: "a"}))
+	if spent.OK || spent.Code != target.CodeBudgetSpent || !strings.Contains(spent.Note, "desk2 went back to the pool") {
+		t.Fatalf("s2's key past its budget: %+v", spent)
+	}
 	r3 := <-third
 	if !r3.OK || r3.Facts["desk"] != "desk2" {
 		t.Fatalf("s3's borrow: %+v", r3)

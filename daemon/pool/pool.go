@@ -198,22 +198,25 @@ func (p *Pool) Borrow(ctx context.Context, session string, person bool, k string
 	case d = <-w.got:
 	default:
 		if wait <= 0 {
-			return Lent{}, p.leave(w, session, start)
+			if err := p.leave(w, session, start); err != nil {
+				return Lent{}, err
+			}
+			d = <-w.got // handed to it meanwhile
+			break
 		}
 		p.audit(lease.Entry{Session: session, Verb: "pool.wait", OK: true, With: p.position(w)})
 		select {
 		case d = <-w.got:
 		case <-timer:
-			return Lent{}, p.leave(w, session, start)
+			if err := p.leave(w, session, start); err != nil {
+				return Lent{}, err
+			}
+			d = <-w.got // handed to it as its wait ended
 		case <-ctx.Done():
-			if err := p.leave(w, session, start); err == nil {
+			if err := p.leave(w, session, start); err != nil {
 				return Lent{}, ctx.Err()
 			}
-			select {
-			case d = <-w.got:
-			default:
-				return Lent{}, ctx.Err()
-			}
+			d = <-w.got // handed to it as it gave up: it is lent
 		}
 	}
 	waited := p.cfg.Now().Sub(start)
