@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -243,4 +244,40 @@ func TestPoolOfTwoXvfb(t *testing.T) {
 	if g.err != nil || g.session != "s4" || g.lent.Desk != "desk2" {
 		t.Fatalf("after the person, desk2 went to %s (%v), not s4", g.session, g.err)
 	}
+}
+
+// TestMeasureLatencies borrows, uses and returns one real Xvfb desktop 20
+// times — each use an X client that writes a file in HOME and leaves a
+// child running — and logs the median of each borrow and each return
+// (its wipe verified); the README has them. Each round's wipe is proven
+// as in TestPoolOfTwoXvfb.
+func TestMeasureLatencies(t *testing.T) {
+	p, disps := realPool(t, 1, Config{})
+	const rounds = 20
+	var borrows, returns []time.Duration
+	for i := range rounds {
+		t0 := time.Now()
+		if _, err := p.Borrow(t.Context(), "m", false, "", 0); err != nil {
+			t.Fatal(err)
+		}
+		borrows = append(borrows, time.Since(t0))
+		pid, files := leftBehind(t, disps[0])
+		t1 := time.Now()
+		w, err := p.Return(t.Context(), "m", ReturnAsked)
+		if err != nil {
+			t.Fatalf("round %d: %v", i, err)
+		}
+		returns = append(returns, time.Since(t1))
+		wipedAway(t, pid, files)
+		if i == 0 {
+			t.Logf("round 0's return: %s", w)
+		}
+	}
+	median := func(ds []time.Duration) time.Duration {
+		s := slices.Clone(ds)
+		slices.Sort(s)
+		return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	t.Logf("median of %d: borrow %v, return with its wipe %v (max %v)", rounds,
+		median(borrows), median(returns), slices.Max(returns))
 }
