@@ -105,8 +105,25 @@ func (pr provider) Reattach(ctx context.Context, rec json.RawMessage) (kind.Disp
 	return disp, nil
 }
 
-func (pr provider) Doctor(ctx context.Context) []kind.Check {
-	return pr.d.p.cfg.Inner.Doctor(ctx)
+// Doctor says the desktop's state and the pool's cap; what this machine
+// offers its kind of display is that kind's own provider's doctor (it is
+// registered too), not repeated per desktop.
+func (pr provider) Doctor(context.Context) []kind.Check {
+	d := pr.d
+	d.p.mu.Lock()
+	state := "free"
+	switch {
+	case d.broken != "":
+		state = "lent to nobody: its last wipe failed: " + d.broken
+	case d.wiping:
+		state = "being wiped"
+	case d.holder != "":
+		state = "lent to " + d.holder
+	}
+	d.p.mu.Unlock()
+	capped, why := d.p.Cap()
+	return []kind.Check{{Name: "pool desktop " + d.name, OK: d.broken == "",
+		Detail: fmt.Sprintf("%s (%s); the pool lends %d at once: %s", state, d.kind, capped, why)}}
 }
 
 // infrastructure are the programs a display runs as itself (our Xvfb, or
