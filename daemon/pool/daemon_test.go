@@ -235,3 +235,58 @@ func TestBorrowThroughTheDaemon(t *testing.T) {
 		}
 	}
 }
+
+// TestReattachedDesktopIsWiped: a daemon killed (detached, as kill -9
+// leaves its displays) while a desktop is lent; the next daemon on the
+// same state re-attaches the desktop's display and wipes it before anyone
+// borrows it — the process and the file the borrower left are gone (/proc
+// and the disk say) — and the display itself, kept by the earlier
+// daemon's record, still opens applications.
+func TestReattachedDesktopIsWiped(t *testing.T) {
+	testenv.NeedIntegration(t)
+	bin, err := testenv.XClientBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	no := native.Options{Logf: t.Logf}
+	dir := t.TempDir()
+	start := func() *daemontest.Served {
+		p := pool.New(pool.Config{Desks: 1, Kind: native.ProviderName, Inner: native.Xvfb(no), Logf: t.Logf,
+			MemFree: func() (int64, error) { return 1 << 40, nil }})
+		return daemontest.Start(t, daemon.Config{StateDir: dir, SocketPath: filepath.Join(dir, "run", "w.sock"),
+			Displays: append([]kind.DisplayProvider{native.Xvfb(no)}, p.Desks()...), Stages: stages.WithPool(p), VerbTimeout: 30 * time.Second})
+	}
+	sv := start()
+	sv.OK(t, daemon.Request{Verb: "borrow", Session: "s1"})
+	out := t.TempDir()
+	pidFile := filepath.Join(out, "sleep.pid")
+	script := fmt.Sprintf(`echo secret > "$HOME/left.txt"; echo $HOME > %s/home; sleep 100000 & echo $! > %s; exec %s --log %s`,
+		out, pidFile, bin, filepath.Join(out, "x.jsonl"))
+	sv.OK(t, daemon.Request{Verb: "open", Session: "s1"}.With(args.Open{App: "/bin/sh", Args: []string{"-c", script}, Display: "desk1"}))
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	home, _ := os.ReadFile(filepath.Join(out, "home"))
+	file := filepath.Join(strings.TrimSpace(string(home)), "left.txt")
+	sv.Detach()
+	if !procRunning(left) {
+		t.Fatalf("the borrower's process %d did not outlive its daemon", left)
+	}
+
+	sv2 := start()
+	if procRunning(left) {
+		t.Errorf("the borrower's process %d runs on after the desktop was re-attached", left)
+	}
+	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the borrower's file is still there after the re-attach: %v", err)
+	}
+	if r := sv2.OK(t, daemon.Request{Verb: "borrow", Session: "s2"}); r.Facts["desk"] != "desk1" {
+		t.Fatalf("s2's borrow: %+v", r)
+	}
+	r := sv2.OK(t, daemon.Request{Verb: "open", Session: "s2"}.With(args.Open{App: bin, Args: []string{"--log", filepath.Join(out, "y.jsonl")}, Display: "desk1"}))
+	if !strings.Contains(r.Did, "desk1") {
+		t.Fatalf("open on the re-attached desk1: %q", r.Did)
+	}
+}

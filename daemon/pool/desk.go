@@ -86,8 +86,9 @@ func (pr provider) Start(ctx context.Context) (kind.Display, error) {
 
 // Reattach re-attaches an earlier daemon's display of the desktop. Its
 // borrow ended with that daemon, so it is wiped now, before anyone
-// borrows it: what the display itself is, with no record of it kept, is
-// its server and the processes named as a display's infrastructure.
+// borrows it: what the display itself is, is what the earlier daemon's
+// record kept (the stage's Keeper), else, with no record, its server and
+// the processes named as a display's infrastructure.
 func (pr provider) Reattach(ctx context.Context, rec json.RawMessage) (kind.Display, error) {
 	disp, err := pr.d.p.cfg.Inner.Reattach(ctx, rec)
 	if err != nil {
@@ -141,9 +142,24 @@ func (d *desk) adopt(disp kind.Display, keep []string) error {
 		return fmt.Errorf("%s: its display's record names no desktop (%v)", d.name, err)
 	}
 	base := map[int]bool{}
+	d.p.mu.Lock()
+	rec, known := d.p.kept[d.name]
+	d.p.mu.Unlock()
 	for _, pid := range xvfb.MarkedPIDs(st.ID) {
-		if keep == nil || slices.Contains(keep, xvfb.ProcName(pid)) {
+		switch {
+		case keep == nil:
 			base[pid] = true
+		case known && rec.ID == st.ID:
+			// Re-attached with the earlier daemon's record: the display's
+			// own processes are the ones it kept.
+			base[pid] = slices.Contains(rec.PIDs, pid)
+		default:
+			base[pid] = slices.Contains(keep, xvfb.ProcName(pid))
+		}
+	}
+	for pid, own := range base {
+		if !own {
+			delete(base, pid)
 		}
 	}
 	if st.ServerPID > 0 {

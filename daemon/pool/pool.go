@@ -78,6 +78,9 @@ type Pool struct {
 	// handle: a person's takeover of the desktop pauses its borrower's
 	// verbs on them.
 	windows map[target.ID]string
+	// kept is an earlier daemon's record of each desktop's display and its
+	// own processes (the stage's Restore), for re-attaching.
+	kept map[string]keptDesk
 }
 
 // waiter is one borrow waiting in the queue.

@@ -2,7 +2,9 @@ package pool
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -171,4 +173,55 @@ func (s *Stage) Faults() []string {
 		}
 	}
 	return out
+}
+
+// kept is the pool's record in the daemon's state: each running desktop's
+// display (its marker) and the processes that are the display itself, so
+// that a daemon started after a kill wipes a re-attached desktop of
+// everything else.
+type kept struct {
+	Desks map[string]keptDesk `json:"desks,omitempty"`
+}
+
+type keptDesk struct {
+	ID   string `json:"id"`
+	PIDs []int  `json:"pids"`
+}
+
+// Key names the pool's record.
+func (s *Stage) Key() string { return Name }
+
+// Keep is each running desktop's display and its own processes.
+func (s *Stage) Keep() json.RawMessage {
+	s.p.mu.Lock()
+	k := kept{Desks: map[string]keptDesk{}}
+	for _, d := range s.p.desks {
+		if !d.running {
+			continue
+		}
+		kd := keptDesk{ID: d.st.ID}
+		for pid := range d.baseline {
+			kd.PIDs = append(kd.PIDs, pid)
+		}
+		slices.Sort(kd.PIDs)
+		k.Desks[d.name] = kd
+	}
+	s.p.mu.Unlock()
+	if len(k.Desks) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(k)
+	return b
+}
+
+// Restore reads back an earlier daemon's record, before its displays are
+// re-attached.
+func (s *Stage) Restore(raw json.RawMessage) {
+	var k kept
+	if len(raw) == 0 || json.Unmarshal(raw, &k) != nil {
+		return
+	}
+	s.p.mu.Lock()
+	s.p.kept = k.Desks
+	s.p.mu.Unlock()
 }
