@@ -117,6 +117,9 @@ const (
 	CodeKeyRejected         Code = "key_rejected"         // the provider refused the key the daemon holds for it (401): set the right one with vibespace-browser key set <provider>
 	CodeNoSecret            Code = "no_secret"            // type or fill --secret NAME names no secret the daemon keeps: the user stores it with key set secret:NAME (read from stdin)
 
+	// The desktop pool (daemon/pool).
+	CodePoolBusy Code = "pool_busy" // every desktop of the pool is lent (or the pool is at its memory cap) and the borrow waited its whole --wait: the refusal says its place in the queue
+
 	// Batches of steps (daemon/batch).
 	CodeExpectUnmet Code = "expect_unmet" // a batch step ran but its --expect (changed, text:…, window) did not hold: the batch stopped there
 

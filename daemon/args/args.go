@@ -69,6 +69,8 @@ var table = map[string]func(json.RawMessage) (Args, error){
 	"key.clear":  of[KeyNamed],
 	"key.list":   of[KeyNamed],
 	"batch":      of[Batch],
+	"borrow":     of[Borrow],
+	"return":     of[Empty],
 
 	// vibespace-browser: the same verbs on the current tab…
 	"browser.snapshot":   of[Snapshot],
@@ -101,6 +103,8 @@ var table = map[string]func(json.RawMessage) (Args, error){
 	"browser.trace":       of[Trace],
 	"browser.budget":      of[Budget],
 	"browser.batch":       of[Batch],
+	"browser.borrow":      of[Borrow],
+	"browser.return":      of[Empty],
 }
 
 // of decodes the arguments of a verb whose type is T: none (no bytes, or

@@ -2,12 +2,13 @@ package args
 
 // The arguments of the words that reach no node: opening, the lease and
 // the operator's words, the user's desktop, the browser's profiles and
-// tabs, the trace, the budget and the provider keys. Most hold no rule of
+// tabs, the trace, the budget, the provider keys and the desktop pool. Most hold no rule of
 // their own: what they refuse needs the daemon's state.
 
 import (
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
@@ -18,7 +19,7 @@ import (
 type Open struct {
 	App     string   `json:"app" jsonschema:"a program on PATH, or a path"`
 	Args    []string `json:"args,omitempty" jsonschema:"arguments for the application"`
-	Display string   `json:"display,omitempty" jsonschema:"xvfb (default) or xpra (a display of your session a person can attach)"`
+	Display string   `json:"display,omitempty" jsonschema:"xvfb (default), xpra (a person can attach) or your borrowed deskN"`
 	Mode    string   `json:"mode,omitempty" jsonschema:"auto (the default), tree or pixels"`
 }
 
@@ -28,6 +29,37 @@ func (a Open) Validate() error {
 	}
 	_, err := target.ParseMode(a.Mode)
 	return err
+}
+
+// MaxBorrowWait bounds how long a borrow queues (--wait); the daemon's
+// verb timeout bounds it too.
+const MaxBorrowWait = 10 * time.Minute
+
+// Borrow is borrow's: the display kind of the desktop wanted ("" any)
+// and how long to queue for one when every desktop is lent (a duration,
+// "30s"; "" not at all).
+type Borrow struct {
+	Kind string `json:"kind,omitempty" jsonschema:"xvfb or xpra (default any)"`
+	Wait string `json:"wait,omitempty" jsonschema:"how long to queue, e.g. 30s"`
+}
+
+// Validate refuses a wait that is no duration, negative or past
+// MaxBorrowWait.
+func (a Borrow) Validate() error {
+	_, err := a.WaitFor()
+	return err
+}
+
+// WaitFor is the wait as a duration (0 for none).
+func (a Borrow) WaitFor() (time.Duration, error) {
+	if a.Wait == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(a.Wait)
+	if err != nil || d < 0 || d > MaxBorrowWait {
+		return 0, badRequest("--wait takes a duration from 0 to %v, like 30s; got %s", MaxBorrowWait, target.Echo(a.Wait)).With("wait", target.Clip(a.Wait))
+	}
+	return d, nil
 }
 
 // Mode is the mode verb's: the window's new mode.
@@ -62,7 +94,7 @@ func (a Operator) Validate() error { return nil }
 // --ssh).
 type Watch struct {
 	Xpra bool   `json:"xpra,omitempty" jsonschema:"for a window on xpra: how a person attaches xpra's client"`
-	Host string `json:"ssh,omitempty" jsonschema:"with xpra: how a remote person reaches this machine (user@host)"`
+	Host string `json:"ssh,omitempty" jsonschema:"with xpra: the user@host a remote person reaches us at"`
 }
 
 func (a Watch) Validate() error { return nil }

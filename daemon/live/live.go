@@ -85,6 +85,11 @@ type Options struct {
 	// VerbTimeout bounds a page's takeover or handback; 0 means the
 	// daemon's default.
 	VerbTimeout time.Duration
+	// Routes are more of the page's API, each pattern (of net/http's
+	// ServeMux, under /api/) answered by its handler behind the same
+	// viewer token and same-origin check: a person's request to the
+	// desktop pool (daemon/pool's Routes).
+	Routes map[string]http.Handler
 }
 
 // For is daemon.Config.Live for a live view with options o.
@@ -261,6 +266,9 @@ func (v *View) handler(hub *rtc.Hub, token string) http.Handler {
 	api.HandleFunc("POST /api/takeover/{target}", func(w http.ResponseWriter, r *http.Request) { v.apiControl(w, r, "takeover") })
 	api.HandleFunc("POST /api/handback/{target}", func(w http.ResponseWriter, r *http.Request) { v.apiControl(w, r, "handback") })
 	api.HandleFunc("POST /api/stop", v.apiStop)
+	for pattern, h := range v.o.Routes {
+		api.Handle(pattern, h)
+	}
 	mux.Handle("/api/", sameOrigin(v.servesHost, requireToken(token, api)))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		viewer.SecurityHeaders(w.Header())

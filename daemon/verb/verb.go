@@ -159,6 +159,9 @@ var table = map[string]Facts{
 	// trace (under the batch's id), of the budget, of the audit: the
 	// batch itself is no step (daemon/batch).
 	"batch": {Untraced: true},
+	// the desktop pool's words (daemon/pool), both command lines'.
+	"borrow": {},
+	"return": {},
 
 	// vibespace-browser: the same verbs on the current tab…
 	"browser.snapshot":   on(Tab, read),
@@ -191,6 +194,8 @@ var table = map[string]Facts{
 	"browser.trace":       {Untraced: true, For: true},
 	"browser.budget":      {For: true},
 	"browser.batch":       {Untraced: true},
+	"browser.borrow":      {},
+	"browser.return":      {},
 }
 
 // on is f reaching its target by r.

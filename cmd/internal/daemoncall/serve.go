@@ -23,6 +23,7 @@ const (
 	DefaultIdleHandback = 10 * time.Minute
 	DefaultVerbTimeout  = 30 * time.Second
 	DefaultWalkTimeout  = 8 * time.Second
+	DefaultPoolIdle     = 10 * time.Minute
 )
 
 // ServeFlags are the daemon's flags: vibespace-daemon's own, and those of
@@ -34,6 +35,11 @@ func ServeFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "walk-timeout", Value: DefaultWalkTimeout, Usage: "bound on one snapshot's walk; what is not read by then is marked unreadable"},
 		&cli.StringFlag{Name: "chromium", Value: "chromium", Usage: "the Chromium program the browser verbs start (a name in PATH, or a path)"},
 		&cli.IntFlag{Name: "max-browsers", Usage: "the ceiling on browsers running at once (0: the default)"},
+		&cli.IntFlag{Name: "pool-desks", Usage: "desktops in the pool agents borrow (borrow, return; 0: no pool)"},
+		&cli.StringFlag{Name: "pool-kind", Value: "xvfb", Usage: "the pool's desktops' display kind: xvfb or xpra"},
+		&cli.DurationFlag{Name: "pool-idle", Value: DefaultPoolIdle, Usage: "a borrowed desktop whose borrower sent no verb this long goes back, wiped (0: never)"},
+		&cli.Float64Flag{Name: "pool-margin", Value: 0.5, Usage: "the share of the memory free at start the pool's desktops may take (its cap: free × margin / per desktop)"},
+		&cli.IntFlag{Name: "pool-per-desk", Usage: "MiB one desktop in use takes, for the cap (0: the figure measured here, README)"},
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/inflight"
 	"github.com/vibespace/vibespace/daemon/keys"
 	"github.com/vibespace/vibespace/daemon/marks"
+	"github.com/vibespace/vibespace/daemon/pool"
 	"github.com/vibespace/vibespace/daemon/secrets"
 	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/daemon/tabs"
@@ -22,10 +23,14 @@ import (
 	"github.com/vibespace/vibespace/daemon/watching"
 )
 
-// All answers the stages in the order they run: each phase (admit,
-// enter, finish) asks them in this order. Each call makes a fresh list
-// (one daemon's).
-func All() []stage.Registration {
+// All answers the stages in the order they run, for a daemon with no
+// desktop pool: each phase (admit, enter, finish) asks them in this order.
+// Each call makes a fresh list (one daemon's).
+func All() []stage.Registration { return WithPool(nil) }
+
+// WithPool is All for a daemon whose desktop pool is p (nil: none): the
+// program adds p's desktops to its displays (pool.Pool.Desks).
+func WithPool(p *pool.Pool) []stage.Registration {
 	// The trace is made after the in-flight record, and the in-flight
 	// record hands it the verbs an earlier daemon was killed in as it
 	// starts, once both are made.
@@ -60,6 +65,13 @@ func All() []stage.Registration {
 		// or in a loop, is refused before any later stage admits or
 		// enters it.
 		{Name: budget.Name, New: budget.New},
+		// pool: the desktop pool's words, borrow and return (a desktop
+		// given back is wiped before anyone else borrows it); an open on a
+		// desktop of the pool (open --on deskN) is admitted to its
+		// borrower only (held); every verb of a borrower starts its idle
+		// clock over, and a borrower refused budget_spent by the stage
+		// before gives its desktop back, wiped, told on that answer.
+		{Name: pool.Name, New: pool.Registration(p).New},
 		// inflight: a verb that acts (or may) on a target is recorded
 		// under inflight/ before it runs and the record removed once it
 		// answered; the daemon that starts after a kill audits each

@@ -51,6 +51,8 @@ func commands(o Options) []*cli.Command {
 		handbackCommand(o),
 		traceCommand(o),
 		budgetCommand(o),
+		poolCommand(o, daemoncall.BorrowCommand),
+		poolCommand(o, daemoncall.ReturnCommand),
 		daemoncall.BatchCommand(o, daemoncall.BatchSpec{NewApp: New,
 			Ask: func(c *cli.Context, req wire.Request, _ time.Duration) error { return ask(c, o, req, nil) }}),
 		daemoncall.ServeCommand(o),
@@ -68,4 +70,12 @@ func bare(o Options, word, usageLine string) *cli.Command {
 			return ask(c, o, wire.Request{Verb: word}, nil)
 		},
 	}
+}
+
+// poolCommand is the desktop pool's command of,
+// daemoncall.BorrowCommand or daemoncall.ReturnCommand.
+func poolCommand(o Options, of func(string, func(*cli.Context, wire.Request) error) *cli.Command) *cli.Command {
+	return of("vibespace-browser", func(c *cli.Context, req wire.Request) error {
+		return ask(c, o, req, nil)
+	})
 }

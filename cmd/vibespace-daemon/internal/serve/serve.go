@@ -13,6 +13,7 @@ import (
 	"github.com/vibespace/vibespace/cmd/vibespace-daemon/stages"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -29,6 +30,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/live"
 	"github.com/vibespace/vibespace/daemon/native"
+	"github.com/vibespace/vibespace/daemon/pool"
 	"github.com/vibespace/vibespace/daemon/yourdesktop"
 	"github.com/vibespace/vibespace/lease"
 )
@@ -99,6 +101,28 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 	// is kept server-side, beside the state, 0600.
 	no := native.Options{WalkTimeout: c.Duration("walk-timeout"), Logf: logf, TokenPath: filepath.Join(stateDir, "desktop-portal-token"), Owner: ownerOf(stateDir)}
 	displays := []kind.DisplayProvider{native.Xvfb(no), native.Xpra(no)}
+	// The desktop pool (--pool-desks N): N more displays, desk1…deskN,
+	// each lent to one session at a time (its stage: stages.WithPool);
+	// its words for a person are the live view's.
+	var pl *pool.Pool
+	var routes map[string]http.Handler
+	if n := c.Int("pool-desks"); n > 0 {
+		var inner kind.DisplayProvider
+		switch k := c.String("pool-kind"); k {
+		case native.ProviderName:
+			inner = native.Xvfb(no)
+		case native.XpraName:
+			inner = native.Xpra(no)
+		default:
+			return daemoncall.Usage("--pool-kind takes xvfb or xpra, not %q", k)
+		}
+		pl = pool.New(pool.Config{Desks: n, Kind: inner.Name(), Inner: inner, IdleReturn: c.Duration("pool-idle"),
+			Margin: c.Float64("pool-margin"), PerDesk: int64(c.Int("pool-per-desk")) << 20, Logf: logf})
+		displays = append(displays, pl.Desks()...)
+		routes = pl.Routes()
+		capped, why := pl.Cap()
+		log.Info("desktop pool", "desks", n, "kind", inner.Name(), "cap", capped, "derived", why)
+	}
 	// The user's own desktop, one of the displays: off until the operator
 	// opts in; its admission (the setting, the pixels grant, the person's
 	// own input) is the gate's.
@@ -109,8 +133,8 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 	nctx, ncancel := context.WithTimeout(ctx, newTimeout)
 	d, err := daemon.New(nctx, daemon.Config{
 		StateDir: stateDir, SocketPath: sock, Displays: displays, Desktop: desktop, Browser: br,
-		Stages: stages.All(),
-		Live:   live.For(live.Options{Logger: log, VerbTimeout: c.Duration("verb-timeout")}),
+		Stages: stages.WithPool(pl),
+		Live:   live.For(live.Options{Logger: log, VerbTimeout: c.Duration("verb-timeout"), Routes: routes}),
 		Logger: log, IdleHandback: idle, VerbTimeout: c.Duration("verb-timeout"),
 		LogFile: logs.file.Path(), LogKeep: logs.keep, Stderr: logs.stderr,
 	})
@@ -123,6 +147,9 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 		return daemoncall.Internal(err)
 	}
 	log.Info("serving", "socket", sock, "state", stateDir)
+	if pl != nil {
+		go pl.IdleLoop(ctx)
+	}
 	err = d.Serve(ctx)
 	cerr := d.Close()
 	log.Info("stopped", "err", err, "close", cerr)

@@ -20,6 +20,9 @@ func TestToolArgsAreTheVerbs(t *testing.T) {
 		{"status", "status", nil, nil},
 		{"doctor", "doctor", nil, []string{"desktop"}}, // the server's own environment names it
 		{"watch", "watch", []string{"target", "profile"}, nil},
+		// desk is borrow's and return's (return takes nothing): the verb
+		// is its word do. A pool's desktops are all of one kind: no kind.
+		{"desk", "borrow", []string{"do"}, []string{"kind"}},
 		{"window_list", "list", nil, nil},
 		{"window_open", "open", nil, nil},
 		{"window_snapshot", "snapshot", []string{"handle"}, []string{"after"}}, // a window's snapshot does not page

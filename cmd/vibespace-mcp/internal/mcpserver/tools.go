@@ -153,11 +153,16 @@ type (
 		URL string `json:"url,omitempty" jsonschema:"the address to load in it"`
 	}
 	newArgs struct {
-		Label    string `json:"label" jsonschema:"the new profile's label (any words; it never reaches a path)"`
-		Provider string `json:"provider,omitempty" jsonschema:"chromium (default), cdp (a browser we never start or stop), cloud:browserless (with the daemon's key) or desktop-app"`
-		Endpoint string `json:"endpoint,omitempty" jsonschema:"cdp: ws://host:port/devtools/browser/ID or http://host:port; a cloud: its region wss://host"`
+		Label    string `json:"label" jsonschema:"its label (any words)"`
+		Provider string `json:"provider,omitempty" jsonschema:"chromium (default), cdp, cloud:browserless or desktop-app"`
+		Endpoint string `json:"endpoint,omitempty" jsonschema:"cdp: ws:// or http://host:port; a cloud: wss://host"`
 	}
-	useArgs   = args.Use
+	useArgs = args.Use
+	// deskArgs are borrow's and return's: do is the verb.
+	deskArgs struct {
+		Do   string `json:"do" jsonschema:"borrow or return"`
+		Wait string `json:"wait,omitempty" jsonschema:"queue up to, e.g. 30s"`
+	}
 	watchArgs struct {
 		atProfile
 		Target string `json:"target,omitempty" jsonschema:"win:N or tab:N; none: your current tab, or the overview"`
@@ -331,22 +336,33 @@ var tools = []toolDef{
 	// Both kinds.
 	custom(groupBoth, &mcp.Tool{Name: "status", Description: "The daemon, your session, your windows, browser attachments and tabs.",
 		Annotations: reads(false)}, status),
-	custom(groupBoth, &mcp.Tool{Name: "doctor", Description: "What this machine offers (display, injection, accessibility, browser, encoders), and why not.",
+	custom(groupBoth, &mcp.Tool{Name: "doctor", Description: "What this machine offers (display, input, accessibility, browser, encoders), and why not.",
 		Annotations: reads(false)}, func(ctx context.Context, x *server, _ noArgs) *mcp.CallToolResult {
 		// The server's environment names the desktop session it runs in, as
 		// a command line's does.
 		return x.ask(ctx, plan{req: args.Request("doctor", "", args.Doctor{Env: daemoncall.DesktopEnv(x.cfg.Call.Getenv)}),
 			body: daemoncall.DoctorBody, timeout: daemoncall.OpenTimeout})
 	}),
-	custom(groupBoth, &mcp.Tool{Name: "watch", Description: "The live view's address, for a person to watch and take over: a target's pane, or the overview.",
+	custom(groupBoth, &mcp.Tool{Name: "watch", Description: "The live view's address, for a person to watch and take over (a pane, or the overview).",
 		Annotations: reads(false)}, watch),
+
+	verb(groupBoth, &mcp.Tool{Name: "desk", Description: "Borrow a pool desktop (deskN, for window_open) or return it, wiped.",
+		Annotations: acts(true, false, false)}, func(in deskArgs) (plan, error) {
+		switch in.Do {
+		case "borrow":
+			return plan{req: args.Request("borrow", "", args.Borrow{Wait: in.Wait})}, nil
+		case "return":
+			return plan{req: args.Request("return", "", args.Empty{})}, nil
+		}
+		return plan{}, fmt.Errorf("desk needs do: borrow or return: {\"do\": \"borrow\", \"wait\": \"30s\"}")
+	}),
 
 	// Windows (vibespace-window's words).
 	verb(groupWindow, &mcp.Tool{Name: "window_list", Description: "The windows your session may address: win:N, title, lease, mode.",
 		Annotations: reads(false)}, func(noArgs) (plan, error) {
 		return plan{req: wire.Request{Verb: "list"}, body: daemoncall.PrintWindows}, nil
 	}),
-	verb(groupWindow, &mcp.Tool{Name: "window_open", Description: "Start an application on the private display; answers its handle win:N, whose lease you hold.",
+	verb(groupWindow, &mcp.Tool{Name: "window_open", Description: "Start an app; answers its handle win:N, whose lease you hold.",
 		Annotations: acts(true, false, true)}, func(in openWindowArgs) (plan, error) {
 		if in.App == "" {
 			return plan{}, fmt.Errorf("window_open needs an application: {\"app\": \"gtk3-widget-factory\"}")
@@ -362,7 +378,7 @@ var tools = []toolDef{
 		Annotations: reads(false)}, func(in snapshotWindowArgs) (plan, error) {
 		return snapshotRequest("snapshot", in.Handle, args.Snapshot{Observe: in.Observe})
 	}),
-	verb(groupWindow, &mcp.Tool{Name: "window_find", Description: "The @refs of a window whose name or text contains a text, each with where it is.",
+	verb(groupWindow, &mcp.Tool{Name: "window_find", Description: "A window's @refs whose name or text contains a text, each with where it is.",
 		Annotations: reads(false)}, func(in findWindowArgs) (plan, error) {
 		return findRequest("find", in.Handle, in.Find)
 	}),
@@ -390,25 +406,25 @@ var tools = []toolDef{
 		Annotations: acts(true, false, false)}, func(in scrollWindowArgs) (plan, error) {
 		return scrollRequest("scroll", in.Handle, in.Scroll)
 	}),
-	verb(groupWindow, &mcp.Tool{Name: "window_select", Description: "Choose options of a combo box, list or tree (label or value); answers what it holds.",
+	verb(groupWindow, &mcp.Tool{Name: "window_select", Description: "Choose options of a combo box, list or tree (label or value); reads them back.",
 		Annotations: acts(true, true, false)}, func(in selectWindowArgs) (plan, error) {
 		return selectRequest("select", in.Handle, in.Select)
 	}),
-	verb(groupWindow, &mcp.Tool{Name: "window_screenshot", Description: "The window's own pixels as a PNG image; at of click and scroll are its pixels.",
+	verb(groupWindow, &mcp.Tool{Name: "window_screenshot", Description: "The window's own pixels as a PNG; at of click and scroll are its pixels.",
 		Annotations: reads(false)}, func(in windowArgs) (plan, error) {
 		return screenshotPlan("screenshot", in.Handle), nil
 	}),
-	verb(groupWindow, &mcp.Tool{Name: "window_detach", Description: "Release a window's lease (the application runs on) for another session to drive.",
+	verb(groupWindow, &mcp.Tool{Name: "window_detach", Description: "Release a window's lease (its app runs on) for another session.",
 		Annotations: acts(false, true, false)}, func(in windowArgs) (plan, error) {
 		return plan{req: wire.Request{Verb: "detach", Target: in.Handle}}, nil
 	}),
-	verb(groupWindow, &mcp.Tool{Name: "window_close", Description: "Stop the application of a window you hold (a later window or dialog: it alone).",
+	verb(groupWindow, &mcp.Tool{Name: "window_close", Description: "Stop a window's app (a later window or dialog: close it alone).",
 		Annotations: acts(true, true, false)}, func(in windowArgs) (plan, error) {
 		return plan{req: wire.Request{Verb: "close", Target: in.Handle}}, nil
 	}),
 
 	// Tabs (vibespace-browser's words): the session's current tab.
-	verb(groupBrowser, &mcp.Tool{Name: "browser_open", Description: "Load a URL in your current tab (a new one when you have none); waits for the load.",
+	verb(groupBrowser, &mcp.Tool{Name: "browser_open", Description: "Load a URL in your current tab (new if none); waits for the load.",
 		Annotations: acts(true, false, true)}, func(in openURLArgs) (plan, error) {
 		return plan{req: args.Request("browser.open", "", in.OpenURL), body: daemoncall.PrintURL}, nil
 	}),
@@ -433,7 +449,7 @@ var tools = []toolDef{
 		Annotations: acts(true, false, true)}, func(in clickPageArgs) (plan, error) {
 		return clickRequest("browser.click", "", in.Click)
 	}),
-	verb(groupBoth, &mcp.Tool{Name: "batch", Description: "Run steps in order in one call, each as its tool would, on a window (handle) or your current tab; stops at the first refused or whose expect failed (expect_unmet).",
+	verb(groupBoth, &mcp.Tool{Name: "batch", Description: "Run steps in one call on a window (handle) or your tab, each as its tool would; stops at the first refused or expect_unmet.",
 		Annotations: acts(true, false, true)}, func(in batchArgs) (plan, error) {
 		if in.Handle != "" {
 			return plan{req: args.Request("batch", in.Handle, in.Batch)}, nil
@@ -452,23 +468,23 @@ var tools = []toolDef{
 		Annotations: acts(true, false, true)}, func(in keyPageArgs) (plan, error) {
 		return keyRequest("browser.key", "", in.Key)
 	}),
-	verb(groupBrowser, &mcp.Tool{Name: "browser_scroll", Description: "Scroll the page with the wheel at a pixel (the viewport's centre by default).",
+	verb(groupBrowser, &mcp.Tool{Name: "browser_scroll", Description: "Scroll the page with the wheel at a pixel (its centre by default).",
 		Annotations: acts(true, false, true)}, func(in scrollPageArgs) (plan, error) {
 		return scrollRequest("browser.scroll", "", in.Scroll)
 	}),
-	verb(groupBrowser, &mcp.Tool{Name: "browser_select", Description: "Choose options of a <select> or listbox (label or value); answers what it holds.",
+	verb(groupBrowser, &mcp.Tool{Name: "browser_select", Description: "Choose options of a <select> or listbox (label or value); reads them back.",
 		Annotations: acts(true, true, true)}, func(in selectPageArgs) (plan, error) {
 		return selectRequest("browser.select", "", in.Select)
 	}),
-	verb(groupBrowser, &mcp.Tool{Name: "browser_screenshot", Description: "The tab's viewport as a PNG image; at of click and scroll are its pixels.",
+	verb(groupBrowser, &mcp.Tool{Name: "browser_screenshot", Description: "The tab's viewport as a PNG; at of click and scroll are its pixels.",
 		Annotations: reads(true)}, func(pageArgs) (plan, error) {
 		return screenshotPlan("browser.screenshot", ""), nil
 	}),
-	verb(groupBrowser, &mcp.Tool{Name: "browser_eval", Description: "Evaluate a JavaScript expression in the page; answers its value as JSON.",
+	verb(groupBrowser, &mcp.Tool{Name: "browser_eval", Description: "Evaluate a JavaScript expression in the page; answers its JSON value.",
 		Annotations: acts(true, false, true)}, func(in evalArgs) (plan, error) {
 		return plan{req: args.Request("browser.eval", "", in.Eval), body: printValue}, nil
 	}),
-	verb(groupBrowser, &mcp.Tool{Name: "browser_navigate", Description: "Go back or forward in the tab's history, or reload; answers where the tab is.",
+	verb(groupBrowser, &mcp.Tool{Name: "browser_navigate", Description: "Go back or forward in history, or reload; answers where the tab is.",
 		Annotations: acts(true, false, true)}, func(in navArgs) (plan, error) {
 		switch in.To {
 		case "back", "forward", "reload":
@@ -478,7 +494,7 @@ var tools = []toolDef{
 		// its answer says where the tab is now
 		return plan{req: args.Request("browser."+in.To, "", in.Nav)}, nil
 	}),
-	verb(groupBrowser, &mcp.Tool{Name: "browser_wait", Description: "Wait until the page shows a visible node for a CSS selector, a text, or a URL with a string.",
+	verb(groupBrowser, &mcp.Tool{Name: "browser_wait", Description: "Wait until the page shows a visible node (CSS selector), a text, or a URL with a string.",
 		Annotations: reads(true)}, func(in waitArgs) (plan, error) {
 		if n := btoi(in.Selector != "") + btoi(in.Text != "") + btoi(in.URL != ""); n != 1 {
 			return plan{}, fmt.Errorf("browser_wait needs exactly one of selector, text or url: {\"text\": \"Thanks\"}")
@@ -512,7 +528,7 @@ var tools = []toolDef{
 		}
 		return plan{req: args.Request("browser.new", "", args.New{Label: in.Label, Provider: in.Provider, Endpoint: in.Endpoint})}, nil
 	}),
-	verb(groupBrowser, &mcp.Tool{Name: "browser_use", Description: "Attach your session to a profile (label or id), optionally under an alias.",
+	verb(groupBrowser, &mcp.Tool{Name: "browser_use", Description: "Attach your session to a profile (label or id), maybe under an alias.",
 		Annotations: acts(false, true, false)}, func(in useArgs) (plan, error) {
 		return plan{req: args.Request("browser.use", "", in)}, nil
 	}),

@@ -110,6 +110,8 @@ func TestEveryToolsRequest(t *testing.T) {
 		{"status", nil, []wire.Request{wire.Request{Verb: "browser.status", Profile: "work"}}},
 		{"doctor", nil, []wire.Request{wire.Request{Verb: "doctor"}.With(args.Doctor{Env: &wire.DesktopEnv{RuntimeDir: f.env("XDG_RUNTIME_DIR")}})}},
 		{"watch", map[string]any{"target": "win:3", "xpra": true, "ssh": "ada@box"}, []wire.Request{wire.Request{Verb: "watch", Target: "win:3"}.With(args.Watch{Xpra: true, Host: "ada@box"})}},
+		{"desk", map[string]any{"do": "borrow", "wait": "30s"}, []wire.Request{wire.Request{Verb: "borrow"}.With(args.Borrow{Wait: "30s"})}},
+		{"desk", map[string]any{"do": "return"}, []wire.Request{wire.Request{Verb: "return"}.With(args.Empty{})}},
 		{"window_list", nil, []wire.Request{wire.Request{Verb: "list"}}},
 		{"window_open", map[string]any{"app": "bin/app", "args": []string{"--x", "y"}, "display": "xpra", "mode": "tree"},
 			[]wire.Request{wire.Request{Verb: "open"}.With(args.Open{App: filepath.Join(wd, "bin/app"), Args: []string{"--x", "y"}, Display: "xpra", Mode: "tree"})}},

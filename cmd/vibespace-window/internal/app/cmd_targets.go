@@ -38,6 +38,11 @@ windows of their desktop (watch --xpra win:N prints how). Each window there is
 shown as it appears; one found hidden again (a person minimised it) is shown
 before a verb grabs it or sends it input.
 
+--on <desk> opens it on a desktop of the daemon's pool you borrowed (borrow
+answers its name, desk1…): a display of its own, whose HOME, downloads and
+browser profile directory are wiped when you return it. A desktop another
+session borrowed is refused held. (--on deskN is --display deskN.)
+
 --mode is how you will reach the window: auto (the default), tree or pixels (see
 vibespace-window help mode). auto is resolved once the window's frame was waited
 for: tree when its frame is on the accessibility bus with at least one child,
@@ -51,21 +56,30 @@ open waits (bounded) until its page's document is in the tree; the answer says s
    vibespace-window open gtk3-widget-factory
    vibespace-window open --mode pixels xterm
    vibespace-window open --display xpra gtk3-widget-factory
+   vibespace-window open --on desk1 gtk3-widget-factory
    vibespace-window open gedit -- --new-window notes.txt
    vibespace-window open chromium --no-sandbox --user-data-dir=/tmp/p file:///tmp/page.html`,
 		Usage:     "start an application on our display; answers its handle, and you hold its lease",
 		ArgsUsage: "<app> [-- args…]",
 		Flags: []cli.Flag{jsonFlag, &cli.StringFlag{Name: "display", Usage: "the display to open it on: xvfb (the default, our own Xvfb) or xpra (your session's seamless Xpra display)"},
+			&cli.StringFlag{Name: "on", Usage: "a desktop of the pool you borrowed (desk1…): open it there"},
 			&cli.StringFlag{Name: "mode", Usage: "auto, tree or pixels: how you will reach the window (default auto)"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 1 {
 				return usage("open needs an application, e.g. open gtk3-widget-factory")
 			}
+			display := c.String("display")
+			if on := c.String("on"); on != "" {
+				if display != "" && display != on {
+					return usage("open takes --on or --display, not both")
+				}
+				display = on
+			}
 			argv, err := daemoncall.AppArgv(c.Args().Slice())
 			if err != nil {
 				return err
 			}
-			return ask(c, o, args.Request("open", "", args.Open{App: argv[0], Args: argv[1:], Display: c.String("display"), Mode: c.String("mode")}), openTimeout, nil)
+			return ask(c, o, args.Request("open", "", args.Open{App: argv[0], Args: argv[1:], Display: display, Mode: c.String("mode")}), openTimeout, nil)
 		},
 	}
 }

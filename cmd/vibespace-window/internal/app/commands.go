@@ -69,6 +69,8 @@ func commands(o Options) []*cli.Command {
 		takeoverCommand(o),
 		handbackCommand(o),
 		budgetCommand(o),
+		poolCommand(o, daemoncall.BorrowCommand),
+		poolCommand(o, daemoncall.ReturnCommand),
 		watchCommand(o),
 		desktopCommand(o),
 		statusCommand(o),
@@ -80,4 +82,12 @@ func commands(o Options) []*cli.Command {
 			}}),
 		daemoncall.ServeCommand(o),
 	}
+}
+
+// poolCommand is the desktop pool's command of,
+// daemoncall.BorrowCommand or daemoncall.ReturnCommand.
+func poolCommand(o Options, of func(string, func(*cli.Context, wire.Request) error) *cli.Command) *cli.Command {
+	return of("vibespace-window", func(c *cli.Context, req wire.Request) error {
+		return ask(c, o, req, callTimeout, nil)
+	})
 }
