@@ -304,6 +304,10 @@ func (b *Browser) tailNote() string {
 // Conn is the browser's BiDi connection.
 func (b *Browser) Conn() *Conn { return b.conn }
 
+// ProfileDir is the browser's profile directory (under the directory
+// Close removes).
+func (b *Browser) ProfileDir() string { return filepath.Join(b.dir, "profile") }
+
 // SessionID is the BiDi session Launch opened.
 func (b *Browser) SessionID() string { return b.session }
 

@@ -27,6 +27,9 @@ var shared struct {
 }
 
 func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		os.Exit(childLaunch())
+	}
 	code := m.Run()
 	if b := shared.b; b != nil {
 		procs := descendants(b.PID())
@@ -73,7 +76,13 @@ type site struct {
 
 func newSite(t *testing.T, pages map[string]string) *site {
 	s := &site{hit: make(chan struct{}, 100)}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.Server = newSiteServer(s, pages)
+	t.Cleanup(s.Close)
+	return s
+}
+
+func newSiteServer(s *site, pages map[string]string) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.log = append(s.log, r.Method+" "+r.URL.RequestURI()+" cookie="+r.Header.Get("Cookie"))
 		s.mu.Unlock()
@@ -88,8 +97,6 @@ func newSite(t *testing.T, pages map[string]string) *site {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	}))
-	t.Cleanup(s.Close)
-	return s
 }
 
 // requests is the log so far.
