@@ -134,4 +134,3 @@ func TestSnapshotSameAsChromium(t *testing.T) {
 		})
 	}
 }
-
