@@ -29,6 +29,9 @@ type Options struct {
 	Headless bool
 	// Display is the X display (":N") of a headed browser.
 	Display string
+	// ProfileDir is the profile directory to use and keep (made when
+	// missing); "" means a fresh one that Close removes.
+	ProfileDir string
 	// StartTimeout bounds the wait for the browser's readiness when ctx has
 	// no earlier deadline; 0 means 60 s.
 	StartTimeout time.Duration
@@ -56,6 +59,7 @@ type Browser struct {
 	session string
 	cmd     *exec.Cmd
 	dir     string // profile, home and temporary files; removed by Close
+	profile string // the caller's profile (Options.ProfileDir), kept
 	log     *slog.Logger
 	exited  chan struct{}
 	stderr  *tail
@@ -152,7 +156,16 @@ func Launch(ctx context.Context, o Options) (_ *Browser, err error) {
 		}
 	}()
 	profile, home, tmp := filepath.Join(b.dir, "profile"), filepath.Join(b.dir, "home"), filepath.Join(b.dir, "tmp")
-	for _, d := range []string{profile, home, tmp} {
+	mk := []string{home, tmp}
+	if o.ProfileDir != "" {
+		if err := os.MkdirAll(o.ProfileDir, 0o700); err != nil {
+			return nil, fmt.Errorf("bidi: launch: %w", err)
+		}
+		profile, b.profile = o.ProfileDir, o.ProfileDir
+	} else {
+		mk = append(mk, profile)
+	}
+	for _, d := range mk {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			return nil, fmt.Errorf("bidi: launch: %w", err)
 		}
@@ -304,9 +317,14 @@ func (b *Browser) tailNote() string {
 // Conn is the browser's BiDi connection.
 func (b *Browser) Conn() *Conn { return b.conn }
 
-// ProfileDir is the browser's profile directory (under the directory
-// Close removes).
-func (b *Browser) ProfileDir() string { return filepath.Join(b.dir, "profile") }
+// ProfileDir is the browser's profile directory: Options.ProfileDir, or
+// a fresh one under the directory Close removes.
+func (b *Browser) ProfileDir() string {
+	if b.profile != "" {
+		return b.profile
+	}
+	return filepath.Join(b.dir, "profile")
+}
 
 // SessionID is the BiDi session Launch opened.
 func (b *Browser) SessionID() string { return b.session }
