@@ -361,7 +361,7 @@ func (s *Stage) New(req wire.Request, a args.New) (wire.Response, error) {
 	if err != nil {
 		return wire.Response{}, err
 	}
-	pi := wire.ProfileInfo{ID: p.ID, Label: p.Label, Attachments: len(reg.Attachments(req.Session))}
+	pi := wire.ProfileInfo{ID: p.ID, Label: p.Label, Provider: p.Provider, Attachments: len(reg.Attachments(req.Session))}
 	return wire.Response{Profile: &pi, Did: fmt.Sprintf("created profile %q (%s); attach it with: use %s", p.Label, p.ID, p.ID)}, nil
 }
 
