@@ -27,10 +27,6 @@ const world = 1
 // rawBudget is how many nodes one walk emits at most (as the page road's).
 const rawBudget = cdp.SnapshotBudget * 3 / 2
 
-// scrollStep is how many CSS pixels one scroll step turns the wheel (as a
-// Chromium tab's).
-const scrollStep = 100
-
 // walkJS runs the page road's walk in the sandbox and answers it with the
 // document's token, which the sandbox keeps while the document lives.
 var walkJS = `function(budget) {
@@ -412,33 +408,23 @@ func (t *Tab) ClickAt(ctx context.Context, p kind.Point) error {
 	return t.click(ctx, float64(p.X), float64(p.Y))
 }
 
-// Scroll turns the wheel steps times in dir at a pixel (nil: the centre).
+// Scroll is refused: a headless Firefox hands the page the wheel event
+// of a BiDi wheel action but does not scroll (measured: the page's wheel
+// listener runs, its scrollY stays 0), so a scroll would say it ran and
+// change nothing. A point outside the viewport is refused as such first.
 func (t *Tab) Scroll(ctx context.Context, at *kind.Point, dir string, steps int) error {
-	w, h, err := t.viewport(ctx)
-	if err != nil {
-		return err
-	}
-	x, y := int(w/2), int(h/2)
 	if at != nil {
+		w, h, err := t.viewport(ctx)
+		if err != nil {
+			return err
+		}
 		if float64(at.X) < 0 || float64(at.Y) < 0 || float64(at.X) >= w || float64(at.Y) >= h {
 			return target.Refuse(target.CodeOutsidePage, "%d,%d is outside the tab's viewport (%gx%g)", at.X, at.Y, w, h)
 		}
-		x, y = at.X, at.Y
 	}
-	var dx, dy int
-	switch dir {
-	case "up":
-		dy = -steps * scrollStep
-	case "down":
-		dy = steps * scrollStep
-	case "left":
-		dx = -steps * scrollStep
-	case "right":
-		dx = steps * scrollStep
-	default:
-		return target.Refuse(target.CodeBadRequest, "no scroll direction %q (up, down, left, right)", dir)
-	}
-	return t.fail(t.conn.PerformActions(ctx, t.id, bidi.Wheel(bidi.ScrollBy(x, y, dx, dy))))
+	why := "a headless Firefox gives the page the wheel event of a WebDriver BiDi wheel action but does not scroll it"
+	return target.Refuse(target.CodeNotOnThisProvider, "scroll is not done on a Firefox tab: %s", why).
+		With("provider", Provider).With("feature", "scroll").With("reason", why)
 }
 
 // Key presses a chord in the focused element.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/bidi"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
 )
@@ -125,5 +126,58 @@ func TestTabVerbs(t *testing.T) {
 	}
 	if _, err := tab.Info(ctx); refusal(err) != target.CodeTabGone {
 		t.Errorf("info of a closed tab: %v, want tab_gone", err)
+	}
+}
+
+// TestScrollAndHistory: scroll is refused naming why (headless Firefox
+// does not scroll on a BiDi wheel) and the page did not move (its scrollY,
+// read over the connection apart from the tab); a point outside the
+// viewport is outside_page; back and forward move through the tab's
+// history (the URL the browser's tree gives).
+func TestScrollAndHistory(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	s := newSite(t, map[string]string{"/tall": `<title>Tall</title><div style="height:5000px">top</div>`, "/two": `<title>Two</title>`})
+	tab := newTab(t, ctx)
+	c := browser(t).Conn()
+	if err := tab.Navigate(ctx, s.URL+"/tall"); err != nil {
+		t.Fatal(err)
+	}
+	// Scroll is refused, naming why: headless Firefox does not scroll on
+	// a BiDi wheel; the page did not move.
+	if err := tab.Scroll(ctx, nil, "down", 3); refusal(err) != target.CodeNotOnThisProvider {
+		t.Errorf("scroll: %v, want not_on_this_provider", err)
+	}
+	v, err := c.Evaluate(ctx, bidi.Target{Context: tab.ID()}, `scrollY`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y, _ := v.Number(); y != 0 {
+		t.Errorf("scrollY %v after a refused scroll", y)
+	}
+	if code := refusal(tab.Scroll(ctx, &kind.Point{X: -1, Y: 3}, "down", 1)); code != target.CodeOutsidePage {
+		t.Errorf("a scroll outside the viewport: %q", code)
+	}
+	if err := tab.Navigate(ctx, s.URL+"/two"); err != nil {
+		t.Fatal(err)
+	}
+	urlNow := func() string {
+		tree, err := c.GetTree(ctx, tab.ID())
+		if err != nil || len(tree) == 0 {
+			t.Fatalf("the tree: %v", err)
+		}
+		return tree[0].URL
+	}
+	if err := tab.Back(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if u := urlNow(); u != s.URL+"/tall" {
+		t.Errorf("after back: %s", u)
+	}
+	if err := tab.Forward(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if u := urlNow(); u != s.URL+"/two" {
+		t.Errorf("after forward: %s", u)
 	}
 }
