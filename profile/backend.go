@@ -59,6 +59,16 @@ func (r *Registry) NewRemote(label, provider, endpoint string) (Profile, error) 
 	return r.createRemote(label, "", App{}, provider, endpoint)
 }
 
+// NewNamed registers a profile whose browser is a local one of provider
+// (a row that keeps its name on the profile: firefox): no directory, no
+// endpoint; its key carries the provider to the backend that runs it.
+func (r *Registry) NewNamed(label, provider string) (Profile, error) {
+	if provider == "" || strings.ContainsAny(provider, " \t\n/:") {
+		return Profile{}, target.Refuse(target.CodeBadRequest, "%s is no provider name", target.Echo(provider))
+	}
+	return r.createRemote(label, "", App{}, provider, "")
+}
+
 func validRemote(provider string) bool {
 	if provider == ProviderCDP {
 		return true

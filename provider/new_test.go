@@ -24,7 +24,9 @@ func TestCheckNew(t *testing.T) {
 		{New{Provider: CDP, Endpoint: "ws://127.0.0.1:9222/devtools/browser/x", App: true}, false, target.CodeBadRequest},
 		{New{Provider: DesktopApp, Backend: "cdp"}, false, target.CodeBadRequest},
 		{New{Provider: LocalWindow}, false, target.CodeBadRequest},
-		{New{Provider: "firefox"}, false, target.CodeBadRequest},
+		{New{Provider: "opera"}, false, target.CodeBadRequest},
+		{New{Provider: Firefox}, false, ""}, // issue 42: Firefox over WebDriver BiDi is a profile provider
+		{New{Provider: Firefox, Endpoint: "ws://h/"}, false, target.CodeBadRequest},
 		{New{Provider: DesktopApp, Endpoint: "ws://h/"}, false, target.CodeBadRequest},
 		{New{Endpoint: "ws://h/"}, false, target.CodeBadRequest},
 		{New{App: true}, false, target.CodeBadRequest},

@@ -41,6 +41,7 @@ const (
 // The provider names.
 const (
 	Chromium    = "chromium"
+	Firefox     = "firefox"
 	CDP         = "cdp"
 	Browserless = "cloud:browserless"
 	DesktopApp  = "desktop-app"
@@ -90,6 +91,10 @@ type Row struct {
 	DefaultEndpoint string `json:"default_endpoint,omitempty"`
 	// Profile: the row is chosen for a profile by new --provider.
 	Profile bool `json:"profile"`
+	// Named: a profile of the row keeps the row's name, which its
+	// browser key carries to the backend that runs it (a local browser
+	// other than the daemon's Chromium: Firefox).
+	Named bool `json:"named,omitempty"`
 	// Cannot lists what it cannot do.
 	Cannot []Cannot `json:"cannot,omitempty"`
 }
@@ -103,6 +108,16 @@ var rows = []Row{
 		Starts:  "the daemon starts a headless Chromium (headed on our display with --headed) with CDP on a pipe, a profile's directory under the state dir",
 		Hands:   "none: CDP runs on the pipe the daemon holds; it listens on no port",
 		OwnsDir: true, CanSwitch: true, LeaseKind: KindTab,
+	},
+	{
+		Name: Firefox, Kind: KindTab, Tier: TierLocal, Profile: true, Named: true,
+		Starts:    "the daemon starts a headless Firefox (firefox-esr) with a fresh profile, in a network namespace of its own, driven over WebDriver BiDi; each session its own user context",
+		Hands:     "none: its Remote Agent listens only inside the browser's own network namespace, reached by the daemon's relay over an inherited socket",
+		LeaseKind: KindTab,
+		Cannot: []Cannot{
+			{Feature: FeatureHeaded, Why: "a Firefox runs headless only, for now"},
+			{Feature: FeatureClose, Why: "not built for Firefox yet: its browser stops with the daemon"},
+		},
 	},
 	{
 		Name: CDP, Kind: KindTab, Tier: TierRemote, Profile: true,

@@ -9,7 +9,7 @@ import (
 )
 
 func TestRowsAreWhole(t *testing.T) {
-	want := []string{Chromium, CDP, Browserless, DesktopApp, LocalWindow}
+	want := []string{Chromium, Firefox, CDP, Browserless, DesktopApp, LocalWindow}
 	if got := Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}

@@ -348,14 +348,20 @@ func (s *Stage) New(req wire.Request, a args.New) (wire.Response, error) {
 	if err != nil {
 		return wire.Response{}, err
 	}
-	if row, ok := s.row(a.Provider); ok && row.Remote() {
+	row, ok := s.row(a.Provider)
+	if ok && row.Remote() {
 		return s.newRemote(reg, req, a, row)
 	}
-	p, err := reg.New(a.Label)
+	var p profile.Profile
+	if ok && row.Named {
+		p, err = reg.NewNamed(a.Label, row.Name)
+	} else {
+		p, err = reg.New(a.Label)
+	}
 	if err != nil {
 		return wire.Response{}, err
 	}
-	pi := wire.ProfileInfo{ID: p.ID, Label: p.Label, Attachments: len(reg.Attachments(req.Session))}
+	pi := wire.ProfileInfo{ID: p.ID, Label: p.Label, Provider: p.Provider, Attachments: len(reg.Attachments(req.Session))}
 	return wire.Response{Profile: &pi, Did: fmt.Sprintf("created profile %q (%s); attach it with: use %s", p.Label, p.ID, p.ID)}, nil
 }
 

@@ -84,7 +84,8 @@ naming the window. new again takes the running one (or starts it again); close
 <label> stops it, as vibespace-window close win:N does.`,
 		Flags: []cli.Flag{jsonFlag,
 			&cli.StringFlag{Name: "backend", Usage: "how its browser runs: cdp (the default: tabs over DevTools) or desktop-app (a window, no DevTools)"},
-			&cli.StringFlag{Name: "provider", Usage: "where its browser comes from: chromium (the default: ours), cdp (an existing DevTools endpoint), cloud:browserless, desktop-app (doctor lists them)"},
+			&cli.StringFlag{Name: "browser", Usage: "the browser of its tabs: chromium (the default) or firefox (headless, over WebDriver BiDi: --provider firefox)"},
+			&cli.StringFlag{Name: "provider", Usage: "where its browser comes from: chromium (the default: ours), firefox, cdp (an existing DevTools endpoint), cloud:browserless, desktop-app (doctor lists them)"},
 			&cli.StringFlag{Name: "endpoint", Usage: "a remote provider's endpoint: cdp's ws://host:port/devtools/browser/<id> or http://host:port; a cloud provider's region host (wss://…, never its key)"},
 			&cli.StringFlag{Name: "url", Usage: "a desktop app's page (http, https, file or about; default about:blank)"},
 			&cli.StringFlag{Name: "size", Usage: "the window size a desktop app asks Chromium for, in pixels, WxH (e.g. 1280x800)"},
@@ -94,8 +95,19 @@ naming the window. new again takes the running one (or starts it again); close
 			if c.NArg() != 1 {
 				return usage(`new needs one label: new work (quote a label with spaces: new "my work")`)
 			}
+			prov := c.String("provider")
+			switch b := c.String("browser"); b {
+			case "", "chromium":
+			case "firefox":
+				if prov != "" && prov != b {
+					return usage("--browser firefox and --provider " + prov + " disagree: give one")
+				}
+				prov = b
+			default:
+				return usage("--browser is chromium or firefox, not " + b)
+			}
 			return ask(c, o, args.Request("new", "", args.New{Label: c.Args().First(), Backend: c.String("backend"),
-				Provider: c.String("provider"), Endpoint: c.String("endpoint"),
+				Provider: prov, Endpoint: c.String("endpoint"),
 				URL: c.String("url"), Size: c.String("size"), Mode: c.String("mode")}), nil)
 		},
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
 	"github.com/vibespace/vibespace/daemon"
 	"github.com/vibespace/vibespace/daemon/chromium"
+	"github.com/vibespace/vibespace/daemon/firefox"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/live"
 	"github.com/vibespace/vibespace/daemon/native"
@@ -127,7 +128,9 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 	// opts in; its admission (the setting, the pixels grant, the person's
 	// own input) is the gate's.
 	desktop := yourdesktop.New(native.Desktop(no))
-	br := chromium.New(chromium.Options{Binary: c.String("chromium"), MaxBrowsers: c.Int("max-browsers"), Logger: log})
+	// Firefox beside Chromium: the tabs of a profile of provider firefox.
+	br := firefox.Beside(chromium.New(chromium.Options{Binary: c.String("chromium"), MaxBrowsers: c.Int("max-browsers"), Logger: log}),
+		firefox.NewPool(firefox.Options{MaxBrowsers: c.Int("max-browsers"), Logger: log}))
 	// Re-attaching to an earlier daemon's display talks to its X server
 	// and buses: bounded, so a wedged one cannot hang the start.
 	nctx, ncancel := context.WithTimeout(ctx, newTimeout)

@@ -1,0 +1,96 @@
+package firefox_test
+
+import (
+	"bytes"
+	"fmt"
+	"image/png"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/args"
+	"github.com/vibespace/vibespace/daemon/chromium"
+	"github.com/vibespace/vibespace/daemon/daemontest"
+	"github.com/vibespace/vibespace/daemon/firefox"
+	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/native"
+	"github.com/vibespace/vibespace/provider"
+	"github.com/vibespace/vibespace/target"
+	"github.com/vibespace/vibespace/testenv"
+)
+
+// refIn is the ref of the line "role "name" … @eN" of a snapshot's text.
+func refIn(t *testing.T, text, role, name string) string {
+	t.Helper()
+	prefix := role + " " + fmt.Sprintf("%q", name) + " "
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if rest, ok := strings.CutPrefix(line, prefix); ok {
+			for _, f := range strings.Fields(rest) {
+				if strings.HasPrefix(f, "@e") {
+					return f
+				}
+			}
+		}
+	}
+	t.Fatalf("no %s %q with a ref in:\n%s", role, name, text)
+	return ""
+}
+
+// TestDaemonFirefoxProfile: through the daemon, with Firefox beside
+// Chromium as the program runs them, a profile of provider firefox opens
+// its pages in a Firefox tab (tab:N): snapshot, fill, click by ref (the
+// page's own click handler tells the site), screenshot and eval work by
+// the daemon's verbs; --headed is refused naming the provider; a profile
+// of the daemon's own Chromium still opens Chromium tabs beside it.
+func TestDaemonFirefoxProfile(t *testing.T) {
+	testenv.NeedIntegration(t, "firefox-esr", "chromium")
+	dir := t.TempDir()
+	ch := chromium.New(chromium.Options{StartTimeout: 90 * time.Second})
+	ff := firefox.NewPool(firefox.Options{StartTimeout: 2 * time.Minute})
+	br := firefox.Beside(ch, ff)
+	t.Cleanup(func() { br.Close() })
+	sv := daemontest.Start(t, daemon.Config{StateDir: dir, SocketPath: filepath.Join(dir, "run", "w.sock"),
+		Displays: []kind.DisplayProvider{native.Xvfb(native.Options{})}, Browser: br, VerbTimeout: 2 * time.Minute})
+	s := newSite(t, map[string]string{"/form": formPage, "/plain": `<title>Plain</title><p>plain`})
+	a := func(verb string) daemon.Request { return daemon.Request{Verb: verb, Session: "ann"} }
+
+	id := sv.OK(t, a("browser.new").With(args.New{Label: "work", Provider: provider.Firefox})).Profile.ID
+	sv.OK(t, a("browser.use").With(args.Use{Label: id}))
+	headed := a("browser.open").With(args.OpenURL{URL: s.URL + "/form"})
+	headed.Headed = true
+	if r := sv.Call(t, headed); r.OK || r.Code != target.CodeNotOnThisProvider || r.Facts["provider"] != provider.Firefox {
+		t.Fatalf("open --headed on a firefox profile: %+v", r)
+	}
+	open := sv.OK(t, a("browser.open").With(args.OpenURL{URL: s.URL + "/form"}))
+	if open.Target == nil || open.Target.ID.Kind() != target.KindTab || open.Target.Title != "Form page" {
+		t.Fatalf("open answered %+v", open.Target)
+	}
+	if !ff.Running(id) {
+		t.Fatalf("the profile's tab is not Firefox's: no Firefox runs for %s", id)
+	}
+	snap := sv.OK(t, a("browser.snapshot"))
+	name := refIn(t, snap.Text, "entry", "Name")
+	goBtn := refIn(t, snap.Text, "push button", "Go")
+	sv.OK(t, a("browser.fill").With(args.Fill{Ref: name, Text: "Grace Hopper"}))
+	sv.OK(t, a("browser.click").With(args.Click{Ref: goBtn}))
+	s.waitFor(t, t.Context(), "GET /clicked?trusted=true&name=Grace%20Hopper")
+	shot := sv.OK(t, a("browser.screenshot"))
+	if cfg, err := png.DecodeConfig(bytes.NewReader(shot.PNG)); err != nil || cfg.Width == 0 {
+		t.Errorf("screenshot: %v %+v", err, cfg)
+	}
+	ev := sv.OK(t, a("browser.eval").With(args.Eval{Expr: "navigator.userAgent.includes('Firefox')"}))
+	if string(ev.Value) != "true" {
+		t.Errorf("eval in the profile's tab: %+v, want a Firefox", ev)
+	}
+
+	// Another session, the daemon's own Chromium: its tab is Chromium's.
+	b := daemon.Request{Verb: "browser.open", Session: "bob"}.With(args.OpenURL{URL: s.URL + "/plain"})
+	sv.OK(t, b)
+	ev = sv.OK(t, daemon.Request{Verb: "browser.eval", Session: "bob"}.With(args.Eval{Expr: "navigator.userAgent.includes('Firefox')"}))
+	if string(ev.Value) != "false" {
+		t.Errorf("eval in the Chromium tab: %+v", ev)
+	}
+}

@@ -1,0 +1,539 @@
+package firefox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/vibespace/vibespace/bidi"
+	"github.com/vibespace/vibespace/cdp"
+	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/target"
+)
+
+// Provider is the provider row a Firefox tab's probe names.
+const Provider = "firefox"
+
+// sandbox is our isolated realm in every document.
+const sandbox = "vibespace"
+
+// world is the world part of every key: one sandbox per document, whose
+// generation the key names already.
+const world = 1
+
+// rawBudget is how many nodes one walk emits at most (as the page road's).
+const rawBudget = cdp.SnapshotBudget * 3 / 2
+
+// walkJS runs the page road's walk in the sandbox and answers it with the
+// document's token, which the sandbox keeps while the document lives.
+var walkJS = `function(budget) {
+  const G = globalThis;
+  if (!G.__vibespaceDoc) G.__vibespaceDoc = Math.random().toString(36).slice(2) + "." + Date.now();
+  return {doc: G.__vibespaceDoc, walk: (` + cdp.WalkJS() + `)(budget, null)};
+}`
+
+// locateJS finds a handle's element in the document whose token is doc,
+// (scrolled into view's centre when scroll is set), and says what a click
+// there would meet: its centre in the viewport's CSS pixels, whether it is
+// disabled or editable, has no box, lies outside the viewport, or is
+// covered (by what) at its centre.
+const locateJS = `function(doc, h, scroll) {
+  const G = globalThis;
+  if (G.__vibespaceDoc !== doc) return {stale: true};
+  const el = G.__vibespaceHandles && G.__vibespaceHandles.get(h);
+  if (!el || !el.isConnected) return {stale: true};
+  if (scroll && el.scrollIntoView) el.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
+  const disabled = !!((el.matches && el.matches(":disabled")) || (el.getAttribute && el.getAttribute("aria-disabled") === "true"));
+  const editable = !!(el.isContentEditable || (el.matches && el.matches("textarea, input:not([type=checkbox]):not([type=radio]):not([type=button]):not([type=submit]):not([type=reset]):not([type=image]):not([type=range]):not([type=color]):not([type=file]):not([type=hidden])") && !el.readOnly && !el.disabled));
+  const r = el.getBoundingClientRect();
+  const out = {disabled, editable};
+  if (!(r.width > 0 && r.height > 0)) { out.hidden = true; return out; }
+  out.x = r.left + r.width / 2; out.y = r.top + r.height / 2;
+  if (out.x < 0 || out.y < 0 || out.x >= innerWidth || out.y >= innerHeight) { out.outside = true; return out; }
+  let top = document.elementFromPoint(out.x, out.y);
+  while (top && top.shadowRoot) { const inner = top.shadowRoot.elementFromPoint(out.x, out.y); if (!inner || inner === top) break; top = inner; }
+  const within = (n) => { for (; n; n = n.parentNode || (n instanceof ShadowRoot ? n.host : null)) if (n === el) return true; return false; };
+  if (top && !within(top)) {
+    out.covered = top.tagName.toLowerCase() + (top.id ? "#" + top.id : "") + (typeof top.className === "string" && top.className ? "." + top.className.trim().split(/\s+/).join(".") : "");
+  }
+  return out;
+}`
+
+// focusJS focuses a handle's element and says whether it holds the focus.
+const focusJS = `function(doc, h) {
+  const G = globalThis;
+  if (G.__vibespaceDoc !== doc) return "stale";
+  const el = G.__vibespaceHandles && G.__vibespaceHandles.get(h);
+  if (!el || !el.isConnected) return "stale";
+  el.focus();
+  let a = document.activeElement;
+  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+  return a === el || el.contains(a) ? "focused" : "not";
+}`
+
+// insertJS puts text into a handle's element as a paste would (the
+// editing command insertText: the page sees its input events), at the end
+// of what it holds, or in place of all of it when replace is set; it
+// answers the element's value (or text) after.
+const insertJS = `function(doc, h, text, replace) {
+  const G = globalThis;
+  if (G.__vibespaceDoc !== doc) return {stale: true};
+  const el = G.__vibespaceHandles && G.__vibespaceHandles.get(h);
+  if (!el || !el.isConnected) return {stale: true};
+  el.focus();
+  const field = "value" in el && typeof el.setSelectionRange === "function";
+  if (field) {
+    const n = el.value.length;
+    if (replace) el.setSelectionRange(0, n); else el.setSelectionRange(n, n);
+  } else {
+    const s = getSelection(), r = document.createRange();
+    r.selectNodeContents(el);
+    if (!replace) r.collapse(false);
+    s.removeAllRanges(); s.addRange(r);
+  }
+  const ok = text === "" ? (replace ? document.execCommand("delete") : true) : document.execCommand("insertText", false, text);
+  return {ok, value: field ? el.value : el.textContent};
+}`
+
+// Tab is a Firefox tab (a top-level browsing context) as a target.
+type Tab struct {
+	conn *bidi.Conn
+	id   bidi.Context
+
+	mu    sync.Mutex
+	docs  map[string]int64 // a document's token → its generation
+	byGen map[int64]string
+	gen   int64
+	seen  map[string][2]string // a key's role and name in the last snapshot
+}
+
+var (
+	_ kind.Target     = (*Tab)(nil)
+	_ kind.Filler     = (*Tab)(nil)
+	_ kind.Navigator  = (*Tab)(nil)
+	_ kind.Evaluator  = (*Tab)(nil)
+	_ kind.PageReader = (*Tab)(nil)
+)
+
+// NewTab is the tab id of the browser conn reaches.
+func NewTab(conn *bidi.Conn, id bidi.Context) *Tab {
+	return &Tab{conn: conn, id: id, docs: map[string]int64{}, byGen: map[int64]string{}}
+}
+
+// ID is the tab's browsing context.
+func (t *Tab) ID() bidi.Context { return t.id }
+
+func (t *Tab) sandbox() bidi.Target { return bidi.Target{Context: t.id, Sandbox: sandbox} }
+
+// fail turns what the browser said into the kind's words: a tab that is
+// gone (its context, or the whole browser) is tab_gone, a script that threw
+// script_error.
+func (t *Tab) fail(err error) error {
+	if err == nil {
+		return nil
+	}
+	var r *target.Refusal
+	if errors.As(err, &r) {
+		return err
+	}
+	switch {
+	case bidi.ErrorCode(err) == bidi.CodeNoSuchFrame:
+		return target.Refuse(target.CodeTabGone, "the tab has closed")
+	case errors.Is(err, bidi.ErrClosed):
+		return target.Refuse(target.CodeTabGone, "the tab's Firefox has exited")
+	}
+	var se *bidi.ScriptError
+	if errors.As(err, &se) {
+		return target.Refuse(target.CodeScriptError, "%s", se.Text)
+	}
+	return err
+}
+
+// Info reads the tab's URL (the browser's tree) and title (the document's).
+func (t *Tab) Info(ctx context.Context) (kind.Info, error) {
+	tree, err := t.conn.GetTree(ctx, t.id)
+	if err != nil {
+		return kind.Info{}, t.fail(err)
+	}
+	if len(tree) == 0 {
+		return kind.Info{}, target.Refuse(target.CodeTabGone, "the tab has closed")
+	}
+	title, err := t.Title(ctx)
+	if err != nil {
+		return kind.Info{}, err
+	}
+	return kind.Info{Key: string(t.id), Title: title, App: tree[0].URL, Viewable: true}, nil
+}
+
+// Title is the document's title.
+func (t *Tab) Title(ctx context.Context) (string, error) {
+	v, err := t.conn.Evaluate(ctx, t.sandbox(), "document.title")
+	if err != nil {
+		return "", t.fail(err)
+	}
+	s, _ := v.String()
+	return s, nil
+}
+
+// Probe: the page's tree by the page road's walk, BiDi input, and the
+// viewport's pixels; nodes are acted on by input at their centre.
+func (t *Tab) Probe(ctx context.Context) target.Probe {
+	p := target.Probe{
+		Tree: true, TreeVia: "the page's DOM, walked in a sandbox through WebDriver BiDi",
+		Injection: "bidi",
+		Capture:   true, CaptureVia: "the page's viewport, through browsingContext.captureScreenshot",
+		NodeInput: true,
+		Provider:  Provider,
+	}
+	select {
+	case <-t.conn.Done():
+		why := "the tab's Firefox has exited"
+		p = target.Probe{TreeWhy: why, InjectionWhy: why, CaptureWhy: why, NodeInput: true, Provider: Provider}
+	default:
+	}
+	return p
+}
+
+// walk runs the walk and answers its reply and the document's generation.
+func (t *Tab) walk(ctx context.Context) (string, int64, error) {
+	var r struct {
+		Doc  string `json:"doc"`
+		Walk string `json:"walk"`
+	}
+	if err := t.conn.CallJSON(ctx, t.sandbox(), walkJS, &r, bidi.Num(rawBudget)); err != nil {
+		return "", 0, t.fail(err)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	gen, ok := t.docs[r.Doc]
+	if !ok {
+		t.gen++
+		gen = t.gen
+		t.docs[r.Doc] = gen
+		t.byGen[gen] = r.Doc
+	}
+	return r.Walk, gen, nil
+}
+
+// Snapshot reads the page's tree by the page road.
+func (t *Tab) Snapshot(ctx context.Context, refs *target.RefTable) (*target.Snapshot, error) {
+	reply, gen, err := t.walk(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s, err := cdp.BuildWalk(reply, gen, world)
+	if err != nil {
+		return nil, err
+	}
+	if refs != nil {
+		cdp.AssignRefs(refs, s)
+	}
+	seen := map[string][2]string{}
+	if s.Root != nil {
+		s.Root.Walk(func(n *target.Node, _ int) bool {
+			if n.Key != "" {
+				seen[n.Key] = [2]string{n.Role, n.Name}
+			}
+			return true
+		})
+	}
+	t.mu.Lock()
+	t.seen = seen
+	t.mu.Unlock()
+	if s.Title == "" {
+		s.Title, _ = t.Title(ctx)
+	}
+	return s, nil
+}
+
+// handle is the document token and handle a node's key names; a key of a
+// document that is no longer the tab's is stale_ref.
+func (t *Tab) handle(n kind.Node) (string, int64, error) {
+	gen, h, _, ok := cdp.ParseHandleKey(n.Key)
+	if !ok {
+		return "", 0, target.Refuse(target.CodeStaleRef, "%s is not a node of this page; take a new snapshot", n.Ref)
+	}
+	t.mu.Lock()
+	doc := t.byGen[gen]
+	t.mu.Unlock()
+	return doc, h, nil
+}
+
+func staleRef(n kind.Node) error {
+	return target.Refuse(target.CodeStaleRef, "%s is gone from the page; take a new snapshot", n.Ref)
+}
+
+type located struct {
+	Stale    bool    `json:"stale"`
+	Hidden   bool    `json:"hidden"`
+	Outside  bool    `json:"outside"`
+	Disabled bool    `json:"disabled"`
+	Editable bool    `json:"editable"`
+	Covered  string  `json:"covered"`
+	X        float64 `json:"x"`
+	Y        float64 `json:"y"`
+}
+
+func (t *Tab) locate(ctx context.Context, n kind.Node, scroll bool) (located, error) {
+	var l located
+	doc, h, err := t.handle(n)
+	if err != nil {
+		return l, err
+	}
+	if err := t.conn.CallJSON(ctx, t.sandbox(), locateJS, &l, bidi.Str(doc), bidi.Num(float64(h)), bidi.Bool(scroll)); err != nil {
+		return l, t.fail(err)
+	}
+	if l.Stale {
+		return l, staleRef(n)
+	}
+	return l, nil
+}
+
+// Node reads a node's state now (without scrolling), and its role and
+// name as the last snapshot gave them.
+func (t *Tab) Node(ctx context.Context, n kind.Node) (target.NodeTraits, error) {
+	l, err := t.locate(ctx, n, false)
+	if err != nil {
+		return target.NodeTraits{}, err
+	}
+	tr := target.NodeTraits{Sensitive: !l.Disabled, Editable: l.Editable, Focusable: !l.Hidden}
+	t.mu.Lock()
+	rn := t.seen[n.Key]
+	t.mu.Unlock()
+	tr.Role, tr.Name = rn[0], rn[1]
+	return tr, nil
+}
+
+// Act clicks a node at its centre, once it is scrolled into view and
+// checked: it has a box, is enabled, lies in the viewport, and nothing
+// else is on top of its centre.
+func (t *Tab) Act(ctx context.Context, n kind.Node) error {
+	l, err := t.locate(ctx, n, true)
+	if err != nil {
+		return err
+	}
+	switch {
+	case l.Hidden:
+		return target.Refuse(target.CodeNotVisible, "%s has no visible box in the page", n.Ref)
+	case l.Disabled:
+		return target.Refuse(target.CodeNotSensitive, "%s is disabled", n.Ref)
+	case l.Outside:
+		return target.Refuse(target.CodeNotVisible, "%s lies outside the viewport even scrolled into view", n.Ref)
+	case l.Covered != "":
+		return target.Refuse(target.CodeCovered, "%s is covered at its centre by %s", n.Ref, l.Covered).With("covered_by", l.Covered)
+	}
+	return t.click(ctx, l.X, l.Y)
+}
+
+func (t *Tab) click(ctx context.Context, x, y float64) error {
+	return t.fail(t.conn.PerformActions(ctx, t.id, bidi.Mouse(bidi.MoveTo(int(math.Floor(x)), int(math.Floor(y))), bidi.Down(0), bidi.Up(0))))
+}
+
+// Focus gives a node the keyboard focus.
+func (t *Tab) Focus(ctx context.Context, n kind.Node) error {
+	doc, h, err := t.handle(n)
+	if err != nil {
+		return err
+	}
+	v, err := t.conn.CallFunction(ctx, t.sandbox(), focusJS, bidi.Str(doc), bidi.Num(float64(h)))
+	if err != nil {
+		return t.fail(err)
+	}
+	switch s, _ := v.String(); s {
+	case "stale":
+		return staleRef(n)
+	case "focused":
+		return nil
+	}
+	return target.Refuse(target.CodeNoFocus, "%s does not take the focus", n.Ref)
+}
+
+func (t *Tab) insert(ctx context.Context, n kind.Node, text string, replace bool) error {
+	doc, h, err := t.handle(n)
+	if err != nil {
+		return err
+	}
+	var r struct {
+		Stale bool   `json:"stale"`
+		OK    bool   `json:"ok"`
+		Value string `json:"value"`
+	}
+	if err := t.conn.CallJSON(ctx, t.sandbox(), insertJS, &r, bidi.Str(doc), bidi.Num(float64(h)), bidi.Str(text), bidi.Bool(replace)); err != nil {
+		return t.fail(err)
+	}
+	switch {
+	case r.Stale:
+		return staleRef(n)
+	case !r.OK:
+		return target.Refuse(target.CodeNotEditable, "%s takes no text", n.Ref)
+	case replace && r.Value != text:
+		return target.Refuse(target.CodeValueNotSet, "%s holds %q after the fill, not the text given", n.Ref, r.Value)
+	}
+	return nil
+}
+
+// InsertText appends text to a field, as a paste would.
+func (t *Tab) InsertText(ctx context.Context, n kind.Node, text string) error {
+	return t.insert(ctx, n, text, false)
+}
+
+// Fill replaces a field's text, as a paste over all of it would, and reads
+// the field back.
+func (t *Tab) Fill(ctx context.Context, n kind.Node, text string) error {
+	return t.insert(ctx, n, text, true)
+}
+
+// viewport is the page's viewport size in CSS pixels.
+func (t *Tab) viewport(ctx context.Context) (w, h float64, err error) {
+	var v struct{ W, H float64 }
+	if err := t.conn.CallJSON(ctx, t.sandbox(), `() => ({W: innerWidth, H: innerHeight})`, &v); err != nil {
+		return 0, 0, t.fail(err)
+	}
+	return v.W, v.H, nil
+}
+
+// ClickAt clicks at a pixel of the viewport (the screenshot's pixels are
+// the viewport's CSS pixels: a headless Firefox's device pixel ratio is 1).
+func (t *Tab) ClickAt(ctx context.Context, p kind.Point) error {
+	w, h, err := t.viewport(ctx)
+	if err != nil {
+		return err
+	}
+	if float64(p.X) < 0 || float64(p.Y) < 0 || float64(p.X) >= w || float64(p.Y) >= h {
+		return target.Refuse(target.CodeOutsidePage, "%d,%d is outside the tab's viewport (%gx%g)", p.X, p.Y, w, h)
+	}
+	return t.click(ctx, float64(p.X), float64(p.Y))
+}
+
+// Scroll is refused: a headless Firefox hands the page the wheel event
+// of a BiDi wheel action but does not scroll (measured: the page's wheel
+// listener runs, its scrollY stays 0), so a scroll would say it ran and
+// change nothing. A point outside the viewport is refused as such first.
+func (t *Tab) Scroll(ctx context.Context, at *kind.Point, dir string, steps int) error {
+	if at != nil {
+		w, h, err := t.viewport(ctx)
+		if err != nil {
+			return err
+		}
+		if float64(at.X) < 0 || float64(at.Y) < 0 || float64(at.X) >= w || float64(at.Y) >= h {
+			return target.Refuse(target.CodeOutsidePage, "%d,%d is outside the tab's viewport (%gx%g)", at.X, at.Y, w, h)
+		}
+	}
+	why := "a headless Firefox gives the page the wheel event of a WebDriver BiDi wheel action but does not scroll it"
+	return target.Refuse(target.CodeNotOnThisProvider, "scroll is not done on a Firefox tab: %s", why).
+		With("provider", Provider).With("feature", "scroll").With("reason", why)
+}
+
+// Key presses a chord in the focused element.
+func (t *Tab) Key(ctx context.Context, c target.Chord) error {
+	acts, err := chordActions(c)
+	if err != nil {
+		return err
+	}
+	return t.fail(t.conn.PerformActions(ctx, t.id, bidi.Keyboard(acts...)))
+}
+
+// typeChunk is how many characters one input.performActions types: a
+// cancelled context stops the typing between chunks.
+const typeChunk = 16
+
+// Type types text as keys into the focused element.
+func (t *Tab) Type(ctx context.Context, text string) error {
+	rs := []rune(text)
+	for i := 0; i < len(rs); i += typeChunk {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := t.conn.PerformActions(ctx, t.id, bidi.Keyboard(bidi.TypeText(string(rs[i:min(i+typeChunk, len(rs))]))...)); err != nil {
+			return t.fail(err)
+		}
+	}
+	return nil
+}
+
+// ReleaseAll releases every key and button held in the tab.
+func (t *Tab) ReleaseAll(ctx context.Context) error { return t.fail(t.conn.ReleaseActions(ctx, t.id)) }
+
+// Screenshot is the viewport's PNG.
+func (t *Tab) Screenshot(ctx context.Context) ([]byte, error) {
+	png, err := t.conn.Screenshot(ctx, t.id)
+	return png, t.fail(err)
+}
+
+// noLiveView is the refusal of the live view's verbs on a Firefox tab.
+func noLiveView(feature string) error {
+	return target.Refuse(target.CodeNotOnThisProvider, "a Firefox tab has no %s yet: WebDriver BiDi has no screencast, and the frame source over screenshots is not built", feature).
+		With("provider", Provider).With("feature", feature).With("reason", "not built for Firefox tabs yet")
+}
+
+// Frames: no live view of a Firefox tab yet.
+func (t *Tab) Frames(ctx context.Context, o kind.FrameOptions) (target.FrameSource, error) {
+	return nil, noLiveView("live view")
+}
+
+// Input: no takeover of a Firefox tab yet.
+func (t *Tab) Input(ctx context.Context, ev kind.Input) error { return noLiveView("takeover input") }
+
+// Close closes the tab; one already gone is not an error.
+func (t *Tab) Close(ctx context.Context) error {
+	err := t.conn.CloseContext(ctx, t.id)
+	if bidi.ErrorCode(err) == bidi.CodeNoSuchFrame || errors.Is(err, bidi.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+// Navigate loads url and waits for its load.
+func (t *Tab) Navigate(ctx context.Context, url string) error {
+	_, err := t.conn.Navigate(ctx, t.id, url, bidi.ReadyComplete)
+	if err != nil && bidi.ErrorCode(err) == bidi.CodeUnknownError {
+		return target.Refuse(target.CodeNavigationFailed, "%s did not load: %s", url, err.(*bidi.Error).Message)
+	}
+	return t.fail(err)
+}
+
+func (t *Tab) traverse(ctx context.Context, delta int) error {
+	return t.fail(t.conn.Call(ctx, "browsingContext.traverseHistory", map[string]any{"context": t.id, "delta": delta}, nil))
+}
+
+// Back and Forward go through the tab's history.
+func (t *Tab) Back(ctx context.Context) error    { return t.traverse(ctx, -1) }
+func (t *Tab) Forward(ctx context.Context) error { return t.traverse(ctx, 1) }
+
+// Reload loads the page again and waits for its load.
+func (t *Tab) Reload(ctx context.Context) error {
+	return t.fail(t.conn.Call(ctx, "browsingContext.reload", map[string]any{"context": t.id, "wait": bidi.ReadyComplete}, nil))
+}
+
+// Eval evaluates expr in the page's own realm (its globals, as the
+// page's scripts see them) and answers its value as JSON (a promise's
+// result once it settles); a thrown error is script_error.
+func (t *Tab) Eval(ctx context.Context, expr string) (json.RawMessage, error) {
+	lit, err := json.Marshal(expr) // a JSON string is a JavaScript string literal
+	if err != nil {
+		return nil, err
+	}
+	src := `Promise.resolve(globalThis.eval(` + string(lit) + `)).then(v => { const j = JSON.stringify(v); return j === undefined ? "null" : j; })`
+	v, err := t.conn.Evaluate(ctx, bidi.Target{Context: t.id}, src)
+	if err != nil {
+		return nil, t.fail(err)
+	}
+	s, ok := v.String()
+	if !ok {
+		return nil, fmt.Errorf("firefox: eval answered a %s", v.Type)
+	}
+	return json.RawMessage(s), nil
+}
+
+// Text is the page's text as it reads (the body's innerText).
+func (t *Tab) Text(ctx context.Context) (string, error) {
+	v, err := t.conn.Evaluate(ctx, t.sandbox(), `document.body ? document.body.innerText : ""`)
+	if err != nil {
+		return "", t.fail(err)
+	}
+	s, _ := v.String()
+	return s, nil
+}

@@ -1,0 +1,183 @@
+package firefox_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image/png"
+	"testing"
+	"time"
+
+	"github.com/vibespace/vibespace/bidi"
+	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/target"
+)
+
+const formPage = `<!doctype html><title>Form page</title>
+<h1>Sign in</h1>
+<label>Name <input id=name></label>
+<button id=go onclick="fetch('/clicked?trusted=' + event.isTrusted + '&name=' + encodeURIComponent(document.getElementById('name').value))">Go</button>
+<button disabled>Off</button>
+<div style="position:relative;display:inline-block"><button>Under</button><div style="position:absolute;left:0;top:0;right:0;bottom:0;background:red"></div></div>`
+
+func refusal(err error) target.Code {
+	var r *target.Refusal
+	if errors.As(err, &r) {
+		return r.Code
+	}
+	return ""
+}
+
+// find is the snapshot's node of role and name, as a kind.Node.
+func find(t *testing.T, s *target.Snapshot, refs *target.RefTable, role, name string) kind.Node {
+	t.Helper()
+	n := s.Root.Find(func(n *target.Node) bool { return n.Role == role && n.Name == name })
+	if n == nil || n.Key == "" {
+		t.Fatalf("no %s %q with a key in:\n%s", role, name, s.Text())
+	}
+	return kind.Node{Ref: refs.Ref(n.Key), Key: n.Key}
+}
+
+// TestTabVerbs drives a page through the tab's verbs: snapshot, fill and
+// type into a field, click by ref (the page's own click handler tells the
+// site what it saw, and that the click was a trusted event), the checks
+// that refuse a disabled and a covered button and a stale ref, eval,
+// info, screenshot, and the live view's refusal.
+func TestTabVerbs(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	s := newSite(t, map[string]string{"/form": formPage})
+	tab := newTab(t, ctx)
+	if err := tab.Navigate(ctx, s.URL+"/form"); err != nil {
+		t.Fatal(err)
+	}
+	refs := target.NewRefTable()
+	snap, err := tab.Snapshot(ctx, refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("snapshot:\n%s", snap.Text())
+	if snap.Title != "Form page" {
+		t.Errorf("title %q", snap.Title)
+	}
+	name := find(t, snap, refs, "entry", "Name")
+	goBtn := find(t, snap, refs, "push button", "Go")
+	off := find(t, snap, refs, "push button", "Off")
+	under := find(t, snap, refs, "push button", "Under")
+
+	if err := tab.Fill(ctx, name, "Ada Lovelace"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Focus(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Key(ctx, target.Chord{Key: "End"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Type(ctx, " the second, née Byron"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Act(ctx, goBtn); err != nil {
+		t.Fatal(err)
+	}
+	s.waitFor(t, ctx, "GET /clicked?trusted=true&name=Ada%20Lovelace%20the%20second%2C%20n%C3%A9e%20Byron")
+
+	if code := refusal(tab.Act(ctx, off)); code != target.CodeNotSensitive {
+		t.Errorf("a click on a disabled button: %q, want not_sensitive", code)
+	}
+	if code := refusal(tab.Act(ctx, under)); code != target.CodeCovered {
+		t.Errorf("a click on a covered button: %q, want covered", code)
+	}
+	if code := refusal(tab.ClickAt(ctx, kind.Point{X: 100000, Y: 5})); code != target.CodeOutsidePage {
+		t.Errorf("a click outside the viewport: %q, want outside_page", code)
+	}
+
+	v, err := tab.Eval(ctx, "document.querySelectorAll('button').length + 40")
+	if err != nil || string(v) != "43" {
+		t.Errorf("eval: %s %v", v, err)
+	}
+	if _, err := tab.Eval(ctx, "throw new Error('boom')"); refusal(err) != target.CodeScriptError {
+		t.Errorf("a throwing eval: %v, want script_error", err)
+	}
+	info, err := tab.Info(ctx)
+	if err != nil || info.Title != "Form page" || info.App != s.URL+"/form" {
+		t.Errorf("info: %+v %v", info, err)
+	}
+	shot, err := tab.Screenshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := png.Decode(bytes.NewReader(shot)); err != nil {
+		t.Errorf("the screenshot: %v", err)
+	}
+	if _, err := tab.Frames(ctx, kind.FrameOptions{}); refusal(err) != target.CodeNotOnThisProvider {
+		t.Errorf("frames: %v, want not_on_this_provider", err)
+	}
+
+	// A new document: the refs of the old one are stale.
+	if err := tab.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if code := refusal(tab.Act(ctx, goBtn)); code != target.CodeStaleRef {
+		t.Errorf("a ref of the document before the reload: %q, want stale_ref", code)
+	}
+	if err := tab.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Info(ctx); refusal(err) != target.CodeTabGone {
+		t.Errorf("info of a closed tab: %v, want tab_gone", err)
+	}
+}
+
+// TestScrollAndHistory: scroll is refused naming why (headless Firefox
+// does not scroll on a BiDi wheel) and the page did not move (its scrollY,
+// read over the connection apart from the tab); a point outside the
+// viewport is outside_page; back and forward move through the tab's
+// history (the URL the browser's tree gives).
+func TestScrollAndHistory(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	s := newSite(t, map[string]string{"/tall": `<title>Tall</title><div style="height:5000px">top</div>`, "/two": `<title>Two</title>`})
+	tab := newTab(t, ctx)
+	c := browser(t).Conn()
+	if err := tab.Navigate(ctx, s.URL+"/tall"); err != nil {
+		t.Fatal(err)
+	}
+	// Scroll is refused, naming why: headless Firefox does not scroll on
+	// a BiDi wheel; the page did not move.
+	if err := tab.Scroll(ctx, nil, "down", 3); refusal(err) != target.CodeNotOnThisProvider {
+		t.Errorf("scroll: %v, want not_on_this_provider", err)
+	}
+	v, err := c.Evaluate(ctx, bidi.Target{Context: tab.ID()}, `scrollY`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y, _ := v.Number(); y != 0 {
+		t.Errorf("scrollY %v after a refused scroll", y)
+	}
+	if code := refusal(tab.Scroll(ctx, &kind.Point{X: -1, Y: 3}, "down", 1)); code != target.CodeOutsidePage {
+		t.Errorf("a scroll outside the viewport: %q", code)
+	}
+	if err := tab.Navigate(ctx, s.URL+"/two"); err != nil {
+		t.Fatal(err)
+	}
+	urlNow := func() string {
+		tree, err := c.GetTree(ctx, tab.ID())
+		if err != nil || len(tree) == 0 {
+			t.Fatalf("the tree: %v", err)
+		}
+		return tree[0].URL
+	}
+	if err := tab.Back(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if u := urlNow(); u != s.URL+"/tall" {
+		t.Errorf("after back: %s", u)
+	}
+	if err := tab.Forward(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if u := urlNow(); u != s.URL+"/two" {
+		t.Errorf("after forward: %s", u)
+	}
+}
