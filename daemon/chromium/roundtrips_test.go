@@ -42,11 +42,11 @@ const (
 	// snapshot -i: the same in the world made already.
 	snapshotICalls = 5
 	// click @ref (first use of the ref), --no-verify: the ref resolved
-	// (3), the node read for the road (4), DOM.resolveNode,
-	// Runtime.callFunctionOn, Runtime.releaseObject (scrolled into view,
-	// its point hit-tested), Input.dispatchMouseEvent ×3 (move, press,
-	// release).
-	clickCallsNoVerify = 13
+	// (3), DOM.resolveNode, Runtime.callFunctionOn, Runtime.releaseObject
+	// (scrolled into view, its point hit-tested), Input.dispatchMouseEvent
+	// ×3 (move, press, release). Before: 13, the node read (4) only to
+	// name it in the answer; it is named from the session's snapshot now.
+	clickCallsNoVerify = 9
 	// click @ref (ref known) with the check, on a button that changes the
 	// page: the look before (its node read shared with the road's: 6),
 	// the page's watcher armed (Runtime.evaluate, 1), the act (6), one
@@ -61,13 +61,13 @@ const (
 	// (the count varied with the machine's speed); then 28, before the
 	// watcher (its wait was the sign of change's).
 	clickIdleCalls = 29
-	// fill @ref (first use), --no-verify: the ref (3), the node read (4),
-	// DOM.resolveNode, Runtime.callFunctionOn (its facts, the checks,
-	// focused with its text selected, the text inserted, its value read
-	// back: cdp's fillJS), Runtime.releaseObject. Before: 15 (the field's
-	// facts, its focus, the insertion and the read-back were four calls
-	// and two resolves).
-	fillCallsNoVerify = 10
+	// fill @ref (first use), --no-verify: the ref (3), DOM.resolveNode,
+	// Runtime.callFunctionOn (its facts, the checks, focused with its text
+	// selected, the text inserted, its value read back: cdp's fillJS),
+	// Runtime.releaseObject. Before: 15 (the field's facts, its focus, the
+	// insertion and the read-back were four calls and two resolves), then
+	// 10 (a node read, 4, only to name it: named from the snapshot now).
+	fillCallsNoVerify = 6
 	// fill @ref with the check: the look before (6), the watcher armed
 	// (1), the fill without its node read and ref (3), one look after
 	// (6), which sees the field's own value change (no question to the
