@@ -77,10 +77,12 @@ const (
 	// (4), DOM.resolveNode, Runtime.callFunctionOn, Runtime.callFunctionOn,
 	// Runtime.releaseObject (the options chosen, the choice read back).
 	selectCallsNoVerify = 11
-	// select @ref with the check: the node read for the road (4), the
-	// look before (6: its node read again), the watcher armed (1), the
-	// act (4), one look after (6). Before the watcher: 20.
-	selectCalls = 21
+	// select @ref with the check: the node read for the road (4), which
+	// the look before takes (2 more: the title and address, the
+	// content), the watcher armed (1), the act (4), one look after (6).
+	// Before the watcher: 20; then 21, the look before reading the node
+	// again (4).
+	selectCalls = 17
 	// get title: Target.getTargetInfo.
 	getTitleCalls = 1
 	// screenshot: Page.captureScreenshot.
