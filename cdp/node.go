@@ -163,11 +163,12 @@ func (t *Tab) resolveIn(ctx context.Context, ref string, sess *Session, f *frame
 	return &node{ref: ref, objectID: res.Object.ObjectID, sess: sess, frame: f, backend: id}, nil
 }
 
-// releaseNode lets the page drop the handle resolve made for n, without
+// releaseNode lets the page drop the handle resolveIn made for n, without
 // waiting for the answer (the reply is discarded when it comes): every
-// verb's handle would otherwise live as long as the document, keeping even
-// removed nodes in memory on a long-lived page. Nothing after the probe
-// uses the handle: the verbs act by point, by focus or by key.
+// handle would otherwise live as long as the document, keeping even
+// removed nodes in memory on a long-lived page. A ref's node (resolve) is
+// held instead, a bounded few per tab (heldNodes), released as newer ones
+// come.
 func (t *Tab) releaseNode(ctx context.Context, n *node) {
 	if n.held {
 		return // the tab's to release (heldNodes)
