@@ -82,7 +82,7 @@ func TestEveryPackageHasOneDocComment(t *testing.T) {
 // every move out of it and never raised without a commit that says why.
 const (
 	coreGoalLines, coreGoalMethods = 5000, 120
-	coreMaxLines, coreMaxMethods   = 4941, 93
+	coreMaxLines, coreMaxMethods   = 4939, 93
 )
 
 func TestCoreSize(t *testing.T) {

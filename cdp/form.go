@@ -646,3 +646,39 @@ func (t *Tab) NodeState(ctx context.Context, nr NodeRef) (NodeState, NodeInfo, e
 	}
 	return st, info, nil
 }
+
+// nodeStateFactsJS is probeJS without scrolling or focusing and
+// nodeFactsJS, on the same node in one call.
+const nodeStateFactsJS = `function() { return {p: (` + probeJS + `).call(this, false, 0), f: (` + nodeFactsJS + `).call(this)}; }`
+
+// NodeStateFacts is NodeState and NodeFacts in one read (the same two
+// round trips as either): what an acting verb decides on and what the
+// look before its act compares with, read at once.
+func (t *Tab) NodeStateFacts(ctx context.Context, nr NodeRef) (NodeState, NodeInfo, NodeFacts, error) {
+	var out struct {
+		P probe `json:"p"`
+		F struct {
+			NodeFacts
+			Gone bool `json:"gone"`
+		} `json:"f"`
+	}
+	a, axErr, err := t.callWithAX(ctx, nr, nodeStateFactsJS, &out)
+	if err == nil {
+		err = axErr
+	}
+	if err != nil {
+		return NodeState{}, NodeInfo{}, NodeFacts{}, err
+	}
+	if out.P.Gone || out.F.Gone {
+		return NodeState{}, NodeInfo{}, NodeFacts{}, staleRef(nr.Ref)
+	}
+	p := out.P
+	st := NodeState{Visible: p.Visible, InView: p.InView, Disabled: p.Disabled, Editable: p.Editable, Covered: p.Covered, Tag: p.Tag}
+	var info NodeInfo
+	f := out.F.NodeFacts
+	if a != nil {
+		info = NodeInfo{Role: roleName(a.Role), Name: a.Name, Choice: choiceRoles[a.Role]}
+		f.Role, f.Name = info.Role, info.Name
+	}
+	return st, info, f, nil
+}

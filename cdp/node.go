@@ -3,6 +3,9 @@ package cdp
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
+	"sync"
 
 	proto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -29,17 +32,87 @@ type node struct {
 	sess     *Session
 	frame    *frameRec // nil: the main frame
 	backend  int64     // its backend node id
+	held     bool      // its object is one of the tab's held (heldNodes): not released after use
 }
 
-// resolve finds the DOM node of nr, in its frame's session. A key that
-// names no DOM node, or whose node (or frame) is gone (removed, or the page
-// navigated), is stale_ref.
+// maxHeld bounds the nodes' objects a tab holds (heldNodes).
+const maxHeld = 16
+
+// heldNode is the JS object resolve made for a ref's node, held for the
+// next read of or act on the same node.
+type heldNode struct {
+	sess     *Session
+	gen      int64 // the document's (Tab.gen) it was resolved in
+	backend  int64
+	objectID runtime.RemoteObjectID
+}
+
+// heldNodes are the objects of the last nodes a tab's verbs resolved
+// (at most maxHeld, the oldest released first): an acting verb reads its
+// node for the look before, acts on it and reads it again after, and the
+// next verb often takes the same ref; each would otherwise resolve it
+// (DOM.resolveNode, one round trip) and release it. An object dies with
+// its document: those of an earlier document are dropped, not released.
+type heldNodes struct {
+	mu    sync.Mutex
+	nodes []heldNode // oldest first
+}
+
+// get is the object held for backend node id of sess in document gen.
+func (h *heldNodes) get(sess *Session, gen, id int64) (runtime.RemoteObjectID, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.nodes = slices.DeleteFunc(h.nodes, func(x heldNode) bool { return x.gen != gen })
+	for _, x := range h.nodes {
+		if x.sess == sess && x.backend == id {
+			return x.objectID, true
+		}
+	}
+	return "", false
+}
+
+// add holds n's object, and answers the one it lets go (nil: none).
+func (h *heldNodes) add(n *node, gen int64) *heldNode {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.nodes = append(h.nodes, heldNode{sess: n.sess, gen: gen, backend: n.backend, objectID: n.objectID})
+	if len(h.nodes) <= maxHeld {
+		return nil
+	}
+	out := h.nodes[0]
+	h.nodes = slices.Delete(h.nodes, 0, 1)
+	return &out
+}
+
+// drop lets go of n's object (a call on it failed).
+func (h *heldNodes) drop(n *node) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.nodes = slices.DeleteFunc(h.nodes, func(x heldNode) bool { return x.objectID == n.objectID && x.sess == n.sess })
+}
+
+// resolve finds the DOM node of nr, in its frame's session: the object
+// held for it when there is one (heldNodes), else one resolved now and
+// held. A key that names no DOM node, or whose node (or frame) is gone
+// (removed, or the page navigated), is stale_ref.
 func (t *Tab) resolve(ctx context.Context, nr NodeRef) (*node, error) {
+	gen := t.gen.Load()
 	f, sess, id, err := t.backendOf(ctx, nr.Ref, nr.Key)
 	if err != nil {
 		return nil, err
 	}
-	return t.resolveIn(ctx, nr.Ref, sess, f, id)
+	if obj, ok := t.held.get(sess, gen, id); ok {
+		return &node{ref: nr.Ref, objectID: obj, sess: sess, frame: f, backend: id, held: true}, nil
+	}
+	n, err := t.resolveIn(ctx, nr.Ref, sess, f, id)
+	if err != nil {
+		return nil, err
+	}
+	if out := t.held.add(n, gen); out != nil {
+		_, _ = out.sess.send(context.WithoutCancel(ctx), runtime.CommandReleaseObject, &runtime.ReleaseObjectParams{ObjectID: out.objectID})
+	}
+	n.held = true
+	return n, nil
 }
 
 // backendOf is the backend node id key names, with its frame (nil: the
@@ -90,13 +163,23 @@ func (t *Tab) resolveIn(ctx context.Context, ref string, sess *Session, f *frame
 	return &node{ref: ref, objectID: res.Object.ObjectID, sess: sess, frame: f, backend: id}, nil
 }
 
-// releaseNode lets the page drop the handle resolve made for n, without
+// releaseNode lets the page drop the handle resolveIn made for n, without
 // waiting for the answer (the reply is discarded when it comes): every
-// verb's handle would otherwise live as long as the document, keeping even
-// removed nodes in memory on a long-lived page. Nothing after the probe
-// uses the handle: the verbs act by point, by focus or by key.
+// handle would otherwise live as long as the document, keeping even
+// removed nodes in memory on a long-lived page. A ref's node (resolve) is
+// held instead, a bounded few per tab (heldNodes), released as newer ones
+// come.
 func (t *Tab) releaseNode(ctx context.Context, n *node) {
+	if n.held {
+		return // the tab's to release (heldNodes)
+	}
 	_, _ = n.sess.send(context.WithoutCancel(ctx), runtime.CommandReleaseObject, &runtime.ReleaseObjectParams{ObjectID: n.objectID})
+}
+
+// notFound reports whether a server error's message says the object or
+// its context is not there (so the function called on it never ran).
+func notFound(msg string) bool {
+	return strings.Contains(msg, "Could not find object") || strings.Contains(msg, "Cannot find context")
 }
 
 func staleRef(ref string) *target.Refusal {
@@ -115,13 +198,30 @@ func (t *Tab) call(ctx context.Context, n *node, fn string, out any, args ...any
 		cargs = append(cargs, &runtime.CallArgument{Value: v})
 	}
 	var res runtime.CallFunctionOnResult
-	err := n.sess.Call(ctx, runtime.CommandCallFunctionOn, &runtime.CallFunctionOnParams{
-		FunctionDeclaration: fn,
-		ObjectID:            n.objectID,
-		Arguments:           cargs,
-		ReturnByValue:       new(true),
-		AwaitPromise:        new(true),
-	}, &res)
+	callOn := func(n *node) error {
+		return n.sess.Call(ctx, runtime.CommandCallFunctionOn, &runtime.CallFunctionOnParams{
+			FunctionDeclaration: fn,
+			ObjectID:            n.objectID,
+			Arguments:           cargs,
+			ReturnByValue:       new(true),
+			AwaitPromise:        new(true),
+		}, &res)
+	}
+	err := callOn(n)
+	if err != nil && n.held {
+		// A held object the page no longer has (its context went: a
+		// frame's document replaced) ran nothing: let it go, and call
+		// once more on the node resolved afresh.
+		t.held.drop(n)
+		if e, ok := asError(err); ok && e.Code == codeServerError && notFound(e.Message) {
+			fresh, rerr := t.resolveIn(ctx, n.ref, n.sess, n.frame, n.backend)
+			if rerr != nil {
+				return rerr
+			}
+			err = callOn(fresh)
+			t.releaseNode(ctx, fresh)
+		}
+	}
 	if err != nil {
 		if e, ok := asError(err); ok && e.Code == codeServerError {
 			return staleRef(n.ref).Wrap(err) // the object died with its document

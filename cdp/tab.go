@@ -25,8 +25,9 @@ type Tab struct {
 	sess *Session
 	gen  atomic.Int64 // main-frame navigations seen (document.go)
 
-	frames frameSet // the frames its snapshots read (frames.go)
-	worlds worldSet // its frames' isolated worlds (pagewalk.go)
+	frames frameSet  // the frames its snapshots read (frames.go)
+	held   heldNodes // the objects of the nodes its verbs last resolved (node.go)
+	worlds worldSet  // its frames' isolated worlds (pagewalk.go)
 
 	infoStale atomic.Bool // the tab navigated since info was read
 	infoMu    sync.Mutex

@@ -230,30 +230,28 @@ func (d *Daemon) raisedAt(ctx context.Context, c *call, info kind.Info, x, y int
 }
 
 // nameActed notes the node a verb acts on (its role and name) for its
-// answer and its trace, once: from the traits the verb read already, or
-// what its watch (nil: none) saw of the node before it acted, or else read
+// answer and its trace, once: from the traits the verb read already, what
+// its watch (nil: none) saw of the node before it acted, the session's
+// last snapshot that shows it (the ref as the agent read it), or else read
 // from the node (bounded; a node that does not answer is left unnamed).
 func (d *Daemon) nameActed(ctx context.Context, c *call, n kind.Node, traits *target.NodeTraits, w stage.Watch) {
-	switch {
-	case traits != nil:
+	e := c.e
+	if traits == nil && w != nil && w.Node() != nil {
+		traits = &target.NodeTraits{Role: w.Node().Role, Name: w.Node().Name}
+	}
+	if traits == nil {
+		d.mu.Lock()
+		traits = e.last.Named(c.Req.Session, n.Key)
+		d.mu.Unlock()
+	}
+	if traits != nil {
 		c.Acted = &target.NodeTraits{Role: traits.Role, Name: traits.Name}
 		return
-	case w != nil && w.Node() != nil:
-		c.Acted = &target.NodeTraits{Role: w.Node().Role, Name: w.Node().Name}
-		return
 	}
-	e := c.e
 	_ = d.reg.Budgeted(ctx, e.disp, e.id, displays.ReadBudget, func(ctx context.Context) error {
-		if r, ok := e.t.(kind.NodeReader); ok {
-			nd, err := r.ReadNode(ctx, n)
-			if err == nil && nd != nil {
-				c.Acted = &target.NodeTraits{Role: nd.Role, Name: nd.Name}
-			}
-			return err
-		}
-		tr, err := e.t.Node(ctx, n)
-		if err == nil {
-			c.Acted = &target.NodeTraits{Role: tr.Role, Name: tr.Name}
+		tr, err := kind.ReadName(ctx, e.t, n)
+		if err == nil && (tr.Role != "" || tr.Name != "") {
+			c.Acted = &tr
 		}
 		return err
 	})

@@ -24,11 +24,12 @@ import (
 //
 // Counted in this order on one tab; a ref's first use resolves it to its
 // DOM node (Runtime.callFunctionOn, DOM.describeNode,
-// Runtime.releaseObject: 3), later uses do not. A node read
-// (kind.NodeReader) is DOM.resolveNode, Accessibility.getPartialAXTree,
-// Runtime.callFunctionOn, Runtime.releaseObject (4); a look of the effect
-// check is a node read, Target.getTargetInfo (title, URL) and
-// Runtime.evaluate (the content's digest): 6.
+// Runtime.releaseObject: 3), later uses do not. A node's JS object is
+// resolved (DOM.resolveNode) at its first use and held for the next
+// (cdp's heldNodes). A node read (kind.NodeReader) is
+// Accessibility.getPartialAXTree and Runtime.callFunctionOn (2); a look
+// of the effect check is a node read, Target.getTargetInfo (title, URL)
+// and Runtime.evaluate (the content's digest): 4.
 const (
 	// open of an address in the session's tab: Page.navigate,
 	// Target.getTargetInfo.
@@ -42,45 +43,57 @@ const (
 	// snapshot -i: the same in the world made already.
 	snapshotICalls = 5
 	// click @ref (first use of the ref), --no-verify: the ref resolved
-	// (3), the node read for the road (4), DOM.resolveNode,
-	// Runtime.callFunctionOn, Runtime.releaseObject (scrolled into view,
-	// its point hit-tested), Input.dispatchMouseEvent ×3 (move, press,
-	// release).
-	clickCallsNoVerify = 13
+	// (3), DOM.resolveNode, Runtime.callFunctionOn (scrolled into view,
+	// its point hit-tested; the node's object is held for the next use:
+	// no Runtime.releaseObject), Input.dispatchMouseEvent ×3 (move, press,
+	// release). Before: 13, the node read (4) only to name it in the
+	// answer (it is named from the session's snapshot now), then 9, the
+	// object released after each use.
+	clickCallsNoVerify = 8
 	// click @ref (ref known) with the check, on a button that changes the
-	// page: the look before (its node read shared with the road's: 6),
-	// the page's watcher armed (Runtime.evaluate, 1), the act (6), one
-	// look after (6), and the watcher asked what changed, to name it
-	// (Runtime.evaluate, 1). Before the watcher: 18.
-	clickCalls = 20
+	// page: the look before (4: Accessibility.getPartialAXTree and
+	// Runtime.callFunctionOn on the node's held object, the title and
+	// address, the content), the page's watcher armed (Runtime.evaluate,
+	// 1), the act (4: the probe, the mouse), one look after (4), and the
+	// watcher asked what changed, to name it (Runtime.evaluate, 1).
+	// Before the watcher: 18; then 20, every use of the node resolving
+	// and releasing it (2 more each).
+	clickCalls = 14
 	// click @ref (first use) on a button that changes nothing: the ref
-	// (3), the look before (6), the watcher armed (1), the act (6), a
-	// look at once (6), one Runtime.evaluate waiting for the watcher's
-	// word (a change, or quiet: nothing the act started still pending),
-	// and a last look then (6). Before: about 63, a look every 50 ms
-	// (the count varied with the machine's speed); then 28, before the
-	// watcher (its wait was the sign of change's).
-	clickIdleCalls = 29
-	// fill @ref (first use), --no-verify: the ref (3), the node read (4),
-	// DOM.resolveNode, Runtime.callFunctionOn (its facts, the checks,
-	// focused with its text selected, the text inserted, its value read
-	// back: cdp's fillJS), Runtime.releaseObject. Before: 15 (the field's
-	// facts, its focus, the insertion and the read-back were four calls
-	// and two resolves).
-	fillCallsNoVerify = 10
-	// fill @ref with the check: the look before (6), the watcher armed
-	// (1), the fill without its node read and ref (3), one look after
-	// (6), which sees the field's own value change (no question to the
-	// watcher). Before: 20, then 15 before the watcher.
-	fillCalls = 16
+	// (3), the look before (5: the node resolved and held, then as
+	// above), the watcher armed (1), the act (4), a look at once (4), one
+	// Runtime.evaluate waiting for the watcher's word (a change, or
+	// quiet: nothing the act started still pending), and a last look
+	// then (4). Before: about 63, a look every 50 ms (the count varied
+	// with the machine's speed); then 28, before the watcher (its wait
+	// was the sign of change's); then 29, before the node's object was
+	// held.
+	clickIdleCalls = 22
+	// fill @ref (first use), --no-verify: the ref (3), DOM.resolveNode,
+	// Runtime.callFunctionOn (its facts, the checks, focused with its text
+	// selected, the text inserted, its value read back: cdp's fillJS).
+	// Before: 15 (the field's facts, its focus, the insertion and the
+	// read-back were four calls and two resolves), then 10 (a node read,
+	// 4, only to name it: named from the snapshot now), then 6 (the
+	// object released after use).
+	fillCallsNoVerify = 5
+	// fill @ref with the check: the look before (4, the node's object
+	// held), the watcher armed (1), the fill (1), one look after (4),
+	// which sees the field's own value change (no question to the
+	// watcher). Before: 20, then 15 before the watcher, then 16 before
+	// the node's object was held (each use resolved and released it).
+	fillCalls = 10
 	// select @ref (first use), --no-verify: the ref (3), the node read
-	// (4), DOM.resolveNode, Runtime.callFunctionOn, Runtime.callFunctionOn,
-	// Runtime.releaseObject (the options chosen, the choice read back).
-	selectCallsNoVerify = 11
-	// select @ref with the check: the node read for the road (4), the
-	// look before (6: its node read again), the watcher armed (1), the
-	// act (4), one look after (6). Before the watcher: 20.
-	selectCalls = 21
+	// (3: DOM.resolveNode, the node's object then held), Runtime.callFunctionOn,
+	// Runtime.callFunctionOn (the options chosen, the choice read back).
+	// Before: 11, the object resolved and released for each use.
+	selectCallsNoVerify = 8
+	// select @ref with the check: the node read for the road (2, its
+	// object held), which the look before takes (2 more: the title and
+	// address, the content), the watcher armed (1), the act (2), one look
+	// after (4). Before the watcher: 20; then 21, the look before reading
+	// the node again (4); then 17 before the node's object was held.
+	selectCalls = 11
 	// get title: Target.getTargetInfo.
 	getTitleCalls = 1
 	// screenshot: Page.captureScreenshot.

@@ -119,12 +119,28 @@ func (t *tab) Node(ctx context.Context, n kind.Node) (target.NodeTraits, error) 
 	if err != nil {
 		return target.NodeTraits{}, err
 	}
+	return traits(st, info), nil
+}
+
+// traits are a node's traits as the page's state and tree say them.
+func traits(st cdp.NodeState, info cdp.NodeInfo) target.NodeTraits {
 	tr := target.NodeTraits{Sensitive: !st.Disabled, Editable: st.Editable, Focusable: st.Visible}
 	tr.Role, tr.Name = info.Role, info.Name
 	if info.Choice {
 		tr.Interfaces = []string{"Selection"}
 	}
-	return tr, nil
+	return tr
+}
+
+// ReadForAct reads a node once for a verb that decides on it (select):
+// its traits (Node's) and its facts (ReadNode's), which the look before
+// the act takes instead of reading the node again.
+func (t *tab) ReadForAct(ctx context.Context, n kind.Node) (kind.NodeRead, error) {
+	st, info, f, err := t.t.NodeStateFacts(ctx, t.node(n))
+	if err != nil {
+		return kind.NodeRead{}, err
+	}
+	return kind.NodeRead{Traits: traits(st, info), Facts: factsNode(f)}, nil
 }
 
 func (t *tab) Act(ctx context.Context, n kind.Node) error   { return t.t.Click(ctx, t.node(n)) }
@@ -343,6 +359,7 @@ var (
 	_ kind.ContentDigester = (*tab)(nil)
 	_ kind.ChangeWaiter    = (*tab)(nil)
 	_ kind.ChangeTeller    = (*tab)(nil)
+	_ kind.ActReader       = (*tab)(nil)
 )
 
 // watchLife bounds the page's watcher of one act (cdp.Tab.Arm): it
@@ -387,6 +404,12 @@ func (t *tab) ReadNode(ctx context.Context, n kind.Node) (*target.Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	return factsNode(f), nil
+}
+
+// factsNode is an element's facts as a node: its states, and its value
+// (a field's) or text as the node's text.
+func factsNode(f cdp.NodeFacts) *target.Node {
 	out := &target.Node{Role: f.Role, Name: f.Name, Text: f.Text, TextLen: f.TextLen}
 	if out.Role == "" {
 		out.Role = f.Tag
@@ -405,7 +428,7 @@ func (t *tab) ReadNode(ctx context.Context, n kind.Node) (*target.Node, error) {
 			out.States = append(out.States, s.name)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // WaitChange waits for a sign that the page changed (cdp.Tab.WaitChange).

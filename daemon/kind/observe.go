@@ -82,3 +82,17 @@ type Change struct {
 	// field): its text is never said, only its length.
 	Secret bool
 }
+
+// ReadName reads the role and name of node n of t now: through its
+// NodeReader where t is one, else its traits (Reader.Node).
+func ReadName(ctx context.Context, t Target, n Node) (target.NodeTraits, error) {
+	if r, ok := t.(NodeReader); ok {
+		nd, err := r.ReadNode(ctx, n)
+		if err != nil || nd == nil {
+			return target.NodeTraits{}, err
+		}
+		return target.NodeTraits{Role: nd.Role, Name: nd.Name}, nil
+	}
+	tr, err := t.Node(ctx, n)
+	return target.NodeTraits{Role: tr.Role, Name: tr.Name}, err
+}

@@ -46,12 +46,19 @@ type OnceActor interface {
 	InsertOn(ctx context.Context, n Node, text string, o ActOptions) error
 }
 
+// ActReader is a target that reads a node's traits and facts at once for
+// an acting verb that decides on them (ReadForAct), though it does not act
+// on that read (a tab acts by input): every OnceActor is one.
+type ActReader interface {
+	ReadForAct(ctx context.Context, n Node) (NodeRead, error)
+}
+
 // ReadForAct reads node n of t once for an acting verb: through t's own
-// single read where it is a OnceActor, else its traits alone
-// (Reader.Node).
+// single read where it is an ActReader (a OnceActor), else its traits
+// alone (Reader.Node).
 func ReadForAct(ctx context.Context, t Target, n Node) (NodeRead, error) {
-	if oa, ok := t.(OnceActor); ok {
-		return oa.ReadForAct(ctx, n)
+	if ar, ok := t.(ActReader); ok {
+		return ar.ReadForAct(ctx, n)
 	}
 	tr, err := t.Node(ctx, n)
 	return NodeRead{Traits: tr}, err

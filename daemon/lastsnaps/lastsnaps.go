@@ -177,3 +177,20 @@ func (l *Book) KeepView(session string, v View, snap *target.Snapshot, size int)
 	l.order = append(l.order, k)
 	return prev
 }
+
+// Named is the role and name the newest of session's kept snapshots that
+// shows the node key gave it (nil: none shows it): the node as the agent
+// read it, which names the ref an act answers about without asking the
+// target again.
+func (l *Book) Named(session, key string) *target.NodeTraits {
+	for _, k := range slices.Backward(l.order) {
+		root := l.by[k].Root
+		if key == "" || root == nil || l.of[k].session != session {
+			continue
+		}
+		if n := root.Find(func(n *target.Node) bool { return n.Key == key }); n != nil {
+			return &target.NodeTraits{Role: n.Role, Name: n.Name}
+		}
+	}
+	return nil
+}

@@ -65,3 +65,40 @@ func TestLastSnapshotsBoundedInBytes(t *testing.T) {
 		t.Fatalf("a tree larger than the bound was kept (%d trees)", len(l.by))
 	}
 }
+
+// TestNamedFromTheNewestSnapshot: a node is named as the session's newest
+// kept snapshot that shows it named it, never from another session's, and
+// not at all when none shows it (the act then reads it).
+func TestNamedFromTheNewestSnapshot(t *testing.T) {
+	var l Book
+	tree := func(name string, keys ...string) *target.Snapshot {
+		root := &target.Node{Role: "document web", Key: "root"}
+		for _, k := range keys {
+			root.Children = append(root.Children, &target.Node{Role: "push button", Name: name, Key: k})
+		}
+		return &target.Snapshot{Root: root}
+	}
+	l.KeepView("a", View{}, tree("Old", "1", "2"), 1)
+	l.KeepView("a", View{Interactive: true}, tree("New", "2"), 1)
+	l.KeepView("b", View{}, tree("Theirs", "3"), 1)
+	l.KeepView("c", View{}, &target.Snapshot{}, 1) // a tree with no root
+	for _, c := range []struct {
+		session, key, want string
+	}{
+		{"a", "2", "New"}, // the newest that shows it
+		{"a", "1", "Old"}, // an older one, where the newest does not show it
+		{"a", "3", ""},    // only another session's shows it
+		{"b", "3", "Theirs"},
+		{"a", "", ""},  // no key names no node
+		{"c", "1", ""}, // none of its trees shows it
+		{"nobody", "1", ""},
+	} {
+		got := l.Named(c.session, c.key)
+		switch {
+		case c.want == "" && got != nil:
+			t.Errorf("Named(%q, %q) = %+v, want none", c.session, c.key, *got)
+		case c.want != "" && (got == nil || got.Name != c.want || got.Role != "push button"):
+			t.Errorf("Named(%q, %q) = %+v, want push button %q", c.session, c.key, got, c.want)
+		}
+	}
+}

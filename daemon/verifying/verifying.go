@@ -111,11 +111,31 @@ func (s *Stage) Watch(ctx context.Context, c *stage.Call, a stage.Acting) stage.
 		return w
 	}
 	octx, cancel := context.WithTimeout(ctx, s.wait)
+	// The target's word is armed while the look before reads, not after
+	// it: where arming asks the target (a page's watcher) that is one
+	// round trip less before the act, and the look changes nothing.
+	// Where arming is free (a window's events, counted here) it is armed
+	// again once the look is done, so nothing that came during the look
+	// is taken for the act's.
+	var (
+		ch    kind.Changes
+		ok    bool
+		err   error
+		armed = make(chan struct{})
+	)
+	go func() {
+		defer close(armed)
+		ch, ok, err = w.sight.Changes(octx, 0, 0)
+	}()
 	w.before = w.observe(octx)
-	c.Before = w.before.Digest()
-	if ch, ok, err := w.sight.Changes(octx, 0, 0); ok && err == nil {
+	<-armed
+	if ok && err == nil && ch.Free {
+		ch, ok, err = w.sight.Changes(octx, 0, 0)
+	}
+	if ok && err == nil {
 		w.mark, w.free = ch.Mark, ch.Free
 	}
+	c.Before = w.before.Digest()
 	cancel()
 	switch {
 	case w.before.Node == nil && w.before.Content == "" && !w.before.HasInfo:
