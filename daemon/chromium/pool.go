@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,6 +47,17 @@ type Options struct {
 	// StartTimeout bounds one browser's start; 0 means cdp's default.
 	StartTimeout time.Duration
 	Logger       *slog.Logger
+	// TabPane is the road of a watched tab's pictures: PaneWindow or
+	// PaneScreencast. "" means PaneWindow for a tab of a headed browser
+	// (PaneDisplay's, or a profile opened headed) and the screencast for
+	// a headless one's; PaneScreencast keeps every tab on the screencast.
+	TabPane string
+	// PaneDisplay, when set, names the X display (":N") every browser the
+	// pool launches runs headed on (starting it if need be), each tab in a
+	// window of its own, so that a watched tab is read through its window
+	// (PaneWindow). nil runs them headless (a profile opened headed
+	// excepted).
+	PaneDisplay func(ctx context.Context) (string, error)
 	// Calls, when set, sees the method of every CDP command sent to
 	// every browser of the pool (cdp.DialOptions.Calls): tests count a
 	// verb's round trips with it.
@@ -156,7 +168,7 @@ func (p *Pool) Context(ctx context.Context, key kind.BrowserKey) (kind.BrowserCo
 	if err != nil {
 		return nil, nil, err
 	}
-	return browserContext{c}, release, nil
+	return browserContext{c, p.o.TabPane, p.o.Logger}, release, nil
 }
 
 func (p *Pool) context(ctx context.Context, key kind.BrowserKey) (*cdp.Context, func(), error) {
@@ -299,6 +311,9 @@ func (p *Pool) ceilingLocked(key kind.BrowserKey) error {
 		running, what, mine, others).With("limit", p.o.MaxBrowsers).With("yours", yours).With("others", others)
 }
 
+// paneFlags keep a headed browser's covered windows painting at full rate.
+var paneFlags = []string{"--disable-backgrounding-occluded-windows", "--disable-renderer-backgrounding", "--disable-background-timer-throttling"}
+
 // launch starts the browser of key.
 func (p *Pool) launch(ctx context.Context, key kind.BrowserKey) (*browser, error) {
 	br := &browser{profile: key.Profile, label: key.Label, users: map[string]bool{key.Session: true}}
@@ -316,7 +331,21 @@ func (p *Pool) launch(ctx context.Context, key kind.BrowserKey) (*browser, error
 		if key.Headed && key.Display != "" {
 			o.Headless, o.Display, br.headed = false, key.Display, true
 		}
-	} else {
+	}
+	if !br.headed && p.o.PaneDisplay != nil && p.o.TabPane != PaneScreencast {
+		disp, err := p.o.PaneDisplay(ctx)
+		if err != nil {
+			return nil, target.Refuse(target.CodeInternal, "the display the browser's tabs show on did not start: %v", err).Wrap(err)
+		}
+		o.Headless, o.Display, br.headed = false, disp, true
+		o.ExtraFlags = append(slices.Clip(o.ExtraFlags), paneGeometry(ctx, disp)...)
+	}
+	if br.headed {
+		// Each tab's window is read as its pane while others cover it (they
+		// all lie at one place): none may stop painting for being covered.
+		o.ExtraFlags = append(slices.Clip(o.ExtraFlags), paneFlags...)
+	}
+	if key.Profile == "" {
 		dir, err := os.MkdirTemp("", "vibespace-browser-*")
 		if err != nil {
 			return nil, fmt.Errorf("chromium: %w", err)
