@@ -7,6 +7,10 @@
 //
 // It is the daemon's tab kind: its tabs are kind.Target values (tab.go),
 // and it plugs into the daemon as daemon.Config{Browser: chromium.New(…)}.
+// A watched tab's pictures (pane.go) come from its own window when its
+// browser is headed (a profile opened headed, or every browser with
+// Options.PaneDisplay: each tab in a window of its own), read as any
+// window is, less the browser's bar; from the CDP screencast otherwise.
 // It also runs a profile as a desktop app (desktopapp.go, kind.AppRunner):
 // the same program headed, as a window of a display (Options.AppDisplay),
 // with internal/chromeflags' flags and no DevTools; the daemon opens it.

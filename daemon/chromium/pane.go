@@ -102,6 +102,17 @@ func (w *tabWindow) Close() error {
 	return err
 }
 
+// WindowPane is the PaneWindow road of tab t of b, a headed browser, at
+// fps frames a second: what Frames gives a tab of the pool's headed
+// browsers (rtc/livebench measures it beside the screencast). A browser
+// that is not headed has no window to read: no_capture.
+func WindowPane(ctx context.Context, t *cdp.Tab, b *cdp.Browser, fps int) (target.FrameSource, error) {
+	if b.Display() == "" {
+		return nil, target.Refuse(target.CodeNoCapture, "tab %s's browser is headless: it has no window to read", t.ID())
+	}
+	return windowPane(ctx, t, b, b.Display(), kind.FrameOptions{FPS: fps})
+}
+
 // windowPane opens the window road of tab t of headed browser b on display
 // disp: it finds the X window the browser made for the tab (the browser's
 // own, of its process, where the browser says the tab's window is) and
