@@ -103,7 +103,12 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 	// opts in; its admission (the setting, the pixels grant, the person's
 	// own input) is the gate's.
 	desktop := yourdesktop.New(native.Desktop(no))
-	br := chromium.New(chromium.Options{Binary: c.String("chromium"), MaxBrowsers: c.Int("max-browsers"), Logger: log})
+	pane, paneWhy, err := chromium.ChoosePane(c.String("tab-pane"))
+	if err != nil {
+		return daemoncall.Usage("%v", err)
+	}
+	br := chromium.New(chromium.Options{Binary: c.String("chromium"), MaxBrowsers: c.Int("max-browsers"), Logger: log,
+		TabPane: pane, PaneXvfb: pane == chromium.PaneWindow, PaneWhy: paneWhy})
 	// Re-attaching to an earlier daemon's display talks to its X server
 	// and buses: bounded, so a wedged one cannot hang the start.
 	nctx, ncancel := context.WithTimeout(ctx, newTimeout)
