@@ -17,7 +17,6 @@ import (
 	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/chromium"
 	"github.com/vibespace/vibespace/target"
-	"github.com/vibespace/vibespace/testenv"
 )
 
 // reportLag lets the viewer page's counts catch up with what the hub sent.
@@ -26,24 +25,26 @@ const reportLag = 500 * time.Millisecond
 // stillTab is how long a tab's page stays still while its pane is counted.
 const stillTab = 6 * time.Second
 
-// TestLiveViewTabWindow: a tab of a browser run headed (chromium's
-// Options.PaneDisplay) is watched through its own window, not the
+// TestLiveViewTabWindow: a tab of the shared browser run as the daemon
+// serves it by default where Xvfb is installed (--tab-pane window:
+// chromium's Options.PaneXvfb, headed on a private Xvfb of its own) is
+// watched through its own window, not the
 // screencast (the browser was asked where the tab's window is, and never
 // for a screencast: the pool's own count of CDP commands). A real
 // Chromium viewer decodes the pane; a still page sends no more frames
 // than keyframes were asked for, by the hub's count and the viewer's; a
 // change of the page (its DOM) is sent and decoded; a click taken over
 // from the page lands in the tab (the page reports it to our server); the
-// browser's windows are not targets of anyone's list.
+// browser's windows (on its private display) are not targets of anyone's
+// list.
 func TestLiveViewTabWindow(t *testing.T) {
-	d := testenv.NewDesktop(t)
 	var (
 		mu      sync.Mutex
 		methods = map[string]int{}
 		hits    []string
 	)
 	pool := chromium.New(chromium.Options{StartTimeout: 60 * time.Second,
-		PaneDisplay: func(context.Context) (string, error) { return d.Display, nil },
+		TabPane: chromium.PaneWindow, PaneXvfb: true,
 		Calls: func(m string) {
 			mu.Lock()
 			methods[m]++
