@@ -40,6 +40,21 @@ func TestChoosePane(t *testing.T) {
 	if r, _, err := ChoosePane(PaneScreencast); r != PaneScreencast || err != nil {
 		t.Errorf("ChoosePane(screencast) = %q, %v", r, err)
 	}
+	// Doctor says the road chosen, and why.
+	for _, choice := range []string{"auto", PaneScreencast} {
+		road, why, _ := ChoosePane(choice)
+		p := New(Options{TabPane: road, PaneXvfb: road == PaneWindow, PaneWhy: why})
+		var row string
+		for _, c := range p.Doctor(t.Context()) {
+			if c.Name == "tab pane" {
+				row = c.Detail
+			}
+		}
+		p.Close()
+		if !strings.HasPrefix(row, road+": ") || !strings.Contains(row, why) {
+			t.Errorf("doctor's tab pane row for %s: %q, want %s and why (%s)", choice, row, road, why)
+		}
+	}
 	if _, _, err := ChoosePane("pixels"); err == nil || !strings.Contains(err.Error(), PaneWindow) || !strings.Contains(err.Error(), PaneScreencast) {
 		t.Errorf("ChoosePane(pixels): %v, want an error naming the roads", err)
 	}

@@ -70,6 +70,12 @@ running, and the next one re-attaches.`,
 }
 
 func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
+	// The road of a watched tab (a window of the shared browser on a
+	// private Xvfb, or the screencast), before anything starts.
+	pane, paneWhy, err := chromium.ChoosePane(c.String("tab-pane"))
+	if err != nil {
+		return daemoncall.Usage("%v", err)
+	}
 	stateDir, sock, err := daemon.Paths(getenv)
 	if err != nil {
 		return daemoncall.Usage("%v", err)
@@ -103,10 +109,6 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 	// opts in; its admission (the setting, the pixels grant, the person's
 	// own input) is the gate's.
 	desktop := yourdesktop.New(native.Desktop(no))
-	pane, paneWhy, err := chromium.ChoosePane(c.String("tab-pane"))
-	if err != nil {
-		return daemoncall.Usage("%v", err)
-	}
 	br := chromium.New(chromium.Options{Binary: c.String("chromium"), MaxBrowsers: c.Int("max-browsers"), Logger: log,
 		TabPane: pane, PaneXvfb: pane == chromium.PaneWindow, PaneWhy: paneWhy})
 	// Re-attaching to an earlier daemon's display talks to its X server
