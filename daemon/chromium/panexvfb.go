@@ -16,25 +16,31 @@ import (
 const paneWidth, paneHeight = 780, 580
 
 // ChoosePane is the road of the shared browser's tabs for choice (a serve
-// flag's value): PaneWindow or PaneScreencast as asked, and for "" or
-// "auto" PaneWindow where Xvfb is installed, else PaneScreencast. why says
-// which and why, in doctor's words. PaneWindow asked for without Xvfb is
-// an error.
+// flag's value): PaneWindow or PaneScreencast as asked; "auto" is
+// PaneWindow where Xvfb is installed, else PaneScreencast; "" is the
+// default, PaneScreencast (the window road's first verb starts an Xvfb
+// and a headed browser, which on a heavily loaded machine did not always
+// fit in one verb's time). why says which and why, in doctor's words.
+// PaneWindow asked for without Xvfb is an error.
 func ChoosePane(choice string) (road, why string, err error) {
 	_, lookErr := exec.LookPath("Xvfb")
+	const window = "the shared browser runs headed on a private Xvfb, a watched tab read through its own window"
+	const screencast = "a watched tab is the CDP screencast of a headless browser"
 	switch choice {
+	case "":
+		return PaneScreencast, "the default: " + screencast + " (--tab-pane window or auto for the faster window road)", nil
 	case PaneScreencast:
-		return PaneScreencast, "chosen (--tab-pane screencast): a watched tab is the CDP screencast of a headless browser", nil
+		return PaneScreencast, "chosen (--tab-pane screencast): " + screencast, nil
 	case PaneWindow:
 		if lookErr != nil {
 			return "", "", fmt.Errorf("--tab-pane window needs Xvfb, which is not installed (%v): install xvfb, or choose screencast", lookErr)
 		}
-		return PaneWindow, "chosen (--tab-pane window): the shared browser runs headed on a private Xvfb, a watched tab read through its own window", nil
-	case "", "auto":
+		return PaneWindow, "chosen (--tab-pane window): " + window, nil
+	case "auto":
 		if lookErr != nil {
-			return PaneScreencast, "the default where Xvfb is not installed: a watched tab is the CDP screencast of a headless browser (install xvfb for the faster window road)", nil
+			return PaneScreencast, "chosen (--tab-pane auto) where Xvfb is not installed: " + screencast + " (install xvfb for the faster window road)", nil
 		}
-		return PaneWindow, "the default where Xvfb is installed: the shared browser runs headed on a private Xvfb, a watched tab read through its own window (--tab-pane screencast for the CDP screencast)", nil
+		return PaneWindow, "chosen (--tab-pane auto) where Xvfb is installed: " + window, nil
 	}
 	return "", "", fmt.Errorf("--tab-pane %q: the roads are %s and %s (auto: %s where Xvfb is installed)", choice, PaneWindow, PaneScreencast, PaneWindow)
 }

@@ -21,9 +21,9 @@ import (
 	"github.com/vibespace/vibespace/xvfb"
 )
 
-// TestChoosePane: the serve flag's values. auto (and "") is the window
-// road where Xvfb is installed, else the screencast; an unknown road is
-// an error naming the roads.
+// TestChoosePane: the serve flag's values. "" is the screencast (the
+// default); auto is the window road where Xvfb is installed, else the
+// screencast; an unknown road is an error naming the roads.
 func TestChoosePane(t *testing.T) {
 	_, noXvfb := exec.LookPath("Xvfb")
 	road, why, err := ChoosePane("auto")
@@ -34,14 +34,17 @@ func TestChoosePane(t *testing.T) {
 	if err != nil || road != want || !strings.Contains(why, "Xvfb") {
 		t.Errorf(`ChoosePane("auto") = %q, %q, %v; want %s (Xvfb: %v)`, road, why, err, want, noXvfb)
 	}
-	if r, _, err := ChoosePane(""); r != road || err != nil {
-		t.Errorf(`ChoosePane("") = %q, %v; want auto's %q`, r, err, road)
+	if r, why, err := ChoosePane(""); r != PaneScreencast || err != nil || !strings.Contains(why, "default") {
+		t.Errorf(`ChoosePane("") = %q, %q, %v; want the default, %s`, r, why, err, PaneScreencast)
 	}
 	if r, _, err := ChoosePane(PaneScreencast); r != PaneScreencast || err != nil {
 		t.Errorf("ChoosePane(screencast) = %q, %v", r, err)
 	}
+	if r, _, err := ChoosePane(PaneWindow); (r != PaneWindow || err != nil) && noXvfb == nil {
+		t.Errorf("ChoosePane(window) = %q, %v with Xvfb installed", r, err)
+	}
 	// Doctor says the road chosen, and why.
-	for _, choice := range []string{"auto", PaneScreencast} {
+	for _, choice := range []string{"", "auto", PaneScreencast} {
 		road, why, _ := ChoosePane(choice)
 		p := New(Options{TabPane: road, PaneXvfb: road == PaneWindow, PaneWhy: why})
 		var row string

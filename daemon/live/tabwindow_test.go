@@ -26,8 +26,8 @@ const reportLag = 500 * time.Millisecond
 const stillTab = 6 * time.Second
 
 // TestLiveViewTabWindow: a tab of the shared browser run as the daemon
-// serves it by default where Xvfb is installed (--tab-pane window:
-// chromium's Options.PaneXvfb, headed on a private Xvfb of its own) is
+// serves it with --tab-pane window (chromium's Options.PaneXvfb, headed
+// on a private Xvfb of its own) is
 // watched through its own window, not the
 // screencast (the browser was asked where the tab's window is, and never
 // for a screencast: the pool's own count of CDP commands). A real

@@ -34,7 +34,7 @@ func ServeFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "walk-timeout", Value: DefaultWalkTimeout, Usage: "bound on one snapshot's walk; what is not read by then is marked unreadable"},
 		&cli.StringFlag{Name: "chromium", Value: "chromium", Usage: "the Chromium program the browser verbs start (a name in PATH, or a path)"},
 		&cli.IntFlag{Name: "max-browsers", Usage: "the ceiling on browsers running at once (0: the default)"},
-		&cli.StringFlag{Name: "tab-pane", Value: "auto", Usage: "the road of a watched tab's pictures: window (the shared browser runs headed on a private Xvfb, each tab read through its own window) or screencast (headless, the CDP screencast); auto: window where Xvfb is installed, else screencast"},
+		&cli.StringFlag{Name: "tab-pane", Usage: "the road of a watched tab's pictures: screencast (the default: a headless browser, the CDP screencast) or window (faster: the shared browser runs headed on a private Xvfb, each tab read through its own window); auto: window where Xvfb is installed, else screencast"},
 	}
 }
 
