@@ -17,6 +17,9 @@
 // that left the pixels as they were. A reader without that road (or a
 // watch that failed: DamageError) is read on every tick, a capture and a
 // hash each. SetFPS changes the rate at any time; Captures counts reads.
+// WindowOptions.Crop delivers one part of the window only (a headed
+// browser's tab is its window less the browser's bar: daemon/chromium's
+// window road), its pixels shared with the read.
 //
 // Tab is the Source of one browser tab, read through a CDP screencast
 // (cdp.Tab.StartScreencast: Page.startScreencast, every frame acknowledged)

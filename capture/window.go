@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"hash/maphash"
+	"image"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,6 +75,14 @@ type WindowOptions struct {
 	// in progress is finished (within this bound) even when Next's context
 	// ends, so Next returns at most this late.
 	CaptureTimeout time.Duration
+	// Crop, when not empty, is the part of the window delivered, in the
+	// window's pixels (from the top left of what was read: the window's
+	// own corner while it lies wholly on the screen), cut down to what was
+	// read. A headed browser's tab is its window less the browser's own
+	// bar above the page. Whether the pixels changed is judged on that
+	// part alone. The frame shares the read's pixels (no copy): Stride is
+	// the window's row.
+	Crop image.Rectangle
 }
 
 // Window is the Source of one X11 window. A tick on which the window is
@@ -88,6 +97,7 @@ type WindowOptions struct {
 type Window struct {
 	r       WindowReader
 	id      x11.WindowID
+	crop    image.Rectangle
 	period  atomic.Int64 // time.Duration
 	timeout time.Duration
 	seed    maphash.Seed
@@ -138,6 +148,7 @@ func NewWindow(r WindowReader, id x11.WindowID, o WindowOptions) *Window {
 	w := &Window{
 		r:       r,
 		id:      id,
+		crop:    o.Crop,
 		timeout: to,
 		seed:    maphash.MakeSeed(),
 		kfc:     make(chan struct{}, 1),
@@ -351,6 +362,14 @@ func (w *Window) grab(ctx context.Context) (Frame, bool, error) {
 		img := c.Image
 		format, pix, stride, wd, ht = FormatRGBA, img.Pix, img.Stride, img.Rect.Dx(), img.Rect.Dy()
 	}
+	if !w.crop.Empty() {
+		pix, wd, ht = cropPix(pix, stride, w.crop.Intersect(image.Rect(0, 0, wd, ht)))
+		if pix == nil { // the window is smaller than where the part begins
+			w.unreadable.Add(1)
+			w.retry = true
+			return Frame{}, false, nil
+		}
+	}
 	h := maphash.Bytes(w.seed, pix)
 	forced := w.keyframe.Swap(false)
 	if !forced && h == w.last && wd == w.lastW && ht == w.lastH {
@@ -370,4 +389,16 @@ func (w *Window) grab(ctx context.Context) (Frame, bool, error) {
 		Seq:    w.seq,
 		Forced: forced && !changed,
 	}, true, nil
+}
+
+// cropPix is the part r of pixels of 4 bytes rows of stride bytes, sharing
+// them: from r's first pixel to its last, rows still stride bytes apart.
+// An empty r is no pixels.
+func cropPix(pix []byte, stride int, r image.Rectangle) ([]byte, int, int) {
+	if r.Empty() {
+		return nil, 0, 0
+	}
+	start := r.Min.Y*stride + 4*r.Min.X
+	end := (r.Max.Y-1)*stride + 4*r.Max.X
+	return pix[start:end:end], r.Dx(), r.Dy()
 }

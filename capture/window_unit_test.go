@@ -327,3 +327,71 @@ func TestWindowReadsBGRX(t *testing.T) {
 		t.Fatalf("plain reader: %v %v %v", f.Format, f.Pix[:4], err)
 	}
 }
+
+// TestWindowCrop: a source with a Crop delivers that part of the window
+// only, its pixels in place (the window's stride), and a change outside
+// that part is no change: nothing is delivered until the part changes.
+func TestWindowCrop(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	// A 10×8 window: rows 0–2 the browser's bar (value 1), the rest the
+	// page (value 2), its pixel at (4,5) marked 3.
+	paint := func(bar, page byte) *image.RGBA {
+		img := solid(10, 8, page)
+		for y := 0; y < 3; y++ {
+			for x := 0; x < 10; x++ {
+				img.Pix[y*img.Stride+4*x] = bar
+			}
+		}
+		img.Pix[5*img.Stride+4*4] = 3
+		return img
+	}
+	fr := &fakeReader{}
+	fr.set(paint(1, 2), nil)
+	src := capture.NewWindow(fr, 0x42, capture.WindowOptions{FPS: 60, Crop: image.Rect(2, 3, 10, 8)})
+	defer src.Close()
+	f, err := src.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Width != 8 || f.Height != 5 || f.Stride != 40 {
+		t.Fatalf("frame %dx%d stride %d; want 8x5 stride 40", f.Width, f.Height, f.Stride)
+	}
+	if got := f.Pix[0]; got != 2 {
+		t.Fatalf("the part's first pixel is %d, want the page's 2", got)
+	}
+	if got := f.Pix[2*f.Stride+4*2]; got != 3 {
+		t.Fatalf("the part's pixel (2,2), the window's (4,5), is %d, want the mark 3", got)
+	}
+	if need := f.Stride*(f.Height-1) + 4*f.Width; len(f.Pix) < need {
+		t.Fatalf("%d bytes of pixels, the part needs %d", len(f.Pix), need)
+	}
+	// The bar changes: nothing is delivered.
+	fr.set(paint(9, 2), nil)
+	ch := nextAsync(ctx, src)
+	waitFor(t, ctx, "three skipped ticks", func() bool { return src.Skipped() >= 3 })
+	select {
+	case r := <-ch:
+		t.Fatalf("a change of the bar alone was delivered: %+v %v", r.f, r.err)
+	default:
+	}
+	// The page changes: delivered.
+	fr.set(paint(9, 4), nil)
+	r := <-ch
+	if r.err != nil || r.f.Forced || r.f.Pix[0] != 4 {
+		t.Fatalf("the page's change: %+v %v", r.f, r.err)
+	}
+	// A window smaller than where the part begins delivers nothing.
+	fr.set(solid(2, 2, 5), nil)
+	ch = nextAsync(ctx, src)
+	waitFor(t, ctx, "an unreadable tick", func() bool { return src.Unreadable() >= 1 })
+	select {
+	case r := <-ch:
+		t.Fatalf("a window without the part delivered %+v %v", r.f, r.err)
+	default:
+	}
+	src.Close()
+	if r := <-ch; !errors.Is(r.err, capture.ErrClosed) {
+		t.Fatalf("after Close: %v", r.err)
+	}
+}

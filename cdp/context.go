@@ -92,13 +92,23 @@ func (c *Context) ID() string { return c.id }
 func (c *Context) Browser() *Browser { return c.b }
 
 // NewTab opens a tab in this context, attaches to it and, when url is not
-// empty, navigates to it and waits for its load event.
+// empty, navigates to it and waits for its load event. In a headed browser
+// the tab opens in a window of its own.
 func (c *Context) NewTab(ctx context.Context, url string) (*Tab, error) {
 	var res cdptarget.CreateTargetResult
-	err := c.b.conn.Call(ctx, cdptarget.CommandCreateTarget, &cdptarget.CreateTargetParams{
+	p := &cdptarget.CreateTargetParams{
 		URL:              "about:blank",
 		BrowserContextID: proto.BrowserContextID(c.id),
-	}, &res)
+	}
+	if c.b.display != "" {
+		// A headed browser's tab gets a window of its own, not a place in
+		// another tab's strip: the window shows this tab alone, always, so
+		// that it can be read as the tab's picture (the live view's window
+		// road). Still one command.
+		yes := true
+		p.NewWindow = &yes
+	}
+	err := c.b.conn.Call(ctx, cdptarget.CommandCreateTarget, p, &res)
 	if err != nil {
 		return nil, err
 	}

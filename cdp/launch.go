@@ -89,6 +89,9 @@ type Browser struct {
 	stderr  *tailBuffer
 	stopCtx context.CancelFunc
 	remote  bool // Connect's: not ours to close or kill
+	// display is the X display a headed browser shows on ("" headless):
+	// each tab it opens gets a window of its own there (Context.NewTab).
+	display string
 
 	closeOnce sync.Once
 	closeErr  error
@@ -122,6 +125,9 @@ func Launch(ctx context.Context, o Options) (*Browser, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	b := &Browser{log: log, exited: make(chan struct{}), stderr: newTailBuffer(40)}
+	if !o.Headless {
+		b.display = o.Display
+	}
 	dataDir := o.UserDataDir
 	if dataDir == "" {
 		if dataDir, err = os.MkdirTemp("", "vibespace-chromium-*"); err != nil {
@@ -277,6 +283,10 @@ func (b *Browser) readStderr(r io.ReadCloser) {
 
 // PID is the browser's main process id; it leads the browser's process group.
 func (b *Browser) PID() int { return b.pgid }
+
+// Display is the X display a headed browser shows its windows on, "" for
+// a headless one (or one Connect reached).
+func (b *Browser) Display() string { return b.display }
 
 // Conn is the browser-level CDP connection.
 func (b *Browser) Conn() *Conn { return b.conn }

@@ -34,6 +34,10 @@ type Options struct {
 	// directory's digest), so Sweep can find the desktops an owner that
 	// lost its records left running.
 	Owner string
+	// XOnly starts the X server alone: no session bus, no AT-SPI bus nor
+	// registry. A display only a browser's windows show on, read as
+	// pixels and never walked, needs none of them.
+	XOnly bool
 }
 
 // Desktop is a private X display with its own session bus and AT-SPI bus.
@@ -74,7 +78,8 @@ type proc struct {
 }
 
 // Start brings up a desktop: Xvfb, the session bus, the AT-SPI bus and
-// registry. On error everything already started is torn down.
+// registry (Xvfb alone with Options.XOnly). On error everything already
+// started is torn down.
 func Start(ctx context.Context, o Options) (*Desktop, error) {
 	if o.Width == 0 {
 		o.Width = 1920
@@ -106,6 +111,10 @@ func Start(ctx context.Context, o Options) (*Desktop, error) {
 	if err := d.startX(ctx, srv); err != nil {
 		d.Close()
 		return nil, err
+	}
+	if o.XOnly {
+		d.logf("desktop %s up in %v: display %s, X alone", id, time.Since(t0).Round(time.Millisecond), d.Display)
+		return d, nil
 	}
 	if err := d.startBus(ctx); err != nil {
 		d.Close()

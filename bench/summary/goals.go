@@ -75,19 +75,26 @@ var goals = func() []benchtable.Goal {
 		return metric{Pkg: live, Bench: "BenchmarkLiveView/" + name, Unit: unit}
 	}
 	for _, codec := range []string{"vp8", "h264"} {
-		// The heavy animated page (rows without a page's name) and the
+		// Each road of a tab's pane: the screencast (tab) and the tab's
+		// window on our display (tabwin, daemon/chromium's PaneWindow); on
+		// the heavy animated page (rows without a page's name) and the
 		// light one.
-		for _, page := range []string{"", "light-"} {
-			tab, ab := codec+"-tab-"+page+"loopback", "agent-browser-tab-"+page+"loopback"
-			name := "tab pane " + page + codec
-			g = append(g,
-				benchtable.Goal{Row: name + " fps vs agent-browser", Ours: row(tab, "frames/s"), Peer: row(ab, "frames/s"),
-					AtLeast: true, Goal: 1, Words: "as many frames as agent-browser's stream"},
-				benchtable.Goal{Row: name + " g2g p50 vs agent-browser", Ours: row(tab, "g2g-p50-ms"), Peer: row(ab, "g2g-p50-ms"),
-					Goal: 1, Words: "frames as fast as agent-browser's stream"},
-				benchtable.Goal{Row: name + " input→frame vs agent-browser", Ours: row(tab, "input-p50-ms"), Peer: row(ab, "input-p50-ms"),
-					Goal: 1, Words: "input seen as fast as through agent-browser's stream"},
-			)
+		for _, road := range []string{"tab", "tabwin"} {
+			for _, page := range []string{"", "light-"} {
+				tab, ab := codec+"-"+road+"-"+page+"loopback", "agent-browser-tab-"+page+"loopback"
+				name := "tab pane " + page + codec
+				if road == "tabwin" {
+					name = "tab pane (window road) " + page + codec
+				}
+				g = append(g,
+					benchtable.Goal{Row: name + " fps vs agent-browser", Ours: row(tab, "frames/s"), Peer: row(ab, "frames/s"),
+						AtLeast: true, Goal: 1, Words: "as many frames as agent-browser's stream"},
+					benchtable.Goal{Row: name + " g2g p50 vs agent-browser", Ours: row(tab, "g2g-p50-ms"), Peer: row(ab, "g2g-p50-ms"),
+						Goal: 1, Words: "frames as fast as agent-browser's stream"},
+					benchtable.Goal{Row: name + " input→frame vs agent-browser", Ours: row(tab, "input-p50-ms"), Peer: row(ab, "input-p50-ms"),
+						Goal: 1, Words: "input seen as fast as through agent-browser's stream"},
+				)
+			}
 		}
 		win, jpeg := codec+"-window-loopback", "jpegws-window-loopback"
 		g = append(g,

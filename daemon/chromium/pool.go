@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/vibespace/vibespace/cdp"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
+	"github.com/vibespace/vibespace/xvfb"
 )
 
 // Defaults of Options' zero fields.
@@ -46,6 +48,27 @@ type Options struct {
 	// StartTimeout bounds one browser's start; 0 means cdp's default.
 	StartTimeout time.Duration
 	Logger       *slog.Logger
+	// TabPane is the road of a watched tab's pictures: PaneWindow or
+	// PaneScreencast. "" means PaneWindow for a tab of a headed browser
+	// (PaneDisplay's, or a profile opened headed) and the screencast for
+	// a headless one's; PaneScreencast keeps every tab on the screencast.
+	TabPane string
+	// PaneDisplay, when set, names the X display (":N") every browser the
+	// pool launches runs headed on (starting it if need be), each tab in a
+	// window of its own, so that a watched tab is read through its window
+	// (PaneWindow). nil runs them headless (a profile opened headed
+	// excepted).
+	PaneDisplay func(ctx context.Context) (string, error)
+	// PaneXvfb runs the shared browser (a profile's outlives the daemon,
+	// its display would not) headed on a private Xvfb of its own, started with
+	// it and stopped with it (its crash too): no display provider's, so
+	// none of its windows is ever a target. Each window is the size of a
+	// headless browser's, so its tab's viewport is too. It comes before
+	// PaneDisplay; an Xvfb that does not start leaves the browser headless
+	// (logged). The daemon's serve sets it for the window road (ChoosePane).
+	PaneXvfb bool
+	// PaneWhy is doctor's words on the tab road chosen (ChoosePane).
+	PaneWhy string
 	// Calls, when set, sees the method of every CDP command sent to
 	// every browser of the pool (cdp.DialOptions.Calls): tests count a
 	// verb's round trips with it.
@@ -92,6 +115,9 @@ type browser struct {
 	// (never a key). Such a browser is only ever disconnected from.
 	provider string
 	endpoint string
+	// pane is the private display it shows on (Options.PaneXvfb), nil
+	// for none: stopped after the browser.
+	pane *xvfb.Desktop
 }
 
 func (b *browser) alive() bool {
@@ -156,7 +182,7 @@ func (p *Pool) Context(ctx context.Context, key kind.BrowserKey) (kind.BrowserCo
 	if err != nil {
 		return nil, nil, err
 	}
-	return browserContext{c}, release, nil
+	return browserContext{c, p.o.TabPane, p.o.Logger}, release, nil
 }
 
 func (p *Pool) context(ctx context.Context, key kind.BrowserKey) (*cdp.Context, func(), error) {
@@ -299,6 +325,9 @@ func (p *Pool) ceilingLocked(key kind.BrowserKey) error {
 		running, what, mine, others).With("limit", p.o.MaxBrowsers).With("yours", yours).With("others", others)
 }
 
+// paneFlags keep a headed browser's covered windows painting at full rate.
+var paneFlags = []string{"--disable-backgrounding-occluded-windows", "--disable-renderer-backgrounding", "--disable-background-timer-throttling"}
+
 // launch starts the browser of key.
 func (p *Pool) launch(ctx context.Context, key kind.BrowserKey) (*browser, error) {
 	br := &browser{profile: key.Profile, label: key.Label, users: map[string]bool{key.Session: true}}
@@ -316,7 +345,38 @@ func (p *Pool) launch(ctx context.Context, key kind.BrowserKey) (*browser, error
 		if key.Headed && key.Display != "" {
 			o.Headless, o.Display, br.headed = false, key.Display, true
 		}
-	} else {
+	}
+	if key.Profile == "" && p.o.PaneXvfb && p.o.TabPane != PaneScreencast {
+		// The shared browser only: a profile's outlives the daemon (to
+		// write its cookies), which its display would not.
+		d, err := startPaneXvfb(ctx, p.o)
+		if err != nil {
+			p.o.Logger.Warn("the private display of the browser's tabs did not start: the browser runs headless, its tabs watched through the screencast", "err", err)
+		} else {
+			br.pane = d
+			defer func() {
+				if br.b == nil { // the browser did not start
+					p.closePane(br)
+				}
+			}()
+			o.Headless, o.Display, br.headed = false, d.Display, true
+			o.ExtraFlags = append(slices.Clip(o.ExtraFlags), paneGeometry(ctx, d.Display)...)
+		}
+	}
+	if !br.headed && p.o.PaneDisplay != nil && p.o.TabPane != PaneScreencast {
+		disp, err := p.o.PaneDisplay(ctx)
+		if err != nil {
+			return nil, target.Refuse(target.CodeInternal, "the display the browser's tabs show on did not start: %v", err).Wrap(err)
+		}
+		o.Headless, o.Display, br.headed = false, disp, true
+		o.ExtraFlags = append(slices.Clip(o.ExtraFlags), paneGeometry(ctx, disp)...)
+	}
+	if br.headed {
+		// Each tab's window is read as its pane while others cover it (they
+		// all lie at one place): none may stop painting for being covered.
+		o.ExtraFlags = append(slices.Clip(o.ExtraFlags), paneFlags...)
+	}
+	if key.Profile == "" {
 		dir, err := os.MkdirTemp("", "vibespace-browser-*")
 		if err != nil {
 			return nil, fmt.Errorf("chromium: %w", err)
@@ -386,6 +446,7 @@ func (p *Pool) watch(br *browser) {
 		p.o.Logger.Warn("browser exited unexpectedly", "pid", br.b.PID(), "profile", br.profile, "status", br.b.ExitState().String())
 	}
 	br.b.Close() // reaps what is left of its process group
+	p.closePane(br)
 	if br.temp {
 		if err := os.RemoveAll(br.dir); err != nil {
 			p.o.Logger.Warn("removing a crashed browser's profile", "dir", br.dir, "err", err)
@@ -435,6 +496,7 @@ func (p *Pool) stopBrowser(br *browser) error {
 		return err
 	}
 	err := br.b.Close()
+	p.closePane(br)
 	if br.temp {
 		os.RemoveAll(br.dir)
 	}
@@ -649,7 +711,8 @@ func killGroup(ctx context.Context, pgid int) {
 	}
 }
 
-// Doctor says whether Chromium is there.
+// Doctor says whether Chromium is there, and which road a watched tab's
+// pictures take, and why (Options.PaneWhy).
 func (p *Pool) Doctor(ctx context.Context) []Check {
 	path, err := exec.LookPath(p.o.Binary)
 	if err != nil {
@@ -663,7 +726,15 @@ func (p *Pool) Doctor(ctx context.Context) []Check {
 		}
 	}
 	p.mu.Unlock()
-	return []Check{{Name: "browser", OK: true, Detail: fmt.Sprintf("%s; %d of at most %d browsers running", path, n, p.o.MaxBrowsers)}}
+	checks := []Check{{Name: "browser", OK: true, Detail: fmt.Sprintf("%s; %d of at most %d browsers running", path, n, p.o.MaxBrowsers)}}
+	if p.o.PaneWhy != "" {
+		road := PaneScreencast
+		if p.o.PaneXvfb && p.o.TabPane != PaneScreencast {
+			road = PaneWindow
+		}
+		checks = append(checks, Check{Name: "tab pane", OK: true, Detail: road + ": " + p.o.PaneWhy})
+	}
+	return checks
 }
 
 // Check is one row of doctor's matrix.

@@ -3,10 +3,10 @@ package chromium
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"sync"
 	"time"
 
-	"github.com/vibespace/vibespace/capture"
 	"github.com/vibespace/vibespace/cdp"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
@@ -18,8 +18,10 @@ const scrollStep = 100
 // tab is a browser tab as a target of the tab kind: a cdp.Tab of one of the
 // pool's browser contexts.
 type tab struct {
-	t *cdp.Tab
-	c *cdp.Context
+	t    *cdp.Tab
+	c    *cdp.Context
+	pane string       // Options.TabPane
+	log  *slog.Logger // the pool's
 
 	mu      sync.Mutex
 	pressed int // a button a person pressed from the live view, waiting for its release (0: none)
@@ -42,7 +44,9 @@ var (
 	} = (*tab)(nil)
 )
 
-func newTab(t *cdp.Tab, c *cdp.Context) *tab { return &tab{t: t, c: c} }
+func newTab(t *cdp.Tab, c *cdp.Context, pane string, log *slog.Logger) *tab {
+	return &tab{t: t, c: c, pane: pane, log: log}
+}
 
 func (t *tab) node(n kind.Node) cdp.NodeRef { return cdp.NodeRef{Ref: n.Ref, Key: n.Key} }
 
@@ -245,11 +249,6 @@ func (t *tab) ReleaseAll(ctx context.Context) error {
 
 func (t *tab) Screenshot(ctx context.Context) ([]byte, error) { return t.t.Screenshot(ctx) }
 
-// Frames is a CDP screencast of the tab (capture.Tab).
-func (t *tab) Frames(ctx context.Context, o kind.FrameOptions) (target.FrameSource, error) {
-	return capture.NewTab(t.t, capture.TabOptions{FPS: o.FPS})
-}
-
 // Input delivers a person's event from the live view through CDP Input. The
 // picture's pixels are mapped to the viewport's CSS pixels (the picture is
 // the viewport scaled by the device pixel ratio, or down to the
@@ -339,7 +338,11 @@ func (t *tab) Wait(ctx context.Context, w kind.Wait) error {
 func (t *tab) Text(ctx context.Context) (string, error) { return t.t.Text(ctx) }
 
 // browserContext is one of the pool's browser contexts as the tab kind's.
-type browserContext struct{ c *cdp.Context }
+type browserContext struct {
+	c    *cdp.Context
+	pane string // Options.TabPane
+	log  *slog.Logger
+}
 
 // NewTab opens a blank tab. A tab that is gone before it was ever used
 // (seen once on a heavily loaded machine) is replaced once.
@@ -351,7 +354,7 @@ func (b browserContext) NewTab(ctx context.Context) (kind.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newTab(t, b.c), nil
+	return newTab(t, b.c, b.pane, b.log), nil
 }
 
 var (

@@ -21,6 +21,7 @@ import (
 
 	"github.com/vibespace/vibespace/capture"
 	"github.com/vibespace/vibespace/cdp"
+	"github.com/vibespace/vibespace/daemon/chromium"
 	"github.com/vibespace/vibespace/rtc"
 	"github.com/vibespace/vibespace/testenv"
 	"github.com/vibespace/vibespace/x11"
@@ -354,10 +355,15 @@ func measureOurs(b *testing.B, ctx context.Context, vctx *cdp.Context, srv *serv
 //   - vp8-tab and h264-tab: our rtc.Hub over capture.NewTab (a CDP
 //     screencast, the source of the daemon's tab kind) of the same page in
 //     a headless Chromium tab of ours, with agent-browser's viewport;
+//   - vp8-tabwin and h264-tabwin: our rtc.Hub over the window road of a
+//     tab (daemon/chromium's PaneWindow, chromium.WindowPane): the same
+//     page in a tab of a headed Chromium of ours on the test display, in a
+//     window of its own sized to the same viewport, read from that window
+//     less the browser's bar; its input CDP clicks, as the tab rows';
 //   - agent-browser: agent-browser's own JPEG stream of the same page in
 //     its headless tab.
 //
-// The tab rows are measured again on the light page (light.html: text
+// The tab rows (both roads) are measured again on the light page (light.html: text
 // typed at a word every 250 ms and the cells), on loopback:
 // <codec>-tab-light-loopback against agent-browser-tab-light-loopback.
 //
@@ -375,7 +381,7 @@ func measureOurs(b *testing.B, ctx context.Context, vctx *cdp.Context, srv *serv
 // Chromium, and ours for the tab rows, also captures and encodes the
 // screencast's JPEGs). Memory is the serving processes' PSS growth while
 // watched. One content browser runs at a time: the window's, then our
-// tab's, then agent-browser's.
+// tab's, then our headed tab's, then agent-browser's.
 func BenchmarkLiveView(b *testing.B) {
 	testenv.NeedIntegration(b, "chromium")
 	if !rtc.VP8Available() {
@@ -544,6 +550,52 @@ func BenchmarkLiveView(b *testing.B) {
 		b.Errorf("content tab browser: %v", err)
 	}
 
+	// Our tab rows by the window road (daemon/chromium's PaneWindow): the
+	// same page in a tab of a headed Chromium of ours on the test display,
+	// in a window of its own sized to agent-browser's viewport, its
+	// pixels read from that window less the browser's bar
+	// (chromium.WindowPane), its input the same CDP clicks as the
+	// screencast rows'.
+	winTabBrowser, winTab := openContentWindowTab(b, ctx, d, srv.URL+"/content.html")
+	winTabSeen := func(ctx context.Context) (int, error) {
+		var n int
+		err := winTab.EvalInto(ctx, "window.inputs", &n)
+		return n, err
+	}
+	winTabUsage := func() usage { return procsUsage(cdp.GroupProcesses(winTabBrowser.PID())) }
+	winTabInput := tabClicker(b, ctx, winTab, "tabwin")
+	openWinTab := func(ctx context.Context) (capture.Source, error) {
+		return chromium.WindowPane(ctx, winTab, winTabBrowser, captureFPS)
+	}
+	for _, poor := range []bool{false, true} {
+		suffix := "loopback"
+		if poor {
+			suffix = "poor-link"
+		}
+		for _, codec := range codecs {
+			run(codec+"-tabwin-"+suffix, func(b *testing.B) *row {
+				return measureOurs(b, ctx, vctx, srv, path("whep"), codec+"-tabwin-"+suffix, codec, poor, ours{
+					key: "tabwin", open: openWinTab, input: winTabInput,
+					inputsSeen: winTabSeen, brow: winTabUsage, sourceRate: true,
+				})
+			})
+		}
+	}
+	if err := winTab.Navigate(ctx, srv.URL+"/light.html"); err != nil {
+		b.Fatalf("content window tab: %v", err)
+	}
+	for _, codec := range codecs {
+		run(codec+"-tabwin-light-loopback", func(b *testing.B) *row {
+			return measureOurs(b, ctx, vctx, srv, path("whep"), codec+"-tabwin-light-loopback", codec, false, ours{
+				key: "tabwin", open: openWinTab, input: winTabInput,
+				inputsSeen: winTabSeen, brow: winTabUsage, sourceRate: true,
+			})
+		})
+	}
+	if err := winTabBrowser.Close(); err != nil {
+		b.Errorf("content window tab browser: %v", err)
+	}
+
 	// The tab rows: agent-browser's own stream of the same page.
 	ab := startAgentBrowser(b, ctx, abBin, srv.URL+"/content.html")
 	abUsage := func() usage { return procsUsage(ab.procs()) }
@@ -691,6 +743,9 @@ func printOnce(b *testing.B, printed *bool, table func() string) {
 // was not measured.
 func abBaseline(rows map[string]*row, n string) *row {
 	codec, link, ok := strings.Cut(n, "-tab-")
+	if !ok {
+		codec, link, ok = strings.Cut(n, "-tabwin-") // the window road's
+	}
 	if !ok || codec == "agent-browser" || rows[n] == nil {
 		return nil
 	}

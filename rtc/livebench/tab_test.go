@@ -6,10 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/emulation"
+	cdptarget "github.com/chromedp/cdproto/target"
 
 	"github.com/vibespace/vibespace/cdp"
 	"github.com/vibespace/vibespace/rtc"
+	"github.com/vibespace/vibespace/testenv"
 )
 
 // The content tab's viewport, in CSS pixels at device scale 1. It matches
@@ -123,4 +126,56 @@ func tabClicker(tb testing.TB, ctx context.Context, tab *cdp.Tab, key string) fu
 			tb.Logf("tab input: %v", err)
 		}
 	}
+}
+
+// openContentWindowTab starts a headed Chromium of ours on d's display
+// showing url in a tab of a fresh context, which a headed browser opens in
+// a window of its own, sized so that its viewport is agent-browser's
+// (Browser.setWindowBounds: the window is the viewport and the browser's
+// bar). The browser is closed when tb ends, if not before.
+func openContentWindowTab(tb testing.TB, ctx context.Context, d *testenv.Desktop, url string) (*cdp.Browser, *cdp.Tab) {
+	tb.Helper()
+	br, err := cdp.Launch(ctx, cdp.Options{Display: d.Display, Env: d.Env(), UserDataDir: tb.TempDir(), ExtraFlags: contentTabFlags, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		tb.Fatalf("content window tab browser: %v", err)
+	}
+	tb.Cleanup(func() { _ = br.Close() })
+	c, err := br.NewContext(ctx)
+	if err != nil {
+		tb.Fatalf("content window tab browser: %v", err)
+	}
+	tab, err := c.NewTab(ctx, url)
+	if err != nil {
+		tb.Fatalf("content window tab: %v", err)
+	}
+	var win browser.GetWindowForTargetResult
+	if err := br.Conn().Call(ctx, browser.CommandGetWindowForTarget, &browser.GetWindowForTargetParams{TargetID: cdptarget.ID(tab.ID())}, &win); err != nil {
+		tb.Fatalf("content window tab: %v", err)
+	}
+	var o struct{ OW, OH, IW, IH float64 }
+	if err := tab.EvalInto(ctx, "({OW: outerWidth, OH: outerHeight, IW: innerWidth, IH: innerHeight})", &o); err != nil {
+		tb.Fatalf("content window tab: %v", err)
+	}
+	left, top := int64(0), int64(0)
+	if err := br.Conn().Call(ctx, browser.CommandSetWindowBounds, &browser.SetWindowBoundsParams{WindowID: win.WindowID, Bounds: &browser.Bounds{
+		Left: &left, Top: &top, Width: tabWidth + int64(o.OW-o.IW), Height: tabHeight + int64(o.OH-o.IH),
+	}}, nil); err != nil {
+		tb.Fatalf("content window tab: %v", err)
+	}
+	var vp viewport
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if err := tab.EvalInto(ctx, viewportJS, &vp); err != nil {
+			tb.Fatalf("content window tab: %v", err)
+		}
+		if vp.W == tabWidth && vp.H == tabHeight {
+			break
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("content window tab viewport %gx%g at %g dppx, want %dx%d", vp.W, vp.H, vp.DPR, tabWidth, tabHeight)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	tb.Logf("content window tab %s: viewport %gx%g at %g dppx (window %gx%g before), browser pid %d on %s", tab.ID(), vp.W, vp.H, vp.DPR, o.OW, o.OH, br.PID(), d.Display)
+	return br, tab
 }

@@ -73,6 +73,12 @@ running, and the next one re-attaches.`,
 }
 
 func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
+	// The road of a watched tab (a window of the shared browser on a
+	// private Xvfb, or the screencast), before anything starts.
+	pane, paneWhy, err := chromium.ChoosePane(c.String("tab-pane"))
+	if err != nil {
+		return daemoncall.Usage("%v", err)
+	}
 	stateDir, sock, err := daemon.Paths(getenv)
 	if err != nil {
 		return daemoncall.Usage("%v", err)
@@ -129,7 +135,8 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 	// own input) is the gate's.
 	desktop := yourdesktop.New(native.Desktop(no))
 	// Firefox beside Chromium: the tabs of a profile of provider firefox.
-	br := firefox.Beside(chromium.New(chromium.Options{Binary: c.String("chromium"), MaxBrowsers: c.Int("max-browsers"), Logger: log}),
+	br := firefox.Beside(chromium.New(chromium.Options{Binary: c.String("chromium"), MaxBrowsers: c.Int("max-browsers"), Logger: log,
+		TabPane: pane, PaneXvfb: pane == chromium.PaneWindow, PaneWhy: paneWhy}),
 		firefox.NewPool(firefox.Options{MaxBrowsers: c.Int("max-browsers"), Logger: log}))
 	// Re-attaching to an earlier daemon's display talks to its X server
 	// and buses: bounded, so a wedged one cannot hang the start.
