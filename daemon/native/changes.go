@@ -52,7 +52,7 @@ func (w *window) remember(snap *target.Snapshot) {
 }
 
 // Changes tells what the window's application changed after mark (since
-// 0: marks now), waiting up to d for the first change.
+// 0: marks now), waiting up to d for the first change of the window's own.
 func (w *window) Changes(ctx context.Context, since uint64, d time.Duration) (kind.Changes, error) {
 	b := w.d.bus
 	if b == nil || !b.Watching() {
@@ -65,16 +65,24 @@ func (w *window) Changes(ctx context.Context, since uint64, d time.Duration) (ki
 	if err != nil {
 		return kind.Changes{}, err
 	}
-	if d > 0 {
-		b.WaitChanges(ctx, since-1, f.Name, d)
-	}
-	evs, _ := b.ChangesSince(since-1, f.Name)
+	deadline := time.Now().Add(d)
 	out := kind.Changes{Mark: since, Free: true}
-	if len(evs) > 0 {
-		out.Mark = evs[len(evs)-1].Seq + 1
+	for {
+		if left := time.Until(deadline); left > 0 {
+			b.WaitChanges(ctx, out.Mark-1, f.Name, left)
+		}
+		evs, _ := b.ChangesSince(out.Mark-1, f.Name)
+		if len(evs) > 0 {
+			out.Mark = evs[len(evs)-1].Seq + 1
+		}
+		out.Seen = w.tell(evs)
+		// Events that tell nothing of this window (of a node it does not
+		// hold: the application's root gaining a dialog) end no wait:
+		// wait on for a change of its own, up to d.
+		if len(out.Seen) > 0 || len(evs) == 0 || ctx.Err() != nil || !time.Now().Before(deadline) {
+			return out, nil
+		}
 	}
-	out.Seen = w.tell(evs)
-	return out, nil
 }
 
 // tell says evs as changes of nodes: one per node and what changed of it,
