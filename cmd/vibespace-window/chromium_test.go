@@ -63,7 +63,7 @@ func TestChromiumAsAWindow(t *testing.T) {
 		t.Fatalf("open answer:\n%s", out)
 	}
 	id, _, _ := strings.Cut(out, " ")
-	desk := e.readDesk()
+	desk := e.ReadDesk()
 	list := e.Answer("s1", "list")
 	if len(list.Targets) != 1 || list.Targets[0].PID == 0 {
 		t.Fatalf("list: %+v", list)
@@ -71,7 +71,7 @@ func TestChromiumAsAWindow(t *testing.T) {
 	pid := list.Targets[0].PID
 
 	// The first snapshot after open has the page in it.
-	snap := e.snapshot("s1", id)
+	snap := e.Snapshot("s1", id)
 	doc := snap.Root.Find(func(n *target.Node) bool { return strings.HasPrefix(n.Role, "document") && n.Name == "vibespace page" })
 	if doc == nil {
 		t.Fatalf("the first snapshot has no page document:\n%s", e.OK("s1", "snapshot", id))

@@ -21,12 +21,12 @@ import (
 func TestControlsInteractiveAndPageTab(t *testing.T) {
 	e := newEnv(t)
 	logPath := filepath.Join(e.Dir, "controls.jsonl")
-	resp := e.Answer("s1", "open", testenv.FixturePython, e.fixtureSrc, "--log", logPath, "--controls")
+	resp := e.Answer("s1", "open", testenv.FixturePython, e.FixtureSrc, "--log", logPath, "--controls")
 	if !resp.OK {
 		t.Fatalf("open fixture: %+v", resp)
 	}
 	id, pid := string(resp.Target.ID), resp.Target.PID
-	e.readDesk()
+	e.ReadDesk()
 	log := testenv.OpenFixtureLog(logPath)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
@@ -47,7 +47,7 @@ func TestControlsInteractiveAndPageTab(t *testing.T) {
 			t.Errorf("snapshot -i lacks %s:\n%s", re, out)
 		}
 	}
-	snap := e.snapshot("s1", id)
+	snap := e.Snapshot("s1", id)
 	tab := snap.Root.Find(func(n *target.Node) bool { return n.Role == "page tab" && n.Name == "Second" })
 	if tab == nil {
 		t.Fatalf("no page tab Second:\n%s", snap.Text())
@@ -75,7 +75,7 @@ func TestControlsInteractiveAndPageTab(t *testing.T) {
 	if r := e.Answer("s1", "select", id, combo.Ref, "Purple"); r.OK || r.Code != target.CodeNoOption {
 		t.Errorf("select of an option the combo box lacks: %+v", r)
 	}
-	after := e.snapshot("s1", id)
+	after := e.Snapshot("s1", id)
 	content := after.Root.Find(func(n *target.Node) bool { return n.Name == "Content of Second" })
 	if content == nil || !content.Has("showing") {
 		t.Errorf("the second page's content is not on screen after the click:\n%s", after.Text())

@@ -16,8 +16,8 @@ import (
 // change.
 func TestDiffBaselinesPerViewOnAWindow(t *testing.T) {
 	e := newEnv(t)
-	id, log, _ := e.openFixture("s1")
-	full := e.snapshot("s1", id) // the whole tree: the plain --diff's baseline
+	id, log, _ := e.OpenFixture("s1")
+	full := e.Snapshot("s1", id) // the whole tree: the plain --diff's baseline
 	check := node(t, full, "check box", "Check me")
 	doomed := node(t, full, "push button", "Remove me")
 	e.OK("s1", "snapshot", id, "-i") // the -i view's baseline

@@ -20,13 +20,13 @@ import (
 // the app's ready line.
 func (e *env) openLogged(s, name string, argv ...string) (id string, log *testenv.FixtureLog, ready testenv.Event) {
 	e.T.Helper()
-	logPath := filepath.Join(e.Dir, name+"-"+strconv.FormatInt(e.fixtures.Add(1), 10)+".jsonl")
+	logPath := filepath.Join(e.Dir, name+"-"+strconv.FormatInt(e.Fixtures.Add(1), 10)+".jsonl")
 	resp := e.Answer(s, append(append([]string{"open"}, argv...), "--log", logPath)...)
 	if !resp.OK {
 		e.T.Fatalf("open %s: %+v", name, resp)
 	}
-	if e.desk == nil {
-		e.readDesk()
+	if e.Desk == nil {
+		e.ReadDesk()
 	}
 	log = testenv.OpenFixtureLog(logPath)
 	ready = wait(e.T.(*testing.T), log, 0, name+" ready", func(ev testenv.Event) bool { return ev.Type == "ready" })
@@ -54,20 +54,6 @@ func (e *env) openXClient(s string) (string, *testenv.FixtureLog, testenv.Event)
 	return e.openLogged(s, "xclient", bin)
 }
 
-// listed is what list answers session s, by handle.
-func (e *env) listed(s string) map[string]wire.TargetInfo {
-	e.T.Helper()
-	resp := e.Answer(s, "list")
-	if !resp.OK {
-		e.T.Fatalf("list: %+v", resp)
-	}
-	out := map[string]wire.TargetInfo{}
-	for _, ti := range resp.Targets {
-		out[string(ti.ID)] = ti
-	}
-	return out
-}
-
 // titled is the handle of the listed window titled title, or "".
 func titled(ls map[string]wire.TargetInfo, title string) string {
 	for id, ti := range ls {
@@ -86,7 +72,7 @@ func (e *env) untilListed(t *testing.T, s, title string, log *testenv.FixtureLog
 	defer cancel()
 	start := time.Now()
 	for n := 1; ctx.Err() == nil; n++ {
-		ls := e.listed(s)
+		ls := e.Listed(s)
 		if id := titled(ls, title); id != "" {
 			t.Logf("%q listed as %s by list %d, %v after the first", title, id, n, time.Since(start).Round(time.Millisecond))
 			return id, ls[id]
@@ -162,7 +148,7 @@ func TestTkWindow(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
 	id, log, ready := e.openTk("s1")
-	if ls := e.listed("s1"); ls[id].Title != "vibespace tk fixture" || ls[id].Holder != "s1" {
+	if ls := e.Listed("s1"); ls[id].Title != "vibespace tk fixture" || ls[id].Holder != "s1" {
 		t.Fatalf("list: %+v", ls[id])
 	}
 	entry := testenv.TkLayout["name"]
@@ -227,10 +213,10 @@ func TestXClientWindow(t *testing.T) {
 func TestDialogIsATarget(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
-	id, log, pid := e.openFixture("s1")
+	id, log, pid := e.OpenFixture("s1")
 	e.OK("s1", "share", id, "--with", "s3")
-	other, _, _ := e.openFixture("s2")
-	snap := e.snapshot("s1", id)
+	other, _, _ := e.OpenFixture("s2")
+	snap := e.Snapshot("s1", id)
 	from := log.Len()
 	e.OK("s1", "click", id, node(t, snap, "push button", "Open dialog").Ref)
 	wait(t, log, from, "the dialog to open", func(ev testenv.Event) bool { return ev.Type == "dialog" && ev.Text == "opened" })
@@ -241,15 +227,15 @@ func TestDialogIsATarget(t *testing.T) {
 	if ti.Mode != "auto" || ti.Resolved != "tree" {
 		t.Errorf("the dialog's mode is %q → %q (%s), want auto → tree", ti.Mode, ti.Resolved, ti.ModeWhy)
 	}
-	if ls := e.listed("s2"); titled(ls, "Fixture dialog") != "" || ls[other].ID == "" {
+	if ls := e.Listed("s2"); titled(ls, "Fixture dialog") != "" || ls[other].ID == "" {
 		t.Fatalf("s2 lists %v", ls)
 	}
-	if ls := e.listed("s3"); ls[dlg].Title != "Fixture dialog" {
+	if ls := e.Listed("s3"); ls[dlg].Title != "Fixture dialog" {
 		t.Fatalf("s3, whom the app's window was shared with, lists %v", ls)
 	}
 	e.Refused("not_exposed", "s2", "snapshot", dlg)
 	e.Refused("held", "s3", "click", dlg, "--at", "5,5")
-	dsnap := e.snapshot("s1", dlg)
+	dsnap := e.Snapshot("s1", dlg)
 	if dsnap.Title != "Fixture dialog" {
 		t.Fatalf("the dialog's snapshot is titled %q:\n%s", dsnap.Title, dsnap.Text())
 	}
@@ -264,7 +250,7 @@ func TestDialogIsATarget(t *testing.T) {
 	e.OK("s1", "click", dlg, node(t, dsnap, "push button", "Close").Ref)
 	wait(t, log, from, "the dialog to close", func(ev testenv.Event) bool { return ev.Type == "dialog" && ev.Text == "closed" })
 	e.Refused("window_gone", "s1", "snapshot", dlg)
-	if ls := e.listed("s1"); ls[dlg].ID != "" || ls[id].ID == "" {
+	if ls := e.Listed("s1"); ls[dlg].ID != "" || ls[id].ID == "" {
 		t.Fatalf("after the dialog closed, list: %v", ls)
 	}
 
@@ -275,7 +261,7 @@ func TestDialogIsATarget(t *testing.T) {
 		}
 	})
 	from = log.Len()
-	e.OK("s1", "click", id, node(t, e.snapshot("s1", id), "push button", "Open dialog").Ref) // the CLI starts a daemon
+	e.OK("s1", "click", id, node(t, e.Snapshot("s1", id), "push button", "Open dialog").Ref) // the CLI starts a daemon
 	wait(t, log, from, "the dialog to open again", func(ev testenv.Event) bool { return ev.Type == "dialog" && ev.Text == "opened" })
 	again, ti := e.untilListed(t, "s1", "Fixture dialog", log)
 	if again == dlg || ti.PID != pid || ti.Holder != "s1" {
@@ -290,10 +276,10 @@ func TestDialogIsATarget(t *testing.T) {
 	if !processRuns(pid) {
 		t.Fatal("close of the dialog stopped its app")
 	}
-	if ls := e.listed("s1"); ls[again].ID != "" || ls[id].ID == "" {
+	if ls := e.Listed("s1"); ls[again].ID != "" || ls[id].ID == "" {
 		t.Fatalf("after close of the dialog, list: %v", ls)
 	}
-	e.snapshot("s1", id)
+	e.Snapshot("s1", id)
 }
 
 // TestChildProcessWindow: a window of a process the app started (the Tk
@@ -304,7 +290,7 @@ func TestChildProcessWindow(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
 	id, log, ready := e.openTk("s1")
-	e.openFixture("s2")
+	e.OpenFixture("s2")
 	from := log.Len()
 	e.OK("s1", "key", id, "F2")
 	spawned := wait(t, log, from, "the child to start", func(ev testenv.Event) bool { return ev.Type == "spawned" })
@@ -315,7 +301,7 @@ func TestChildProcessWindow(t *testing.T) {
 	if ti.Mode != "auto" || ti.Resolved != "pixels" {
 		t.Errorf("the child's mode is %q → %q (%s), want auto → pixels", ti.Mode, ti.Resolved, ti.ModeWhy)
 	}
-	if ls := e.listed("s2"); titled(ls, "vibespace tk child") != "" {
+	if ls := e.Listed("s2"); titled(ls, "vibespace tk child") != "" {
 		t.Fatalf("s2 lists the child: %v", ls)
 	}
 	e.Refused("not_exposed", "s2", "key", child, "b")

@@ -19,8 +19,8 @@ import (
 func TestKill9DuringType(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
-	id, log, _ := e.openFixture("s1")
-	snap := e.snapshot("s1", id)
+	id, log, _ := e.OpenFixture("s1")
+	snap := e.Snapshot("s1", id)
 	e.OK("s1", "click", id, "--at", centre(t, e, "s1", id, node(t, snap, "text", "Notes")))
 	// Greek letters the keymap lacks are typed through rebound keycodes,
 	// each batch synced with the application: the type is surely still in

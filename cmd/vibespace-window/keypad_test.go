@@ -22,13 +22,13 @@ func (e *env) openKeypad(s string) (id string, log *testenv.FixtureLog) {
 	if err != nil {
 		e.T.Fatal(err)
 	}
-	logPath := filepath.Join(e.Dir, "keypad-"+strconv.FormatInt(e.fixtures.Add(1), 10)+".jsonl")
+	logPath := filepath.Join(e.Dir, "keypad-"+strconv.FormatInt(e.Fixtures.Add(1), 10)+".jsonl")
 	resp := e.Answer(s, "open", testenv.FixturePython, src, "--log", logPath)
 	if !resp.OK {
 		e.T.Fatalf("open the keypad: %+v", resp)
 	}
-	if e.desk == nil {
-		e.readDesk()
+	if e.Desk == nil {
+		e.ReadDesk()
 	}
 	log = testenv.OpenFixtureLog(logPath)
 	ctx, cancel := context.WithTimeout(e.T.Context(), 30*time.Second)

@@ -20,11 +20,11 @@ func processRuns(pid int) bool { return syscall.Kill(pid, 0) == nil && !clitest.
 // (--mode …) before it.
 func (e *env) openFixtureIn(s string, flags ...string) (id string, log *testenv.FixtureLog, pid int, out string) {
 	e.T.Helper()
-	logPath := filepath.Join(e.Dir, "fixture-"+strconv.FormatInt(e.fixtures.Add(1), 10)+".jsonl")
-	args := append(append([]string{"open"}, flags...), testenv.FixturePython, e.fixtureSrc, "--log", logPath)
+	logPath := filepath.Join(e.Dir, "fixture-"+strconv.FormatInt(e.Fixtures.Add(1), 10)+".jsonl")
+	args := append(append([]string{"open"}, flags...), testenv.FixturePython, e.FixtureSrc, "--log", logPath)
 	out = e.OK(s, args...)
-	if e.desk == nil {
-		e.readDesk()
+	if e.Desk == nil {
+		e.ReadDesk()
 	}
 	log = testenv.OpenFixtureLog(logPath)
 	ctx, cancel := context.WithTimeout(e.T.Context(), 30*time.Second)
@@ -67,7 +67,7 @@ func nothingSince(t *testing.T, e *env, log *testenv.FixtureLog, s, id string, f
 func TestWindowModes(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
-	r := e.Refused("bad_mode", "s1", "open", "--mode", "pixel", testenv.FixturePython, e.fixtureSrc)
+	r := e.Refused("bad_mode", "s1", "open", "--mode", "pixel", testenv.FixturePython, e.FixtureSrc)
 	if !strings.Contains(r.Errout, "auto, tree or pixels") {
 		t.Fatalf("bad_mode says the words: %s", r.Errout)
 	}
@@ -96,7 +96,7 @@ func TestWindowModes(t *testing.T) {
 	if !strings.Contains(out, "mode: tree") || !strings.Contains(out, "was pixels") {
 		t.Fatalf("mode tree: %s", out)
 	}
-	snap := e.snapshot("s1", id)
+	snap := e.Snapshot("s1", id)
 	alpha := node(t, snap, "push button", "Alpha")
 	at := centre(t, e, "s1", id, alpha)
 	from := log.Len()
@@ -127,7 +127,7 @@ func TestWindowModes(t *testing.T) {
 	if !strings.Contains(out, "mode: auto → tree") {
 		t.Fatalf("mode auto: %s", out)
 	}
-	e.snapshot("s1", id)
+	e.Snapshot("s1", id)
 	from = log.Len()
 	e.OK("s1", "click", id, "--at", at)
 	wait(t, log, from, "the click at Alpha's pixel under auto", func(ev testenv.Event) bool { return ev.Type == "click" && ev.Widget == "alpha" })
@@ -161,8 +161,8 @@ func TestAutoWithoutTree(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
 	logPath := filepath.Join(e.Dir, "no-bridge.jsonl")
-	out := e.OK("s1", "open", "env", "NO_AT_BRIDGE=1", testenv.FixturePython, e.fixtureSrc, "--log", logPath)
-	e.readDesk()
+	out := e.OK("s1", "open", "env", "NO_AT_BRIDGE=1", testenv.FixturePython, e.FixtureSrc, "--log", logPath)
+	e.ReadDesk()
 	log := testenv.OpenFixtureLog(logPath)
 	ready := wait(t, log, 0, "ready", func(ev testenv.Event) bool { return ev.Type == "ready" })
 	if !strings.Contains(out, "mode: auto → pixels (no accessible tree: the application (pid "+strconv.Itoa(ready.PID)+") is not on the accessibility bus)") {

@@ -26,7 +26,7 @@ func TestNamesInEveryAnswer(t *testing.T) {
 	if !resp.OK || resp.Target == nil {
 		t.Fatalf("open: %+v", resp)
 	}
-	e.readDesk()
+	e.ReadDesk()
 	id := string(resp.Target.ID)
 	log := testenv.OpenFixtureLog(logPath)
 	wait(t, log, 0, "ready", func(ev testenv.Event) bool { return ev.Type == "ready" })
@@ -55,7 +55,7 @@ func TestNamesInEveryAnswer(t *testing.T) {
 		}
 	}
 
-	snap := e.snapshot("s1", id)
+	snap := e.Snapshot("s1", id)
 	one := node(t, snap, "push button", "1")
 	from := log.Len()
 	if out := e.OK("s1", "click", id, one.Ref); !strings.Contains(out, `(push button "1")`) {

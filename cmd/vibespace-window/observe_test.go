@@ -49,8 +49,8 @@ func onlyFocus(l string) bool {
 // with context, capped.
 func TestObserveLessOnAWindow(t *testing.T) {
 	e := newEnv(t)
-	id, log, _ := e.openFixture("s1")
-	full := e.snapshot("s1", id)
+	id, log, _ := e.OpenFixture("s1")
+	full := e.Snapshot("s1", id)
 
 	// The header says the window and title once: in the target line.
 	out := e.OK("s1", "snapshot", id)
@@ -132,7 +132,7 @@ func TestObserveLessOnAWindow(t *testing.T) {
 	if !slices.Contains(lines, `- push button "Remove me" `+doomed.Ref) {
 		t.Fatalf("the diff after the removal: %q", lines)
 	}
-	e.snapshot("s1", id).Root.Walk(func(n *target.Node, _ int) bool {
+	e.Snapshot("s1", id).Root.Walk(func(n *target.Node, _ int) bool {
 		if n.Ref == doomed.Ref {
 			t.Errorf("%s names %s %q now", doomed.Ref, n.Role, n.Name)
 		}
@@ -163,7 +163,7 @@ func TestObserveLessOnAWindow(t *testing.T) {
 	if got := strings.Count(out, `list item "Row `); got != 25 || !strings.Contains(out, "… 35 more matches not shown") {
 		t.Fatalf("find row: %d lines\n%s", got, out)
 	}
-	if r := e.CLI("s1", "find", id, "zebra"); r.Code != 0 || !strings.Contains(r.Out, `no match for "zebra" among `+strconv.Itoa(e.snapshot("s1", id).Census.Nodes)+" nodes") {
+	if r := e.CLI("s1", "find", id, "zebra"); r.Code != 0 || !strings.Contains(r.Out, `no match for "zebra" among `+strconv.Itoa(e.Snapshot("s1", id).Census.Nodes)+" nodes") {
 		t.Fatalf("find zebra: exit %d\n%s%s", r.Code, r.Out, r.Errout)
 	}
 }
@@ -180,9 +180,9 @@ func TestObserveLessOnWidgetFactory(t *testing.T) {
 	if !resp.OK {
 		t.Fatalf("open: %+v", resp)
 	}
-	e.readDesk()
+	e.ReadDesk()
 	id := string(resp.Target.ID)
-	full := e.snapshot("s1", id)
+	full := e.Snapshot("s1", id)
 	if full.Census.Nodes < 200 {
 		t.Fatalf("a small tree: %+v", full.Census)
 	}

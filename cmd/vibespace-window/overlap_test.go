@@ -106,10 +106,10 @@ func region(img image.Image, win target.Rect, n *target.Node) []byte {
 func TestOverlappingWindows(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
-	below, belowLog, _ := e.openFixture("s1")
-	over, overLog, _ := e.openFixture("s1")
+	below, belowLog, _ := e.OpenFixture("s1")
+	over, overLog, _ := e.OpenFixture("s1")
 	belowXID, overXID := readyXID(t, belowLog), readyXID(t, overLog)
-	snap := e.snapshot("s1", below)
+	snap := e.Snapshot("s1", below)
 	check := node(t, snap, "check box", "Check me")
 	t.Logf("check box at %+v", *check.Bounds)
 
@@ -139,7 +139,7 @@ func TestOverlappingWindows(t *testing.T) {
 	}
 
 	// The other window goes on top again, behind the tool's back.
-	raiseBehindOurBack(t, e.desk.Display, overXID)
+	raiseBehindOurBack(t, e.Desk.Display, overXID)
 	img, b := e.shot("s1", below)
 	belowB := &b
 	if got := region(img, b, check); !bytes.Equal(got, ref) {
@@ -148,11 +148,11 @@ func TestOverlappingWindows(t *testing.T) {
 	// …and it was read without raising it: the stacking order is as the
 	// person left it (before Composite, the screenshot raised it, and with
 	// two windows that look alike waited 2 s for a repaint it could not see).
-	if top := topOf(t, e.desk.Display, belowXID, overXID); top != overXID {
+	if top := topOf(t, e.Desk.Display, belowXID, overXID); top != overXID {
 		t.Fatalf("the screenshot of %s raised it over %s", below, over)
 	}
 	// The oracle cannot pass by accident: the upper window's box differs.
-	overSnap := e.snapshot("s1", over)
+	overSnap := e.Snapshot("s1", over)
 	img, b = e.shot("s1", over)
 	t.Logf("lower window %+v, upper window %+v", *belowB, b)
 	if bytes.Equal(region(img, b, node(t, overSnap, "check box", "Check me")), ref) {
@@ -163,7 +163,7 @@ func TestOverlappingWindows(t *testing.T) {
 	// even though the other one was raised over it.
 	alpha := node(t, snap, "push button", "Alpha")
 	at := centre(t, e, "s1", below, alpha)
-	raiseBehindOurBack(t, e.desk.Display, overXID)
+	raiseBehindOurBack(t, e.Desk.Display, overXID)
 	fromBelow, fromOver := belowLog.Len(), overLog.Len()
 	e.OK("s1", "click", below, "--at", at)
 	wait(t, belowLog, fromBelow, "the click in the lower window", func(ev testenv.Event) bool { return ev.Type == "click" && ev.Widget == "alpha" })
@@ -185,11 +185,11 @@ func TestAppWithoutTree(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
 	logPath := filepath.Join(e.Dir, "no-bridge.jsonl")
-	resp := e.Answer("s1", "open", "env", "NO_AT_BRIDGE=1", testenv.FixturePython, e.fixtureSrc, "--log", logPath)
+	resp := e.Answer("s1", "open", "env", "NO_AT_BRIDGE=1", testenv.FixturePython, e.FixtureSrc, "--log", logPath)
 	if !resp.OK {
 		t.Fatalf("open: %+v", resp)
 	}
-	e.readDesk()
+	e.ReadDesk()
 	wait(t, testenv.OpenFixtureLog(logPath), 0, "ready", func(ev testenv.Event) bool { return ev.Type == "ready" })
 	id := string(resp.Target.ID)
 	r := e.Refused("no_tree", "s1", "snapshot", id)
@@ -198,8 +198,8 @@ func TestAppWithoutTree(t *testing.T) {
 	}
 	e.shot("s1", id)
 	// An application on the bus still has its tree.
-	other, _, _ := e.openFixture("s1")
-	e.snapshot("s1", other)
+	other, _, _ := e.OpenFixture("s1")
+	e.Snapshot("s1", other)
 }
 
 // TestTakeoverOfAnotherWindow: taking over one window does not cut the
@@ -208,9 +208,9 @@ func TestAppWithoutTree(t *testing.T) {
 func TestTakeoverOfAnotherWindow(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
-	typing, log, _ := e.openFixture("s1")
-	other, _, _ := e.openFixture("s2")
-	snap := e.snapshot("s1", typing)
+	typing, log, _ := e.OpenFixture("s1")
+	other, _, _ := e.OpenFixture("s2")
+	snap := e.Snapshot("s1", typing)
 	e.OK("s1", "click", typing, "--at", centre(t, e, "s1", typing, node(t, snap, "text", "Notes")))
 	e.OK("s2", "share", other, "--with", "operator") // a session takes over only what it sees
 	long := strings.Repeat("other window ", 80)      // 1040 characters

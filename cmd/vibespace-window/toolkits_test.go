@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
 )
@@ -73,13 +74,13 @@ func TestToolkitMatrix(t *testing.T) {
 
 func matrixRow(t *testing.T, e *env, tk toolkit) {
 	s := "tk-" + tk.name
-	logPath := filepath.Join(e.Dir, tk.name+"-"+strconv.FormatInt(e.fixtures.Add(1), 10)+".jsonl")
+	logPath := filepath.Join(e.Dir, tk.name+"-"+strconv.FormatInt(e.Fixtures.Add(1), 10)+".jsonl")
 	resp := e.Answer(s, append([]string{"open"}, tk.argv(t, e, logPath)...)...)
 	if !resp.OK || resp.Target == nil {
 		t.Fatalf("open %s: %+v", tk.name, resp)
 	}
-	if e.desk == nil {
-		e.readDesk()
+	if e.Desk == nil {
+		e.ReadDesk()
 	}
 	id, pid := string(resp.Target.ID), resp.Target.PID
 	log := testenv.OpenFixtureLog(logPath)
@@ -90,14 +91,29 @@ func matrixRow(t *testing.T, e *env, tk toolkit) {
 	}
 
 	// The window's own picture: its size, and more than one colour in it.
+	// A toolkit can log ready (its window mapped, a frame painted) before
+	// its first picture reaches the X server (GTK 4's is flat at first on
+	// a loaded machine): the picture is taken again until it is not flat,
+	// for as long as a fixture may take to start, then checked.
 	shotPath := filepath.Join(e.Dir, tk.name+".png")
-	shot := e.Answer(s, "screenshot", id, "--out", shotPath)
-	if !shot.OK || shot.Bounds == nil {
-		t.Fatalf("screenshot: %+v", shot)
+	var shot wire.Response
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		shot = e.Answer(s, "screenshot", id, "--out", shotPath)
+		if !shot.OK || shot.Bounds == nil {
+			t.Fatalf("screenshot: %+v", shot)
+		}
+		if img, err := decodePNG(shotPath); err != nil || colours(img) > 1 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 	checkPicture(t, shotPath, shot.Bounds.W, shot.Bounds.H)
 
 	if tk.tree {
+		// A GTK 4 application reaches the accessibility bus seconds after
+		// its window maps on a loaded machine: its tree is waited for
+		// (no_tree until then), as long as a fixture may take to start.
+		untilTree(t, e, s, id)
 		treeRow(t, e, s, id, log)
 	} else {
 		r := e.Refused("no_tree", s, "snapshot", id)
@@ -150,7 +166,7 @@ func treeRow(t *testing.T, e *env, s, id string, log *testenv.FixtureLog) {
 	if strings.Contains(inter, `"Press me Press me"`) {
 		t.Errorf("a name printed twice:\n%s", inter)
 	}
-	snap := e.snapshot(s, id)
+	snap := e.Snapshot(s, id)
 	press := node(t, snap, "push button", "Press me")
 	if press.Bounds == nil || press.Bounds.W <= 0 {
 		t.Errorf("Press me has no usable bounds: %v", press.Bounds)
@@ -198,14 +214,39 @@ func treeRow(t *testing.T, e *env, s, id string, log *testenv.FixtureLog) {
 	}
 }
 
+// untilTree waits (30 s at most) until the window's snapshot answers: its
+// application is on the accessibility bus. Any refusal but no_tree fails
+// the row at once.
+func untilTree(t *testing.T, e *env, s, id string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r := e.Answer(s, "snapshot", id)
+		switch {
+		case r.OK:
+			return
+		case r.Code != target.CodeNoTree:
+			t.Fatalf("snapshot: refused %s: %s", r.Code, r.Message)
+		case time.Now().After(deadline):
+			t.Fatalf("the application never reached the accessibility bus: %s %s", r.Code, r.Message)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// decodePNG reads the PNG at path.
+func decodePNG(path string) (image.Image, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return png.Decode(bytes.NewReader(b))
+}
+
 // checkPicture decodes the PNG at path: w×h, and not one flat colour.
 func checkPicture(t *testing.T, path string, w, h int) {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
+	img, err := decodePNG(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,8 +29,8 @@ func effectOf(t *testing.T, resp wire.Response, word target.EffectWord) *target.
 func TestVerifyWindow(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
-	id, log, _ := e.openFixture("s1")
-	snap := e.snapshot("s1", id)
+	id, log, _ := e.OpenFixture("s1")
+	snap := e.Snapshot("s1", id)
 	check := node(t, snap, "check box", "Check me").Ref
 	alpha := node(t, snap, "push button", "Alpha").Ref
 	beta := node(t, snap, "push button", "Beta").Ref

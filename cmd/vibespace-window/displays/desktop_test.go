@@ -1,4 +1,4 @@
-package main_test
+package displays_test
 
 import (
 	"context"
@@ -139,7 +139,7 @@ func TestYourDesktop(t *testing.T) {
 	e.Refused("your_desktop", "s2", "open", "--display", "desktop", "xterm")
 
 	// Acting on a node is the normal road; every answer says your desktop.
-	snap := e.snapshot("s2", id)
+	snap := e.Snapshot("s2", id)
 	from := app.Log.Len()
 	out := e.OK("s2", "click", id, node(t, snap, "push button", "Alpha").Ref)
 	if !strings.Contains(out, "[by tree]") || !strings.Contains(out, "· your desktop · lease: yours") {
@@ -451,7 +451,7 @@ func TestYourWaylandDesktop(t *testing.T) {
 		t.Fatalf("the person's Wayland window is listed as %+v", win)
 	}
 	id := string(win.ID)
-	snap := e.snapshot("s1", id)
+	snap := e.Snapshot("s1", id)
 	from := app.Log.Len()
 	if out := e.OK("s1", "click", id, node(t, snap, "push button", "Alpha").Ref); !strings.Contains(out, "[by tree]") || !strings.Contains(out, "your desktop") {
 		t.Fatalf("click answer: %s", out)

@@ -1,4 +1,4 @@
-package main_test
+package displays_test
 
 import (
 	"context"
@@ -101,9 +101,9 @@ func noneLeft(t *testing.T, d testenv.State, what string) {
 func TestXvfbKilled(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
-	id, _, app := e.openFixture("s1")
-	e.snapshot("s1", id)
-	old := *e.desk
+	id, _, app := e.OpenFixture("s1")
+	e.Snapshot("s1", id)
+	old := *e.Desk
 	x := e.xserverPID()
 	e.mustKill9(x, "the display's Xvfb")
 	if xAnswers(t, old.Display) {
@@ -141,10 +141,10 @@ func TestXvfbKilled(t *testing.T) {
 
 	// The display starts again on the next open; the lost handle stays
 	// lost, and is never another window's.
-	e.desk = nil
-	id2, _, _ := e.openFixture("s1")
-	if id2 == id || e.desk.ID == old.ID {
-		t.Fatalf("after the restart: %s on %s (before: %s on %s)", id2, e.desk.Display, id, old.Display)
+	e.Desk = nil
+	id2, _, _ := e.OpenFixture("s1")
+	if id2 == id || e.Desk.ID == old.ID {
+		t.Fatalf("after the restart: %s on %s (before: %s on %s)", id2, e.Desk.Display, id, old.Display)
 	}
 	if nx := e.xserverPID(); nx == x {
 		t.Fatalf("the same X server pid %d", nx)
@@ -153,7 +153,7 @@ func TestXvfbKilled(t *testing.T) {
 	if !strings.Contains(r.Errout, id+" was lost at ") || !strings.Contains(r.Errout, "killed by signal 9") {
 		t.Fatalf("key on the lost window after the display restarted:\n%s", r.Errout)
 	}
-	e.snapshot("s1", id2)
+	e.Snapshot("s1", id2)
 
 	log, _ := os.ReadFile(filepath.Join(e.Dir, "serve.log"))
 	if !strings.Contains(string(log), "a display died") || !strings.Contains(string(log), string(id)) {
@@ -203,7 +203,7 @@ func TestXpraKilled(t *testing.T) {
 
 	// The session's next open starts a new xpra display.
 	logPath := filepath.Join(e.Dir, "xpra-fixture-2.jsonl")
-	if r := e.Answer("s1", "open", "--display", "xpra", testenv.FixturePython, e.fixtureSrc, "--log", logPath); !r.OK || string(r.Target.ID) == id {
+	if r := e.Answer("s1", "open", "--display", "xpra", testenv.FixturePython, e.FixtureSrc, "--log", logPath); !r.OK || string(r.Target.ID) == id {
 		t.Fatalf("open --display xpra after the first died: %+v", r)
 	}
 	if nd = e.xpraDisplay("s1"); nd.ID == xd.ID {
@@ -223,11 +223,11 @@ func TestXpraKilled(t *testing.T) {
 func TestRegistryKilled(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
-	id, _, app := e.openFixture("s1")
-	node(t, e.snapshot("s1", id), "push button", "Alpha")
-	reg := markedProc(e.desk.ID, "at-spi2-registr")
+	id, _, app := e.OpenFixture("s1")
+	node(t, e.Snapshot("s1", id), "push button", "Alpha")
+	reg := markedProc(e.Desk.ID, "at-spi2-registr")
 	if reg == 0 {
-		t.Fatalf("no at-spi2-registryd of display %s", e.desk.Display)
+		t.Fatalf("no at-spi2-registryd of display %s", e.Desk.Display)
 	}
 	e.mustKill9(reg, "the AT-SPI registry")
 
@@ -238,11 +238,11 @@ func TestRegistryKilled(t *testing.T) {
 	if !strings.Contains(doc, "accessibility registry") || !strings.Contains(doc, "not answering") || !strings.Contains(doc, "started again") && !strings.Contains(doc, "started it again") {
 		t.Fatalf("doctor does not say the registry was not answering and what it did:\n%s", doc)
 	}
-	now := markedProc(e.desk.ID, "at-spi2-registr")
+	now := markedProc(e.Desk.ID, "at-spi2-registr")
 	if now == 0 || now == reg {
 		t.Fatalf("no new at-spi2-registryd runs (was %d, now %d)", reg, now)
 	}
-	node(t, e.snapshot("s1", id), "push button", "Alpha")
+	node(t, e.Snapshot("s1", id), "push button", "Alpha")
 	if syscall.Kill(app, 0) != nil {
 		t.Fatal("the application died")
 	}
@@ -255,11 +255,11 @@ func TestRegistryKilled(t *testing.T) {
 func TestXvfbKilledAfterRestart(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
-	id, _, app := e.openFixture("s1")
-	old := *e.desk
+	id, _, app := e.OpenFixture("s1")
+	old := *e.Desk
 	x := e.xserverPID()
 	e.Kill9()
-	if ls := e.listed("s1"); ls[id].PID != app { // the CLI starts a daemon, which re-attaches
+	if ls := e.Listed("s1"); ls[id].PID != app { // the CLI starts a daemon, which re-attaches
 		t.Fatalf("after the daemon's restart list has %s as %+v", id, ls[id])
 	}
 	e.mustKill9(x, "the display's Xvfb")

@@ -1,4 +1,4 @@
-package main_test
+package displays_test
 
 import (
 	"fmt"
@@ -29,8 +29,8 @@ func BenchmarkSSHRoad(b *testing.B) {
 	}
 	local := newEnv(b)
 	local.StartServe()
-	lid, _, _ := local.openFixture("s1")
-	lref := alphaRef(b, local.snapshot("s1", lid))
+	lid, _, _ := local.OpenFixture("s1")
+	lref := alphaRef(b, local.Snapshot("s1", lid))
 
 	remote, h, _ := remoteEnv(b)
 	logPath := filepath.Join(h.Logs, "fixture.jsonl")
@@ -43,7 +43,7 @@ func BenchmarkSSHRoad(b *testing.B) {
 	if _, err := flog.WaitFrom(b.Context(), 0, func(ev testenv.Event) bool { return ev.Type == "ready" }); err != nil {
 		b.Fatal(err)
 	}
-	rref := alphaRef(b, remote.snapshot("s1", rid))
+	rref := alphaRef(b, remote.Snapshot("s1", rid))
 
 	verbs := []struct {
 		name          string

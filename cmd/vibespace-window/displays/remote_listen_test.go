@@ -1,4 +1,4 @@
-package main_test
+package displays_test
 
 import (
 	"os"

@@ -1,10 +1,11 @@
-package main_test
+package displays_test
 
 import (
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +43,7 @@ func TestRemoteTakeover(t *testing.T) {
 	if _, err := log.WaitFrom(ctx, 0, func(ev testenv.Event) bool { return ev.Type == "ready" }); err != nil {
 		t.Fatal(err)
 	}
-	alpha := node(t, e.snapshot("s1", id), "push button", "Alpha")
+	alpha := node(t, e.Snapshot("s1", id), "push button", "Alpha")
 	// The person's own session sees the window (a session takes over only
 	// what it sees).
 	namesHost("share", e.OK("s1", "share", id, "--with", "operator"))
@@ -107,7 +108,7 @@ func TestRemoteTakeover(t *testing.T) {
 		}
 		switch m.Verb {
 		case "takeover", "handback", "click":
-			rows = append(rows, strings.Join([]string{m.Verb, m.Session, m.Target, m.User, bs(m.OK), m.Code}, " "))
+			rows = append(rows, strings.Join([]string{m.Verb, m.Session, m.Target, m.User, strconv.FormatBool(m.OK), m.Code}, " "))
 		}
 	}
 	want := []string{

@@ -1,4 +1,4 @@
-package main_test
+package displays_test
 
 import (
 	"context"
@@ -30,7 +30,7 @@ func remoteEnv(t testing.TB) (*env, *clitest.SSHHost, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := clitest.NewSSHHost(t, filepath.Join(filepath.Dir(bin), "vibespace-daemon"), e.fixtureSrc, filepath.Join(filepath.Dir(e.fixtureSrc), "fixturelog.py"))
+	h := clitest.NewSSHHost(t, filepath.Join(filepath.Dir(bin), "vibespace-daemon"), e.FixtureSrc, filepath.Join(filepath.Dir(e.FixtureSrc), "fixturelog.py"))
 	e.Extra = append(e.Extra, h.Environ()...)
 	t.Cleanup(func() { // before h's cleanup: the masters are ours
 		clitest.StopMasters(e.Run)
@@ -91,7 +91,7 @@ func TestRemoteHost(t *testing.T) {
 	if _, err := log.WaitFrom(ctx, 0, func(ev testenv.Event) bool { return ev.Type == "ready" }); err != nil {
 		t.Fatal(err)
 	}
-	snap := e.snapshot("s1", id)
+	snap := e.Snapshot("s1", id)
 	alpha := node(t, snap, "push button", "Alpha")
 	from := log.Len()
 	if out := e.OK("s1", "click", id, alpha.Ref); !strings.Contains(out, "host: "+hostName) {
@@ -119,7 +119,7 @@ func TestRemoteHost(t *testing.T) {
 	if err := os.WriteFile(page, []byte(remotePage), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	be := *e.Env
+	be := *e.Env.Env // the clitest.Env: the browser command on the same daemon
 	be.Bin = browser
 	if out := be.OK("s1", "open", "file://"+page); !strings.Contains(out, "host: "+hostName) {
 		t.Fatalf("browser open over ssh:\n%s", out)

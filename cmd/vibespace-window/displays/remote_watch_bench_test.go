@@ -1,4 +1,4 @@
-package main_test
+package displays_test
 
 import (
 	"context"
@@ -33,7 +33,7 @@ func BenchmarkRemoteWatchFirstFrame(b *testing.B) {
 	defer cancel()
 	local := newEnv(b)
 	local.StartServe()
-	lid, _, _ := local.openFixture("s1")
+	lid, _, _ := local.OpenFixture("s1")
 	lw := local.Answer("s1", "watch", lid)
 	if !lw.OK {
 		b.Fatalf("local watch: %+v", lw)

@@ -1,4 +1,4 @@
-package main_test
+package displays_test
 
 import (
 	"context"
@@ -172,7 +172,7 @@ func TestRemoteWatchVideo(t *testing.T) {
 	}
 
 	// The fixture is alive and still takes a click through its tree.
-	alpha := node(t, e.snapshot("s1", id), "push button", "Alpha")
+	alpha := node(t, e.Snapshot("s1", id), "push button", "Alpha")
 	from := log.Len()
 	e.OK("s1", "click", id, alpha.Ref)
 	wait(t, log, from, "the click on alpha after the live view", func(ev testenv.Event) bool { return ev.Type == "click" && ev.Widget == "alpha" })

@@ -1,4 +1,4 @@
-package main_test
+package displays_test
 
 import (
 	"os"
@@ -16,7 +16,7 @@ import (
 func (e *env) xserverPID() int {
 	e.T.Helper()
 	ents, _ := os.ReadDir("/proc")
-	auth := filepath.Join(e.desk.Dir, "Xauthority")
+	auth := filepath.Join(e.Desk.Dir, "Xauthority")
 	for _, en := range ents {
 		pid, err := strconv.Atoi(en.Name())
 		if err != nil {
@@ -43,7 +43,7 @@ func (e *env) xserverPID() int {
 func TestStoppedXServer(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
-	id, log, _ := e.openFixture("s1")
+	id, log, _ := e.OpenFixture("s1")
 	x := e.xserverPID()
 	if err := syscall.Kill(x, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)

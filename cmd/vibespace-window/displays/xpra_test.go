@@ -1,4 +1,4 @@
-package main_test
+package displays_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/cmd/vibespace-window/internal/wintest"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
 	"github.com/vibespace/vibespace/x11"
@@ -27,7 +28,7 @@ func (e *env) xpraDisplay(s string) testenv.State {
 		Session string        `json:"session"`
 		Record  testenv.State `json:"record"`
 	}
-	b := e.backend("session_displays", &displays)
+	b := e.Backend("session_displays", &displays)
 	for _, d := range displays {
 		if d.Display == "xpra" && d.Session == s && d.Record.ID != "" {
 			return d.Record
@@ -94,7 +95,7 @@ func noXpraLeft(t *testing.T, ds ...*testenv.State) {
 func (e *env) openOnXpra(t *testing.T, s string) (id string, pid int, log *testenv.FixtureLog) {
 	t.Helper()
 	logPath := filepath.Join(e.Dir, "xpra-fixture.jsonl")
-	resp := e.Answer(s, "open", "--display", "xpra", testenv.FixturePython, e.fixtureSrc, "--log", logPath)
+	resp := e.Answer(s, "open", "--display", "xpra", testenv.FixturePython, e.FixtureSrc, "--log", logPath)
 	if !resp.OK {
 		t.Fatalf("open --display xpra: %+v", resp)
 	}
@@ -128,7 +129,7 @@ func TestXpraDisplay(t *testing.T) {
 	}
 
 	// The tree road and the point road.
-	snap := e.snapshot("s1", id)
+	snap := e.Snapshot("s1", id)
 	press := node(t, snap, "push button", "Alpha")
 	from := log.Len()
 	e.OK("s1", "click", id, press.Ref)
@@ -163,7 +164,7 @@ func TestXpraDisplay(t *testing.T) {
 	// so): a click at a point of the first raises it through xpra (a
 	// restack asked of the X server is not honoured) and lands there.
 	log2Path := filepath.Join(e.Dir, "xpra-fixture-2.jsonl")
-	if r := e.Answer("s1", "open", "--display", "xpra", testenv.FixturePython, e.fixtureSrc, "--log", log2Path); !r.OK {
+	if r := e.Answer("s1", "open", "--display", "xpra", testenv.FixturePython, e.FixtureSrc, "--log", log2Path); !r.OK {
 		t.Fatalf("open a second window on xpra: %+v", r)
 	}
 	log2 := testenv.OpenFixtureLog(log2Path)
@@ -193,10 +194,7 @@ func TestXpraDisplay(t *testing.T) {
 	// Another session's xpra display is its own: a person attached to
 	// s1's never sees s2's windows.
 	other := filepath.Join(e.Dir, "xpra-s2.jsonl")
-	gtk4, err := filepath.Abs(filepath.Join("..", "..", "testenv", "fixture", "gtk4.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	gtk4 := wintest.Fixture(t, "gtk4.py")
 	r2 := e.Answer("s2", "open", "--display", "xpra", testenv.FixturePython, gtk4, "--log", other)
 	if !r2.OK {
 		t.Fatalf("s2 open --display xpra: %+v", r2)
@@ -269,11 +267,11 @@ func TestXpraDisplay(t *testing.T) {
 			e.CLI("s1", "status")
 		}
 	})
-	snap = e.snapshot("s1", id)
+	snap = e.Snapshot("s1", id)
 	from = log.Len()
 	e.OK("s1", "click", id, node(t, snap, "push button", "Alpha").Ref)
 	wait(t, log, from, "click by ref after kill -9", func(ev testenv.Event) bool { return ev.Type == "click" && ev.Widget == "alpha" })
-	if ls := e.listed("s1"); ls[id].PID != pid {
+	if ls := e.Listed("s1"); ls[id].PID != pid {
 		t.Fatalf("after the restart list has %s as %+v", id, ls[id])
 	}
 	if syscall.Kill(pid, 0) != nil {
@@ -284,7 +282,7 @@ func TestXpraDisplay(t *testing.T) {
 
 // openFixtureID opens the fixture on our Xvfb and answers its handle.
 func (e *env) openFixtureID(s string) string {
-	id, _, _ := e.openFixture(s)
+	id, _, _ := e.OpenFixture(s)
 	return id
 }
 

@@ -1,4 +1,4 @@
-package main_test
+package realapps_test
 
 import (
 	"archive/zip"
@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/cmd/vibespace-window/internal/wintest"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
@@ -68,8 +69,8 @@ func openApp(t *testing.T, e *env, argv ...string) (string, int) {
 	if !resp.OK || resp.Target == nil {
 		t.Fatalf("open %v: %+v", argv, resp)
 	}
-	if e.desk == nil {
-		e.readDesk()
+	if e.Desk == nil {
+		e.ReadDesk()
 	}
 	id, pid := string(resp.Target.ID), resp.Target.PID
 	t.Cleanup(func() {
@@ -161,8 +162,8 @@ func pyatspiTexts(t *testing.T, e *env, pid int) string {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/usr/bin/python3", script, strconv.Itoa(pid))
-	cmd.Env = []string{"DISPLAY=" + e.desk.Display, "DBUS_SESSION_BUS_ADDRESS=" + e.desk.BusAddress,
-		"XDG_RUNTIME_DIR=" + filepath.Join(e.desk.Dir, "run"), "HOME=" + filepath.Join(e.desk.Dir, "home"), "PATH=/usr/bin:/bin"}
+	cmd.Env = []string{"DISPLAY=" + e.Desk.Display, "DBUS_SESSION_BUS_ADDRESS=" + e.Desk.BusAddress,
+		"XDG_RUNTIME_DIR=" + filepath.Join(e.Desk.Dir, "run"), "HOME=" + filepath.Join(e.Desk.Dir, "home"), "PATH=/usr/bin:/bin"}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("pyatspi: %v\n%s", err, out)
@@ -248,10 +249,7 @@ func fileChooserRow(t *testing.T, e *env) {
 		t.Fatal(err)
 	}
 	logPath := filepath.Join(e.Dir, "filechooser.jsonl")
-	src, err := filepath.Abs(filepath.Join("..", "..", "testenv", "fixture", "filechooser.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := wintest.Fixture(t, "filechooser.py")
 	id, _ := openApp(t, e, testenv.FixturePython, src, "--log", logPath)
 	log := testenv.OpenFixtureLog(logPath)
 	wait(t, log, 0, "ready", func(ev testenv.Event) bool { return ev.Type == "ready" })
