@@ -1,4 +1,4 @@
-package main_test
+package sessions_test
 
 import (
 	"context"
@@ -34,7 +34,7 @@ const cloudPage = `<!doctype html><html><head><title>Cloud page</title></head><b
 // audit, or any file of the state directory but keys/.
 func TestCloudProvider(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	mk := func(p string) string {
 		b := make([]byte, 16)
 		rand.Read(b)
@@ -75,7 +75,7 @@ func TestCloudProvider(t *testing.T) {
 		if r.Code != 1 || !strings.Contains(r.Errout, "["+code+"]") {
 			t.Fatalf("%v: want [%s], exit %d\n%s%s", args, code, r.Code, r.Out, r.Errout)
 		}
-		resp := e.refusedJSON(code, s, args...)
+		resp := e.RefusedJSON(code, s, args...)
 		saw(fmt.Sprintf("%+v", resp))
 	}
 
@@ -96,7 +96,7 @@ func TestCloudProvider(t *testing.T) {
 	if len(conns) != 1 || !conns[0].TokenOK || conns[0].PID == 0 || conns[0].DevTools == "" {
 		t.Fatalf("the service saw %+v", conns)
 	}
-	snap := e.snapshot("s1", "-i")
+	snap := e.Snapshot("s1", "-i")
 	saw(snap.Text())
 	press := ref(t, snap, "push button", "Press")
 	saw(run("s1", "click", press))

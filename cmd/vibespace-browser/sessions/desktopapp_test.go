@@ -1,11 +1,9 @@
-package main_test
+package sessions_test
 
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -38,19 +36,12 @@ var (
 func windowCLI(t *testing.T, e *env) *clitest.Env {
 	t.Helper()
 	windowOnce.Do(func() {
-		windowBin = filepath.Join(filepath.Dir(bin), "vibespace-window")
-		args := []string{"build", "-tags", clitest.BuildTags}
-		if clitest.Race {
-			args = append(args, "-race")
-		}
-		if out, err := exec.Command("go", append(args, "-o", windowBin, "../vibespace-window")...).CombinedOutput(); err != nil {
-			windowErr = fmt.Errorf("build vibespace-window: %v\n%s", err, out)
-		}
+		windowBin, windowErr = clitest.BuildInto(filepath.Dir(bin), "vibespace-window", "github.com/vibespace/vibespace/cmd/vibespace-window")
 	})
 	if windowErr != nil {
 		t.Fatal(windowErr)
 	}
-	w := *e.Env
+	w := *e.Env.Env // the clitest.Env: another command on the same daemon
 	w.Bin = windowBin
 	return &w
 }
@@ -129,6 +120,31 @@ func waitNoProcesses(t *testing.T, dir string) {
 	}
 }
 
+// untilRef waits (30 s at most) until the interactive snapshot of window
+// win holds a node of role named name with a ref, and answers the ref.
+// no_tree is waited through; any other refusal fails at once.
+func untilRef(t *testing.T, w *clitest.Env, s, win, role, name string) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r := w.CLI(s, "snapshot", win, "-i")
+		switch {
+		case r.Code == 0:
+			for _, m := range refLine.FindAllStringSubmatch(r.Out, -1) {
+				if m[1] == role && m[2] == name {
+					return m[3]
+				}
+			}
+		case !strings.Contains(r.Errout, "[no_tree]"):
+			t.Fatalf("snapshot %s -i: exit %d: %s", win, r.Code, r.Errout)
+		}
+		if time.Now().After(deadline) {
+			return textRef(t, r.Out, role, name) // fails, saying what the tree held
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
 // TestDesktopApp: an agent starts a desktop app through vibespace-browser
 // and drives it through vibespace-window: a real headed Chromium with its
 // own profile on the session's xpra display, its window exactly the size
@@ -151,14 +167,14 @@ func TestDesktopApp(t *testing.T) {
 		}
 	})
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	w := windowCLI(t, e)
 	page := filepath.Join(e.Dir, "page.html")
 	if err := os.WriteFile(page, []byte(appPage), 0o644); err != nil {
 		t.Fatal(err)
 	}
 
-	resp := e.okJSON("s1", "new", "shop", "--backend", "desktop-app", "--url", "file://"+page, "--size", "800x600")
+	resp := e.OKJSON("s1", "new", "shop", "--backend", "desktop-app", "--url", "file://"+page, "--size", "800x600")
 	if resp.Target == nil || resp.Target.ID.Kind() != "window" || resp.Target.PID == 0 || resp.Target.Holder != "s1" || resp.Profile == nil || resp.Profile.Window != resp.Target.ID {
 		t.Fatalf("new: %+v", resp)
 	}
@@ -176,9 +192,12 @@ func TestDesktopApp(t *testing.T) {
 		t.Fatalf("no process runs on the profile's directory %s", dir)
 	}
 
-	// Driven as a window: the button, by ref, from the first snapshot.
-	text := w.OK("s1", "snapshot", win, "-i")
-	buy := textRef(t, text, "push button", "Buy now")
+	// Driven as a window: the button, by ref, from the snapshot. Chromium
+	// reaches the accessibility bus, and puts its page in its tree, a
+	// while after its window has its title on a loaded machine: the
+	// snapshot is waited for until it holds the page (no_tree until the
+	// browser is on the bus).
+	buy := untilRef(t, w, "s1", win, "push button", "Buy now")
 	if out := w.OK("s1", "click", win, buy); !strings.Contains(out, "[by tree]") {
 		t.Fatalf("click: %s", out)
 	}
@@ -206,7 +225,7 @@ func TestDesktopApp(t *testing.T) {
 	e.Refused("no_cdp_on_this_backend", "s1", "snapshot")
 
 	// new starts it again as asked; the window's close stops it.
-	again := e.okJSON("s1", "new", "shop", "--backend", "desktop-app")
+	again := e.OKJSON("s1", "new", "shop", "--backend", "desktop-app")
 	if again.Target == nil || string(again.Target.ID) == win || again.Target.PID == pid {
 		t.Fatalf("new again: %+v", again)
 	}

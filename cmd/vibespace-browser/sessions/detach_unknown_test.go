@@ -1,4 +1,4 @@
-package main_test
+package sessions_test
 
 import (
 	"strings"
@@ -11,7 +11,7 @@ import (
 // "nothing was attached" as if the name were fine (issue 35 row 14).
 func TestDetachUnknownProfile(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	e.OK("s", "new", "work")
 	for _, attached := range []bool{false, true} {
 		if attached {
@@ -21,7 +21,7 @@ func TestDetachUnknownProfile(t *testing.T) {
 		if strings.Contains(r.Out+r.Errout, "nothing was attached") || !strings.Contains(r.Errout, "nonexistent") || !strings.Contains(r.Errout, "work (bp-") {
 			t.Errorf("detach --profile nonexistent (attached %v): exit %d\nstdout: %s\nstderr: %s", attached, r.Code, r.Out, r.Errout)
 		}
-		resp := e.refusedJSON("unknown_profile", "s", "detach", "--profile", "nonexistent")
+		resp := e.RefusedJSON("unknown_profile", "s", "detach", "--profile", "nonexistent")
 		if ps, _ := resp.Facts["profiles"].([]any); len(ps) != 1 || !strings.HasPrefix(ps[0].(string), "work (bp-") {
 			t.Errorf("detach --profile nonexistent --json (attached %v): facts %v", attached, resp.Facts)
 		}

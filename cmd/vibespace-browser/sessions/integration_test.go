@@ -1,4 +1,4 @@
-package main_test
+package sessions_test
 
 import (
 	"encoding/json"
@@ -18,7 +18,7 @@ import (
 // what the page itself reports to the test's server.
 func TestAgentDrivesAPage(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	site := newSite(t)
 
 	out := e.OK("s1", "open", site.URL+"/form")
@@ -35,12 +35,12 @@ func TestAgentDrivesAPage(t *testing.T) {
 
 	e.OK("s1", "fill", name, "Ada Lovelace")
 	e.OK("s1", "click", agree)
-	from := site.nreports()
+	from := site.NReports()
 	out = e.OK("s1", "click", save)
 	if !strings.Contains(out, "profile: own ephemeral") || !strings.Contains(out, "lease: ") {
 		t.Errorf("click answer names no profile or tab:\n%s", out)
 	}
-	rep := site.waitReport(t, from, "the save", func(r report) bool { return r.Event == "save" })
+	rep := site.WaitReport(t, from, "the save", func(r report) bool { return r.Event == "save" })
 	if rep.Name != "Ada Lovelace" || !rep.Agree || rep.Saves != 1 {
 		t.Fatalf("the page saw %+v", rep)
 	}
@@ -58,7 +58,7 @@ func TestAgentDrivesAPage(t *testing.T) {
 	if !strings.Contains(got, "Saved: Ada Lovelace") || !strings.Contains(rep.Text, "Saved: Ada Lovelace") {
 		t.Errorf("get text:\n%s\nthe page's text:\n%s", got, rep.Text)
 	}
-	v := e.okJSON("s1", "eval", "document.getElementById('name').value")
+	v := e.OKJSON("s1", "eval", "document.getElementById('name').value")
 	var s string
 	if json.Unmarshal(v.Value, &s) != nil || s != rep.Name {
 		t.Errorf("eval: %s, the page says %q", v.Value, rep.Name)
@@ -66,9 +66,9 @@ func TestAgentDrivesAPage(t *testing.T) {
 
 	// type appends keys to the field; Enter and the wait verb work too.
 	e.OK("s1", "type", name, ", Countess")
-	from = site.nreports()
+	from = site.NReports()
 	e.OK("s1", "click", save)
-	rep = site.waitReport(t, from, "the second save", func(r report) bool { return r.Event == "save" })
+	rep = site.WaitReport(t, from, "the second save", func(r report) bool { return r.Event == "save" })
 	if rep.Name != "Ada Lovelace, Countess" || rep.Saves != 2 {
 		t.Fatalf("after type the page saw %+v", rep)
 	}
@@ -87,7 +87,7 @@ func TestAgentDrivesAPage(t *testing.T) {
 		t.Errorf("after back: %q", u)
 	}
 	// watch: the live view's address for a person, for the current tab.
-	tab := string(e.okJSON("s1", "get", "url").Target.ID)
+	tab := string(e.OKJSON("s1", "get", "url").Target.ID)
 	clitest.CheckWatch(t, clitest.LastLine(e.OK("s1", "watch")), tab)
 	checkAudit(t, e, "Ada Lovelace", "Countess")
 }
@@ -108,24 +108,24 @@ func checkAudit(t *testing.T, e *env, secrets ...string) {
 
 func TestSessionsDoNotShareTabsOrCookies(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	site := newSite(t)
 
-	a := e.okJSON("s1", "open", site.URL+"/set-cookie?v=s1")
-	e.okJSON("s2", "open", site.URL+"/list")
+	a := e.OKJSON("s1", "open", site.URL+"/set-cookie?v=s1")
+	e.OKJSON("s2", "open", site.URL+"/list")
 	mine := string(a.Target.ID)
 
 	e.OK("s1", "open", site.URL+"/whoami?tag=s1")
 	e.OK("s2", "open", site.URL+"/whoami?tag=s2")
-	if c := site.cookieOf(t, "s1"); !strings.Contains(c, "who=s1") {
+	if c := site.CookieOf(t, "s1"); !strings.Contains(c, "who=s1") {
 		t.Fatalf("s1's own cookie did not come back: %q", c)
 	}
-	if c := site.cookieOf(t, "s2"); strings.Contains(c, "who=") {
+	if c := site.CookieOf(t, "s2"); strings.Contains(c, "who=") {
 		t.Fatalf("s2 sent s1's cookie: %q", c)
 	}
 
-	l1 := e.okJSON("s1", "tab", "list")
-	l2 := e.okJSON("s2", "tab", "list")
+	l1 := e.OKJSON("s1", "tab", "list")
+	l2 := e.OKJSON("s2", "tab", "list")
 	if !slices.ContainsFunc(l1.Targets, func(ti daemon.TargetInfo) bool { return string(ti.ID) == mine }) {
 		t.Fatalf("s1 does not see its tab %s: %+v", mine, l1.Targets)
 	}
@@ -142,11 +142,11 @@ func TestSessionsDoNotShareTabsOrCookies(t *testing.T) {
 
 func TestRefsStableAndStale(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	site := newSite(t)
 	e.OK("s1", "open", site.URL+"/list")
-	first := e.snapshot("s1")
-	second := e.snapshot("s1")
+	first := e.Snapshot("s1")
+	second := e.Snapshot("s1")
 	for _, b := range []string{"Remove 1", "Remove 2", "Remove 3"} {
 		if r1, r2 := ref(t, first, "push button", b), ref(t, second, "push button", b); r1 != r2 {
 			t.Errorf("%s: %s then %s on an unchanged page", b, r1, r2)
@@ -154,17 +154,17 @@ func TestRefsStableAndStale(t *testing.T) {
 	}
 	r2 := ref(t, second, "push button", "Remove 2")
 	r3 := ref(t, second, "push button", "Remove 3")
-	from := site.nreports()
+	from := site.NReports()
 	e.OK("s1", "click", r2)
-	rep := site.waitReport(t, from, "the removal", func(r report) bool { return r.Event == "removed" })
+	rep := site.WaitReport(t, from, "the removal", func(r report) bool { return r.Event == "removed" })
 	if rep.Items != 2 || strings.Contains(rep.Text, "Banana") {
 		t.Fatalf("the page after the click: %+v", rep)
 	}
 	e.Refused("stale_ref", "s1", "click", r2)
 	// The other refs still name their nodes.
-	from = site.nreports()
+	from = site.NReports()
 	e.OK("s1", "click", r3)
-	rep = site.waitReport(t, from, "the second removal", func(r report) bool { return r.Event == "removed" })
+	rep = site.WaitReport(t, from, "the second removal", func(r report) bool { return r.Event == "removed" })
 	if rep.Items != 1 || !strings.Contains(rep.Text, "Apple") {
 		t.Fatalf("the page after removing 3: %+v", rep)
 	}
@@ -172,15 +172,15 @@ func TestRefsStableAndStale(t *testing.T) {
 
 func TestProfileHandles(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	site := newSite(t)
 
-	work := e.okJSON("s1", "new", "work").Profile
+	work := e.OKJSON("s1", "new", "work").Profile
 	if work == nil || !strings.HasPrefix(work.ID, "bp-") {
 		t.Fatalf("new: %+v", work)
 	}
-	e.okJSON("s1", "new", "personal")
-	if p := e.okJSON("s1", "profiles"); len(p.Profiles) != 2 {
+	e.OKJSON("s1", "new", "personal")
+	if p := e.OKJSON("s1", "profiles"); len(p.Profiles) != 2 {
 		t.Fatalf("profiles: %+v", p.Profiles)
 	}
 	e.OK("s1", "use", "work")
@@ -189,7 +189,7 @@ func TestProfileHandles(t *testing.T) {
 		t.Fatalf("one attachment: the bare command ran in %q", line)
 	}
 	e.OK("s1", "use", "personal", "--alias", "p")
-	att := e.okJSON("s1", "attachments").Attachments
+	att := e.OKJSON("s1", "attachments").Attachments
 	if len(att) != 2 {
 		t.Fatalf("attachments: %+v", att)
 	}
@@ -210,14 +210,14 @@ func TestProfileHandles(t *testing.T) {
 	if def == "" || !strings.Contains(r.Errout, "--profile "+def+" (default)") {
 		t.Errorf("profile_required does not name the default %q:\n%s", def, r.Errout)
 	}
-	j := e.refusedJSON("profile_required", "s1", "snapshot")
+	j := e.RefusedJSON("profile_required", "s1", "snapshot")
 	if hs, _ := j.Facts["handles"].([]any); len(hs) != 2 {
 		t.Errorf("facts: %v", j.Facts)
 	}
 
 	// A path is not a handle: the daemon says how to register one.
 	dir := filepath.Join(e.Dir, "chrome-profile")
-	p := e.refusedJSON("path_not_handle", "s1", "--profile", dir, "snapshot")
+	p := e.RefusedJSON("path_not_handle", "s1", "--profile", dir, "snapshot")
 	if !strings.Contains(p.Message, "vibespace-browser new") {
 		t.Errorf("path_not_handle: %s", p.Message)
 	}
@@ -239,14 +239,14 @@ func TestProfileHandles(t *testing.T) {
 
 	// pin, then detach one: the bare command runs in what is left.
 	e.OK("s1", "pin", "p")
-	for _, a := range e.okJSON("s1", "attachments").Attachments {
+	for _, a := range e.OKJSON("s1", "attachments").Attachments {
 		if (a.Handle == "p") != (a.Default && a.Pinned) {
 			t.Errorf("after pin p: %+v", a)
 		}
 	}
 	e.OK("s1", "pin", "--none")
 	e.OK("s1", "detach", "--profile", "p")
-	if att := e.okJSON("s1", "attachments").Attachments; len(att) != 1 || att[0].Handle != "work" {
+	if att := e.OKJSON("s1", "attachments").Attachments; len(att) != 1 || att[0].Handle != "work" {
 		t.Fatalf("after detach: %+v", att)
 	}
 	out = e.OK("s1", "get", "url")
@@ -258,7 +258,7 @@ func TestProfileHandles(t *testing.T) {
 
 func TestNewChildIsReapedWithItsParent(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	site := newSite(t)
 
 	e.OK("s1", "open", site.URL+"/set-cookie?v=parent")
@@ -273,7 +273,7 @@ func TestNewChildIsReapedWithItsParent(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("the child's open: exit %d\n%s%s", r.Code, r.Out, r.Errout)
 	}
-	if c := site.cookieOf(t, "child"); strings.Contains(c, "who=parent") {
+	if c := site.CookieOf(t, "child"); strings.Contains(c, "who=parent") {
 		t.Errorf("the child's context has the parent's cookie: %q", c)
 	}
 	childTab := e.Answer("s1", "--profile", h, "tab", "list").Targets
@@ -288,7 +288,7 @@ func TestNewChildIsReapedWithItsParent(t *testing.T) {
 		t.Fatalf("the child still acts after its parent left: exit %d\n%s%s", r.Code, r.Out, r.Errout)
 	}
 	// Its tab is gone for everyone: the operator's list does not show it.
-	for _, ti := range e.okJSON("s1", "status").Targets {
+	for _, ti := range e.OKJSON("s1", "status").Targets {
 		if ti.ID == childTab[0].ID {
 			t.Fatalf("the child's tab %s outlived its parent", ti.ID)
 		}
@@ -297,16 +297,16 @@ func TestNewChildIsReapedWithItsParent(t *testing.T) {
 
 func TestTakeoverCutsALongType(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	site := newSite(t)
-	open := e.okJSON("s1", "open", site.URL+"/long")
+	open := e.OKJSON("s1", "open", site.URL+"/long")
 	tab := string(open.Target.ID)
-	snap := e.snapshot("s1", "-i")
+	snap := e.Snapshot("s1", "-i")
 	notes := ref(t, snap, "entry", "Notes")
 	send := ref(t, snap, "push button", "Send")
 
 	long := strings.Repeat("takeover-secret ", 90) // 1440 characters
-	from := site.nreports()
+	from := site.NReports()
 	var wg sync.WaitGroup
 	var typed daemon.Response
 	var typedCode int
@@ -315,7 +315,7 @@ func TestTakeoverCutsALongType(t *testing.T) {
 		typedCode = r.Code
 		json.Unmarshal([]byte(r.Out), &typed)
 	})
-	site.waitReport(t, from, "the first typed key", func(r report) bool { return r.Event == "typing" })
+	site.WaitReport(t, from, "the first typed key", func(r report) bool { return r.Event == "typing" })
 	// A session takes over only what it sees: a tab is its opener's
 	// alone (the live view's page takes over any). A person at the agent's
 	// own session takes over, and hands back, its tab.
@@ -333,12 +333,12 @@ func TestTakeoverCutsALongType(t *testing.T) {
 	e.Refused("browser_paused", "s1", "handback", "--as", "bob") // only the user who took over
 	e.OK("s1", "handback", tab, "--as", "alice")
 
-	from = site.nreports()
+	from = site.NReports()
 	first := e.OK("s1", "click", send)
 	if !strings.Contains(first, "note: ") {
 		t.Errorf("the first answer after the handback has no note:\n%s", first)
 	}
-	rep := site.waitReport(t, from, "the value", func(r report) bool { return r.Event == "send" })
+	rep := site.WaitReport(t, from, "the value", func(r report) bool { return r.Event == "send" })
 	if len(rep.Value) == 0 || len(rep.Value) >= len(long) || !strings.HasPrefix(long, rep.Value) {
 		t.Fatalf("the page holds %d of %d characters: the takeover did not cut the type", len(rep.Value), len(long))
 	}
@@ -357,10 +357,10 @@ func TestProfileSurvivesADaemonKill(t *testing.T) {
 	e.OK("s1", "use", "keep")
 	e.OK("s1", "open", site.URL+"/set-cookie?v=kept")
 	e.OK("s1", "open", site.URL+"/whoami?tag=before")
-	if c := site.cookieOf(t, "before"); !strings.Contains(c, "who=kept") {
+	if c := site.CookieOf(t, "before"); !strings.Contains(c, "who=kept") {
 		t.Fatalf("the cookie was not set: %q", c)
 	}
-	st := e.okJSON("s1", "status")
+	st := e.OKJSON("s1", "status")
 	if st.Status == nil || st.Status.PID <= 0 {
 		t.Fatalf("status --json has no daemon pid: %+v", st)
 	}
@@ -378,7 +378,7 @@ func TestProfileSurvivesADaemonKill(t *testing.T) {
 	// The operator edits the set while no daemon runs: s1's attachment is
 	// taken away. s1's next command is told once, and did not run.
 	dropAttachments(t, e, "s1")
-	r := e.refusedJSON("profile_changed", "s1", "--profile", "keep", "open", site.URL+"/whoami?tag=after")
+	r := e.RefusedJSON("profile_changed", "s1", "--profile", "keep", "open", site.URL+"/whoami?tag=after")
 	if r.Facts["was"] == nil || r.Facts["now"] == nil {
 		t.Errorf("profile_changed facts: %v", r.Facts)
 	}
@@ -388,7 +388,7 @@ func TestProfileSurvivesADaemonKill(t *testing.T) {
 	e.Refused("profile_not_attached", "s1", "--profile", "keep", "open", site.URL+"/whoami?tag=after")
 	e.OK("s1", "use", "keep")
 	e.OK("s1", "open", site.URL+"/whoami?tag=after")
-	if c := site.cookieOf(t, "after"); !strings.Contains(c, "who=kept") {
+	if c := site.CookieOf(t, "after"); !strings.Contains(c, "who=kept") {
 		t.Fatalf("the profile's cookie did not survive the daemon's death: %q", c)
 	}
 }
@@ -427,11 +427,11 @@ func dropAttachments(t *testing.T, e *env, session string) {
 // operator and the session it acted for.
 func TestOperatorChangesAnotherSessionsSet(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	site := newSite(t)
 
 	e.OK("agent", "open", site.URL+"/whoami?tag=own")
-	work := e.okJSON("operator", "new", "work").Profile
+	work := e.OKJSON("operator", "new", "work").Profile
 	if work == nil {
 		t.Fatal("new work: no profile in the answer")
 	}
@@ -439,25 +439,25 @@ func TestOperatorChangesAnotherSessionsSet(t *testing.T) {
 	if !strings.Contains(out, "session agent") {
 		t.Errorf("use --for does not say whose set it changed:\n%s", out)
 	}
-	if att := e.okJSON("operator", "attachments").Attachments; len(att) != 0 {
+	if att := e.OKJSON("operator", "attachments").Attachments; len(att) != 0 {
 		t.Fatalf("use --for agent attached the operator itself: %+v", att)
 	}
-	if att := e.okJSON("operator", "attachments", "--for", "agent").Attachments; len(att) != 1 || att[0].ID != work.ID {
+	if att := e.OKJSON("operator", "attachments", "--for", "agent").Attachments; len(att) != 1 || att[0].ID != work.ID {
 		t.Fatalf("attachments --for agent: %+v", att)
 	}
 
-	r := e.refusedJSON("profile_changed", "agent", "open", site.URL+"/whoami?tag=moved")
+	r := e.RefusedJSON("profile_changed", "agent", "open", site.URL+"/whoami?tag=moved")
 	if r.Facts["was"] == nil || r.Facts["now"] == nil {
 		t.Errorf("profile_changed facts: %v", r.Facts)
 	}
-	if n := site.visitsTagged("moved"); n != 0 {
+	if n := site.VisitsTagged("moved"); n != 0 {
 		t.Fatalf("the refused command reached the page %d time(s)", n)
 	}
 	out = e.OK("agent", "open", site.URL+"/whoami?tag=moved")
 	if line := profileLine(t, out); !strings.Contains(line, work.ID) {
 		t.Fatalf("after profile_changed the command ran in %q, not in %s", line, work.ID)
 	}
-	site.cookieOf(t, "moved") // the page itself saw the command
+	site.CookieOf(t, "moved") // the page itself saw the command
 
 	// Detach --for: told once again, then back to the agent's own context.
 	e.OK("operator", "detach", "--for", "agent", "--profile", "work")

@@ -1,4 +1,4 @@
-package main_test
+package sessions_test
 
 import (
 	"strings"
@@ -10,7 +10,7 @@ import (
 // --json does (issue 11 item 10).
 func TestOperatorChangesSayWhatIsLeft(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	e.OK("operator", "new", "work")
 	e.OK("operator", "use", "work", "--for", "agent")
 	out := e.OK("operator", "pin", "--none", "--for", "agent")

@@ -1,4 +1,4 @@
-package main_test
+package sessions_test
 
 import (
 	"crypto/rand"
@@ -13,7 +13,7 @@ import (
 // and is in no answer, log, audit or other file of the state directory.
 func TestProviderKey(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	b := make([]byte, 16)
 	rand.Read(b)
 	key := "bl-" + hex.EncodeToString(b)

@@ -1,4 +1,4 @@
-package main_test
+package sessions_test
 
 import (
 	"encoding/json"
@@ -17,16 +17,16 @@ import (
 // without a word.
 func TestLostTabsAreToldAfterADaemonKill(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	site := newSite(t)
 
-	form := e.okJSON("s1", "open", site.URL+"/form?token=s3cret").Target.ID
-	list := e.okJSON("s1", "tab", "new", site.URL+"/list").Target.ID
-	other := e.okJSON("s2", "open", site.URL+"/list").Target.ID
+	form := e.OKJSON("s1", "open", site.URL+"/form?token=s3cret").Target.ID
+	list := e.OKJSON("s1", "tab", "new", site.URL+"/list").Target.ID
+	other := e.OKJSON("s2", "open", site.URL+"/list").Target.ID
 	e.OK("s3", "tab") // a session with no tab: nothing of its own is lost
 
 	e.Kill9()
-	e.serve()
+	e.Serve()
 
 	want := string(form) + " (" + site.URL + "/form) and " + string(list) + " (" + site.URL + "/list) were lost when the daemon restarted"
 	first := e.OK("s1", "tab")
@@ -41,11 +41,11 @@ func TestLostTabsAreToldAfterADaemonKill(t *testing.T) {
 	}
 
 	// s2's tab is told to s2 alone, on its next browser word (open too).
-	got := e.okJSON("s2", "open", site.URL+"/form")
+	got := e.OKJSON("s2", "open", site.URL+"/form")
 	if want := string(other) + " (" + site.URL + "/list) was lost when the daemon restarted"; got.Note != want {
 		t.Fatalf("s2's first answer after the kill: note %q, want %q", got.Note, want)
 	}
-	if again := e.okJSON("s2", "tab"); again.Note != "" {
+	if again := e.OKJSON("s2", "tab"); again.Note != "" {
 		t.Fatalf("s2 was told twice: %q", again.Note)
 	}
 	if out := e.OK("s3", "tab"); strings.Contains(out, "note: ") {
@@ -57,11 +57,11 @@ func TestLostTabsAreToldAfterADaemonKill(t *testing.T) {
 // the next daemon owes no word of them.
 func TestStoppedDaemonOwesNoLostTabs(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	site := newSite(t)
 	e.OK("s1", "open", site.URL+"/list")
 	e.Stop()
-	e.serve()
+	e.Serve()
 	if out := e.OK("s1", "tab"); strings.Contains(out, "note: ") || !strings.Contains(out, "0 tab(s)") {
 		t.Fatalf("after a daemon stopped on purpose:\n%s", out)
 	}
@@ -72,35 +72,35 @@ func TestStoppedDaemonOwesNoLostTabs(t *testing.T) {
 // with its address.
 func TestCutVerbOnALostTab(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	site := newSite(t)
-	tab := string(e.okJSON("s1", "open", site.URL+"/long").Target.ID)
-	notes := ref(t, e.snapshot("s1", "-i"), "entry", "Notes")
+	tab := string(e.OKJSON("s1", "open", site.URL+"/long").Target.ID)
+	notes := ref(t, e.Snapshot("s1", "-i"), "entry", "Notes")
 
-	from := site.nreports()
+	from := site.NReports()
 	var wg sync.WaitGroup
 	var typed daemon.Response
 	wg.Go(func() {
 		r := e.CLI("s1", "--json", "type", notes, strings.Repeat("cut-by-a-kill ", 100))
 		json.Unmarshal([]byte(r.Out), &typed)
 	})
-	site.waitReport(t, from, "the first typed key", func(r report) bool { return r.Event == "typing" })
+	site.WaitReport(t, from, "the first typed key", func(r report) bool { return r.Event == "typing" })
 	e.Kill9()
 	wg.Wait()
 	if typed.OK {
 		t.Fatalf("the type the daemon died in answered ok: %+v", typed)
 	}
 	if e.DaemonPID() == 0 {
-		e.serve()
+		e.Serve()
 	}
 
-	got := e.okJSON("s1", "tab").Note
+	got := e.OKJSON("s1", "tab").Note
 	cut := "type on " + tab + " (gone since) by s1 at "
 	lost := tab + " (" + site.URL + "/long) was lost when the daemon restarted"
 	if strings.Count(got, cut) != 1 || !strings.Contains(got, "was cut by a daemon restart; its effect is unknown") || strings.Count(got, lost) != 1 {
 		t.Fatalf("the first answer after the kill: note %q, want the cut type (%q…) and the lost tab (%q), each once", got, cut, lost)
 	}
-	if again := e.okJSON("s1", "tab").Note; again != "" {
+	if again := e.OKJSON("s1", "tab").Note; again != "" {
 		t.Fatalf("told twice: %q", again)
 	}
 }

@@ -1,4 +1,4 @@
-package main_test
+package sessions_test
 
 import (
 	"net/http"
@@ -39,35 +39,35 @@ document.getElementById('fruit').addEventListener('change', e => {
 // in-flight record covers it.
 func TestSelectCutByKill9(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	var reports inbox[report]
 	mux := http.NewServeMux()
 	servePage(mux, "/slow", slowSelectPage)
-	mux.HandleFunc("POST /report", reports.posted)
+	mux.HandleFunc("POST /report", reports.Posted)
 	site := httptest.NewServer(mux)
 	t.Cleanup(site.Close)
 
-	tab := string(e.okJSON("s1", "open", site.URL+"/slow").Target.ID)
-	fruit := ref(t, e.snapshot("s1", "-i"), "combo box", "Fruit")
+	tab := string(e.OKJSON("s1", "open", site.URL+"/slow").Target.ID)
+	fruit := ref(t, e.Snapshot("s1", "-i"), "combo box", "Fruit")
 
 	selected := make(chan clitest.Result, 1)
 	go func() { selected <- e.CLI("s1", "select", fruit, "Banana") }()
-	reports.wait(t, 0, "the change", func(r report) bool { return r.Event == "selecting" && r.Value == "b" })
+	reports.Wait(t, 0, "the change", func(r report) bool { return r.Event == "selecting" && r.Value == "b" })
 	e.Kill9()
 	r := <-selected
 	if r.Code != 2 || !strings.Contains(r.Errout, "unanswered: ") || !strings.Contains(r.Errout, "[outcome_unknown]") {
 		t.Fatalf("the select the daemon died in: exit %d\n%s%s", r.Code, r.Out, r.Errout)
 	}
 	if e.DaemonPID() == 0 {
-		e.serve()
+		e.Serve()
 	}
 
-	got := e.okJSON("s1", "tab").Note
+	got := e.OKJSON("s1", "tab").Note
 	cut := "select on " + tab + " (gone since) by s1 at "
 	if strings.Count(got, cut) != 1 || !strings.Contains(got, "was cut by a daemon restart; its effect is unknown") {
 		t.Fatalf("the first answer after the kill: note %q, want the cut select (%q…) once", got, cut)
 	}
-	if again := e.okJSON("s1", "tab").Note; again != "" {
+	if again := e.OKJSON("s1", "tab").Note; again != "" {
 		t.Fatalf("told twice: %q", again)
 	}
 	if b, _ := os.ReadFile(filepath.Join(e.Home, "audit.jsonl")); !strings.Contains(string(b), `"verb":"browser.select","ok":false,"code":"outcome_unknown"`) {
