@@ -45,5 +45,5 @@ func TestFillCommand(t *testing.T) {
 	if evs, _ := log.Events(); len(evs) > from {
 		t.Errorf("a refused fill reached the application: %+v", evs[from:])
 	}
-	checkAudit(t, e, name, "Untitled 1")
+	e.CheckAudit(t, name, "Untitled 1")
 }

@@ -47,7 +47,7 @@ func TestWholeLoop(t *testing.T) {
 	// Keys: focus the notes by a click at its centre, then type and press.
 	notes := node(t, snap, "text", "Notes")
 	from = log.Len()
-	out = e.OK("s1", "click", id, "--at", centre(t, e, "s1", id, notes))
+	out = e.OK("s1", "click", id, "--at", e.Centre(t, "s1", id, notes))
 	if !strings.Contains(out, "[by point]") {
 		t.Fatal(out)
 	}
@@ -85,7 +85,7 @@ func TestWholeLoop(t *testing.T) {
 		return ev.Type == "key" && ev.Keysym == "a" && len(ev.Modifiers) == 1 && ev.Modifiers[0] == "control"
 	})
 	from = log.Len()
-	e.OK("s1", "scroll", id, "down", "--by", "2", "--at", centre(t, e, "s1", id, row1(t, snap)))
+	e.OK("s1", "scroll", id, "down", "--by", "2", "--at", e.Centre(t, "s1", id, row1(t, snap)))
 	wait(t, log, from, "the scroll", func(ev testenv.Event) bool { return ev.Type == "scroll" })
 
 	// A node without Action is refused no_action: never a coordinate click.
@@ -107,7 +107,7 @@ func TestWholeLoop(t *testing.T) {
 			}
 		}
 	}
-	checkAudit(t, e, "héllo", "typed as keys")
+	e.CheckAudit(t, "héllo", "typed as keys")
 }
 
 // row1 is the first row of the fixture's list.
@@ -176,7 +176,7 @@ func TestTakeover(t *testing.T) {
 	id, log, _ := e.OpenFixture("s1")
 	e.OK("s1", "share", id, "--with", "operator") // a session takes over only what it sees
 	snap := e.Snapshot("s1", id)
-	e.OK("s1", "click", id, "--at", centre(t, e, "s1", id, node(t, snap, "text", "Notes")))
+	e.OK("s1", "click", id, "--at", e.Centre(t, "s1", id, node(t, snap, "text", "Notes")))
 	// 400 ASCII characters, then 1000 Greek letters that the keymap lacks
 	// (1400 in all, under the 1500 that can be typed as keys): those are
 	// typed through rebound spare keycodes, each batch synced with the
@@ -226,7 +226,7 @@ func TestTakeover(t *testing.T) {
 	if second := e.OK("s1", "key", id, "End"); strings.Contains(second, "control came back") {
 		t.Fatalf("told twice: %s", second)
 	}
-	checkAudit(t, e, "takeover-secret")
+	e.CheckAudit(t, "takeover-secret")
 }
 
 func TestKill9AndRestart(t *testing.T) {
@@ -331,7 +331,7 @@ func TestBadInput(t *testing.T) {
 		t.Fatalf("a second serve: exit %d\n%s", r.Code, r.Errout)
 	}
 	e.OK("s1", "status")
-	checkAudit(t, e)
+	e.CheckAudit(t)
 }
 
 // TestFirstSnapshotIsWhole: the first snapshot right after open reads the

@@ -98,7 +98,7 @@ func TestWindowModes(t *testing.T) {
 	}
 	snap := e.Snapshot("s1", id)
 	alpha := node(t, snap, "push button", "Alpha")
-	at := centre(t, e, "s1", id, alpha)
+	at := e.Centre(t, "s1", id, alpha)
 	from := log.Len()
 	r = e.Refused("mode_tree", "s1", "click", id, "--at", at)
 	if !strings.Contains(r.Errout, "vibespace-window mode "+id+" pixels") {

@@ -162,7 +162,7 @@ func TestOverlappingWindows(t *testing.T) {
 	// A click --at into the lower window lands in ITS log, not the other's,
 	// even though the other one was raised over it.
 	alpha := node(t, snap, "push button", "Alpha")
-	at := centre(t, e, "s1", below, alpha)
+	at := e.Centre(t, "s1", below, alpha)
 	raiseBehindOurBack(t, e.Desk.Display, overXID)
 	fromBelow, fromOver := belowLog.Len(), overLog.Len()
 	e.OK("s1", "click", below, "--at", at)
@@ -211,7 +211,7 @@ func TestTakeoverOfAnotherWindow(t *testing.T) {
 	typing, log, _ := e.OpenFixture("s1")
 	other, _, _ := e.OpenFixture("s2")
 	snap := e.Snapshot("s1", typing)
-	e.OK("s1", "click", typing, "--at", centre(t, e, "s1", typing, node(t, snap, "text", "Notes")))
+	e.OK("s1", "click", typing, "--at", e.Centre(t, "s1", typing, node(t, snap, "text", "Notes")))
 	e.OK("s2", "share", other, "--with", "operator") // a session takes over only what it sees
 	long := strings.Repeat("other window ", 80)      // 1040 characters
 	from := log.Len()

@@ -201,7 +201,7 @@ func treeRow(t *testing.T, e *env, s, id string, log *testenv.FixtureLog) {
 		if !strings.Contains(r.Errout, "[no_action]") {
 			t.Fatalf("click Maybe by ref: exit %d: %s", r.Code, r.Errout)
 		}
-		e.OK(s, "click", id, "--at", centre(t, e, s, id, maybe))
+		e.OK(s, "click", id, "--at", e.Centre(t, s, id, maybe))
 	}
 	ev := wait(t, log, from, "the toggle of Maybe", func(ev testenv.Event) bool { return ev.Type == "toggled" && ev.Widget == "maybe" })
 	after := e.OK(s, "snapshot", id, "-i")

@@ -48,7 +48,7 @@ func TestVerifyWindow(t *testing.T) {
 	// The point road sees the window's pixels around the point: a press
 	// on an area that draws nothing new changed nothing; the list scrolled.
 	from = log.Len()
-	effectOf(t, e.Answer("s1", "click", id, "--at", centre(t, e, "s1", id, snap.Root.Find(func(n *target.Node) bool { return n.Name == "Press area" && !n.Implements("Action") }))), target.EffectNoVisibleChange)
+	effectOf(t, e.Answer("s1", "click", id, "--at", e.Centre(t, "s1", id, snap.Root.Find(func(n *target.Node) bool { return n.Name == "Press area" && !n.Implements("Action") }))), target.EffectNoVisibleChange)
 	wait(t, log, from, "the press on the area", func(ev testenv.Event) bool { return ev.Type == "button" && ev.Widget == "noaction" })
 	from = log.Len()
 	rows := *snap.Root.Find(func(n *target.Node) bool { return n.Name == "Rows" })
@@ -61,7 +61,7 @@ func TestVerifyWindow(t *testing.T) {
 	// AT-SPI event): a change of a node of the window is confirmed (before
 	// the window's events were heard, the pixels that changed said it:
 	// changed_elsewhere).
-	eff := effectOf(t, e.Answer("s1", "scroll", id, "down", "--by", "5", "--at", centre(t, e, "s1", id, &rows)), target.EffectConfirmed)
+	eff := effectOf(t, e.Answer("s1", "scroll", id, "down", "--by", "5", "--at", e.Centre(t, "s1", id, &rows)), target.EffectConfirmed)
 	if !slices.ContainsFunc(eff.Seen, func(s string) bool { return strings.HasSuffix(s, " scroll bar: value changed") }) {
 		t.Fatalf("scroll saw %q", eff.Seen)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/cmd/internal/clitest"
+	"github.com/vibespace/vibespace/cmd/vibespace-browser/internal/browsertest"
 	chromiumkind "github.com/vibespace/vibespace/daemon/chromium"
 	"github.com/vibespace/vibespace/testenv"
 	"github.com/vibespace/vibespace/x11"
@@ -36,7 +37,7 @@ var (
 func windowCLI(t *testing.T, e *env) *clitest.Env {
 	t.Helper()
 	windowOnce.Do(func() {
-		windowBin, windowErr = clitest.BuildInto(filepath.Dir(bin), "vibespace-window", "github.com/vibespace/vibespace/cmd/vibespace-window")
+		windowBin, windowErr = clitest.BuildInto(filepath.Dir(browsertest.Bin), "vibespace-window", "github.com/vibespace/vibespace/cmd/vibespace-window")
 	})
 	if windowErr != nil {
 		t.Fatal(windowErr)

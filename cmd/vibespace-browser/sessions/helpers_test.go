@@ -3,15 +3,10 @@ package sessions_test
 import (
 	"testing"
 
-	"github.com/vibespace/vibespace/cmd/internal/clitest"
 	"github.com/vibespace/vibespace/cmd/vibespace-browser/internal/browsertest"
 )
 
-// bin is the vibespace-browser binary TestMain built (with -race under
-// -race).
-var bin string
-
-func TestMain(m *testing.M) { clitest.Main(m, "vibespace-browser", &bin) }
+func TestMain(m *testing.M) { browsertest.Main(m) }
 
 // chromium is the browser the daemon under test starts.
 const chromium = browsertest.Chromium
@@ -22,7 +17,7 @@ type env struct{ *browsertest.Env }
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	return &env{browsertest.New(t, bin)}
+	return &env{browsertest.New(t)}
 }
 
 // What every package of the command's tests shares: the readers of

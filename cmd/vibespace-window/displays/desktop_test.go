@@ -149,7 +149,7 @@ func TestYourDesktop(t *testing.T) {
 
 	// A point needs the operator's pixels grant for this window.
 	notes := node(t, snap, "text", "Notes")
-	at := centre(t, e, "s2", id, notes)
+	at := e.Centre(t, "s2", id, notes)
 	from = app.Log.Len()
 	r := e.Refused("no_pixels_grant", "s2", "click", id, "--at", at)
 	if !strings.Contains(r.Errout, "desktop pixels "+id) {
@@ -272,7 +272,7 @@ func TestYourDesktop(t *testing.T) {
 	if !byPoint {
 		t.Error("the audit has no click by:point on the desktop window")
 	}
-	checkAudit(t, e, "desktop-secret")
+	e.CheckAudit(t, "desktop-secret")
 }
 
 func personDisplay(env []string) string { return envValue(env, "DISPLAY") }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/cmd/internal/clitest"
+	"github.com/vibespace/vibespace/cmd/vibespace-window/internal/wintest"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
 )
@@ -26,11 +27,11 @@ const remotePage = `<!doctype html><html><head><title>remote page</title></head>
 func remoteEnv(t testing.TB) (*env, *clitest.SSHHost, string) {
 	t.Helper()
 	e := newEnv(t)
-	browser, err := clitest.BuildInto(filepath.Dir(bin), "vibespace-browser", "github.com/vibespace/vibespace/cmd/vibespace-browser")
+	browser, err := clitest.BuildInto(filepath.Dir(wintest.Bin), "vibespace-browser", "github.com/vibespace/vibespace/cmd/vibespace-browser")
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := clitest.NewSSHHost(t, filepath.Join(filepath.Dir(bin), "vibespace-daemon"), e.FixtureSrc, filepath.Join(filepath.Dir(e.FixtureSrc), "fixturelog.py"))
+	h := clitest.NewSSHHost(t, filepath.Join(filepath.Dir(wintest.Bin), "vibespace-daemon"), e.FixtureSrc, filepath.Join(filepath.Dir(e.FixtureSrc), "fixturelog.py"))
 	e.Extra = append(e.Extra, h.Environ()...)
 	t.Cleanup(func() { // before h's cleanup: the masters are ours
 		clitest.StopMasters(e.Run)

@@ -25,13 +25,19 @@ const Chromium = clitest.Chromium
 // Env is one isolated vibespace driven through vibespace-browser.
 type Env struct{ *clitest.Env }
 
-// New makes an Env for bin (the vibespace-browser under test); a failed
-// test shows what its daemon logged.
-func New(t testing.TB, bin string) *Env {
+// Bin is the vibespace-browser binary Main built (with -race under -race).
+var Bin string
+
+// Main is the TestMain of each package of the command's tests: it builds
+// the command and its daemon (Bin).
+func Main(m *testing.M) { clitest.Main(m, "vibespace-browser", &Bin) }
+
+// New makes an Env for Bin; a failed test shows what its daemon logged.
+func New(t testing.TB) *Env {
 	t.Helper()
 	testenv.NeedIntegration(t)
 	clitest.NeedChromium(t)
-	e := &Env{clitest.New(t, bin)}
+	e := &Env{clitest.New(t, Bin)}
 	e.LogOnFailure()
 	return e
 }

@@ -31,9 +31,20 @@ type Env struct {
 	Fixtures   atomic.Int64   // fixtures opened, naming their logs
 }
 
-// New makes an Env for bin (the vibespace-window under test): at its end,
-// once its daemon stopped, nothing of the daemon's display may be left.
-func New(t testing.TB, bin string) *Env {
+// Bin is the vibespace-window binary Main built (with -race under -race).
+var Bin string
+
+// Main is the TestMain of each package of the command's tests: it builds
+// the command and its daemon (Bin), and relays ssh's ProxyCommand to the
+// remote-host tests' sshd when it is run as that.
+func Main(m *testing.M) {
+	clitest.RelayMain()
+	clitest.Main(m, "vibespace-window", &Bin)
+}
+
+// New makes an Env for Bin: at its end, once its daemon stopped, nothing
+// of the daemon's display may be left.
+func New(t testing.TB) *Env {
 	t.Helper()
 	testenv.NeedIntegration(t)
 	e := &Env{FixtureSrc: Fixture(t, "fixture.py")}
@@ -46,7 +57,7 @@ func New(t testing.TB, bin string) *Env {
 			}
 		}
 	})
-	e.Env = clitest.New(t, bin)
+	e.Env = clitest.New(t, Bin)
 	return e
 }
 
@@ -142,7 +153,7 @@ func (e *Env) Snapshot(s, id string) *target.Snapshot {
 }
 
 // Centre is the centre of n in the window's own pixels.
-func Centre(t *testing.T, e *Env, s, id string, n *target.Node) string {
+func (e *Env) Centre(t *testing.T, s, id string, n *target.Node) string {
 	t.Helper()
 	shot := e.Answer(s, "screenshot", id, "--out", filepath.Join(e.Dir, "shot.png"))
 	if !shot.OK || n.Bounds == nil {
@@ -152,7 +163,7 @@ func Centre(t *testing.T, e *Env, s, id string, n *target.Node) string {
 }
 
 // CheckAudit checks the audit log: one line per verb, never the typed text.
-func CheckAudit(t *testing.T, e *Env, typed ...string) {
+func (e *Env) CheckAudit(t *testing.T, typed ...string) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(e.Home, "audit.jsonl"))
 	if err != nil {
