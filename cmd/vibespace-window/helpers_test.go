@@ -25,4 +25,6 @@ var (
 	wait       = wintest.Wait
 	node       = wintest.Node
 	markedPIDs = wintest.MarkedPIDs
+	snapBody   = wintest.SnapBody
+	effectOf   = wintest.EffectOf
 )

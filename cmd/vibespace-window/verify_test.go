@@ -5,19 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
 )
-
-// effectOf fails unless resp answered with an effect of word.
-func effectOf(t *testing.T, resp wire.Response, word target.EffectWord) *target.Effect {
-	t.Helper()
-	if !resp.OK || resp.Effect == nil || resp.Effect.Word != word {
-		t.Fatalf("want effect %s, got %+v (ok %v %s: %s, did %q)", word, resp.Effect, resp.OK, resp.Code, resp.Message, resp.Did)
-	}
-	return resp.Effect
-}
 
 // TestVerifyWindow: a click on a window's node says what it saw — the check
 // box's state change (confirmed), a dialog that opened (changed_elsewhere,

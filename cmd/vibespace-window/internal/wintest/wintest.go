@@ -218,3 +218,24 @@ func (e *Env) Listed(s string) map[string]wire.TargetInfo {
 	}
 	return out
 }
+
+// SnapBody is a text snapshot answer from its header on.
+func SnapBody(t testing.TB, out string) string {
+	t.Helper()
+	// The header line is left out when the previous answer said it
+	// (daemon/headers): the snapshot's own header may come first.
+	i := strings.Index("\n"+out, "\n# ")
+	if i < 0 {
+		t.Fatalf("no snapshot header in:\n%s", out)
+	}
+	return out[i:]
+}
+
+// EffectOf fails unless resp answered with an effect of word.
+func EffectOf(t *testing.T, resp wire.Response, word target.EffectWord) *target.Effect {
+	t.Helper()
+	if !resp.OK || resp.Effect == nil || resp.Effect.Word != word {
+		t.Fatalf("want effect %s, got %+v (ok %v %s: %s, did %q)", word, resp.Effect, resp.OK, resp.Code, resp.Message, resp.Did)
+	}
+	return resp.Effect
+}

@@ -1,4 +1,4 @@
-package main_test
+package windows_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/cmd/vibespace-window/internal/wintest"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/testenv"
 )
@@ -38,10 +39,7 @@ func (e *env) openLogged(s, name string, argv ...string) (id string, log *testen
 
 func (e *env) openTk(s string) (string, *testenv.FixtureLog, testenv.Event) {
 	e.T.Helper()
-	src, err := filepath.Abs(filepath.Join("..", "..", "testenv", "fixture", "tk.py"))
-	if err != nil {
-		e.T.Fatal(err)
-	}
+	src := wintest.Fixture(e.T, "tk.py")
 	return e.openLogged(s, "tk", testenv.FixturePython, src)
 }
 

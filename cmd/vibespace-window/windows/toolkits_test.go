@@ -1,4 +1,4 @@
-package main_test
+package windows_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/cmd/vibespace-window/internal/wintest"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
@@ -33,10 +34,7 @@ type toolkit struct {
 
 func pythonFixture(name string) func(*testing.T, *env, string) []string {
 	return func(t *testing.T, e *env, log string) []string {
-		src, err := filepath.Abs(filepath.Join("..", "..", "testenv", "fixture", name+".py"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		src := wintest.Fixture(t, name+".py")
 		return []string{testenv.FixturePython, src, "--log", log}
 	}
 }

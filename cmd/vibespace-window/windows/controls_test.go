@@ -1,4 +1,4 @@
-package main_test
+package windows_test
 
 import (
 	"context"

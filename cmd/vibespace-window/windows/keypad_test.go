@@ -1,4 +1,4 @@
-package main_test
+package windows_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/cmd/vibespace-window/internal/wintest"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
 )
@@ -18,10 +19,7 @@ import (
 // as session s.
 func (e *env) openKeypad(s string) (id string, log *testenv.FixtureLog) {
 	e.T.Helper()
-	src, err := filepath.Abs(filepath.Join("..", "..", "testenv", "fixture", "keypad.py"))
-	if err != nil {
-		e.T.Fatal(err)
-	}
+	src := wintest.Fixture(e.T, "keypad.py")
 	logPath := filepath.Join(e.Dir, "keypad-"+strconv.FormatInt(e.Fixtures.Add(1), 10)+".jsonl")
 	resp := e.Answer(s, "open", testenv.FixturePython, src, "--log", logPath)
 	if !resp.OK {

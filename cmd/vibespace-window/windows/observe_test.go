@@ -1,4 +1,4 @@
-package main_test
+package windows_test
 
 import (
 	"regexp"
@@ -21,18 +21,6 @@ func diffLines(out string) []string {
 		}
 	}
 	return ls
-}
-
-// snapBody is a text snapshot answer from its header on.
-func snapBody(t testing.TB, out string) string {
-	t.Helper()
-	// The header line is left out when the previous answer said it
-	// (daemon/headers): the snapshot's own header may come first.
-	i := strings.Index("\n"+out, "\n# ")
-	if i < 0 {
-		t.Fatalf("no snapshot header in:\n%s", out)
-	}
-	return out[i:]
 }
 
 // onlyFocus reports whether a diff line says nothing but that focus came
