@@ -13,8 +13,9 @@ import (
 // The fixtures' scripts: the GTK3 fixture (fixture.py), the toolkit
 // fixtures (gtk4.py, qt5.py, tk.py), the GTK 4 keypad (keypad.py), the
 // names fixture (names4.py), the multi-window fixtures (multiwin.py,
-// multiwin_qt5.py), the file chooser (filechooser.py) and the log they all
-// write (fixturelog.py).
+// multiwin_qt5.py), the file chooser (filechooser.py), the log they all
+// write (fixturelog.py) and the start-up the GTK 4 and the Qt 5 ones share
+// (gtk4app.py, qt5app.py).
 //
 //go:embed fixture/*.py
 var scripts embed.FS
@@ -36,11 +37,11 @@ var fixtureSeq atomic.Int64
 
 // Script writes the fixture script name ("fixture", "gtk4", "qt5", "tk",
 // "keypad", "names4", "multiwin", "multiwin_qt5", "filechooser") and the
-// log module it imports into the desktop's dir (once) and returns the
-// script's path.
+// modules the fixtures import (fixturelog, gtk4app, qt5app) into the
+// desktop's dir (once) and returns the script's path.
 func Script(d *Desktop, name string) (string, error) {
 	path := filepath.Join(d.Dir, name+".py")
-	for _, n := range []string{"fixturelog", name} {
+	for _, n := range []string{"fixturelog", "gtk4app", "qt5app", name} {
 		if err := writeOnce(d.Dir, n+".py"); err != nil {
 			return "", err
 		}

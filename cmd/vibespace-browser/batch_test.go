@@ -53,11 +53,11 @@ func (e *env) browserBatch(s string, lines ...string) (wire.Response, int) {
 // page never submitted — and of the trace, under the batch's id.
 func TestBatchFillsAForm(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	var posts inbox[signIn]
 	mux := http.NewServeMux()
 	servePage(mux, "/signup", batchFormPage)
-	mux.HandleFunc("POST /signin", posts.posted)
+	mux.HandleFunc("POST /signin", posts.Posted)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	const value = "s3cr3t-batch-value"
@@ -65,12 +65,12 @@ func TestBatchFillsAForm(t *testing.T) {
 		t.Fatalf("key set: exit %d %s%s", r.Code, r.Out, r.Errout)
 	}
 
-	e.okJSON("s1", "open", srv.URL+"/signup")
-	snap := e.snapshot("s1", "-i")
+	e.OKJSON("s1", "open", srv.URL+"/signup")
+	snap := e.Snapshot("s1", "-i")
 	name, code, password := ref(t, snap, "entry", "Name"), ref(t, snap, "entry", "Code"), ref(t, snap, "entry", "Password")
 	submit := ref(t, snap, "push button", "Sign up")
 
-	from := posts.n()
+	from := posts.N()
 	resp, exit := e.browserBatch("s1",
 		`fill `+name+` "Ada Lovelace" --expect changed`,
 		`fill `+code+` 4711`,
@@ -86,14 +86,14 @@ func TestBatchFillsAForm(t *testing.T) {
 	if strings.Contains(resp.Did, value) || !strings.Contains(resp.Did, "4. click "+submit) {
 		t.Errorf("the batch's answer:\n%s", resp.Did)
 	}
-	got := posts.wait(t, from, "the form's submit", func(signIn) bool { return true })
+	got := posts.Wait(t, from, "the form's submit", func(signIn) bool { return true })
 	if got.Code != "4711" || got.Password != value {
 		t.Errorf("the page posted code %q and a password of %d characters (the secret's: %v)", got.Code, len(got.Password), got.Password == value)
 	}
-	if out := e.evalString("s1", "document.getElementById('out').textContent"); out != "Welcome Ada Lovelace (1)" {
+	if out := e.EvalString("s1", "document.getElementById('out').textContent"); out != "Welcome Ada Lovelace (1)" {
 		t.Errorf("the page says %q", out)
 	}
-	tr := e.okJSON("s1", "trace")
+	tr := e.OKJSON("s1", "trace")
 	var n int
 	for _, s := range tr.Trace {
 		if s.Batch == resp.Batch.ID {
@@ -114,10 +114,10 @@ func TestBatchFillsAForm(t *testing.T) {
 	if at, _ := resp.Facts["stopped_at"].(float64); at != 3 {
 		t.Errorf("stopped at %v, want 3", resp.Facts["stopped_at"])
 	}
-	if out := e.evalString("s1", "document.getElementById('out').textContent"); out != "Welcome Ada Lovelace (1)" {
+	if out := e.EvalString("s1", "document.getElementById('out').textContent"); out != "Welcome Ada Lovelace (1)" {
 		t.Errorf("the page was submitted again: %q", out)
 	}
-	if v := e.evalString("s1", "document.getElementById('name').value"); v != "Grace" {
+	if v := e.EvalString("s1", "document.getElementById('name').value"); v != "Grace" {
 		t.Errorf("the batch's first step did not fill the name: %q", v)
 	}
 }

@@ -81,7 +81,7 @@ func missingRefs(theirs string, ours *target.Snapshot) (missing []string, total 
 // both and the ratio (goal: ≤ 0.5 on every verb).
 func BenchmarkVersusAgentBrowser(b *testing.B) {
 	e := newEnv(b)
-	e.serve()
+	e.Serve()
 	p := newPeer(b)
 	site := newSite(b)
 	page := site.URL + "/big"
@@ -96,7 +96,7 @@ func BenchmarkVersusAgentBrowser(b *testing.B) {
 	}
 	var ourName, ourInc, theirName, theirInc string
 	refs := func() {
-		snap := e.snapshot("bench", "-i")
+		snap := e.Snapshot("bench", "-i")
 		ourName, ourInc = ref(b, snap, "entry", "Name"), ref(b, snap, "push button", "Increment")
 		theirs := p.run("snapshot", "-i")
 		theirName, theirInc = clitest.PeerRefOf(theirs, "textbox", "Name"), clitest.PeerRefOf(theirs, "button", "Increment")
@@ -171,12 +171,12 @@ func BenchmarkVersusAgentBrowser(b *testing.B) {
 			ours = e.OK("bench", "snapshot", "-i")
 			theirs = p.run("snapshot", "-i")
 		}
-		missing, total := missingRefs(theirs, e.snapshot("bench", "-i"))
+		missing, total := missingRefs(theirs, e.Snapshot("bench", "-i"))
 		b.ReportMetric(float64(len(ours)), "ours-B")
 		b.ReportMetric(float64(len(theirs)), "theirs-B")
 		b.ReportMetric(float64(len(ours))/float64(len(theirs)), "ratio")
 		b.ReportMetric(float64(total), "their-refs")
-		b.ReportMetric(float64(e.snapshot("bench").Census.Nodes), "page-nodes")
+		b.ReportMetric(float64(e.Snapshot("bench").Census.Nodes), "page-nodes")
 		full := p.run("snapshot")
 		b.ReportMetric(float64(strings.Count(full, "\n")), "theirs-full-lines")
 		b.ReportMetric(float64(len(e.OK("bench", "snapshot"))), "ours-full-B")

@@ -45,11 +45,11 @@ type signupReport struct {
 // gone, the message there), and a diff after it is unchanged.
 func TestDiffShowsWhatAppeared(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	var reports inbox[signupReport]
 	mux := http.NewServeMux()
 	servePage(mux, "/signup", signupPage)
-	mux.HandleFunc("POST /report", reports.posted)
+	mux.HandleFunc("POST /report", reports.Posted)
 	site := httptest.NewServer(mux)
 	t.Cleanup(site.Close)
 
@@ -60,9 +60,9 @@ func TestDiffShowsWhatAppeared(t *testing.T) {
 	e.OK("s1", "fill", name, "Ada")
 	e.OK("s1", "fill", textRef(t, form, "entry", "Email"), "ada@example.org")
 	e.OK("s1", "fill", textRef(t, form, "entry", "Password"), "correct horse")
-	from := reports.n()
+	from := reports.N()
 	e.OK("s1", "click", textRef(t, form, "push button", "Create account"))
-	shown := reports.wait(t, from, "submitted", func(r signupReport) bool { return r.Event == "submitted" }).Shown
+	shown := reports.Wait(t, from, "submitted", func(r signupReport) bool { return r.Event == "submitted" }).Shown
 	if shown != "Welcome, Ada: your account is ready" {
 		t.Fatalf("the page showed %q", shown)
 	}

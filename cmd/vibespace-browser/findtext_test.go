@@ -41,14 +41,14 @@ func squashLines(s string) string {
 // the page's own innerText, read by eval.
 func TestFindSaysAndGetTextJoins(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	site := newObserveSite(t, map[string]string{"/docs": docsPage})
 	e.OK("s1", "open", site.URL+"/docs")
-	full := e.snapshot("s1")
+	full := e.Snapshot("s1")
 	inner := func(id string) string {
 		t.Helper()
 		var s string
-		if err := json.Unmarshal(e.okJSON("s1", "eval", `document.getElementById('`+id+`').innerText`).Value, &s); err != nil {
+		if err := json.Unmarshal(e.OKJSON("s1", "eval", `document.getElementById('`+id+`').innerText`).Value, &s); err != nil {
 			t.Fatal(err)
 		}
 		return s
@@ -83,7 +83,7 @@ func TestFindSaysAndGetTextJoins(t *testing.T) {
 	if body == "" {
 		t.Fatalf("no description value with a ref:\n%s", full.Text())
 	}
-	if got, want := e.okJSON("s1", "get", "text", body).Text, squashLines(inner("body")); squashLines(got) != want || !strings.Contains(got, "\n") {
+	if got, want := e.OKJSON("s1", "get", "text", body).Text, squashLines(inner("body")); squashLines(got) != want || !strings.Contains(got, "\n") {
 		t.Fatalf("get text %s = %q, the page shows %q", body, got, want)
 	}
 	// Text inside a node that has no name of its own: said, whole when

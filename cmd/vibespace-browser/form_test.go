@@ -30,7 +30,7 @@ func newFormSite(t testing.TB) *formSite {
 	s := &formSite{}
 	mux := http.NewServeMux()
 	servePage(mux, "/every", everyInputPage)
-	mux.HandleFunc("POST /change", s.posts.posted)
+	mux.HandleFunc("POST /change", s.posts.Posted)
 	s.Server = httptest.NewServer(mux)
 	t.Cleanup(s.Close)
 	return s
@@ -40,10 +40,10 @@ func newFormSite(t testing.TB) *formSite {
 // matches.
 func (s *formSite) waitPost(t testing.TB, from int, id string, match func(formPost) bool) formPost {
 	t.Helper()
-	return s.posts.wait(t, from, "a matching change of #"+id, func(p formPost) bool { return p.ID == id && match(p) })
+	return s.posts.Wait(t, from, "a matching change of #"+id, func(p formPost) bool { return p.ID == id && match(p) })
 }
 
-func (s *formSite) nposts() int { return s.posts.n() }
+func (s *formSite) nposts() int { return s.posts.N() }
 
 // everyInputPage has a control of every kind fill and select meet; each
 // posts what it holds on change. #locked's change handler puts it back to
@@ -103,10 +103,10 @@ func fieldRef(t testing.TB, s *target.Snapshot, name string) string {
 
 func openEvery(t *testing.T) (*env, *formSite, *target.Snapshot) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	site := newFormSite(t)
 	e.OK("s1", "open", site.URL+"/every")
-	return e, site, e.snapshot("s1")
+	return e, site, e.Snapshot("s1")
 }
 
 // TestSelect: select sets a <select> as a person's pick does (the page
@@ -125,7 +125,7 @@ func TestSelect(t *testing.T) {
 	site.waitPost(t, from, "fruit", func(p formPost) bool { return p.Value == "b" })
 
 	// By value, for a page's <option>; the answer reads back labels.
-	resp := e.okJSON("s1", "select", fruit, "c")
+	resp := e.OKJSON("s1", "select", fruit, "c")
 	var held []string
 	if json.Unmarshal(resp.Value, &held) != nil || !slices.Equal(held, []string{"Cherry"}) {
 		t.Errorf("select by value read back %s", resp.Value)
@@ -134,7 +134,7 @@ func TestSelect(t *testing.T) {
 	// A multiple select that held Ham ends holding exactly Cheese and
 	// Olives — never Ham as well — and then exactly Mushroom.
 	from = site.nposts()
-	resp = e.okJSON("s1", "select", tops, "Cheese", "Olives")
+	resp = e.OKJSON("s1", "select", tops, "Cheese", "Olives")
 	if json.Unmarshal(resp.Value, &held) != nil || !slices.Equal(held, []string{"Cheese", "Olives"}) {
 		t.Errorf("select Cheese Olives read back %s", resp.Value)
 	}
@@ -145,17 +145,17 @@ func TestSelect(t *testing.T) {
 
 	// An option the control lacks: refused, naming the ones it has;
 	// nothing changed.
-	r := e.refusedJSON("no_option", "s1", "select", fruit, "Kiwi")
+	r := e.RefusedJSON("no_option", "s1", "select", fruit, "Kiwi")
 	if !strings.Contains(r.Message, `"Apple", "Banana", "Cherry"`) {
 		t.Errorf("no_option names not the options: %s (facts %v)", r.Message, r.Facts)
 	}
-	if v := e.evalString("s1", "document.getElementById('fruit').value"); v != "c" {
+	if v := e.EvalString("s1", "document.getElementById('fruit').value"); v != "c" {
 		t.Errorf("after no_option the page's select holds %q", v)
 	}
-	e.refusedJSON("bad_request", "s1", "select", fruit, "Apple", "Banana")
+	e.RefusedJSON("bad_request", "s1", "select", fruit, "Apple", "Banana")
 
 	// An option's own ref chooses it.
-	s = e.snapshot("s1")
+	s = e.Snapshot("s1")
 	apple := s.Root.Find(func(n *target.Node) bool { return n.Name == "Apple" && n.Ref != "" })
 	if apple == nil {
 		t.Fatalf("no option Apple with a ref:\n%s", s.Text())
@@ -165,7 +165,7 @@ func TestSelect(t *testing.T) {
 	site.waitPost(t, from, "fruit", func(p formPost) bool { return p.Value == "a" })
 
 	// The page puts the pick back: value_not_set, saying what it holds.
-	r = e.refusedJSON("value_not_set", "s1", "select", locked, "Second")
+	r = e.RefusedJSON("value_not_set", "s1", "select", locked, "Second")
 	if !strings.Contains(r.Message, `holds "First"`) {
 		t.Errorf("value_not_set says not what it holds: %s", r.Message)
 	}
@@ -175,15 +175,15 @@ func TestSelect(t *testing.T) {
 	// value_not_set, never "selected".
 	size, painted := ref(t, s, "list box", "Size"), ref(t, s, "list box", "Painted")
 	from = site.nposts()
-	resp = e.okJSON("s1", "select", size, "Small")
+	resp = e.OKJSON("s1", "select", size, "Small")
 	if json.Unmarshal(resp.Value, &held) != nil || !slices.Equal(held, []string{"Small"}) {
 		t.Errorf("select Small read back %s", resp.Value)
 	}
 	site.waitPost(t, from, "size", func(p formPost) bool { return p.Value == "Small" })
-	e.refusedJSON("value_not_set", "s1", "select", painted, "Two")
+	e.RefusedJSON("value_not_set", "s1", "select", painted, "Two")
 
 	// A node that is no choice control.
-	e.refusedJSON("no_action", "s1", "select", fieldRef(t, s, "Text"), "x")
+	e.RefusedJSON("no_action", "s1", "select", fieldRef(t, s, "Text"), "x")
 }
 
 // TestFillSetsPickers: fill sets a date, a time, a datetime, a month, a
@@ -218,40 +218,40 @@ func TestFillRefusesWhatDidNotTake(t *testing.T) {
 	e, _, s := openEvery(t)
 	date := fieldRef(t, s, "Birthday")
 	e.OK("s1", "fill", date, "2026-12-02")
-	r := e.refusedJSON("value_not_set", "s1", "fill", date, "2026-02-30")
+	r := e.RefusedJSON("value_not_set", "s1", "fill", date, "2026-02-30")
 	if r.Facts["holds"] != "2026-12-02" || !strings.Contains(r.Message, "2026-12-02") {
 		t.Errorf("invalid date: %s (facts %v)", r.Message, r.Facts)
 	}
-	if v := e.evalString("s1", "document.getElementById('date').value"); v != "2026-12-02" {
+	if v := e.EvalString("s1", "document.getElementById('date').value"); v != "2026-12-02" {
 		t.Errorf("after an invalid date the page's field holds %q", v)
 	}
 
-	e.refusedJSON("value_not_set", "s1", "fill", fieldRef(t, s, "Colour"), "red")
+	e.RefusedJSON("value_not_set", "s1", "fill", fieldRef(t, s, "Colour"), "red")
 
-	r = e.refusedJSON("value_not_set", "s1", "fill", fieldRef(t, s, "Volume"), "40")
+	r = e.RefusedJSON("value_not_set", "s1", "fill", fieldRef(t, s, "Volume"), "40")
 	if r.Facts["clamped_to"] != "10" || r.Facts["holds"] != "4" {
 		t.Errorf("range out of bounds: %s (facts %v)", r.Message, r.Facts)
 	}
-	if v := e.evalString("s1", "document.getElementById('range').value"); v != "4" {
+	if v := e.EvalString("s1", "document.getElementById('range').value"); v != "4" {
 		t.Errorf("after an out-of-range value the page's slider holds %q", v)
 	}
 
-	r = e.refusedJSON("value_not_set", "s1", "fill", fieldRef(t, s, "Short"), "abcdef")
+	r = e.RefusedJSON("value_not_set", "s1", "fill", fieldRef(t, s, "Short"), "abcdef")
 	if r.Facts["holds"] != "abcd" {
 		t.Errorf("maxlength: %s (facts %v)", r.Message, r.Facts)
 	}
-	if v := e.evalString("s1", "document.getElementById('short').value"); v != "abcd" {
+	if v := e.EvalString("s1", "document.getElementById('short').value"); v != "abcd" {
 		t.Errorf("the page's short field holds %q", v)
 	}
 
-	e.refusedJSON("value_not_set", "s1", "fill", fieldRef(t, s, "Count"), "abc")
-	if r := e.refusedJSON("not_editable", "s1", "fill", ref(t, s, "combo box", "Fruit"), "Banana"); !strings.Contains(r.Message, "select") {
+	e.RefusedJSON("value_not_set", "s1", "fill", fieldRef(t, s, "Count"), "abc")
+	if r := e.RefusedJSON("not_editable", "s1", "fill", ref(t, s, "combo box", "Fruit"), "Banana"); !strings.Contains(r.Message, "select") {
 		t.Errorf("fill on a <select> does not point to select: %s", r.Message)
 	}
 
 	// What does take still answers filled, read back.
 	e.OK("s1", "fill", fieldRef(t, s, "Text"), "hello")
-	if v := e.evalString("s1", "document.getElementById('text').value"); v != "hello" {
+	if v := e.EvalString("s1", "document.getElementById('text').value"); v != "hello" {
 		t.Errorf("the page's text field holds %q", v)
 	}
 }

@@ -17,14 +17,14 @@ import (
 // handle was tab:<32 hex characters> and the header two lines.
 func TestShortTabHandlesAndOneHeaderLine(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	site := newSite(t)
 
 	seen := map[target.ID]bool{}
 	last := 0
 	mint := func(args ...string) target.ID {
 		t.Helper()
-		r := e.okJSON("s1", args...)
+		r := e.OKJSON("s1", args...)
 		id := r.Target.ID
 		n := id.TabNumber()
 		if n == 0 || string(id) != fmt.Sprintf("tab:%d", n) || seen[id] || n <= last {
@@ -45,7 +45,7 @@ func TestShortTabHandlesAndOneHeaderLine(t *testing.T) {
 
 	// tab list: both, each with its CDP id; the text names the short
 	// handles, the current one marked.
-	list := e.okJSON("s1", "tab")
+	list := e.OKJSON("s1", "tab")
 	cdp := map[target.ID]string{}
 	for _, ti := range list.Targets {
 		cdp[ti.ID] = ti.CDPID
@@ -58,11 +58,11 @@ func TestShortTabHandlesAndOneHeaderLine(t *testing.T) {
 	}
 
 	// The old form names the tab's handle and changes nothing.
-	r := e.refusedJSON("unknown_target", "s1", "tab", "tab:"+cdp[first])
+	r := e.RefusedJSON("unknown_target", "s1", "tab", "tab:"+cdp[first])
 	if r.Facts["handle"] != string(first) {
 		t.Fatalf("tab tab:<cdp id>: %+v", r)
 	}
-	if cur := e.okJSON("s1", "get", "url"); cur.Target.ID != second {
+	if cur := e.OKJSON("s1", "get", "url"); cur.Target.ID != second {
 		t.Fatalf("a refused select made %s current", cur.Target.ID)
 	}
 
@@ -71,9 +71,9 @@ func TestShortTabHandlesAndOneHeaderLine(t *testing.T) {
 	// report).
 	e.OK("s1", "tab", strings.TrimPrefix(string(first), "tab:")) // "3" is tab:3
 	save := textRef(t, e.OK("s1", "snapshot", "-i"), "push button", "Save")
-	from := site.nreports()
+	from := site.NReports()
 	out := e.OK("s1", "click", save)
-	rep := site.waitReport(t, from, "the save", func(r report) bool { return r.Event == "save" })
+	rep := site.WaitReport(t, from, "the save", func(r report) bool { return r.Event == "save" })
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	var heads []string
 	for _, l := range lines {
@@ -91,12 +91,12 @@ func TestShortTabHandlesAndOneHeaderLine(t *testing.T) {
 	// A daemon killed and started again: the tabs died with it, their
 	// handles are tab_gone, and new tabs take new numbers.
 	e.Kill9()
-	e.serve()
+	e.Serve()
 	after := mint("open", site.URL+"/list")
 	if after == first || after == second {
 		t.Fatalf("after a restart a tab was given %s again", after)
 	}
-	if r := e.refusedJSON("tab_gone", "s1", "tab", string(second)); !strings.Contains(r.Message, string(second)) {
+	if r := e.RefusedJSON("tab_gone", "s1", "tab", string(second)); !strings.Contains(r.Message, string(second)) {
 		t.Fatalf("tab %s after a restart: %+v", second, r)
 	}
 }

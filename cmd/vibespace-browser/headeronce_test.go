@@ -26,12 +26,12 @@ const (
 // answer after it says its header again.
 func TestHeaderSaidOnce(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	var reports inbox[signupReport]
 	mux := http.NewServeMux()
 	servePage(mux, "/a", headerPageA)
 	servePage(mux, "/b", headerPageB)
-	mux.HandleFunc("POST /report", reports.posted)
+	mux.HandleFunc("POST /report", reports.Posted)
 	site := httptest.NewServer(mux)
 	t.Cleanup(site.Close)
 
@@ -51,9 +51,9 @@ func TestHeaderSaidOnce(t *testing.T) {
 	if h := header(snap); h != "" || !strings.HasPrefix(snap, "# ") {
 		t.Fatalf("snapshot -i after the open: the header line again:\n%s", snap)
 	}
-	from := reports.n()
+	from := reports.N()
 	out = e.OK("s1", "click", textRef(t, snap, "link", "Go on"))
-	shown := reports.wait(t, from, "page B shown", func(r signupReport) bool { return r.Event == "shown" }).Shown
+	shown := reports.Wait(t, from, "page B shown", func(r signupReport) bool { return r.Event == "shown" }).Shown
 	// The click's header names the title its effect's last look read: the
 	// new page's, or none yet when that look came before the new document
 	// had its title — never the old page's. When it named the new one, the
@@ -70,7 +70,7 @@ func TestHeaderSaidOnce(t *testing.T) {
 	if h := header(got); h != "" && !strings.HasPrefix(h, `tab:1 "`+shown+`"`) {
 		t.Fatalf("get title's header: %q", h)
 	}
-	if a := e.okJSON("s1", "get", "title"); a.Target == nil || a.Target.Title != shown || a.Profile == nil || a.Said {
+	if a := e.OKJSON("s1", "get", "title"); a.Target == nil || a.Target.Title != shown || a.Profile == nil || a.Said {
 		t.Fatalf("--json keeps the target's fields: %+v", a)
 	}
 	if out := e.OK("s1", "get", "url"); !strings.HasPrefix(header(out), `tab:1 "`+shown+`"`) {

@@ -1,128 +1,37 @@
 package main_test
 
 import (
-	"context"
-	"encoding/json"
-	"regexp"
-	"strings"
 	"testing"
-	"time"
 
-	"github.com/vibespace/vibespace/cmd/internal/clitest"
-	"github.com/vibespace/vibespace/daemon"
-	"github.com/vibespace/vibespace/target"
-	"github.com/vibespace/vibespace/testenv"
+	"github.com/vibespace/vibespace/cmd/vibespace-browser/internal/browsertest"
 )
 
-// bin is the vibespace-browser binary TestMain built (with -race under
-// -race).
-var bin string
-
-func TestMain(m *testing.M) { clitest.Main(m, "vibespace-browser", &bin) }
+func TestMain(m *testing.M) { browsertest.Main(m) }
 
 // chromium is the browser the daemon under test starts.
-const chromium = clitest.Chromium
+const chromium = browsertest.Chromium
 
-// env is one isolated vibespace driven through vibespace-browser.
-type env struct{ *clitest.Env }
+// env is one isolated vibespace driven through vibespace-browser
+// (browsertest.Env); this package's helpers are its methods.
+type env struct{ *browsertest.Env }
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	testenv.NeedIntegration(t)
-	clitest.NeedChromium(t)
-	e := &env{clitest.New(t, bin)}
-	e.LogOnFailure()
-	return e
+	return &env{browsertest.New(t)}
 }
 
-// serve starts the daemon as the test's child.
-func (e *env) serve() { e.StartServe("--chromium", chromium) }
+// What every package of the command's tests shares: the readers of
+// answers, and the server of the test pages (browsertest.Site).
+var (
+	ref       = browsertest.Ref
+	textRef   = browsertest.TextRef
+	waitCtx   = browsertest.WaitCtx
+	newSite   = browsertest.NewSite
+	servePage = browsertest.ServePage
+)
 
-// refusedJSON runs a command with --json and fails unless it is refused
-// with code (exit 1): the answer carries the code and its facts.
-func (e *env) refusedJSON(code, s string, args ...string) daemon.Response {
-	e.T.Helper()
-	r := e.CLI(s, append([]string{"--json"}, args...)...)
-	var resp daemon.Response
-	if err := json.Unmarshal([]byte(r.Out), &resp); err != nil {
-		e.T.Fatalf("%v: not a JSON answer (exit %d): %v\n%s%s", args, r.Code, err, r.Out, r.Errout)
-	}
-	if r.Code != 1 || resp.OK || string(resp.Code) != code {
-		e.T.Fatalf("%v: want refused %s with exit 1, got exit %d: %s", args, code, r.Code, r.Out)
-	}
-	return resp
-}
-
-// okJSON runs a command with --json and fails unless it succeeded.
-func (e *env) okJSON(s string, args ...string) daemon.Response {
-	e.T.Helper()
-	resp := e.Answer(s, args...)
-	if !resp.OK {
-		e.T.Fatalf("%v: refused %s: %s (facts %v)", args, resp.Code, resp.Message, resp.Facts)
-	}
-	return resp
-}
-
-// snapshot is the current tab's tree as JSON.
-func (e *env) snapshot(s string, args ...string) *target.Snapshot {
-	e.T.Helper()
-	resp := e.okJSON(s, append([]string{"snapshot"}, args...)...)
-	if resp.Snapshot == nil || resp.Snapshot.Root == nil {
-		e.T.Fatalf("snapshot without a tree: %+v", resp)
-	}
-	return resp.Snapshot
-}
-
-// ref is the ref of the node with role and name.
-func ref(t testing.TB, s *target.Snapshot, role, name string) string {
-	t.Helper()
-	n := s.Root.Find(func(n *target.Node) bool { return n.Role == role && n.Name == name })
-	if n == nil || n.Ref == "" {
-		t.Fatalf("no %s %q with a ref in the snapshot:\n%s", role, name, s.Text())
-	}
-	return n.Ref
-}
-
-var refLine = regexp.MustCompile(`(?m)^\s*(.+?) "((?:[^"\\]|\\.)*)" (@e\d+)`)
-
-// textRef finds role "name" @eN in a text snapshot.
-func textRef(t testing.TB, text, role, name string) string {
-	t.Helper()
-	for _, m := range refLine.FindAllStringSubmatch(text, -1) {
-		if m[1] == role && m[2] == name {
-			return m[3]
-		}
-	}
-	t.Fatalf("no %s %q @ref in:\n%s", role, name, text)
-	return ""
-}
-
-// profileLine is the profile part of a text answer's header line, from
-// "profile: " on.
-func profileLine(t testing.TB, out string) string {
-	t.Helper()
-	for _, l := range strings.Split(out, "\n") {
-		if _, p, ok := strings.Cut(l, "profile: "); ok {
-			return "profile: " + p
-		}
-	}
-	t.Fatalf("the answer names no profile:\n%s", out)
-	return ""
-}
-
-// waitCtx bounds waiting for the page to report.
-func waitCtx(t testing.TB) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), 60*time.Second)
-}
-
-// evalString evaluates expr in the session's tab and answers its string
-// value: the page's own answer, a road other than the verbs under test.
-func (e *env) evalString(s, expr string) string {
-	e.T.Helper()
-	resp := e.okJSON(s, "eval", expr)
-	var v string
-	if err := json.Unmarshal(resp.Value, &v); err != nil {
-		e.T.Fatalf("eval %s: %s: %v", expr, resp.Value, err)
-	}
-	return v
-}
+// What the test pages report, and the inbox that collects what they post.
+type (
+	report       = browsertest.Report
+	inbox[T any] = browsertest.Inbox[T]
+)

@@ -29,12 +29,12 @@ const latePage = `<!doctype html><title>late</title>
 // starts nothing answers no_visible_change.
 func TestLateEffect(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	var slow inbox[string]
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		if r.URL.Path == "/slow" {
-			slow.add(r.URL.Path)
+			slow.Add(r.URL.Path)
 			select {
 			case <-r.Context().Done():
 			case <-time.After(900 * time.Millisecond): // the answer comes late, as a slow server's
@@ -45,27 +45,27 @@ func TestLateEffect(t *testing.T) {
 		io.WriteString(w, latePage)
 	}))
 	t.Cleanup(site.Close)
-	e.okJSON("s1", "open", site.URL+"/late")
-	snap := e.snapshot("s1", "-i")
+	e.OKJSON("s1", "open", site.URL+"/late")
+	snap := e.Snapshot("s1", "-i")
 	later, fetchB, inert := ref(t, snap, "push button", "Later"), ref(t, snap, "push button", "Fetch"), ref(t, snap, "push button", "Inert")
 
-	eff := effectOf(t, e.okJSON("s1", "click", later), target.EffectConfirmed)
+	eff := effectOf(t, e.OKJSON("s1", "click", later), target.EffectConfirmed)
 	if !slices.Contains(eff.Seen, `p#late: text "idle" → "done 1"`) {
 		t.Fatalf("click Later saw %q", eff.Seen)
 	}
-	if got := e.evalString("s1", "document.getElementById('late').textContent"); got != "done 1" {
+	if got := e.EvalString("s1", "document.getElementById('late').textContent"); got != "done 1" {
 		t.Fatalf("after click Later the page says %q", got)
 	}
 
-	eff = effectOf(t, e.okJSON("s1", "click", fetchB), target.EffectConfirmed)
-	if !slices.Contains(eff.Seen, `p#late: text "done 1" → "fetched"`) || slow.count(func(string) bool { return true }) != 1 {
-		t.Fatalf("click Fetch saw %q; the server served /slow %d times", eff.Seen, slow.count(func(string) bool { return true }))
+	eff = effectOf(t, e.OKJSON("s1", "click", fetchB), target.EffectConfirmed)
+	if !slices.Contains(eff.Seen, `p#late: text "done 1" → "fetched"`) || slow.Count(func(string) bool { return true }) != 1 {
+		t.Fatalf("click Fetch saw %q; the server served /slow %d times", eff.Seen, slow.Count(func(string) bool { return true }))
 	}
-	if got := e.evalString("s1", "document.getElementById('late').textContent"); got != "fetched" {
+	if got := e.EvalString("s1", "document.getElementById('late').textContent"); got != "fetched" {
 		t.Fatalf("after click Fetch the page says %q", got)
 	}
 
-	resp := e.okJSON("s1", "click", inert)
+	resp := e.OKJSON("s1", "click", inert)
 	effectOf(t, resp, target.EffectNoVisibleChange)
 	if !strings.Contains(resp.Did, "no_visible_change") {
 		t.Fatalf("click Inert answered %q", resp.Did)

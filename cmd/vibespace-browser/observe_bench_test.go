@@ -41,7 +41,7 @@ var (
 // (ours with its target line).
 func BenchmarkObserveVersusAgentBrowser(b *testing.B) {
 	e := newEnv(b)
-	e.serve()
+	e.Serve()
 	p := newPeer(b)
 	site := newSite(b)
 	tables := newObserveSite(b, map[string]string{"/table": tablePage()})
@@ -71,7 +71,7 @@ func BenchmarkObserveVersusAgentBrowser(b *testing.B) {
 				oRefs: len(ourRefs.FindAllString(ours, -1)), tRefs: len(theirRefs.FindAllString(theirs, -1))})
 
 			// One click, then what changed.
-			ourRef := ref(b, e.snapshot("bench", "-i"), pg.role, pg.nm)
+			ourRef := ref(b, e.Snapshot("bench", "-i"), pg.role, pg.nm)
 			theirRef := ""
 			for _, m := range clitest.PeerRef.FindAllStringSubmatch(p.run("snapshot", "-i"), -1) {
 				if m[1] == pg.theirRole && m[2] == pg.nm {

@@ -68,18 +68,18 @@ func newObserveSite(t testing.TB, pages map[string]string) *observeSite {
 	for path, body := range pages {
 		servePage(mux, path, body)
 	}
-	mux.HandleFunc("POST /report", s.reports.posted)
+	mux.HandleFunc("POST /report", s.reports.Posted)
 	s.Server = httptest.NewServer(mux)
 	t.Cleanup(s.Close)
 	return s
 }
 
-func (s *observeSite) n() int { return s.reports.n() }
+func (s *observeSite) n() int { return s.reports.N() }
 
 // wait waits for the first report from index from of event.
 func (s *observeSite) wait(t testing.TB, from int, event string) pageReport {
 	t.Helper()
-	return s.reports.wait(t, from, event, func(r pageReport) bool { return r.Event == event })
+	return s.reports.Wait(t, from, event, func(r pageReport) bool { return r.Event == event })
 }
 
 // diffLines are the change lines of a text --diff answer (or "unchanged").
@@ -130,10 +130,10 @@ func onlyFocus(l string) bool {
 // answers refs with their context; get text @ref is that node's text.
 func TestObserveLessOnAPage(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	site := newObserveSite(t, map[string]string{"/observe": observePage})
 	e.OK("s1", "open", site.URL+"/observe")
-	full := e.snapshot("s1")
+	full := e.Snapshot("s1")
 
 	// The header says the tab and title once: in the answer's target line.
 	out := e.OK("s1", "snapshot")
@@ -154,7 +154,7 @@ func TestObserveLessOnAPage(t *testing.T) {
 	if edit1 == nil || edit1.Ref == "" {
 		t.Fatalf("no Edit link with a ref in the row:\n%s", full.Text())
 	}
-	scoped := e.snapshot("s1", row.Ref)
+	scoped := e.Snapshot("s1", row.Ref)
 	if scoped.Root.Ref != row.Ref || scoped.Census.Nodes != row.Count().Nodes {
 		t.Fatalf("snapshot %s answered root %s with %d nodes, want %d:\n%s", row.Ref, scoped.Root.Ref, scoped.Census.Nodes, row.Count().Nodes, scoped.Text())
 	}
@@ -226,12 +226,12 @@ func TestObserveLessOnAPage(t *testing.T) {
 		t.Fatalf("a second --diff with nothing done: %q", lines)
 	}
 	// The same in JSON.
-	if d := e.okJSON("s1", "snapshot", "--diff").Diff; d == nil || !d.Unchanged() {
+	if d := e.OKJSON("s1", "snapshot", "--diff").Diff; d == nil || !d.Unchanged() {
 		t.Fatalf("--diff --json answered %+v", d)
 	}
 
 	// A removed node's ref is stale_ref, and never named again.
-	before := e.snapshot("s1")
+	before := e.Snapshot("s1")
 	apple := ref(t, before, "push button", "Remove apple")
 	from = site.n()
 	e.OK("s1", "click", apple)
@@ -255,7 +255,7 @@ func TestObserveLessOnAPage(t *testing.T) {
 	if !gone || !came {
 		t.Fatalf("the diff after a removal and an addition: %q", lines)
 	}
-	after := e.snapshot("s1")
+	after := e.Snapshot("s1")
 	fresh := ref(t, after, "push button", "Remove fresh 1")
 	if n, _ := strconv.Atoi(strings.TrimPrefix(fresh, "@e")); n <= maxRef(before.Text()) {
 		t.Fatalf("the new button got %s, a ref of the tree before (up to @e%d)", fresh, maxRef(before.Text()))
@@ -278,13 +278,13 @@ func TestObserveLessOnAPage(t *testing.T) {
 	if r := e.CLI("s1", "find", "zebra"); r.Code != 0 || !regexp.MustCompile(`no match for "zebra" among \d+ nodes`).MatchString(r.Out) {
 		t.Fatalf("find zebra: exit %d\n%s%s", r.Code, r.Out, r.Errout)
 	}
-	if f := e.okJSON("s1", "find", "Delete").Found; f == nil || len(f.Matches) != 2 || f.Matches[0].In == nil {
+	if f := e.OKJSON("s1", "find", "Delete").Found; f == nil || len(f.Matches) != 2 || f.Matches[0].In == nil {
 		t.Fatalf("find --json: %+v", f)
 	}
 
 	// get text @ref: that node's text, as the page's DOM has it.
 	got := strings.TrimSpace(e.OK("s1", "get", "text", row.Ref))
-	dom := e.okJSON("s1", "eval", `document.getElementById('r1').innerText`)
+	dom := e.OKJSON("s1", "eval", `document.getElementById('r1').innerText`)
 	var domText string
 	json.Unmarshal(dom.Value, &domText)
 	if strings.Join(strings.Fields(clitest.LastLine(got)), " ") != strings.Join(strings.Fields(domText), " ") {

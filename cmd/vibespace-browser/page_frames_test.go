@@ -22,21 +22,21 @@ const frameActInner = `<!doctype html><title>Inner %[1]s</title>
 // snapshot.
 func TestPageRefsInFrames(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	site := newFramesSite(t, "<button>Main button</button>", frameActInner, nil)
 
 	e.OK("p", "open", site.URL+"/frames")
 	text := e.framesShown("p", `"Press same"`, `"Press cross"`)
 	for _, f := range []string{"same", "cross"} {
 		pick := textRef(t, text, "combo box", "Pick "+f)
-		resp := e.okJSON("p", "select", pick, "two")
+		resp := e.OKJSON("p", "select", pick, "two")
 		site.waitHit(t, f+"-pick-two")
 		if want := `combo box "Pick ` + f + `"`; !strings.Contains(resp.Did, want) {
 			t.Errorf("frame %s: select answered %q, want it to name %s", f, resp.Did, want)
 		}
 
 		press := textRef(t, text, "push button", "Press "+f)
-		resp = e.okJSON("p", "click", press)
+		resp = e.OKJSON("p", "click", press)
 		site.waitHit(t, f+"-press")
 		if want := `(push button "Press ` + f + `")`; !strings.Contains(resp.Did, want) {
 			t.Errorf("frame %s: click answered %q, want it to name %s", f, resp.Did, want)

@@ -65,7 +65,7 @@ func newFramesSite(t *testing.T, main, inner string, pages map[string]string) *r
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprintf(w, inner, r.URL.Query().Get("f"))
 	})
-	mux.HandleFunc("GET /hit", func(w http.ResponseWriter, r *http.Request) { s.hits.add(r.URL.Query().Get("k")) })
+	mux.HandleFunc("GET /hit", func(w http.ResponseWriter, r *http.Request) { s.hits.Add(r.URL.Query().Get("k")) })
 	s.Server = httptest.NewUnstartedServer(mux)
 	addr := s.Listener.Addr().String()
 	port = addr[strings.LastIndex(addr, ":")+1:]
@@ -97,7 +97,7 @@ func (e *env) framesShown(s string, want ...string) string {
 // waitHit waits for the page to report k.
 func (s *refSite) waitHit(t *testing.T, k string) {
 	t.Helper()
-	s.hits.wait(t, 0, fmt.Sprintf("%q", k), func(h string) bool { return h == k })
+	s.hits.Wait(t, 0, fmt.Sprintf("%q", k), func(h string) bool { return h == k })
 }
 
 // Through vibespace-browser: elements only a script makes clickable have
@@ -108,7 +108,7 @@ func (s *refSite) waitHit(t *testing.T, k string) {
 // field's value once.
 func TestPageRefs(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	site := newRefSite(t)
 
 	e.OK("p", "open", site.URL+"/clicks")
@@ -120,7 +120,7 @@ func TestPageRefs(t *testing.T) {
 	if strings.Contains(text, `static "Ada"`) {
 		t.Errorf("-i prints the field's value twice:\n%s", text)
 	}
-	checkTree(t, e.snapshot("p"))
+	checkTree(t, e.Snapshot("p"))
 
 	e.OK("p", "open", site.URL+"/frames")
 	text = e.framesShown("p", `"Button same"`, `"Button cross"`)
@@ -130,7 +130,7 @@ func TestPageRefs(t *testing.T) {
 		e.OK("p", "fill", textRef(t, text, "entry", "Field "+f), "hi "+f)
 		site.waitHit(t, f+"-value-hi "+f)
 	}
-	checkTree(t, e.snapshot("p"))
+	checkTree(t, e.Snapshot("p"))
 }
 
 // checkTree fails on a role in CamelCase and on a white-space text node.

@@ -45,7 +45,7 @@ var (
 // by its ref, and the page's own DOM says it was.
 func TestSnapshotPagesThroughABigPage(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	mux := http.NewServeMux()
 	body := pagingPage()
 	mux.HandleFunc("GET /rows", func(w http.ResponseWriter, r *http.Request) {
@@ -93,7 +93,7 @@ func TestSnapshotPagesThroughABigPage(t *testing.T) {
 		t.Fatalf("a snapshot of %d rows is not cut at its budget", pagingRows)
 	}
 	// -i, --depth and --json take a page as they take a snapshot.
-	first := e.okJSON("s1", "snapshot", "--after", after, "-i", "--depth", "1")
+	first := e.OKJSON("s1", "snapshot", "--after", after, "-i", "--depth", "1")
 	if s := first.Snapshot; s == nil || !s.Interactive || s.Root == nil || len(s.Root.Children) == 0 || !strings.HasPrefix(first.Did, "after "+after+": ") {
 		t.Fatalf("snapshot --after %s -i --depth 1 --json is no interactive page (did %q)", after, first.Did)
 	}
@@ -140,7 +140,7 @@ func TestSnapshotPagesThroughABigPage(t *testing.T) {
 	}
 	e.OK("s1", "click", page[n])
 	want := fmt.Sprintf("clicked Button %d", n)
-	if got := e.evalString("s1", "document.title"); got != want {
+	if got := e.EvalString("s1", "document.title"); got != want {
 		t.Fatalf("click %s (Button %d): the page's title is %q, want %q", page[n], n, got, want)
 	}
 }

@@ -14,7 +14,7 @@ import (
 // the ratio cdp / built-in per verb.
 func BenchmarkProviderOverhead(b *testing.B) {
 	e := newEnv(b)
-	e.serve()
+	e.Serve()
 	site := newSite(b)
 	page := site.URL + "/big"
 	endpoint := clitest.TheirChromium(b)
@@ -29,7 +29,7 @@ func BenchmarkProviderOverhead(b *testing.B) {
 	refOf := map[string]string{}
 	refs := func() {
 		for _, s := range sessions {
-			refOf[s] = ref(b, e.snapshot(s, "-i"), "push button", "Increment")
+			refOf[s] = ref(b, e.Snapshot(s, "-i"), "push button", "Increment")
 		}
 	}
 	type verb struct {

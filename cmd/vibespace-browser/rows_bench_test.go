@@ -163,7 +163,7 @@ type rowsResult struct {
 func BenchmarkRows(b *testing.B) {
 	e := newEnv(b)
 	pw := needPlaywright(b)
-	e.serve()
+	e.Serve()
 	p := newPeer(b)
 
 	pages := map[int]string{}

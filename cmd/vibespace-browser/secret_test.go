@@ -47,11 +47,11 @@ document.getElementById('f').addEventListener('submit', ev => {
 // name is refused no_secret.
 func TestSecretByNameOnAPage(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	var posts inbox[signIn]
 	mux := http.NewServeMux()
 	servePage(mux, "/signin", signInPage)
-	mux.HandleFunc("POST /signin", posts.posted)
+	mux.HandleFunc("POST /signin", posts.Posted)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 
@@ -68,7 +68,7 @@ func TestSecretByNameOnAPage(t *testing.T) {
 	}
 	saw(e.OK("s1", "trace", "--pictures", "on"))
 	saw(e.OK("s1", "open", srv.URL+"/signin"))
-	snap := e.snapshot("s1", "-i")
+	snap := e.Snapshot("s1", "-i")
 	code, password := ref(t, snap, "entry", "Code"), ref(t, snap, "entry", "Password")
 	remember, submit := ref(t, snap, "check box", "Remember me"), ref(t, snap, "push button", "Sign in")
 
@@ -80,22 +80,22 @@ func TestSecretByNameOnAPage(t *testing.T) {
 	if !strings.Contains(out, "a secret of 27 characters, login, was typed") {
 		t.Errorf("fill --secret does not say a secret of 27 characters was typed:\n%s", out)
 	}
-	resp := e.okJSON("s1", "type", password, "--secret", "login")
+	resp := e.OKJSON("s1", "type", password, "--secret", "login")
 	saw(resp.Did, resp.Message)
 	if resp.Effect != nil && len(resp.Effect.Seen) > 0 {
 		t.Errorf("a secret's effect says what it saw: %v", resp.Effect.Seen)
 	}
-	unknown := e.refusedJSON(string(target.CodeNoSecret), "s1", "fill", code, "--secret", "nope")
+	unknown := e.RefusedJSON(string(target.CodeNoSecret), "s1", "fill", code, "--secret", "nope")
 	saw(unknown.Message)
-	from := posts.n()
+	from := posts.N()
 	saw(e.OK("s1", "click", submit))
-	got := posts.wait(t, from, "the form's submit", func(signIn) bool { return true })
+	got := posts.Wait(t, from, "the form's submit", func(signIn) bool { return true })
 	if got.Code != value || got.Password != value {
 		t.Fatalf("the page's fields hold code %d and password %d characters, want the secret's %d in each (equal: %v, %v)",
 			len(got.Code), len(got.Password), len(value), got.Code == value, got.Password == value)
 	}
 
-	tr := e.okJSON("s1", "trace")
+	tr := e.OKJSON("s1", "trace")
 	var secretSteps, pictures, afterSecret int
 	seenSecret := false
 	for _, s := range tr.Trace {

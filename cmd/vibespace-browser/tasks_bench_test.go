@@ -54,7 +54,7 @@ function done() {
 //	go test ./cmd/vibespace-browser -run '^$' -bench TasksVersus -benchtime 1x
 func BenchmarkTasksVersusAgentBrowser(b *testing.B) {
 	e := newEnv(b)
-	e.serve()
+	e.Serve()
 	p := newPeer(b)
 	mux := http.NewServeMux()
 	servePage(mux, "/signup", taskSignupPage)

@@ -16,23 +16,23 @@ import (
 // tab's trace without the operator's --for.
 func TestTraceOfATabSession(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	site := newSite(t)
-	open := e.okJSON("s1", "open", site.URL+"/form")
+	open := e.OKJSON("s1", "open", site.URL+"/form")
 	tab := string(open.Target.ID)
-	snap := e.snapshot("s1", "-i")
+	snap := e.Snapshot("s1", "-i")
 	name, save := ref(t, snap, "entry", "Name"), ref(t, snap, "push button", "Save")
 	const canary = "CANARY-5c0a-filled"
 	e.OK("s1", "fill", name, canary)
 	e.OK("s1", "type", name, "-and-typed")
-	from := site.nreports()
+	from := site.NReports()
 	e.OK("s1", "click", save)
-	rep := site.waitReport(t, from, "the save", func(r report) bool { return r.Event == "save" })
+	rep := site.WaitReport(t, from, "the save", func(r report) bool { return r.Event == "save" })
 	if rep.Name != canary+"-and-typed" {
 		t.Fatalf("the page saw %+v", rep)
 	}
 
-	resp := e.okJSON("s1", "trace")
+	resp := e.OKJSON("s1", "trace")
 	var verbs []string
 	for _, s := range resp.Trace {
 		verbs = append(verbs, s.Verb)
@@ -64,8 +64,8 @@ func TestTraceOfATabSession(t *testing.T) {
 		t.Errorf("trace --last 2:\n%s", out)
 	}
 
-	e.refusedJSON(string(target.CodeNotExposed), "s2", "trace", "--target", tab)
-	op := e.okJSON("s2", "trace", "--for", "s1")
+	e.RefusedJSON(string(target.CodeNotExposed), "s2", "trace", "--target", tab)
+	op := e.OKJSON("s2", "trace", "--for", "s1")
 	if len(op.Trace) != 5 {
 		t.Errorf("trace --for s1: %+v", op.Trace)
 	}

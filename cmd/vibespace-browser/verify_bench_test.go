@@ -18,10 +18,10 @@ import (
 // keeps the loop guard from refusing the fourth.
 func BenchmarkVerifyPage(b *testing.B) {
 	e := newEnv(b)
-	e.serve()
+	e.Serve()
 	site := newVerifySite(b)
 	e.OK("bench", "open", site.URL+"/v")
-	snap := e.snapshot("bench", "-i")
+	snap := e.Snapshot("bench", "-i")
 	show, name, inert := ref(b, snap, "push button", "Show"), ref(b, snap, "entry", "Name"), ref(b, snap, "push button", "Inert")
 	for _, v := range []struct {
 		name string

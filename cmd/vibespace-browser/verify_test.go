@@ -33,7 +33,7 @@ type verifySite struct {
 func newVerifySite(t testing.TB) *verifySite {
 	s := &verifySite{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.paths.add(r.URL.Path)
+		s.paths.Add(r.URL.Path)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		if r.URL.Path == "/next" {
 			io.WriteString(w, "<!doctype html><title>next</title><p>the next page</p>")
@@ -46,7 +46,7 @@ func newVerifySite(t testing.TB) *verifySite {
 }
 
 func (s *verifySite) served(path string) bool {
-	return s.paths.count(func(p string) bool { return p == path }) > 0
+	return s.paths.Count(func(p string) bool { return p == path }) > 0
 }
 
 // effectOf fails unless resp carries an effect of word.
@@ -65,27 +65,27 @@ func effectOf(t *testing.T, resp daemon.Response, word target.EffectWord) *targe
 // eval, and the server's log are the oracles.
 func TestVerifyPage(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	site := newVerifySite(t)
-	e.okJSON("s1", "open", site.URL+"/v")
-	snap := e.snapshot("s1", "-i")
+	e.OKJSON("s1", "open", site.URL+"/v")
+	snap := e.Snapshot("s1", "-i")
 	show, inert, name := ref(t, snap, "push button", "Show"), ref(t, snap, "push button", "Inert"), ref(t, snap, "entry", "Name")
 
 	// fill: the field's value changed.
-	eff := effectOf(t, e.okJSON("s1", "fill", name, "ada"), target.EffectConfirmed)
-	if got := e.evalString("s1", "document.getElementById('name').value"); got != "ada" {
+	eff := effectOf(t, e.OKJSON("s1", "fill", name, "ada"), target.EffectConfirmed)
+	if got := e.EvalString("s1", "document.getElementById('name').value"); got != "ada" {
 		t.Fatalf("after fill the field holds %q", got)
 	}
 	if !slices.Contains(eff.Seen, "text: 0 → 3 characters") || strings.Contains(strings.Join(eff.Seen, " "), "ada") {
 		t.Fatalf("fill saw %q: want its length, never its text", eff.Seen)
 	}
 	// type @ref: keys into the field, which it names.
-	resp := e.okJSON("s1", "type", name, "x")
+	resp := e.OKJSON("s1", "type", name, "x")
 	effectOf(t, resp, target.EffectConfirmed)
 	if !strings.Contains(resp.Did, "into "+name+` (entry "Name")`) {
 		t.Fatalf("type @ref answered %q: it does not name the field", resp.Did)
 	}
-	if got := e.evalString("s1", "document.getElementById('name').value"); got != "adax" {
+	if got := e.EvalString("s1", "document.getElementById('name').value"); got != "adax" {
 		t.Fatalf("after type the field holds %q", got)
 	}
 
@@ -97,37 +97,37 @@ func TestVerifyPage(t *testing.T) {
 	if !strings.Contains(out, `clicked `+show+` (push button "Show") → confirmed: p#out: text "hidden" → "shown 1"`) {
 		t.Fatalf("click Show answered:\n%s", out)
 	}
-	if got := e.evalString("s1", "document.getElementById('out').textContent"); got != "shown 1" {
+	if got := e.EvalString("s1", "document.getElementById('out').textContent"); got != "shown 1" {
 		t.Fatalf("after click Show the page says %q", got)
 	}
 
 	// A key with a visible effect on the page (the focus is on Show),
 	// named by the page's watcher.
-	if eff := effectOf(t, e.okJSON("s1", "key", "k"), target.EffectConfirmed); !slices.Contains(eff.Seen, `p#keys: text "x" → "xk"`) {
+	if eff := effectOf(t, e.OKJSON("s1", "key", "k"), target.EffectConfirmed); !slices.Contains(eff.Seen, `p#keys: text "x" → "xk"`) {
 		t.Fatalf("key k saw %q", eff.Seen)
 	}
-	if got := e.evalString("s1", "document.getElementById('keys').textContent"); got != "xk" { // the x typed into the field, then k
+	if got := e.EvalString("s1", "document.getElementById('keys').textContent"); got != "xk" { // the x typed into the field, then k
 		t.Fatalf("after key k the page saw %q", got)
 	}
 
 	// --no-verify: nothing is watched.
-	resp = e.okJSON("s1", "click", show, "--no-verify")
+	resp = e.OKJSON("s1", "click", show, "--no-verify")
 	eff = effectOf(t, resp, target.EffectUnverifiable)
 	if eff.Why != "verification off" || !strings.Contains(resp.Did, `(push button "Show")`) {
 		t.Fatalf("--no-verify: why %q, did %q (the node it clicked unnamed?)", eff.Why, resp.Did)
 	}
 
 	// An inert button.
-	effectOf(t, e.okJSON("s1", "click", inert), target.EffectNoVisibleChange)
-	if got := e.evalString("s1", "document.getElementById('out').textContent"); got != "shown 2" {
+	effectOf(t, e.OKJSON("s1", "click", inert), target.EffectNoVisibleChange)
+	if got := e.EvalString("s1", "document.getElementById('out').textContent"); got != "shown 2" {
 		t.Fatalf("the inert button changed the page: %q", got)
 	}
 
 	// A link: the tab navigated.
-	resp = e.okJSON("s1", "click", ref(t, e.snapshot("s1", "-i"), "link", "Next"))
+	resp = e.OKJSON("s1", "click", ref(t, e.Snapshot("s1", "-i"), "link", "Next"))
 	eff = effectOf(t, resp, target.EffectConfirmed)
 	if !slices.Contains(eff.Seen, "url: /v → /next") || !site.served("/next") {
-		t.Fatalf("click Next saw %q; the server served %v", eff.Seen, site.paths.all())
+		t.Fatalf("click Next saw %q; the server served %v", eff.Seen, site.paths.All())
 	}
 }
 
@@ -138,36 +138,36 @@ func TestVerifyPage(t *testing.T) {
 // the loop it is for), another action on the tab does.
 func TestNoProgressPage(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	site := newVerifySite(t)
-	e.okJSON("s1", "open", site.URL+"/v")
-	inert := ref(t, e.snapshot("s1", "-i"), "push button", "Inert")
+	e.OKJSON("s1", "open", site.URL+"/v")
+	inert := ref(t, e.Snapshot("s1", "-i"), "push button", "Inert")
 	for range 3 {
-		effectOf(t, e.okJSON("s1", "click", inert), target.EffectNoVisibleChange)
+		effectOf(t, e.OKJSON("s1", "click", inert), target.EffectNoVisibleChange)
 	}
-	r := e.refusedJSON("no_progress", "s1", "click", inert)
+	r := e.RefusedJSON("no_progress", "s1", "click", inert)
 	if !strings.Contains(r.Message, "3 times in a row") || !strings.Contains(r.Message, "another action") {
 		t.Fatalf("no_progress says: %s", r.Message)
 	}
 	// Another session is not this one's loop: its same click runs, and s1's
 	// is still refused.
-	e.okJSON("s2", "open", site.URL+"/v")
-	inert2 := ref(t, e.snapshot("s2", "-i"), "push button", "Inert")
-	effectOf(t, e.okJSON("s2", "click", inert2), target.EffectNoVisibleChange)
-	e.refusedJSON("no_progress", "s1", "click", inert)
+	e.OKJSON("s2", "open", site.URL+"/v")
+	inert2 := ref(t, e.Snapshot("s2", "-i"), "push button", "Inert")
+	effectOf(t, e.OKJSON("s2", "click", inert2), target.EffectNoVisibleChange)
+	e.RefusedJSON("no_progress", "s1", "click", inert)
 	// A look again is no way out.
-	e.snapshot("s1", "-i")
-	e.refusedJSON("no_progress", "s1", "click", inert)
+	e.Snapshot("s1", "-i")
+	e.RefusedJSON("no_progress", "s1", "click", inert)
 	// Another action on the tab is.
-	show := ref(t, e.snapshot("s1", "-i"), "push button", "Show")
-	effectOf(t, e.okJSON("s1", "click", show), target.EffectConfirmed)
+	show := ref(t, e.Snapshot("s1", "-i"), "push button", "Show")
+	effectOf(t, e.OKJSON("s1", "click", show), target.EffectConfirmed)
 	// click → snapshot → click → snapshot → click → snapshot → click.
 	for range 3 {
-		effectOf(t, e.okJSON("s1", "click", inert), target.EffectNoVisibleChange)
-		inert = ref(t, e.snapshot("s1", "-i"), "push button", "Inert")
+		effectOf(t, e.OKJSON("s1", "click", inert), target.EffectNoVisibleChange)
+		inert = ref(t, e.Snapshot("s1", "-i"), "push button", "Inert")
 	}
-	e.refusedJSON("no_progress", "s1", "click", inert)
-	if got := e.evalString("s1", "document.getElementById('out').textContent"); got != "shown 1" {
+	e.RefusedJSON("no_progress", "s1", "click", inert)
+	if got := e.EvalString("s1", "document.getElementById('out').textContent"); got != "shown 1" {
 		t.Fatalf("the page says %q", got)
 	}
 }
@@ -177,34 +177,34 @@ func TestNoProgressPage(t *testing.T) {
 // starts over; the operator sets another session's.
 func TestBudgetSteps(t *testing.T) {
 	e := newEnv(t)
-	e.serve()
+	e.Serve()
 	site := newVerifySite(t)
-	e.okJSON("s1", "open", site.URL+"/v")
-	show := ref(t, e.snapshot("s1", "-i"), "push button", "Show")
+	e.OKJSON("s1", "open", site.URL+"/v")
+	show := ref(t, e.Snapshot("s1", "-i"), "push button", "Show")
 	if out := e.OK("s1", "budget", "--steps", "2"); !strings.Contains(out, "budget of s1: 2 of 2 steps left") {
 		t.Fatalf("budget --steps 2 answered:\n%s", out)
 	}
-	e.okJSON("s1", "click", show)
-	e.snapshot("s1", "-i")
-	e.okJSON("s1", "click", show, "--no-verify")
-	r := e.refusedJSON("budget_spent", "s1", "click", show)
+	e.OKJSON("s1", "click", show)
+	e.Snapshot("s1", "-i")
+	e.OKJSON("s1", "click", show, "--no-verify")
+	r := e.RefusedJSON("budget_spent", "s1", "click", show)
 	if !strings.Contains(r.Message, "budget --reset") {
 		t.Fatalf("budget_spent says: %s", r.Message)
 	}
-	if got := e.evalString("s1", "document.getElementById('out').textContent"); got != "shown 2" {
+	if got := e.EvalString("s1", "document.getElementById('out').textContent"); got != "shown 2" {
 		t.Fatalf("the refused click reached the page: %q", got)
 	}
 	if out := e.OK("s1", "budget"); !strings.Contains(out, "0 of 2 steps left") {
 		t.Fatalf("budget answered:\n%s", out)
 	}
 	e.OK("s1", "budget", "--reset")
-	e.okJSON("s1", "click", show)
-	if got := e.evalString("s1", "document.getElementById('out').textContent"); got != "shown 3" {
+	e.OKJSON("s1", "click", show)
+	if got := e.EvalString("s1", "document.getElementById('out').textContent"); got != "shown 3" {
 		t.Fatalf("after the reset the page says %q", got)
 	}
 	// The operator's word for another session.
 	e.OK("op", "budget", "--for", "s1", "--steps", "1")
-	e.refusedJSON("budget_spent", "s1", "click", show)
+	e.RefusedJSON("budget_spent", "s1", "click", show)
 	e.OK("op", "budget", "--for", "s1", "--steps", "0")
-	e.okJSON("s1", "click", show)
+	e.OKJSON("s1", "click", show)
 }

@@ -55,8 +55,8 @@ func clicksUntil(t *testing.T, e *env, s, id, sentinelRef string, log *testenv.F
 func TestBatchOnAWindow(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
-	id, log, _ := e.openFixture("s1")
-	snap := e.snapshot("s1", id)
+	id, log, _ := e.OpenFixture("s1")
+	snap := e.Snapshot("s1", id)
 	alpha, beta := node(t, snap, "push button", "Alpha").Ref, node(t, snap, "push button", "Beta").Ref
 	name, dialog := node(t, snap, "text", "Name").Ref, node(t, snap, "push button", "Open dialog").Ref
 
@@ -125,8 +125,8 @@ func TestBatchOnAWindow(t *testing.T) {
 func TestBatchStops(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
-	id, log, _ := e.openFixture("s1")
-	snap := e.snapshot("s1", id)
+	id, log, _ := e.OpenFixture("s1")
+	snap := e.Snapshot("s1", id)
 	alpha, beta := node(t, snap, "push button", "Alpha").Ref, node(t, snap, "push button", "Beta").Ref
 	disabled, dialog := node(t, snap, "text", "Disabled").Ref, node(t, snap, "push button", "Open dialog").Ref
 
@@ -191,8 +191,8 @@ func TestSecretByNameOnAWindow(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("key set secret:login: exit %d\n%s%s", r.Code, r.Out, r.Errout)
 	}
-	id, log, _ := e.openFixture("s1")
-	snap := e.snapshot("s1", id)
+	id, log, _ := e.OpenFixture("s1")
+	snap := e.Snapshot("s1", id)
 	name := node(t, snap, "text", "Name").Ref
 
 	from := log.Len()

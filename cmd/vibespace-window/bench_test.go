@@ -97,7 +97,7 @@ func BenchmarkSnapshot(b *testing.B) {
 		b.Fatalf("open: %+v", resp)
 	}
 	id, pid := string(resp.Target.ID), resp.Target.PID
-	desk := e.readDesk()
+	desk := e.ReadDesk()
 	script := filepath.Join(e.Dir, "walk.py")
 	os.WriteFile(script, []byte(pyatspiWalk), 0o600)
 	py := func() (int, time.Duration) {
@@ -147,7 +147,7 @@ func BenchmarkDaemonRSS(b *testing.B) {
 	e.StartServe()
 	pid := e.Serve.Process.Pid
 	idle := rssMB(b, pid)
-	e.openFixture("s1")
+	e.OpenFixture("s1")
 	var id string
 	for _, l := range strings.Split(e.OK("s1", "list"), "\n") {
 		if f := strings.Fields(l); len(f) > 0 {
@@ -198,7 +198,7 @@ const agentBrowserClickMS = 31.0
 func BenchmarkCLIClickRef(b *testing.B) {
 	e := newEnv(b)
 	e.StartServe()
-	id, log, _ := e.openFixture("s1")
+	id, log, _ := e.OpenFixture("s1")
 	resp := e.Answer("s1", "snapshot", id)
 	alpha := resp.Snapshot.Root.Find(func(n *target.Node) bool { return n.Role == "push button" && n.Name == "Alpha" })
 	if alpha == nil {

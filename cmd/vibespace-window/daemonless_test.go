@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vibespace/vibespace/cmd/vibespace-window/internal/wintest"
 )
 
 // TestNoDaemonProgram: a command with no vibespace-daemon beside it nor on
@@ -36,7 +38,7 @@ func withoutDaemon(t *testing.T) (dir, alone, empty string) {
 	if err := os.MkdirAll(filepath.Dir(alone), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(bin)
+	b, err := os.ReadFile(wintest.Bin)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 func TestDamagedStateFile(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
-	id, log, _ := e.openFixture("s1")
+	id, log, _ := e.OpenFixture("s1")
 	e.Kill9()
 	state := filepath.Join(e.Home, "state.json")
 	cut := func(path string) {
@@ -67,15 +67,15 @@ func TestDamagedStateFile(t *testing.T) {
 	cut(state)
 	cut(state + ".copy")
 	out = e.OK("s2", "list")
-	if !strings.Contains(out, "could not be restored") || !strings.Contains(out, "were stopped, with the applications on them: desktop "+e.desk.ID) {
+	if !strings.Contains(out, "could not be restored") || !strings.Contains(out, "were stopped, with the applications on them: desktop "+e.Desk.ID) {
 		t.Fatalf("the first answer after both were damaged:\n%s", out)
 	}
 	// Nothing of the earlier display runs on unseen (newEnv's cleanup
 	// checks its processes and directory are gone).
-	if _, err := os.Stat(e.desk.Dir); !os.IsNotExist(err) {
+	if _, err := os.Stat(e.Desk.Dir); !os.IsNotExist(err) {
 		t.Fatalf("the earlier display's directory is left: %v", err)
 	}
-	if again, _, _ := e.openFixture("s2"); again == id {
+	if again, _, _ := e.OpenFixture("s2"); again == id {
 		t.Fatalf("the lost handle %s was minted again", id)
 	}
 }

@@ -15,8 +15,8 @@ import (
 // EditableText is refused no_editable_text, reaching nothing.
 func TestFillCommand(t *testing.T) {
 	e := newEnv(t)
-	id, log, _ := e.openFixture("s1")
-	snap := e.snapshot("s1", id)
+	id, log, _ := e.OpenFixture("s1")
+	snap := e.Snapshot("s1", id)
 	entry := snap.Root.Find(func(n *target.Node) bool { return n.Role == "text" && n.Name == "Name" && n.Ref != "" })
 	if entry == nil {
 		t.Fatalf("no entry Name:\n%s", snap.Text())
@@ -45,5 +45,5 @@ func TestFillCommand(t *testing.T) {
 	if evs, _ := log.Events(); len(evs) > from {
 		t.Errorf("a refused fill reached the application: %+v", evs[from:])
 	}
-	checkAudit(t, e, name, "Untitled 1")
+	e.CheckAudit(t, name, "Untitled 1")
 }

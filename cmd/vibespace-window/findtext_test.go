@@ -22,9 +22,9 @@ func TestFindSaysOnAWindow(t *testing.T) {
 	if !resp.OK {
 		t.Fatalf("open: %+v", resp)
 	}
-	e.readDesk()
+	e.ReadDesk()
 	id := string(resp.Target.ID)
-	full := e.snapshot("s1", id)
+	full := e.Snapshot("s1", id)
 	view := full.Root.Find(func(n *target.Node) bool {
 		return n.Role == "text" && strings.Contains(n.Text, "\n") && strings.Contains(n.Text, "taciti")
 	})

@@ -2,8 +2,6 @@ package main_test
 
 import (
 	"bufio"
-	"encoding/json"
-	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -19,39 +17,10 @@ import (
 	"github.com/vibespace/vibespace/x11"
 )
 
-// node finds a node of the snapshot by role and name.
-func node(t *testing.T, s *target.Snapshot, role, name string) *target.Node {
-	t.Helper()
-	n := s.Root.Find(func(n *target.Node) bool { return n.Role == role && n.Name == name })
-	if n == nil {
-		t.Fatalf("no %s %q in the snapshot", role, name)
-	}
-	return n
-}
-
-func (e *env) snapshot(s, id string) *target.Snapshot {
-	e.T.Helper()
-	resp := e.Answer(s, "snapshot", id)
-	if !resp.OK || resp.Snapshot == nil {
-		e.T.Fatalf("snapshot: %+v", resp)
-	}
-	return resp.Snapshot
-}
-
-// centre is the centre of n in the window's own pixels.
-func centre(t *testing.T, e *env, s, id string, n *target.Node) string {
-	t.Helper()
-	shot := e.Answer(s, "screenshot", id, "--out", filepath.Join(e.Dir, "shot.png"))
-	if !shot.OK || n.Bounds == nil {
-		t.Fatalf("screenshot %+v / bounds %v", shot, n.Bounds)
-	}
-	return fmt.Sprintf("%d,%d", n.Bounds.X-shot.Bounds.X+n.Bounds.W/2, n.Bounds.Y-shot.Bounds.Y+n.Bounds.H/2)
-}
-
 func TestWholeLoop(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
-	id, log, _ := e.openFixture("s1")
+	id, log, _ := e.OpenFixture("s1")
 	out := e.OK("s1", "list")
 	if !strings.Contains(out, id+` "vibespace fixture"`) || !strings.Contains(out, "held by s1") {
 		t.Fatalf("list: %s", out)
@@ -60,7 +29,7 @@ func TestWholeLoop(t *testing.T) {
 	if !strings.Contains(text, `push button "Alpha" @e`) {
 		t.Fatalf("snapshot -i:\n%s", text)
 	}
-	snap := e.snapshot("s1", id)
+	snap := e.Snapshot("s1", id)
 
 	from := log.Len()
 	out = e.OK("s1", "click", id, node(t, snap, "push button", "Alpha").Ref)
@@ -78,7 +47,7 @@ func TestWholeLoop(t *testing.T) {
 	// Keys: focus the notes by a click at its centre, then type and press.
 	notes := node(t, snap, "text", "Notes")
 	from = log.Len()
-	out = e.OK("s1", "click", id, "--at", centre(t, e, "s1", id, notes))
+	out = e.OK("s1", "click", id, "--at", e.Centre(t, "s1", id, notes))
 	if !strings.Contains(out, "[by point]") {
 		t.Fatal(out)
 	}
@@ -116,7 +85,7 @@ func TestWholeLoop(t *testing.T) {
 		return ev.Type == "key" && ev.Keysym == "a" && len(ev.Modifiers) == 1 && ev.Modifiers[0] == "control"
 	})
 	from = log.Len()
-	e.OK("s1", "scroll", id, "down", "--by", "2", "--at", centre(t, e, "s1", id, row1(t, snap)))
+	e.OK("s1", "scroll", id, "down", "--by", "2", "--at", e.Centre(t, "s1", id, row1(t, snap)))
 	wait(t, log, from, "the scroll", func(ev testenv.Event) bool { return ev.Type == "scroll" })
 
 	// A node without Action is refused no_action: never a coordinate click.
@@ -138,7 +107,7 @@ func TestWholeLoop(t *testing.T) {
 			}
 		}
 	}
-	checkAudit(t, e, "héllo", "typed as keys")
+	e.CheckAudit(t, "héllo", "typed as keys")
 }
 
 // row1 is the first row of the fixture's list.
@@ -151,30 +120,10 @@ func row1(t *testing.T, s *target.Snapshot) *target.Node {
 	return n
 }
 
-// checkAudit checks the audit log: one line per verb, never the typed text.
-func checkAudit(t *testing.T, e *env, typed ...string) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(e.Home, "audit.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range typed {
-		if strings.Contains(string(b), s) {
-			t.Fatalf("the audit log contains typed text %q", s)
-		}
-	}
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil || m["verb"] == nil || m["session"] == nil {
-			t.Fatalf("audit line %q: %v", line, err)
-		}
-	}
-}
-
 func TestSessions(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
-	id, log, pid := e.openFixture("s1")
+	id, log, pid := e.OpenFixture("s1")
 	if out := e.OK("s2", "list"); strings.Contains(out, id) {
 		t.Fatalf("s2 lists s1's window: %s", out)
 	}
@@ -224,10 +173,10 @@ func keysDown(t *testing.T, display string) []int {
 func TestTakeover(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
-	id, log, _ := e.openFixture("s1")
+	id, log, _ := e.OpenFixture("s1")
 	e.OK("s1", "share", id, "--with", "operator") // a session takes over only what it sees
-	snap := e.snapshot("s1", id)
-	e.OK("s1", "click", id, "--at", centre(t, e, "s1", id, node(t, snap, "text", "Notes")))
+	snap := e.Snapshot("s1", id)
+	e.OK("s1", "click", id, "--at", e.Centre(t, "s1", id, node(t, snap, "text", "Notes")))
 	// 400 ASCII characters, then 1000 Greek letters that the keymap lacks
 	// (1400 in all, under the 1500 that can be typed as keys): those are
 	// typed through rebound spare keycodes, each batch synced with the
@@ -250,7 +199,7 @@ func TestTakeover(t *testing.T) {
 	if r.Code != 1 || !strings.Contains(r.Errout, "[window_paused]") || !strings.Contains(r.Errout, "partial=true") {
 		t.Fatalf("the type in flight: exit %d\n%s%s", r.Code, r.Out, r.Errout)
 	}
-	if down := keysDown(t, e.desk.Display); len(down) > 0 {
+	if down := keysDown(t, e.Desk.Display); len(down) > 0 {
 		t.Fatalf("keys still down after takeover: %v", down)
 	}
 	evs, _ := log.Events()
@@ -277,14 +226,14 @@ func TestTakeover(t *testing.T) {
 	if second := e.OK("s1", "key", id, "End"); strings.Contains(second, "control came back") {
 		t.Fatalf("told twice: %s", second)
 	}
-	checkAudit(t, e, "takeover-secret")
+	e.CheckAudit(t, "takeover-secret")
 }
 
 func TestKill9AndRestart(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
-	live, log, _ := e.openFixture("s1")
-	dead, _, deadPID := e.openFixture("s1")
+	live, log, _ := e.OpenFixture("s1")
+	dead, _, deadPID := e.OpenFixture("s1")
 	e.OK("s1", "share", live, "--with", "s2")
 	e.Kill9()
 	syscall.Kill(deadPID, syscall.SIGKILL)
@@ -310,9 +259,9 @@ func TestKill9AndRestart(t *testing.T) {
 func TestFrozenApp(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe("--walk-timeout", "4s")
-	frozen, _, pid := e.openFixture("s1")
-	other, log, _ := e.openFixture("s1")
-	e.snapshot("s1", frozen) // its frame is known before it freezes
+	frozen, _, pid := e.OpenFixture("s1")
+	other, log, _ := e.OpenFixture("s1")
+	e.Snapshot("s1", frozen) // its frame is known before it freezes
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +271,7 @@ func TestFrozenApp(t *testing.T) {
 	from := log.Len()
 	e.OK("s1", "key", other, "Return")
 	wait(t, log, from, "Return on the other window", func(ev testenv.Event) bool { return ev.Type == "key" && ev.Keysym == "Return" })
-	e.snapshot("s1", other)
+	e.Snapshot("s1", other)
 	r := <-snap
 	if r.Code != 0 || !strings.Contains(r.Out, "unreadable") {
 		t.Fatalf("the frozen snapshot: exit %d\n%s%s", r.Code, r.Out, r.Errout)
@@ -332,8 +281,8 @@ func TestFrozenApp(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
-	id, _, _ := e.openFixture("s1")
-	before := markedPIDs(e.desk.ID)
+	id, _, _ := e.OpenFixture("s1")
+	before := markedPIDs(e.Desk.ID)
 	e.Refused("app_not_found", "s1", "open", "no-such-app-vibespace")
 	e.Refused("app_not_found", "s1", "open", "./no-such-app-vibespace") // a path: fs.ErrNotExist
 	notExec := filepath.Join(e.Dir, "not-executable")
@@ -341,7 +290,7 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Refused("app_not_found", "s1", "open", notExec) // fs.ErrPermission
-	if after := markedPIDs(e.desk.ID); len(after) != len(before) {
+	if after := markedPIDs(e.Desk.ID); len(after) != len(before) {
 		t.Fatalf("a failed open left processes: before %v after %v", before, after)
 	}
 	e.Refused("outside_window", "s1", "click", id, "--at", "5000,10")
@@ -350,7 +299,7 @@ func TestBadInput(t *testing.T) {
 	if !strings.Contains(r.Errout, "nosuchkey") {
 		t.Fatalf("bad_chord names the part: %s", r.Errout)
 	}
-	e.snapshot("s1", id)
+	e.Snapshot("s1", id)
 	e.Refused("bad_ref", "s1", "click", id, "@x1")
 	e.Refused("bad_ref", "s1", "click", id, "@e9999")
 	r = e.Refused("text_too_long", "s1", "type", id, strings.Repeat("x", 1501))
@@ -382,30 +331,7 @@ func TestBadInput(t *testing.T) {
 		t.Fatalf("a second serve: exit %d\n%s", r.Code, r.Errout)
 	}
 	e.OK("s1", "status")
-	checkAudit(t, e)
-}
-
-// markedPIDs lists live processes carrying the desktop's marker.
-func markedPIDs(id string) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	want := "VIBESPACE_TESTENV=" + id
-	for _, en := range ents {
-		var pid int
-		if _, err := fmt.Sscanf(en.Name(), "%d", &pid); err != nil || clitest.Exited(pid) {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", en.Name(), "environ"))
-		if err != nil {
-			continue
-		}
-		for _, kv := range strings.Split(string(b), "\x00") {
-			if kv == want {
-				out = append(out, pid)
-			}
-		}
-	}
-	return out
+	e.CheckAudit(t)
 }
 
 // TestFirstSnapshotIsWhole: the first snapshot right after open reads the
@@ -418,8 +344,8 @@ func TestFirstSnapshotIsWhole(t *testing.T) {
 	if !resp.OK {
 		t.Fatalf("open: %+v", resp)
 	}
-	e.readDesk()
-	snap := e.snapshot("s1", string(resp.Target.ID))
+	e.ReadDesk()
+	snap := e.Snapshot("s1", string(resp.Target.ID))
 	if snap.Census.Nodes < 200 || snap.Census.Action < 50 {
 		t.Fatalf("first snapshot: %+v", snap.Census)
 	}

@@ -19,9 +19,9 @@ import (
 func TestKill9DuringType(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
-	id, log, _ := e.openFixture("s1")
-	snap := e.snapshot("s1", id)
-	e.OK("s1", "click", id, "--at", centre(t, e, "s1", id, node(t, snap, "text", "Notes")))
+	id, log, _ := e.OpenFixture("s1")
+	snap := e.Snapshot("s1", id)
+	e.OK("s1", "click", id, "--at", e.Centre(t, "s1", id, node(t, snap, "text", "Notes")))
 	// Greek letters the keymap lacks are typed through rebound keycodes,
 	// each batch synced with the application: the type is surely still in
 	// flight when the first of them arrives (as in TestTakeover).
@@ -54,7 +54,7 @@ func TestKill9DuringType(t *testing.T) {
 	if second := e.OK("s1", "snapshot", id); strings.Contains(second, "cut by a daemon restart") {
 		t.Fatalf("told twice:\n%s", second)
 	}
-	checkAudit(t, e, "αβγδ") // whole lines, never the typed text
+	e.CheckAudit(t, "αβγδ") // whole lines, never the typed text
 	if b, _ := os.ReadFile(filepath.Join(e.Home, "audit.jsonl")); !strings.Contains(string(b), `"verb":"type","ok":false,"code":"outcome_unknown"`) {
 		t.Fatalf("the audit does not record the cut type:\n%s", b)
 	}

@@ -17,7 +17,7 @@ func TestDaemonLogIsBounded(t *testing.T) {
 	const bound = 200
 	e.Extra = append(e.Extra, "VIBESPACE_LOG_MAX_BYTES=200")
 	for range 3 {
-		e.openFixture("s1") // starts the daemon, then its display: lines in its log
+		e.OpenFixture("s1") // starts the daemon, then its display: lines in its log
 	}
 	r := e.CLI("s1", "--json", "status")
 	var ans struct {

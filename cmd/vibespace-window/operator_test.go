@@ -17,7 +17,7 @@ import (
 func TestWhoMayTakeOver(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
-	id, _, _ := e.openFixture("s1")
+	id, _, _ := e.OpenFixture("s1")
 	e.OK("s1", "snapshot", id)
 
 	e.Refused("not_exposed", "stranger", "takeover", id, "--as", "mallory")

@@ -70,15 +70,15 @@ func TestSelectCutByKill9(t *testing.T) {
 		t.Fatal(err)
 	}
 	logPath := filepath.Join(e.Dir, "slowcombo.jsonl")
-	resp := e.Answer("s1", "open", testenv.FixturePython, script, filepath.Dir(e.fixtureSrc), logPath)
+	resp := e.Answer("s1", "open", testenv.FixturePython, script, filepath.Dir(e.FixtureSrc), logPath)
 	if !resp.OK {
 		t.Fatalf("open the slow combo app: %+v", resp)
 	}
 	id := string(resp.Target.ID)
-	e.readDesk()
+	e.ReadDesk()
 	log := testenv.OpenFixtureLog(logPath)
 	wait(t, log, 0, "the app to be ready", func(ev testenv.Event) bool { return ev.Type == "ready" })
-	snap := e.snapshot("s1", id)
+	snap := e.Snapshot("s1", id)
 	combo := snap.Root.Find(func(n *target.Node) bool { return n.Role == "combo box" })
 	if combo == nil {
 		t.Fatalf("no combo box:\n%s", snap.Text())

@@ -18,8 +18,8 @@ import (
 func TestTraceOfAWindowSession(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
-	id, log, _ := e.openFixture("s1")
-	snap := e.snapshot("s1", id)
+	id, log, _ := e.OpenFixture("s1")
+	snap := e.Snapshot("s1", id)
 	alpha, name := node(t, snap, "push button", "Alpha"), node(t, snap, "text", "Name")
 	from := log.Len()
 	e.OK("s1", "click", id, alpha.Ref)

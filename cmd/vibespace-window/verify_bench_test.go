@@ -22,7 +22,7 @@ import (
 func BenchmarkVerifyWindow(b *testing.B) {
 	e := newEnv(b)
 	e.StartServe()
-	id, log, _ := e.openFixture("s1")
+	id, log, _ := e.OpenFixture("s1")
 	check := e.Answer("s1", "snapshot", id).Snapshot.Root.Find(func(n *target.Node) bool { return n.Role == "check box" && n.Name == "Check me" })
 	if check == nil {
 		b.Fatal("no Check me")

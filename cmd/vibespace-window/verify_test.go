@@ -5,19 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
 )
-
-// effectOf fails unless resp answered with an effect of word.
-func effectOf(t *testing.T, resp wire.Response, word target.EffectWord) *target.Effect {
-	t.Helper()
-	if !resp.OK || resp.Effect == nil || resp.Effect.Word != word {
-		t.Fatalf("want effect %s, got %+v (ok %v %s: %s, did %q)", word, resp.Effect, resp.OK, resp.Code, resp.Message, resp.Did)
-	}
-	return resp.Effect
-}
 
 // TestVerifyWindow: a click on a window's node says what it saw — the check
 // box's state change (confirmed), a dialog that opened (changed_elsewhere,
@@ -29,8 +19,8 @@ func effectOf(t *testing.T, resp wire.Response, word target.EffectWord) *target.
 func TestVerifyWindow(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
-	id, log, _ := e.openFixture("s1")
-	snap := e.snapshot("s1", id)
+	id, log, _ := e.OpenFixture("s1")
+	snap := e.Snapshot("s1", id)
 	check := node(t, snap, "check box", "Check me").Ref
 	alpha := node(t, snap, "push button", "Alpha").Ref
 	beta := node(t, snap, "push button", "Beta").Ref
@@ -48,7 +38,7 @@ func TestVerifyWindow(t *testing.T) {
 	// The point road sees the window's pixels around the point: a press
 	// on an area that draws nothing new changed nothing; the list scrolled.
 	from = log.Len()
-	effectOf(t, e.Answer("s1", "click", id, "--at", centre(t, e, "s1", id, snap.Root.Find(func(n *target.Node) bool { return n.Name == "Press area" && !n.Implements("Action") }))), target.EffectNoVisibleChange)
+	effectOf(t, e.Answer("s1", "click", id, "--at", e.Centre(t, "s1", id, snap.Root.Find(func(n *target.Node) bool { return n.Name == "Press area" && !n.Implements("Action") }))), target.EffectNoVisibleChange)
 	wait(t, log, from, "the press on the area", func(ev testenv.Event) bool { return ev.Type == "button" && ev.Widget == "noaction" })
 	from = log.Len()
 	rows := *snap.Root.Find(func(n *target.Node) bool { return n.Name == "Rows" })
@@ -61,7 +51,7 @@ func TestVerifyWindow(t *testing.T) {
 	// AT-SPI event): a change of a node of the window is confirmed (before
 	// the window's events were heard, the pixels that changed said it:
 	// changed_elsewhere).
-	eff := effectOf(t, e.Answer("s1", "scroll", id, "down", "--by", "5", "--at", centre(t, e, "s1", id, &rows)), target.EffectConfirmed)
+	eff := effectOf(t, e.Answer("s1", "scroll", id, "down", "--by", "5", "--at", e.Centre(t, "s1", id, &rows)), target.EffectConfirmed)
 	if !slices.ContainsFunc(eff.Seen, func(s string) bool { return strings.HasSuffix(s, " scroll bar: value changed") }) {
 		t.Fatalf("scroll saw %q", eff.Seen)
 	}

@@ -11,7 +11,7 @@ func TestWatch(t *testing.T) {
 	e := newEnv(t)
 	e.StartServe()
 	clitest.CheckWatch(t, clitest.LastLine(e.OK("s1", "watch")), "")
-	id, _, _ := e.openFixture("s1")
+	id, _, _ := e.OpenFixture("s1")
 	clitest.CheckWatch(t, clitest.LastLine(e.OK("s1", "watch", id)), id)
 	e.Refused("unknown_target", "s1", "watch", "win:999")
 }

@@ -257,6 +257,24 @@ func (st *suite) windowOn(t *testing.T, session, display string) *subject {
 		t.Fatal(err)
 	}
 	id, pid := resp.Target.ID, resp.Target.PID
+	// The window maps before its application is on the accessibility bus
+	// (a loaded machine, a display of its own starting its bus), and open
+	// stops waiting for the tree after a grace: the rows start once the
+	// window's snapshot answers (no_tree until then).
+	for {
+		r := st.sv.Call(t, daemon.Request{Verb: "snapshot", Session: session, Target: string(id)})
+		if r.OK {
+			break
+		}
+		if r.Code != target.CodeNoTree {
+			t.Fatalf("snapshot: refused %s: %s", r.Code, r.Message)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the fixture never reached the accessibility bus: %s %s", r.Code, r.Message)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 	s := &subject{
 		name: "window", kind: target.KindWindow, sv: st.sv, session: session, id: id, app: fixtureOracle{flog},
 		ask:       func(r daemon.Request) daemon.Request { r.Target = string(id); return r },

@@ -196,25 +196,25 @@ func TestActRoundTrips(t *testing.T) {
 	}
 }
 
-func actRoundTrips(t *testing.T, sv *daemontest.Served, calls *atomic.Uint64, tk toolkitFixture) {
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	script, err := filepath.Abs(tk.script)
+// openWindow opens the fixture script (a path from this package's
+// folder) with extra arguments as session on sv, waits for its "ready"
+// line, and answers its handle, its log and its first snapshot. A loaded
+// machine can map the window before the application is on the
+// accessibility bus, and open stops waiting for it after a grace: the
+// snapshot waits for the tree (bounded by ctx).
+func openWindow(t *testing.T, ctx context.Context, sv *daemontest.Served, session, script string, extra ...string) (id string, flog *testenv.FixtureLog, snap *target.Snapshot) {
+	t.Helper()
+	script, err := filepath.Abs(script)
 	if err != nil {
 		t.Fatal(err)
 	}
 	logPath := filepath.Join(t.TempDir(), "fixture.jsonl")
-	session := "budget-" + tk.name
-	open := sv.OK(t, daemon.Request{Verb: "open", Session: session}.With(args.Open{App: testenv.FixturePython, Args: append([]string{script, "--log", logPath}, tk.args...)}))
-	flog := testenv.OpenFixtureLog(logPath)
+	open := sv.OK(t, daemon.Request{Verb: "open", Session: session}.With(args.Open{App: testenv.FixturePython, Args: append([]string{script, "--log", logPath}, extra...)}))
+	flog = testenv.OpenFixtureLog(logPath)
 	if _, err := flog.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "ready" }); err != nil {
 		t.Fatal(err)
 	}
-	id := string(open.Target.ID)
-	// A loaded machine can map the window before the application is on
-	// the accessibility bus, and open stops waiting for it after a
-	// grace: the snapshot waits for the tree.
-	var snap *target.Snapshot
+	id = string(open.Target.ID)
 	for snap == nil {
 		resp := sv.Call(t, daemon.Request{Verb: "snapshot", Session: session, Target: id, JSON: true})
 		switch {
@@ -230,6 +230,14 @@ func actRoundTrips(t *testing.T, sv *daemontest.Served, calls *atomic.Uint64, tk
 			}
 		}
 	}
+	return id, flog, snap
+}
+
+func actRoundTrips(t *testing.T, sv *daemontest.Served, calls *atomic.Uint64, tk toolkitFixture) {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	session := "budget-" + tk.name
+	id, flog, snap := openWindow(t, ctx, sv, session, tk.script, tk.args...)
 	ref := func(role string, name func(string) bool) string {
 		n := snap.Root.Find(func(n *target.Node) bool { return n.Role == role && name(n.Name) && n.Ref != "" })
 		if n == nil {

@@ -100,7 +100,7 @@ func (w *window) started(since uint64, busy bool) bool {
 	w.mu.Lock()
 	was := w.before
 	w.mu.Unlock()
-	return busy && was == since
+	return busy && was != 0 && since >= was
 }
 
 // known is what a window knows of its nodes: the last snapshot's, by key,
@@ -132,7 +132,7 @@ func (w *window) remember(snap *target.Snapshot) {
 }
 
 // Changes tells what the window's application changed after mark (since
-// 0: marks now), waiting up to d for the first change.
+// 0: marks now), waiting up to d for the first change of the window's own.
 func (w *window) Changes(ctx context.Context, since uint64, d time.Duration) (kind.Changes, error) {
 	b := w.d.bus
 	if b == nil || !b.Watching() {
@@ -149,21 +149,32 @@ func (w *window) Changes(ctx context.Context, since uint64, d time.Duration) (ki
 	if err != nil {
 		return kind.Changes{}, err
 	}
+	deadline := time.Now().Add(d)
 	out := kind.Changes{Mark: since, Free: true}
-	if d > 0 {
-		out.Quiet, out.Pending = w.settle(ctx, b, since, f.Name, d)
-	} else if s, ok := readIdleness(w.pid); ok {
-		// Asked without waiting: one reading says whether a timer is
-		// due soon (not that it is quiet; and one caught running may be
-		// answering the look that just asked it).
-		out.Pending = w.started(since, s.timer > 0 && s.timer <= pendingHorizon)
+	if d <= 0 {
+		if s, ok := readIdleness(w.pid); ok {
+			// Asked without waiting: one reading says whether a timer is
+			// due soon (not that it is quiet; and one caught running may
+			// be answering the look that just asked it).
+			out.Pending = w.started(since, s.timer > 0 && s.timer <= pendingHorizon)
+		}
 	}
-	evs, _ := b.ChangesSince(since-1, f.Name)
-	if len(evs) > 0 {
-		out.Mark = evs[len(evs)-1].Seq + 1
+	for {
+		if left := time.Until(deadline); left > 0 {
+			out.Quiet, out.Pending = w.settle(ctx, b, out.Mark, f.Name, left)
+		}
+		evs, _ := b.ChangesSince(out.Mark-1, f.Name)
+		if len(evs) > 0 {
+			out.Mark = evs[len(evs)-1].Seq + 1
+		}
+		out.Seen = w.tell(evs)
+		// Events that tell nothing of this window (of a node it does not
+		// hold: the application's root gaining a dialog) end no wait:
+		// wait on for a change of its own, or quiet, up to d.
+		if len(out.Seen) > 0 || len(evs) == 0 || ctx.Err() != nil || !time.Now().Before(deadline) {
+			return out, nil
+		}
 	}
-	out.Seen = w.tell(evs)
-	return out, nil
 }
 
 // tell says evs as changes of nodes: one per node and what changed of it,

@@ -26,33 +26,8 @@ func contentWindow(t *testing.T, ctx context.Context) (sv *daemontest.Served, se
 		Displays:    []kind.DisplayProvider{Xvfb(Options{Logf: t.Logf})},
 		VerbTimeout: 30 * time.Second, IdleHandback: -1,
 	})
-	script, err := filepath.Abs(fixturePy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logPath := filepath.Join(t.TempDir(), "fixture.jsonl")
 	session = "content"
-	open := sv.OK(t, daemon.Request{Verb: "open", Session: session}.With(args.Open{App: testenv.FixturePython, Args: []string{script, "--log", logPath, "--content"}}))
-	flog = testenv.OpenFixtureLog(logPath)
-	if _, err := flog.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "ready" }); err != nil {
-		t.Fatal(err)
-	}
-	id = string(open.Target.ID)
-	for snap == nil {
-		resp := sv.Call(t, daemon.Request{Verb: "snapshot", Session: session, Target: id, JSON: true})
-		switch {
-		case resp.OK:
-			snap = resp.Snapshot
-		case resp.Code != target.CodeNoTree:
-			t.Fatalf("snapshot: refused %s: %s", resp.Code, resp.Message)
-		default:
-			select {
-			case <-ctx.Done():
-				t.Fatalf("snapshot: still %s: %s", resp.Code, resp.Message)
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}
+	id, flog, snap = openWindow(t, ctx, sv, session, fixturePy, "--content")
 	return sv, session, id, flog, snap
 }
 

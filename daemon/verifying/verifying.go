@@ -262,19 +262,9 @@ func (w *watch) After(ctx context.Context, resp *wire.Response) {
 			// with. While it says something is pending at the
 			// deadline, the wait goes on, up to LateWait.
 			h := w.hear(octx, left)
-			for h.ok && !h.told && !h.quiet {
-				// A word that says nothing of this target (an event of
-				// a node it does not hold: the application's root
-				// gaining a dialog) ends no wait: wait on, to the
-				// deadline, then look.
-				if h.pending && late.After(deadline) {
-					deadline = late
-				}
-				rest := deadline.Sub(s.now())
-				if rest <= 0 {
-					break
-				}
-				h = w.hear(octx, rest)
+			for h.ok && !h.told && !h.quiet && h.pending && late.After(deadline) {
+				deadline = late
+				h = w.hear(octx, deadline.Sub(s.now()))
 			}
 			if h.ok {
 				t.Reset(0)

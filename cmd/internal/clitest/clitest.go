@@ -43,16 +43,16 @@ func Main(m *testing.M, name string, bin *string) {
 	os.Exit(code)
 }
 
-// Build builds the command in the current directory (a cmd/ main) into a
-// temporary directory, and vibespace-daemon beside it (the command starts
-// the daemon from there), with -race when this test binary has it. remove
-// deletes them.
+// Build builds the command cmd/name into a temporary directory, and
+// vibespace-daemon beside it (the command starts the daemon from there),
+// with -race when this test binary has it: from the command's own folder
+// or from a test-only package beside it. remove deletes them.
 func Build(name string) (bin string, remove func(), err error) {
 	dir, err := os.MkdirTemp("", name+"-bin-")
 	if err != nil {
 		return "", nil, err
 	}
-	for _, b := range []struct{ name, pkg string }{{name, "."}, {daemoncall.DaemonName, daemonPkg}} {
+	for _, b := range []struct{ name, pkg string }{{name, cmdPkg + name}, {daemoncall.DaemonName, daemonPkg}} {
 		if _, err := BuildInto(dir, b.name, b.pkg); err != nil {
 			os.RemoveAll(dir)
 			return "", nil, err
@@ -81,8 +81,11 @@ func BuildInto(dir, name, pkg string) (string, error) {
 // (and their markdown parser's start-up work on every call).
 const BuildTags = "urfave_cli_no_docs"
 
-// daemonPkg is the daemon's program.
-const daemonPkg = "github.com/vibespace/vibespace/cmd/vibespace-daemon"
+// cmdPkg is where the commands are; daemonPkg is the daemon's program.
+const (
+	cmdPkg    = "github.com/vibespace/vibespace/cmd/"
+	daemonPkg = cmdPkg + "vibespace-daemon"
+)
 
 // Chromium is the browser the daemons under test start.
 const Chromium = "/usr/bin/chromium"

@@ -1,0 +1,136 @@
+// Package browsertest is what the tests of vibespace-browser share, in the
+// command's own folder and in the test-only packages beside it (each its
+// own test binary, so go test runs them side by side): an isolated
+// vibespace driven through the command (Env), and the readers of its
+// answers.
+package browsertest
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vibespace/vibespace/cmd/internal/clitest"
+	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/target"
+	"github.com/vibespace/vibespace/testenv"
+)
+
+// Chromium is the browser the daemon under test starts.
+const Chromium = clitest.Chromium
+
+// Env is one isolated vibespace driven through vibespace-browser.
+type Env struct{ *clitest.Env }
+
+// Bin is the vibespace-browser binary Main built (with -race under -race).
+var Bin string
+
+// Main is the TestMain of each package of the command's tests: it builds
+// the command and its daemon (Bin).
+func Main(m *testing.M) { clitest.Main(m, "vibespace-browser", &Bin) }
+
+// New makes an Env for Bin; a failed test shows what its daemon logged.
+func New(t testing.TB) *Env {
+	t.Helper()
+	testenv.NeedIntegration(t)
+	clitest.NeedChromium(t)
+	e := &Env{clitest.New(t, Bin)}
+	e.LogOnFailure()
+	return e
+}
+
+// Serve starts the daemon as the test's child.
+func (e *Env) Serve() { e.StartServe("--chromium", Chromium) }
+
+// RefusedJSON runs a command with --json and fails unless it is refused
+// with code (exit 1): the answer carries the code and its facts.
+func (e *Env) RefusedJSON(code, s string, args ...string) daemon.Response {
+	e.T.Helper()
+	r := e.CLI(s, append([]string{"--json"}, args...)...)
+	var resp daemon.Response
+	if err := json.Unmarshal([]byte(r.Out), &resp); err != nil {
+		e.T.Fatalf("%v: not a JSON answer (exit %d): %v\n%s%s", args, r.Code, err, r.Out, r.Errout)
+	}
+	if r.Code != 1 || resp.OK || string(resp.Code) != code {
+		e.T.Fatalf("%v: want refused %s with exit 1, got exit %d: %s", args, code, r.Code, r.Out)
+	}
+	return resp
+}
+
+// OKJSON runs a command with --json and fails unless it succeeded.
+func (e *Env) OKJSON(s string, args ...string) daemon.Response {
+	e.T.Helper()
+	resp := e.Answer(s, args...)
+	if !resp.OK {
+		e.T.Fatalf("%v: refused %s: %s (facts %v)", args, resp.Code, resp.Message, resp.Facts)
+	}
+	return resp
+}
+
+// Snapshot is the current tab's tree as JSON.
+func (e *Env) Snapshot(s string, args ...string) *target.Snapshot {
+	e.T.Helper()
+	resp := e.OKJSON(s, append([]string{"snapshot"}, args...)...)
+	if resp.Snapshot == nil || resp.Snapshot.Root == nil {
+		e.T.Fatalf("snapshot without a tree: %+v", resp)
+	}
+	return resp.Snapshot
+}
+
+// EvalString evaluates expr in the session's tab and answers its string
+// value: the page's own answer, a road other than the verbs under test.
+func (e *Env) EvalString(s, expr string) string {
+	e.T.Helper()
+	resp := e.OKJSON(s, "eval", expr)
+	var v string
+	if err := json.Unmarshal(resp.Value, &v); err != nil {
+		e.T.Fatalf("eval %s: %s: %v", expr, resp.Value, err)
+	}
+	return v
+}
+
+// Ref is the ref of the node with role and name.
+func Ref(t testing.TB, s *target.Snapshot, role, name string) string {
+	t.Helper()
+	n := s.Root.Find(func(n *target.Node) bool { return n.Role == role && n.Name == name })
+	if n == nil || n.Ref == "" {
+		t.Fatalf("no %s %q with a ref in the snapshot:\n%s", role, name, s.Text())
+	}
+	return n.Ref
+}
+
+// RefLine matches a text snapshot's line role "name" @eN.
+var RefLine = regexp.MustCompile(`(?m)^\s*(.+?) "((?:[^"\\]|\\.)*)" (@e\d+)`)
+
+// TextRef finds role "name" @eN in a text snapshot.
+func TextRef(t testing.TB, text, role, name string) string {
+	t.Helper()
+	for _, m := range RefLine.FindAllStringSubmatch(text, -1) {
+		if m[1] == role && m[2] == name {
+			return m[3]
+		}
+	}
+	t.Fatalf("no %s %q @ref in:\n%s", role, name, text)
+	return ""
+}
+
+// ProfileLine is the profile part of a text answer's header line, from
+// "profile: " on.
+func ProfileLine(t testing.TB, out string) string {
+	t.Helper()
+	for _, l := range strings.Split(out, "\n") {
+		if _, p, ok := strings.Cut(l, "profile: "); ok {
+			return "profile: " + p
+		}
+	}
+	t.Fatalf("the answer names no profile:\n%s", out)
+	return ""
+}
+
+// WaitCtx bounds waiting for the page to report.
+func WaitCtx(t testing.TB) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), 60*time.Second)
+}

@@ -1,0 +1,38 @@
+package sessions_test
+
+import (
+	"testing"
+
+	"github.com/vibespace/vibespace/cmd/vibespace-browser/internal/browsertest"
+)
+
+func TestMain(m *testing.M) { browsertest.Main(m) }
+
+// chromium is the browser the daemon under test starts.
+const chromium = browsertest.Chromium
+
+// env is one isolated vibespace driven through vibespace-browser
+// (browsertest.Env); this package's helpers are its methods.
+type env struct{ *browsertest.Env }
+
+func newEnv(t testing.TB) *env {
+	t.Helper()
+	return &env{browsertest.New(t)}
+}
+
+// What every package of the command's tests shares: the readers of
+// answers, and the server of the test pages (browsertest.Site).
+var (
+	ref         = browsertest.Ref
+	refLine     = browsertest.RefLine
+	textRef     = browsertest.TextRef
+	profileLine = browsertest.ProfileLine
+	newSite     = browsertest.NewSite
+	servePage   = browsertest.ServePage
+)
+
+// What the test pages report, and the inbox that collects what they post.
+type (
+	report       = browsertest.Report
+	inbox[T any] = browsertest.Inbox[T]
+)
