@@ -76,7 +76,6 @@ type changeLog struct {
 // every signal before it is logged.
 const fenceName = "\x00fence"
 
-
 // WatchChanges subscribes the Bus to the object events (watchedEvents):
 // once per Bus it asks the bus daemon for their signals (AddMatch) and
 // logs them from then on; each call asks the registry for each event

@@ -41,16 +41,16 @@ func TestFirefoxProfile(t *testing.T) {
 	}))
 	defer site.Close()
 
-	prof := e.okJSON("s1", "new", "work", "--browser", "firefox")
+	prof := e.OKJSON("s1", "new", "work", "--browser", "firefox")
 	if prof.Profile == nil || prof.Profile.Provider != "firefox" {
 		t.Fatalf("new --browser firefox answered %+v", prof.Profile)
 	}
-	e.okJSON("s1", "use", "work")
-	e.okJSON("s1", "open", site.URL+"/fox")
-	snap := e.snapshot("s1", "-i")
-	e.okJSON("s1", "fill", ref(t, snap, "entry", "Name"), "Katherine Johnson")
-	e.okJSON("s1", "click", ref(t, snap, "push button", "Send"))
-	if ev := e.okJSON("s1", "eval", "navigator.userAgent.includes('Firefox')"); string(ev.Value) != "true" {
+	e.OKJSON("s1", "use", "work")
+	e.OKJSON("s1", "open", site.URL+"/fox")
+	snap := e.Snapshot("s1", "-i")
+	e.OKJSON("s1", "fill", ref(t, snap, "entry", "Name"), "Katherine Johnson")
+	e.OKJSON("s1", "click", ref(t, snap, "push button", "Send"))
+	if ev := e.OKJSON("s1", "eval", "navigator.userAgent.includes('Firefox')"); string(ev.Value) != "true" {
 		t.Errorf("eval in the tab: %s, want a Firefox", ev.Value)
 	}
 	select {
