@@ -167,9 +167,15 @@ var forbidden = map[string][]string{
 	"capture": {module + "/daemon", module + "/lease", module + "/atspi", module + "/rtc", "github.com/urfave/cli"},
 }
 
-// allowed importers of testenv outside tests: none (the daemon's display is
-// package xvfb; testenv wraps it for tests).
-var testenvImporters = []string{}
+// allowed importers of testenv outside tests: the command lines' shared
+// test helpers only (testSupport: packages no program links; the daemon's
+// display is package xvfb, and testenv wraps it for tests).
+var testenvImporters = testSupport
+
+// testSupport are packages of test helpers that several test binaries of
+// one command share (its tests are split into packages so that go test
+// runs them side by side): only tests import them.
+var testSupport = []string{"cmd/vibespace-window/internal/wintest", "cmd/vibespace-browser/internal/browsertest"}
 
 // core is the daemon's core (the package itself, not its subpackages): it
 // drives every kind of target through the seam (daemon/kind) alone, so it
@@ -183,7 +189,7 @@ var core = struct {
 // coreImporters may import the core: its composition root, the live view
 // (a client of the core, as the socket's clients are), and the served
 // daemon of other packages' tests. Backends import the seam, never the core.
-var coreImporters = []string{"cmd/vibespace-daemon", "daemon/live", "daemon/daemontest"}
+var coreImporters = append([]string{"cmd/vibespace-daemon", "daemon/live", "daemon/daemontest"}, testSupport...)
 
 // coreForbidden never import the core, not even in a test's place: the
 // core asks them through interfaces it declares (the user's desktop's
@@ -264,6 +270,11 @@ func TestDependencyRules(t *testing.T) {
 		}
 		if p.imports[module+"/daemon"] && !hasPrefixAny(slash, coreImporters) {
 			t.Errorf("%s imports the daemon's core (only %v may; a backend imports daemon/kind)", dir, coreImporters)
+		}
+		for _, ts := range testSupport {
+			if p.imports[module+"/"+ts] {
+				t.Errorf("%s imports %s, a package of test helpers, outside its tests", dir, ts)
+			}
 		}
 		if p.imports[module+"/testenv"] && !hasPrefixAny(slash, testenvImporters) {
 			t.Errorf("%s imports testenv outside its tests (allowed only in %v)", dir, testenvImporters)
