@@ -24,6 +24,9 @@ const (
 // perUnit), at most desks; and the words that say how it was derived.
 // Memory that cannot be read caps nothing (desks), said so.
 func Cap(desks int, free func() (int64, error), margin float64, perUnit int64) (int, string) {
+	if perUnit <= 0 {
+		return desks, fmt.Sprintf("%d (no figure of what one takes: %d bytes)", desks, perUnit)
+	}
 	f, err := free()
 	if err != nil {
 		return desks, fmt.Sprintf("%d (the free memory could not be read: %v)", desks, err)

@@ -140,8 +140,12 @@ func TestMeasureRSS(t *testing.T) {
 	ctxIdle, ctxActive := two-one, three-two
 	t.Logf("the shared Chromium: %s with one context; a context more adds %s idle (a blank page), %s active (the drawing page)",
 		mib(one), mib(ctxIdle), mib(ctxActive))
-	if one <= 0 || ctxIdle <= 0 || ctxActive <= 0 {
-		t.Errorf("browser RSS: one context %d, a second adds %d, a third (active) %d", one, ctxIdle, ctxActive)
+	// A blank context's own cost is within the browser's own swings (it
+	// measured -28 to +84 MiB here, as the browser trims and grows its
+	// processes): only a context drawing a page, in a renderer of its own,
+	// is sure to weigh.
+	if one <= 0 || three <= one {
+		t.Errorf("browser RSS: one context %d, with a third drawing a page %d (a second added %d)", one, three, ctxIdle)
 	}
 	free, err := pool.MemAvailable()
 	if err != nil {
