@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/vibespace/vibespace/internal/linetail"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -62,7 +64,7 @@ type Browser struct {
 	profile string // the caller's profile (Options.ProfileDir), kept
 	log     *slog.Logger
 	exited  chan struct{}
-	stderr  *tail
+	stderr  *linetail.Tail
 	stopCtx func() bool
 
 	closeOnce sync.Once
@@ -146,7 +148,7 @@ func Launch(ctx context.Context, o Options) (_ *Browser, err error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 
-	b := &Browser{log: log, exited: make(chan struct{}), stderr: newTail(40)}
+	b := &Browser{log: log, exited: make(chan struct{}), stderr: linetail.New(40)}
 	if b.dir, err = os.MkdirTemp("", "vibespace-firefox-*"); err != nil {
 		return nil, fmt.Errorf("bidi: launch: %w", err)
 	}
@@ -237,7 +239,7 @@ func Launch(ctx context.Context, o Options) (_ *Browser, err error) {
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 		for sc.Scan() {
-			b.stderr.add(sc.Text())
+			b.stderr.Add(sc.Text())
 			log.Debug("firefox", "line", sc.Text())
 		}
 		cmd.Wait()
@@ -366,28 +368,4 @@ func (b *Browser) kill() {
 			b.closeErr = err
 		}
 	}
-}
-
-// tail keeps the last n lines of a stream, for error messages.
-type tail struct {
-	mu    sync.Mutex
-	n     int
-	lines []string
-}
-
-func newTail(n int) *tail { return &tail{n: n} }
-
-func (t *tail) add(line string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.lines = append(t.lines, line)
-	if len(t.lines) > t.n {
-		t.lines = t.lines[len(t.lines)-t.n:]
-	}
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.Join(t.lines, "\n")
 }

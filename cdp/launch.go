@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/internal/chromeflags"
+	"github.com/vibespace/vibespace/internal/linetail"
 )
 
 // Options configure Launch. The zero value is not enough: set Headless, or
@@ -86,7 +87,7 @@ type Browser struct {
 	scratch string
 	log     *slog.Logger
 	exited  chan struct{}
-	stderr  *tailBuffer
+	stderr  *linetail.Tail
 	stopCtx context.CancelFunc
 	remote  bool // Connect's: not ours to close or kill
 	// display is the X display a headed browser shows on ("" headless):
@@ -124,7 +125,7 @@ func Launch(ctx context.Context, o Options) (*Browser, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	b := &Browser{log: log, exited: make(chan struct{}), stderr: newTailBuffer(40)}
+	b := &Browser{log: log, exited: make(chan struct{}), stderr: linetail.New(40)}
 	if !o.Headless {
 		b.display = o.Display
 	}
@@ -267,7 +268,7 @@ func Launch(ctx context.Context, o Options) (*Browser, error) {
 	return b, nil
 }
 
-// readStderr keeps the browser's stderr in the tail buffer (for error
+// readStderr keeps the browser's stderr in its tail (for error
 // messages) and the debug log. It returns at EOF, when every process of
 // the group has closed its stderr.
 func (b *Browser) readStderr(r io.ReadCloser) {
@@ -276,7 +277,7 @@ func (b *Browser) readStderr(r io.ReadCloser) {
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		b.stderr.add(line)
+		b.stderr.Add(line)
 		b.log.Debug("chromium: " + line)
 	}
 }
