@@ -8,6 +8,7 @@ import (
 	"time"
 
 	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/storage"
 	cdptarget "github.com/chromedp/cdproto/target"
 
 	"github.com/vibespace/vibespace/target"
@@ -240,6 +241,27 @@ func (c *Context) Close(ctx context.Context) error {
 		t.sess.markGone()
 	}
 	return err
+}
+
+// Holds says what the context holds that its disposal would lose: its
+// pages (tabs) and its cookies (Storage.getCookies), counted; both zero is
+// an empty context. Two commands. Web storage and caches are not counted:
+// the browser has no call that lists them for a whole context.
+func (c *Context) Holds(ctx context.Context) (tabs, cookies int, err error) {
+	infos, err := c.pages(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, ti := range infos {
+		if string(ti.BrowserContextID) == c.id {
+			tabs++
+		}
+	}
+	var res storage.GetCookiesResult
+	if err := c.b.conn.Call(ctx, storage.CommandGetCookies, &storage.GetCookiesParams{BrowserContextID: proto.BrowserContextID(c.id)}, &res); err != nil {
+		return tabs, 0, err
+	}
+	return tabs, len(res.Cookies), nil
 }
 
 func (c *Context) closeAllTabs(ctx context.Context) error {

@@ -69,6 +69,15 @@ type Options struct {
 	PaneXvfb bool
 	// PaneWhy is doctor's words on the tab road chosen (ChoosePane).
 	PaneWhy string
+	// MaxContexts caps the sessions' contexts in the shared browser, 0
+	// none: past it a new session's first verb waits for a slot as long
+	// as it may, then is refused pool_busy (contextcap.go). The daemon
+	// derives it from memory (pool.Cap); ContextCapWhy says how.
+	MaxContexts   int
+	ContextCapWhy string
+	// ContextWait bounds a session's wait for a context under the cap; 0
+	// means as long as its verb may.
+	ContextWait time.Duration
 	// Calls, when set, sees the method of every CDP command sent to
 	// every browser of the pool (cdp.DialOptions.Calls): tests count a
 	// verb's round trips with it.
@@ -85,10 +94,14 @@ type Pool struct {
 	contexts map[string]*cdp.Context // ephemeral contexts by owner (in the shared browser)
 	ctxOf    map[string]*browser     // the browser each ephemeral context lives in
 	observe  []func()
-	closed   bool
-	stop     chan struct{}
-	done     chan struct{}
-	watchers sync.WaitGroup // one per browser: its unexpected exit
+	// slotsTaken and slotQueue are the cap on contexts (contextcap.go).
+	slotsTaken int
+	slotQueue  []*slotWaiter
+	ctxBusy    map[string]int // verbs using each owner's context now
+	closed     bool
+	stop       chan struct{}
+	done       chan struct{}
+	watchers   sync.WaitGroup // one per browser: its unexpected exit
 }
 
 // browser is one running Chromium.
@@ -153,7 +166,7 @@ func New(o Options) *Pool {
 	}
 	p := &Pool{
 		o: o, startMu: make(chan struct{}, 1),
-		browsers: make(map[string]*browser), contexts: make(map[string]*cdp.Context), ctxOf: make(map[string]*browser),
+		browsers: make(map[string]*browser), contexts: make(map[string]*cdp.Context), ctxOf: make(map[string]*browser), ctxBusy: make(map[string]int),
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	go p.idleLoop()
@@ -188,6 +201,19 @@ func (p *Pool) Context(ctx context.Context, key kind.BrowserKey) (kind.BrowserCo
 func (p *Pool) context(ctx context.Context, key kind.BrowserKey) (*cdp.Context, func(), error) {
 	if c, release := p.existing(key); c != nil {
 		return c, release, nil
+	}
+	made := false
+	if key.Profile == "" && key.Provider == "" && p.o.MaxContexts > 0 {
+		if err := p.takeSlot(ctx); err != nil {
+			return nil, nil, err
+		}
+		defer func() {
+			if !made {
+				p.mu.Lock()
+				p.freeSlotsLocked(1)
+				p.mu.Unlock()
+			}
+		}()
 	}
 	select {
 	case p.startMu <- struct{}{}:
@@ -237,6 +263,9 @@ func (p *Pool) context(ctx context.Context, key kind.BrowserKey) (*cdp.Context, 
 	p.mu.Lock()
 	br.users[key.Session] = true
 	release := p.holdLocked(br)
+	if key.Profile == "" {
+		release = p.holdContextLocked(key.Owner, release)
+	}
 	p.mu.Unlock()
 	if key.Profile != "" {
 		return br.def, release, nil
@@ -249,6 +278,7 @@ func (p *Pool) context(ctx context.Context, key kind.BrowserKey) (*cdp.Context, 
 	p.mu.Lock()
 	p.contexts[key.Owner] = c
 	p.ctxOf[key.Owner] = br
+	made = true
 	p.mu.Unlock()
 	return c, release, nil
 }
@@ -286,6 +316,9 @@ func (p *Pool) existing(key kind.BrowserKey) (*cdp.Context, func()) {
 		return nil, nil
 	}
 	br.users[key.Session] = true
+	if key.Profile == "" {
+		return c, p.holdContextLocked(key.Owner, p.holdLocked(br))
+	}
 	return c, p.holdLocked(br)
 }
 
@@ -460,12 +493,15 @@ func (p *Pool) forgetLocked(br *browser) {
 	if p.browsers[br.profile] == br {
 		delete(p.browsers, br.profile)
 	}
+	n := 0
 	for owner, b := range p.ctxOf {
 		if b == br {
 			delete(p.ctxOf, owner)
 			delete(p.contexts, owner)
+			n++
 		}
 	}
+	p.freeSlotsLocked(n)
 }
 
 // stopBrowser closes a browser and reaps its processes.
@@ -513,6 +549,9 @@ func (p *Pool) Release(ctx context.Context, key kind.BrowserKey) error {
 	c := p.contexts[key.Owner]
 	delete(p.contexts, key.Owner)
 	delete(p.ctxOf, key.Owner)
+	if c != nil {
+		p.freeSlotsLocked(1)
+	}
 	p.mu.Unlock()
 	if c == nil {
 		return nil
@@ -726,7 +765,7 @@ func (p *Pool) Doctor(ctx context.Context) []Check {
 		}
 	}
 	p.mu.Unlock()
-	checks := []Check{{Name: "browser", OK: true, Detail: fmt.Sprintf("%s; %d of at most %d browsers running", path, n, p.o.MaxBrowsers)}}
+	checks := []Check{{Name: "browser", OK: true, Detail: fmt.Sprintf("%s; %d of at most %d browsers running", path, n, p.o.MaxBrowsers)}, p.contextCapCheck()}
 	if p.o.PaneWhy != "" {
 		road := PaneScreencast
 		if p.o.PaneXvfb && p.o.TabPane != PaneScreencast {
@@ -740,8 +779,9 @@ func (p *Pool) Doctor(ctx context.Context) []Check {
 // Check is one row of doctor's matrix.
 type Check = kind.Check
 
-// idleLoop stops profile browsers nobody used for IdleStop (a browser that
-// crashed is forgotten by its watch).
+// idleLoop stops profile browsers nobody used for IdleStop, and the shared
+// browser when it is that idle and holds nothing (sharedIdle); a browser
+// that crashed is forgotten by its watch.
 func (p *Pool) idleLoop() {
 	defer close(p.done)
 	every := 30 * time.Second
@@ -758,10 +798,17 @@ func (p *Pool) idleLoop() {
 		}
 		p.mu.Lock()
 		var idle []*browser
+		var shared *browser
 		for _, br := range p.browsers {
-			if br.alive() && br.profile != "" && p.o.IdleStop > 0 && br.busy == 0 && time.Since(br.last) > p.o.IdleStop {
+			if !br.alive() || p.o.IdleStop <= 0 || br.busy > 0 || time.Since(br.last) <= p.o.IdleStop {
+				continue
+			}
+			switch {
+			case br.profile != "":
 				p.forgetLocked(br)
 				idle = append(idle, br)
+			case br.provider == "":
+				shared = br
 			}
 		}
 		p.mu.Unlock()
@@ -769,10 +816,50 @@ func (p *Pool) idleLoop() {
 			p.o.Logger.Info("stopping an idle browser", "profile", br.profile)
 			p.stopBrowser(br)
 		}
+		if shared != nil && p.sharedIdle(shared) {
+			idle = append(idle, shared)
+		}
 		if len(idle) > 0 {
 			p.changed()
 		}
 	}
+}
+
+// sharedIdle stops the shared browser, idle past IdleStop, when none of
+// its sessions' contexts holds anything its stop would lose: no tab and
+// no cookie. The next verb that needs it starts it again, each session
+// with a fresh context, as empty as the one it had. A context that holds
+// a cookie keeps the browser running, however long idle. It says whether
+// it stopped the browser.
+func (p *Pool) sharedIdle(br *browser) bool {
+	p.mu.Lock()
+	last := br.last
+	var cs []*cdp.Context
+	for owner, b := range p.ctxOf {
+		if b == br {
+			cs = append(cs, p.contexts[owner])
+		}
+	}
+	p.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, c := range cs {
+		tabs, cookies, err := c.Holds(ctx)
+		if err != nil || tabs > 0 || cookies > 0 {
+			p.o.Logger.Debug("the shared browser is idle and kept: a context holds something", "context", c.ID(), "tabs", tabs, "cookies", cookies, "err", err)
+			return false
+		}
+	}
+	p.mu.Lock()
+	if p.browsers[br.profile] != br || br.busy > 0 || !br.last.Equal(last) {
+		p.mu.Unlock() // a verb came meanwhile
+		return false
+	}
+	p.forgetLocked(br)
+	p.mu.Unlock()
+	p.o.Logger.Info("stopping the idle shared browser: none of its contexts holds a tab or a cookie", "contexts", len(cs), "idle", p.o.IdleStop)
+	p.stopBrowser(br)
+	return true
 }
 
 // Close stops every browser and reaps its processes.

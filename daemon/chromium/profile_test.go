@@ -3,6 +3,7 @@ package chromium
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"strings"
 	"testing"
@@ -265,4 +266,54 @@ func factString(v any) string {
 		return v
 	}
 	return ""
+}
+
+// TestSharedBrowserIdleStop: the shared browser, idle past IdleStop with
+// no tab and no cookie in any session's context, stops (its processes are
+// gone, read in /proc) and starts again on the next open; a context that
+// holds a cookie keeps it running through idle turns.
+func TestSharedBrowserIdleStop(t *testing.T) {
+	logs := &logCapture{}
+	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	s := newSite(t)
+	h := startHarness(t, "", Options{Logger: log, IdleStop: time.Second}, nil)
+	sharedPID := func() int {
+		h.pool.mu.Lock()
+		defer h.pool.mu.Unlock()
+		if br := h.pool.browsers[""]; br != nil && br.alive() {
+			return br.b.PID()
+		}
+		return 0
+	}
+	tab := h.ok(t, daemon.Request{Verb: "browser.open", Session: "ivy"}.With(args.OpenURL{URL: s.URL + "/page"})).Target.ID
+	first := sharedPID()
+	if first == 0 {
+		t.Fatal("no shared browser after an open")
+	}
+	h.ok(t, daemon.Request{Verb: "browser.tab", Session: "ivy", Target: string(tab)}.With(args.Tab{Action: "close"}))
+	waitFor(t, "the idle shared browser stops", func() bool { return sharedPID() == 0 })
+	waitFor(t, "its processes end", func() bool { return len(cdp.GroupProcesses(first)) == 0 })
+	if len(logs.records("INFO", "stopping the idle shared browser: none of its contexts holds a tab or a cookie")) != 1 {
+		t.Error("the stop was not logged once")
+	}
+
+	// The next open starts it again.
+	tab = h.ok(t, daemon.Request{Verb: "browser.open", Session: "ivy"}.With(args.OpenURL{URL: s.URL + "/login?who=ivy"})).Target.ID
+	second := sharedPID()
+	if second == 0 || second == first {
+		t.Fatalf("the shared browser after the stop: pid %d (was %d)", second, first)
+	}
+	// A cookie is something the stop would lose: the browser stays.
+	h.ok(t, daemon.Request{Verb: "browser.tab", Session: "ivy", Target: string(tab)}.With(args.Tab{Action: "close"}))
+	const kept = "the shared browser is idle and kept: a context holds something"
+	from := len(logs.records("DEBUG", kept))
+	waitFor(t, "three idle turns that keep the browser", func() bool { return len(logs.records("DEBUG", kept)) >= from+3 })
+	if pid := sharedPID(); pid != second {
+		t.Fatalf("the shared browser holding a cookie: pid %d, want %d still running", pid, second)
+	}
+	for _, r := range logs.records("DEBUG", kept)[from:] {
+		if r["cookies"] != float64(1) || r["tabs"] != float64(0) {
+			t.Fatalf("kept for %v tabs, %v cookies; want the one cookie", r["tabs"], r["cookies"])
+		}
+	}
 }

@@ -15,10 +15,33 @@ import (
 // its buses and accessibility registry, and a headed Chromium on it
 // drawing a page, 274 MiB, rounded up. DefaultMargin leaves the rest of
 // the free memory to the daemon, the shared browser and everything else.
+//
+// DefaultPerContext is what one session's context more in the shared
+// browser takes, measured by the same test: 84 MiB with a blank page, 78
+// drawing one, rounded up. It caps the shared browser's contexts
+// (ContextCap).
 const (
-	DefaultPerDesk = 280 << 20
-	DefaultMargin  = 0.5
+	DefaultPerDesk    = 280 << 20
+	DefaultPerContext = 90 << 20
+	DefaultMargin     = 0.5
 )
+
+// ContextCap is how many sessions' contexts the shared browser may hold:
+// floor(free × margin / perContext), DefaultPerContext for 0, at least
+// one; and how it was derived.
+func ContextCap(free func() (int64, error), margin float64, perContext int64) (int, string) {
+	if perContext == 0 {
+		perContext = DefaultPerContext
+	}
+	if margin <= 0 {
+		margin = DefaultMargin
+	}
+	n, why := Cap(math.MaxInt32, free, margin, perContext)
+	if n < 1 { // one session may always browse
+		return 1, why + ", at least 1"
+	}
+	return n, why
+}
 
 // Cap is how many of desks may be lent at once: floor(free × margin /
 // perUnit), at most desks; and the words that say how it was derived.

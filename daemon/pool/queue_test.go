@@ -141,3 +141,21 @@ func isCode(err error, code target.Code) bool {
 	r, ok := target.AsRefusal(err)
 	return ok && r.Code == code
 }
+
+// TestContextCap: the shared browser's contexts are capped as desks are,
+// by the measured figure when none is given, and never below one.
+func TestContextCap(t *testing.T) {
+	free := func(b int64) func() (int64, error) { return func() (int64, error) { return b, nil } }
+	if n, why := ContextCap(free(900<<20), 0.5, 0); n != 5 || !strings.Contains(why, "90 MiB each) = 5") {
+		t.Errorf("cap %d (%s), want floor(900 × 0.5 / 90) = 5", n, why)
+	}
+	if n, _ := ContextCap(free(1000<<20), 0.5, 100<<20); n != 5 {
+		t.Errorf("cap %d with 100 MiB each, want 5", n)
+	}
+	if n, why := ContextCap(free(10<<20), 0.5, 0); n != 1 || !strings.Contains(why, "at least 1") {
+		t.Errorf("cap %d (%s) with next to no memory, want 1", n, why)
+	}
+	if n, why := ContextCap(func() (int64, error) { return 0, errors.New("no /proc") }, 0.5, 0); n <= 1000 || !strings.Contains(why, "no /proc") {
+		t.Errorf("cap %d (%s) where memory cannot be read, want none that binds", n, why)
+	}
+}

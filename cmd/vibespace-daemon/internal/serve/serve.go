@@ -134,9 +134,12 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 	// opts in; its admission (the setting, the pixels grant, the person's
 	// own input) is the gate's.
 	desktop := yourdesktop.New(native.Desktop(no))
+	// The shared browser's contexts are capped by memory as the desks are.
+	maxContexts, contextsWhy := pool.ContextCap(pool.MemAvailable, c.Float64("pool-margin"), int64(c.Int("browser-per-context"))<<20)
+	log.Info("browser contexts", "cap", maxContexts, "derived", contextsWhy)
 	// Firefox beside Chromium: the tabs of a profile of provider firefox.
 	br := firefox.Beside(chromium.New(chromium.Options{Binary: c.String("chromium"), MaxBrowsers: c.Int("max-browsers"), Logger: log,
-		TabPane: pane, PaneXvfb: pane == chromium.PaneWindow, PaneWhy: paneWhy}),
+		TabPane: pane, PaneXvfb: pane == chromium.PaneWindow, PaneWhy: paneWhy, MaxContexts: maxContexts, ContextCapWhy: contextsWhy}),
 		firefox.NewPool(firefox.Options{MaxBrowsers: c.Int("max-browsers"), Logger: log}))
 	// Re-attaching to an earlier daemon's display talks to its X server
 	// and buses: bounded, so a wedged one cannot hang the start.
