@@ -47,7 +47,7 @@ func TestShells(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer m.Close()
-				if err := m.Click(ctx, testenv.WaylandWidth/2, testenv.WaylandHeight/2); err != nil {
+				if err := w.Bring(ctx, m); err != nil {
 					t.Fatal(err)
 				}
 			}

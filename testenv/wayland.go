@@ -187,17 +187,40 @@ func (w *Wayland) up(ctx context.Context) error {
 	if err := w.waitName(ctx, conn, "xdg-permission-store", "org.freedesktop.impl.portal.PermissionStore"); err != nil {
 		return err
 	}
-	backend := filepath.Base(sp.backend)
-	if _, err := w.start(backend, nil, sp.backend); err != nil {
-		return err
-	}
-	if err := w.waitName(ctx, conn, backend, sp.backendName); err != nil {
+	if err := w.startBackend(ctx, conn, sp); err != nil {
 		return err
 	}
 	if _, err := w.start("xdg-desktop-portal", nil, "/usr/libexec/xdg-desktop-portal"); err != nil {
 		return err
 	}
 	return w.waitName(ctx, conn, "xdg-desktop-portal", "org.freedesktop.portal.Desktop")
+}
+
+// backendGrace is how long the portal's backend may take to claim its bus
+// name before it is started once more.
+const backendGrace = 20 * time.Second
+
+// startBackend starts the portal's backend and waits for its bus name.
+// Beside GNOME Shell, under heavy load (seen at a load average of 40 on 2
+// cores), xdg-desktop-portal-gnome has hung at start now and then, its log
+// empty, never claiming its name: one that has not claimed it within
+// backendGrace is ended and started once more.
+func (w *Wayland) startBackend(ctx context.Context, conn *dbus.Conn, sp shellSpec) error {
+	name := filepath.Base(sp.backend)
+	for try := 0; ; try++ {
+		p, err := w.start(name, nil, sp.backend)
+		if err != nil {
+			return err
+		}
+		gctx, cancel := context.WithTimeout(ctx, backendGrace)
+		err = w.waitName(gctx, conn, name, sp.backendName)
+		cancel()
+		if err == nil || try == 1 || ctx.Err() != nil || w.exited(name) != nil {
+			return err
+		}
+		w.log("%s did not claim %s in %v: started once more", name, sp.backendName, backendGrace)
+		p.stop(3 * time.Second)
+	}
 }
 
 // Env is the environment of a process of the stack: a clean one, not the
@@ -653,6 +676,17 @@ func (w *Wayland) Mutter(ctx context.Context) (_ *MutterInput, err error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// Bring brings the first window forward on GNOME Shell, which starts in
+// its overview, a new window a thumbnail in its middle, not focused: the
+// person clicks it with their own pointer (m), and the shell leaves the
+// overview with that window focused. Other shells need nothing.
+func (w *Wayland) Bring(ctx context.Context, m *MutterInput) error {
+	if w.shell != GnomeShell {
+		return nil
+	}
+	return m.Click(ctx, WaylandWidth/2, WaylandHeight/2)
 }
 
 // Node is the PipeWire node id of the monitor's stream.
