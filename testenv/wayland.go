@@ -831,6 +831,7 @@ type a11yRef struct {
 type portalDialog struct {
 	allow, share a11yRef
 	lists        []a11yRef // the lists of sources (and the switch's)
+	tabs         []a11yRef // tab lists (GNOME's "Single Window" | "Entire Screen")
 	// items are the names of each list's children, by the list's path.
 	items map[dbus.ObjectPath][]string
 	dump  string
@@ -860,6 +861,15 @@ func (d *portalDialog) answer(ctx context.Context, conn *dbus.Conn, a Answer) (d
 			}
 		}
 		if !picked {
+			// Offered windows and monitors, the dialog shows one kind
+			// per tab, its list of windows filled when its tab is
+			// shown: the person opens the tab of windows.
+			for _, tl := range d.tabs {
+				if i := slices.IndexFunc(d.items[tl.Path], func(n string) bool { return strings.Contains(n, "Window") }); i >= 0 {
+					var ok bool
+					_ = callA11y(ctx, conn.Object(tl.Name, tl.Path), "org.a11y.atspi.Selection.SelectChild", int32(i)).Store(&ok)
+				}
+			}
 			return false, nil
 		}
 	}
@@ -971,12 +981,14 @@ func findDialog(ctx context.Context, conn *dbus.Conn) (*portalDialog, error) {
 				d.allow = o
 			case role == "list":
 				d.lists = append(d.lists, o)
+			case role == "page tab list" || role == "tab list":
+				d.tabs = append(d.tabs, o)
 			}
 			var kids []a11yRef
 			if err := callA11y(ctx, obj, a11yAcc+".GetChildren").Store(&kids); err != nil {
 				return
 			}
-			if role == "list" {
+			if role == "list" || role == "page tab list" || role == "tab list" {
 				for _, k := range kids {
 					n, _ := a11yName(ctx, conn, k)
 					d.items[o.Path] = append(d.items[o.Path], n)
