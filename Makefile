@@ -9,6 +9,7 @@ DEB_PKGS  := xvfb xauth dbus at-spi2-core python3-gi gir1.2-gtk-3.0 gtk-3-exampl
              xpra python3-pil python3-lz4 python3-brotli python3-xdg \
              xinput xdg-desktop-portal xdg-desktop-portal-gnome mutter pipewire pipewire-bin wireplumber \
              libpipewire-0.3-dev \
+             gnome-shell kwin-wayland xdg-desktop-portal-kde qtwayland5 \
              python3-doc valgrind \
              openssh-server \
              libreoffice-writer libreoffice-gtk3 firefox-esr kcalc gnome-calculator

@@ -21,19 +21,21 @@ import (
 	"github.com/vibespace/vibespace/xvfb"
 )
 
-// Wayland is the real headless GNOME stack a Wayland user's desktop runs,
+// Wayland is a real headless Wayland desktop of the kind a user runs,
 // private to one test: its own session bus (a dbus-daemon of its own) and
-// XDG_RUNTIME_DIR, pipewire and wireplumber, mutter as a headless Wayland
-// compositor with one 1280×720 virtual monitor (Meta-0), the AT-SPI bus,
-// and xdg-desktop-portal with its GNOME backend (whose consent dialog is a
-// window on that mutter). Every process carries the VIBESPACE_TESTENV
-// marker and is ended by PID on Close.
+// XDG_RUNTIME_DIR, pipewire and wireplumber, a compositor (Shell: bare
+// mutter, GNOME Shell or KDE's KWin) with one 1280×720 virtual monitor,
+// the AT-SPI bus, and xdg-desktop-portal with the shell's backend (whose
+// consent dialog is a window on that compositor). Every process carries
+// the VIBESPACE_TESTENV marker and is ended by PID on Close.
 type Wayland struct {
+	shell   Shell
 	id      string
 	dir     string
 	run     string // XDG_RUNTIME_DIR, 0700
 	display string // WAYLAND_DISPLAY
 	bus     string
+	sysbus  string // a private "system bus" (GNOME Shell and KWin want one), or ""
 	a11y    string
 	logf    func(format string, args ...any)
 
@@ -48,12 +50,9 @@ type Wayland struct {
 // WaylandWidth and WaylandHeight are the virtual monitor's size.
 const WaylandWidth, WaylandHeight = 1280, 720
 
-// WaylandMonitor is the connector name mutter gives its virtual monitor.
+// WaylandMonitor is the connector name mutter (and GNOME Shell) give
+// their virtual monitor.
 const WaylandMonitor = "Meta-0"
-
-// waylandPrograms are what StartWayland runs, for NeedWayland.
-var waylandPrograms = []string{"dbus-daemon", "pipewire", "wireplumber", "mutter",
-	"/usr/libexec/xdg-desktop-portal", "/usr/libexec/xdg-desktop-portal-gnome"}
 
 // wproc is one child of the stack.
 type wproc struct {
@@ -63,22 +62,28 @@ type wproc struct {
 	log  string
 }
 
-// NeedWayland is NeedIntegration for the Wayland stack's programs too.
-func NeedWayland(t testing.TB) {
+// NeedWayland is NeedIntegration for the mutter stack's programs too.
+func NeedWayland(t testing.TB) { NeedShell(t, Mutter) }
+
+// NeedShell is NeedIntegration for the programs of shell's stack too.
+func NeedShell(t testing.TB, shell Shell) {
 	t.Helper()
-	NeedIntegration(t, waylandPrograms...)
+	NeedIntegration(t, shell.spec().programs()...)
 }
 
-// NewWayland starts the stack for t alone and closes it when t ends;
+// NewWayland starts the mutter stack for t alone (NewShell).
+func NewWayland(t testing.TB) *Wayland { t.Helper(); return NewShell(t, Mutter) }
+
+// NewShell starts shell's stack for t alone and closes it when t ends;
 // Main's leak check covers it as it does a Desktop.
-func NewWayland(t testing.TB) *Wayland {
+func NewShell(t testing.TB, shell Shell) *Wayland {
 	t.Helper()
-	NeedWayland(t)
+	NeedShell(t, shell)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	w, err := StartWayland(ctx, "", t.Logf)
+	w, err := StartShell(ctx, shell, "", t.Logf)
 	if err != nil {
-		t.Fatalf("testenv: wayland: %v", err)
+		t.Fatalf("testenv: %s: %v", shell, err)
 	}
 	track(&xvfb.Desktop{ID: w.id, Dir: w.dir})
 	t.Cleanup(func() {
@@ -89,12 +94,17 @@ func NewWayland(t testing.TB) *Wayland {
 	return w
 }
 
-// StartWayland brings the stack up under a fresh temp dir in parent ("" is
-// os.TempDir()) and returns once the Wayland socket, pipewire's socket,
-// mutter's RemoteDesktop and ScreenCast, the AT-SPI bus and both portal
+// StartWayland is StartShell of bare mutter.
+func StartWayland(ctx context.Context, parent string, logf func(format string, args ...any)) (*Wayland, error) {
+	return StartShell(ctx, Mutter, parent, logf)
+}
+
+// StartShell brings shell's stack up under a fresh temp dir in parent (""
+// is os.TempDir()) and returns once the Wayland socket, pipewire's socket,
+// the compositor's own bus names, the AT-SPI bus and both portal
 // processes' bus names are there, or ctx ends. On error everything started
 // is ended. logf (nil: quiet) gets progress lines.
-func StartWayland(ctx context.Context, parent string, logf func(format string, args ...any)) (*Wayland, error) {
+func StartShell(ctx context.Context, shell Shell, parent string, logf func(format string, args ...any)) (*Wayland, error) {
 	var idb [6]byte
 	_, _ = rand.Read(idb[:])
 	id := hex.EncodeToString(idb[:])
@@ -102,8 +112,8 @@ func StartWayland(ctx context.Context, parent string, logf func(format string, a
 	if err != nil {
 		return nil, err
 	}
-	w := &Wayland{id: id, dir: dir, run: filepath.Join(dir, "run"), display: "wayland-vs-" + id, logf: logf}
-	for _, sub := range []string{"run", "config", "cache", "data", "home", "logs", "dbus-services"} {
+	w := &Wayland{shell: shell, id: id, dir: dir, run: filepath.Join(dir, "run"), display: "wayland-vs-" + id, logf: logf}
+	for _, sub := range []string{"run", "config", "cache", "data", "home", "logs", "dbus-services", "no-services", "bin"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
 			os.RemoveAll(dir)
 			return nil, err
@@ -114,8 +124,8 @@ func StartWayland(ctx context.Context, parent string, logf func(format string, a
 		return nil, errors.Join(err, w.Close())
 	}
 	w.Startup = time.Since(t0)
-	w.log("wayland stack %s up in %v: WAYLAND_DISPLAY=%s, bus %s, RSS %d MB",
-		id, w.Startup.Round(time.Millisecond), w.display, w.bus, w.RSS()>>20)
+	w.log("%s stack %s up in %v: WAYLAND_DISPLAY=%s, bus %s, RSS %d MB",
+		shell, id, w.Startup.Round(time.Millisecond), w.display, w.bus, w.RSS()>>20)
 	return w, nil
 }
 
@@ -126,8 +136,15 @@ func (w *Wayland) log(format string, args ...any) {
 }
 
 func (w *Wayland) up(ctx context.Context) error {
+	sp := w.shell.spec()
 	if err := w.startBus(ctx); err != nil {
 		return err
+	}
+	if sp.systemBus {
+		var err error
+		if w.sysbus, err = w.startDaemon(ctx, "system-bus", filepath.Join(w.run, "system-bus"), filepath.Join(w.dir, "no-services")); err != nil {
+			return err
+		}
 	}
 	conn, err := dbus.Connect(w.bus, dbus.WithContext(ctx))
 	if err != nil {
@@ -144,32 +161,66 @@ func (w *Wayland) up(ctx context.Context) error {
 	if _, err := w.start("wireplumber", nil, "wireplumber"); err != nil {
 		return err
 	}
-	if _, err := w.start("mutter", nil, "mutter", "--headless",
-		"--virtual-monitor", fmt.Sprintf("%dx%d", WaylandWidth, WaylandHeight),
-		"--wayland", "--no-x11", "--wayland-display="+w.display); err != nil {
+	prog, err := w.compositorProgram(sp)
+	if err != nil {
 		return err
 	}
-	if err := w.waitFile(ctx, "mutter", filepath.Join(w.run, w.display)); err != nil {
+	if _, err := w.start(sp.name, nil, prog, sp.args(w.display)...); err != nil {
 		return err
 	}
-	for _, name := range []string{"org.gnome.Mutter.RemoteDesktop", "org.gnome.Mutter.ScreenCast"} {
-		if err := w.waitName(ctx, conn, "mutter", name); err != nil {
+	if err := w.waitFile(ctx, sp.name, filepath.Join(w.run, w.display)); err != nil {
+		return err
+	}
+	for _, name := range sp.names {
+		if err := w.waitName(ctx, conn, sp.name, name); err != nil {
 			return err
 		}
 	}
 	if err := w.startA11y(ctx, conn); err != nil {
 		return err
 	}
-	if _, err := w.start("xdg-desktop-portal-gnome", nil, "/usr/libexec/xdg-desktop-portal-gnome"); err != nil {
+	// The permission store keeps what the portal remembers (a ScreenCast
+	// restore token's grant).
+	if _, err := w.start("xdg-permission-store", nil, permissionStore); err != nil {
 		return err
 	}
-	if err := w.waitName(ctx, conn, "xdg-desktop-portal-gnome", "org.freedesktop.impl.portal.desktop.gnome"); err != nil {
+	if err := w.waitName(ctx, conn, "xdg-permission-store", "org.freedesktop.impl.portal.PermissionStore"); err != nil {
+		return err
+	}
+	if err := w.startBackend(ctx, conn, sp); err != nil {
 		return err
 	}
 	if _, err := w.start("xdg-desktop-portal", nil, "/usr/libexec/xdg-desktop-portal"); err != nil {
 		return err
 	}
 	return w.waitName(ctx, conn, "xdg-desktop-portal", "org.freedesktop.portal.Desktop")
+}
+
+// backendGrace is how long the portal's backend may take to claim its bus
+// name before it is started once more.
+const backendGrace = 20 * time.Second
+
+// startBackend starts the portal's backend and waits for its bus name.
+// Beside GNOME Shell, under heavy load (seen at a load average of 40 on 2
+// cores), xdg-desktop-portal-gnome has hung at start now and then, its log
+// empty, never claiming its name: one that has not claimed it within
+// backendGrace is ended and started once more.
+func (w *Wayland) startBackend(ctx context.Context, conn *dbus.Conn, sp shellSpec) error {
+	name := filepath.Base(sp.backend)
+	for try := 0; ; try++ {
+		p, err := w.start(name, nil, sp.backend)
+		if err != nil {
+			return err
+		}
+		gctx, cancel := context.WithTimeout(ctx, backendGrace)
+		err = w.waitName(gctx, conn, name, sp.backendName)
+		cancel()
+		if err == nil || try == 1 || ctx.Err() != nil || w.exited(name) != nil {
+			return err
+		}
+		w.log("%s did not claim %s in %v: started once more", name, sp.backendName, backendGrace)
+		p.stop(3 * time.Second)
+	}
 }
 
 // Env is the environment of a process of the stack: a clean one, not the
@@ -183,7 +234,7 @@ func (w *Wayland) Env() []string {
 		"XDG_CACHE_HOME=" + filepath.Join(w.dir, "cache"),
 		"XDG_DATA_HOME=" + filepath.Join(w.dir, "data"),
 		"XDG_SESSION_TYPE=wayland",
-		"XDG_CURRENT_DESKTOP=GNOME",
+		"XDG_CURRENT_DESKTOP=" + w.shell.spec().desktop,
 		"WAYLAND_DISPLAY=" + w.display,
 		"GDK_BACKEND=wayland",
 		"GSETTINGS_BACKEND=memory",
@@ -199,10 +250,16 @@ func (w *Wayland) Env() []string {
 	if w.bus != "" {
 		env = append(env, "DBUS_SESSION_BUS_ADDRESS="+w.bus)
 	}
-	return env
+	if w.sysbus != "" {
+		env = append(env, "DBUS_SYSTEM_BUS_ADDRESS="+w.sysbus)
+	}
+	return append(env, w.shell.spec().env...)
 }
 
-// BusAddress is the stack's session bus: mutter's and the portal's.
+// Shell is which compositor the stack runs.
+func (w *Wayland) Shell() Shell { return w.shell }
+
+// BusAddress is the stack's session bus: the compositor's and the portal's.
 func (w *Wayland) BusAddress() string { return w.bus }
 
 // A11yAddress is the stack's AT-SPI bus.
@@ -368,7 +425,7 @@ func (w *Wayland) poll(ctx context.Context, name, what string, ok func() bool) e
 	return nil
 }
 
-// startBus starts the stack's own dbus-daemon: the session policy, only
+// startBus starts the stack's own session bus: the session policy, only
 // org.a11y.Bus activatable (the portal's processes are started by us, so
 // that each is ours to end by PID).
 func (w *Wayland) startBus(ctx context.Context) error {
@@ -381,30 +438,37 @@ func (w *Wayland) startBus(ctx context.Context) error {
 	if err := os.WriteFile(filepath.Join(svcDir, "org.a11y.Bus.service"), []byte(body), 0o600); err != nil {
 		return err
 	}
-	conf := filepath.Join(w.dir, "session-bus.conf")
-	if err := os.WriteFile(conf, []byte(xvfb.BusConfig(filepath.Join(w.run, "bus"), svcDir)), 0o600); err != nil {
-		return err
+	w.bus, err = w.startDaemon(ctx, "dbus-daemon", filepath.Join(w.run, "bus"), svcDir)
+	return err
+}
+
+// startDaemon starts a dbus-daemon of the stack (named name in its logs)
+// listening at socket, activating only the services in svcDir, and
+// returns its address.
+func (w *Wayland) startDaemon(ctx context.Context, name, socket, svcDir string) (string, error) {
+	conf := filepath.Join(w.dir, name+".conf")
+	if err := os.WriteFile(conf, []byte(xvfb.BusConfig(socket, svcDir)), 0o600); err != nil {
+		return "", err
 	}
 	r, wr, err := os.Pipe()
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer r.Close()
-	p, err := w.start("dbus-daemon", []*os.File{wr}, "dbus-daemon",
+	p, err := w.start(name, []*os.File{wr}, "dbus-daemon",
 		"--config-file="+conf, "--nofork", "--nopidfile", "--print-address=3")
 	wr.Close()
 	if err != nil {
-		return err
+		return "", err
 	}
 	addr, err := xvfb.ReadyLine(ctx, r, p.done)
 	switch {
 	case ctx.Err() != nil:
-		return fmt.Errorf("testenv: dbus-daemon not ready: %w", ctx.Err())
+		return "", fmt.Errorf("testenv: %s not ready: %w", name, ctx.Err())
 	case err != nil:
-		return fmt.Errorf("testenv: dbus-daemon printed no address (it exited?); its log:\n%s", w.LogTail("dbus-daemon"))
+		return "", fmt.Errorf("testenv: %s printed no address (it exited?); its log:\n%s", name, w.LogTail(name))
 	}
-	w.bus = addr
-	return nil
+	return addr, nil
 }
 
 // startA11y activates the AT-SPI bus launcher through the session bus (as
@@ -614,6 +678,17 @@ func (w *Wayland) Mutter(ctx context.Context) (_ *MutterInput, err error) {
 	return m, nil
 }
 
+// Bring brings the first window forward on GNOME Shell, which starts in
+// its overview, a new window a thumbnail in its middle, not focused: the
+// person clicks it with their own pointer (m), and the shell leaves the
+// overview with that window focused. Other shells need nothing.
+func (w *Wayland) Bring(ctx context.Context, m *MutterInput) error {
+	if w.shell != GnomeShell {
+		return nil
+	}
+	return m.Click(ctx, WaylandWidth/2, WaylandHeight/2)
+}
+
 // Node is the PipeWire node id of the monitor's stream.
 func (m *MutterInput) Node() uint32 { return m.node }
 
@@ -684,15 +759,32 @@ func (m *MutterInput) Close() error {
 }
 
 // Consent answers the xdg-desktop-portal-gnome RemoteDesktop/ScreenCast
+// dialog the way a person would: ConsentTo with the first source offered.
+func (w *Wayland) Consent(ctx context.Context, allowInput bool) error {
+	return w.ConsentTo(ctx, Answer{AllowInput: allowInput})
+}
+
+// Answer is what ConsentTo answers in the portal's dialog.
+type Answer struct {
+	// AllowInput turns the remote-interaction switch on (it is off by
+	// default).
+	AllowInput bool
+	// Window is the title of the window to pick in the dialog's list of
+	// windows ("": the first source offered).
+	Window string
+}
+
+// ConsentTo answers the xdg-desktop-portal-gnome RemoteDesktop/ScreenCast
 // dialog the way a person would: it waits (until ctx ends) for the dialog
 // on the stack's AT-SPI bus — a GTK 4 window of xdg-desktop-portal-gnome
-// with a "Share" push button — turns its remote-interaction switch on when
-// allowInput (it is off by default), and presses Share. It acts through
-// the dialog's own AT-SPI actions (GTK 4's switch "toggle", button
-// "click"), which need no window coordinates (a Wayland client's AT-SPI
-// extents are window-relative, so mutter's pointer could not aim by them)
-// and no focus.
-func (w *Wayland) Consent(ctx context.Context, allowInput bool) error {
+// with a "Share" push button — picks a.Window in its list of windows (GNOME
+// Shell lists them; bare mutter cannot), turns its remote-interaction
+// switch on when a.AllowInput, and presses Share. It acts through the
+// dialog's own AT-SPI actions (Selection.SelectChild, the switch's
+// "toggle", the button's "click"), which need no window coordinates (a
+// Wayland client's AT-SPI extents are window-relative, so a pointer could
+// not aim by them) and no focus.
+func (w *Wayland) ConsentTo(ctx context.Context, a Answer) error {
 	conn, err := dbus.Connect(w.a11y, dbus.WithContext(ctx))
 	if err != nil {
 		return fmt.Errorf("testenv: consent: connect the accessibility bus: %w", err)
@@ -709,17 +801,17 @@ func (w *Wayland) Consent(ctx context.Context, allowInput bool) error {
 			last = err.Error()
 		case d.share.Path == "":
 			last = "no Share button yet; the portal's tree:\n" + d.dump
-		case allowInput && d.allow.Path == "":
+		case a.AllowInput && d.allow.Path == "":
 			last = "no remote-interaction switch; the portal's tree:\n" + d.dump
 		default:
-			done, err := d.answer(ctx, conn, allowInput)
+			done, err := d.answer(ctx, conn, a)
 			if err != nil {
 				return err
 			}
 			if done {
 				return nil
 			}
-			last = "the Share button is not sensitive; the portal's tree:\n" + d.dump
+			last = "the Share button is not sensitive, or no window " + strconv.Quote(a.Window) + " is listed; the portal's tree:\n" + d.dump
 		}
 		select {
 		case <-ctx.Done():
@@ -738,8 +830,11 @@ type a11yRef struct {
 // portalDialog is what Consent found of the dialog.
 type portalDialog struct {
 	allow, share a11yRef
-	lists        []a11yRef // the monitor list (and the switch's)
-	dump         string
+	lists        []a11yRef // the lists of sources (and the switch's)
+	tabs         []a11yRef // tab lists (GNOME's "Single Window" | "Entire Screen")
+	// items are the names of each list's children, by the list's path.
+	items map[dbus.ObjectPath][]string
+	dump  string
 }
 
 // AT-SPI state bits (AtspiStateType) Consent reads.
@@ -749,16 +844,45 @@ const (
 	statePressed   = 20
 )
 
-// answer selects a source if none is (see below), turns the switch on if allowInput, and presses Share once it
-// is sensitive; done is false while it is not.
-func (d *portalDialog) answer(ctx context.Context, conn *dbus.Conn, allowInput bool) (done bool, err error) {
+// answer picks a.Window (or a source, if none is; see below), turns the
+// switch on if a.AllowInput, and presses Share once it is sensitive; done
+// is false while it is not, or while a.Window is not listed.
+func (d *portalDialog) answer(ctx context.Context, conn *dbus.Conn, a Answer) (done bool, err error) {
+	if a.Window != "" {
+		picked := false
+		for _, l := range d.lists {
+			if i := slices.Index(d.items[l.Path], a.Window); i >= 0 {
+				var ok bool
+				if err := callA11y(ctx, conn.Object(l.Name, l.Path), "org.a11y.atspi.Selection.SelectChild", int32(i)).Store(&ok); err != nil {
+					return false, fmt.Errorf("testenv: consent: select window %q: %w", a.Window, err)
+				}
+				picked = true
+				break
+			}
+		}
+		if !picked {
+			// Offered windows and monitors, the dialog shows one kind
+			// per tab, its list of windows filled when its tab is
+			// shown: the person opens the tab of windows.
+			for _, tl := range d.tabs {
+				if i := slices.IndexFunc(d.items[tl.Path], func(n string) bool { return strings.Contains(n, "Window") }); i >= 0 {
+					var ok bool
+					_ = callA11y(ctx, conn.Object(tl.Name, tl.Path), "org.a11y.atspi.Selection.SelectChild", int32(i)).Store(&ok)
+				}
+			}
+			return false, nil
+		}
+	}
 	// A source is chosen once one list has a selected child (the single
 	// monitor is, from the start). Otherwise the first child of the first
 	// list that has one is picked. A list of windows may be empty (bare
 	// mutter cannot list its windows to the portal).
 	var empty []dbus.BusObject
-	chosen := false
+	chosen := a.Window != ""
 	for _, l := range d.lists {
+		if chosen {
+			break
+		}
 		obj := conn.Object(l.Name, l.Path)
 		var v dbus.Variant
 		if err := callA11y(ctx, obj, "org.freedesktop.DBus.Properties.Get", "org.a11y.atspi.Selection", "NSelectedChildren").Store(&v); err != nil {
@@ -787,6 +911,7 @@ func (d *portalDialog) answer(ctx context.Context, conn *dbus.Conn, allowInput b
 		}
 		chosen = true
 	}
+	allowInput := a.AllowInput
 	if allowInput {
 		on, err := d.state(ctx, conn, d.allow, stateChecked, statePressed)
 		if err != nil {
@@ -833,7 +958,7 @@ func findDialog(ctx context.Context, conn *dbus.Conn) (*portalDialog, error) {
 		if name != "xdg-desktop-portal-gnome" {
 			continue
 		}
-		d := &portalDialog{}
+		d := &portalDialog{items: map[dbus.ObjectPath][]string{}}
 		var b strings.Builder
 		budget := 2000
 		var walk func(o a11yRef, depth int)
@@ -851,14 +976,23 @@ func findDialog(ctx context.Context, conn *dbus.Conn) (*portalDialog, error) {
 				// GTK 4.8 names it "_Share Share": the mnemonic
 				// label and the label.
 				d.share = o
-			case role == "switch" || role == "toggle button" || role == "check box":
+			case (role == "switch" || role == "toggle button" || role == "check box") && !strings.Contains(name, "Remember"):
+				// Not ScreenCast's "Remember this selection".
 				d.allow = o
 			case role == "list":
 				d.lists = append(d.lists, o)
+			case role == "page tab list" || role == "tab list":
+				d.tabs = append(d.tabs, o)
 			}
 			var kids []a11yRef
 			if err := callA11y(ctx, obj, a11yAcc+".GetChildren").Store(&kids); err != nil {
 				return
+			}
+			if role == "list" || role == "page tab list" || role == "tab list" {
+				for _, k := range kids {
+					n, _ := a11yName(ctx, conn, k)
+					d.items[o.Path] = append(d.items[o.Path], n)
+				}
 			}
 			for _, k := range kids {
 				walk(k, depth+1)

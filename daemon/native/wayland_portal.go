@@ -259,13 +259,17 @@ func noInjection(why string) *target.Refusal {
 }
 
 // windowStream is the session's window stream, or why a point of a window
-// of size w×h cannot be placed on it.
+// of size w×h cannot be placed on it. A stream may be larger than its
+// window: mutter (GNOME Shell) casts a window in a stream the size of its
+// monitor, the window at the stream's top left (a window may grow, a
+// stream cannot); a point of the window is the same point of the stream
+// either way. A stream smaller than the window is another window.
 func windowStream(s *portal.Session, w, h int) (portal.Stream, error) {
 	for _, st := range s.Streams() {
 		if st.SourceType != portal.Window {
 			continue
 		}
-		if st.Size[0] > 0 && w > 0 && (absInt(int(st.Size[0])-w) > sizeSlack || absInt(int(st.Size[1])-h) > sizeSlack) {
+		if st.Size[0] > 0 && w > 0 && (w-int(st.Size[0]) > sizeSlack || h-int(st.Size[1]) > sizeSlack) {
 			return st, noInjection(fmt.Sprintf("the window the person shared in the portal's dialog is %dx%d and this one is %dx%d: it is not this window, and a point of this one cannot be placed", st.Size[0], st.Size[1], w, h))
 		}
 		return st, nil
@@ -276,13 +280,6 @@ func windowStream(s *portal.Session, w, h int) (portal.Stream, error) {
 // sizeSlack is how far a shared window's stream size may differ from its
 // accessible frame's extents (client-side decorations and shadows).
 const sizeSlack = 64
-
-func absInt(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
-}
 
 func sources(s portal.SourceTypes) string {
 	var out string

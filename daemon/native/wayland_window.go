@@ -299,7 +299,34 @@ func (w *wlWindow) Frames(ctx context.Context, o kind.FrameOptions) (target.Fram
 	if err != nil {
 		return nil, target.Refuse(target.CodeNoCapture, "the portal gave no PipeWire remote: %v", err).Wrap(err)
 	}
-	return pixelsOverPipeWire(ctx, fd, st.Node)
+	src, err := pixelsOverPipeWire(ctx, fd, st.Node)
+	if err != nil {
+		return nil, err
+	}
+	b := w.seen().Bounds
+	if b.W > 0 && b.H > 0 && (int(st.Size[0]) > b.W || int(st.Size[1]) > b.H) {
+		// A monitor-sized stream of a window (mutter's): the window
+		// alone, at its top left.
+		return &windowCrop{FrameSource: src, w: b.W, h: b.H}, nil
+	}
+	return src, nil
+}
+
+// windowCrop is a stream's frames cut to its window's size at their top
+// left.
+type windowCrop struct {
+	target.FrameSource
+	w, h int
+}
+
+func (c *windowCrop) Next(ctx context.Context) (target.Frame, error) {
+	f, err := c.FrameSource.Next(ctx)
+	if err != nil {
+		return f, err
+	}
+	f.Width, f.Height = min(f.Width, c.w), min(f.Height, c.h)
+	f.Pix = f.Pix[:f.Height*f.Stride]
+	return f, nil
 }
 
 // Input delivers a person's live-view event through the portal session.
