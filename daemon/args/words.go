@@ -52,13 +52,22 @@ func (a Borrow) Validate() error {
 }
 
 // WaitFor is the wait as a duration (0 for none).
-func (a Borrow) WaitFor() (time.Duration, error) {
-	if a.Wait == "" {
+func (a Borrow) WaitFor() (time.Duration, error) { return waitArg(a.Wait, 0, MaxBorrowWait, "30s") }
+
+// waitArg reads a --wait: "" is 0; else a duration from least (0, or
+// above 0 when least is 1ns) to most, refused bad_request naming an
+// example like.
+func waitArg(s string, least, most time.Duration, like string) (time.Duration, error) {
+	if s == "" {
 		return 0, nil
 	}
-	d, err := time.ParseDuration(a.Wait)
-	if err != nil || d < 0 || d > MaxBorrowWait {
-		return 0, badRequest("--wait takes a duration from 0 to %v, like 30s; got %s", MaxBorrowWait, target.Echo(a.Wait)).With("wait", target.Clip(a.Wait))
+	d, err := time.ParseDuration(s)
+	if err != nil || d < least || d > most {
+		from := "from 0"
+		if least > 0 {
+			from = "above 0 and"
+		}
+		return 0, badRequest("--wait takes a duration %s up to %v, like %s; got %s", from, most, like, target.Echo(s)).With("wait", target.Clip(s))
 	}
 	return d, nil
 }
@@ -93,14 +102,7 @@ func (a Handoff) Validate() error {
 
 // WaitFor is the wait as a duration (0: until the verb's deadline).
 func (a Handoff) WaitFor() (time.Duration, error) {
-	if a.Wait == "" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(a.Wait)
-	if err != nil || d <= 0 || d > MaxHandoffWait {
-		return 0, badRequest("--wait takes a duration above 0 and up to %v, like 2m; got %s", MaxHandoffWait, target.Echo(a.Wait)).With("wait", target.Clip(a.Wait))
-	}
-	return d, nil
+	return waitArg(a.Wait, time.Nanosecond, MaxHandoffWait, "2m")
 }
 
 // Mode is the mode verb's: the window's new mode.

@@ -2,7 +2,6 @@ package live_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -88,6 +87,16 @@ func waitNeeds(t *testing.T, ctx context.Context, tab *cdp.Tab, id target.ID, re
 	return n
 }
 
+// watchPane opens the pane of id, as the address watch prints, in a page
+// of a real headless Chromium, and waits for its frames.
+func watchPane(t *testing.T, ctx context.Context, h *liveHarness, id target.ID) *cdp.Tab {
+	t.Helper()
+	w := h.ok(t, daemon.Request{Verb: "watch", Session: "agent", Target: string(id)})
+	v := openPage(t, ctx, cdptest.LaunchViewer(t, ctx), w.URL)
+	waitPane(t, ctx, v, id, "live with frames", func(s paneState) bool { return s.State == "live" && s.Frames >= 1 && s.Decoded >= 1 })
+	return v
+}
+
 // handoffCall runs a hand-off in the background; its answer comes on the
 // channel.
 func handoffCall(h *liveHarness, ctx context.Context, req daemon.Request) <-chan daemon.Response {
@@ -125,10 +134,7 @@ func TestHandoffWindow(t *testing.T) {
 	shot := h.ok(t, daemon.Request{Verb: "screenshot", Session: "agent", Target: string(id)})
 	ex, ey := entry.Bounds.X+entry.Bounds.W/2-shot.Bounds.X, entry.Bounds.Y+entry.Bounds.H/2-shot.Bounds.Y
 
-	w := h.ok(t, daemon.Request{Verb: "watch", Session: "agent", Target: string(id)})
-	b := cdptest.LaunchViewer(t, ctx)
-	v := openPage(t, ctx, b, w.URL)
-	waitPane(t, ctx, v, id, "live with frames", func(s paneState) bool { return s.State == "live" && s.Frames >= 1 && s.Decoded >= 1 })
+	v := watchPane(t, ctx, h, id)
 
 	ask := func(reason, wait string) daemon.Request {
 		return daemon.Request{Verb: "handoff", Session: "agent", Target: string(id)}.With(args.Handoff{Reason: reason, Wait: wait})
@@ -226,42 +232,38 @@ func TestHandoffTab(t *testing.T) {
 <body style="margin:0;background:#eee">
 <h1 id="status">Prove you are human</h1>
 <button id="b" style="position:absolute;left:100px;top:120px;width:160px;height:80px"
- onclick="document.getElementById('status').textContent = 'Verified human'">I am human</button></body>`)
+ onclick="document.getElementById('status').textContent = 'Verified human'; fetch('/report')">I am human</button></body>`)
+	})
+	reported := make(chan struct{}, 1)
+	mux.HandleFunc("/report", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case reported <- struct{}{}:
+		default:
+		}
+		w.WriteHeader(http.StatusNoContent)
 	})
 	site := httptest.NewServer(mux)
 	defer site.Close()
 
 	open := h.ok(t, daemon.Request{Verb: "browser.open", Session: "agent"}.With(args.OpenURL{URL: site.URL + "/check"}))
 	id := open.Target.ID
-	var viewport struct{ W, H float64 }
-	ev := h.ok(t, daemon.Request{Verb: "browser.eval", Session: "agent", Target: string(id)}.With(args.Eval{Expr: "({W: innerWidth, H: innerHeight})"}))
-	if err := json.Unmarshal(ev.Value, &viewport); err != nil || viewport.W == 0 {
-		t.Fatalf("the viewport: %s %v", ev.Value, err)
-	}
-	w := h.ok(t, daemon.Request{Verb: "watch", Session: "agent", Target: string(id)})
-	b := cdptest.LaunchViewer(t, ctx)
-	v := openPage(t, ctx, b, w.URL)
-	waitPane(t, ctx, v, id, "live with frames", func(s paneState) bool { return s.State == "live" && s.Frames >= 1 && s.Decoded >= 1 })
+	v := watchPane(t, ctx, h, id)
+	at := viewportPoints(t, ctx, h, v, id)
 
 	ch := handoffCall(h, ctx, daemon.Request{Verb: "browser.handoff", Session: "agent"}.With(args.Handoff{Reason: "pass the human check", Wait: "3m"}))
 	waitNeeds(t, ctx, v, id, "pass the human check", true)
 	clickSelector(t, ctx, v, ".pane .takeover")
 	waitPane(t, ctx, v, id, "driven by us", func(s paneState) bool { return s.Driving })
-	var geo struct{ VW, VH float64 }
-	if err := v.EvalInto(ctx, fmt.Sprintf(`(() => { const v = window.vibespace.panes.get(%q).video;
-		return {VW: v.videoWidth, VH: v.videoHeight}; })()`, string(id)), &geo); err != nil {
+	if err := v.ClickAt(ctx, at(180, 160)); err != nil {
 		t.Fatal(err)
 	}
-	if err := v.ClickAt(ctx, pagePoint(t, ctx, v, id, int(180*geo.VW/viewport.W), int(160*geo.VH/viewport.H))); err != nil {
-		t.Fatal(err)
+	// The page's own report of the click, before the person hands back
+	// (its DOM is read again once the agent has it back).
+	select {
+	case <-reported:
+	case <-ctx.Done():
+		t.Fatal("the person's click never reached the page")
 	}
-	// Wait for the page's own DOM to change before handing back (read by
-	// a second session would need exposure; the pane's click is the
-	// person's, so the page is read once the agent has it back).
-	waitFor(t, ctx, "the person's click to be acted on", func() (bool, string) {
-		acc, _ := h.view.Counts()
-		return acc > 0, fmt.Sprintf("%d acted on", acc)
-	})
 	clickSelector(t, ctx, v, ".pane .handback")
 	r := answer(t, ctx, ch)
 	if !r.OK || !strings.Contains(r.Did, "came back through a person (viewer-") || r.Facts["outcome"] != handoff.Back {
