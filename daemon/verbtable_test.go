@@ -43,7 +43,7 @@ func TestEveryVerbThroughTheEnvelope(t *testing.T) {
 		}
 		if f.Reach == verb.Handle {
 			req := Request{Verb: f.Name, Session: "s", Target: "tab:1"}.With(
-				taken(f.Name, map[string]any{"ref": "@e1", "text": "x", "chord": "a", "options": []string{"a"}, "what": "text", "mode": "auto"}))
+				taken(f.Name, map[string]any{"ref": "@e1", "text": "x", "chord": "a", "options": []string{"a"}, "what": "text", "mode": "auto", "reason": "x"}))
 			if r := td.call(t, req); r.Code != target.CodeWrongKind {
 				t.Errorf("%s on a tab's handle: %s %q, want wrong_kind", f.Name, r.Code, r.Message)
 			}

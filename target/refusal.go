@@ -120,6 +120,10 @@ const (
 	// The desktop pool (daemon/pool).
 	CodePoolBusy Code = "pool_busy" // every desktop of the pool is lent (or the pool is at its memory cap) and the borrow waited its whole --wait: the refusal says its place in the queue
 
+	// Hand-off to a person (daemon/handoff).
+	CodeHandoffDeclined Code = "handoff_declined" // the person asked (handoff) declined from the live view: do the part another way, or stop; the refusal names who and after how long
+	CodeHandoffTimeout  Code = "handoff_timeout"  // no person took the target over and handed it back within the hand-off's bound (--wait, at most the verb timeout): its "needs you" mark was withdrawn; the refusal says whether a person still drives it
+
 	// Batches of steps (daemon/batch).
 	CodeExpectUnmet Code = "expect_unmet" // a batch step ran but its --expect (changed, text:…, window) did not hold: the batch stopped there
 

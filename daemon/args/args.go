@@ -70,6 +70,7 @@ var table = map[string]func(json.RawMessage) (Args, error){
 	"key.list":   of[KeyNamed],
 	"batch":      of[Batch],
 	"borrow":     of[Borrow],
+	"handoff":    of[Handoff],
 	"return":     of[Empty],
 
 	// vibespace-browser: the same verbs on the current tab…
@@ -105,6 +106,7 @@ var table = map[string]func(json.RawMessage) (Args, error){
 	"browser.batch":       of[Batch],
 	"browser.borrow":      of[Borrow],
 	"browser.return":      of[Empty],
+	"browser.handoff":     of[Handoff],
 }
 
 // of decodes the arguments of a verb whose type is T: none (no bytes, or

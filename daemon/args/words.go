@@ -9,6 +9,7 @@ import (
 	"errors"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
@@ -51,15 +52,57 @@ func (a Borrow) Validate() error {
 }
 
 // WaitFor is the wait as a duration (0 for none).
-func (a Borrow) WaitFor() (time.Duration, error) {
-	if a.Wait == "" {
+func (a Borrow) WaitFor() (time.Duration, error) { return waitArg(a.Wait, 0, MaxBorrowWait, "30s") }
+
+// waitArg reads a --wait: "" is 0; else a duration from least (0, or
+// above 0 when least is 1ns) to most, refused bad_request naming an
+// example like.
+func waitArg(s string, least, most time.Duration, like string) (time.Duration, error) {
+	if s == "" {
 		return 0, nil
 	}
-	d, err := time.ParseDuration(a.Wait)
-	if err != nil || d < 0 || d > MaxBorrowWait {
-		return 0, badRequest("--wait takes a duration from 0 to %v, like 30s; got %s", MaxBorrowWait, target.Echo(a.Wait)).With("wait", target.Clip(a.Wait))
+	d, err := time.ParseDuration(s)
+	if err != nil || d < least || d > most {
+		from := "from 0"
+		if least > 0 {
+			from = "above 0 and"
+		}
+		return 0, badRequest("--wait takes a duration %s up to %v, like %s; got %s", from, most, like, target.Echo(s)).With("wait", target.Clip(s))
 	}
 	return d, nil
+}
+
+// MaxHandoffWait bounds how long a hand-off waits for a person (--wait);
+// the daemon's verb timeout bounds it too. MaxReason bounds its reason.
+const (
+	MaxHandoffWait = 30 * time.Minute
+	MaxReason      = 300
+)
+
+// Handoff is handoff's: why the agent asks a person (shown in the live
+// view beside "needs you") and how long to wait for them ("" until the
+// verb's deadline).
+type Handoff struct {
+	Reason string `json:"reason" jsonschema:"what they should do"`
+	Wait   string `json:"wait,omitempty" jsonschema:"e.g. 2m"`
+}
+
+// Validate refuses no reason, one too long, and a wait that is no
+// duration, not positive or past MaxHandoffWait.
+func (a Handoff) Validate() error {
+	if strings.TrimSpace(a.Reason) == "" {
+		return badRequest("handoff needs --reason: what the person should do there, e.g. --reason \"log in\"")
+	}
+	if n := utf8.RuneCountInString(a.Reason); n > MaxReason {
+		return badRequest("--reason is %d characters; at most %d: a line for a person", n, MaxReason).With("chars", n)
+	}
+	_, err := a.WaitFor()
+	return err
+}
+
+// WaitFor is the wait as a duration (0: until the verb's deadline).
+func (a Handoff) WaitFor() (time.Duration, error) {
+	return waitArg(a.Wait, time.Nanosecond, MaxHandoffWait, "2m")
 }
 
 // Mode is the mode verb's: the window's new mode.
@@ -126,7 +169,7 @@ func (a OpenURL) Validate() error { return nil }
 
 // Nav is back's, forward's and reload's: whether to watch for the effect.
 type Nav struct {
-	NoVerify bool `json:"no_verify,omitempty" jsonschema:"skip the effect check"`
+	NoVerify bool `json:"no_verify,omitempty" jsonschema:"no effect check"`
 }
 
 func (a Nav) Validate() error { return nil }

@@ -90,6 +90,11 @@ type Options struct {
 	// viewer token and same-origin check: a person's request to the
 	// desktop pool (daemon/pool's Routes).
 	Routes map[string]http.Handler
+	// Asks are the targets whose agent asks a person for help now
+	// (daemon/handoff's Desk.Asks): each shows "needs you" with its
+	// reason in its strip row and pane, and the page raises a
+	// notification; nil: none ever.
+	Asks func() map[target.ID]wire.Ask
 }
 
 // For is daemon.Config.Live for a live view with options o.
@@ -350,6 +355,9 @@ type Target struct {
 	// Desktop marks a window of the user's own desktop: its row and its
 	// pane's title say "your desktop".
 	Desktop bool `json:"desktop,omitempty"`
+	// Needs is its agent's ask for a person (a hand-off): why, since
+	// when, and who took it over since.
+	Needs *wire.Ask `json:"needs,omitempty"`
 
 	// The strip: whose strip shows it, what it lives in (own, profile,
 	// helper, app, window) and that context's name, and who drives it
@@ -421,6 +429,10 @@ func (v *View) targets(ctx context.Context, mine map[string]bool) Targets {
 			watchers[p.Key][p.Tier] += p.Viewers
 		}
 	}
+	var asks map[target.ID]wire.Ask
+	if v.o.Asks != nil {
+		asks = v.o.Asks()
+	}
 	have := make(map[target.ID]bool, len(lts))
 	for _, lt := range lts {
 		have[lt.ID] = true
@@ -434,6 +446,9 @@ func (v *View) targets(ctx context.Context, mine map[string]bool) Targets {
 		if l.Input == lease.InputUser {
 			t.User, t.Driver = l.User, l.User
 			t.UserSince = l.UserSince.UTC().Format(time.RFC3339)
+		}
+		if a, ok := asks[lt.ID]; ok {
+			t.Needs = &a
 		}
 		t.Viewers, t.Thumbs = watchers[string(lt.ID)][rtc.TierFull], watchers[string(lt.ID)][rtc.TierThumb]
 		v.mu.Lock()

@@ -239,6 +239,26 @@ func pagePoint(t *testing.T, ctx context.Context, tab *cdp.Tab, id target.ID, px
 	return p
 }
 
+// viewportPoints maps a point (x, y) of tab id's viewport to where the
+// viewer page v's pane of it shows it: the picture is the viewport,
+// scaled. It reads the viewport as the agent, so call it before a takeover.
+func viewportPoints(t *testing.T, ctx context.Context, h *liveHarness, v *cdp.Tab, id target.ID) func(x, y float64) cdp.Point {
+	t.Helper()
+	var viewport struct{ W, H float64 }
+	ev := h.ok(t, daemon.Request{Verb: "browser.eval", Session: "agent", Target: string(id)}.With(args.Eval{Expr: "({W: innerWidth, H: innerHeight})"}))
+	if err := json.Unmarshal(ev.Value, &viewport); err != nil || viewport.W == 0 {
+		t.Fatalf("the viewport: %s %v", ev.Value, err)
+	}
+	var geo struct{ VW, VH float64 }
+	if err := v.EvalInto(ctx, fmt.Sprintf(`(() => { const v = window.vibespace.panes.get(%q).video;
+		return {VW: v.videoWidth, VH: v.videoHeight}; })()`, string(id)), &geo); err != nil {
+		t.Fatal(err)
+	}
+	return func(x, y float64) cdp.Point {
+		return pagePoint(t, ctx, v, id, int(x*geo.VW/viewport.W), int(y*geo.VH/viewport.H))
+	}
+}
+
 // panePipelines are the hub's pipelines of panes (the full tier): a page
 // also watches every target's thumbnail, at the thumb tier.
 func panePipelines(hub *rtc.Hub) []rtc.PipelineStats {
@@ -682,11 +702,6 @@ func TestLiveViewTab(t *testing.T) {
 	}
 	h.ok(t, daemon.Request{Verb: "browser.fill", Session: "agent", Target: string(id)}.With(args.Fill{Ref: ref, Text: marker}))
 
-	var viewport struct{ W, H float64 }
-	ev := h.ok(t, daemon.Request{Verb: "browser.eval", Session: "agent", Target: string(id)}.With(args.Eval{Expr: "({W: innerWidth, H: innerHeight})"}))
-	if err := json.Unmarshal(ev.Value, &viewport); err != nil || viewport.W == 0 {
-		t.Fatalf("the viewport: %s %v", ev.Value, err)
-	}
 	w := h.ok(t, daemon.Request{Verb: "watch", Session: "agent", Target: string(id)})
 	b := cdptest.LaunchViewer(t, ctx)
 	v := openPage(t, ctx, b, w.URL)
@@ -696,6 +711,7 @@ func TestLiveViewTab(t *testing.T) {
 	if ps := panePipelines(h.view.Hub()); len(ps) != 1 || ps[0].Key != string(id) {
 		t.Fatalf("pipelines %+v", ps)
 	}
+	at := viewportPoints(t, ctx, h, v, id)
 
 	clickSelector(t, ctx, v, ".pane .takeover")
 	waitPane(t, ctx, v, id, "driven by us", func(s paneState) bool { return s.Driving && s.Badge == "You are driving" })
@@ -709,14 +725,7 @@ func TestLiveViewTab(t *testing.T) {
 
 	// The button's centre (180,160 of the viewport) as a point of the
 	// picture: the picture is the viewport, scaled.
-	var geo struct{ VW, VH float64 }
-	if err := v.EvalInto(ctx, fmt.Sprintf(`(() => { const v = window.vibespace.panes.get(%q).video;
-		return {VW: v.videoWidth, VH: v.videoHeight}; })()`, string(id)), &geo); err != nil {
-		t.Fatal(err)
-	}
-	px, py := int(180*geo.VW/viewport.W), int(160*geo.VH/viewport.H)
-	p := pagePoint(t, ctx, v, id, px, py)
-	if err := v.ClickAt(ctx, p); err != nil {
+	if err := v.ClickAt(ctx, at(180, 160)); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the page's click to land in the tab", func() (bool, string) {

@@ -162,6 +162,10 @@ var table = map[string]Facts{
 	// the desktop pool's words (daemon/pool), both command lines'.
 	"borrow": {},
 	"return": {},
+	// hand-off to a person (daemon/handoff): the target shows "needs you"
+	// in the live view until a person takes it over and hands it back,
+	// declines, or the bound passes. The agent's lease is kept.
+	"handoff": {Reach: Handle},
 
 	// vibespace-browser: the same verbs on the current tab…
 	"browser.snapshot":   on(Tab, read),
@@ -196,6 +200,7 @@ var table = map[string]Facts{
 	"browser.batch":       {Untraced: true},
 	"browser.borrow":      {},
 	"browser.return":      {},
+	"browser.handoff":     {Reach: Tab},
 }
 
 // on is f reaching its target by r.

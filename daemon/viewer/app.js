@@ -42,6 +42,12 @@
       }),
     })),
     watching: () => Array.from(panes.keys()),
+    // notices are the hand-offs the page raised a notification for, as
+    // its banner shows them.
+    notices: () => Array.from(document.querySelectorAll('#notices .notice')).map((n) => ({
+      id: n.dataset.id, text: n.querySelector('.n-text').textContent,
+    })),
+    decline: (id) => decline(id),
   };
 
   function api(path, opts) {
@@ -74,7 +80,78 @@
     polled = true;
     renderStrips();
     panes.forEach((p) => p.update(targets.get(p.id)));
+    raiseNotices();
     return data;
+  }
+
+  // ---- hand-offs: an agent asks a person ---------------------------------
+
+  // needsWords says a target's ask: its agent's reason, and who took it
+  // over since.
+  function needsWords(t) {
+    const n = t.needs;
+    return n.reason + ' (' + n.session + (n.user ? '; ' + n.user + ' took it over' : '') + ')';
+  }
+
+  // raiseNotices raises a notification, once per ask, for every target
+  // whose agent asks a person (the banner, and the browser's own
+  // notification when the person allowed it), and drops those that ended.
+  const raised = new Map(); // target id -> the ask's since
+  function raiseNotices() {
+    const box = document.getElementById('notices');
+    targets.forEach((t) => {
+      if (!t.needs || raised.get(t.id) === t.needs.since) return;
+      raised.set(t.id, t.needs.since);
+      box.querySelectorAll('.notice').forEach((n) => { if (n.dataset.id === t.id) n.remove(); });
+      const n = document.createElement('div');
+      n.className = 'notice';
+      n.dataset.id = t.id;
+      n.setAttribute('role', 'alert');
+      const text = document.createElement('span');
+      text.className = 'n-text';
+      text.textContent = paneTitle(t) + ' needs you: ' + t.needs.reason;
+      const open = document.createElement('button');
+      open.type = 'button';
+      open.textContent = 'Open';
+      open.addEventListener('click', () => openPane(t.id));
+      n.append(text, ' ', open);
+      box.append(n);
+      if (window.Notification && Notification.permission === 'granted') {
+        try { new Notification('vibespace: ' + paneTitle(t) + ' needs you', { body: t.needs.reason, tag: t.id }); } catch (e) { /* the banner says it */ }
+      }
+      if (document.title.indexOf('needs you') < 0) document.title = '(needs you) ' + document.title;
+    });
+    raised.forEach((since, id) => {
+      const t = targets.get(id);
+      if (t && t.needs && t.needs.since === since) return;
+      raised.delete(id);
+      box.querySelectorAll('.notice').forEach((n) => { if (n.dataset.id === id) n.remove(); });
+    });
+    if (raised.size === 0) document.title = document.title.replace(/^\(needs you\) /, '');
+  }
+  // The browser's notifications need the person's leave, asked on their
+  // first click in the page.
+  document.addEventListener('click', () => {
+    if (window.Notification && Notification.permission === 'default') Notification.requestPermission().catch(() => {});
+  }, { once: true });
+
+  // decline tells the agent the person will not do what it asks.
+  async function decline(id) {
+    const p = panes.get(id);
+    const h = p && p.viewerId ? { 'X-Vibespace-Viewer': p.viewerId } : {};
+    let a;
+    try {
+      const r = await api('/api/handoff/decline/' + encodeURIComponent(id), { method: 'POST', headers: h });
+      a = await r.json();
+    } catch (e) {
+      a = { ok: false, message: e.message };
+    }
+    if (p) {
+      p.lastAnswer = a;
+      if (!a.ok) p.q('.error').textContent = a.message + (a.code ? ' [' + a.code + ']' : '');
+    }
+    await refreshNow();
+    return a;
   }
 
   async function poll() {
@@ -276,6 +353,10 @@
       const d = this.el.querySelector('.t-drive');
       d.textContent = driverWords(t);
       d.className = 't-drive ' + (t.driven_by || 'agent');
+      const nd = this.el.querySelector('.t-needs');
+      nd.hidden = !t.needs;
+      nd.textContent = t.needs ? 'needs you: ' + needsWords(t) : '';
+      this.el.classList.toggle('needs', !!t.needs);
       this.el.classList.toggle('watching', panes.has(t.id));
     }
 
@@ -344,6 +425,7 @@
       this.q('.title').textContent = id;
       this.q('.takeover').addEventListener('click', () => this.takeover());
       this.q('.handback').addEventListener('click', () => this.handback());
+      this.q('.decline').addEventListener('click', () => decline(this.id));
       this.q('.reconnect').addEventListener('click', () => this.connect());
       this.q('.close').addEventListener('click', () => this.close());
       this.steps = [];
@@ -438,6 +520,7 @@
           this.q('.badge').textContent = '';
           this.q('.takeover').hidden = true;
           this.q('.handback').hidden = true;
+          this.q('.needs').hidden = true;
         }
         return;
       }
@@ -461,6 +544,10 @@
       this.q('.takeover').hidden = this.driving || this.state === 'gone';
       this.q('.handback').hidden = !this.driving;
       this.drawAgent(t.agent);
+      const nd = this.q('.needs');
+      nd.hidden = !t.needs;
+      this.q('.reason').textContent = t.needs ? t.needs.reason : '';
+      this.q('.needs-by').textContent = t.needs ? '(' + t.needs.session + (t.needs.user ? '; ' + t.needs.user + ' took it over' : ': take it over, do it, hand it back') + ')' : '';
     }
 
     // picture maps a point of the page to the picture's own pixels (the

@@ -19,3 +19,14 @@ type AgentMark struct {
 	At      time.Time    `json:"at"`
 	Seq     uint64       `json:"seq"`
 }
+
+// Ask is a hand-off of a target to a person (daemon/handoff), for the live
+// view's "needs you": the agent's session, why it asks (its own words, a
+// line for a person), since when, and the user who took the target over
+// since ("" nobody yet).
+type Ask struct {
+	Session string    `json:"session"`
+	Reason  string    `json:"reason"`
+	Since   time.Time `json:"since"`
+	User    string    `json:"user,omitempty"`
+}

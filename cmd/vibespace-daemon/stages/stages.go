@@ -9,6 +9,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/batch"
 	"github.com/vibespace/vibespace/daemon/browsing"
 	"github.com/vibespace/vibespace/daemon/budget"
+	"github.com/vibespace/vibespace/daemon/handoff"
 	"github.com/vibespace/vibespace/daemon/headers"
 	"github.com/vibespace/vibespace/daemon/inflight"
 	"github.com/vibespace/vibespace/daemon/keys"
@@ -26,11 +27,16 @@ import (
 // All answers the stages in the order they run, for a daemon with no
 // desktop pool: each phase (admit, enter, finish) asks them in this order.
 // Each call makes a fresh list (one daemon's).
-func All() []stage.Registration { return WithPool(nil) }
+func All() []stage.Registration { return Of(nil, nil) }
 
 // WithPool is All for a daemon whose desktop pool is p (nil: none): the
 // program adds p's desktops to its displays (pool.Pool.Desks).
-func WithPool(p *pool.Pool) []stage.Registration {
+func WithPool(p *pool.Pool) []stage.Registration { return Of(p, nil) }
+
+// Of is All for a daemon whose desktop pool is p (nil: none) and whose
+// hand-offs are on desk h, the one its live view shows (nil: a desk of the
+// stage's own, which no page shows).
+func Of(p *pool.Pool, h *handoff.Desk) []stage.Registration {
 	// The trace is made after the in-flight record, and the in-flight
 	// record hands it the verbs an earlier daemon was killed in as it
 	// starts, once both are made.
@@ -72,6 +78,15 @@ func WithPool(p *pool.Pool) []stage.Registration {
 		// clock over, and a borrower refused budget_spent by the stage
 		// before gives its desktop back, wiped, told on that answer.
 		{Name: pool.Name, New: pool.Registration(p).New},
+		// handoff: handoff and browser.handoff — the target shows "needs
+		// you" with the agent's reason in the live view until a person
+		// takes it over and hands it back (the answer says so, after how
+		// long, and the diff of the target since), declines
+		// (handoff_declined) or the bound passes (handoff_timeout). It
+		// watches every takeover and handback finish; its audit rows
+		// (handoff.ask, .taken, .back, .declined, .timeout, .cancelled)
+		// never hold what the person typed.
+		{Name: handoff.Name, New: handoff.Registration(h).New},
 		// inflight: a verb that acts (or may) on a target is recorded
 		// under inflight/ before it runs and the record removed once it
 		// answered; the daemon that starts after a kill audits each

@@ -53,6 +53,9 @@ func commands(o Options) []*cli.Command {
 		budgetCommand(o),
 		poolCommand(o, daemoncall.BorrowCommand),
 		poolCommand(o, daemoncall.ReturnCommand),
+		daemoncall.HandoffCommand("vibespace-browser", false, func(c *cli.Context, req wire.Request, timeout time.Duration) error {
+			return daemoncall.Ask(c, o, browserRequest(c, o, req), timeout, daemoncall.PrintText)
+		}),
 		daemoncall.BatchCommand(o, daemoncall.BatchSpec{NewApp: New,
 			Ask: func(c *cli.Context, req wire.Request, _ time.Duration) error { return ask(c, o, req, nil) }}),
 		daemoncall.ServeCommand(o),

@@ -13,6 +13,7 @@ import (
 	"github.com/vibespace/vibespace/cmd/vibespace-daemon/stages"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"os/signal"
@@ -28,6 +29,7 @@ import (
 	"github.com/vibespace/vibespace/daemon"
 	"github.com/vibespace/vibespace/daemon/chromium"
 	"github.com/vibespace/vibespace/daemon/firefox"
+	"github.com/vibespace/vibespace/daemon/handoff"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/live"
 	"github.com/vibespace/vibespace/daemon/native"
@@ -130,6 +132,13 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 		capped, why := pl.Cap()
 		log.Info("desktop pool", "desks", n, "kind", inner.Name(), "cap", capped, "derived", why)
 	}
+	// Hand-offs to a person: the stage answers handoff, the live view
+	// shows "needs you" and takes a decline.
+	hd := handoff.New()
+	if routes == nil {
+		routes = map[string]http.Handler{}
+	}
+	maps.Copy(routes, hd.Routes())
 	// The user's own desktop, one of the displays: off until the operator
 	// opts in; its admission (the setting, the pixels grant, the person's
 	// own input) is the gate's.
@@ -146,8 +155,8 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 	nctx, ncancel := context.WithTimeout(ctx, newTimeout)
 	d, err := daemon.New(nctx, daemon.Config{
 		StateDir: stateDir, SocketPath: sock, Displays: displays, Desktop: desktop, Browser: br,
-		Stages: stages.WithPool(pl),
-		Live:   live.For(live.Options{Logger: log, VerbTimeout: c.Duration("verb-timeout"), Routes: routes}),
+		Stages: stages.Of(pl, hd),
+		Live:   live.For(live.Options{Logger: log, VerbTimeout: c.Duration("verb-timeout"), Routes: routes, Asks: hd.Asks}),
 		Logger: log, IdleHandback: idle, VerbTimeout: c.Duration("verb-timeout"),
 		LogFile: logs.file.Path(), LogKeep: logs.keep, Stderr: logs.stderr,
 	})

@@ -45,6 +45,7 @@ func TestToolArgsAreTheVerbs(t *testing.T) {
 		{"browser_fill", "browser.fill", []string{"profile"}, nil},
 		// batch is a window's (handle) or the current tab's (none).
 		{"batch", "batch", []string{"handle", "profile"}, nil},
+		{"handoff", "handoff", []string{"handle", "profile"}, nil},
 		{"browser_type", "browser.type", []string{"profile"}, nil},
 		{"browser_key", "browser.key", []string{"profile"}, nil},
 		{"browser_scroll", "browser.scroll", []string{"profile"}, nil},

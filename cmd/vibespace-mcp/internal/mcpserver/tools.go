@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -123,7 +124,7 @@ type onWindow struct {
 // which attachment it acts in; without one, the only attachment, else the
 // session's own context (several attachments need one: profile_required).
 type atProfile struct {
-	Profile string `json:"profile,omitempty" jsonschema:"attached profile, if several"`
+	Profile string `json:"profile,omitempty" jsonschema:"if several attached"`
 }
 
 func (a atProfile) profileHandle() string { return a.Profile }
@@ -163,9 +164,15 @@ type (
 		Do   string `json:"do" jsonschema:"borrow or return"`
 		Wait string `json:"wait,omitempty" jsonschema:"queue up to, e.g. 30s"`
 	}
+	// handoff's: a window (handle) or the current tab (none).
+	handoffArgs struct {
+		Handle string `json:"handle,omitempty" jsonschema:"win:N, else your tab"`
+		atProfile
+		args.Handoff
+	}
 	watchArgs struct {
 		atProfile
-		Target string `json:"target,omitempty" jsonschema:"win:N or tab:N; none: your current tab, or the overview"`
+		Target string `json:"target,omitempty" jsonschema:"win:N or tab:N (none: your tab, or the overview)"`
 		args.Watch
 	}
 
@@ -357,6 +364,15 @@ var tools = []toolDef{
 		return plan{}, fmt.Errorf("desk needs do: borrow or return: {\"do\": \"borrow\", \"wait\": \"30s\"}")
 	}),
 
+	verb(groupBoth, &mcp.Tool{Name: "handoff", Description: "Ask a person (live view) to do a part, e.g. a login; waits for their handback, answers what changed.",
+		Annotations: acts(false, false, false)}, func(in handoffArgs) (plan, error) {
+		v := "browser.handoff"
+		if in.Handle != "" {
+			v = "handoff"
+		}
+		return plan{req: args.Request(v, in.Handle, in.Handoff), body: daemoncall.PrintText, timeout: args.MaxHandoffWait + time.Minute}, nil
+	}),
+
 	// Windows (vibespace-window's words).
 	verb(groupWindow, &mcp.Tool{Name: "window_list", Description: "The windows your session may address: win:N, title, lease, mode.",
 		Annotations: reads(false)}, func(noArgs) (plan, error) {
@@ -449,7 +465,7 @@ var tools = []toolDef{
 		Annotations: acts(true, false, true)}, func(in clickPageArgs) (plan, error) {
 		return clickRequest("browser.click", "", in.Click)
 	}),
-	verb(groupBoth, &mcp.Tool{Name: "batch", Description: "Run steps in one call on a window (handle) or your tab, each as its tool would; stops at the first refused or expect_unmet.",
+	verb(groupBoth, &mcp.Tool{Name: "batch", Description: "Run steps on a window (handle) or your tab in one call, each as its tool would; stops at the first refused or expect_unmet.",
 		Annotations: acts(true, false, true)}, func(in batchArgs) (plan, error) {
 		if in.Handle != "" {
 			return plan{req: args.Request("batch", in.Handle, in.Batch)}, nil

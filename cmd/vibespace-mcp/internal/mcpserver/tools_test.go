@@ -109,6 +109,8 @@ func TestEveryToolsRequest(t *testing.T) {
 	}{
 		{"status", nil, []wire.Request{wire.Request{Verb: "browser.status", Profile: "work"}}},
 		{"doctor", nil, []wire.Request{wire.Request{Verb: "doctor"}.With(args.Doctor{Env: &wire.DesktopEnv{RuntimeDir: f.env("XDG_RUNTIME_DIR")}})}},
+		{"handoff", map[string]any{"handle": "win:3", "reason": "log in", "wait": "2m"}, []wire.Request{wire.Request{Verb: "handoff", Target: "win:3"}.With(args.Handoff{Reason: "log in", Wait: "2m"})}},
+		{"handoff", map[string]any{"reason": "solve the check"}, []wire.Request{wire.Request{Verb: "browser.handoff", Profile: "work"}.With(args.Handoff{Reason: "solve the check"})}},
 		{"watch", map[string]any{"target": "win:3", "xpra": true, "ssh": "ada@box"}, []wire.Request{wire.Request{Verb: "watch", Target: "win:3"}.With(args.Watch{Xpra: true, Host: "ada@box"})}},
 		{"desk", map[string]any{"do": "borrow", "wait": "30s"}, []wire.Request{wire.Request{Verb: "borrow"}.With(args.Borrow{Wait: "30s"})}},
 		{"desk", map[string]any{"do": "return"}, []wire.Request{wire.Request{Verb: "return"}.With(args.Empty{})}},

@@ -71,6 +71,9 @@ func commands(o Options) []*cli.Command {
 		budgetCommand(o),
 		poolCommand(o, daemoncall.BorrowCommand),
 		poolCommand(o, daemoncall.ReturnCommand),
+		daemoncall.HandoffCommand("vibespace-window", true, func(c *cli.Context, req wire.Request, timeout time.Duration) error {
+			return ask(c, o, req, timeout, daemoncall.PrintText)
+		}),
 		watchCommand(o),
 		desktopCommand(o),
 		statusCommand(o),
@@ -78,7 +81,7 @@ func commands(o Options) []*cli.Command {
 		traceCommand(o),
 		daemoncall.BatchCommand(o, daemoncall.BatchSpec{NewApp: New, Windows: true,
 			Ask: func(c *cli.Context, req wire.Request, timeout time.Duration) error {
-				return ask(c, o, req, timeout, nil)
+				return ask(c, o, req, timeout, daemoncall.PrintText)
 			}}),
 		daemoncall.ServeCommand(o),
 	}
