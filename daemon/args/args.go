@@ -105,6 +105,7 @@ var table = map[string]func(json.RawMessage) (Args, error){
 	"browser.batch":       of[Batch],
 	"browser.borrow":      of[Borrow],
 	"browser.return":      of[Empty],
+	"browser.reach":       of[Reach],
 }
 
 // of decodes the arguments of a verb whose type is T: none (no bytes, or

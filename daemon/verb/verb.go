@@ -196,6 +196,10 @@ var table = map[string]Facts{
 	"browser.batch":       {Untraced: true},
 	"browser.borrow":      {},
 	"browser.return":      {},
+	// reach climbs the ladder through the verb path (daemon/reach): each
+	// verb it sends is a step of the trace, the budget and the audit; the
+	// reach itself is no step.
+	"browser.reach": {Untraced: true},
 }
 
 // on is f reaching its target by r.

@@ -13,7 +13,10 @@ import (
 	"github.com/vibespace/vibespace/daemon/inflight"
 	"github.com/vibespace/vibespace/daemon/keys"
 	"github.com/vibespace/vibespace/daemon/marks"
+	"github.com/vibespace/vibespace/daemon/chromium"
+	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/pool"
+	"github.com/vibespace/vibespace/daemon/reach"
 	"github.com/vibespace/vibespace/daemon/secrets"
 	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/daemon/tabs"
@@ -72,6 +75,18 @@ func WithPool(p *pool.Pool) []stage.Registration {
 		// clock over, and a borrower refused budget_spent by the stage
 		// before gives its desktop back, wiped, told on that answer.
 		{Name: pool.Name, New: pool.Registration(p).New},
+		// reach: the reach ladder (browser.reach): fetch → headless tree →
+		// pixels → a borrowed desktop (a headed Chromium there, opened
+		// through open --on deskN) → a person, climbing one rung on a
+		// rung's own signal, each rung's verbs sent through the verb path
+		// (the core's Handle). It also tells an acting verb that saw no
+		// visible change again, or was refused no_tree, the next rung:
+		// after budget (its no_progress) and before the audit and trace,
+		// which keep the hint. Rung 5, the hand-off to a person, is
+		// Config.HandOff: nil here, so the ladder stops there with the
+		// outcome handoff_next.
+		reach.Registration(reach.Config{HandOff: nil, BorrowWait: 0,
+			HeadedArgv: func(url string) []string { return chromium.AppArgv(chromium.DefaultBinary, "", kind.App{URL: url}) }}),
 		// inflight: a verb that acts (or may) on a target is recorded
 		// under inflight/ before it runs and the record removed once it
 		// answered; the daemon that starts after a kill audits each
