@@ -16,8 +16,8 @@ import (
 // (At, "x,y"), exactly one of them.
 type Click struct {
 	Ref      string `json:"ref,omitempty" jsonschema:"the node (@eN) from a snapshot"`
-	At       string `json:"at,omitempty" jsonschema:"x,y: a screenshot pixel, instead of a ref"`
-	NoVerify bool   `json:"no_verify,omitempty" jsonschema:"skip the effect check"`
+	At       string `json:"at,omitempty" jsonschema:"x,y: a screenshot pixel, not a ref"`
+	NoVerify bool   `json:"no_verify,omitempty" jsonschema:"no effect check"`
 }
 
 func (a Click) Validate() error {
@@ -40,9 +40,9 @@ func (a Click) Validate() error {
 // request, and the answer says how many characters it had.
 type Type struct {
 	Ref        string `json:"ref,omitempty" jsonschema:"the node (@eN); without one, the focused node"`
-	Text       string `json:"text,omitempty" jsonschema:"the text (or secret_name instead)"`
-	SecretName string `json:"secret_name,omitempty" jsonschema:"instead of text: a secret's name (key set secret:NAME)"`
-	NoVerify   bool   `json:"no_verify,omitempty" jsonschema:"skip the effect check"`
+	Text       string `json:"text,omitempty" jsonschema:"the text"`
+	SecretName string `json:"secret_name,omitempty" jsonschema:"a stored secret's name, not text"`
+	NoVerify   bool   `json:"no_verify,omitempty" jsonschema:"no effect check"`
 }
 
 func (a Type) Validate() error { return checkTextOrSecret(a.Text, a.SecretName) }
@@ -51,9 +51,9 @@ func (a Type) Validate() error { return checkTextOrSecret(a.Text, a.SecretName) 
 // secret whose value it takes (as Type's).
 type Fill struct {
 	Ref        string `json:"ref" jsonschema:"the field (@eN)"`
-	Text       string `json:"text,omitempty" jsonschema:"its new value (or secret_name instead)"`
-	SecretName string `json:"secret_name,omitempty" jsonschema:"instead of text: a secret's name (key set secret:NAME)"`
-	NoVerify   bool   `json:"no_verify,omitempty" jsonschema:"skip the effect check"`
+	Text       string `json:"text,omitempty" jsonschema:"its new value"`
+	SecretName string `json:"secret_name,omitempty" jsonschema:"a stored secret's name, not text"`
+	NoVerify   bool   `json:"no_verify,omitempty" jsonschema:"no effect check"`
 }
 
 func (a Fill) Validate() error {
@@ -129,7 +129,7 @@ func TooLong(n, limit int, how string) error {
 // Key is key's: one chord.
 type Key struct {
 	Chord    string `json:"chord" jsonschema:"ctrl+s, Return, shift+Tab, Escape, alt+F4"`
-	NoVerify bool   `json:"no_verify,omitempty" jsonschema:"skip the effect check"`
+	NoVerify bool   `json:"no_verify,omitempty" jsonschema:"no effect check"`
 }
 
 func (a Key) Validate() error {
@@ -143,7 +143,7 @@ type Scroll struct {
 	Direction string `json:"direction" jsonschema:"up, down, left or right"`
 	By        int    `json:"by,omitempty" jsonschema:"wheel steps, 1-100 (default 3)"`
 	At        string `json:"at,omitempty" jsonschema:"x,y: where to scroll (default the centre)"`
-	NoVerify  bool   `json:"no_verify,omitempty" jsonschema:"skip the effect check"`
+	NoVerify  bool   `json:"no_verify,omitempty" jsonschema:"no effect check"`
 }
 
 func (a Scroll) Validate() error {
@@ -169,7 +169,7 @@ const (
 type Select struct {
 	Ref      string   `json:"ref" jsonschema:"the control (@eN): a combo box, list, select"`
 	Options  []string `json:"options" jsonschema:"the options to choose, by label or value"`
-	NoVerify bool     `json:"no_verify,omitempty" jsonschema:"skip the effect check"`
+	NoVerify bool     `json:"no_verify,omitempty" jsonschema:"no effect check"`
 }
 
 func (a Select) Validate() error {

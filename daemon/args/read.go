@@ -17,7 +17,7 @@ type Observe struct {
 	Ref         string `json:"ref,omitempty" jsonschema:"only this node's subtree (@eN)"`
 	Interactive bool   `json:"interactive,omitempty" jsonschema:"only nodes you can act on, and the labels around them"`
 	Depth       int    `json:"depth,omitempty" jsonschema:"keep N levels below the root (or the ref)"`
-	Diff        bool   `json:"diff,omitempty" jsonschema:"only what changed since your last snapshot of it"`
+	Diff        bool   `json:"diff,omitempty" jsonschema:"only what changed since your last snapshot"`
 }
 
 // Snapshot is snapshot's: Observe, and After, which reads on past a

@@ -18,7 +18,7 @@ import (
 // opens on ("" the default) and its mode ("" auto).
 type Open struct {
 	App     string   `json:"app" jsonschema:"a program on PATH, or a path"`
-	Args    []string `json:"args,omitempty" jsonschema:"arguments for the application"`
+	Args    []string `json:"args,omitempty" jsonschema:"its arguments"`
 	Display string   `json:"display,omitempty" jsonschema:"xvfb (default), xpra (a person can attach) or your borrowed deskN"`
 	Mode    string   `json:"mode,omitempty" jsonschema:"auto (the default), tree or pixels"`
 }
@@ -94,7 +94,7 @@ func (a Operator) Validate() error { return nil }
 // --ssh).
 type Watch struct {
 	Xpra bool   `json:"xpra,omitempty" jsonschema:"for a window on xpra: how a person attaches xpra's client"`
-	Host string `json:"ssh,omitempty" jsonschema:"with xpra: the user@host a remote person reaches us at"`
+	Host string `json:"ssh,omitempty" jsonschema:"with xpra: the user@host a person reaches us at"`
 }
 
 func (a Watch) Validate() error { return nil }
@@ -140,7 +140,7 @@ func (a Reach) Validate() error {
 
 // Nav is back's, forward's and reload's: whether to watch for the effect.
 type Nav struct {
-	NoVerify bool `json:"no_verify,omitempty" jsonschema:"skip the effect check"`
+	NoVerify bool `json:"no_verify,omitempty" jsonschema:"no effect check"`
 }
 
 func (a Nav) Validate() error { return nil }

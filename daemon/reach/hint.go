@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/budget"
 	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/target"
@@ -53,7 +54,11 @@ func (s *Stage) Finish(c *stage.Call, a *stage.Answer) {
 	if sig == "" {
 		return
 	}
-	r := next(id, c.Road, sig)
+	road := c.Road
+	if road == "" && args.Ref(c.Args) != "" {
+		road = target.RoadTree // refused before its road was decided: a node's is the tree
+	}
+	r := next(id, road, sig)
 	hint := fmt.Sprintf("%s: next rung %d (%s)", sig, r, r.What())
 	switch {
 	case r == Pixels:
@@ -89,15 +94,16 @@ func (h *hints) repeated(c *stage.Call, none bool) bool {
 	return again
 }
 
-// next is the rung after the one a verb on id by road stood on: a tab
-// read through its tree stands on rung 2, by pixels on 3; a window (a
-// desktop's) by its tree is followed by its pixels, by pixels by a person.
+// next is the rung after the one a verb on id by road stood on: a node
+// read or acted on through the tree (a tab's, rung 2; a window's) is
+// followed by pixels (rung 3), as is a target with no tree; input by
+// pixels or keys on a tab (rung 3) by a borrowed desktop (rung 4), and on a
+// window by a person (rung 5).
 func next(id target.ID, road target.Road, sig Signal) Rung {
-	tab := strings.HasPrefix(string(id), "tab:")
 	switch {
-	case sig == NoTree || road != target.RoadPoint:
+	case sig == NoTree || road == target.RoadTree:
 		return Pixels
-	case tab:
+	case strings.HasPrefix(string(id), "tab:"):
 		return Desktop
 	}
 	return Person

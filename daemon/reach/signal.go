@@ -53,7 +53,7 @@ func (r Rung) What() string {
 	case Tree:
 		return "a headless browser tab and its accessibility tree"
 	case Pixels:
-		return "pixels: a screenshot of the tab, click --at"
+		return "pixels: a screenshot, click --at"
 	case Desktop:
 		return "a headed browser on a borrowed desktop of the pool"
 	case Person:
