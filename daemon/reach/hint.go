@@ -54,11 +54,7 @@ func (s *Stage) Finish(c *stage.Call, a *stage.Answer) {
 	if sig == "" {
 		return
 	}
-	road := c.Road
-	if road == "" && args.Ref(c.Args) != "" {
-		road = target.RoadTree // refused before its road was decided: a node's is the tree
-	}
-	r := next(id, road, sig)
+	r := next(id, args.Point(c.Args) != nil, sig)
 	hint := fmt.Sprintf("%s: next rung %d (%s)", sig, r, r.What())
 	switch {
 	case r == Pixels:
@@ -94,14 +90,14 @@ func (h *hints) repeated(c *stage.Call, none bool) bool {
 	return again
 }
 
-// next is the rung after the one a verb on id by road stood on: a node
-// read or acted on through the tree (a tab's, rung 2; a window's) is
-// followed by pixels (rung 3), as is a target with no tree; input by
-// pixels or keys on a tab (rung 3) by a borrowed desktop (rung 4), and on a
-// window by a person (rung 5).
-func next(id target.ID, road target.Road, sig Signal) Rung {
+// next is the rung after the one a verb on id stood on: a verb on a node
+// (a ref: the tree's rung, a tab's 2) or on the focused one, and a target
+// with no tree, are followed by pixels (rung 3: look at the picture, act
+// at a point); a verb at a point (pixels) on a tab by a borrowed desktop
+// (rung 4), on a window by a person (rung 5).
+func next(id target.ID, atPoint bool, sig Signal) Rung {
 	switch {
-	case sig == NoTree || road == target.RoadTree:
+	case sig == NoTree || !atPoint:
 		return Pixels
 	case strings.HasPrefix(string(id), "tab:"):
 		return Desktop

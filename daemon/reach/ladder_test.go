@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -25,6 +26,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/pool"
 	"github.com/vibespace/vibespace/daemon/reach"
 	"github.com/vibespace/vibespace/daemon/wire"
+	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
 )
 
@@ -39,6 +41,8 @@ var pages = map[string]string{
 	"/upload": `<!doctype html><title>Upload</title><h1>Send us your file</h1>
 <p>Pick the file to send: your browser shows its own file dialog.</p>
 <input type=file id=f style="display:none"><button id=up onclick="document.getElementById('f').click()">Upload</button>`,
+	"/still": `<!doctype html><title>Still</title><h1>Still</h1><p>Nothing on this page changes when you press its button.</p>
+<script>window.clicks = 0</script><button onclick="window.clicks++">Nothing</button>`,
 	"/human": `<!doctype html><title>Human check</title><h1>Human check</h1>
 <p>Please verify you are human before you go on: tick the box below.</p>
 <label><input type=checkbox id=robot> I am not a robot</label>`,
@@ -226,6 +230,52 @@ func TestLadder(t *testing.T) {
 		}
 		sv.OK(t, daemon.Request{Verb: "return", Session: "hu"})
 	})
+}
+
+// TestNextRungHint: acting verbs that meet a signal are told the next
+// rung: a click on a tab that shows no visible change, again (the page's
+// own counter says both clicks landed), and a snapshot of a window with no
+// accessibility tree (no_tree).
+func TestNextRungHint(t *testing.T) {
+	testenv.NeedIntegration(t, "chromium")
+	site := newSite(t)
+	bin, err := testenv.XClientBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := chromium.New(chromium.Options{Binary: "chromium"})
+	t.Cleanup(func() { br.Close() })
+	dir := t.TempDir()
+	sv := daemontest.Start(t, daemon.Config{StateDir: dir, SocketPath: filepath.Join(dir, "run", "h.sock"),
+		Displays: []kind.DisplayProvider{native.Xvfb(native.Options{Logf: t.Logf})}, Browser: br, VerbTimeout: time.Minute})
+	sv.OK(t, daemon.Request{Verb: "browser.open", Session: "h"}.With(args.OpenURL{URL: site.URL + "/still"}))
+	snap := sv.OK(t, daemon.Request{Verb: "browser.snapshot", Session: "h"}.With(args.Snapshot{Observe: args.Observe{Interactive: true}}))
+	m := regexp.MustCompile(`push button "Nothing" (@e\d+)`).FindStringSubmatch(snap.Text)
+	if m == nil {
+		t.Fatalf("no button in:\n%s", snap.Text)
+	}
+	click := func() wire.Response {
+		r := sv.OK(t, daemon.Request{Verb: "browser.click", Session: "h"}.With(args.Click{Ref: m[1]}))
+		if r.Effect == nil || r.Effect.Word != target.EffectNoVisibleChange {
+			t.Fatalf("a click on a button that changes nothing: %+v", r.Effect)
+		}
+		return r
+	}
+	if first := click(); strings.Contains(first.Note, "next rung") {
+		t.Fatalf("the first click is told a next rung: %q", first.Note)
+	}
+	if second := click(); !strings.Contains(second.Note, "no_visible_change_repeated: next rung 3 (pixels") {
+		t.Fatalf("the same click again, no change again: note %q", second.Note)
+	}
+	if ev := sv.OK(t, daemon.Request{Verb: "browser.eval", Session: "h"}.With(args.Eval{Expr: "window.clicks"})); string(ev.Value) != "2" {
+		t.Fatalf("the page counted %s clicks, want 2", ev.Value)
+	}
+
+	w := sv.OK(t, daemon.Request{Verb: "open", Session: "h"}.With(args.Open{App: bin, Args: []string{"--log", filepath.Join(t.TempDir(), "x.jsonl")}}))
+	r := sv.Call(t, daemon.Request{Verb: "snapshot", Session: "h", Target: string(w.Target.ID)})
+	if r.OK || r.Code != target.CodeNoTree || !strings.Contains(r.Note, "no_tree: next rung 3 (pixels") {
+		t.Fatalf("a snapshot of a window with no tree: %+v", r)
+	}
 }
 
 // deskDisplay is the X display the desktop name runs, as its processes'
