@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/daemon/args"
+	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
@@ -50,9 +51,11 @@ import (
 const Name = "reach"
 
 // Host is what the stage needs of the core: the verb path, answering one
-// request as if a client had sent it.
+// request as if a client had sent it, and the daemon's browser, whose
+// headed program (a kind.AppRunner's) rung 4 starts on a desktop.
 type Host interface {
 	Handle(ctx context.Context, req wire.Request) wire.Response
+	Browser() kind.Browser
 }
 
 // HandOff is the ladder's fifth rung, a hand-off to a person (another
@@ -65,10 +68,6 @@ type HandOff interface {
 
 // Config configures the ladder.
 type Config struct {
-	// HeadedArgv is the command line of a headed browser, its
-	// accessibility on, opening url as a window (rung 4); nil: rung 4 has
-	// no browser to start (no_desktop).
-	HeadedArgv func(url string) []string
 	// HandOff is rung 5; nil: the ladder stops there, handoff_next.
 	HandOff HandOff
 	// Client is rung 1's HTTP client (nil: one whose every fetch is
@@ -415,8 +414,9 @@ func (l *ladder) locate(ctx context.Context, name string) (string, error) {
 // desktop is rung 4: a desktop borrowed from the pool, a headed browser
 // opened there on the page, read through its window's tree (AT-SPI).
 func (l *ladder) desktop(ctx context.Context) ([]wire.ReachSignal, error) {
-	if l.s.cfg.HeadedArgv == nil {
-		return []wire.ReachSignal{saw(Desktop, NoDesktop, "this daemon starts no headed browser on a desktop")}, nil
+	apps, ok := l.s.host.Browser().(kind.AppRunner)
+	if !ok {
+		return []wire.ReachSignal{saw(Desktop, NoDesktop, "this daemon's browser runs no headed browser on a desktop")}, nil
 	}
 	b := l.ask(ctx, "borrow", "", args.Borrow{Wait: waitWord(l.s.cfg.BorrowWait)})
 	if !b.OK {
@@ -424,7 +424,9 @@ func (l *ladder) desktop(ctx context.Context) ([]wire.ReachSignal, error) {
 	}
 	l.desk, _ = b.Facts["desk"].(string)
 	l.ans.Desk = l.desk
-	argv := l.s.cfg.HeadedArgv(l.url)
+	// Its user-data-dir is the desktop's own (under its XDG_CONFIG_HOME),
+	// which the wipe on return empties.
+	argv := apps.AppArgv("", kind.App{URL: l.url})
 	open := l.ask(ctx, "open", "", args.Open{App: argv[0], Args: argv[1:], Display: l.desk})
 	if !open.OK {
 		return nil, fromResponse(open)

@@ -9,11 +9,9 @@ import (
 	"github.com/vibespace/vibespace/daemon/batch"
 	"github.com/vibespace/vibespace/daemon/browsing"
 	"github.com/vibespace/vibespace/daemon/budget"
-	"github.com/vibespace/vibespace/daemon/chromium"
 	"github.com/vibespace/vibespace/daemon/headers"
 	"github.com/vibespace/vibespace/daemon/inflight"
 	"github.com/vibespace/vibespace/daemon/keys"
-	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/marks"
 	"github.com/vibespace/vibespace/daemon/pool"
 	"github.com/vibespace/vibespace/daemon/reach"
@@ -76,8 +74,8 @@ func WithPool(p *pool.Pool) []stage.Registration {
 		// before gives its desktop back, wiped, told on that answer.
 		{Name: pool.Name, New: pool.Registration(p).New},
 		// reach: the reach ladder (browser.reach): fetch → headless tree →
-		// pixels → a borrowed desktop (a headed Chromium there, opened
-		// through open --on deskN) → a person, climbing one rung on a
+		// pixels → a borrowed desktop (the browser's headed program there,
+		// opened through open --on deskN) → a person, climbing one rung on a
 		// rung's own signal, each rung's verbs sent through the verb path
 		// (the core's Handle). It also tells an acting verb that saw no
 		// visible change again, or was refused no_tree, the next rung:
@@ -85,8 +83,7 @@ func WithPool(p *pool.Pool) []stage.Registration {
 		// which keep the hint. Rung 5, the hand-off to a person, is
 		// Config.HandOff: nil here, so the ladder stops there with the
 		// outcome handoff_next.
-		reach.Registration(reach.Config{HandOff: nil, BorrowWait: 0,
-			HeadedArgv: func(url string) []string { return chromium.AppArgv(chromium.DefaultBinary, "", kind.App{URL: url}) }}),
+		reach.Registration(reach.Config{HandOff: nil}),
 		// inflight: a verb that acts (or may) on a target is recorded
 		// under inflight/ before it runs and the record removed once it
 		// answered; the daemon that starts after a kill audits each
