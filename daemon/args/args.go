@@ -90,6 +90,7 @@ var table = map[string]func(json.RawMessage) (Args, error){
 	"browser.reload":      of[Nav],
 	"browser.wait":        of[Wait],
 	"browser.open":        of[OpenURL],
+	"browser.reach":       of[Reach],
 	"browser.tab":         of[Tab],
 	"browser.profiles":    of[Empty],
 	"browser.new":         of[New],
@@ -105,7 +106,6 @@ var table = map[string]func(json.RawMessage) (Args, error){
 	"browser.batch":       of[Batch],
 	"browser.borrow":      of[Borrow],
 	"browser.return":      of[Empty],
-	"browser.reach":       of[Reach],
 }
 
 // of decodes the arguments of a verb whose type is T: none (no bytes, or

@@ -39,9 +39,9 @@ func (a Click) Validate() error {
 // secret:NAME): the daemon types its value, which never stands in the
 // request, and the answer says how many characters it had.
 type Type struct {
-	Ref        string `json:"ref,omitempty" jsonschema:"the node (@eN); without one, the focused node"`
+	Ref        string `json:"ref,omitempty" jsonschema:"the node (@eN); none: the focused one"`
 	Text       string `json:"text,omitempty" jsonschema:"the text"`
-	SecretName string `json:"secret_name,omitempty" jsonschema:"a stored secret's name, not text"`
+	SecretName string `json:"secret_name,omitempty" jsonschema:"a kept secret's name, instead of text"`
 	NoVerify   bool   `json:"no_verify,omitempty" jsonschema:"no effect check"`
 }
 
@@ -52,7 +52,7 @@ func (a Type) Validate() error { return checkTextOrSecret(a.Text, a.SecretName) 
 type Fill struct {
 	Ref        string `json:"ref" jsonschema:"the field (@eN)"`
 	Text       string `json:"text,omitempty" jsonschema:"its new value"`
-	SecretName string `json:"secret_name,omitempty" jsonschema:"a stored secret's name, not text"`
+	SecretName string `json:"secret_name,omitempty" jsonschema:"a kept secret's name, instead of text"`
 	NoVerify   bool   `json:"no_verify,omitempty" jsonschema:"no effect check"`
 }
 
@@ -168,7 +168,7 @@ const (
 // Select is select's: a choice control (@ref) and the options to choose.
 type Select struct {
 	Ref      string   `json:"ref" jsonschema:"the control (@eN): a combo box, list, select"`
-	Options  []string `json:"options" jsonschema:"the options to choose, by label or value"`
+	Options  []string `json:"options" jsonschema:"by label or value"`
 	NoVerify bool     `json:"no_verify,omitempty" jsonschema:"no effect check"`
 }
 

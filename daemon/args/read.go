@@ -15,9 +15,9 @@ import (
 // envelope's: the answer's form.)
 type Observe struct {
 	Ref         string `json:"ref,omitempty" jsonschema:"only this node's subtree (@eN)"`
-	Interactive bool   `json:"interactive,omitempty" jsonschema:"only nodes you can act on, and the labels around them"`
-	Depth       int    `json:"depth,omitempty" jsonschema:"keep N levels below the root (or the ref)"`
-	Diff        bool   `json:"diff,omitempty" jsonschema:"only what changed since your last snapshot"`
+	Interactive bool   `json:"interactive,omitempty" jsonschema:"only actionable nodes and their labels"`
+	Depth       int    `json:"depth,omitempty" jsonschema:"N levels below the root (or the ref)"`
+	Diff        bool   `json:"diff,omitempty" jsonschema:"what changed since your last snapshot of it"`
 }
 
 // Snapshot is snapshot's: Observe, and After, which reads on past a
@@ -46,7 +46,7 @@ func (a Snapshot) Validate() error {
 
 // Find is find's: the text a node's name or value contains (any case).
 type Find struct {
-	Text string `json:"text" jsonschema:"the text a name or value contains (any case)"`
+	Text string `json:"text" jsonschema:"text in a name or value (any case)"`
 }
 
 func (a Find) Validate() error {

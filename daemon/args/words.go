@@ -99,6 +99,20 @@ type Watch struct {
 
 func (a Watch) Validate() error { return nil }
 
+// Reach is reach's: the address, and the goal ("click <name>": the
+// control the flow goes through; else words to find).
+type Reach struct {
+	URL  string `json:"url" jsonschema:"the address"`
+	Goal string `json:"goal,omitempty" jsonschema:"words to find, or click <name>"`
+}
+
+func (a Reach) Validate() error {
+	if strings.TrimSpace(a.URL) == "" {
+		return badRequest("reach needs an address: reach https://example.org/")
+	}
+	return nil
+}
+
 // Desktop is the operator's desktop verb: its word (status, on, off,
 // pixels, no-pixels) and the caller's own desktop session. Which words
 // take a handle is the desktop's gate's to say.
@@ -123,20 +137,6 @@ type OpenURL struct {
 }
 
 func (a OpenURL) Validate() error { return nil }
-
-// Reach is reach's: the address, and the goal ("click <name>": the
-// control the flow goes through; else words to find).
-type Reach struct {
-	URL  string `json:"url" jsonschema:"the address"`
-	Goal string `json:"goal,omitempty" jsonschema:"words to find, or click <name>"`
-}
-
-func (a Reach) Validate() error {
-	if strings.TrimSpace(a.URL) == "" {
-		return badRequest("reach needs an address: reach https://example.org/")
-	}
-	return nil
-}
 
 // Nav is back's, forward's and reload's: whether to watch for the effect.
 type Nav struct {

@@ -457,7 +457,7 @@ var tools = []toolDef{
 		Annotations: acts(true, false, true)}, func(in clickPageArgs) (plan, error) {
 		return clickRequest("browser.click", "", in.Click)
 	}),
-	verb(groupBoth, &mcp.Tool{Name: "batch", Description: "Run steps in one call on a window (handle) or your tab; stops at the first refused or expect_unmet.",
+	verb(groupBoth, &mcp.Tool{Name: "batch", Description: "Run steps on a window (handle) or your tab in one call, each as its tool would; stops at the first refused or expect_unmet.",
 		Annotations: acts(true, false, true)}, func(in batchArgs) (plan, error) {
 		if in.Handle != "" {
 			return plan{req: args.Request("batch", in.Handle, in.Batch)}, nil
