@@ -220,6 +220,9 @@ func (l *ladder) refused(err error) error {
 	if len(l.ans.Signals) > 0 {
 		r = r.With("signals", names(l.ans.Signals))
 	}
+	if l.desk != "" {
+		r = r.With("desk", l.desk) // still yours: return gives it back
+	}
 	return r
 }
 
