@@ -68,7 +68,8 @@ type HandOff interface {
 
 // Config configures the ladder.
 type Config struct {
-	// HandOff is rung 5; nil: the ladder stops there, handoff_next.
+	// HandOff is rung 5 (ByVerb: the daemon's hand-off verb); nil: the
+	// ladder stops there, handoff_next.
 	HandOff HandOff
 	// Client is rung 1's HTTP client (nil: one whose every fetch is
 	// bounded by FetchTimeout).
@@ -103,6 +104,9 @@ func Registration(cfg Config) stage.Registration {
 		}
 		if cfg.LoadWait <= 0 {
 			cfg.LoadWait = DefaultLoadWait
+		}
+		if b, ok := cfg.HandOff.(*ByVerb); ok {
+			b.host = h
 		}
 		return &Stage{cfg: cfg, host: h, hints: newHints()}, nil
 	}}

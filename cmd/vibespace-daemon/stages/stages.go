@@ -82,7 +82,8 @@ func WithPool(p *pool.Pool) []stage.Registration {
 		// after budget (its no_progress) and before the audit and trace,
 		// which keep the hint. Rung 5, the hand-off to a person, is
 		// Config.HandOff: nil here, so the ladder stops there with the
-		// outcome handoff_next.
+		// outcome handoff_next; once the hand-off's verb is in the verb
+		// table, HandOff: &reach.ByVerb{Verb: "handoff"} asks it.
 		reach.Registration(reach.Config{HandOff: nil}),
 		// inflight: a verb that acts (or may) on a target is recorded
 		// under inflight/ before it runs and the record removed once it
