@@ -432,7 +432,7 @@ var tools = []toolDef{
 		Annotations: acts(true, false, true)}, func(in openURLArgs) (plan, error) {
 		return plan{req: args.Request("browser.open", "", in.OpenURL), body: daemoncall.PrintURL}, nil
 	}),
-	verb(groupBrowser, &mcp.Tool{Name: "browser_reach", Description: "Reach a URL on the lowest rung that serves: fetch, tab tree, pixels, pool desktop, person; names each signal.",
+	verb(groupBrowser, &mcp.Tool{Name: "browser_reach", Description: "Reach a URL on the lowest rung that serves (fetch, tree, pixels, desktop, person), naming each signal.",
 		Annotations: acts(true, false, true)}, func(in reachArgs) (plan, error) {
 		return plan{req: args.Request("browser.reach", "", in.Reach), body: daemoncall.PrintText}, nil
 	}),
