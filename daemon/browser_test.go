@@ -43,7 +43,7 @@ func TestNoBrowserBackend(t *testing.T) {
 			t.Fatalf("%s has no method", v)
 		}
 	}
-	if got := len(BrowserVerbs()); got != 32 {
-		t.Fatalf("%d browser verbs, want the contract's 23, close (a desktop app's), trace, select, find, budget, batch, the pool's borrow and return, and handoff", got)
+	if got := len(BrowserVerbs()); got != 33 {
+		t.Fatalf("%d browser verbs, want the contract's 23, close (a desktop app's), trace, select, find, budget, batch, the pool's borrow and return, handoff and reach", got)
 	}
 }

@@ -91,6 +91,7 @@ var table = map[string]func(json.RawMessage) (Args, error){
 	"browser.reload":      of[Nav],
 	"browser.wait":        of[Wait],
 	"browser.open":        of[OpenURL],
+	"browser.reach":       of[Reach],
 	"browser.tab":         of[Tab],
 	"browser.profiles":    of[Empty],
 	"browser.new":         of[New],

@@ -19,7 +19,7 @@ import (
 // opens on ("" the default) and its mode ("" auto).
 type Open struct {
 	App     string   `json:"app" jsonschema:"a program on PATH, or a path"`
-	Args    []string `json:"args,omitempty" jsonschema:"arguments for the application"`
+	Args    []string `json:"args,omitempty" jsonschema:"its arguments"`
 	Display string   `json:"display,omitempty" jsonschema:"xvfb (default), xpra (a person can attach) or your borrowed deskN"`
 	Mode    string   `json:"mode,omitempty" jsonschema:"auto (the default), tree or pixels"`
 }
@@ -137,10 +137,24 @@ func (a Operator) Validate() error { return nil }
 // --ssh).
 type Watch struct {
 	Xpra bool   `json:"xpra,omitempty" jsonschema:"for a window on xpra: how a person attaches xpra's client"`
-	Host string `json:"ssh,omitempty" jsonschema:"with xpra: the user@host a remote person reaches us at"`
+	Host string `json:"ssh,omitempty" jsonschema:"with xpra: the user@host a person reaches us at"`
 }
 
 func (a Watch) Validate() error { return nil }
+
+// Reach is reach's: the address, and the goal ("click <name>": the
+// control the flow goes through; else words to find).
+type Reach struct {
+	URL  string `json:"url" jsonschema:"the address"`
+	Goal string `json:"goal,omitempty" jsonschema:"words to find, or click <name>"`
+}
+
+func (a Reach) Validate() error {
+	if strings.TrimSpace(a.URL) == "" {
+		return badRequest("reach needs an address: reach https://example.org/")
+	}
+	return nil
+}
 
 // Desktop is the operator's desktop verb: its word (status, on, off,
 // pixels, no-pixels) and the caller's own desktop session. Which words

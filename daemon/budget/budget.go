@@ -142,12 +142,13 @@ type loopMark struct {
 // target, so an action on another target leaves it be.
 func loopAt(session string, id target.ID) string { return session + "\x00" + string(id) }
 
-// actionKey names an action for loop detection: the verb, the target it
+// ActionKey names an action for loop detection (and for the reach
+// ladder's next-rung hint, daemon/reach): the verb, the target it
 // reached, the node (by the backend's key, as a new snapshot's ref to it
 // is the same node) and a digest of the rest of its arguments (its point,
 // text, options, chord, direction…; never the text itself), whether it
 // watches its effect aside.
-func actionKey(c *stage.Call) string {
+func ActionKey(c *stage.Call) string {
 	node := args.Ref(c.Args)
 	if k := c.Target.NodeKey(node); k != "" {
 		node = k
@@ -353,7 +354,7 @@ func (g *Guard) Enter(_ context.Context, c *stage.Call) (func(), error) {
 	defer g.mu.Unlock()
 	g.book()
 	id := c.Target.ID()
-	if m, ok := g.last[loopAt(c.Req.Session, id)]; ok && n > 0 && m.key == actionKey(c) && m.times >= n {
+	if m, ok := g.last[loopAt(c.Req.Session, id)]; ok && n > 0 && m.key == ActionKey(c) && m.times >= n {
 		return nil, target.Refuse(target.CodeNoProgress, "this same %s saw no visible change %d times in a row: do something else on %s (another action, or wait for a change) before trying it again", strings.TrimPrefix(c.Req.Verb, "browser."), m.times, id).
 			With("times", m.times)
 	}
@@ -391,7 +392,7 @@ func (g *Guard) Finish(c *stage.Call, a *stage.Answer) {
 		if !resp.OK || resp.Effect == nil || resp.Effect.Word != target.EffectNoVisibleChange {
 			delete(g.last, at)
 		} else {
-			key := actionKey(c)
+			key := ActionKey(c)
 			m := g.last[at]
 			if m.key != key || (m.after != "" && c.Before != "" && c.Before != m.after) {
 				// Another action, or the target's state changed since the

@@ -55,9 +55,15 @@ func (p *Pool) CheckApp(url, size string) (kind.App, error) { return CheckApp(ur
 func (p *Pool) AppURL(app kind.App) string { return AppURL(app) }
 
 // AppArgv is the command line of a desktop app of binary whose
-// user-data-dir is dir (Pool.AppArgv).
+// user-data-dir is dir (Pool.AppArgv); dir "" leaves it to the display's
+// own (under its XDG_CONFIG_HOME: a desktop of the pool, whose wipe
+// empties it, for the reach ladder's rung 4).
 func AppArgv(binary, dir string, app kind.App) []string {
-	argv := []string{binary, "--user-data-dir=" + dir, forceA11y}
+	argv := []string{binary}
+	if dir != "" {
+		argv = append(argv, "--user-data-dir="+dir)
+	}
+	argv = append(argv, forceA11y)
 	if os.Geteuid() == 0 {
 		argv = append(argv, "--no-sandbox") // Chromium refuses to run as root with its sandbox
 	}

@@ -178,13 +178,17 @@ var table = map[string]Facts{
 	"browser.select":     on(Tab, choose),
 	"browser.fill":       on(Tab, fill),
 	// …and the browser's own words.
-	"browser.get":         {Reach: Tab, Reads: true},
-	"browser.eval":        {Reach: Tab, Unsure: true},
-	"browser.back":        on(Tab, acts),
-	"browser.forward":     on(Tab, acts),
-	"browser.reload":      on(Tab, acts),
-	"browser.wait":        {Reach: Tab, Reads: true},
-	"browser.open":        {},
+	"browser.get":     {Reach: Tab, Reads: true},
+	"browser.eval":    {Reach: Tab, Unsure: true},
+	"browser.back":    on(Tab, acts),
+	"browser.forward": on(Tab, acts),
+	"browser.reload":  on(Tab, acts),
+	"browser.wait":    {Reach: Tab, Reads: true},
+	"browser.open":    {},
+	// reach climbs the ladder through the verb path (daemon/reach): each
+	// verb it sends is a step of the trace, the budget and the audit; the
+	// reach itself is no step.
+	"browser.reach":       {Untraced: true},
 	"browser.tab":         {},
 	"browser.profiles":    reads,
 	"browser.new":         {Mode: true},

@@ -35,7 +35,7 @@ func decodeResponse(line []byte, resp *Response) error {
 
 // fastResponse decodes the answers the daemon writes: every key spelled as
 // its field's tag, each at most once, no null, integers as integers.
-// Facts, Snapshot, Effect, Bounds, Checks, PNG, Value, Trace, Keys, Batch and Capabilities are cut out
+// Facts, Snapshot, Effect, Bounds, Checks, PNG, Value, Trace, Keys, Batch, Reach and Capabilities are cut out
 // and handed to json.Unmarshal each. It reports false on anything else
 // (the caller then decodes the whole line with json.Unmarshal, which also
 // says what is wrong with a line that is not JSON).
@@ -107,6 +107,8 @@ func fastResponse(line []byte, r *Response) bool {
 			return d.reflect(&r.Keys)
 		case "batch":
 			return d.reflect(&r.Batch)
+		case "reach":
+			return d.reflect(&r.Reach)
 		}
 		return false
 	})

@@ -192,6 +192,41 @@ type Response struct {
 	// at a step is a refusal whose facts carry the same (batch, steps,
 	// stopped_at).
 	Batch *BatchAnswer `json:"batch,omitempty"`
+	// Reach is what the reach ladder did (daemon/reach): the rung it
+	// reached and every signal seen on the way.
+	Reach *ReachAnswer `json:"reach,omitempty"`
+}
+
+// ReachAnswer is what a reach did: where it started and why, the rung it
+// reached (1 fetch, 2 tree, 3 pixels, 4 desktop, 5 person), its outcome,
+// and every signal a rung saw on the way, in order.
+type ReachAnswer struct {
+	URL   string `json:"url"`
+	Start int    `json:"start"`
+	// StartWhy says why it started above rung 1 ("" when it did not).
+	StartWhy string `json:"start_why,omitempty"`
+	Rung     int    `json:"rung"`
+	RungName string `json:"rung_name"`
+	// Outcome: served (the rung reached serves the page), or
+	// handoff_next (rung 5: a person is next, and this daemon hands
+	// nothing off itself), or handed_off (a person did).
+	Outcome string        `json:"outcome"`
+	Signals []ReachSignal `json:"signals,omitempty"`
+	// Goal is the goal as given; GoalMet whether the rung reached met it
+	// (nil: nothing to check); GoalWhy what was seen.
+	Goal    string `json:"goal,omitempty"`
+	GoalMet *bool  `json:"goal_met,omitempty"`
+	GoalWhy string `json:"goal_why,omitempty"`
+	// Desk is the desktop of the pool the session holds from rung 4 on.
+	Desk string `json:"desk,omitempty"`
+}
+
+// ReachSignal is one rung's failure signal: its stable name, the rung
+// that saw it, and what was seen.
+type ReachSignal struct {
+	Rung   int    `json:"rung"`
+	Signal string `json:"signal"`
+	Why    string `json:"why"`
 }
 
 // BatchAnswer is what a batch did: its id (the trace's steps carry it)

@@ -15,6 +15,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/keys"
 	"github.com/vibespace/vibespace/daemon/marks"
 	"github.com/vibespace/vibespace/daemon/pool"
+	"github.com/vibespace/vibespace/daemon/reach"
 	"github.com/vibespace/vibespace/daemon/secrets"
 	"github.com/vibespace/vibespace/daemon/stage"
 	"github.com/vibespace/vibespace/daemon/tabs"
@@ -87,6 +88,16 @@ func Of(p *pool.Pool, h *handoff.Desk) []stage.Registration {
 		// (handoff.ask, .taken, .back, .declined, .timeout, .cancelled)
 		// never hold what the person typed.
 		{Name: handoff.Name, New: handoff.Registration(h).New},
+		// reach: the reach ladder (browser.reach): fetch → headless tree →
+		// pixels → a borrowed desktop (the browser's headed program there,
+		// opened through open --on deskN) → a person, climbing one rung on a
+		// rung's own signal, each rung's verbs sent through the verb path
+		// (the core's Handle). It also tells an acting verb that saw no
+		// visible change again, or was refused no_tree, the next rung:
+		// after budget (its no_progress) and before the audit and trace,
+		// which keep the hint. Rung 5 asks the hand-off stage above
+		// through the verb path (handoff, browser.handoff).
+		reach.Registration(reach.Config{HandOff: &reach.ByVerb{Verb: "handoff"}}),
 		// inflight: a verb that acts (or may) on a target is recorded
 		// under inflight/ before it runs and the record removed once it
 		// answered; the daemon that starts after a kill audits each

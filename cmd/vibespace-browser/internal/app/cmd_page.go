@@ -102,19 +102,72 @@ func screenshotCommand(o Options) *cli.Command {
 				return usage("screenshot takes no arguments; --out names the file")
 			}
 			return ask(c, o, wire.Request{Verb: "screenshot"}, func(r wire.Response, w io.Writer) error {
-				out := c.String("out")
-				if out == "" {
-					id := "tab"
-					if r.Target != nil {
-						id = strings.ReplaceAll(string(r.Target.ID), ":", "-")
-					}
-					out = id + ".png"
+				return writePNG(c.String("out"), r, w)
+			})
+		},
+	}
+}
+
+// writePNG writes r's picture to out (default: <target>.png here) and
+// says where.
+func writePNG(out string, r wire.Response, w io.Writer) error {
+	if out == "" {
+		id := "tab"
+		if r.Target != nil {
+			id = strings.ReplaceAll(string(r.Target.ID), ":", "-")
+		}
+		out = id + ".png"
+	}
+	if err := os.WriteFile(out, r.PNG, 0o600); err != nil {
+		return usage("write %s: %v", out, err)
+	}
+	abs, _ := filepath.Abs(out)
+	fmt.Fprintf(w, "wrote %s (%d bytes)\n", abs, len(r.PNG))
+	return nil
+}
+
+func reachCommand(o Options) *cli.Command {
+	return &cli.Command{
+		Name: "reach", Usage: "reach a page on the lowest rung that serves it: fetch, tree, pixels, a borrowed desktop, a person",
+		ArgsUsage: "<url>",
+		Description: `Reaches <url> on the lowest rung of the ladder that can serve it, and climbs
+exactly one rung on a rung's own failure signal, never before:
+
+   1 fetch    a plain HTTP fetch and its readable text (no browser)
+   2 tree     your current tab (your own context) and its accessibility tree
+   3 pixels   a screenshot of that tab (written to --out), for what the tree
+              cannot describe: a canvas, controls with no name
+   4 desktop  a headed Chromium on a desktop borrowed from the pool
+              (vibespace-daemon --pool-desks N): a real window, native dialogs
+   5 person   a hand-off to a person: this build stops there, answering
+              "rung 5: hand-off to a person is next" and every signal seen
+
+The signals, by their stable names: empty_content, script_only, canvas,
+unnamed_controls, bot_check, login_page, no_visible_change_repeated, no_tree,
+not_text, no_desktop. The answer names the rung reached, each signal with the
+rung that saw it, and the next rung. --goal "click <name>" starts at rung 2:
+each rung clicks the control named so (by the tree, at its pixels, in the
+window), and a click that shows no visible change twice is that rung's signal;
+any other --goal is words whose lines the answer quotes. What a rung opened
+stays yours: the tab, and from rung 4 the desktop (return gives it back,
+wiped) and its window (vibespace-window's verbs). A reach has the time of one
+verb (the daemon's --verb-timeout).
+
+   vibespace-browser reach http://127.0.0.1:8080/
+   vibespace-browser reach http://127.0.0.1:8080/upload --goal "click Upload"`,
+		Flags: []cli.Flag{jsonFlag, &cli.StringFlag{Name: "goal", Usage: `words to find, or "click <name>": the control the flow goes through`},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "where rung 3's screenshot goes (default: tab-<id>.png here)"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usage("reach needs one URL: reach https://example.org/")
+			}
+			return ask(c, o, args.Request("reach", "", args.Reach{URL: c.Args().First(), Goal: c.String("goal")}), func(r wire.Response, w io.Writer) error {
+				if r.Text != "" {
+					fmt.Fprintln(w, strings.TrimRight(r.Text, "\n"))
 				}
-				if err := os.WriteFile(out, r.PNG, 0o600); err != nil {
-					return usage("write %s: %v", out, err)
+				if len(r.PNG) > 0 {
+					return writePNG(c.String("out"), r, w)
 				}
-				abs, _ := filepath.Abs(out)
-				fmt.Fprintf(w, "wrote %s (%d bytes)\n", abs, len(r.PNG))
 				return nil
 			})
 		},

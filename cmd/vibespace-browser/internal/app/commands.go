@@ -21,6 +21,7 @@ var (
 func commands(o Options) []*cli.Command {
 	return []*cli.Command{
 		openCommand(o),
+		reachCommand(o),
 		snapshotCommand(o),
 		findCommand(o),
 		clickCommand(o),

@@ -22,6 +22,8 @@ THE LOOP
    vibespace-browser click --at 120,40              # a pixel of that screenshot
    vibespace-browser fill @e4 --secret login        # a secret the user stored (key set secret:login), never shown
    vibespace-browser batch < steps                  # several steps in one call, one a line (help batch)
+   vibespace-browser reach <url> [--goal "click Upload"]   # the lowest rung that serves: fetch, tree,
+                                                    # pixels, a borrowed desktop, a person (help reach)
 
 TABS AND REFS
    Verbs act on your current tab (open, tab new and tab <id> set it). tab list

@@ -38,6 +38,7 @@ func TestToolArgsAreTheVerbs(t *testing.T) {
 		{"window_detach", "detach", []string{"handle"}, nil},
 		{"window_close", "close", []string{"handle"}, nil},
 		{"browser_open", "browser.open", []string{"profile"}, nil},
+		{"browser_reach", "browser.reach", []string{"profile"}, nil},
 		{"browser_snapshot", "browser.snapshot", []string{"profile"}, nil},
 		{"browser_find", "browser.find", []string{"profile"}, nil},
 		{"browser_get", "browser.get", []string{"profile"}, nil},

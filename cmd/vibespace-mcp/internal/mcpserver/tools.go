@@ -242,6 +242,10 @@ type (
 		atProfile
 		args.OpenURL
 	}
+	reachArgs struct {
+		atProfile
+		args.Reach
+	}
 	getArgs struct {
 		atProfile
 		args.Get
@@ -341,7 +345,7 @@ func screenshotPlan(verb, h string) plan {
 // tools is every tool (tools/list gives them sorted by name).
 var tools = []toolDef{
 	// Both kinds.
-	custom(groupBoth, &mcp.Tool{Name: "status", Description: "The daemon, your session, your windows, browser attachments and tabs.",
+	custom(groupBoth, &mcp.Tool{Name: "status", Description: "The daemon, your session, windows, attachments and tabs.",
 		Annotations: reads(false)}, status),
 	custom(groupBoth, &mcp.Tool{Name: "doctor", Description: "What this machine offers (display, input, accessibility, browser, encoders), and why not.",
 		Annotations: reads(false)}, func(ctx context.Context, x *server, _ noArgs) *mcp.CallToolResult {
@@ -350,7 +354,7 @@ var tools = []toolDef{
 		return x.ask(ctx, plan{req: args.Request("doctor", "", args.Doctor{Env: daemoncall.DesktopEnv(x.cfg.Call.Getenv)}),
 			body: daemoncall.DoctorBody, timeout: daemoncall.OpenTimeout})
 	}),
-	custom(groupBoth, &mcp.Tool{Name: "watch", Description: "The live view's address, for a person to watch and take over (a pane, or the overview).",
+	custom(groupBoth, &mcp.Tool{Name: "watch", Description: "The live view's address: a pane or the overview, to watch and take over.",
 		Annotations: reads(false)}, watch),
 
 	verb(groupBoth, &mcp.Tool{Name: "desk", Description: "Borrow a pool desktop (deskN, for window_open) or return it, wiped.",
@@ -443,6 +447,10 @@ var tools = []toolDef{
 	verb(groupBrowser, &mcp.Tool{Name: "browser_open", Description: "Load a URL in your current tab (new if none); waits for the load.",
 		Annotations: acts(true, false, true)}, func(in openURLArgs) (plan, error) {
 		return plan{req: args.Request("browser.open", "", in.OpenURL), body: daemoncall.PrintURL}, nil
+	}),
+	verb(groupBrowser, &mcp.Tool{Name: "browser_reach", Description: "Reach a URL on the lowest rung that serves (fetch, tree, pixels, desktop, person), naming each signal.",
+		Annotations: acts(true, false, true)}, func(in reachArgs) (plan, error) {
+		return plan{req: args.Request("browser.reach", "", in.Reach), body: daemoncall.PrintText}, nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_snapshot", Description: "The page's accessibility tree, a node a line: role, \"name\", @ref, states.",
 		Annotations: reads(true)}, func(in snapshotPageArgs) (plan, error) {

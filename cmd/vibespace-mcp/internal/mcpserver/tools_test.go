@@ -141,6 +141,7 @@ func TestEveryToolsRequest(t *testing.T) {
 		{"window_detach", map[string]any{"handle": "win:1"}, []wire.Request{wire.Request{Verb: "detach", Target: "win:1"}}},
 		{"window_close", map[string]any{"handle": "win:1"}, []wire.Request{wire.Request{Verb: "close", Target: "win:1"}}},
 		{"browser_open", map[string]any{"url": "http://127.0.0.1:1/"}, []wire.Request{wire.Request{Verb: "browser.open", Profile: "work"}.With(args.OpenURL{URL: "http://127.0.0.1:1/"})}},
+		{"browser_reach", map[string]any{"url": "http://127.0.0.1:1/", "goal": "click Upload"}, []wire.Request{wire.Request{Verb: "browser.reach", Profile: "work"}.With(args.Reach{URL: "http://127.0.0.1:1/", Goal: "click Upload"})}},
 		{"browser_snapshot", map[string]any{"interactive": true, "profile": "shop"}, []wire.Request{wire.Request{Verb: "browser.snapshot", Profile: "shop"}.With(args.Snapshot{Observe: args.Observe{Interactive: true}})}},
 		{"browser_snapshot", map[string]any{"after": "@e13333", "interactive": true, "depth": 2},
 			[]wire.Request{wire.Request{Verb: "browser.snapshot", Profile: "work"}.With(args.Snapshot{Observe: args.Observe{Interactive: true, Depth: 2}, After: "@e13333"})}},
@@ -360,7 +361,7 @@ func TestToolsListUnderBudget(t *testing.T) {
 		names[tl.Name] = true
 	}
 	for _, n := range []string{"browser_eval", "browser_navigate", "browser_wait",
-		"browser_open", "browser_snapshot", "browser_find", "browser_get", "browser_click", "browser_fill", "browser_type",
+		"browser_open", "browser_reach", "browser_snapshot", "browser_find", "browser_get", "browser_click", "browser_fill", "browser_type",
 		"browser_key", "browser_scroll", "browser_select", "browser_screenshot"} {
 		if !names[n] {
 			t.Errorf("tools/list lacks %s", n)
