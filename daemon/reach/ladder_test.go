@@ -21,6 +21,7 @@ import (
 	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/chromium"
 	"github.com/vibespace/vibespace/daemon/daemontest"
+	"github.com/vibespace/vibespace/daemon/handoff"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/native"
 	"github.com/vibespace/vibespace/daemon/pool"
@@ -107,7 +108,8 @@ func signals(a *wire.ReachAnswer) string {
 // holds what its script wrote); a canvas page to 3 (the picture's pixels
 // are the canvas's red); a page whose flow opens a native file dialog to 4
 // (the dialog is a window of the desktop's X server, as xwininfo lists
-// it); a human check to 5, answered as the hand-off next.
+// it); a human check to 5, the hand-off, which a person stand-in at the
+// live view takes over and hands back.
 func TestLadder(t *testing.T) {
 	testenv.NeedIntegration(t, "chromium", "xwininfo")
 	site := newSite(t)
@@ -116,10 +118,11 @@ func TestLadder(t *testing.T) {
 		MemFree: func() (int64, error) { return 1 << 40, nil }})
 	br := chromium.New(chromium.Options{Binary: "chromium"})
 	t.Cleanup(func() { br.Close() })
+	desk := handoff.New() // the hand-offs the live view shows a person
 	dir := t.TempDir()
 	sv := daemontest.Start(t, daemon.Config{StateDir: dir, SocketPath: filepath.Join(dir, "run", "r.sock"),
 		Displays: append([]kind.DisplayProvider{native.Xvfb(no)}, p.Desks()...), Browser: br,
-		Stages: stages.WithPool(p), VerbTimeout: 3 * time.Minute})
+		Stages: stages.Of(p, desk), VerbTimeout: 3 * time.Minute})
 	reachOf := func(session, path, goal string) wire.Response {
 		t.Helper()
 		r := sv.Call(t, daemon.Request{Verb: "browser.reach", Session: session}.With(args.Reach{URL: site.URL + path, Goal: goal}))
@@ -216,11 +219,46 @@ func TestLadder(t *testing.T) {
 	})
 
 	t.Run("human", func(t *testing.T) {
+		// A person stand-in at the live view: once the desktop's window
+		// shows "needs you", it takes the window over and hands it back,
+		// as the page's buttons do.
+		person := make(chan error, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+			defer cancel()
+			for {
+				for id := range desk.Asks() {
+					hands := daemon.LiveHandsOf(sv.D)
+					if r := hands.Takeover(ctx, id, "pat"); !r.OK {
+						person <- fmt.Errorf("takeover of %s: %s %s", id, r.Code, r.Message)
+						return
+					}
+					if r := hands.Handback(ctx, id, "pat"); !r.OK {
+						person <- fmt.Errorf("handback of %s: %s %s", id, r.Code, r.Message)
+						return
+					}
+					person <- nil
+					return
+				}
+				select {
+				case <-ctx.Done():
+					person <- fmt.Errorf("nothing asked for a person: %w", ctx.Err())
+					return
+				case <-time.After(50 * time.Millisecond): // polling the desk until the deadline
+				}
+			}
+		}()
 		r := reachOf("hu", "/human", "")
 		row("/human", r)
-		if r.Reach.Rung != 5 || r.Reach.Outcome != reach.OutcomeHandoffNext ||
-			signals(r.Reach) != "1:bot_check 2:bot_check 3:bot_check 4:bot_check" || !strings.Contains(r.Did, "rung 5: hand-off to a person is next") {
+		if err := <-person; err != nil {
+			t.Fatal(err)
+		}
+		if r.Reach.Rung != 5 || r.Reach.Outcome != reach.OutcomeHandedOff ||
+			signals(r.Reach) != "1:bot_check 2:bot_check 3:bot_check 4:bot_check" || !strings.Contains(r.Did, "came back through a person (pat)") {
 			t.Fatalf("a human check: rung %d %s, signals %q: %s", r.Reach.Rung, r.Reach.Outcome, signals(r.Reach), r.Did)
+		}
+		if len(desk.Asks()) != 0 {
+			t.Fatalf("the hand-off still asks: %v", desk.Asks())
 		}
 		// Each rung was really tried: the plain fetch, the headless tab and
 		// the headed browser on the desktop each asked the server.
