@@ -123,8 +123,10 @@ type onWindow struct {
 // atProfile is a browser tool's profile, as the command line's --profile:
 // which attachment it acts in; without one, the only attachment, else the
 // session's own context (several attachments need one: profile_required).
+// Its schema has no description: the refusal profile_required says when
+// it is needed, and tools/list's budget is better spent on the tools.
 type atProfile struct {
-	Profile string `json:"profile,omitempty" jsonschema:"if several attached"`
+	Profile string `json:"profile,omitempty"`
 }
 
 func (a atProfile) profileHandle() string { return a.Profile }
