@@ -34,9 +34,13 @@ func (c *Conn) RemoveUserContext(ctx context.Context, uc UserContext) error {
 }
 
 // CreateTab opens a new tab (about:blank) in user context uc ("" for the
-// default one) without bringing it to the front.
+// default one), in a window of its own, without bringing that window to
+// the front: every tab is its window's selected one, so it is visible (its
+// timers and animation frames run unthrottled) and the wheel scrolls it.
+// A tab behind another in one window is hidden: it takes a wheel event
+// and does not scroll (measured on firefox-esr 153, headless and headed).
 func (c *Conn) CreateTab(ctx context.Context, uc UserContext) (Context, error) {
-	p := map[string]any{"type": "tab", "background": true}
+	p := map[string]any{"type": "window", "background": true}
 	if uc != "" {
 		p["userContext"] = uc
 	}

@@ -211,18 +211,9 @@ func (t *tab) viewport(ctx context.Context) (viewportSize, error) {
 }
 
 func (t *tab) Scroll(ctx context.Context, at *kind.Point, dir string, steps int) error {
-	var dx, dy float64
-	switch dir {
-	case "up":
-		dy = -scrollStep * float64(steps)
-	case "down":
-		dy = scrollStep * float64(steps)
-	case "left":
-		dx = -scrollStep * float64(steps)
-	case "right":
-		dx = scrollStep * float64(steps)
-	default:
-		return target.Refuse(target.CodeBadRequest, "scroll direction %q: use up, down, left or right", dir)
+	dx, dy, err := kind.WheelDelta(dir, steps, scrollStep)
+	if err != nil {
+		return err
 	}
 	var p *cdp.Point
 	if at != nil {

@@ -48,8 +48,10 @@ const locateJS = `function(doc, h, scroll) {
   if (scroll && el.scrollIntoView) el.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
   const disabled = !!((el.matches && el.matches(":disabled")) || (el.getAttribute && el.getAttribute("aria-disabled") === "true"));
   const editable = !!(el.isContentEditable || (el.matches && el.matches("textarea, input:not([type=checkbox]):not([type=radio]):not([type=button]):not([type=submit]):not([type=reset]):not([type=image]):not([type=range]):not([type=color]):not([type=file]):not([type=hidden])") && !el.readOnly && !el.disabled));
+  const role = ((el.getAttribute && el.getAttribute("role")) || "").trim();
+  const choice = el.localName === "select" || role === "listbox" || role === "combobox";
   const r = el.getBoundingClientRect();
-  const out = {disabled, editable};
+  const out = {disabled, editable, choice};
   if (!(r.width > 0 && r.height > 0)) { out.hidden = true; return out; }
   out.x = r.left + r.width / 2; out.y = r.top + r.height / 2;
   if (out.x < 0 || out.y < 0 || out.x >= innerWidth || out.y >= innerHeight) { out.outside = true; return out; }
@@ -116,6 +118,8 @@ var (
 	_ kind.Navigator  = (*Tab)(nil)
 	_ kind.Evaluator  = (*Tab)(nil)
 	_ kind.PageReader = (*Tab)(nil)
+	_ kind.Waiter     = (*Tab)(nil)
+	_ kind.Selector   = (*Tab)(nil)
 )
 
 // NewTab is the tab id of the browser conn reaches.
@@ -272,6 +276,7 @@ type located struct {
 	Outside  bool    `json:"outside"`
 	Disabled bool    `json:"disabled"`
 	Editable bool    `json:"editable"`
+	Choice   bool    `json:"choice"` // a <select>, a list box, a combo box
 	Covered  string  `json:"covered"`
 	X        float64 `json:"x"`
 	Y        float64 `json:"y"`
@@ -300,6 +305,9 @@ func (t *Tab) Node(ctx context.Context, n kind.Node) (target.NodeTraits, error) 
 		return target.NodeTraits{}, err
 	}
 	tr := target.NodeTraits{Sensitive: !l.Disabled, Editable: l.Editable, Focusable: !l.Hidden}
+	if l.Choice {
+		tr.Interfaces = []string{"Selection"} // what select sets (the law's choice, as a Chromium tab's)
+	}
 	t.mu.Lock()
 	rn := t.seen[n.Key]
 	t.mu.Unlock()
@@ -395,36 +403,130 @@ func (t *Tab) viewport(ctx context.Context) (w, h float64, err error) {
 	return v.W, v.H, nil
 }
 
+// inside refuses a point outside the tab's viewport (CSS pixels, as the
+// screenshot's): an event there reaches no element. It answers the
+// viewport's size.
+func (t *Tab) inside(ctx context.Context, p kind.Point) (w, h float64, err error) {
+	if w, h, err = t.viewport(ctx); err != nil {
+		return 0, 0, err
+	}
+	if float64(p.X) < 0 || float64(p.Y) < 0 || float64(p.X) >= w || float64(p.Y) >= h {
+		return w, h, target.Refuse(target.CodeOutsidePage, "%d,%d is outside the tab's viewport, which is %gx%g CSS pixels (its screenshot's size)", p.X, p.Y, w, h).
+			With("x", p.X).With("y", p.Y).With("width", w).With("height", h)
+	}
+	return w, h, nil
+}
+
 // ClickAt clicks at a pixel of the viewport (the screenshot's pixels are
 // the viewport's CSS pixels: a headless Firefox's device pixel ratio is 1).
 func (t *Tab) ClickAt(ctx context.Context, p kind.Point) error {
-	w, h, err := t.viewport(ctx)
-	if err != nil {
+	if _, _, err := t.inside(ctx, p); err != nil {
 		return err
-	}
-	if float64(p.X) < 0 || float64(p.Y) < 0 || float64(p.X) >= w || float64(p.Y) >= h {
-		return target.Refuse(target.CodeOutsidePage, "%d,%d is outside the tab's viewport (%gx%g)", p.X, p.Y, w, h)
 	}
 	return t.click(ctx, float64(p.X), float64(p.Y))
 }
 
-// Scroll is refused: a headless Firefox hands the page the wheel event
-// of a BiDi wheel action but does not scroll (measured: the page's wheel
-// listener runs, its scrollY stays 0), so a scroll would say it ran and
-// change nothing. A point outside the viewport is refused as such first.
+// scrollStep is how many CSS pixels one scroll step turns the wheel (a
+// Chromium tab's step).
+const scrollStep = 100
+
+// Scroll turns the wheel with BiDi input actions (a wheel source's scroll
+// action: the page gets a trusted wheel event and scrolls as it would for
+// a person's) at a point of the viewport, or its centre.
 func (t *Tab) Scroll(ctx context.Context, at *kind.Point, dir string, steps int) error {
+	dx, dy, err := kind.WheelDelta(dir, steps, scrollStep)
+	if err != nil {
+		return err
+	}
+	var x, y int
 	if at != nil {
+		if _, _, err := t.inside(ctx, *at); err != nil {
+			return err
+		}
+		x, y = at.X, at.Y
+	} else {
 		w, h, err := t.viewport(ctx)
 		if err != nil {
 			return err
 		}
-		if float64(at.X) < 0 || float64(at.Y) < 0 || float64(at.X) >= w || float64(at.Y) >= h {
-			return target.Refuse(target.CodeOutsidePage, "%d,%d is outside the tab's viewport (%gx%g)", at.X, at.Y, w, h)
-		}
+		x, y = int(w/2), int(h/2)
 	}
-	why := "a headless Firefox gives the page the wheel event of a WebDriver BiDi wheel action but does not scroll it"
-	return target.Refuse(target.CodeNotOnThisProvider, "scroll is not done on a Firefox tab: %s", why).
-		With("provider", Provider).With("feature", "scroll").With("reason", why)
+	return t.wheel(ctx, x, y, dx, dy)
+}
+
+func (t *Tab) wheel(ctx context.Context, x, y int, dx, dy float64) error {
+	return t.fail(t.conn.PerformActions(ctx, t.id, bidi.Wheel(bidi.ScrollBy(x, y, int(dx), int(dy)))))
+}
+
+// Wait polls the page (in our sandbox: the page's scripts cannot fake
+// the answer) until the selector matches a visible element, the text is
+// in its visible text or its URL holds the text (cdp.WaitUntil, the
+// Chromium tab's loop and expressions).
+func (t *Tab) Wait(ctx context.Context, w kind.Wait) error {
+	return cdp.WaitUntil(ctx, cdp.WaitFor{Selector: w.Selector, Text: w.Text, URL: w.URL}, t.conn.Done(),
+		func() error { return t.fail(bidi.ErrClosed) },
+		func(ctx context.Context, js string) (bool, error) {
+			v, err := t.conn.Evaluate(ctx, t.sandbox(), js)
+			if err != nil {
+				return false, t.fail(err)
+			}
+			return v.Type == "boolean" && string(v.Value) == "true", nil
+		})
+}
+
+// onNodeJS runs fn with the element of a handle as this and args (a JSON
+// array): {v: what it answered}, or {stale: true}.
+func onNodeJS(fn string) string {
+	return `async function(doc, h, args) {
+  const G = globalThis;
+  if (G.__vibespaceDoc !== doc) return {stale: true};
+  const el = G.__vibespaceHandles && G.__vibespaceHandles.get(h);
+  if (!el || !el.isConnected) return {stale: true};
+  return {v: await (` + fn + `).apply(el, JSON.parse(args))};
+}`
+}
+
+// choiceNode is a node of the tab as cdp.SelectOn drives it.
+type choiceNode struct {
+	t   *Tab
+	n   kind.Node
+	doc string
+	h   int64
+}
+
+func (c choiceNode) Call(ctx context.Context, fn string, out any, args ...any) error {
+	a, err := json.Marshal(args)
+	if args == nil {
+		a = []byte("[]")
+	}
+	if err != nil {
+		return err
+	}
+	var r struct {
+		Stale bool            `json:"stale"`
+		V     json.RawMessage `json:"v"`
+	}
+	if err := c.t.conn.CallJSON(ctx, c.t.sandbox(), onNodeJS(fn), &r, bidi.Str(c.doc), bidi.Num(float64(c.h)), bidi.Str(string(a))); err != nil {
+		return c.t.fail(err)
+	}
+	if r.Stale {
+		return staleRef(c.n)
+	}
+	return json.Unmarshal(r.V, out)
+}
+
+func (c choiceNode) ClickAt(ctx context.Context, x, y float64) error { return c.t.click(ctx, x, y) }
+
+// Select sets a choice control's options (a <select>, an ARIA list box,
+// or an option's control) and answers what it holds, read back: the
+// Chromium tab's page functions and checks (cdp.SelectOn), run in our
+// sandbox on the node's element, an ARIA option clicked with BiDi input.
+func (t *Tab) Select(ctx context.Context, n kind.Node, opts []string) ([]string, error) {
+	doc, h, err := t.handle(n)
+	if err != nil {
+		return nil, err
+	}
+	return cdp.SelectOn(ctx, n.Ref, choiceNode{t: t, n: n, doc: doc, h: h}, opts)
 }
 
 // Key presses a chord in the focused element.

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"image/png"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -129,34 +131,46 @@ func TestTabVerbs(t *testing.T) {
 	}
 }
 
-// TestScrollAndHistory: scroll is refused naming why (headless Firefox
-// does not scroll on a BiDi wheel) and the page did not move (its scrollY,
-// read over the connection apart from the tab); a point outside the
-// viewport is outside_page; back and forward move through the tab's
-// history (the URL the browser's tree gives).
+// TestScrollAndHistory: scroll turns the wheel and the page scrolls (its
+// own scroll handler reports where it came to, to the site); a point
+// outside the viewport is outside_page, a direction no direction
+// bad_request, and neither moves the page; back and forward move through
+// the tab's history (the URL the browser's tree gives).
 func TestScrollAndHistory(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	s := newSite(t, map[string]string{"/tall": `<title>Tall</title><div style="height:5000px">top</div>`, "/two": `<title>Two</title>`})
+	tall := `<title>Tall</title><div style="height:5000px;width:5000px">top</div>
+<script>let last = ""; addEventListener("scroll", () => { const at = scrollX + "," + scrollY; if (at !== last) { last = at; fetch("/at?" + at); } });</script>`
+	s := newSite(t, map[string]string{"/tall": tall, "/two": `<title>Two</title>`})
 	tab := newTab(t, ctx)
 	c := browser(t).Conn()
 	if err := tab.Navigate(ctx, s.URL+"/tall"); err != nil {
 		t.Fatal(err)
 	}
-	// Scroll is refused, naming why: headless Firefox does not scroll on
-	// a BiDi wheel; the page did not move.
-	if err := tab.Scroll(ctx, nil, "down", 3); refusal(err) != target.CodeNotOnThisProvider {
-		t.Errorf("scroll: %v, want not_on_this_provider", err)
+	if err := tab.Scroll(ctx, nil, "down", 3); err != nil {
+		t.Fatal(err)
 	}
-	v, err := c.Evaluate(ctx, bidi.Target{Context: tab.ID()}, `scrollY`)
+	s.waitFor(t, ctx, "GET /at?0,300")
+	if err := tab.Scroll(ctx, &kind.Point{X: 10, Y: 10}, "right", 2); err != nil {
+		t.Fatal(err)
+	}
+	s.waitFor(t, ctx, "GET /at?200,300")
+	if err := tab.Scroll(ctx, nil, "up", 3); err != nil {
+		t.Fatal(err)
+	}
+	s.waitFor(t, ctx, "GET /at?200,0")
+	if code := refusal(tab.Scroll(ctx, &kind.Point{X: -1, Y: 3}, "down", 1)); code != target.CodeOutsidePage {
+		t.Errorf("a scroll outside the viewport: %q", code)
+	}
+	if code := refusal(tab.Scroll(ctx, nil, "sideways", 1)); code != target.CodeBadRequest {
+		t.Errorf("a scroll sideways: %q", code)
+	}
+	v, err := c.Evaluate(ctx, bidi.Target{Context: tab.ID()}, `scrollX + "," + scrollY`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if y, _ := v.Number(); y != 0 {
-		t.Errorf("scrollY %v after a refused scroll", y)
-	}
-	if code := refusal(tab.Scroll(ctx, &kind.Point{X: -1, Y: 3}, "down", 1)); code != target.CodeOutsidePage {
-		t.Errorf("a scroll outside the viewport: %q", code)
+	if at, _ := v.String(); at != "200,0" {
+		t.Errorf("the page is at %s after the refused scrolls, want 200,0", at)
 	}
 	if err := tab.Navigate(ctx, s.URL+"/two"); err != nil {
 		t.Fatal(err)
@@ -180,4 +194,101 @@ func TestScrollAndHistory(t *testing.T) {
 	if u := urlNow(); u != s.URL+"/two" {
 		t.Errorf("after forward: %s", u)
 	}
+}
+
+// TestWait: wait for a selector that a timer makes visible later, a text,
+// a URL; a selector that never matches runs out of time (timeout, naming
+// it), a bad selector is script_error at once.
+func TestWait(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	s := newSite(t, map[string]string{"/late": `<title>Late</title><div id=late hidden>Arrived at last</div>
+<script>setTimeout(() => { document.getElementById("late").hidden = false; history.pushState(null, "", "/late#done"); }, 400)</script>`})
+	tab := newTab(t, ctx)
+	if err := tab.Navigate(ctx, s.URL+"/late"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Wait(ctx, kind.Wait{Selector: "#late"}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := tab.Eval(ctx, `getComputedStyle(document.getElementById("late")).display`)
+	if err != nil || string(v) != `"block"` {
+		t.Errorf("the awaited element: display %s %v", v, err)
+	}
+	if err := tab.Wait(ctx, kind.Wait{Text: "Arrived at last"}); err != nil {
+		t.Error(err)
+	}
+	if err := tab.Wait(ctx, kind.Wait{URL: "#done"}); err != nil {
+		t.Error(err)
+	}
+	short, cancelShort := context.WithTimeout(ctx, time.Second)
+	defer cancelShort()
+	if err := tab.Wait(short, kind.Wait{Selector: "#never"}); refusal(err) != target.CodeTimeout {
+		t.Errorf("a wait for what never comes: %v, want timeout", err)
+	}
+	if err := tab.Wait(ctx, kind.Wait{Selector: "##"}); refusal(err) != target.CodeScriptError {
+		t.Errorf("a wait for a bad selector: %v, want script_error", err)
+	}
+	if err := tab.Wait(ctx, kind.Wait{}); refusal(err) != target.CodeBadRequest {
+		t.Errorf("a wait for nothing: %v, want bad_request", err)
+	}
+}
+
+const choicePage = `<!doctype html><title>Choices</title>
+<label>Colour <select id=colour onchange="fetch('/chose?colour=' + this.value)">
+<option value=r>Red</option><option value=g>Green</option><option value=b disabled>Blue</option></select></label>
+<div role=listbox aria-label=Size id=size>
+<div role=option aria-selected=true>Small</div><div role=option aria-selected=false>Large</div></div>
+<script>
+for (const o of document.querySelectorAll("[role=option]")) o.onclick = (e) => {
+  for (const p of document.querySelectorAll("[role=option]")) p.setAttribute("aria-selected", p === o);
+  fetch("/chose?size=" + o.textContent + "&trusted=" + e.isTrusted);
+};
+</script>`
+
+// TestSelect: a <select> is set by its options' flags with the change
+// event a pick fires (the page's handler tells the site), by label or by
+// value; an ARIA list box's option is clicked with real input (its
+// handler sees a trusted click); an option the control lacks is
+// no_option naming what it has, a disabled one not_sensitive; the node's
+// traits offer a selection, as the capability law asks.
+func TestSelect(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	s := newSite(t, map[string]string{"/choices": choicePage})
+	tab := newTab(t, ctx)
+	if err := tab.Navigate(ctx, s.URL+"/choices"); err != nil {
+		t.Fatal(err)
+	}
+	refs := target.NewRefTable()
+	snap, err := tab.Snapshot(ctx, refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("snapshot:\n%s", snap.Text())
+	colour := find(t, snap, refs, "combo box", "Colour")
+	size := find(t, snap, refs, "list box", "Size")
+	for _, n := range []kind.Node{colour, size} {
+		if tr, err := tab.Node(ctx, n); err != nil || !tr.Has("Selection") {
+			t.Errorf("the traits of %s: %+v %v, want a Selection", n.Ref, tr, err)
+		}
+	}
+	held, err := tab.Select(ctx, colour, []string{"Green"})
+	if err != nil || !slices.Equal(held, []string{"Green"}) {
+		t.Fatalf("select Green: %q %v", held, err)
+	}
+	s.waitFor(t, ctx, "GET /chose?colour=g")
+	if held, err = tab.Select(ctx, colour, []string{"r"}); err != nil || !slices.Equal(held, []string{"Red"}) {
+		t.Errorf("select by the value r: %q %v", held, err)
+	}
+	if _, err := tab.Select(ctx, colour, []string{"Purple"}); refusal(err) != target.CodeNoOption || !strings.Contains(err.Error(), `"Green"`) {
+		t.Errorf("select Purple: %v, want no_option naming the options", err)
+	}
+	if _, err := tab.Select(ctx, colour, []string{"Blue"}); refusal(err) != target.CodeNotSensitive {
+		t.Errorf("select the disabled Blue: %v, want not_sensitive", err)
+	}
+	if held, err = tab.Select(ctx, size, []string{"Large"}); err != nil || !slices.Equal(held, []string{"Large"}) {
+		t.Fatalf("select Large: %q %v", held, err)
+	}
+	s.waitFor(t, ctx, "GET /chose?size=Large&trusted=true")
 }
