@@ -103,17 +103,34 @@ func (c *Conn) GetTree(ctx context.Context, root Context) ([]ContextInfo, error)
 
 // Screenshot is a PNG of bc's viewport (browsingContext.captureScreenshot).
 func (c *Conn) Screenshot(ctx context.Context, bc Context) ([]byte, error) {
+	return c.Capture(ctx, bc, ImagePNG, 0)
+}
+
+// The picture formats of Capture.
+const (
+	ImagePNG  = "image/png"
+	ImageJPEG = "image/jpeg"
+)
+
+// Capture is a picture of bc's viewport in format (ImagePNG, ImageJPEG;
+// quality 0..1 for a JPEG, 0 the browser's default) through
+// browsingContext.captureScreenshot.
+func (c *Conn) Capture(ctx context.Context, bc Context, format string, quality float64) ([]byte, error) {
 	var r struct {
 		Data string `json:"data"`
 	}
-	if err := c.Call(ctx, "browsingContext.captureScreenshot", map[string]any{"context": bc, "origin": "viewport"}, &r); err != nil {
+	f := map[string]any{"type": format}
+	if quality > 0 {
+		f["quality"] = quality
+	}
+	if err := c.Call(ctx, "browsingContext.captureScreenshot", map[string]any{"context": bc, "origin": "viewport", "format": f}, &r); err != nil {
 		return nil, err
 	}
-	png, err := base64.StdEncoding.DecodeString(r.Data)
+	pic, err := base64.StdEncoding.DecodeString(r.Data)
 	if err != nil {
 		return nil, fmt.Errorf("bidi: browsingContext.captureScreenshot: its data: %w", err)
 	}
-	return png, nil
+	return pic, nil
 }
 
 // Subscribe asks the browser for events (session.subscribe): of every

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/vibespace/vibespace/bidi"
+	"github.com/vibespace/vibespace/capture"
 	"github.com/vibespace/vibespace/cdp"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
@@ -109,7 +110,10 @@ type Tab struct {
 	docs  map[string]int64 // a document's token → its generation
 	byGen map[int64]string
 	gen   int64
-	seen  map[string][2]string // a key's role and name in the last snapshot
+	seen  map[string][2]string        // a key's role and name in the last snapshot
+	live  map[*capture.Shots]struct{} // the live views' sources, woken after input
+
+	presses kind.Presses // a person's presses from the live view, waiting for their release
 }
 
 var (
@@ -124,7 +128,7 @@ var (
 
 // NewTab is the tab id of the browser conn reaches.
 func NewTab(conn *bidi.Conn, id bidi.Context) *Tab {
-	return &Tab{conn: conn, id: id, docs: map[string]int64{}, byGen: map[int64]string{}}
+	return &Tab{conn: conn, id: id, docs: map[string]int64{}, byGen: map[int64]string{}, live: map[*capture.Shots]struct{}{}}
 }
 
 // ID is the tab's browsing context.
@@ -337,6 +341,7 @@ func (t *Tab) Act(ctx context.Context, n kind.Node) error {
 }
 
 func (t *Tab) click(ctx context.Context, x, y float64) error {
+	defer t.wake()
 	return t.fail(t.conn.PerformActions(ctx, t.id, bidi.Mouse(bidi.MoveTo(int(math.Floor(x)), int(math.Floor(y))), bidi.Down(0), bidi.Up(0))))
 }
 
@@ -455,6 +460,7 @@ func (t *Tab) Scroll(ctx context.Context, at *kind.Point, dir string, steps int)
 }
 
 func (t *Tab) wheel(ctx context.Context, x, y int, dx, dy float64) error {
+	defer t.wake()
 	return t.fail(t.conn.PerformActions(ctx, t.id, bidi.Wheel(bidi.ScrollBy(x, y, int(dx), int(dy)))))
 }
 
@@ -535,6 +541,7 @@ func (t *Tab) Key(ctx context.Context, c target.Chord) error {
 	if err != nil {
 		return err
 	}
+	defer t.wake()
 	return t.fail(t.conn.PerformActions(ctx, t.id, bidi.Keyboard(acts...)))
 }
 
@@ -544,6 +551,7 @@ const typeChunk = 16
 
 // Type types text as keys into the focused element.
 func (t *Tab) Type(ctx context.Context, text string) error {
+	defer t.wake()
 	rs := []rune(text)
 	for i := 0; i < len(rs); i += typeChunk {
 		if err := ctx.Err(); err != nil {
@@ -556,8 +564,12 @@ func (t *Tab) Type(ctx context.Context, text string) error {
 	return nil
 }
 
-// ReleaseAll releases every key and button held in the tab.
-func (t *Tab) ReleaseAll(ctx context.Context) error { return t.fail(t.conn.ReleaseActions(ctx, t.id)) }
+// ReleaseAll releases every key and button held in the tab, and forgets
+// a press a person made from the live view.
+func (t *Tab) ReleaseAll(ctx context.Context) error {
+	t.presses.Forget()
+	return t.fail(t.conn.ReleaseActions(ctx, t.id))
+}
 
 // Screenshot is the viewport's PNG.
 func (t *Tab) Screenshot(ctx context.Context) ([]byte, error) {
@@ -565,19 +577,84 @@ func (t *Tab) Screenshot(ctx context.Context) ([]byte, error) {
 	return png, t.fail(err)
 }
 
-// noLiveView is the refusal of the live view's verbs on a Firefox tab.
-func noLiveView(feature string) error {
-	return target.Refuse(target.CodeNotOnThisProvider, "a Firefox tab has no %s yet: WebDriver BiDi has no screencast, and the frame source over screenshots is not built", feature).
-		With("provider", Provider).With("feature", feature).With("reason", "not built for Firefox tabs yet")
+// liveQuality is the JPEG quality of the live view's pictures: JPEG
+// rather than PNG, as Chromium's screencast: Firefox answers it sooner
+// (measured: 244 ms against 355 ms a picture with the decode, at a load
+// of 37 on 2 cores) and libjpeg-turbo decodes it.
+const liveQuality = 0.8
+
+// shooter takes the tab's live pictures.
+type shooter struct{ t *Tab }
+
+func (s shooter) Shoot(ctx context.Context) ([]byte, string, error) {
+	pic, err := s.t.conn.Capture(ctx, s.t.id, bidi.ImageJPEG, liveQuality)
+	return pic, "jpeg", s.t.fail(err)
 }
 
-// Frames: no live view of a Firefox tab yet.
+// liveSource is one live view's source of the tab: Close forgets it.
+type liveSource struct {
+	*capture.Shots
+	t *Tab
+}
+
+func (l liveSource) Close() error {
+	l.t.mu.Lock()
+	delete(l.t.live, l.Shots)
+	l.t.mu.Unlock()
+	return l.Shots.Close()
+}
+
+// Frames is the tab's live picture: its viewport taken again and again
+// as a JPEG through browsingContext.captureScreenshot (WebDriver BiDi has
+// no screencast), at most o.FPS a second, less often while it does not
+// change (capture.Shots), and at once after input went in. A tab that is
+// gone is tab_gone.
 func (t *Tab) Frames(ctx context.Context, o kind.FrameOptions) (target.FrameSource, error) {
-	return nil, noLiveView("live view")
+	if _, err := t.conn.GetTree(ctx, t.id); err != nil {
+		return nil, t.fail(err)
+	}
+	s := capture.NewShots(shooter{t}, capture.ShotsOptions{FPS: o.FPS})
+	t.mu.Lock()
+	t.live[s] = struct{}{}
+	t.mu.Unlock()
+	return liveSource{Shots: s, t: t}, nil
 }
 
-// Input: no takeover of a Firefox tab yet.
-func (t *Tab) Input(ctx context.Context, ev kind.Input) error { return noLiveView("takeover input") }
+// wake tells the tab's live views that input went in: their next picture
+// is taken without the wait of a still page.
+func (t *Tab) wake() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for s := range t.live {
+		s.Wake()
+	}
+}
+
+// Input delivers a person's event from the live view through BiDi input
+// actions: keys as key actions, text typed as keys, the wheel as a wheel
+// action, and a press of the left button and its release as one click at
+// the release, at the point of the viewport the picture's point is.
+func (t *Tab) Input(ctx context.Context, ev kind.Input) error {
+	switch ev.Type {
+	case kind.InputMove:
+		return nil
+	case kind.InputKey:
+		return t.Key(ctx, ev.Chord)
+	case kind.InputText:
+		return t.Type(ctx, ev.Text)
+	}
+	x, y, err := kind.InViewport(ctx, ev, t.viewport)
+	if err != nil {
+		return err
+	}
+	if ev.Type == kind.InputWheel {
+		return t.wheel(ctx, int(x), int(y), ev.DX*scrollStep, ev.DY*scrollStep)
+	}
+	if click, err := t.presses.Clicks(ev); !click {
+		return err
+	}
+	return t.click(ctx, x, y)
+}
 
 // Close closes the tab; one already gone is not an error.
 func (t *Tab) Close(ctx context.Context) error {

@@ -3,6 +3,7 @@ package firefox_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"image/png"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/bidi"
+	"github.com/vibespace/vibespace/daemon/firefox"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
 )
@@ -44,7 +46,7 @@ func find(t *testing.T, s *target.Snapshot, refs *target.RefTable, role, name st
 // type into a field, click by ref (the page's own click handler tells the
 // site what it saw, and that the click was a trusted event), the checks
 // that refuse a disabled and a covered button and a stale ref, eval,
-// info, screenshot, and the live view's refusal.
+// info, screenshot, and the live view's frames.
 func TestTabVerbs(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
@@ -112,9 +114,30 @@ func TestTabVerbs(t *testing.T) {
 	if _, err := png.Decode(bytes.NewReader(shot)); err != nil {
 		t.Errorf("the screenshot: %v", err)
 	}
-	if _, err := tab.Frames(ctx, kind.FrameOptions{}); refusal(err) != target.CodeNotOnThisProvider {
-		t.Errorf("frames: %v, want not_on_this_provider", err)
+	// The live view's frames: the viewport's pictures, a new one when
+	// the page changes (its colour, read in the frame's own pixels).
+	src, err := tab.Frames(ctx, kind.FrameOptions{FPS: 10})
+	if err != nil {
+		t.Fatal(err)
 	}
+	f, err := src.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, h, _ := viewportOf(t, ctx, tab); f.Width != w || f.Height != h || f.Format != target.FormatRGBA {
+		t.Errorf("a frame of %dx%d (format %v), the viewport is %dx%d", f.Width, f.Height, f.Format, w, h)
+	}
+	if _, err := tab.Eval(ctx, "document.body.style.background = 'rgb(0, 0, 255)'"); err != nil {
+		t.Fatal(err)
+	}
+	f2, err := src.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if px := f2.Pix[(f2.Height-5)*f2.Stride+(f2.Width-5)*4:][:3]; f2.Seq != 2 || f2.Forced || px[2] < 200 || px[0] > 40 {
+		t.Errorf("the frame after the page turned blue: seq %d forced %v, its corner %v", f2.Seq, f2.Forced, px)
+	}
+	src.Close()
 
 	// A new document: the refs of the old one are stale.
 	if err := tab.Reload(ctx); err != nil {
@@ -291,4 +314,18 @@ func TestSelect(t *testing.T) {
 		t.Fatalf("select Large: %q %v", held, err)
 	}
 	s.waitFor(t, ctx, "GET /chose?size=Large&trusted=true")
+}
+
+// viewportOf is the tab's viewport in CSS pixels, as its page says.
+func viewportOf(t *testing.T, ctx context.Context, tab *firefox.Tab) (w, h int, err error) {
+	t.Helper()
+	v, err := tab.Eval(ctx, "[innerWidth, innerHeight]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wh []int
+	if err := json.Unmarshal(v, &wh); err != nil || len(wh) != 2 {
+		t.Fatalf("the viewport: %s %v", v, err)
+	}
+	return wh[0], wh[1], nil
 }
