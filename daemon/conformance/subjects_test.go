@@ -194,6 +194,7 @@ func (s *subject) ref(t *testing.T, name string, roles ...string) string {
 type suite struct {
 	sv   *daemontest.Served
 	pool *chromium.Pool
+	ff   *firefox.Pool
 }
 
 func newSuite(t *testing.T) *suite {
@@ -201,7 +202,8 @@ func newSuite(t *testing.T) *suite {
 	testenv.NeedIntegration(t, "chromium", "xpra", "firefox-esr")
 	dir := t.TempDir()
 	pool := chromium.New(chromium.Options{StartTimeout: 60 * time.Second})
-	br := firefox.Beside(pool, firefox.NewPool(firefox.Options{StartTimeout: 2 * time.Minute}))
+	ff := firefox.NewPool(firefox.Options{StartTimeout: 2 * time.Minute})
+	br := firefox.Beside(pool, ff)
 	t.Cleanup(func() { br.Close() })
 	sv := daemontest.Start(t, daemon.Config{
 		StateDir: dir, SocketPath: filepath.Join(dir, "run", "d.sock"),
@@ -211,7 +213,7 @@ func newSuite(t *testing.T) *suite {
 		// loaded machine, inside the first open of its profile.
 		VerbTimeout: 2 * time.Minute, IdleHandback: -1,
 	})
-	return &suite{sv: sv, pool: pool}
+	return &suite{sv: sv, pool: pool, ff: ff}
 }
 
 // ---- a window on our Xvfb --------------------------------------------------
@@ -435,6 +437,11 @@ func (st *suite) firefoxSubject(t *testing.T, session string) *subject {
 	t.Helper()
 	id := st.sv.OK(t, daemon.Request{Verb: "browser.new", Session: session}.With(args.New{Label: "ff-" + session, Provider: provider.Firefox})).Profile.ID
 	st.sv.OK(t, daemon.Request{Verb: "browser.use", Session: session}.With(args.Use{Label: id}))
+	// Started outside the first open's call (a fresh Firefox takes 20-30 s
+	// on a loaded machine, more with the race detector).
+	if err := st.ff.Start(t.Context(), id); err != nil {
+		t.Fatal(err)
+	}
 	s := st.tabSubject(t, session)
 	s.name = "firefox"
 	return s

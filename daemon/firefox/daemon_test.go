@@ -60,6 +60,11 @@ func TestDaemonFirefoxProfile(t *testing.T) {
 
 	id := sv.OK(t, a("browser.new").With(args.New{Label: "work", Provider: provider.Firefox})).Profile.ID
 	sv.OK(t, a("browser.use").With(args.Use{Label: id}))
+	// A fresh Firefox takes 20-30 s to start on a loaded machine, more
+	// with the race detector: started outside the first open's call.
+	if err := ff.Start(t.Context(), id); err != nil {
+		t.Fatal(err)
+	}
 	headed := a("browser.open").With(args.OpenURL{URL: s.URL + "/form"})
 	headed.Headed = true
 	if r := sv.Call(t, headed); r.OK || r.Code != target.CodeNotOnThisProvider || r.Facts["provider"] != provider.Firefox {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"sync"
 
@@ -29,11 +30,18 @@ const world = 1
 const rawBudget = cdp.SnapshotBudget * 3 / 2
 
 // walkJS runs the page road's walk in the sandbox and answers it with the
-// document's token, which the sandbox keeps while the document lives.
-var walkJS = `function(budget) {
+// document's token, which the sandbox keeps while the document lives;
+// with a document's token and a handle, only what follows that element
+// (snapshot --after), or {stale} when it is gone.
+var walkJS = `function(budget, doc, h) {
   const G = globalThis;
   if (!G.__vibespaceDoc) G.__vibespaceDoc = Math.random().toString(36).slice(2) + "." + Date.now();
-  return {doc: G.__vibespaceDoc, walk: (` + cdp.WalkJS() + `)(budget, null)};
+  let after = null;
+  if (doc) {
+    after = G.__vibespaceDoc === doc && G.__vibespaceHandles ? G.__vibespaceHandles.get(h) : null;
+    if (!after || !after.isConnected) return {stale: true};
+  }
+  return {doc: G.__vibespaceDoc, walk: (` + cdp.WalkJS() + `)(budget, after)};
 }`
 
 // locateJS finds a handle's element in the document whose token is doc,
@@ -124,6 +132,10 @@ var (
 	_ kind.PageReader = (*Tab)(nil)
 	_ kind.Waiter     = (*Tab)(nil)
 	_ kind.Selector   = (*Tab)(nil)
+	// The daemon's pager (snapshot --after, daemon/verb_read.go).
+	_ interface {
+		SnapshotAfter(ctx context.Context, refs *target.RefTable, key string) (*target.Snapshot, error)
+	} = (*Tab)(nil)
 )
 
 // NewTab is the tab id of the browser conn reaches.
@@ -205,14 +217,26 @@ func (t *Tab) Probe(ctx context.Context) target.Probe {
 	return p
 }
 
-// walk runs the walk and answers its reply and the document's generation.
-func (t *Tab) walk(ctx context.Context) (string, int64, error) {
+// walk runs the walk (after the node of key, when key is set) and
+// answers its reply and the document's generation.
+func (t *Tab) walk(ctx context.Context, key kind.Node) (string, int64, error) {
 	var r struct {
-		Doc  string `json:"doc"`
-		Walk string `json:"walk"`
+		Stale bool   `json:"stale"`
+		Doc   string `json:"doc"`
+		Walk  string `json:"walk"`
 	}
-	if err := t.conn.CallJSON(ctx, t.sandbox(), walkJS, &r, bidi.Num(rawBudget)); err != nil {
+	doc, h := "", int64(0)
+	if key.Key != "" {
+		var err error
+		if doc, h, err = t.handle(key); err != nil {
+			return "", 0, err
+		}
+	}
+	if err := t.conn.CallJSON(ctx, t.sandbox(), walkJS, &r, bidi.Num(rawBudget), bidi.Str(doc), bidi.Num(float64(h))); err != nil {
 		return "", 0, t.fail(err)
+	}
+	if r.Stale {
+		return "", 0, staleRef(key)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -228,16 +252,27 @@ func (t *Tab) walk(ctx context.Context) (string, int64, error) {
 
 // Snapshot reads the page's tree by the page road.
 func (t *Tab) Snapshot(ctx context.Context, refs *target.RefTable) (*target.Snapshot, error) {
-	reply, gen, err := t.walk(ctx)
+	return t.snapshot(ctx, refs, kind.Node{})
+}
+
+// SnapshotAfter reads what follows the node key names in the page (its
+// descendants, then every later node): one more page past a snapshot its
+// budget cut (snapshot --after).
+func (t *Tab) SnapshotAfter(ctx context.Context, refs *target.RefTable, key string) (*target.Snapshot, error) {
+	if key == "" {
+		return nil, target.Refuse(target.CodeBadRequest, "snapshot --after needs the ref of a node of the page")
+	}
+	return t.snapshot(ctx, refs, kind.Node{Ref: refs.Ref(key), Key: key})
+}
+
+func (t *Tab) snapshot(ctx context.Context, refs *target.RefTable, after kind.Node) (*target.Snapshot, error) {
+	reply, gen, err := t.walk(ctx, after)
 	if err != nil {
 		return nil, err
 	}
-	s, err := cdp.BuildWalk(reply, gen, world)
+	s, err := cdp.BuildWalkRefs(reply, gen, world, refs)
 	if err != nil {
 		return nil, err
-	}
-	if refs != nil {
-		cdp.AssignRefs(refs, s)
 	}
 	seen := map[string][2]string{}
 	if s.Root != nil {
@@ -249,7 +284,11 @@ func (t *Tab) Snapshot(ctx context.Context, refs *target.RefTable) (*target.Snap
 		})
 	}
 	t.mu.Lock()
-	t.seen = seen
+	if after.Key == "" || t.seen == nil {
+		t.seen = seen
+	} else {
+		maps.Copy(t.seen, seen)
+	}
 	t.mu.Unlock()
 	if s.Title == "" {
 		s.Title, _ = t.Title(ctx)

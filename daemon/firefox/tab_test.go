@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image/png"
 	"slices"
 	"strings"
@@ -50,17 +51,7 @@ func find(t *testing.T, s *target.Snapshot, refs *target.RefTable, role, name st
 func TestTabVerbs(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	s := newSite(t, map[string]string{"/form": formPage})
-	tab := newTab(t, ctx)
-	if err := tab.Navigate(ctx, s.URL+"/form"); err != nil {
-		t.Fatal(err)
-	}
-	refs := target.NewRefTable()
-	snap, err := tab.Snapshot(ctx, refs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("snapshot:\n%s", snap.Text())
+	s, tab, snap, refs := loaded(t, ctx, "/form", formPage)
 	if snap.Title != "Form page" {
 		t.Errorf("title %q", snap.Title)
 	}
@@ -278,17 +269,7 @@ for (const o of document.querySelectorAll("[role=option]")) o.onclick = (e) => {
 func TestSelect(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	s := newSite(t, map[string]string{"/choices": choicePage})
-	tab := newTab(t, ctx)
-	if err := tab.Navigate(ctx, s.URL+"/choices"); err != nil {
-		t.Fatal(err)
-	}
-	refs := target.NewRefTable()
-	snap, err := tab.Snapshot(ctx, refs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("snapshot:\n%s", snap.Text())
+	s, tab, snap, refs := loaded(t, ctx, "/choices", choicePage)
 	colour := find(t, snap, refs, "combo box", "Colour")
 	size := find(t, snap, refs, "list box", "Size")
 	for _, n := range []kind.Node{colour, size} {
@@ -328,4 +309,67 @@ func viewportOf(t *testing.T, ctx context.Context, tab *firefox.Tab) (w, h int, 
 		t.Fatalf("the viewport: %s %v", v, err)
 	}
 	return wh[0], wh[1], nil
+}
+
+// loaded is a new tab on a site serving body at path, loaded, and its
+// first snapshot.
+func loaded(t *testing.T, ctx context.Context, path, body string) (*site, *firefox.Tab, *target.Snapshot, *target.RefTable) {
+	t.Helper()
+	s := newSite(t, map[string]string{path: body})
+	tab := newTab(t, ctx)
+	if err := tab.Navigate(ctx, s.URL+path); err != nil {
+		t.Fatal(err)
+	}
+	refs := target.NewRefTable()
+	snap, err := tab.Snapshot(ctx, refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("snapshot:\n%s", snap.Text())
+	return s, tab, snap, refs
+}
+
+// TestSnapshotAfter: a page past the walk's budget is cut, and says where
+// to read on (Snapshot.After); SnapshotAfter reads what follows, page by
+// page, until the page's last row; a ref of a document the tab left is
+// stale_ref.
+func TestSnapshotAfter(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	const rows = 12000 // three nodes a row: past the budget
+	_, tab, snap, refs := loaded(t, ctx, "/rows", fmt.Sprintf(`<title>Rows</title><body><script>
+for (let i = 1; i <= %d; i++) { const d = document.createElement("div"); d.innerHTML = "<button>Button " + i + "</button> <a href>link " + i + "</a> <span>text " + i + "</span>"; document.body.append(d); }
+</script>`, rows))
+	last := fmt.Sprintf("Button %d", rows)
+	if !snap.Truncated || snap.After == "" || strings.Contains(snap.Text(), `"`+last+`"`) {
+		t.Fatalf("the first page: truncated %v, after %q, holds the last row %v", snap.Truncated, snap.After, strings.Contains(snap.Text(), last))
+	}
+	first := find(t, snap, refs, "push button", "Button 1").Key
+	all := snap.Text()
+	for page := 0; snap.Truncated; page++ {
+		if page == 5 {
+			t.Fatalf("5 pages and still cut")
+		}
+		key, err := refs.Key(snap.After)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if snap, err = tab.SnapshotAfter(ctx, refs, key); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(snap.Text(), `"Button 1"`) {
+			t.Fatalf("a page after %s starts again at the first row", key)
+		}
+		all += snap.Text()
+	}
+	if !strings.Contains(all, `"`+last+`"`) || !strings.Contains(all, `"text 6000"`) {
+		t.Fatalf("the pages do not reach the last row; the last page:\n%.2000s", snap.Text())
+	}
+	key := first
+	if err := tab.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.SnapshotAfter(ctx, refs, key); refusal(err) != target.CodeStaleRef {
+		t.Errorf("--after a ref of the document before the reload: %v, want stale_ref", err)
+	}
 }

@@ -32,7 +32,8 @@ import (
 func TestLiveViewFirefoxTab(t *testing.T) {
 	testenv.NeedIntegration(t, "firefox-esr")
 	pool := chromium.New(chromium.Options{StartTimeout: 60 * time.Second})
-	br := firefox.Beside(pool, firefox.NewPool(firefox.Options{StartTimeout: 2 * time.Minute}))
+	ff := firefox.NewPool(firefox.Options{StartTimeout: 2 * time.Minute})
+	br := firefox.Beside(pool, ff)
 	t.Cleanup(func() { br.Close() })
 	h := startLiveDaemon(t, func(c *daemon.Config) {
 		c.Browser = br
@@ -70,6 +71,9 @@ func TestLiveViewFirefoxTab(t *testing.T) {
 	a := func(verb string) daemon.Request { return daemon.Request{Verb: verb, Session: "agent"} }
 	prof := h.ok(t, a("browser.new").With(args.New{Label: "fox", Provider: provider.Firefox})).Profile.ID
 	h.ok(t, a("browser.use").With(args.Use{Label: prof}))
+	if err := ff.Start(t.Context(), prof); err != nil { // outside the first open's call: a fresh Firefox is slow to start
+		t.Fatal(err)
+	}
 	open := h.ok(t, a("browser.open").With(args.OpenURL{URL: site.URL + "/page"}))
 	id := open.Target.ID
 	if id.Kind() != target.KindTab {
