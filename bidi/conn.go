@@ -272,7 +272,15 @@ func (c *Conn) Call(ctx context.Context, method string, params, res any) error {
 	if c.calls != nil {
 		c.calls(method)
 	}
+	// A frame once begun must end: one cut short by a deadline loses the
+	// stream for every call. Its write gets at least writeGrace, whatever
+	// ctx's deadline (measured: a wait bounded by 1 s that ended as a
+	// write began killed the connection, and with it the browser's every
+	// tab); the wait for the answer is ctx's.
 	dl, _ := ctx.Deadline()
+	if least := time.Now().Add(writeGrace); dl.Before(least) {
+		dl = least
+	}
 	if err := c.write(data, dl); err != nil {
 		forget()
 		if cerr := c.Err(); cerr != nil {
@@ -306,6 +314,9 @@ func (c *Conn) Call(ctx context.Context, method string, params, res any) error {
 		return fmt.Errorf("bidi: %s: %w", method, ctx.Err())
 	}
 }
+
+// writeGrace is the least time a command's frame is given to be written.
+const writeGrace = 5 * time.Second
 
 func (c *Conn) write(data []byte, deadline time.Time) error {
 	c.wmu.Lock()

@@ -34,9 +34,13 @@ func (c *Conn) RemoveUserContext(ctx context.Context, uc UserContext) error {
 }
 
 // CreateTab opens a new tab (about:blank) in user context uc ("" for the
-// default one) without bringing it to the front.
+// default one), in a window of its own, without bringing that window to
+// the front: every tab is its window's selected one, so it is visible (its
+// timers and animation frames run unthrottled) and the wheel scrolls it.
+// A tab behind another in one window is hidden: it takes a wheel event
+// and does not scroll (measured on firefox-esr 153, headless and headed).
 func (c *Conn) CreateTab(ctx context.Context, uc UserContext) (Context, error) {
-	p := map[string]any{"type": "tab", "background": true}
+	p := map[string]any{"type": "window", "background": true}
 	if uc != "" {
 		p["userContext"] = uc
 	}
@@ -99,17 +103,34 @@ func (c *Conn) GetTree(ctx context.Context, root Context) ([]ContextInfo, error)
 
 // Screenshot is a PNG of bc's viewport (browsingContext.captureScreenshot).
 func (c *Conn) Screenshot(ctx context.Context, bc Context) ([]byte, error) {
+	return c.Capture(ctx, bc, ImagePNG, 0)
+}
+
+// The picture formats of Capture.
+const (
+	ImagePNG  = "image/png"
+	ImageJPEG = "image/jpeg"
+)
+
+// Capture is a picture of bc's viewport in format (ImagePNG, ImageJPEG;
+// quality 0..1 for a JPEG, 0 the browser's default) through
+// browsingContext.captureScreenshot.
+func (c *Conn) Capture(ctx context.Context, bc Context, format string, quality float64) ([]byte, error) {
 	var r struct {
 		Data string `json:"data"`
 	}
-	if err := c.Call(ctx, "browsingContext.captureScreenshot", map[string]any{"context": bc, "origin": "viewport"}, &r); err != nil {
+	f := map[string]any{"type": format}
+	if quality > 0 {
+		f["quality"] = quality
+	}
+	if err := c.Call(ctx, "browsingContext.captureScreenshot", map[string]any{"context": bc, "origin": "viewport", "format": f}, &r); err != nil {
 		return nil, err
 	}
-	png, err := base64.StdEncoding.DecodeString(r.Data)
+	pic, err := base64.StdEncoding.DecodeString(r.Data)
 	if err != nil {
 		return nil, fmt.Errorf("bidi: browsingContext.captureScreenshot: its data: %w", err)
 	}
-	return png, nil
+	return pic, nil
 }
 
 // Subscribe asks the browser for events (session.subscribe): of every

@@ -28,4 +28,10 @@
 // RGBA, at most FPS frames a second. The browser sends a picture only
 // when the page changes, so a keyframe request on a still page delivers
 // the last picture again; a tab that closes ends the stream with tab_gone.
+//
+// Shots is the Source of a target read one picture at a time through a
+// Shooter (a Firefox tab: WebDriver BiDi's browsingContext.captureScreenshot,
+// since BiDi has no screencast), paced: at most FPS pictures a second,
+// fewer while they stay the same (the wait doubles up to Idle), and at
+// once after Wake (input went in) or a keyframe request.
 package capture

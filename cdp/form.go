@@ -132,21 +132,55 @@ type pointed struct {
 // Select makes opts exactly the chosen options of the choice control nr
 // (a <select>, single or multiple; an ARIA list box; or the control of an
 // option nr names, which with no opts chooses that option), and answers
-// the labels it holds chosen, read back. A <select> is set through its
-// options' selected flags with the input and change events a person's
-// pick fires; an ARIA list box is the page's own script's, so its options
-// are clicked with real input and its aria-selected read back. An option
-// it does not have is no_option (naming the ones it has); a control that
-// ends holding other options than asked is value_not_set.
+// the labels it holds chosen, read back (SelectOn).
 func (t *Tab) Select(ctx context.Context, nr NodeRef, opts []string) ([]string, error) {
-	ref := nr.Ref
 	n, err := t.resolve(ctx, nr)
 	if err != nil {
 		return nil, err
 	}
 	defer t.releaseNode(ctx, n)
+	return SelectOn(ctx, nr.Ref, tabNode{t, n}, opts)
+}
+
+// tabNode is a resolved node of a tab as a ChoiceNode.
+type tabNode struct {
+	t *Tab
+	n *node
+}
+
+func (tn tabNode) Call(ctx context.Context, fn string, out any, args ...any) error {
+	return tn.t.call(ctx, tn.n, fn, out, args...)
+}
+
+func (tn tabNode) ClickAt(ctx context.Context, x, y float64) error {
+	return tn.t.ClickAt(ctx, Point{x, y})
+}
+
+// ChoiceNode is one node of a page as SelectOn drives it, through any
+// protocol (CDP here, WebDriver BiDi in daemon/firefox).
+type ChoiceNode interface {
+	// Call runs fn, the source of a function whose this is the node,
+	// with args (each a JSON value), awaiting a promise it gives, and
+	// decodes its answer into out.
+	Call(ctx context.Context, fn string, out any, args ...any) error
+	// ClickAt clicks the left button with real input at a point of the
+	// viewport, in CSS pixels.
+	ClickAt(ctx context.Context, x, y float64) error
+}
+
+// SelectOn makes opts exactly the chosen options of the choice control of
+// node n (a <select>, single or multiple; an ARIA list box; or the
+// control of an option n is, which with no opts chooses that option), and
+// answers the labels it holds chosen, read back. A <select> is set
+// through its options' selected flags with the input and change events a
+// person's pick fires; an ARIA list box is the page's own script's, so its
+// options are clicked with real input and its aria-selected read back. An
+// option it does not have is no_option (naming the ones it has); a
+// control that ends holding other options than asked is value_not_set.
+// ref names n in refusals.
+func SelectOn(ctx context.Context, ref string, n ChoiceNode, opts []string) ([]string, error) {
 	var c choiceControl
-	if err := t.call(ctx, n, readChoiceJS, &c); err != nil {
+	if err := n.Call(ctx, readChoiceJS, &c); err != nil {
 		return nil, err
 	}
 	want, err := choose(ref, c, opts)
@@ -156,7 +190,7 @@ func (t *Tab) Select(ctx context.Context, nr NodeRef, opts []string) ([]string, 
 	if c.Kind == "listbox" {
 		for _, i := range toggles(c, want) {
 			var p pointed
-			if err := t.call(ctx, n, setChoiceJS, &p, want, i); err != nil {
+			if err := n.Call(ctx, setChoiceJS, &p, want, i); err != nil {
 				return nil, err
 			}
 			switch {
@@ -165,14 +199,14 @@ func (t *Tab) Select(ctx context.Context, nr NodeRef, opts []string) ([]string, 
 			case p.Covered:
 				return nil, target.Refuse(target.CodeCovered, "option %q of %s is covered by another element at its centre", p.Label, ref).With("ref", ref).With("option", p.Label)
 			}
-			if err := t.ClickAt(ctx, Point{p.X, p.Y}); err != nil {
+			if err := n.ClickAt(ctx, p.X, p.Y); err != nil {
 				return nil, err
 			}
 		}
-		if err := t.call(ctx, n, readChoiceJS, &c); err != nil {
+		if err := n.Call(ctx, readChoiceJS, &c); err != nil {
 			return nil, err
 		}
-	} else if err := t.call(ctx, n, setChoiceJS, &c, want, -1); err != nil {
+	} else if err := n.Call(ctx, setChoiceJS, &c, want, -1); err != nil {
 		return nil, err
 	}
 	return heldAfter(ref, c, want)

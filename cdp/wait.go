@@ -51,6 +51,20 @@ func (w WaitFor) expr() (string, string, error) {
 // refusal naming what was awaited. A page navigating meanwhile is fine: the
 // condition is asked again in the new document.
 func (t *Tab) Wait(ctx context.Context, w WaitFor) error {
+	return WaitUntil(ctx, w, t.sess.gone, func() error { return t.fail(ErrClosed) }, func(ctx context.Context, js string) (bool, error) {
+		var ok bool
+		err := t.EvalInto(ctx, js, &ok)
+		return ok, err
+	})
+}
+
+// WaitUntil is Wait's loop for any driver of a page (daemon/firefox's
+// too): holds evaluates the condition's expression (a boolean) in the
+// page; an answer refused script_error (a bad selector) or tab_gone ends
+// the wait, any other failure (a document being replaced) is asked again
+// at the next poll. gone closes when the page's connection ends, which is
+// then gone().
+func WaitUntil(ctx context.Context, w WaitFor, gone <-chan struct{}, goneErr func() error, holds func(ctx context.Context, js string) (bool, error)) error {
 	js, what, err := w.expr()
 	if err != nil {
 		return err
@@ -60,8 +74,7 @@ func (t *Tab) Wait(ctx context.Context, w WaitFor) error {
 	tick := time.NewTicker(waitPoll)
 	defer tick.Stop()
 	for {
-		var ok bool
-		err := t.EvalInto(ctx, js, &ok)
+		ok, err := holds(ctx, js)
 		switch c := target.CodeOf(err); {
 		case err == nil && ok:
 			return nil
@@ -74,8 +87,8 @@ func (t *Tab) Wait(ctx context.Context, w WaitFor) error {
 				return ctx.Err()
 			}
 			return target.Refuse(target.CodeTimeout, "waited in vain for %s", what).With("for", what).Wrap(ctx.Err())
-		case <-t.sess.gone:
-			return t.fail(ErrClosed)
+		case <-gone:
+			return goneErr()
 		case <-tick.C:
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/vibespace/vibespace/cdp"
@@ -23,8 +22,7 @@ type tab struct {
 	pane string       // Options.TabPane
 	log  *slog.Logger // the pool's
 
-	mu      sync.Mutex
-	pressed int // a button a person pressed from the live view, waiting for its release (0: none)
+	presses kind.Presses // a person's presses from the live view, waiting for their release
 }
 
 var (
@@ -211,18 +209,9 @@ func (t *tab) viewport(ctx context.Context) (viewportSize, error) {
 }
 
 func (t *tab) Scroll(ctx context.Context, at *kind.Point, dir string, steps int) error {
-	var dx, dy float64
-	switch dir {
-	case "up":
-		dy = -scrollStep * float64(steps)
-	case "down":
-		dy = scrollStep * float64(steps)
-	case "left":
-		dx = -scrollStep * float64(steps)
-	case "right":
-		dx = scrollStep * float64(steps)
-	default:
-		return target.Refuse(target.CodeBadRequest, "scroll direction %q: use up, down, left or right", dir)
+	dx, dy, err := kind.WheelDelta(dir, steps, scrollStep)
+	if err != nil {
+		return err
 	}
 	var p *cdp.Point
 	if at != nil {
@@ -241,9 +230,7 @@ func (t *tab) Type(ctx context.Context, text string) error   { return t.t.Type(c
 // key's up always follow its press); a press a person made from the live
 // view is forgotten.
 func (t *tab) ReleaseAll(ctx context.Context) error {
-	t.mu.Lock()
-	t.pressed = 0
-	t.mu.Unlock()
+	t.presses.Forget()
 	return nil
 }
 
@@ -263,53 +250,21 @@ func (t *tab) Input(ctx context.Context, ev kind.Input) error {
 	case kind.InputText:
 		return t.t.InsertText(ctx, ev.Text)
 	}
-	at, err := t.point(ctx, ev)
+	x, y, err := kind.InViewport(ctx, ev, func(ctx context.Context) (float64, float64, error) {
+		vp, err := t.viewport(ctx)
+		return vp.W, vp.H, err
+	})
 	if err != nil {
 		return err
 	}
-	switch ev.Type {
-	case kind.InputDown:
-		t.mu.Lock()
-		t.pressed = ev.Button
-		t.mu.Unlock()
-		return nil
-	case kind.InputUp:
-		t.mu.Lock()
-		pressed := t.pressed
-		t.pressed = 0
-		t.mu.Unlock()
-		if pressed != ev.Button || ev.Button != 1 {
-			return nil
-		}
-		return t.t.ClickAt(ctx, at)
-	case kind.InputClick:
-		if ev.Button != 1 {
-			return target.Refuse(target.CodeBadRequest, "only the left button clicks in a tab from the live view")
-		}
-		return t.t.ClickAt(ctx, at)
-	case kind.InputWheel:
+	at := cdp.Point{X: x, Y: y}
+	if ev.Type == kind.InputWheel {
 		return t.t.Scroll(ctx, ev.DX*scrollStep, ev.DY*scrollStep, &at)
 	}
-	return target.Refuse(target.CodeBadRequest, "unknown input event %q", ev.Type)
-}
-
-// point maps an event's point of the picture to the viewport's CSS pixels.
-func (t *tab) point(ctx context.Context, ev kind.Input) (cdp.Point, error) {
-	at := cdp.Point{X: ev.X, Y: ev.Y}
-	if ev.PictureW <= 0 || ev.PictureH <= 0 {
-		return at, nil
+	if click, err := t.presses.Clicks(ev); !click {
+		return err
 	}
-	if ev.X < 0 || ev.Y < 0 || ev.X >= float64(ev.PictureW) || ev.Y >= float64(ev.PictureH) {
-		return at, target.Refuse(target.CodeOutsideWindow, "%g,%g is outside the picture of the tab (%dx%d)", ev.X, ev.Y, ev.PictureW, ev.PictureH)
-	}
-	vp, err := t.viewport(ctx)
-	if err != nil {
-		return at, err
-	}
-	if vp.W <= 0 || vp.H <= 0 {
-		return at, nil
-	}
-	return cdp.Point{X: (ev.X + 0.5) * vp.W / float64(ev.PictureW), Y: (ev.Y + 0.5) * vp.H / float64(ev.PictureH)}, nil
+	return t.t.ClickAt(ctx, at)
 }
 
 // Close closes the tab.

@@ -258,6 +258,7 @@ func TestConformance(t *testing.T) {
 		{"window", st.windowSubject},
 		{"xpra", st.xpraSubject},
 		{"tab", st.tabSubject},
+		{"firefox", st.firefoxSubject},
 		{"desktop", st.desktopSubject},
 	} {
 		t.Run(k.name, func(t *testing.T) {

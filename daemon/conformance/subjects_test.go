@@ -19,9 +19,11 @@ import (
 	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/chromium"
 	"github.com/vibespace/vibespace/daemon/daemontest"
+	"github.com/vibespace/vibespace/daemon/firefox"
 	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/daemon/native"
 	"github.com/vibespace/vibespace/daemon/yourdesktop"
+	"github.com/vibespace/vibespace/provider"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
 )
@@ -188,25 +190,30 @@ func (s *subject) ref(t *testing.T, name string, roles ...string) string {
 // ---- the daemon ------------------------------------------------------------
 
 // suite is one daemon with every kind registered, as the daemon command
-// registers them.
+// registers them: Chromium's tabs, and Firefox's beside them.
 type suite struct {
 	sv   *daemontest.Served
 	pool *chromium.Pool
+	ff   *firefox.Pool
 }
 
 func newSuite(t *testing.T) *suite {
 	t.Helper()
-	testenv.NeedIntegration(t, "chromium", "xpra")
+	testenv.NeedIntegration(t, "chromium", "xpra", "firefox-esr")
 	dir := t.TempDir()
 	pool := chromium.New(chromium.Options{StartTimeout: 60 * time.Second})
-	t.Cleanup(func() { pool.Close() })
+	ff := firefox.NewPool(firefox.Options{StartTimeout: 2 * time.Minute})
+	br := firefox.Beside(pool, ff)
+	t.Cleanup(func() { br.Close() })
 	sv := daemontest.Start(t, daemon.Config{
 		StateDir: dir, SocketPath: filepath.Join(dir, "run", "d.sock"),
 		Displays: []kind.DisplayProvider{native.Xvfb(native.Options{Logf: t.Logf}), native.Xpra(native.Options{Logf: t.Logf})},
-		Browser:  pool, Desktop: yourdesktop.New(native.Desktop(native.Options{Logf: t.Logf})),
-		VerbTimeout: 30 * time.Second, IdleHandback: -1,
+		Browser:  br, Desktop: yourdesktop.New(native.Desktop(native.Options{Logf: t.Logf})),
+		// A Firefox with a fresh profile takes 20-30 s to start on a
+		// loaded machine, inside the first open of its profile.
+		VerbTimeout: 2 * time.Minute, IdleHandback: -1,
 	})
-	return &suite{sv: sv, pool: pool}
+	return &suite{sv: sv, pool: pool, ff: ff}
 }
 
 // ---- a window on our Xvfb --------------------------------------------------
@@ -420,5 +427,22 @@ func (st *suite) tabSubject(t *testing.T, session string) *subject {
 		defer pg.mu.Unlock()
 		return pg.alpha
 	}
+	return s
+}
+
+// firefoxSubject opens the suite's page in a Firefox tab: session's own
+// user context in the Firefox of a profile of provider firefox, driven by
+// the same words as a Chromium tab.
+func (st *suite) firefoxSubject(t *testing.T, session string) *subject {
+	t.Helper()
+	id := st.sv.OK(t, daemon.Request{Verb: "browser.new", Session: session}.With(args.New{Label: "ff-" + session, Provider: provider.Firefox})).Profile.ID
+	st.sv.OK(t, daemon.Request{Verb: "browser.use", Session: session}.With(args.Use{Label: id}))
+	// Started outside the first open's call (a fresh Firefox takes 20-30 s
+	// on a loaded machine, more with the race detector).
+	if err := st.ff.Start(t.Context(), id); err != nil {
+		t.Fatal(err)
+	}
+	s := st.tabSubject(t, session)
+	s.name = "firefox"
 	return s
 }

@@ -43,7 +43,8 @@ func refIn(t *testing.T, text, role, name string) string {
 // Chromium as the program runs them, a profile of provider firefox opens
 // its pages in a Firefox tab (tab:N): snapshot, fill, click by ref (the
 // page's own click handler tells the site), screenshot and eval work by
-// the daemon's verbs; --headed is refused naming the provider; a profile
+// the daemon's verbs, and so do find, a scoped snapshot, --diff and wait;
+// --headed is refused naming the provider; a profile
 // of the daemon's own Chromium still opens Chromium tabs beside it.
 func TestDaemonFirefoxProfile(t *testing.T) {
 	testenv.NeedIntegration(t, "firefox-esr", "chromium")
@@ -59,6 +60,11 @@ func TestDaemonFirefoxProfile(t *testing.T) {
 
 	id := sv.OK(t, a("browser.new").With(args.New{Label: "work", Provider: provider.Firefox})).Profile.ID
 	sv.OK(t, a("browser.use").With(args.Use{Label: id}))
+	// A fresh Firefox takes 20-30 s to start on a loaded machine, more
+	// with the race detector: started outside the first open's call.
+	if err := ff.Start(t.Context(), id); err != nil {
+		t.Fatal(err)
+	}
 	headed := a("browser.open").With(args.OpenURL{URL: s.URL + "/form"})
 	headed.Headed = true
 	if r := sv.Call(t, headed); r.OK || r.Code != target.CodeNotOnThisProvider || r.Facts["provider"] != provider.Firefox {
@@ -80,6 +86,22 @@ func TestDaemonFirefoxProfile(t *testing.T) {
 	shot := sv.OK(t, a("browser.screenshot"))
 	if cfg, err := png.DecodeConfig(bytes.NewReader(shot.PNG)); err != nil || cfg.Width == 0 {
 		t.Errorf("screenshot: %v %+v", err, cfg)
+	}
+	// The core's reads over the tab's snapshot: find, a scope, a diff;
+	// and wait, on what the page's own script adds.
+	if f := sv.OK(t, a("browser.find").With(args.Find{Text: "go"})); !strings.Contains(f.Text, goBtn) {
+		t.Errorf("find go: %q lacks %s", f.Text, goBtn)
+	}
+	scoped := sv.OK(t, a("browser.snapshot").With(args.Snapshot{Observe: args.Observe{Ref: name}}))
+	if !strings.Contains(scoped.Text, `"Name"`) || strings.Contains(scoped.Text, "Sign in") {
+		t.Errorf("snapshot %s is not the field alone:\n%s", name, scoped.Text)
+	}
+	sv.OK(t, a("browser.snapshot"))
+	sv.OK(t, a("browser.eval").With(args.Eval{Expr: `setTimeout(() => { const b = document.createElement("button"); b.id = "later"; b.textContent = "Later"; document.body.append(b); }, 300), 1`}))
+	sv.OK(t, a("browser.wait").With(args.Wait{Selector: "#later"}))
+	diff := sv.OK(t, a("browser.snapshot").With(args.Snapshot{Observe: args.Observe{Diff: true}}))
+	if !strings.Contains(diff.Text, `"Later"`) || strings.Contains(diff.Text, "Sign in") {
+		t.Errorf("snapshot --diff after a button came:\n%s", diff.Text)
 	}
 	ev := sv.OK(t, a("browser.eval").With(args.Eval{Expr: "navigator.userAgent.includes('Firefox')"}))
 	if string(ev.Value) != "true" {

@@ -15,4 +15,8 @@
 // viewport and that nothing covers its centre (the page's own
 // elementFromPoint), and then clicks there with BiDi input actions: real
 // (trusted) pointer events, as a person's.
+//
+// The live view's frames are the viewport's pictures taken again and
+// again (capture.Shots over browsingContext.captureScreenshot), and a
+// person's input from it goes in as BiDi input actions, as an agent's.
 package firefox

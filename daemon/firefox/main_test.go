@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func browser(t *testing.T) *bidi.Browser {
+func browser(t testing.TB) *bidi.Browser {
 	t.Helper()
 	testenv.NeedIntegration(t, "firefox-esr")
 	shared.once.Do(func() {
@@ -47,7 +47,7 @@ func browser(t *testing.T) *bidi.Browser {
 }
 
 // newTab opens a tab in a user context of the test's own.
-func newTab(t *testing.T, ctx context.Context) *firefox.Tab {
+func newTab(t testing.TB, ctx context.Context) *firefox.Tab {
 	t.Helper()
 	c := browser(t).Conn()
 	uc, err := c.CreateUserContext(ctx)
@@ -74,7 +74,7 @@ type site struct {
 	hit chan struct{}
 }
 
-func newSite(t *testing.T, pages map[string]string) *site {
+func newSite(t testing.TB, pages map[string]string) *site {
 	s := &site{hit: make(chan struct{}, 100)}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()

@@ -98,41 +98,13 @@ func (p *Pool) Context(ctx context.Context, key kind.BrowserKey) (kind.BrowserCo
 	if key.Profile == "" {
 		return nil, nil, target.Refuse(target.CodeBadRequest, "a Firefox tab lives in a profile whose provider is firefox: vibespace-browser new <label> --browser firefox")
 	}
-	select {
-	case p.startMu <- struct{}{}:
-	case <-ctx.Done():
-		return nil, nil, target.Refuse(target.CodeTimeout, "another browser was still starting").Wrap(ctx.Err())
+	if err := p.lockStart(ctx); err != nil {
+		return nil, nil, err
 	}
 	defer func() { <-p.startMu }()
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return nil, nil, target.Refuse(target.CodeInternal, "the daemon is shutting down")
-	}
-	br := p.browsers[key.Profile]
-	if br != nil && !br.alive() {
-		delete(p.browsers, key.Profile)
-		br = nil
-	}
-	running := 0
-	for _, b := range p.browsers {
-		if b.alive() {
-			running++
-		}
-	}
-	p.mu.Unlock()
-	if br == nil {
-		if running >= p.o.MaxBrowsers {
-			return nil, nil, target.Refuse(target.CodeBrowserLimit, "%d Firefoxes run, the most this daemon allows at once", running).With("limit", p.o.MaxBrowsers)
-		}
-		var err error
-		if br, err = p.launch(ctx, key); err != nil {
-			return nil, nil, err
-		}
-		p.mu.Lock()
-		p.browsers[key.Profile] = br
-		p.mu.Unlock()
-		p.changed()
+	br, err := p.browserLocked(ctx, key)
+	if err != nil {
+		return nil, nil, err
 	}
 	p.mu.Lock()
 	uc, ok := br.contexts[key.Session]
@@ -157,6 +129,64 @@ func (p *Pool) Context(ctx context.Context, key kind.BrowserKey) (kind.BrowserCo
 		})
 	}
 	return browserContext{conn: br.b.Conn(), uc: uc}, release, nil
+}
+
+// lockStart takes the pool's start lock (one start at a time).
+func (p *Pool) lockStart(ctx context.Context) error {
+	select {
+	case p.startMu <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return target.Refuse(target.CodeTimeout, "another browser was still starting").Wrap(ctx.Err())
+	}
+}
+
+// browserLocked is the running Firefox of key's profile, started when it
+// is not running. The caller holds the start lock.
+func (p *Pool) browserLocked(ctx context.Context, key kind.BrowserKey) (*browser, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, target.Refuse(target.CodeInternal, "the daemon is shutting down")
+	}
+	br := p.browsers[key.Profile]
+	if br != nil && !br.alive() {
+		delete(p.browsers, key.Profile)
+		br = nil
+	}
+	running := 0
+	for _, b := range p.browsers {
+		if b.alive() {
+			running++
+		}
+	}
+	p.mu.Unlock()
+	if br != nil {
+		return br, nil
+	}
+	if running >= p.o.MaxBrowsers {
+		return nil, target.Refuse(target.CodeBrowserLimit, "%d Firefoxes run, the most this daemon allows at once", running).With("limit", p.o.MaxBrowsers)
+	}
+	br, err := p.launch(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	p.browsers[key.Profile] = br
+	p.mu.Unlock()
+	p.changed()
+	return br, nil
+}
+
+// Start starts the Firefox of profile id now, when it is not running, as
+// the first use would (a warm-up: that use then does not wait for it).
+func (p *Pool) Start(ctx context.Context, id string) error {
+	if err := p.lockStart(ctx); err != nil {
+		return err
+	}
+	defer func() { <-p.startMu }()
+	_, err := p.browserLocked(ctx, kind.BrowserKey{Profile: id})
+	return err
 }
 
 func (p *Pool) launch(ctx context.Context, key kind.BrowserKey) (*browser, error) {

@@ -51,17 +51,20 @@ const sameForm = `<!doctype html><title>Settings</title><main>
 //     listeners, so Firefox's walk gets none, and such an element that
 //     nothing else makes clickable gets no click action. None of these
 //     pages has one: the python pages' only listeners are on document and
-//     window, and the form has none.
+//     window, and the form has none; the choices page's listeners are on
+//     options of a list box, which are clickable by their role already.
 func TestSnapshotSameAsChromium(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	mux := http.NewServeMux()
 	mux.Handle("/python/", http.StripPrefix("/python/", http.FileServer(http.Dir("/usr/share/doc/python3/html"))))
 	mux.Handle("/valgrind/", http.StripPrefix("/valgrind/", http.FileServer(http.Dir("/usr/share/doc/valgrind/html"))))
-	mux.HandleFunc("/form", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write([]byte(sameForm))
-	})
+	for path, body := range map[string]string{"/form": sameForm, "/choices": choicePage} {
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write([]byte(body))
+		})
+	}
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
@@ -107,30 +110,85 @@ func TestSnapshotSameAsChromium(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ct, ft := cs.Text(), fs.Text()
 			if cs.Census.Nodes < 20 {
-				t.Fatalf("chromium's snapshot of %s has %d nodes:\n%s", p.name, cs.Census.Nodes, ct)
+				t.Fatalf("chromium's snapshot of %s has %d nodes:\n%s", p.name, cs.Census.Nodes, cs.Text())
 			}
-			if ct != ft {
-				cl, fl := strings.Split(ct, "\n"), strings.Split(ft, "\n")
-				n := 0
-				for i := 0; i < max(len(cl), len(fl)) && n < 30; i++ {
-					var a, b string
-					if i < len(cl) {
-						a = cl[i]
-					}
-					if i < len(fl) {
-						b = fl[i]
-					}
-					if a != b {
-						t.Errorf("line %d:\n  chromium: %s\n  firefox:  %s", i+1, a, b)
-						n++
-					}
-				}
-				t.Errorf("%s: the two snapshots differ (%d and %d lines)", p.name, len(cl), len(fl))
-			} else {
-				t.Logf("%s: the same %d nodes", p.name, cs.Census.Nodes)
-			}
+			same(t, p.name, cs, fs)
 		})
 	}
+	// What the new verbs change reads the same too: the choices page
+	// after select set its <select> and its ARIA list box in each browser
+	// (Chromium's own select, Firefox's through the same page functions),
+	// and after both scrolled it down.
+	t.Run("choices-after-select", func(t *testing.T) {
+		url := srv.URL + "/choices"
+		if err := ftab.Navigate(ctx, url); err != nil {
+			t.Fatal(err)
+		}
+		if err := ctab.Navigate(ctx, url); err != nil {
+			t.Fatal(err)
+		}
+		crefs, frefs := target.NewRefTable(), target.NewRefTable()
+		cs, err := ctab.SnapshotRoad(ctx, crefs, false, cdp.RoadPage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, err := ftab.Snapshot(ctx, frefs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pick := range []struct{ role, name, option string }{{"combo box", "Colour", "Green"}, {"list box", "Size", "Large"}} {
+			fn := find(t, fs, frefs, pick.role, pick.name)
+			if _, err := ftab.Select(ctx, fn, []string{pick.option}); err != nil {
+				t.Fatalf("firefox: select %s: %v", pick.option, err)
+			}
+			cn := find(t, cs, crefs, pick.role, pick.name)
+			if _, err := ctab.Select(ctx, cdp.NodeRef{Ref: cn.Ref, Key: cn.Key}, []string{pick.option}); err != nil {
+				t.Fatalf("chromium: select %s: %v", pick.option, err)
+			}
+		}
+		if err := ftab.Scroll(ctx, nil, "down", 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := ctab.Scroll(ctx, 0, 100, nil); err != nil {
+			t.Fatal(err)
+		}
+		if cs, err = ctab.SnapshotRoad(ctx, target.NewRefTable(), false, cdp.RoadPage); err != nil {
+			t.Fatal(err)
+		}
+		if fs, err = ftab.Snapshot(ctx, target.NewRefTable()); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(fs.Text(), "Large") {
+			t.Fatalf("the page after select:\n%s", fs.Text())
+		}
+		same(t, "choices after select", cs, fs)
+	})
+}
+
+// same fails t where the two snapshots' texts differ, listing the first
+// lines that do.
+func same(t *testing.T, name string, cs, fs *target.Snapshot) {
+	t.Helper()
+	ct, ft := cs.Text(), fs.Text()
+	if ct == ft {
+		t.Logf("%s: the same %d nodes", name, cs.Census.Nodes)
+		return
+	}
+	cl, fl := strings.Split(ct, "\n"), strings.Split(ft, "\n")
+	n := 0
+	for i := 0; i < max(len(cl), len(fl)) && n < 30; i++ {
+		var a, b string
+		if i < len(cl) {
+			a = cl[i]
+		}
+		if i < len(fl) {
+			b = fl[i]
+		}
+		if a != b {
+			t.Errorf("line %d:\n  chromium: %s\n  firefox:  %s", i+1, a, b)
+			n++
+		}
+	}
+	t.Errorf("%s: the two snapshots differ (%d and %d lines)", name, len(cl), len(fl))
 }
