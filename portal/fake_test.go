@@ -19,14 +19,14 @@ import (
 	"github.com/vibespace/vibespace/portal/portaltest"
 )
 
-func ctxT(t *testing.T, d time.Duration) context.Context {
+func ctxT(t testing.TB, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx
 }
 
 // setup: a private bus, the fake frontend on it, and a client.
-func setup(t *testing.T, o portaltest.FakeOptions, po portal.Options) (*portaltest.Fake, *portal.Client) {
+func setup(t testing.TB, o portaltest.FakeOptions, po portal.Options) (*portaltest.Fake, *portal.Client) {
 	t.Helper()
 	bus := portaltest.NewBus(t)
 	f := portaltest.NewFake(t, bus.Addr, o)

@@ -52,8 +52,7 @@ func (e *env) browserBatch(s string, lines ...string) (wire.Response, int) {
 // a budget of 2 steps stops a batch of 3 at its third, budget_spent, the
 // page never submitted — and of the trace, under the batch's id.
 func TestBatchFillsAForm(t *testing.T) {
-	e := newEnv(t)
-	e.Serve()
+	e := sharedEnv(t)
 	var posts inbox[signIn]
 	mux := http.NewServeMux()
 	servePage(mux, "/signup", batchFormPage)

@@ -44,8 +44,7 @@ type signupReport struct {
 // --diff still says what changed since the last whole snapshot (the form
 // gone, the message there), and a diff after it is unchanged.
 func TestDiffShowsWhatAppeared(t *testing.T) {
-	e := newEnv(t)
-	e.Serve()
+	e := sharedEnv(t)
 	var reports inbox[signupReport]
 	mux := http.NewServeMux()
 	servePage(mux, "/signup", signupPage)

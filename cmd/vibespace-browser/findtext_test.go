@@ -40,8 +40,7 @@ func squashLines(s string) string {
 // "json. dumps ( obj ,") and breaks lines at its blocks. The oracle is
 // the page's own innerText, read by eval.
 func TestFindSaysAndGetTextJoins(t *testing.T) {
-	e := newEnv(t)
-	e.Serve()
+	e := sharedEnv(t)
 	site := newObserveSite(t, map[string]string{"/docs": docsPage})
 	e.OK("s1", "open", site.URL+"/docs")
 	full := e.Snapshot("s1")

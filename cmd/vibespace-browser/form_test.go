@@ -102,8 +102,7 @@ func fieldRef(t testing.TB, s *target.Snapshot, name string) string {
 }
 
 func openEvery(t *testing.T) (*env, *formSite, *target.Snapshot) {
-	e := newEnv(t)
-	e.Serve()
+	e := sharedEnv(t)
 	site := newFormSite(t)
 	e.OK("s1", "open", site.URL+"/every")
 	return e, site, e.Snapshot("s1")

@@ -28,8 +28,7 @@ const latePage = `<!doctype html><title>late</title>
 // DOM (read by eval) and the server's log are the oracles. A click that
 // starts nothing answers no_visible_change.
 func TestLateEffect(t *testing.T) {
-	e := newEnv(t)
-	e.Serve()
+	e := sharedEnv(t)
 	var slow inbox[string]
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -129,8 +129,7 @@ func onlyFocus(l string) bool {
 // "unchanged"; a removed node's ref is stale_ref and never reused; find
 // answers refs with their context; get text @ref is that node's text.
 func TestObserveLessOnAPage(t *testing.T) {
-	e := newEnv(t)
-	e.Serve()
+	e := sharedEnv(t)
 	site := newObserveSite(t, map[string]string{"/observe": observePage})
 	e.OK("s1", "open", site.URL+"/observe")
 	full := e.Snapshot("s1")

@@ -21,8 +21,7 @@ const frameActInner = `<!doctype html><title>Inner %[1]s</title>
 // changed_elsewhere, never no_visible_change); the text is read back by a
 // snapshot.
 func TestPageRefsInFrames(t *testing.T) {
-	e := newEnv(t)
-	e.Serve()
+	e := sharedEnv(t)
 	site := newFramesSite(t, "<button>Main button</button>", frameActInner, nil)
 
 	e.OK("p", "open", site.URL+"/frames")

@@ -107,8 +107,7 @@ func (s *refSite) waitHit(t *testing.T, k string) {
 // CamelCase, no white-space text is a line with a ref, and -i prints a
 // field's value once.
 func TestPageRefs(t *testing.T) {
-	e := newEnv(t)
-	e.Serve()
+	e := sharedEnv(t)
 	site := newRefSite(t)
 
 	e.OK("p", "open", site.URL+"/clicks")

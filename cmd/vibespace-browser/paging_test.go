@@ -44,8 +44,7 @@ var (
 // the page (none lost between pages); a button of the last page is clicked
 // by its ref, and the page's own DOM says it was.
 func TestSnapshotPagesThroughABigPage(t *testing.T) {
-	e := newEnv(t)
-	e.Serve()
+	e := sharedEnv(t)
 	mux := http.NewServeMux()
 	body := pagingPage()
 	mux.HandleFunc("GET /rows", func(w http.ResponseWriter, r *http.Request) {

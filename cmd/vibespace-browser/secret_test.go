@@ -46,8 +46,7 @@ document.getElementById('f').addEventListener('submit', ev => {
 // picture of the tab is kept after it, though pictures are on; an unknown
 // name is refused no_secret.
 func TestSecretByNameOnAPage(t *testing.T) {
-	e := newEnv(t)
-	e.Serve()
+	e := sharedEnv(t)
 	var posts inbox[signIn]
 	mux := http.NewServeMux()
 	servePage(mux, "/signin", signInPage)
@@ -142,7 +141,7 @@ func TestSecretByNameOnAPage(t *testing.T) {
 		return nil
 	})
 	// The foreground daemon's own log, beside the state directory.
-	if b, err := os.ReadFile(filepath.Join(e.Dir, "serve.log")); err != nil || strings.Contains(string(b), value) {
+	if b, err := os.ReadFile(e.ServeLog()); err != nil || strings.Contains(string(b), value) {
 		t.Errorf("the daemon's log holds the secret's value, or was not read (%v)", err)
 	}
 	audit, err := os.ReadFile(filepath.Join(e.Home, "audit.jsonl"))

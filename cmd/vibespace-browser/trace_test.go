@@ -15,8 +15,7 @@ import (
 // nowhere under the state directory; another session is refused the
 // tab's trace without the operator's --for.
 func TestTraceOfATabSession(t *testing.T) {
-	e := newEnv(t)
-	e.Serve()
+	e := sharedEnv(t)
 	site := newSite(t)
 	open := e.OKJSON("s1", "open", site.URL+"/form")
 	tab := string(open.Target.ID)
@@ -36,7 +35,7 @@ func TestTraceOfATabSession(t *testing.T) {
 	var verbs []string
 	for _, s := range resp.Trace {
 		verbs = append(verbs, s.Verb)
-		if string(s.Target) != tab || s.Session != "s1" || s.Time.IsZero() {
+		if string(s.Target) != tab || s.Session != e.Session("s1") || s.Time.IsZero() {
 			t.Errorf("a step without its tab, session or time: %+v", s)
 		}
 	}
@@ -58,14 +57,14 @@ func TestTraceOfATabSession(t *testing.T) {
 	}
 	out := e.OK("s1", "trace", "--target", tab, "--last", "2")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 3 || !strings.Contains(lines[0], "2 of 5 step(s) kept of session s1 on "+tab) ||
+	if len(lines) != 3 || !strings.Contains(lines[0], "2 of 5 step(s) kept of session "+e.Session("s1")+" on "+tab) ||
 		!strings.Contains(lines[1], " type "+tab+" "+name) || !strings.Contains(lines[1], "(10 chars) by:") ||
 		!strings.Contains(lines[2], " click "+tab+" "+save+" ") || !strings.Contains(lines[2], " by:"+string(click.By)+" → ") {
 		t.Errorf("trace --last 2:\n%s", out)
 	}
 
 	e.RefusedJSON(string(target.CodeNotExposed), "s2", "trace", "--target", tab)
-	op := e.OKJSON("s2", "trace", "--for", "s1")
+	op := e.OKJSON("s2", "trace", "--for", e.Session("s1"))
 	if len(op.Trace) != 5 {
 		t.Errorf("trace --for s1: %+v", op.Trace)
 	}

@@ -64,8 +64,7 @@ func effectOf(t *testing.T, resp daemon.Response, word target.EffectWord) *targe
 // did nothing, and unverifiable with --no-verify; the page's DOM, read by
 // eval, and the server's log are the oracles.
 func TestVerifyPage(t *testing.T) {
-	e := newEnv(t)
-	e.Serve()
+	e := sharedEnv(t)
 	site := newVerifySite(t)
 	e.OKJSON("s1", "open", site.URL+"/v")
 	snap := e.Snapshot("s1", "-i")
@@ -137,8 +136,7 @@ func TestVerifyPage(t *testing.T) {
 // the clicks does not start the count over (click → snapshot → click … is
 // the loop it is for), another action on the tab does.
 func TestNoProgressPage(t *testing.T) {
-	e := newEnv(t)
-	e.Serve()
+	e := sharedEnv(t)
 	site := newVerifySite(t)
 	e.OKJSON("s1", "open", site.URL+"/v")
 	inert := ref(t, e.Snapshot("s1", "-i"), "push button", "Inert")
@@ -176,12 +174,11 @@ func TestNoProgressPage(t *testing.T) {
 // refused budget_spent, saying how to go on; reading is no step; a reset
 // starts over; the operator sets another session's.
 func TestBudgetSteps(t *testing.T) {
-	e := newEnv(t)
-	e.Serve()
+	e := sharedEnv(t)
 	site := newVerifySite(t)
 	e.OKJSON("s1", "open", site.URL+"/v")
 	show := ref(t, e.Snapshot("s1", "-i"), "push button", "Show")
-	if out := e.OK("s1", "budget", "--steps", "2"); !strings.Contains(out, "budget of s1: 2 of 2 steps left") {
+	if out := e.OK("s1", "budget", "--steps", "2"); !strings.Contains(out, "budget of "+e.Session("s1")+": 2 of 2 steps left") {
 		t.Fatalf("budget --steps 2 answered:\n%s", out)
 	}
 	e.OKJSON("s1", "click", show)
@@ -203,8 +200,8 @@ func TestBudgetSteps(t *testing.T) {
 		t.Fatalf("after the reset the page says %q", got)
 	}
 	// The operator's word for another session.
-	e.OK("op", "budget", "--for", "s1", "--steps", "1")
+	e.OK("op", "budget", "--for", e.Session("s1"), "--steps", "1")
 	e.RefusedJSON("budget_spent", "s1", "click", show)
-	e.OK("op", "budget", "--for", "s1", "--steps", "0")
+	e.OK("op", "budget", "--for", e.Session("s1"), "--steps", "0")
 	e.OKJSON("s1", "click", show)
 }

@@ -24,7 +24,7 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 // realPool is a pool of n Xvfb desktops, each display started as the
 // daemon's registry starts one (the desktop's provider), stopped when the
 // test ends.
-func realPool(t *testing.T, n int, cfg Config) (*Pool, []kind.Display) {
+func realPool(t testing.TB, n int, cfg Config) (*Pool, []kind.Display) {
 	t.Helper()
 	testenv.NeedIntegration(t)
 	cfg.Desks, cfg.Kind, cfg.Inner = n, native.ProviderName, native.Xvfb(native.Options{Logf: t.Logf})
@@ -49,7 +49,7 @@ func realPool(t *testing.T, n int, cfg Config) (*Pool, []kind.Display) {
 // running apart from the window (a child the window's program started).
 // It answers that process's PID and the files' paths, as the test itself
 // reads them (the script writes the PID outside the desktop).
-func leftBehind(t *testing.T, disp kind.Display) (pid int, files []string) {
+func leftBehind(t testing.TB, disp kind.Display) (pid int, files []string) {
 	t.Helper()
 	bin, err := testenv.XClientBinary()
 	if err != nil {
@@ -106,7 +106,7 @@ func procRunning(pid int) bool {
 }
 
 // wipedAway checks, on disk and in /proc, that what leftBehind left is gone.
-func wipedAway(t *testing.T, pid int, files []string) {
+func wipedAway(t testing.TB, pid int, files []string) {
 	t.Helper()
 	if procRunning(pid) {
 		t.Errorf("the agent's process %d still runs after the return", pid)
@@ -246,38 +246,62 @@ func TestPoolOfTwoXvfb(t *testing.T) {
 	}
 }
 
-// TestMeasureLatencies borrows, uses and returns one real Xvfb desktop 20
-// times — each use an X client that writes a file in HOME and leaves a
-// child running — and logs the median of each borrow and each return
-// (its wipe verified); the README has them. Each round's wipe is proven
-// as in TestPoolOfTwoXvfb.
-func TestMeasureLatencies(t *testing.T) {
+// TestBorrowedAgain borrows, uses and returns one real Xvfb desktop
+// twice — each use an X client that writes a file in HOME and leaves a
+// child running —, each round's wipe proven as in TestPoolOfTwoXvfb: a
+// desktop once wiped is lent and wiped again. Its latencies are
+// BenchmarkBorrowReturn's.
+func TestBorrowedAgain(t *testing.T) {
 	p, disps := realPool(t, 1, Config{})
-	const rounds = 20
+	for i := range 2 {
+		borrowUseReturn(t, p, disps[0], i)
+	}
+}
+
+// BenchmarkBorrowReturn borrows, uses and returns one real Xvfb desktop
+// b.N times as TestBorrowedAgain does, each wipe proven, and reports the
+// median borrow and return (with its wipe and verification) and the
+// slowest return; the README's figures are of -benchtime 20x.
+func BenchmarkBorrowReturn(b *testing.B) {
+	p, disps := realPool(b, 1, Config{})
 	var borrows, returns []time.Duration
-	for i := range rounds {
-		t0 := time.Now()
-		if _, err := p.Borrow(t.Context(), "m", false, "", 0); err != nil {
-			t.Fatal(err)
-		}
-		borrows = append(borrows, time.Since(t0))
-		pid, files := leftBehind(t, disps[0])
-		t1 := time.Now()
-		w, err := p.Return(t.Context(), "m", ReturnAsked)
-		if err != nil {
-			t.Fatalf("round %d: %v", i, err)
-		}
-		returns = append(returns, time.Since(t1))
-		wipedAway(t, pid, files)
-		if i == 0 {
-			t.Logf("round 0's return: %s", w)
-		}
+	for i := 0; b.Loop(); i++ {
+		borrow, ret := borrowUseReturn(b, p, disps[0], i)
+		borrows, returns = append(borrows, borrow), append(returns, ret)
 	}
 	median := func(ds []time.Duration) time.Duration {
 		s := slices.Clone(ds)
 		slices.Sort(s)
+		if len(s)%2 == 1 {
+			return s[len(s)/2]
+		}
 		return (s[len(s)/2-1] + s[len(s)/2]) / 2
 	}
-	t.Logf("median of %d: borrow %v, return with its wipe %v (max %v)", rounds,
-		median(borrows), median(returns), slices.Max(returns))
+	b.ReportMetric(float64(median(borrows).Microseconds()), "borrow-µs")
+	b.ReportMetric(float64(median(returns).Milliseconds()), "return-ms")
+	b.ReportMetric(float64(slices.Max(returns).Milliseconds()), "return-max-ms")
+}
+
+// borrowUseReturn is one round on disp, the pool's one desktop: a borrow,
+// what an agent leaves there (leftBehind), the return, and the proof of
+// its wipe. It answers how long the borrow and the return took.
+func borrowUseReturn(t testing.TB, p *Pool, disp kind.Display, round int) (borrow, ret time.Duration) {
+	t.Helper()
+	t0 := time.Now()
+	if _, err := p.Borrow(t.Context(), "m", false, "", 0); err != nil {
+		t.Fatal(err)
+	}
+	borrow = time.Since(t0)
+	pid, files := leftBehind(t, disp)
+	t1 := time.Now()
+	w, err := p.Return(t.Context(), "m", ReturnAsked)
+	if err != nil {
+		t.Fatalf("round %d: %v", round, err)
+	}
+	ret = time.Since(t1)
+	wipedAway(t, pid, files)
+	if round == 0 {
+		t.Logf("round 0's return: %s", w)
+	}
+	return borrow, ret
 }

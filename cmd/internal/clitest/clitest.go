@@ -14,8 +14,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -39,6 +41,10 @@ func Main(m *testing.M, name string, bin *string) {
 	}
 	*bin = b
 	code := m.Run()
+	if problems := stopShared(); problems != "" {
+		fmt.Fprintln(os.Stderr, problems)
+		code = max(code, 1)
+	}
 	remove()
 	os.Exit(code)
 }
@@ -109,7 +115,7 @@ func (e *Env) LogOnFailure() {
 		if !e.T.Failed() {
 			return
 		}
-		for _, f := range []string{filepath.Join(e.Dir, "serve.log"), filepath.Join(e.Home, "daemon.log")} {
+		for _, f := range []string{e.ServeLog(), filepath.Join(e.Home, "daemon.log")} {
 			if b, err := os.ReadFile(f); err == nil {
 				e.T.Logf("%s:\n%s", filepath.Base(f), b)
 			}
@@ -128,6 +134,38 @@ type Env struct {
 
 	Serve     *exec.Cmd // the foreground daemon, when the test started one
 	ServeDone chan struct{}
+
+	// On the shared daemon (Shared): what this test's sessions are named
+	// before, and the directory of the daemon's serve.log.
+	prefix, daemonDir string
+	used              *sessionsUsed // the sessions the commands ran as (Sessions)
+}
+
+// sessionsUsed are the sessions an Env's commands ran as, in the order
+// first used; a copy of the Env (another command on the same daemon)
+// adds to the same.
+type sessionsUsed struct {
+	mu    sync.Mutex
+	names []string
+}
+
+func (u *sessionsUsed) add(s string) {
+	if u == nil {
+		return
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if !slices.Contains(u.names, s) {
+		u.names = append(u.names, s)
+	}
+}
+
+// ServeLog is the path of the foreground daemon's log.
+func (e *Env) ServeLog() string {
+	if e.daemonDir != "" {
+		return filepath.Join(e.daemonDir, "serve.log")
+	}
+	return filepath.Join(e.Dir, "serve.log")
 }
 
 // New makes an Env for bin under t.TempDir and stops every daemon of it
@@ -155,7 +193,8 @@ func (e *Env) Environ(s string) []string {
 		}
 		out = append(out, kv)
 	}
-	out = append(out, "VIBESPACE_HOME="+e.Home, "XDG_RUNTIME_DIR="+e.Run, "VIBESPACE_SESSION="+s)
+	e.used.add(s)
+	out = append(out, "VIBESPACE_HOME="+e.Home, "XDG_RUNTIME_DIR="+e.Run, "VIBESPACE_SESSION="+e.Session(s))
 	return append(out, e.Extra...)
 }
 
@@ -333,10 +372,8 @@ func (e *Env) Stop() {
 		e.Serve = nil
 	}
 	e.StopAutostarted()
-	for _, f := range []string{filepath.Join(e.Dir, "serve.log"), filepath.Join(e.Home, "daemon.log"), filepath.Join(e.Home, "daemon.stderr")} {
-		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), "DATA RACE") {
-			e.T.Errorf("the daemon reported a data race (%s):\n%s", filepath.Base(f), b)
-		}
+	if logs := raceLogs(e); logs != "" {
+		e.T.Errorf("the daemon reported a data race:\n%s", logs)
 	}
 }
 

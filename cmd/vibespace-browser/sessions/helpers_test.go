@@ -20,6 +20,14 @@ func newEnv(t testing.TB) *env {
 	return &env{browsertest.New(t)}
 }
 
+// sharedEnv is an env on the package's one daemon (browsertest.Shared):
+// for a test that neither stops the daemon nor needs its state alone
+// (profiles are the daemon's, every session's).
+func sharedEnv(t testing.TB) *env {
+	t.Helper()
+	return &env{browsertest.Shared(t)}
+}
+
 // What every package of the command's tests shares: the readers of
 // answers, and the server of the test pages (browsertest.Site).
 var (

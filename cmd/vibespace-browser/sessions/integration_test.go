@@ -17,8 +17,7 @@ import (
 // An agent drives a real page end to end; every answer is checked against
 // what the page itself reports to the test's server.
 func TestAgentDrivesAPage(t *testing.T) {
-	e := newEnv(t)
-	e.Serve()
+	e := sharedEnv(t)
 	site := newSite(t)
 
 	out := e.OK("s1", "open", site.URL+"/form")
@@ -107,8 +106,7 @@ func checkAudit(t *testing.T, e *env, secrets ...string) {
 }
 
 func TestSessionsDoNotShareTabsOrCookies(t *testing.T) {
-	e := newEnv(t)
-	e.Serve()
+	e := sharedEnv(t)
 	site := newSite(t)
 
 	a := e.OKJSON("s1", "open", site.URL+"/set-cookie?v=s1")
@@ -141,8 +139,7 @@ func TestSessionsDoNotShareTabsOrCookies(t *testing.T) {
 }
 
 func TestRefsStableAndStale(t *testing.T) {
-	e := newEnv(t)
-	e.Serve()
+	e := sharedEnv(t)
 	site := newSite(t)
 	e.OK("s1", "open", site.URL+"/list")
 	first := e.Snapshot("s1")
@@ -296,8 +293,7 @@ func TestNewChildIsReapedWithItsParent(t *testing.T) {
 }
 
 func TestTakeoverCutsALongType(t *testing.T) {
-	e := newEnv(t)
-	e.Serve()
+	e := sharedEnv(t)
 	site := newSite(t)
 	open := e.OKJSON("s1", "open", site.URL+"/long")
 	tab := string(open.Target.ID)

@@ -42,6 +42,30 @@ func New(t testing.TB) *Env {
 	return e
 }
 
+// Shared makes an Env on the test binary's one daemon (clitest.Shared),
+// its Chromium shared as the sessions of one daemon share it: a test that
+// neither stops the daemon nor needs its state alone takes it instead of
+// New and Serve. Its sessions, their browser contexts and tabs are its
+// own; at its end the tabs its sessions list are closed, so that no page
+// of it goes on working beside the next test.
+func Shared(t testing.TB) *Env {
+	t.Helper()
+	testenv.NeedIntegration(t)
+	clitest.NeedChromium(t)
+	e := &Env{clitest.Shared(t, Bin, "--chromium", Chromium)}
+	e.LogOnFailure()
+	t.Cleanup(func() {
+		for _, s := range e.Sessions() {
+			for _, tab := range e.Answer(s, "tab", "list").Targets {
+				if r := e.CLI(s, "tab", "close", string(tab.ID)); r.Code != 0 {
+					t.Logf("closing session %s's %s at the end: exit %d: %s%s", s, tab.ID, r.Code, r.Out, r.Errout)
+				}
+			}
+		}
+	})
+	return e
+}
+
 // Serve starts the daemon as the test's child.
 func (e *Env) Serve() { e.StartServe("--chromium", Chromium) }
 
