@@ -162,7 +162,7 @@ func (d *Daemon) Handle(ctx context.Context, req Request) Response {
 	if req.For != "" && !facts.For {
 		return refusal(target.Refuse(target.CodeBadRequest, "--for is the operator's word for another session's browser attachments, trace or budget: only %s take it, not %s", words(verb.Where(func(f verb.Facts) bool { return f.For })), req.Verb))
 	}
-	ctx, cancel := context.WithTimeout(ctx, d.cfg.VerbTimeout)
+	ctx, cancel := context.WithTimeout(ctx, args.Bound(a, d.cfg.VerbTimeout))
 	defer cancel()
 	ctx = kind.WithCaller(ctx, kind.Caller{Session: req.Session, Verb: req.Verb, Target: req.Target})
 	resp := d.guarded(ctx, facts, req, a)

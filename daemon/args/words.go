@@ -72,16 +72,33 @@ func waitArg(s string, least, most time.Duration, like string) (time.Duration, e
 	return d, nil
 }
 
-// MaxHandoffWait bounds how long a hand-off waits for a person (--wait);
-// the daemon's verb timeout bounds it too. MaxReason bounds its reason.
+// MaxHandoffWait bounds how long a hand-off waits for a person (--wait),
+// DefaultHandoffWait is its wait when none is given: a person needs
+// minutes, not a verb's usual seconds (Bound). MaxReason bounds its reason.
 const (
-	MaxHandoffWait = 30 * time.Minute
-	MaxReason      = 300
+	MaxHandoffWait     = 30 * time.Minute
+	DefaultHandoffWait = 5 * time.Minute
+	MaxReason          = 300
 )
 
+// boundGrace is what a verb that waits as long as its arguments say gets
+// beyond that wait: its answer's time.
+const boundGrace = 15 * time.Second
+
+// Bound is how long a verb with arguments a may run: def (the daemon's
+// verb timeout), or, for a verb that waits as long as its arguments say
+// (a hand-off waits for a person), that wait and a little more when it is
+// longer.
+func Bound(a any, def time.Duration) time.Duration {
+	if w, ok := a.(interface{ waits() time.Duration }); ok {
+		return max(def, w.waits()+boundGrace)
+	}
+	return def
+}
+
 // Handoff is handoff's: why the agent asks a person (shown in the live
-// view beside "needs you") and how long to wait for them ("" until the
-// verb's deadline).
+// view beside "needs you") and how long to wait for them ("":
+// DefaultHandoffWait).
 type Handoff struct {
 	Reason string `json:"reason" jsonschema:"what they should do"`
 	Wait   string `json:"wait,omitempty" jsonschema:"e.g. 2m"`
@@ -100,9 +117,19 @@ func (a Handoff) Validate() error {
 	return err
 }
 
-// WaitFor is the wait as a duration (0: until the verb's deadline).
+// WaitFor is the wait as a duration (DefaultHandoffWait for none).
 func (a Handoff) WaitFor() (time.Duration, error) {
+	if a.Wait == "" {
+		return DefaultHandoffWait, nil
+	}
 	return waitArg(a.Wait, time.Nanosecond, MaxHandoffWait, "2m")
+}
+
+// waits is the wait the verb's bound must hold (Bound); 0 for a wait
+// Validate refuses.
+func (a Handoff) waits() time.Duration {
+	d, _ := a.WaitFor()
+	return d
 }
 
 // Mode is the mode verb's: the window's new mode.

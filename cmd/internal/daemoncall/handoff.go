@@ -28,8 +28,8 @@ snapshot the hand-off took as it began; that snapshot becomes your session's
 last one).
 
 The person may decline from the page: refused handoff_declined. No person
-within --wait (default and at most: the daemon's verb timeout, less a few
-seconds): refused handoff_timeout, and the "needs you" mark is withdrawn (the
+within --wait (default 5m, at most 30m: the hand-off's own bound, longer
+than other verbs'): refused handoff_timeout, and the "needs you" mark is withdrawn (the
 refusal says when a person took it over and still drives it). Stopping the
 command (Ctrl-C) cancels the hand-off and withdraws the mark too. Your lease is
 kept throughout; the audit records the ask and its end, never what the person
@@ -39,7 +39,7 @@ typed.
 		Usage: "ask a person in the live view to do a part of it (--reason, --wait); answers what they changed",
 		Flags: []cli.Flag{JSONFlag,
 			&cli.StringFlag{Name: "reason", Usage: "what the person should do there: a line the live view shows"},
-			&cli.DurationFlag{Name: "wait", Usage: "how long to wait for a person (default: the daemon's verb timeout)"}},
+			&cli.DurationFlag{Name: "wait", Usage: "how long to wait for a person (default 5m, at most 30m)"}},
 		Action: func(c *cli.Context) error {
 			target := ""
 			switch {
@@ -51,7 +51,7 @@ typed.
 				return Usage("handoff hands off your current tab and takes no arguments: handoff --reason \"log in\"")
 			}
 			a := args.Handoff{Reason: c.String("reason")}
-			timeout := args.MaxHandoffWait + time.Minute
+			timeout := args.DefaultHandoffWait + time.Minute
 			if c.IsSet("wait") {
 				a.Wait = c.Duration("wait").String()
 				timeout = c.Duration("wait") + time.Minute
