@@ -18,6 +18,7 @@ func TestBound(t *testing.T) {
 		{Handoff{Reason: "log in", Wait: "10m"}, 10*time.Minute + boundGrace},
 		{Handoff{Reason: "log in", Wait: "2s"}, verb},
 		{Handoff{Reason: "log in", Wait: "forever"}, verb},
+		{Reach{URL: "http://127.0.0.1/"}, DefaultHandoffWait + boundGrace},
 		{Borrow{Wait: "10m"}, verb},
 		{Click{Ref: "@e1"}, verb},
 		{nil, verb},

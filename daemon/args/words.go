@@ -176,6 +176,11 @@ type Reach struct {
 	Goal string `json:"goal,omitempty" jsonschema:"words to find, or click <name>"`
 }
 
+// waits is the bound a reach needs beyond one verb's (Bound): its fifth
+// rung waits for a person as a hand-off does; each rung's verbs keep the
+// daemon's verb timeout.
+func (a Reach) waits() time.Duration { return DefaultHandoffWait }
+
 func (a Reach) Validate() error {
 	if strings.TrimSpace(a.URL) == "" {
 		return badRequest("reach needs an address: reach https://example.org/")

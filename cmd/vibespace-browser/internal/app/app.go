@@ -6,10 +6,12 @@ package app
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
+	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/wire"
 )
 
@@ -88,3 +90,7 @@ func browserRequest(c *cli.Context, o Options, req wire.Request) wire.Request {
 // callTimeout bounds one call on the client side: any browser verb may
 // start a browser first (the daemon bounds each verb itself).
 const callTimeout = daemoncall.OpenTimeout
+
+// reachTimeout bounds a reach on the client side: its rungs and, at the
+// fifth, the person it waits for (args.Reach's bound on the daemon's side).
+const reachTimeout = args.DefaultHandoffWait + 2*time.Minute

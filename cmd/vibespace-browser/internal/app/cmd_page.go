@@ -150,8 +150,9 @@ each rung clicks the control named so (by the tree, at its pixels, in the
 window), and a click that shows no visible change twice is that rung's signal;
 any other --goal is words whose lines the answer quotes. What a rung opened
 stays yours: the tab, and from rung 4 the desktop (return gives it back,
-wiped) and its window (vibespace-window's verbs). A reach has the time of one
-verb (the daemon's --verb-timeout).
+wiped) and its window (vibespace-window's verbs). Each rung's verbs have the
+daemon's --verb-timeout; the reach as a whole waits up to 5 minutes more for a
+person at rung 5.
 
    vibespace-browser reach http://127.0.0.1:8080/
    vibespace-browser reach http://127.0.0.1:8080/upload --goal "click Upload"`,
@@ -161,7 +162,8 @@ verb (the daemon's --verb-timeout).
 			if c.NArg() != 1 {
 				return usage("reach needs one URL: reach https://example.org/")
 			}
-			return ask(c, o, args.Request("reach", "", args.Reach{URL: c.Args().First(), Goal: c.String("goal")}), func(r wire.Response, w io.Writer) error {
+			req := browserRequest(c, o, args.Request("reach", "", args.Reach{URL: c.Args().First(), Goal: c.String("goal")}))
+			return daemoncall.Ask(c, o, req, reachTimeout, func(r wire.Response, w io.Writer) error {
 				if r.Text != "" {
 					fmt.Fprintln(w, strings.TrimRight(r.Text, "\n"))
 				}

@@ -452,7 +452,7 @@ var tools = []toolDef{
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_reach", Description: "Reach a URL on the lowest rung that serves (fetch, tree, pixels, desktop, person), naming each signal.",
 		Annotations: acts(true, false, true)}, func(in reachArgs) (plan, error) {
-		return plan{req: args.Request("browser.reach", "", in.Reach), body: daemoncall.PrintText}, nil
+		return plan{req: args.Request("browser.reach", "", in.Reach), body: daemoncall.PrintText, timeout: args.DefaultHandoffWait + 2*time.Minute}, nil
 	}),
 	verb(groupBrowser, &mcp.Tool{Name: "browser_snapshot", Description: "The page's accessibility tree, a node a line: role, \"name\", @ref, states.",
 		Annotations: reads(true)}, func(in snapshotPageArgs) (plan, error) {
