@@ -21,34 +21,18 @@ func TestRealGnomeShell(t *testing.T) {
 	w := testenv.NewShell(t, testenv.GnomeShell)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	app, err := w.LaunchFixture(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer app.Stop()
 	// The person brings the window forward out of the overview GNOME
-	// Shell starts in, with their own pointer.
-	hand, err := w.Mutter(ctx)
-	if err != nil {
-		t.Fatal(err)
+	// Shell starts in, with their own pointer (kept to the test's end: a
+	// session closed at once can drop the click before it lands).
+	bring := func() error {
+		hand, err := w.Mutter(ctx)
+		if err != nil {
+			return err
+		}
+		t.Cleanup(func() { hand.Close() })
+		return w.Bring(ctx, hand)
 	}
-	defer hand.Close()
-	if err := w.Bring(ctx, hand); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := app.Log.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "focus" }); err != nil {
-		t.Fatal(err)
-	}
-	c, err := portal.Dial(ctx, w.BusAddress(), portal.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	info, err := c.Probe(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("GNOME Shell's portal: RemoteDesktop v%d, ScreenCast v%d, devices %v, sources %v", info.RemoteDesktop, info.ScreenCast, info.Devices, info.Sources)
+	app, c, info := shellPortal(t, ctx, w, "GNOME Shell", bring)
 	if info.Sources&portal.Window == 0 {
 		t.Fatalf("GNOME Shell's portal offers no window source: %v", info.Sources)
 	}
@@ -141,24 +125,7 @@ func TestRealKWin(t *testing.T) {
 	w := testenv.NewShell(t, testenv.KWin)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	app, err := w.LaunchFixture(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer app.Stop()
-	if _, err := app.Log.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "focus" }); err != nil {
-		t.Fatal(err)
-	}
-	c, err := portal.Dial(ctx, w.BusAddress(), portal.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	info, err := c.Probe(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("KWin's portal: RemoteDesktop v%d, ScreenCast v%d, devices %v, sources %v", info.RemoteDesktop, info.ScreenCast, info.Devices, info.Sources)
+	app, c, _ := shellPortal(t, ctx, w, "KWin", nil)
 	s, err := c.Start(ctx, portal.Request{Devices: portal.Keyboard | portal.Pointer})
 	if err != nil {
 		t.Fatalf("Start: %v\nportal-kde: %s", err, w.LogTail("xdg-desktop-portal-kde"))
@@ -176,6 +143,38 @@ func TestRealKWin(t *testing.T) {
 		return nil
 	}
 	until(t, ctx, "keys to reach the window", app.Log, typed, func(e testenv.Event) bool { return e.Type == "key" && e.Keysym == "q" })
+}
+
+// shellPortal starts the fixture on w's shell, brings it forward (bring,
+// when the shell does not focus a new window), waits for the fixture's own
+// word of its focus, and dials and probes w's portal, logging what it
+// offers. The fixture and the client end with the test.
+func shellPortal(t *testing.T, ctx context.Context, w *testenv.Wayland, shell string, bring func() error) (*testenv.WaylandFixture, *portal.Client, portal.Info) {
+	t.Helper()
+	app, err := w.LaunchFixture(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(app.Stop)
+	if bring != nil {
+		if err := bring(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := app.Log.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "focus" }); err != nil {
+		t.Fatal(err)
+	}
+	c, err := portal.Dial(ctx, w.BusAddress(), portal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	info, err := c.Probe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s's portal: RemoteDesktop v%d, ScreenCast v%d, devices %v, sources %v", shell, info.RemoteDesktop, info.ScreenCast, info.Devices, info.Sources)
+	return app, c, info
 }
 
 // clickAt moves the pointer to x, y of stream node and clicks the left
