@@ -136,6 +136,7 @@ const (
 	// the command line gives these itself, with ssh's last stderr line.
 	CodeHostUnreachable Code = "host_unreachable" // ssh could not reach or log in to the host (ssh exited 255)
 	CodeNoRemoteDaemon  Code = "no_remote_daemon" // the host has no vibespace-daemon to run, or its bridge failed (exit 126/127, no greeting)
+	CodeElsewhere       Code = "elsewhere"        // the verb is for another host (a desktop of the pool that lives there): its facts name the host and the handle there, and the command lines and MCP send it there themselves
 )
 
 // Refusal is a verb that did not run: a stable code, a one-line sentence for a

@@ -32,6 +32,14 @@ type desk struct {
 	wiping bool      // being wiped: lent to nobody yet
 	broken string    // the last wipe's failure, "" none
 
+	// A remote member (Config.Remotes): its host's road, its name there
+	// while lent, why its host is skipped ("" reached), and the session
+	// that held it last (its return there is that session's).
+	remote Remote
+	there  string
+	down   string
+	last   string
+
 	// Its display, once one was started or re-attached: its facts (its
 	// marker, its directory, its server) and the processes that are the
 	// display itself (its server, buses and accessibility registry), which
@@ -56,7 +64,10 @@ var wiped = []string{"home", "config", "cache", "data", "tmp", profileDir}
 func (d *desk) lent(waited time.Duration) Lent {
 	d.p.mu.Lock()
 	defer d.p.mu.Unlock()
-	l := Lent{Desk: d.name, Kind: d.kind, Waited: waited}
+	l := Lent{Desk: d.name, Kind: d.kind, Waited: waited, There: d.there}
+	if d.remote != nil {
+		l.Host = d.remote.Host()
+	}
 	if d.running {
 		l.Home = filepath.Join(d.st.Dir, homeDir)
 		l.Download = filepath.Join(d.st.Dir, downloadDir)
@@ -184,9 +195,15 @@ type Wiped struct {
 	Zombies int   // of them, ended but still zombies when looked at (their parent had not reaped them yet)
 	Removed int   // files and directories removed
 	Took    time.Duration
+	// A remote member's: its host, its name there and what that host's
+	// daemon said of its wipe.
+	Host, There, Said string
 }
 
 func (w Wiped) String() string {
+	if w.Host != "" {
+		return fmt.Sprintf("returned on %s (%s there) in %v: %s", w.Host, w.There, w.Took.Round(time.Millisecond), w.Said)
+	}
 	s := fmt.Sprintf("wiped in %v: %d process(es) ended", w.Took.Round(time.Millisecond), len(w.Ended))
 	if w.Zombies > 0 {
 		s += fmt.Sprintf(" (%d of them zombies their parent had not reaped yet)", w.Zombies)
@@ -202,6 +219,9 @@ func (w Wiped) String() string {
 // runs, and each directory holds nothing but the empty downloads
 // directory. A desktop whose display never ran has nothing to wipe.
 func (d *desk) wipe(ctx context.Context) (Wiped, error) {
+	if d.remote != nil {
+		return d.returnThere(ctx)
+	}
 	t0 := time.Now()
 	d.p.mu.Lock()
 	running, st, base := d.running, d.st, d.baseline

@@ -24,6 +24,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -53,6 +54,10 @@ type Config struct {
 	Margin  float64
 	PerDesk int64
 	MemFree func() (int64, error)
+	// Remotes are more members, after the Desks: each a desktop of
+	// another host's daemon's own pool (Remote), named as the others
+	// (desk3…) and of kind "remote ssh://…".
+	Remotes []Remote
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	// Logf receives progress lines; nil discards them.
@@ -112,6 +117,14 @@ func New(cfg Config) *Pool {
 		p.desks = append(p.desks, &desk{p: p, name: fmt.Sprintf("%s%d", Prefix, i), kind: cfg.Kind})
 	}
 	p.cap, p.capWhy = Cap(cfg.Desks, cfg.MemFree, cfg.Margin, cfg.PerDesk)
+	for i, r := range cfg.Remotes {
+		p.desks = append(p.desks, &desk{p: p, name: fmt.Sprintf("%s%d", Prefix, cfg.Desks+i+1), kind: KindRemote + r.Host(), remote: r})
+	}
+	if len(cfg.Remotes) > 0 {
+		// A remote member takes no memory here: the cap bounds the
+		// local desktops alone (serveLocked counts those).
+		p.capWhy += fmt.Sprintf(" local desktop(s), and %d on other hosts", len(cfg.Remotes))
+	}
 	return p
 }
 
@@ -124,6 +137,10 @@ const Prefix = "desk"
 func (p *Pool) Desks() []kind.DisplayProvider {
 	out := make([]kind.DisplayProvider, 0, len(p.desks))
 	for _, d := range p.desks {
+		if d.remote != nil {
+			out = append(out, remoteProvider{d})
+			continue
+		}
 		out = append(out, provider{d})
 	}
 	return out
@@ -152,6 +169,8 @@ func (p *Pool) audit(e lease.Entry) {
 type Lent struct {
 	Desk     string        // its name (the display open --on names)
 	Kind     string        // its display kind
+	Host     string        // a remote member's host (ssh://…), "" here
+	There    string        // a remote member's name on its host (desk1…)
 	Waited   time.Duration // how long the borrow waited in the queue
 	Home     string        // its HOME ("" until its display runs)
 	Download string        // its downloads directory
@@ -181,6 +200,10 @@ func (p *Pool) Borrow(ctx context.Context, session string, person bool, k string
 	if !p.hasKindLocked(k) {
 		p.mu.Unlock()
 		return Lent{}, p.noDesk(k)
+	}
+	if why, all := p.downLocked(k); all {
+		p.mu.Unlock()
+		return Lent{}, target.Refuse(target.CodeNoDisplay, "no desktop of the pool can be lent: %s", strings.Join(why, "; ")).With("unreachable", len(why))
 	}
 	w := &waiter{session: session, person: person, kind: k, got: make(chan *desk, 1)}
 	p.seq++
@@ -222,9 +245,18 @@ func (p *Pool) Borrow(ctx context.Context, session string, person bool, k string
 			d = <-w.got // handed to it as it gave up: it is lent
 		}
 	}
+	if d.remote != nil {
+		if err := p.lendThere(ctx, d, session); err != nil {
+			return Lent{}, err
+		}
+	}
 	waited := p.cfg.Now().Sub(start)
 	l := d.lent(waited)
-	p.audit(lease.Entry{Session: session, Verb: "pool.lend", OK: true, With: fmt.Sprintf("%s (%s) after %v in the queue", d.name, d.kind, waited.Round(time.Millisecond))})
+	with := fmt.Sprintf("%s (%s) after %v in the queue", d.name, d.kind, waited.Round(time.Millisecond))
+	if l.Host != "" {
+		with += ", " + l.There + " there"
+	}
+	p.audit(lease.Entry{Session: session, Verb: "pool.lend", OK: true, With: with})
 	p.logf("%s lent to %s after %v", d.name, session, waited.Round(time.Millisecond))
 	return l, nil
 }
@@ -252,6 +284,9 @@ func (p *Pool) leave(w *waiter, session string, start time.Time) error {
 		why += fmt.Sprintf(", a cap of %d", capped)
 	}
 	why += ")"
+	if down, _ := p.downLocked(w.kind); len(down) > 0 {
+		why += "; " + strings.Join(down, "; ")
+	}
 	return target.Refuse(target.CodePoolBusy, "%s: you were %d of %d in the queue after %v; borrow --wait longer, or later", why, pos, queued, waited.Round(time.Millisecond)).
 		With("position", pos).With("queued", queued).With("waited_ms", waited.Milliseconds())
 }
@@ -309,7 +344,7 @@ func (p *Pool) removeLocked(w *waiter) {
 func (p *Pool) lentLocked() int {
 	n := 0
 	for _, d := range p.desks {
-		if d.holder != "" || d.wiping {
+		if d.remote == nil && (d.holder != "" || d.wiping) {
 			n++
 		}
 	}
@@ -320,11 +355,8 @@ func (p *Pool) lentLocked() int {
 // cap allows: a waiter whose kind no free desktop has lets the next try.
 func (p *Pool) serveLocked() {
 	for i := 0; i < len(p.queue); {
-		if p.lentLocked() >= p.cap {
-			return
-		}
 		w := p.queue[i]
-		d := p.freeLocked(w.kind)
+		d := p.freeLocked(w.kind, p.lentLocked() < p.cap)
 		if d == nil {
 			i++
 			continue
@@ -335,8 +367,13 @@ func (p *Pool) serveLocked() {
 	}
 }
 
-func (p *Pool) freeLocked(k string) *desk {
+// freeLocked is a free desktop of kind k: a local one only while local
+// (the cap allows one more here), a remote one whose host is reached.
+func (p *Pool) freeLocked(k string, local bool) *desk {
 	for _, d := range p.desks {
+		if (d.remote == nil && !local) || d.down != "" {
+			continue
+		}
 		if d.holder == "" && !d.wiping && d.broken == "" && (k == "" || d.kind == k) {
 			return d
 		}
@@ -412,6 +449,7 @@ func (p *Pool) Return(ctx context.Context, session, why string) (Wiped, error) {
 		return Wiped{}, target.Refuse(target.CodeNotAttached, "you hold no desktop of the pool (borrow first)")
 	}
 	name := d.name
+	d.last = session
 	d.holder, d.person, d.paused, d.wiping = "", false, false, true
 	p.forgetLocked(name)
 	p.mu.Unlock()
@@ -449,7 +487,9 @@ func (p *Pool) Idle(ctx context.Context) []string {
 	p.mu.Lock()
 	var idle []string
 	for _, d := range p.desks {
-		if d.holder != "" && !d.person && now.Sub(d.used) >= p.cfg.IdleReturn {
+		// A remote member's borrower sends its verbs to that host: its
+		// idle return is that host's daemon's own (--pool-idle there).
+		if d.holder != "" && !d.person && d.remote == nil && now.Sub(d.used) >= p.cfg.IdleReturn {
 			idle = append(idle, d.holder)
 		}
 	}
@@ -470,6 +510,9 @@ func (p *Pool) IdleLoop(ctx context.Context) {
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
+	if len(p.cfg.Remotes) > 0 {
+		go p.remoteLoop(ctx)
+	}
 	for {
 		select {
 		case <-ctx.Done():

@@ -78,19 +78,30 @@ func (s *Stage) Answer(ctx context.Context, c *stage.Call) (wire.Response, error
 		if err != nil {
 			return wire.Response{}, err
 		}
-		return wire.Response{Did: fmt.Sprintf("returned %s: %s; it is ready for the next borrow", name, w),
-			Facts: map[string]any{"desk": name, "ended": len(w.Ended), "removed": w.Removed, "wipe_ms": w.Took.Milliseconds()}}, nil
+		facts := map[string]any{"desk": name, "ended": len(w.Ended), "removed": w.Removed, "wipe_ms": w.Took.Milliseconds()}
+		if w.Host != "" {
+			facts["host"], facts["there"] = w.Host, w.There
+		}
+		return wire.Response{Did: fmt.Sprintf("returned %s: %s; it is ready for the next borrow", name, w), Facts: facts}, nil
 	}
 	return wire.Response{}, target.Refuse(target.CodeBadRequest, "the pool answers no verb %s", target.Echo(c.Req.Verb))
 }
 
 func lentAnswer(l Lent) wire.Response {
 	did := fmt.Sprintf("borrowed %s (%s)", l.Desk, l.Kind)
+	if l.Host != "" {
+		did = fmt.Sprintf("borrowed %s — on %s, %s there", l.Desk, l.Host, l.There)
+	}
 	if l.Waited > 0 {
 		did += fmt.Sprintf(" after %v in the queue", l.Waited.Round(time.Millisecond))
 	}
 	did += fmt.Sprintf("; open --on %s starts an app there; return gives it back, wiped", l.Desk)
 	facts := map[string]any{"desk": l.Desk, "kind": l.Kind, "waited_ms": l.Waited.Milliseconds()}
+	if l.Host != "" {
+		facts["host"], facts["there"] = l.Host, l.There
+		did += fmt.Sprintf(" (the command lines send open --on %s, and the verbs on what it opens, to that host themselves; its HOME, downloads and profile are that host's, wiped there on return: keep nothing of yours there)", l.Desk)
+		return wire.Response{Did: did, Facts: facts}
+	}
 	if l.Home != "" {
 		did += fmt.Sprintf("; HOME %s, downloads %s, browser profile %s (all wiped on return: keep nothing of yours there)", l.Home, l.Download, l.Profile)
 		facts["home"], facts["downloads"], facts["profile"] = l.Home, l.Download, l.Profile
@@ -118,6 +129,9 @@ func (s *Stage) Admit(_ context.Context, c *stage.Call) error {
 		return nil
 	}
 	holder, ok := s.p.Holder(a.Display)
+	if d := s.p.remoteDesk(a.Display); d != nil && holder == c.Req.Session {
+		return s.p.elsewhere(d)
+	}
 	if name, paused := s.p.deskPaused(a.Display); paused && holder == c.Req.Session {
 		return target.Refuse(target.CodeTakenOver, "a person took %s over from the live view; wait for their handback", name).With("desk", name)
 	}
@@ -161,8 +175,9 @@ func (s *Stage) Finish(c *stage.Call, a *stage.Answer) {
 	a.Resp.Note = note
 }
 
-// Faults lists each desktop whose last wipe failed: it is lent to nobody
-// until a wipe succeeds.
+// Faults lists each desktop whose last wipe failed (it is lent to nobody
+// until a wipe succeeds) and each remote member whose host is not
+// reached (skipped by the queue until a ping reaches it).
 func (s *Stage) Faults() []string {
 	s.p.mu.Lock()
 	defer s.p.mu.Unlock()
@@ -170,6 +185,9 @@ func (s *Stage) Faults() []string {
 	for _, d := range s.p.desks {
 		if d.broken != "" {
 			out = append(out, fmt.Sprintf("pool: %s's last wipe failed: %s", d.name, d.broken))
+		}
+		if d.down != "" {
+			out = append(out, fmt.Sprintf("pool: %s on %s is unreachable, skipped by the queue: %s", d.name, d.remote.Host(), d.down))
 		}
 	}
 	return out

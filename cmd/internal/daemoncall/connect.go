@@ -288,6 +288,19 @@ func Call(ctx context.Context, o Options, req wire.Request, timeout time.Duratio
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	// A handle of another host's desktop goes there (elsewhere.go).
+	ctx, req, via := routeHandle(ctx, req)
+	resp, err := call(ctx, o, req)
+	if again, spec, ok := elsewhere(req, resp); ok && err == nil && via == "" {
+		via = spec
+		resp, err = call(WithHost(ctx, spec), o, again)
+	}
+	return markHandle(resp, via), err
+}
+
+// call is Call's one request, to the host ctx or the environment names
+// (this one when none).
+func call(ctx context.Context, o Options, req wire.Request) (wire.Response, error) {
 	host, err := RemoteHost(ctx, o)
 	if err != nil {
 		return wire.Response{}, err

@@ -39,6 +39,7 @@ func ServeFlags() []cli.Flag {
 		&cli.StringFlag{Name: "pool-kind", Value: "xvfb", Usage: "the pool's desktops' display kind: xvfb or xpra"},
 		&cli.DurationFlag{Name: "pool-idle", Value: DefaultPoolIdle, Usage: "a borrowed desktop whose borrower sent no verb this long goes back, wiped (0: never)"},
 		&cli.Float64Flag{Name: "pool-margin", Value: 0.5, Usage: "the share of the memory free at start the pool's desktops may take (its cap: free × margin / per desktop)"},
+		&cli.StringSliceFlag{Name: "pool-remote", Usage: "a desktop of another host's pool as one more member, reached over ssh: ssh://user@host[:port] (repeatable; that host's daemon runs with --pool-desks)"},
 		&cli.IntFlag{Name: "pool-per-desk", Usage: "MiB one desktop in use takes, for the cap (0: the figure measured here, README)"},
 		&cli.IntFlag{Name: "browser-per-context", Usage: "MiB one session's context in the shared browser takes, for the cap on contexts (free × pool-margin / it; 0: the figure measured here, README)"},
 		&cli.StringFlag{Name: "tab-pane", Usage: "the road of a watched tab's pictures: screencast (the default: a headless browser, the CDP screencast) or window (faster: the shared browser runs headed on a private Xvfb, each tab read through its own window); auto: window where Xvfb is installed, else screencast"},

@@ -26,6 +26,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
+	"github.com/vibespace/vibespace/cmd/internal/poolroad"
+	"github.com/vibespace/vibespace/cmd/internal/sshroad"
 	"github.com/vibespace/vibespace/daemon"
 	"github.com/vibespace/vibespace/daemon/chromium"
 	"github.com/vibespace/vibespace/daemon/firefox"
@@ -115,7 +117,17 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 	// its words for a person are the live view's.
 	var pl *pool.Pool
 	var routes map[string]http.Handler
-	if n := c.Int("pool-desks"); n > 0 {
+	// Each --pool-remote is one more member: a desktop of that host's own
+	// pool, borrowed and returned there over the ssh road (poolroad).
+	var remotes []pool.Remote
+	for _, spec := range c.StringSlice("pool-remote") {
+		r, err := poolroad.New(spec, sshroad.Env(getenv), sock)
+		if err != nil {
+			return daemoncall.Usage("--pool-remote: %v", err)
+		}
+		remotes = append(remotes, r)
+	}
+	if n := c.Int("pool-desks"); n > 0 || len(remotes) > 0 {
 		var inner kind.DisplayProvider
 		switch k := c.String("pool-kind"); k {
 		case native.ProviderName:
@@ -126,11 +138,11 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 			return daemoncall.Usage("--pool-kind takes xvfb or xpra, not %q", k)
 		}
 		pl = pool.New(pool.Config{Desks: n, Kind: inner.Name(), Inner: inner, IdleReturn: c.Duration("pool-idle"),
-			Margin: c.Float64("pool-margin"), PerDesk: int64(c.Int("pool-per-desk")) << 20, Logf: logf})
+			Margin: c.Float64("pool-margin"), PerDesk: int64(c.Int("pool-per-desk")) << 20, Logf: logf, Remotes: remotes})
 		displays = append(displays, pl.Desks()...)
 		routes = pl.Routes()
 		capped, why := pl.Cap()
-		log.Info("desktop pool", "desks", n, "kind", inner.Name(), "cap", capped, "derived", why)
+		log.Info("desktop pool", "desks", n, "remote", len(remotes), "kind", inner.Name(), "cap", capped, "derived", why)
 	}
 	// Hand-offs to a person: the stage answers handoff, the live view
 	// shows "needs you" and takes a decline.
