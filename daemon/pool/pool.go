@@ -279,8 +279,11 @@ func (p *Pool) leave(w *waiter, session string, start time.Time) error {
 	p.mu.Unlock()
 	waited := p.cfg.Now().Sub(start)
 	p.audit(lease.Entry{Session: session, Verb: "pool.busy", Code: target.CodePoolBusy, With: fmt.Sprintf("position %d of %d after %v", pos, queued, waited.Round(time.Millisecond))})
-	why := fmt.Sprintf("every desktop of the pool is lent (%d of %d", lent, len(p.desks))
-	if capped < len(p.desks) {
+	why := fmt.Sprintf("every desktop of the pool is lent (%d of %d", lent, p.cfg.Desks)
+	if len(p.cfg.Remotes) > 0 {
+		why = fmt.Sprintf("every desktop of the pool is lent (%d of %d here, and those on other hosts", lent, p.cfg.Desks)
+	}
+	if capped < p.cfg.Desks {
 		why += fmt.Sprintf(", a cap of %d", capped)
 	}
 	why += ")"

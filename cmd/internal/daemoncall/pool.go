@@ -24,6 +24,12 @@ time — every process started on the desktop is ended and its HOME, downloads,
 profile and everything its applications wrote there are wiped: your own files
 never live there; copy out what you need before you return it.
 
+A desktop of another host (vibespace-daemon --pool-remote ssh://…) is borrowed
+on that host as your session ("desk3 — on ssh://you@host, desk1 there"); open
+--on desk3 is refused elsewhere here and sent on to that host by this command
+itself, and the handle it answers carries the host (win:2@ssh://you@host), so
+later verbs on it go there too. Its return wipes it there.
+
    ` + prog + ` borrow --wait 30s
    vibespace-window open --on desk1 gtk3-widget-factory
    ` + prog + ` return`,
