@@ -245,12 +245,12 @@ func (p *Pool) Borrow(ctx context.Context, session string, person bool, k string
 			d = <-w.got // handed to it as it gave up: it is lent
 		}
 	}
+	waited := p.cfg.Now().Sub(start) // in the queue: before any road to a host
 	if d.remote != nil {
 		if err := p.lendThere(ctx, d, session); err != nil {
 			return Lent{}, err
 		}
 	}
-	waited := p.cfg.Now().Sub(start)
 	l := d.lent(waited)
 	with := fmt.Sprintf("%s (%s) after %v in the queue", d.name, d.kind, waited.Round(time.Millisecond))
 	if l.Host != "" {

@@ -203,7 +203,7 @@ func TestRemotePoolMember(t *testing.T) {
 	if _, err := os.Stat(left); !os.IsNotExist(err) {
 		t.Fatalf("%s is still there after the return: %v", left, err)
 	}
-	if slices.Contains(h.RemotePIDs(), pid) && procRunning(pid) {
+	if !clitest.Exited(pid) {
 		t.Fatalf("the fixture (pid %d) still runs on the remote host after the return", pid)
 	}
 	// The handle went with the desktop.
@@ -254,14 +254,4 @@ func TestRemotePoolMember(t *testing.T) {
 	if ctx.Err() != nil {
 		t.Fatal("the dead member's answers came after the test's bound")
 	}
-}
-
-func procRunning(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
 }
