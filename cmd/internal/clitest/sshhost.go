@@ -314,3 +314,34 @@ func MasterPIDs(runDir string) []int {
 	}
 	return pids
 }
+
+// StartDaemon starts the remote host's daemon with flags (a pool of its
+// own: --pool-desks 1), detached there, and waits until its socket is
+// there: a bridge started before would start one without them. Its
+// output goes to Logs/daemon.out; it ends with the remote user's
+// processes when the test ends.
+func (h *SSHHost) StartDaemon(flags ...string) {
+	h.T.Helper()
+	cmd := "setsid -f " + filepath.Join(h.Bin, "vibespace-daemon")
+	for _, f := range flags {
+		cmd += " '" + strings.ReplaceAll(f, "'", `'\''`) + "'"
+	}
+	out := filepath.Join(h.Logs, "daemon.out")
+	if said, err := h.SSH(cmd + " </dev/null >" + out + " 2>&1"); err != nil {
+		h.T.Fatalf("start the remote daemon: %v %s", err, said)
+	}
+	// The remote user's state directory and socket: HOME's, as ssh gives
+	// no XDG_RUNTIME_DIR there.
+	sock := filepath.Join(h.Dir, "home", ".local", "state", "vibespace", "run", "window.sock")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if st, err := os.Stat(sock); err == nil && st.Mode()&os.ModeSocket != 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(out)
+			h.T.Fatalf("the remote daemon made no socket %s within a minute:\n%s", sock, b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

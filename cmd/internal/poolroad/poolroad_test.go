@@ -86,26 +86,13 @@ func TestRemotePoolMember(t *testing.T) {
 	})
 
 	// The remote host's daemon, with a pool of one desktop of its own.
-	if out, err := h.SSH(fmt.Sprintf("setsid -f %s --pool-desks 1 --pool-idle 0 </dev/null >%s/daemon.out 2>&1", remoteDaemon, h.Logs)); err != nil {
-		t.Fatalf("start the remote daemon: %v %s", err, out)
-	}
+	h.StartDaemon("--pool-desks", "1", "--pool-idle", "0")
 	road, err := poolroad.New(h.Spec, env, sock)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
-	for {
-		err := road.Ping(ctx)
-		if err == nil {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("the remote daemon does not answer: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-
 	no := native.Options{Logf: t.Logf}
 	p := pool.New(pool.Config{Desks: 1, Kind: native.ProviderName, Inner: native.Xvfb(no), Logf: t.Logf,
 		MemFree: func() (int64, error) { return 1 << 40, nil }, Remotes: []pool.Remote{road}})
