@@ -435,6 +435,11 @@ func (l *ladder) desktop(ctx context.Context) ([]wire.ReachSignal, error) {
 	// which the wipe on return empties.
 	argv := apps.AppArgv("", kind.App{URL: l.url})
 	open := l.ask(ctx, "open", "", args.Open{App: argv[0], Args: argv[1:], Display: l.desk})
+	if !open.OK && open.Code == target.CodeElsewhere {
+		// A pool member on another host: its windows are that host's
+		// daemon's, which this ladder does not drive.
+		return []wire.ReachSignal{saw(Desktop, NoDesktop, "the desktop lent, %s, is on %v: the ladder drives this host's desktops", l.desk, open.Facts["host"])}, nil
+	}
 	if !open.OK {
 		return nil, fromResponse(open)
 	}
