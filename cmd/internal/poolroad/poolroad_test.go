@@ -46,47 +46,7 @@ func TestMain(m *testing.M) {
 // answer (no sshd on the port) is refused no_display with the reason, and
 // skipped with it in doctor.
 func TestRemotePoolMember(t *testing.T) {
-	testenv.NeedIntegration(t)
-	bin := t.TempDir()
-	daemonBin, err := clitest.BuildInto(bin, "vibespace-daemon", "github.com/vibespace/vibespace/cmd/vibespace-daemon")
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := clitest.ModuleRoot(t)
-	h := clitest.NewSSHHost(t, daemonBin, filepath.Join(root, "testenv", "fixture", "fixture.py"), filepath.Join(root, "testenv", "fixture", "fixturelog.py"))
-	remoteDaemon := filepath.Join(h.Bin, "vibespace-daemon")
-
-	dir := t.TempDir()
-	sock := filepath.Join(dir, "run", "window.sock")
-	env := func(k string) string {
-		switch k {
-		case "VIBESPACE_HOME":
-			return dir
-		case "VIBESPACE_SSH_CONFIG":
-			return h.Config
-		case "VIBESPACE_REMOTE_DAEMON":
-			return remoteDaemon
-		case "PATH", "HOME":
-			return os.Getenv(k)
-		}
-		return ""
-	}
-	t.Cleanup(func() { // before h's: the masters are ours
-		socks, _ := filepath.Glob(filepath.Join(dir, "run", "ssh-*"))
-		for _, s := range socks {
-			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-			exec.CommandContext(ctx, "ssh", "-o", "ControlPath="+s, "-O", "exit", "x").Run()
-			cancel()
-		}
-		if t.Failed() {
-			t.Logf("sshd:\n%s", h.Log())
-			b, _ := os.ReadFile(filepath.Join(h.Dir, "home", ".local", "state", "vibespace", "daemon.log"))
-			t.Logf("remote daemon.log:\n%s", b)
-		}
-	})
-
-	// The remote host's daemon, with a pool of one desktop of its own.
-	h.StartDaemon("--pool-desks", "1", "--pool-idle", "0")
+	h, dir, sock, env := remoteHost(t)
 	road, err := poolroad.New(h.Spec, env, sock)
 	if err != nil {
 		t.Fatal(err)
@@ -241,4 +201,85 @@ func TestRemotePoolMember(t *testing.T) {
 	if ctx.Err() != nil {
 		t.Fatal("the dead member's answers came after the test's bound")
 	}
+}
+
+// remoteHost is the tests' other host (clitest.SSHHost) with our daemon
+// there, running a pool of one desktop of its own, and the environment
+// and socket of a daemon here (its state directory dir) that reaches it.
+// Its ssh masters end before the host does.
+func remoteHost(t testing.TB) (h *clitest.SSHHost, dir, sock string, env func(string) string) {
+	t.Helper()
+	testenv.NeedIntegration(t)
+	bin := t.TempDir()
+	daemonBin, err := clitest.BuildInto(bin, "vibespace-daemon", "github.com/vibespace/vibespace/cmd/vibespace-daemon")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := clitest.ModuleRoot(t)
+	h = clitest.NewSSHHost(t, daemonBin, filepath.Join(root, "testenv", "fixture", "fixture.py"), filepath.Join(root, "testenv", "fixture", "fixturelog.py"))
+	remoteDaemon := filepath.Join(h.Bin, "vibespace-daemon")
+
+	dir = t.TempDir()
+	sock = filepath.Join(dir, "run", "window.sock")
+	env = func(k string) string {
+		switch k {
+		case "VIBESPACE_HOME":
+			return dir
+		case "VIBESPACE_SSH_CONFIG":
+			return h.Config
+		case "VIBESPACE_REMOTE_DAEMON":
+			return remoteDaemon
+		case "PATH", "HOME":
+			return os.Getenv(k)
+		}
+		return ""
+	}
+	t.Cleanup(func() { // before h's: the masters are ours
+		socks, _ := filepath.Glob(filepath.Join(dir, "run", "ssh-*"))
+		for _, s := range socks {
+			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+			exec.CommandContext(ctx, "ssh", "-o", "ControlPath="+s, "-O", "exit", "x").Run()
+			cancel()
+		}
+		if t.Failed() {
+			t.Logf("sshd:\n%s", h.Log())
+			b, _ := os.ReadFile(filepath.Join(h.Dir, "home", ".local", "state", "vibespace", "daemon.log"))
+			t.Logf("remote daemon.log:\n%s", b)
+		}
+	})
+
+	// The remote host's daemon, with a pool of one desktop of its own.
+	h.StartDaemon("--pool-desks", "1", "--pool-idle", "0")
+	return h, dir, sock, env
+}
+
+// BenchmarkRemoteBorrowReturn: a pool whose one member is a desktop of the
+// other host, borrowed and returned over the ssh road (the master up after
+// the first round): the road's cost on a borrow and a return, medians.
+func BenchmarkRemoteBorrowReturn(b *testing.B) {
+	h, _, sock, env := remoteHost(b)
+	road, err := poolroad.New(h.Spec, env, sock)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := pool.New(pool.Config{Remotes: []pool.Remote{road}})
+	var borrows, returns []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := p.Borrow(b.Context(), "m", false, "", 0); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := p.Return(b.Context(), "m", pool.ReturnAsked); err != nil {
+			b.Fatal(err)
+		}
+		borrows, returns = append(borrows, t1.Sub(t0)), append(returns, time.Since(t1))
+	}
+	median := func(ds []time.Duration) time.Duration {
+		s := slices.Clone(ds)
+		slices.Sort(s)
+		return s[len(s)/2]
+	}
+	b.ReportMetric(float64(median(borrows).Milliseconds()), "borrow-ms")
+	b.ReportMetric(float64(median(returns).Milliseconds()), "return-ms")
 }
