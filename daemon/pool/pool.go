@@ -192,18 +192,52 @@ type Busy struct {
 // waited its whole wait is refused pool_busy with its place in the queue.
 func (p *Pool) Borrow(ctx context.Context, session string, person bool, k string, wait time.Duration) (Lent, error) {
 	start := p.cfg.Now()
+	for {
+		d, held, err := p.take(ctx, session, person, k, wait-p.cfg.Now().Sub(start), start)
+		if err != nil {
+			return Lent{}, err
+		}
+		if held {
+			return d.lent(0), nil
+		}
+		waited := p.cfg.Now().Sub(start) // in the queue: before any road to a host
+		if d.remote != nil {
+			if err := p.lendThere(ctx, d, session); err != nil {
+				if p.isDown(d) && ctx.Err() == nil && wait-p.cfg.Now().Sub(start) > 0 {
+					// Its host went unreachable: another member may
+					// serve the borrow for the rest of its wait.
+					continue
+				}
+				return Lent{}, err
+			}
+		}
+		l := d.lent(waited)
+		with := fmt.Sprintf("%s (%s) after %v in the queue", d.name, d.kind, waited.Round(time.Millisecond))
+		if l.Host != "" {
+			with += ", " + l.There + " there"
+		}
+		p.audit(lease.Entry{Session: session, Verb: "pool.lend", OK: true, With: with})
+		p.logf("%s lent to %s after %v", d.name, session, waited.Round(time.Millisecond))
+		return l, nil
+	}
+}
+
+// take is Borrow's turn in the queue: the desktop handed to session (held
+// when it holds one already), waiting up to wait; start is when the
+// borrow began.
+func (p *Pool) take(ctx context.Context, session string, person bool, k string, wait time.Duration, start time.Time) (*desk, bool, error) {
 	p.mu.Lock()
 	if d := p.heldByLocked(session); d != nil {
 		p.mu.Unlock()
-		return d.lent(0), nil
+		return d, true, nil
 	}
 	if !p.hasKindLocked(k) {
 		p.mu.Unlock()
-		return Lent{}, p.noDesk(k)
+		return nil, false, p.noDesk(k)
 	}
 	if why, all := p.downLocked(k); all {
 		p.mu.Unlock()
-		return Lent{}, target.Refuse(target.CodeNoDisplay, "no desktop of the pool can be lent: %s", strings.Join(why, "; ")).With("unreachable", len(why))
+		return nil, false, target.Refuse(target.CodeNoDisplay, "no desktop of the pool can be lent: %s", strings.Join(why, "; ")).With("unreachable", len(why))
 	}
 	w := &waiter{session: session, person: person, kind: k, got: make(chan *desk, 1)}
 	p.seq++
@@ -225,7 +259,7 @@ func (p *Pool) Borrow(ctx context.Context, session string, person bool, k string
 	default:
 		if wait <= 0 {
 			if err := p.leave(w, session, start); err != nil {
-				return Lent{}, err
+				return nil, false, err
 			}
 			d = <-w.got // handed to it meanwhile
 			break
@@ -235,30 +269,17 @@ func (p *Pool) Borrow(ctx context.Context, session string, person bool, k string
 		case d = <-w.got:
 		case <-timer:
 			if err := p.leave(w, session, start); err != nil {
-				return Lent{}, err
+				return nil, false, err
 			}
 			d = <-w.got // handed to it as its wait ended
 		case <-ctx.Done():
 			if err := p.leave(w, session, start); err != nil {
-				return Lent{}, ctx.Err()
+				return nil, false, ctx.Err()
 			}
 			d = <-w.got // handed to it as it gave up: it is lent
 		}
 	}
-	waited := p.cfg.Now().Sub(start) // in the queue: before any road to a host
-	if d.remote != nil {
-		if err := p.lendThere(ctx, d, session); err != nil {
-			return Lent{}, err
-		}
-	}
-	l := d.lent(waited)
-	with := fmt.Sprintf("%s (%s) after %v in the queue", d.name, d.kind, waited.Round(time.Millisecond))
-	if l.Host != "" {
-		with += ", " + l.There + " there"
-	}
-	p.audit(lease.Entry{Session: session, Verb: "pool.lend", OK: true, With: with})
-	p.logf("%s lent to %s after %v", d.name, session, waited.Round(time.Millisecond))
-	return l, nil
+	return d, false, nil
 }
 
 // leave takes w out of the queue after its wait: pool_busy with its place,
@@ -554,4 +575,11 @@ func (p *Pool) rewipe(ctx context.Context) {
 			p.audit(lease.Entry{Session: "daemon (pool)", Verb: "pool.wipe", OK: true, With: d.name + ": " + w.String()})
 		}
 	}
+}
+
+// isDown reports whether remote member d's host is marked unreachable.
+func (p *Pool) isDown(d *desk) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return d.down != ""
 }

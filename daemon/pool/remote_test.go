@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/vibespace/vibespace/daemon/args"
 	"github.com/vibespace/vibespace/daemon/stage"
@@ -111,5 +112,35 @@ func TestRemoteMemberInTheQueue(t *testing.T) {
 	p.checkRemotes(ctx)
 	if l, err := p.Borrow(ctx, "a", false, "", 0); err != nil || l.Desk != "desk2" {
 		t.Fatalf("after the host answers again: %+v %v", l, err)
+	}
+}
+
+// TestUnreachableMemberRequeues: a borrow that the queue handed a remote
+// member whose host turned out unreachable goes back to the queue for the
+// rest of its wait, and gets the local desktop given back meanwhile.
+func TestUnreachableMemberRequeues(t *testing.T) {
+	h := &host{down: target.Refuse(target.CodeHostUnreachable, "ssh could not reach it")}
+	p, _ := paper(1, Config{Remotes: []Remote{h}})
+	ctx := context.Background()
+	if l, err := p.Borrow(ctx, "a", false, "", 0); err != nil || l.Desk != "desk1" {
+		t.Fatalf("a: %+v %v", l, err)
+	}
+	got := make(chan Lent, 1)
+	go func() {
+		l, err := p.Borrow(ctx, "b", false, "", 30*time.Second)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- l
+	}()
+	// b tried desk2 (its host is down), and queues again.
+	for p.Queued() != 1 || !p.isDown(p.desks[1]) {
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := p.Return(ctx, "a", ReturnAsked); err != nil {
+		t.Fatal(err)
+	}
+	if l := <-got; l.Desk != "desk1" {
+		t.Fatalf("b got %+v, want desk1 once a returned it", l)
 	}
 }
