@@ -380,7 +380,9 @@ func (p *Pool) lentLocked() int {
 func (p *Pool) serveLocked() {
 	for i := 0; i < len(p.queue); {
 		w := p.queue[i]
-		d := p.freeLocked(w.kind, p.lentLocked() < p.cap)
+		// A person's borrow is served here only: this live view shows
+		// none of another host's desktops.
+		d := p.freeLocked(w.kind, p.lentLocked() < p.cap, !w.person)
 		if d == nil {
 			i++
 			continue
@@ -392,10 +394,11 @@ func (p *Pool) serveLocked() {
 }
 
 // freeLocked is a free desktop of kind k: a local one only while local
-// (the cap allows one more here), a remote one whose host is reached.
-func (p *Pool) freeLocked(k string, local bool) *desk {
+// (the cap allows one more here), a remote one, while remote, whose host
+// is reached.
+func (p *Pool) freeLocked(k string, local, remote bool) *desk {
 	for _, d := range p.desks {
-		if (d.remote == nil && !local) || d.down != "" {
+		if (d.remote == nil && !local) || (d.remote != nil && !remote) || d.down != "" {
 			continue
 		}
 		if d.holder == "" && !d.wiping && d.broken == "" && (k == "" || d.kind == k) {

@@ -76,6 +76,16 @@ func TestRemoteMemberInTheQueue(t *testing.T) {
 	if _, err := p.Borrow(ctx, "b", false, "", 0); !isCode(err, target.CodePoolBusy) {
 		t.Fatalf("a second borrow: %v", err)
 	}
+	if err := func() error { _, err := p.Return(ctx, "a", ReturnAsked); return err }(); err != nil {
+		t.Fatal(err)
+	}
+	// A person (the live view here) is never lent another host's desktop.
+	if _, err := p.Borrow(ctx, Person, true, "", 0); !isCode(err, target.CodePoolBusy) {
+		t.Fatalf("a person's borrow with only the remote member free: %v", err)
+	}
+	if l, err := p.Borrow(ctx, "a", false, "", 0); err != nil || l.Desk != "desk2" {
+		t.Fatalf("a's borrow again: %+v %v", l, err)
+	}
 	st := &Stage{p: p}
 	open := func(session string) error {
 		return st.Admit(ctx, &stage.Call{Req: wire.Request{Verb: "open", Session: session}, Args: args.Open{App: "x", Display: "desk2"}})
