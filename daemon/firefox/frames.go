@@ -215,7 +215,7 @@ func (t *Tab) toTab(ctx context.Context, w where, n kind.Node, x, y float64, scr
 		}
 		switch {
 		case o.Stale:
-			return 0, 0, target.Refuse(target.CodeStaleRef, "the frame of %s is gone from the page; take a new snapshot", n.Ref).With("ref", n.Ref)
+			return 0, 0, frameGone(n)
 		case o.Outside:
 			return 0, 0, target.Refuse(target.CodeNotVisible, "%s lies outside the viewport of the page holding its frame, even scrolled into view", n.Ref)
 		case o.Covered != "":
@@ -234,4 +234,47 @@ func (t *Tab) clickIn(ctx context.Context, w where, n kind.Node, x, y float64, s
 		return err
 	}
 	return t.click(ctx, math.Floor(x), math.Floor(y))
+}
+
+// frameFocusJS gives a handle's <iframe> the focus (its frame becomes
+// the focused frame of its document), and says whether it holds it.
+const frameFocusJS = `function(doc, h) {
+  const G = globalThis;
+  if (G.__vibespaceDoc !== doc) return "stale";
+  const el = G.__vibespaceHandles && G.__vibespaceHandles.get(h);
+  if (!el || !el.isConnected) return "stale";
+  el.focus();
+  return document.activeElement === el ? "focused" : "not";
+}`
+
+// focusFrames makes w's frame, and each frame above it, the focused frame
+// of its parent's document, outermost first, as a person's click into it
+// would: a script's focus() inside a frame of another origin moves no
+// focus out of the page holding it, so keys would not reach it.
+func (t *Tab) focusFrames(ctx context.Context, w where, n kind.Node) error {
+	var chain []*frameRec
+	for f := w.frame; f != nil; f = t.frameNamed(f.parent) {
+		chain = append(chain, f)
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		f := chain[i]
+		pw := where{tgt: bidi.Target{Context: f.parent, Sandbox: sandbox}, frame: t.frameNamed(f.parent)}
+		v, err := t.conn.CallFunction(ctx, pw.tgt, frameFocusJS, bidi.Str(f.ownerDoc), bidi.Num(float64(f.owner)))
+		if err != nil {
+			return t.failIn(pw, n, err)
+		}
+		switch s, _ := v.String(); s {
+		case "stale":
+			return frameGone(n)
+		case "not":
+			return target.Refuse(target.CodeNoFocus, "the frame of %s does not take the focus", n.Ref)
+		}
+	}
+	return nil
+}
+
+// frameGone is stale_ref for a node whose frame the tab no longer has as
+// the last snapshot read it.
+func frameGone(n kind.Node) error {
+	return target.Refuse(target.CodeStaleRef, "the frame of %s is gone from the page, or has loaded another document; take a new snapshot", n.Ref).With("ref", n.Ref)
 }

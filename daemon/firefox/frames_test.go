@@ -25,6 +25,7 @@ func framedPages(t *testing.T) (*site, *site) {
 	other := newSite(t, map[string]string{
 		"/cross": `<!doctype html><title>Cross</title><h2>Cross frame</h2>
 <button id=cb style="width:36px;height:20px;padding:0;overflow:hidden" onclick="fetch('/cross-clicked?trusted=' + event.isTrusted)">Cross button</button>
+<label>Code <input id=code></label>
 <iframe src="/nested" style="width:300px;height:120px;border:0"></iframe>`,
 		"/nested": `<!doctype html><title>Nested</title>
 <button style="margin-left:50px;width:36px;height:20px;padding:0;overflow:hidden" onclick="fetch('/nested-clicked?trusted=' + event.isTrusted)">Nested button</button>`,
@@ -127,10 +128,37 @@ func TestFramesSnapshotAndAct(t *testing.T) {
 	if got := frameDOM(t, ctx, tab, "/same", "document.getElementById('note').value"); got != "framed text" {
 		t.Errorf("the same-origin frame's field holds %q after the fill", got)
 	}
+	// Keys typed into a field of each frame reach it: the frame's field
+	// takes the focus, the keys go to the focused element.
+	if err := tab.Focus(ctx, note); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Key(ctx, target.Chord{Key: "End"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Type(ctx, "!"); err != nil {
+		t.Fatal(err)
+	}
+	code := find(t, snap, refs, "entry", "Code")
+	if err := tab.Fill(ctx, code, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Focus(ctx, code); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Key(ctx, target.Chord{Key: "End"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Type(ctx, "1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := frameDOM(t, ctx, tab, "/cross", "document.getElementById('code').value"); got != "x1" {
+		t.Errorf("the cross-origin frame's field holds %q after typing", got)
+	}
 	if err := tab.Act(ctx, find(t, snap, refs, "push button", "Same button")); err != nil {
 		t.Fatal(err)
 	}
-	main.waitFor(t, ctx, "GET /same-clicked?trusted=true&note=framed%20text")
+	main.waitFor(t, ctx, "GET /same-clicked?trusted=true&note=framed%20text!")
 	if err := tab.Act(ctx, find(t, snap, refs, "push button", "Cross button")); err != nil {
 		t.Fatal(err)
 	}

@@ -360,7 +360,7 @@ func (t *Tab) handle(n kind.Node) (where, error) {
 	// document's generation.
 	f := t.frames[bidi.Context(frame)]
 	if f == nil || f.gen != gen || t.docs[f.doc] != world {
-		return where{}, target.Refuse(target.CodeStaleRef, "the frame of %s is gone from the page, or has loaded another document; take a new snapshot", n.Ref).With("ref", n.Ref)
+		return where{}, frameGone(n)
 	}
 	return where{tgt: bidi.Target{Context: f.ctx, Sandbox: sandbox}, doc: f.doc, h: h, frame: f}, nil
 }
@@ -455,6 +455,9 @@ func (t *Tab) click(ctx context.Context, x, y float64) error {
 func (t *Tab) Focus(ctx context.Context, n kind.Node) error {
 	w, err := t.handle(n)
 	if err != nil {
+		return err
+	}
+	if err := t.focusFrames(ctx, w, n); err != nil {
 		return err
 	}
 	v, err := t.conn.CallFunction(ctx, w.tgt, focusJS, bidi.Str(w.doc), bidi.Num(float64(w.h)))
