@@ -252,3 +252,34 @@ func TestFrameUnreadable(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotAfterInFrame: a frame past the walk's budget is cut inside
+// the frame, and the snapshot reads on there (SnapshotAfter in the
+// frame's context) until the frame's last row.
+func TestSnapshotAfterInFrame(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	const rows = 12000 // three nodes a row: past the budget
+	s := newSite(t, map[string]string{
+		"/top": `<!doctype html><title>Top</title><h1>Rows in a frame</h1><iframe title=rows src="/rows"></iframe>`,
+		"/rows": fmt.Sprintf(`<title>Rows</title><body><script>
+for (let i = 1; i <= %d; i++) { const d = document.createElement("div"); d.innerHTML = "<button>Button " + i + "</button> <a href>link " + i + "</a> <span>text " + i + "</span>"; document.body.append(d); }
+</script>`, rows),
+	})
+	tab := newTab(t, ctx)
+	if err := tab.Navigate(ctx, s.URL+"/top"); err != nil {
+		t.Fatal(err)
+	}
+	refs := target.NewRefTable()
+	snap, err := tab.Snapshot(ctx, refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !snap.Truncated || !strings.Contains(snap.Text(), `"Button 1"`) {
+		t.Fatalf("the first page: truncated %v:\n%.1500s", snap.Truncated, snap.Text())
+	}
+	if key, err := refs.Key(snap.After); err != nil || !strings.Contains(key, "@") {
+		t.Fatalf("the first page reads on from %q (%v), not a node of the frame", key, err)
+	}
+	readOn(t, ctx, tab, snap, refs, fmt.Sprintf("Button %d", rows))
+}

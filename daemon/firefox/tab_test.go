@@ -345,6 +345,21 @@ for (let i = 1; i <= %d; i++) { const d = document.createElement("div"); d.inner
 		t.Fatalf("the first page: truncated %v, after %q, holds the last row %v", snap.Truncated, snap.After, strings.Contains(snap.Text(), last))
 	}
 	first := find(t, snap, refs, "push button", "Button 1").Key
+	readOn(t, ctx, tab, snap, refs, last)
+	key := first
+	if err := tab.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.SnapshotAfter(ctx, refs, key); refusal(err) != target.CodeStaleRef {
+		t.Errorf("--after a ref of the document before the reload: %v, want stale_ref", err)
+	}
+}
+
+// readOn reads a cut snapshot on, page after page (SnapshotAfter), until
+// it is whole, and fails t unless the pages reach the row named last
+// without starting again at the first.
+func readOn(t *testing.T, ctx context.Context, tab *firefox.Tab, snap *target.Snapshot, refs *target.RefTable, last string) {
+	t.Helper()
 	all := snap.Text()
 	for page := 0; snap.Truncated; page++ {
 		if page == 5 {
@@ -364,12 +379,5 @@ for (let i = 1; i <= %d; i++) { const d = document.createElement("div"); d.inner
 	}
 	if !strings.Contains(all, `"`+last+`"`) || !strings.Contains(all, `"text 6000"`) {
 		t.Fatalf("the pages do not reach the last row; the last page:\n%.2000s", snap.Text())
-	}
-	key := first
-	if err := tab.Reload(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tab.SnapshotAfter(ctx, refs, key); refusal(err) != target.CodeStaleRef {
-		t.Errorf("--after a ref of the document before the reload: %v, want stale_ref", err)
 	}
 }
