@@ -238,20 +238,9 @@ func (t *Tab) clickIn(ctx context.Context, w where, n kind.Node, x, y float64, s
 	return t.click(ctx, math.Floor(x), math.Floor(y))
 }
 
-// frameFocusJS gives a handle's <iframe> the focus (its frame becomes
-// the focused frame of its document), and says whether it holds it.
-const frameFocusJS = `function(doc, h) {
-  const G = globalThis;
-  if (G.__vibespaceDoc !== doc) return "stale";
-  const el = G.__vibespaceHandles && G.__vibespaceHandles.get(h);
-  if (!el || !el.isConnected) return "stale";
-  el.focus();
-  return document.activeElement === el ? "focused" : "not";
-}`
-
 // focusFrames makes w's frame, and each frame above it, the focused frame
-// of its parent's document, outermost first, as a person's click into it
-// would: a script's focus() inside a frame of another origin moves no
+// of its parent's document (its <iframe> focused), outermost first, as a
+// person's click into it would: a script's focus() inside a frame of another origin moves no
 // focus out of the page holding it, so keys would not reach it.
 func (t *Tab) focusFrames(ctx context.Context, w where, n kind.Node) error {
 	var chain []*frameRec
@@ -260,12 +249,12 @@ func (t *Tab) focusFrames(ctx context.Context, w where, n kind.Node) error {
 	}
 	for i := len(chain) - 1; i >= 0; i-- {
 		f := chain[i]
-		pw := where{tgt: bidi.Target{Context: f.parent, Sandbox: sandbox}, frame: t.frameNamed(f.parent)}
-		v, err := t.conn.CallFunction(ctx, pw.tgt, frameFocusJS, bidi.Str(f.ownerDoc), bidi.Num(float64(f.owner)))
+		pw := where{tgt: bidi.Target{Context: f.parent, Sandbox: sandbox}, doc: f.ownerDoc, h: f.owner, frame: t.frameNamed(f.parent)}
+		s, err := t.focusOn(ctx, pw, n)
 		if err != nil {
-			return t.failIn(pw, n, err)
+			return err
 		}
-		switch s, _ := v.String(); s {
+		switch s {
 		case "stale":
 			return frameGone(n)
 		case "not":

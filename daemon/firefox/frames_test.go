@@ -89,13 +89,8 @@ func TestFramesSnapshotAndAct(t *testing.T) {
 	if err := tab.Navigate(ctx, main.URL+"/framed"); err != nil {
 		t.Fatal(err)
 	}
-	refs := target.NewRefTable()
-	snap, err := tab.Snapshot(ctx, refs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap, refs := snapshot(t, ctx, tab)
 	text := snap.Text()
-	t.Logf("snapshot:\n%s", text)
 	for _, want := range []string{"Top button", "Same frame", "Same button", "Cross frame", "Cross button", "Nested button"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the snapshot misses %q", want)
@@ -121,37 +116,15 @@ func TestFramesSnapshotAndAct(t *testing.T) {
 	under("Cross", "Nested button")
 	under("Nested", "Nested button")
 
+	// Text filled, then keys typed, into a field of each frame reach it:
+	// the frame's field takes the focus, the keys go to the focused
+	// element.
 	note := find(t, snap, refs, "entry", "Note")
-	if err := tab.Fill(ctx, note, "framed text"); err != nil {
-		t.Fatal(err)
+	fillAndType(t, ctx, tab, note, "framed text", "!")
+	if got := frameDOM(t, ctx, tab, "/same", "document.getElementById('note').value"); got != "framed text!" {
+		t.Errorf("the same-origin frame's field holds %q after the fill and the typing", got)
 	}
-	if got := frameDOM(t, ctx, tab, "/same", "document.getElementById('note').value"); got != "framed text" {
-		t.Errorf("the same-origin frame's field holds %q after the fill", got)
-	}
-	// Keys typed into a field of each frame reach it: the frame's field
-	// takes the focus, the keys go to the focused element.
-	if err := tab.Focus(ctx, note); err != nil {
-		t.Fatal(err)
-	}
-	if err := tab.Key(ctx, target.Chord{Key: "End"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := tab.Type(ctx, "!"); err != nil {
-		t.Fatal(err)
-	}
-	code := find(t, snap, refs, "entry", "Code")
-	if err := tab.Fill(ctx, code, "x"); err != nil {
-		t.Fatal(err)
-	}
-	if err := tab.Focus(ctx, code); err != nil {
-		t.Fatal(err)
-	}
-	if err := tab.Key(ctx, target.Chord{Key: "End"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := tab.Type(ctx, "1"); err != nil {
-		t.Fatal(err)
-	}
+	fillAndType(t, ctx, tab, find(t, snap, refs, "entry", "Code"), "x", "1")
 	if got := frameDOM(t, ctx, tab, "/cross", "document.getElementById('code').value"); got != "x1" {
 		t.Errorf("the cross-origin frame's field holds %q after typing", got)
 	}
@@ -270,11 +243,7 @@ for (let i = 1; i <= %d; i++) { const d = document.createElement("div"); d.inner
 	if err := tab.Navigate(ctx, s.URL+"/top"); err != nil {
 		t.Fatal(err)
 	}
-	refs := target.NewRefTable()
-	snap, err := tab.Snapshot(ctx, refs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap, refs := snapshot(t, ctx, tab)
 	if !snap.Truncated || !strings.Contains(snap.Text(), `"Button 1"`) {
 		t.Fatalf("the first page: truncated %v:\n%.1500s", snap.Truncated, snap.Text())
 	}

@@ -460,17 +460,28 @@ func (t *Tab) Focus(ctx context.Context, n kind.Node) error {
 	if err := t.focusFrames(ctx, w, n); err != nil {
 		return err
 	}
-	v, err := t.conn.CallFunction(ctx, w.tgt, focusJS, bidi.Str(w.doc), bidi.Num(float64(w.h)))
+	s, err := t.focusOn(ctx, w, n)
 	if err != nil {
-		return t.failIn(w, n, err)
+		return err
 	}
-	switch s, _ := v.String(); s {
+	switch s {
 	case "stale":
 		return staleRef(n)
 	case "focused":
 		return nil
 	}
 	return target.Refuse(target.CodeNoFocus, "%s does not take the focus", n.Ref)
+}
+
+// focusOn focuses the element w names: "focused", "not" (it does not
+// take the focus) or "stale".
+func (t *Tab) focusOn(ctx context.Context, w where, n kind.Node) (string, error) {
+	v, err := t.conn.CallFunction(ctx, w.tgt, focusJS, bidi.Str(w.doc), bidi.Num(float64(w.h)))
+	if err != nil {
+		return "", t.failIn(w, n, err)
+	}
+	s, _ := v.String()
+	return s, nil
 }
 
 func (t *Tab) insert(ctx context.Context, n kind.Node, text string, replace bool) error {
