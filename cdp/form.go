@@ -9,6 +9,7 @@ package cdp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -529,26 +530,8 @@ func (t *Tab) FillValue(ctx context.Context, nr NodeRef, text string) error {
 	if f.Tag == "select" {
 		return target.Refuse(target.CodeNotEditable, "%s is a <select>, not a text field: choose its options with select %s <option…>", ref, ref).With("ref", ref)
 	}
-	if _, picker := pickerFormats[f.Type]; picker && f.Tag == "input" {
-		switch {
-		case !f.Visible:
-			return target.Refuse(target.CodeNotVisible, "%s is not visible (no box, or hidden)", ref).With("ref", ref)
-		case f.Disabled:
-			return target.Refuse(target.CodeNotSensitive, "%s is disabled", ref).With("ref", ref)
-		case f.ReadOnly && f.Type != "range" && f.Type != "color":
-			return target.Refuse(target.CodeNotEditable, "%s is read-only", ref).With("ref", ref)
-		}
-		if !valueTook(f.Type, text, f.Would) {
-			return notSet(ref, f, text, f.Value, f.Would, false)
-		}
-		var got string
-		if err := t.call(ctx, n, setValueJS, &got, f.Would); err != nil {
-			return err
-		}
-		if got != f.Would {
-			return notSet(ref, f, text, got, "", true)
-		}
-		return nil
+	if f.picker() {
+		return setPicker(ctx, ref, f, text, tabNode{t, n})
 	}
 	if f.Probe == nil {
 		return fmt.Errorf("cdp: fill %s: the page did not probe the field", ref)
@@ -576,6 +559,68 @@ func (t *Tab) FillValue(ctx context.Context, nr NodeRef, text string) error {
 		return notSet(ref, f, text, got, "", true)
 	}
 	return nil
+}
+
+// picker reports whether the field is an input a person sets with a
+// picker (pickerFormats).
+func (f field) picker() bool {
+	_, ok := pickerFormats[f.Type]
+	return ok && f.Tag == "input"
+}
+
+// setPicker sets a picker field f (as fieldJS read it) of node n to text:
+// refused when it is hidden, disabled or read-only, or when the text is
+// no value it holds (value_not_set, with what it holds and the form it
+// wants, the field left as it was); else set through setValueJS and read
+// back.
+func setPicker(ctx context.Context, ref string, f field, text string, n ChoiceNode) error {
+	switch {
+	case !f.Visible:
+		return target.Refuse(target.CodeNotVisible, "%s is not visible (no box, or hidden)", ref).With("ref", ref)
+	case f.Disabled:
+		return target.Refuse(target.CodeNotSensitive, "%s is disabled", ref).With("ref", ref)
+	case f.ReadOnly && f.Type != "range" && f.Type != "color":
+		return target.Refuse(target.CodeNotEditable, "%s is read-only", ref).With("ref", ref)
+	}
+	if !valueTook(f.Type, text, f.Would) {
+		return notSet(ref, f, text, f.Value, f.Would, false)
+	}
+	var got string
+	if err := n.Call(ctx, setValueJS, &got, f.Would); err != nil {
+		return err
+	}
+	if got != f.Would {
+		return notSet(ref, f, text, got, "", true)
+	}
+	return nil
+}
+
+// PickerFieldJS is the source of a function(text, pickers) whose this is
+// an element: what fill reads of a field (its tag, type, value, state, and
+// for an input of a type in pickers the value it would hold set to text),
+// for a driver of another browser (daemon/firefox) to run in its page,
+// with PickerTypes as pickers, before FillPicker.
+func PickerFieldJS() string { return fieldJS }
+
+// PickerTypes are the input types fill sets as a picker's pick.
+func PickerTypes() []string { return pickerTypes() }
+
+// FillPicker is fill of a picker (date, time, datetime-local, month, week,
+// colour, range) through any browser's node n, as a Chromium tab's
+// FillValue sets one: fieldJSON is what PickerFieldJS answered for the
+// node. It answers false, doing nothing, for a field that is no picker
+// (the caller fills it as text); else the field is set by its value with
+// the input and change events a person's pick fires and read back, a
+// value it does not take refused value_not_set with what it holds.
+func FillPicker(ctx context.Context, ref string, fieldJSON []byte, text string, n ChoiceNode) (bool, error) {
+	var f field
+	if err := json.Unmarshal(fieldJSON, &f); err != nil {
+		return false, fmt.Errorf("cdp: fill %s: the field's facts: %w", ref, err)
+	}
+	if !f.picker() {
+		return false, nil
+	}
+	return true, setPicker(ctx, ref, f, text, n)
 }
 
 // valueTook reports whether a picker of type typ, set to want, holds it:

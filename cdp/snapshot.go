@@ -272,6 +272,10 @@ type axPage struct {
 	owner     *target.Node      // the snapshot node of its <iframe>, as the builder made it
 	world     int64             // the page road's world its handles are of (worldRec.serial)
 	cut       int64             // the handle of the last element its walk emitted, when its budget cut it
+	// Of a walk read by another browser's driver (BuildWalkTree): the
+	// frames by the handle of their <iframe>, and why a frame was not read.
+	byHandle   map[int64]*axPage
+	unreadable map[int64]string
 }
 
 // buildSnapshot turns one flat AX node list (a document with no frames and
@@ -467,7 +471,14 @@ func (b *builder) convert(n *axNode, i int32, out []*target.Node) []*target.Node
 		value = n.Value
 	}
 	kids := b.children(n, name, value, nil)
-	if sub := b.page.frames[n.BackendID]; sub != nil && (role == "Iframe" || role == "IframePresentational") {
+	sub := b.page.frames[n.BackendID]
+	if sub == nil && n.BackendID == 0 && n.Handle != 0 {
+		sub = b.page.byHandle[n.Handle]
+		if why := b.page.unreadable[n.Handle]; why != "" && role == "Iframe" {
+			node.Unreadable = why
+		}
+	}
+	if sub != nil && (role == "Iframe" || role == "IframePresentational") {
 		kids = append(kids, b.frame(node, sub)...)
 	}
 	if len(kids) > 0 {

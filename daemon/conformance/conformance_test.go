@@ -259,6 +259,7 @@ func TestConformance(t *testing.T) {
 		{"xpra", st.xpraSubject},
 		{"tab", st.tabSubject},
 		{"firefox", st.firefoxSubject},
+		{"firefox-framed", st.firefoxFramedSubject},
 		{"desktop", st.desktopSubject},
 	} {
 		t.Run(k.name, func(t *testing.T) {

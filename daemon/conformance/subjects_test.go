@@ -377,6 +377,10 @@ func newPage(t *testing.T) *page {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(w, pageHTML)
 	})
+	mux.HandleFunc("/framed", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, framedHTML)
+	})
 	mux.HandleFunc("POST /report", func(w http.ResponseWriter, r *http.Request) {
 		var e struct {
 			event
@@ -397,11 +401,24 @@ func newPage(t *testing.T) *page {
 	return p
 }
 
+// framedHTML holds the suite's page in an <iframe> covering its whole
+// viewport, at its corner: the page's content is only in the frame, and
+// a point of the frame is the same point of the tab.
+const framedHTML = `<!doctype html>
+<html><head><title>Conformance page</title></head>
+<body style="margin:0"><iframe src="/page" title="The page" style="position:fixed;left:0;top:0;width:100vw;height:100vh;border:0"></iframe></body></html>`
+
 // tabSubject opens the suite's page in session's own browser context.
 func (st *suite) tabSubject(t *testing.T, session string) *subject {
+	return st.tabSubjectAt(t, session, "/page")
+}
+
+// tabSubjectAt opens the suite's page at path (its own, or the one that
+// holds it in a frame) in session's own browser context.
+func (st *suite) tabSubjectAt(t *testing.T, session, path string) *subject {
 	t.Helper()
 	pg := newPage(t)
-	resp := st.sv.OK(t, daemon.Request{Verb: "browser.open", Session: session}.With(args.OpenURL{URL: pg.URL + "/page"}))
+	resp := st.sv.OK(t, daemon.Request{Verb: "browser.open", Session: session}.With(args.OpenURL{URL: pg.URL + path}))
 	id := resp.Target.ID
 	s := &subject{
 		name: "tab", kind: target.KindTab, sv: st.sv, session: session, id: id, app: pg,
@@ -434,6 +451,17 @@ func (st *suite) tabSubject(t *testing.T, session string) *subject {
 // user context in the Firefox of a profile of provider firefox, driven by
 // the same words as a Chromium tab.
 func (st *suite) firefoxSubject(t *testing.T, session string) *subject {
+	return st.firefoxAt(t, session, "/page", "firefox")
+}
+
+// firefoxFramedSubject is firefoxSubject with the suite's page only inside
+// an <iframe> of the page the tab opens: every row reads and acts through
+// the frame.
+func (st *suite) firefoxFramedSubject(t *testing.T, session string) *subject {
+	return st.firefoxAt(t, session, "/framed", "firefox-framed")
+}
+
+func (st *suite) firefoxAt(t *testing.T, session, path, name string) *subject {
 	t.Helper()
 	id := st.sv.OK(t, daemon.Request{Verb: "browser.new", Session: session}.With(args.New{Label: "ff-" + session, Provider: provider.Firefox})).Profile.ID
 	st.sv.OK(t, daemon.Request{Verb: "browser.use", Session: session}.With(args.Use{Label: id}))
@@ -442,7 +470,7 @@ func (st *suite) firefoxSubject(t *testing.T, session string) *subject {
 	if err := st.ff.Start(t.Context(), id); err != nil {
 		t.Fatal(err)
 	}
-	s := st.tabSubject(t, session)
-	s.name = "firefox"
+	s := st.tabSubjectAt(t, session, path)
+	s.name = name
 	return s
 }

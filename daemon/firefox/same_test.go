@@ -2,6 +2,7 @@ package firefox_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,12 +14,33 @@ import (
 )
 
 // samePages is the corpus both browsers read: real documentation from
-// Debian packages (their own CSS and scripts), and a form page of ours.
+// Debian packages (their own CSS and scripts), a form page of ours, and a
+// page of ours with frames (one of its own origin, one of another holding
+// a frame of its own), read in each browser with its frames grafted.
 var samePages = []struct{ name, path string }{
 	{"form", "/form"},
 	{"python-index", "/python/"},
 	{"python-library", "/python/library/index.html"},
 	{"valgrind-memcheck", "/valgrind/mc-manual.html"},
+	{"framed", "/framed"},
+}
+
+// sameFramed is a page with a frame of its own origin and one of another
+// (the second server's: another port), which holds a frame of its own.
+const sameFramed = `<!doctype html><title>Framed</title><h1>Top page</h1>
+<p>Before the frames.</p>
+<iframe title="Same frame" src="/framed-same" style="width:400px;height:160px"></iframe>
+<iframe title="Cross frame" src="%s/cross" style="width:400px;height:260px"></iframe>
+<p>After the frames.</p>`
+
+var sameFrames = map[string]string{
+	"/framed-same": `<!doctype html><title>Same</title><h2>Same frame</h2>
+<label>Note <input value="kept"></label> <button>Same button</button>
+<ul><li>One<li>Two</ul>`,
+	"/cross": `<!doctype html><title>Cross</title><h2>Cross frame</h2>
+<a href="#x">A link</a> <button>Cross button</button>
+<iframe title="Nested frame" src="/nested" style="width:300px;height:100px"></iframe>`,
+	"/nested": `<!doctype html><title>Nested</title><label><input type=checkbox checked> Nested box</label>`,
 }
 
 const sameForm = `<!doctype html><title>Settings</title><main>
@@ -56,10 +78,19 @@ const sameForm = `<!doctype html><title>Settings</title><main>
 func TestSnapshotSameAsChromium(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
+	other := http.NewServeMux()
+	for path, body := range sameFrames {
+		other.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write([]byte(body))
+		})
+	}
+	osrv := httptest.NewServer(other)
+	defer osrv.Close()
 	mux := http.NewServeMux()
 	mux.Handle("/python/", http.StripPrefix("/python/", http.FileServer(http.Dir("/usr/share/doc/python3/html"))))
 	mux.Handle("/valgrind/", http.StripPrefix("/valgrind/", http.FileServer(http.Dir("/usr/share/doc/valgrind/html"))))
-	for path, body := range map[string]string{"/form": sameForm, "/choices": choicePage} {
+	for path, body := range map[string]string{"/form": sameForm, "/choices": choicePage, "/framed": fmt.Sprintf(sameFramed, osrv.URL), "/framed-same": sameFrames["/framed-same"]} {
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.Write([]byte(body))
@@ -112,6 +143,9 @@ func TestSnapshotSameAsChromium(t *testing.T) {
 			}
 			if cs.Census.Nodes < 20 {
 				t.Fatalf("chromium's snapshot of %s has %d nodes:\n%s", p.name, cs.Census.Nodes, cs.Text())
+			}
+			if p.name == "framed" && (!strings.Contains(cs.Text(), "Nested box") || !strings.Contains(cs.Text(), "Same button")) {
+				t.Fatalf("the frames' content is not in the snapshot:\n%s", cs.Text())
 			}
 			same(t, p.name, cs, fs)
 		})

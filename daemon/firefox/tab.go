@@ -30,9 +30,10 @@ const world = 1
 const rawBudget = cdp.SnapshotBudget * 3 / 2
 
 // walkJS runs the page road's walk in the sandbox and answers it with the
-// document's token, which the sandbox keeps while the document lives;
-// with a document's token and a handle, only what follows that element
-// (snapshot --after), or {stale} when it is gone.
+// document's token, which the sandbox keeps while the document lives, and
+// the handles of the <iframe> elements it emitted (frames.go reads their
+// frames); with a document's token and a handle, only what follows that
+// element (snapshot --after), or {stale} when it is gone.
 var walkJS = `function(budget, doc, h) {
   const G = globalThis;
   if (!G.__vibespaceDoc) G.__vibespaceDoc = Math.random().toString(36).slice(2) + "." + Date.now();
@@ -41,7 +42,15 @@ var walkJS = `function(budget, doc, h) {
     after = G.__vibespaceDoc === doc && G.__vibespaceHandles ? G.__vibespaceHandles.get(h) : null;
     if (!after || !after.isConnected) return {stale: true};
   }
-  return {doc: G.__vibespaceDoc, walk: (` + cdp.WalkJS() + `)(budget, after)};
+  const walk = (` + cdp.WalkJS() + `)(budget, after), frames = [];
+  if (walk.includes('"Iframe"')) {
+    const n = JSON.parse(walk).n;
+    for (let i = 0; i + 7 < n.length; i += 8) {
+      const el = n[i + 1] === "Iframe" && n[i + 7] && G.__vibespaceHandles.get(n[i + 7]);
+      if (el) frames.push({h: n[i + 7], src: el.hasAttribute("srcdoc") ? "" : (el.src || "")});
+    }
+  }
+  return {doc: G.__vibespaceDoc, walk, frames, state: document.readyState, url: location.href};
 }`
 
 // locateJS finds a handle's element in the document whose token is doc,
@@ -114,12 +123,13 @@ type Tab struct {
 	conn *bidi.Conn
 	id   bidi.Context
 
-	mu    sync.Mutex
-	docs  map[string]int64 // a document's token → its generation
-	byGen map[int64]string
-	gen   int64
-	seen  map[string][2]string        // a key's role and name in the last snapshot
-	live  map[*capture.Shots]struct{} // the live views' sources, woken after input
+	mu     sync.Mutex
+	docs   map[string]int64 // a document's token (the tab's, or a frame's) → its generation
+	byGen  map[int64]string
+	gen    int64
+	frames map[bidi.Context]*frameRec  // the frames the last snapshot read (frames.go)
+	seen   map[string][2]string        // a key's role and name in the last snapshot
+	live   map[*capture.Shots]struct{} // the live views' sources, woken after input
 
 	presses kind.Presses // a person's presses from the live view, waiting for their release
 }
@@ -217,37 +227,47 @@ func (t *Tab) Probe(ctx context.Context) target.Probe {
 	return p
 }
 
-// walk runs the walk (after the node of key, when key is set) and
-// answers its reply and the document's generation.
-func (t *Tab) walk(ctx context.Context, key kind.Node) (string, int64, error) {
-	var r struct {
-		Stale bool   `json:"stale"`
-		Doc   string `json:"doc"`
-		Walk  string `json:"walk"`
-	}
-	doc, h := "", int64(0)
-	if key.Key != "" {
-		var err error
-		if doc, h, err = t.handle(key); err != nil {
-			return "", 0, err
-		}
-	}
-	if err := t.conn.CallJSON(ctx, t.sandbox(), walkJS, &r, bidi.Num(rawBudget), bidi.Str(doc), bidi.Num(float64(h))); err != nil {
-		return "", 0, t.fail(err)
+// walked is one document's walk: its reply, its document's token and
+// generation, and the handles of the <iframe> elements it emitted.
+type walked struct {
+	Stale  bool   `json:"stale"`
+	Doc    string `json:"doc"`
+	Walk   string `json:"walk"`
+	State  string `json:"state"` // document.readyState
+	URL    string `json:"url"`
+	Frames []struct {
+		H   int64  `json:"h"`
+		Src string `json:"src"` // the address its <iframe> loads ("" for srcdoc)
+	} `json:"frames"`
+	gen int64
+}
+
+// walk runs the walk in the document w is in (after the node of w.h when
+// set) and answers its reply with the document's generation.
+func (t *Tab) walk(ctx context.Context, w where, key kind.Node) (walked, error) {
+	var r walked
+	if err := t.conn.CallJSON(ctx, w.tgt, walkJS, &r, bidi.Num(rawBudget), bidi.Str(w.doc), bidi.Num(float64(w.h))); err != nil {
+		return r, t.failIn(w, key, err)
 	}
 	if r.Stale {
-		return "", 0, staleRef(key)
+		return r, staleRef(key)
 	}
+	r.gen = t.generation(r.Doc)
+	return r, nil
+}
+
+// generation is the number of the document whose token is doc.
+func (t *Tab) generation(doc string) int64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	gen, ok := t.docs[r.Doc]
+	gen, ok := t.docs[doc]
 	if !ok {
 		t.gen++
 		gen = t.gen
-		t.docs[r.Doc] = gen
-		t.byGen[gen] = r.Doc
+		t.docs[doc] = gen
+		t.byGen[gen] = doc
 	}
-	return r.Walk, gen, nil
+	return gen
 }
 
 // Snapshot reads the page's tree by the page road.
@@ -266,11 +286,23 @@ func (t *Tab) SnapshotAfter(ctx context.Context, refs *target.RefTable, key stri
 }
 
 func (t *Tab) snapshot(ctx context.Context, refs *target.RefTable, after kind.Node) (*target.Snapshot, error) {
-	reply, gen, err := t.walk(ctx, after)
+	w := where{tgt: t.sandbox()}
+	if after.Key != "" {
+		var err error
+		if w, err = t.handle(after); err != nil {
+			return nil, err
+		}
+	}
+	r, err := t.walk(ctx, w, after)
 	if err != nil {
 		return nil, err
 	}
-	s, err := cdp.BuildWalkRefs(reply, gen, world, refs)
+	gen := r.gen
+	if w.frame != nil {
+		gen = w.frame.gen // a page of a frame: its keys are of the tab's document it was read in
+	}
+	doc, frames := t.readFrames(ctx, w, r, gen)
+	s, err := cdp.BuildWalkTree(doc, gen, refs)
 	if err != nil {
 		return nil, err
 	}
@@ -285,9 +317,13 @@ func (t *Tab) snapshot(ctx context.Context, refs *target.RefTable, after kind.No
 	}
 	t.mu.Lock()
 	if after.Key == "" || t.seen == nil {
-		t.seen = seen
+		t.seen, t.frames = seen, frames
 	} else {
 		maps.Copy(t.seen, seen)
+		if t.frames == nil {
+			t.frames = map[bidi.Context]*frameRec{}
+		}
+		maps.Copy(t.frames, frames)
 	}
 	t.mu.Unlock()
 	if s.Title == "" {
@@ -296,17 +332,46 @@ func (t *Tab) snapshot(ctx context.Context, refs *target.RefTable, after kind.No
 	return s, nil
 }
 
-// handle is the document token and handle a node's key names; a key of a
-// document that is no longer the tab's is stale_ref.
-func (t *Tab) handle(n kind.Node) (string, int64, error) {
-	gen, h, _, ok := cdp.ParseHandleKey(n.Key)
+// where is the document a node of the tab is in: the script target
+// (the tab's, or its frame's, context in our sandbox), the document's
+// token, the node's handle, and its frame (nil: the tab's own document).
+type where struct {
+	tgt   bidi.Target
+	doc   string
+	h     int64
+	frame *frameRec
+}
+
+// handle is where the node a key names is; a key of a document that is no
+// longer the tab's, or of a frame the tab no longer has as the last
+// snapshot read it, is stale_ref.
+func (t *Tab) handle(n kind.Node) (where, error) {
+	base, frame := cdp.SplitFrameKey(n.Key)
+	gen, h, world, ok := cdp.ParseHandleKey(base)
 	if !ok {
-		return "", 0, target.Refuse(target.CodeStaleRef, "%s is not a node of this page; take a new snapshot", n.Ref)
+		return where{}, target.Refuse(target.CodeStaleRef, "%s is not a node of this page; take a new snapshot", n.Ref)
 	}
 	t.mu.Lock()
-	doc := t.byGen[gen]
-	t.mu.Unlock()
-	return doc, h, nil
+	defer t.mu.Unlock()
+	if frame == "" {
+		return where{tgt: t.sandbox(), doc: t.byGen[gen], h: h}, nil
+	}
+	// A frame's key names its document by the world part: the frame's
+	// document's generation.
+	f := t.frames[bidi.Context(frame)]
+	if f == nil || f.gen != gen || t.docs[f.doc] != world {
+		return where{}, frameGone(n)
+	}
+	return where{tgt: bidi.Target{Context: f.ctx, Sandbox: sandbox}, doc: f.doc, h: h, frame: f}, nil
+}
+
+// failIn is fail for a call in w's document: a frame's context that is
+// gone is its node going (stale_ref), not the tab closing.
+func (t *Tab) failIn(w where, n kind.Node, err error) error {
+	if w.frame != nil && bidi.ErrorCode(err) == bidi.CodeNoSuchFrame {
+		return staleRef(n)
+	}
+	return t.fail(err)
 }
 
 func staleRef(n kind.Node) error {
@@ -325,25 +390,27 @@ type located struct {
 	Y        float64 `json:"y"`
 }
 
-func (t *Tab) locate(ctx context.Context, n kind.Node, scroll bool) (located, error) {
+// locate finds a node and says what a click there would meet, in the
+// viewport of its document (a frame's: locateIn adds its offset).
+func (t *Tab) locate(ctx context.Context, n kind.Node, scroll bool) (located, where, error) {
 	var l located
-	doc, h, err := t.handle(n)
+	w, err := t.handle(n)
 	if err != nil {
-		return l, err
+		return l, w, err
 	}
-	if err := t.conn.CallJSON(ctx, t.sandbox(), locateJS, &l, bidi.Str(doc), bidi.Num(float64(h)), bidi.Bool(scroll)); err != nil {
-		return l, t.fail(err)
+	if err := t.conn.CallJSON(ctx, w.tgt, locateJS, &l, bidi.Str(w.doc), bidi.Num(float64(w.h)), bidi.Bool(scroll)); err != nil {
+		return l, w, t.failIn(w, n, err)
 	}
 	if l.Stale {
-		return l, staleRef(n)
+		return l, w, staleRef(n)
 	}
-	return l, nil
+	return l, w, nil
 }
 
 // Node reads a node's state now (without scrolling), and its role and
 // name as the last snapshot gave them.
 func (t *Tab) Node(ctx context.Context, n kind.Node) (target.NodeTraits, error) {
-	l, err := t.locate(ctx, n, false)
+	l, _, err := t.locate(ctx, n, false)
 	if err != nil {
 		return target.NodeTraits{}, err
 	}
@@ -362,7 +429,7 @@ func (t *Tab) Node(ctx context.Context, n kind.Node) (target.NodeTraits, error) 
 // checked: it has a box, is enabled, lies in the viewport, and nothing
 // else is on top of its centre.
 func (t *Tab) Act(ctx context.Context, n kind.Node) error {
-	l, err := t.locate(ctx, n, true)
+	l, w, err := t.locate(ctx, n, true)
 	if err != nil {
 		return err
 	}
@@ -376,7 +443,7 @@ func (t *Tab) Act(ctx context.Context, n kind.Node) error {
 	case l.Covered != "":
 		return target.Refuse(target.CodeCovered, "%s is covered at its centre by %s", n.Ref, l.Covered).With("covered_by", l.Covered)
 	}
-	return t.click(ctx, l.X, l.Y)
+	return t.clickIn(ctx, w, n, l.X, l.Y, true)
 }
 
 func (t *Tab) click(ctx context.Context, x, y float64) error {
@@ -386,15 +453,18 @@ func (t *Tab) click(ctx context.Context, x, y float64) error {
 
 // Focus gives a node the keyboard focus.
 func (t *Tab) Focus(ctx context.Context, n kind.Node) error {
-	doc, h, err := t.handle(n)
+	w, err := t.handle(n)
 	if err != nil {
 		return err
 	}
-	v, err := t.conn.CallFunction(ctx, t.sandbox(), focusJS, bidi.Str(doc), bidi.Num(float64(h)))
-	if err != nil {
-		return t.fail(err)
+	if err := t.focusFrames(ctx, w, n); err != nil {
+		return err
 	}
-	switch s, _ := v.String(); s {
+	s, err := t.focusOn(ctx, w, n)
+	if err != nil {
+		return err
+	}
+	switch s {
 	case "stale":
 		return staleRef(n)
 	case "focused":
@@ -403,19 +473,38 @@ func (t *Tab) Focus(ctx context.Context, n kind.Node) error {
 	return target.Refuse(target.CodeNoFocus, "%s does not take the focus", n.Ref)
 }
 
+// focusOn focuses the element w names: "focused", "not" (it does not
+// take the focus) or "stale".
+func (t *Tab) focusOn(ctx context.Context, w where, n kind.Node) (string, error) {
+	v, err := t.conn.CallFunction(ctx, w.tgt, focusJS, bidi.Str(w.doc), bidi.Num(float64(w.h)))
+	if err != nil {
+		return "", t.failIn(w, n, err)
+	}
+	s, _ := v.String()
+	return s, nil
+}
+
 func (t *Tab) insert(ctx context.Context, n kind.Node, text string, replace bool) error {
-	doc, h, err := t.handle(n)
+	w, err := t.handle(n)
 	if err != nil {
 		return err
 	}
-	var r struct {
-		Stale bool   `json:"stale"`
-		OK    bool   `json:"ok"`
-		Value string `json:"value"`
+	var r inserted
+	if err := t.conn.CallJSON(ctx, w.tgt, insertJS, &r, bidi.Str(w.doc), bidi.Num(float64(w.h)), bidi.Str(text), bidi.Bool(replace)); err != nil {
+		return t.failIn(w, n, err)
 	}
-	if err := t.conn.CallJSON(ctx, t.sandbox(), insertJS, &r, bidi.Str(doc), bidi.Num(float64(h)), bidi.Str(text), bidi.Bool(replace)); err != nil {
-		return t.fail(err)
-	}
+	return r.check(n, text, replace)
+}
+
+// inserted is insertJS's answer.
+type inserted struct {
+	Stale bool   `json:"stale"`
+	OK    bool   `json:"ok"`
+	Value string `json:"value"`
+}
+
+// check refuses an insert that did not take.
+func (r inserted) check(n kind.Node, text string, replace bool) error {
 	switch {
 	case r.Stale:
 		return staleRef(n)
@@ -430,12 +519,6 @@ func (t *Tab) insert(ctx context.Context, n kind.Node, text string, replace bool
 // InsertText appends text to a field, as a paste would.
 func (t *Tab) InsertText(ctx context.Context, n kind.Node, text string) error {
 	return t.insert(ctx, n, text, false)
-}
-
-// Fill replaces a field's text, as a paste over all of it would, and reads
-// the field back.
-func (t *Tab) Fill(ctx context.Context, n kind.Node, text string) error {
-	return t.insert(ctx, n, text, true)
 }
 
 // viewport is the page's viewport size in CSS pixels.
@@ -533,10 +616,9 @@ func onNodeJS(fn string) string {
 
 // choiceNode is a node of the tab as cdp.SelectOn drives it.
 type choiceNode struct {
-	t   *Tab
-	n   kind.Node
-	doc string
-	h   int64
+	t *Tab
+	n kind.Node
+	w where
 }
 
 func (c choiceNode) Call(ctx context.Context, fn string, out any, args ...any) error {
@@ -551,8 +633,8 @@ func (c choiceNode) Call(ctx context.Context, fn string, out any, args ...any) e
 		Stale bool            `json:"stale"`
 		V     json.RawMessage `json:"v"`
 	}
-	if err := c.t.conn.CallJSON(ctx, c.t.sandbox(), onNodeJS(fn), &r, bidi.Str(c.doc), bidi.Num(float64(c.h)), bidi.Str(string(a))); err != nil {
-		return c.t.fail(err)
+	if err := c.t.conn.CallJSON(ctx, c.w.tgt, onNodeJS(fn), &r, bidi.Str(c.w.doc), bidi.Num(float64(c.w.h)), bidi.Str(string(a))); err != nil {
+		return c.t.failIn(c.w, c.n, err)
 	}
 	if r.Stale {
 		return staleRef(c.n)
@@ -560,18 +642,20 @@ func (c choiceNode) Call(ctx context.Context, fn string, out any, args ...any) e
 	return json.Unmarshal(r.V, out)
 }
 
-func (c choiceNode) ClickAt(ctx context.Context, x, y float64) error { return c.t.click(ctx, x, y) }
+func (c choiceNode) ClickAt(ctx context.Context, x, y float64) error {
+	return c.t.clickIn(ctx, c.w, c.n, x, y, false)
+}
 
 // Select sets a choice control's options (a <select>, an ARIA list box,
 // or an option's control) and answers what it holds, read back: the
 // Chromium tab's page functions and checks (cdp.SelectOn), run in our
 // sandbox on the node's element, an ARIA option clicked with BiDi input.
 func (t *Tab) Select(ctx context.Context, n kind.Node, opts []string) ([]string, error) {
-	doc, h, err := t.handle(n)
+	w, err := t.handle(n)
 	if err != nil {
 		return nil, err
 	}
-	return cdp.SelectOn(ctx, n.Ref, choiceNode{t: t, n: n, doc: doc, h: h}, opts)
+	return cdp.SelectOn(ctx, n.Ref, choiceNode{t: t, n: n, w: w}, opts)
 }
 
 // Key presses a chord in the focused element.

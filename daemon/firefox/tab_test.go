@@ -60,18 +60,7 @@ func TestTabVerbs(t *testing.T) {
 	off := find(t, snap, refs, "push button", "Off")
 	under := find(t, snap, refs, "push button", "Under")
 
-	if err := tab.Fill(ctx, name, "Ada Lovelace"); err != nil {
-		t.Fatal(err)
-	}
-	if err := tab.Focus(ctx, name); err != nil {
-		t.Fatal(err)
-	}
-	if err := tab.Key(ctx, target.Chord{Key: "End"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := tab.Type(ctx, " the second, née Byron"); err != nil {
-		t.Fatal(err)
-	}
+	fillAndType(t, ctx, tab, name, "Ada Lovelace", " the second, née Byron")
 	if err := tab.Act(ctx, goBtn); err != nil {
 		t.Fatal(err)
 	}
@@ -320,13 +309,38 @@ func loaded(t *testing.T, ctx context.Context, path, body string) (*site, *firef
 	if err := tab.Navigate(ctx, s.URL+path); err != nil {
 		t.Fatal(err)
 	}
+	snap, refs := snapshot(t, ctx, tab)
+	return s, tab, snap, refs
+}
+
+// snapshot is the tab's snapshot, with its refs.
+func snapshot(t *testing.T, ctx context.Context, tab *firefox.Tab) (*target.Snapshot, *target.RefTable) {
+	t.Helper()
 	refs := target.NewRefTable()
 	snap, err := tab.Snapshot(ctx, refs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("snapshot:\n%s", snap.Text())
-	return s, tab, snap, refs
+	return snap, refs
+}
+
+// fillAndType fills a field with fill, then focuses it and types typed
+// at its end, as keys.
+func fillAndType(t *testing.T, ctx context.Context, tab *firefox.Tab, n kind.Node, fill, typed string) {
+	t.Helper()
+	if err := tab.Fill(ctx, n, fill); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Focus(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Key(ctx, target.Chord{Key: "End"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Type(ctx, typed); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestSnapshotAfter: a page past the walk's budget is cut, and says where
@@ -345,6 +359,21 @@ for (let i = 1; i <= %d; i++) { const d = document.createElement("div"); d.inner
 		t.Fatalf("the first page: truncated %v, after %q, holds the last row %v", snap.Truncated, snap.After, strings.Contains(snap.Text(), last))
 	}
 	first := find(t, snap, refs, "push button", "Button 1").Key
+	readOn(t, ctx, tab, snap, refs, last)
+	key := first
+	if err := tab.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.SnapshotAfter(ctx, refs, key); refusal(err) != target.CodeStaleRef {
+		t.Errorf("--after a ref of the document before the reload: %v, want stale_ref", err)
+	}
+}
+
+// readOn reads a cut snapshot on, page after page (SnapshotAfter), until
+// it is whole, and fails t unless the pages reach the row named last
+// without starting again at the first.
+func readOn(t *testing.T, ctx context.Context, tab *firefox.Tab, snap *target.Snapshot, refs *target.RefTable, last string) {
+	t.Helper()
 	all := snap.Text()
 	for page := 0; snap.Truncated; page++ {
 		if page == 5 {
@@ -364,12 +393,5 @@ for (let i = 1; i <= %d; i++) { const d = document.createElement("div"); d.inner
 	}
 	if !strings.Contains(all, `"`+last+`"`) || !strings.Contains(all, `"text 6000"`) {
 		t.Fatalf("the pages do not reach the last row; the last page:\n%.2000s", snap.Text())
-	}
-	key := first
-	if err := tab.Reload(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tab.SnapshotAfter(ctx, refs, key); refusal(err) != target.CodeStaleRef {
-		t.Errorf("--after a ref of the document before the reload: %v, want stale_ref", err)
 	}
 }
