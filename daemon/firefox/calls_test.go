@@ -29,57 +29,59 @@ import (
 // changes a number here: it is seen, and said in its commit.
 //
 // Counted in this order on one tab. Every verb starts with the tab's
-// facts (Tab.Info: browsingContext.getTree for its address,
-// script.evaluate for its title): 2, the "info" below. A node read
+// facts (Tab.Info: one script.evaluate in the sandbox, its address and
+// title from one document): "the info" below, 1. A node read
 // (kind.NodeReader) is one script.callFunction in the sandbox, on the
-// walk's handle; a look of the effect check is a node read, the info (2)
-// and script.evaluate (the content's digest, in the sandbox): 4.
+// walk's handle; a look of the effect check is a node read, the info and
+// script.evaluate (the content's digest, in the sandbox): 3.
 const (
 	// open: the info, browsingContext.navigate, the info again (the
-	// answer's title and address).
-	ffOpenCalls = 5
+	// answer's title and address). Before: 5, the info two commands
+	// (browsingContext.getTree, the title).
+	ffOpenCalls = 3
 	// snapshot: the info, script.callFunction (the walk, in the sandbox).
-	ffSnapshotCalls = 3
+	ffSnapshotCalls = 2
 	// snapshot -i: the same.
-	ffSnapshotICalls = 3
+	ffSnapshotICalls = 2
 	// click @ref, --no-verify: the info, script.callFunction (scrolled
 	// into view, its point hit-tested), input.performActions (move,
 	// press, release).
-	ffClickCallsNoVerify = 4
+	ffClickCallsNoVerify = 3
 	// click @ref with the check, on a button that changes the page: the
-	// info, the look before (4) with the page's watcher armed beside it
-	// (script.evaluate in the page, 1), the act (2), one look after (4),
-	// and the watcher asked what changed, to name it (script.evaluate, 1).
-	// Before the watcher: a screenshot every 50 ms until the wait's end.
-	ffClickCalls = 14
+	// info, the look before (3) with the page's watcher armed beside it
+	// (script.evaluate in the page, 1), the act (2), one look after (3),
+	// and the watcher asked what changed, to name it (script.evaluate,
+	// 1). Before the watcher: a look every 50 ms to the wait's end (a
+	// screenshot each); then 14, the info two commands.
+	ffClickCalls = 11
 	// click @ref on a button that changes nothing: the info, the look
-	// before (4), the watcher armed (1), the act (2), a look at once (4),
+	// before (3), the watcher armed (1), the act (2), a look at once (3),
 	// one script.evaluate waiting for the watcher's word (a change, or
 	// quiet: nothing the act started still pending), and a last look
-	// then (4).
-	ffClickIdleCalls = 18
+	// then (3). Before: 18, the info two commands.
+	ffClickIdleCalls = 14
 	// fill @ref, --no-verify: the info, script.callFunction (focused,
 	// its text selected, the text inserted, its value read back).
-	ffFillCallsNoVerify = 3
-	// fill @ref with the check: the info, the look before (4), the
-	// watcher armed (1), the fill (1), one look after (4), which sees the
-	// field's own value change (no question to the watcher).
-	ffFillCalls = 12
+	ffFillCallsNoVerify = 2
+	// fill @ref with the check: the info, the look before (3), the
+	// watcher armed (1), the fill (1), one look after (3), which sees the
+	// field's own value change (no question to the watcher). Before: 12.
+	ffFillCalls = 9
 	// select @ref, --no-verify: the info, then cdp.SelectOn's page
 	// functions, each a script.callFunction (3).
-	ffSelectCallsNoVerify = 5
+	ffSelectCallsNoVerify = 4
 	// type @ref, --no-verify: the info, the focus (script.callFunction),
 	// the keys (input.performActions).
-	ffTypeCallsNoVerify = 4
+	ffTypeCallsNoVerify = 3
 	// key, --no-verify: the info, input.performActions.
-	ffKeyCallsNoVerify = 3
+	ffKeyCallsNoVerify = 2
 	// scroll, --no-verify: the info, the viewport's size
 	// (script.callFunction), input.performActions (the wheel).
-	ffScrollCallsNoVerify = 4
-	// get title: the info, and the info again (the title read fresh).
-	ffGetTitleCalls = 4
+	ffScrollCallsNoVerify = 3
+	// get title: the info, and the title read again (script.evaluate).
+	ffGetTitleCalls = 2
 	// screenshot: the info, browsingContext.captureScreenshot.
-	ffScreenshotCalls = 3
+	ffScreenshotCalls = 2
 )
 
 // roundTripPage is the page the budgets are counted on (the Chromium

@@ -172,20 +172,43 @@ func (t *Tab) fail(err error) error {
 	return err
 }
 
-// Info reads the tab's URL (the browser's tree) and title (the document's).
+// infoJS answers the document's address and title, read together from
+// one document; a document still loading (a navigation just committed:
+// its <title> may not be parsed yet) is first given until its
+// DOMContentLoaded, at most infoLoadMS. An error page (about:neterror…)
+// answers no address: the browser's tree says which it was to load.
+const infoJS = `(async () => {
+  if (document.readyState === "loading") await new Promise((r) => { document.addEventListener("DOMContentLoaded", r, {once: true}); setTimeout(r, %d); });
+  const u = location.href;
+  return JSON.stringify([u.startsWith("about:") && u !== "about:blank" ? "" : u, document.title]);
+})()`
+
+// infoLoadMS bounds infoJS's wait for a loading document.
+const infoLoadMS = 500
+
+// Info reads the tab's URL and title, from the same document (one
+// script.evaluate in the sandbox: infoJS; an error page's address is the
+// browser's tree's).
 func (t *Tab) Info(ctx context.Context) (kind.Info, error) {
-	tree, err := t.conn.GetTree(ctx, t.id)
+	v, err := t.conn.Evaluate(ctx, t.sandbox(), fmt.Sprintf(infoJS, infoLoadMS))
 	if err != nil {
 		return kind.Info{}, t.fail(err)
 	}
-	if len(tree) == 0 {
-		return kind.Info{}, target.Refuse(target.CodeTabGone, "the tab has closed")
+	var ut [2]string
+	if s, ok := v.String(); !ok || json.Unmarshal([]byte(s), &ut) != nil {
+		return kind.Info{}, fmt.Errorf("firefox: the tab's facts answered a %s", v.Type)
 	}
-	title, err := t.Title(ctx)
-	if err != nil {
-		return kind.Info{}, err
+	if ut[0] == "" {
+		tree, err := t.conn.GetTree(ctx, t.id)
+		if err != nil {
+			return kind.Info{}, t.fail(err)
+		}
+		if len(tree) == 0 {
+			return kind.Info{}, target.Refuse(target.CodeTabGone, "the tab has closed")
+		}
+		ut[0] = tree[0].URL
 	}
-	return kind.Info{Key: string(t.id), Title: title, App: tree[0].URL, Viewable: true}, nil
+	return kind.Info{Key: string(t.id), Title: ut[1], App: ut[0], Viewable: true}, nil
 }
 
 // Title is the document's title.

@@ -65,7 +65,53 @@ func (t *Tab) Changes(ctx context.Context, since uint64, d time.Duration) (kind.
 	if err != nil {
 		return kind.Changes{}, err
 	}
+	if unloads(told) {
+		t.awaitLeft(ctx, max(d, leaveWait))
+	}
 	return pagewatch.Changes(told), nil
+}
+
+// leaveWait bounds the wait for a document that began to unload to be
+// replaced (Tab.awaitLeft), when the question waited less.
+const leaveWait = 500 * time.Millisecond
+
+// unloads reports whether the watcher told that its document began to
+// unload (beforeunload, pagehide): a navigation leaving it.
+func unloads(told cdp.Told) bool {
+	for _, c := range told.Changes {
+		if c.What == "beforeunload" || c.What == "pagehide" {
+			return true
+		}
+	}
+	return false
+}
+
+// awaitLeft waits, up to d, until the document whose watcher told it
+// began to unload is replaced by the next (no watcher is armed in the
+// page's realm): the watcher answers at beforeunload, before the next
+// document is committed, and the look that follows must see the next
+// one (its address, its title), as a Chromium tab's does. One
+// script.evaluate each 25 ms; a navigation that never commits (a 204,
+// a download) costs d.
+func (t *Tab) awaitLeft(ctx context.Context, d time.Duration) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	tick := time.NewTicker(25 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		v, err := t.conn.Evaluate(ctx, t.page(), `!!window[Symbol.for('vibespace.watch')]`)
+		if err == nil && v.Type == "boolean" && string(v.Value) == "false" {
+			return
+		}
+		if err != nil && ctx.Err() == nil && t.fail(err) != err {
+			return // the tab is gone: the look says so
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // left reports whether a call in the page that was not answered within
