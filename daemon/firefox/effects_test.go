@@ -3,6 +3,7 @@ package firefox_test
 import (
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/vibespace/vibespace/daemon"
 	"github.com/vibespace/vibespace/daemon/args"
@@ -68,7 +69,9 @@ func TestEffectsBesideChromium(t *testing.T) {
 			target.EffectConfirmed, "document.getElementById('out').textContent === 'later 2'"},
 		{"click that changes nothing", func(ss string) daemon.Request { return req(ss, "click").With(args.Click{Ref: refs[ss]["idle"]}) },
 			target.EffectNoVisibleChange, "document.getElementById('out').textContent === 'later 2' && window.n === 2"},
-		{"fill", func(ss string) daemon.Request { return req(ss, "fill").With(args.Fill{Ref: refs[ss]["name"], Text: "Ada"}) },
+		{"fill", func(ss string) daemon.Request {
+			return req(ss, "fill").With(args.Fill{Ref: refs[ss]["name"], Text: "Ada"})
+		},
 			target.EffectConfirmed, "document.getElementById('name').value === 'Ada'"},
 		{"click that navigates", func(ss string) daemon.Request { return req(ss, "click").With(args.Click{Ref: refs[ss]["next"]}) },
 			target.EffectConfirmed, "location.pathname === '/next' && document.title === 'Next'"},
@@ -88,6 +91,27 @@ func TestEffectsBesideChromium(t *testing.T) {
 		}
 		if did["ch"] != did["fx"] {
 			t.Errorf("%s: Chromium said %q, Firefox %q", a.name, did["ch"], did["fx"])
+		}
+	}
+}
+
+// waitEval evaluates expr until it answers want (a scroll's wheel event
+// is handled by the page after the action returns), for up to 10 s.
+func waitEval(t *testing.T, eval func(string) string, expr, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := eval(expr)
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s answered %s, want %s", expr, got, want)
+		}
+		select {
+		case <-t.Context().Done():
+			t.Fatal(t.Context().Err())
+		case <-time.After(50 * time.Millisecond):
 		}
 	}
 }
