@@ -172,7 +172,8 @@ func (t *Tab) ContentDigest(ctx context.Context) (string, error) {
 }
 
 // ReadNode reads what the page says of an element now, in the sandbox on
-// the walk's handle (cdp.NodeFactsJS): its states, and its value (a
+// the walk's handle (cdp.NodeFactsJS, called as select's page functions
+// are: choiceNode): its states, and its value (a
 // field's) or text as the node's text; its role and name as the last
 // snapshot gave them. A node that is gone is stale_ref.
 func (t *Tab) ReadNode(ctx context.Context, n kind.Node) (*target.Node, error) {
@@ -180,22 +181,19 @@ func (t *Tab) ReadNode(ctx context.Context, n kind.Node) (*target.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	var r struct {
-		Stale bool `json:"stale"`
-		V     struct {
-			cdp.NodeFacts
-			Gone bool `json:"gone"`
-		} `json:"v"`
+	var f struct {
+		cdp.NodeFacts
+		Gone bool `json:"gone"`
 	}
-	if err := t.conn.CallJSON(ctx, t.sandbox(), onNodeJS(cdp.NodeFactsJS()), &r, bidi.Str(doc), bidi.Num(float64(h)), bidi.Str("[]")); err != nil {
-		return nil, t.fail(err)
+	if err := (choiceNode{t: t, n: n, doc: doc, h: h}).Call(ctx, cdp.NodeFactsJS(), &f); err != nil {
+		return nil, err
 	}
-	if r.Stale || r.V.Gone {
+	if f.Gone {
 		return nil, staleRef(n)
 	}
 	t.mu.Lock()
 	rn := t.seen[n.Key]
 	t.mu.Unlock()
-	r.V.Role, r.V.Name = rn[0], rn[1]
-	return pagewatch.FactsNode(r.V.NodeFacts), nil
+	f.Role, f.Name = rn[0], rn[1]
+	return pagewatch.FactsNode(f.NodeFacts), nil
 }
