@@ -56,24 +56,10 @@ func RoundTrips(t *testing.T, s *Served, log *Calls, session string, b Budgets) 
 	}))
 	t.Cleanup(site.Close)
 	req := func(verb string) daemon.Request { return daemon.Request{Verb: "browser." + verb, Session: session} }
-	eval := func(expr string) string {
-		t.Helper()
-		return string(s.OK(t, req("eval").With(args.Eval{Expr: expr})).Value)
-	}
 	page := func(what, expr, want string) {
 		t.Helper()
-		// A wheel's scroll is the page's to do after the action
-		// returns: what the page says is waited for, a little.
-		deadline := time.Now().Add(10 * time.Second)
-		for got := eval(expr); got != want; got = eval(expr) {
-			if time.Now().After(deadline) {
-				t.Fatalf("after %s the page says %s, want %s", what, got, want)
-			}
-			select {
-			case <-t.Context().Done():
-				t.Fatal(t.Context().Err())
-			case <-time.After(50 * time.Millisecond):
-			}
+		if got, ok := s.WaitEval(t, session, expr, want); !ok {
+			t.Fatalf("after %s the page says %s, want %s", what, got, want)
 		}
 	}
 	count := func(what string, r daemon.Request, budget int, word target.EffectWord) daemon.Response {
@@ -137,4 +123,24 @@ func RoundTrips(t *testing.T, s *Served, log *Calls, session string, b Budgets) 
 		t.Fatalf("the screenshot is no PNG: %v", err)
 	}
 	page("screenshot", "[innerWidth * devicePixelRatio, innerHeight * devicePixelRatio].join('x')", fmt.Sprintf(`"%dx%d"`, img.Width, img.Height))
+}
+
+// WaitEval evaluates expr in session's tab until it answers want (its
+// JSON), for up to 10 s: what a page does after an act returns (a wheel's
+// scroll, a navigation's load) is waited for, a little. It answers the
+// last answer and whether it was want.
+func (s *Served) WaitEval(t *testing.T, session, expr, want string) (string, bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := string(s.OK(t, daemon.Request{Verb: "browser.eval", Session: session}.With(args.Eval{Expr: expr})).Value)
+		if got == want || time.Now().After(deadline) {
+			return got, got == want
+		}
+		select {
+		case <-t.Context().Done():
+			return got, false
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/vibespace/vibespace/daemon"
 	"github.com/vibespace/vibespace/daemon/args"
@@ -44,10 +43,6 @@ func TestEffectsBesideChromium(t *testing.T) {
 	sessions := []string{"ch", "fx"}
 	req := func(session, verb string) daemon.Request {
 		return daemon.Request{Verb: "browser." + verb, Session: session}
-	}
-	eval := func(session, expr string) string {
-		t.Helper()
-		return string(sv.OK(t, req(session, "eval").With(args.Eval{Expr: expr})).Value)
 	}
 	refs := map[string]map[string]string{}
 	for _, ss := range sessions {
@@ -93,8 +88,8 @@ func TestEffectsBesideChromium(t *testing.T) {
 			}
 			did[ss] = refWord.ReplaceAllString(resp.Did, "@ref")
 			t.Logf("%s on %s: %s (waited %d ms)", a.name, ss, resp.Did, resp.Effect.WaitedMS)
-			if a.check != "" {
-				waitEval(t, func(expr string) string { return eval(ss, expr) }, a.check, "true")
+			if got, ok := sv.WaitEval(t, ss, a.check, "true"); !ok {
+				t.Errorf("%s on %s: the page answers %s to %s", a.name, ss, got, a.check)
 			}
 		}
 		if a.same == nil && did["ch"] != did["fx"] {
@@ -104,27 +99,6 @@ func TestEffectsBesideChromium(t *testing.T) {
 			if !strings.Contains(did["ch"], w) || !strings.Contains(did["fx"], w) {
 				t.Errorf("%s: Chromium said %q, Firefox %q: both should say %q", a.name, did["ch"], did["fx"], w)
 			}
-		}
-	}
-}
-
-// waitEval evaluates expr until it answers want (a scroll's wheel event
-// is handled by the page after the action returns), for up to 10 s.
-func waitEval(t *testing.T, eval func(string) string, expr, want string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		got := eval(expr)
-		if got == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s answered %s, want %s", expr, got, want)
-		}
-		select {
-		case <-t.Context().Done():
-			t.Fatal(t.Context().Err())
-		case <-time.After(50 * time.Millisecond):
 		}
 	}
 }
