@@ -213,12 +213,18 @@ func (t *Tab) WatchTold(ctx context.Context, mark uint64, d time.Duration, stop 
 	if res.ExceptionDetails != nil {
 		return Told{}, scriptError(res.ExceptionDetails)
 	}
-	var out Told
 	if res.Result == nil {
 		return Told{}, fmt.Errorf("cdp: the page's watcher answered nothing")
 	}
-	if err := jsonv2.Unmarshal(res.Result.Value, &out); err != nil {
-		return Told{}, fmt.Errorf("cdp: the page's watcher answered %s: %w", res.Result.Value, err)
+	return DecodeTold(res.Result.Value, mark)
+}
+
+// DecodeTold decodes what the page's watcher answered (WatchToldJS) when
+// asked from mark.
+func DecodeTold(answer []byte, mark uint64) (Told, error) {
+	var out Told
+	if err := jsonv2.Unmarshal(answer, &out); err != nil {
+		return Told{}, fmt.Errorf("cdp: the page's watcher answered %s: %w", answer, err)
 	}
 	if out.Gone {
 		out.Mark = mark

@@ -11,6 +11,7 @@ import (
 	"github.com/vibespace/vibespace/daemon"
 	"github.com/vibespace/vibespace/daemon/args"
 	browserpool "github.com/vibespace/vibespace/daemon/chromium"
+	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -22,15 +23,24 @@ import (
 // daemon is another process, whose commands no one counts.
 func cdpCommands(b *testing.B, page string) map[string]int {
 	b.Helper()
-	ctx, cancel := context.WithTimeout(b.Context(), 2*time.Minute)
-	defer cancel()
 	var n atomic.Int64
 	pool := browserpool.New(browserpool.Options{Binary: chromium, StartTimeout: time.Minute, Calls: func(string) { n.Add(1) }})
 	defer pool.Close()
+	return countCommands(b, page, "CDP", pool, &n, nil)
+}
+
+// countCommands counts the commands (of the protocol proto) each verb
+// costs on page through a daemon of this process whose browser br counts
+// them into n; prepare (nil: none) readies the session "count" first,
+// uncounted.
+func countCommands(b *testing.B, page, proto string, br kind.Browser, n *atomic.Int64, prepare func(call func(daemon.Request) (daemon.Response, int))) map[string]int {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(b.Context(), 4*time.Minute)
+	defer cancel()
 	dir := b.TempDir()
 	sock := filepath.Join(dir, "run", "d.sock")
-	d, err := daemon.New(ctx, daemon.Config{StateDir: dir, SocketPath: sock, Browser: pool, Stages: stages.All(),
-		VerbTimeout: 30 * time.Second, IdleHandback: -1})
+	d, err := daemon.New(ctx, daemon.Config{StateDir: dir, SocketPath: sock, Browser: br, Stages: stages.All(),
+		VerbTimeout: 3 * time.Minute, IdleHandback: -1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -59,6 +69,9 @@ func cdpCommands(b *testing.B, page string) map[string]int {
 		}
 		return resp, int(n.Load() - before)
 	}
+	if prepare != nil {
+		prepare(call)
+	}
 	open := daemon.Request{Verb: "open"}.With(args.OpenURL{URL: page})
 	call(open)
 	out := map[string]int{}
@@ -84,6 +97,12 @@ func cdpCommands(b *testing.B, page string) map[string]int {
 	}
 	_, out["screenshot"] = call(daemon.Request{Verb: "screenshot"})
 	_, out["get_title"] = call(daemon.Request{Verb: "get"}.With(args.Get{What: "title"}))
-	b.Logf("CDP commands per verb on %s: %v", page, out)
+	_, out["type"] = call(daemon.Request{Verb: "type"}.With(args.Type{Ref: name, Text: "abc", NoVerify: true}))
+	_, out["key"] = call(daemon.Request{Verb: "key"}.With(args.Key{Chord: "Tab", NoVerify: true}))
+	_, out["scroll"] = call(daemon.Request{Verb: "scroll"}.With(args.Scroll{Direction: "down", NoVerify: true}))
+	_, out["find"] = call(daemon.Request{Verb: "find"}.With(args.Find{Text: "Increment"}))
+	_, out["wait"] = call(daemon.Request{Verb: "wait"}.With(args.Wait{Text: "Increment"}))
+	_, out["eval"] = call(daemon.Request{Verb: "eval"}.With(args.Eval{Expr: "1+1"}))
+	b.Logf("%s commands per verb on %s: %v", proto, page, out)
 	return out
 }

@@ -22,7 +22,8 @@ import (
 // Chromium. Then the snapshot of the rows page (rows_bench_test.go's) at
 // 100, 1,000 and 5,000 rows in both, marked cut when it does not show
 // the last row. Firefox's start (20-30 s on a loaded machine) is outside
-// the measurement.
+// the measurement. Each row prints the BiDi commands its verb costs the
+// Firefox tab (bidiCommands, counted once in a daemon of this process).
 func BenchmarkFirefoxBesideChromium(b *testing.B) {
 	testenv.NeedIntegration(b, "firefox-esr")
 	e := newEnv(b)
@@ -43,6 +44,8 @@ func BenchmarkFirefoxBesideChromium(b *testing.B) {
 		}
 	}
 	shot := filepath.Join(b.TempDir(), "shot.png")
+	cmds := bidiCommands(b, page)
+	twoTexts, fills := [2]string{"hello", "world"}, map[string]int{}
 	fixed := func(args ...string) func(string) []string { return func(string) []string { return args } }
 	verbs := []struct {
 		name string
@@ -54,6 +57,9 @@ func BenchmarkFirefoxBesideChromium(b *testing.B) {
 		{"click", func(s string) []string { return []string{"click", inc[s], "--no-verify"} }},
 		{"fill", func(s string) []string { return []string{"fill", name[s], "hello", "--no-verify"} }},
 		{"click_checked", func(s string) []string { return []string{"click", inc[s]} }},
+		// The fill with the check alternates two texts (the same text
+		// again would be refused no_progress).
+		{"fill_checked", func(s string) []string { fills[s]++; return []string{"fill", name[s], twoTexts[fills[s]%2]} }},
 		{"type", func(s string) []string { return []string{"type", name[s], "abc", "--no-verify"} }},
 		{"key", fixed("key", "Tab", "--no-verify")},
 		{"scroll", fixed("scroll", "down", "--no-verify")},
@@ -80,6 +86,9 @@ func BenchmarkFirefoxBesideChromium(b *testing.B) {
 			b.ReportMetric(ch, "chromium-p50-ms")
 			b.ReportMetric(fx, "firefox-p50-ms")
 			b.ReportMetric(fx/ch, "ff/ch")
+			if n, ok := cmds[v.name]; ok {
+				b.ReportMetric(float64(n), "bidi-commands")
+			}
 		})
 	}
 

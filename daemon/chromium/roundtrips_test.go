@@ -1,25 +1,14 @@
 package chromium
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"image/png"
-	"net/http"
-	"net/http/httptest"
-	"slices"
-	"strings"
-	"sync"
 	"testing"
 
-	"github.com/vibespace/vibespace/daemon"
-	"github.com/vibespace/vibespace/daemon/args"
-	"github.com/vibespace/vibespace/target"
+	"github.com/vibespace/vibespace/daemon/daemontest"
 )
 
 // The CDP commands one browser verb sends, through the whole daemon (its
 // road decided, its node read, the verifier's looks, the act), on
-// roundTripPage. A change that asks the browser once more changes a
+// daemontest.RoundTripPage. A change that asks the browser once more changes a
 // number here: it is seen, and said in its commit.
 //
 // Counted in this order on one tab; a ref's first use resolves it to its
@@ -94,156 +83,35 @@ const (
 	// after (4). Before the watcher: 20; then 21, the look before reading
 	// the node again (4); then 17 before the node's object was held.
 	selectCalls = 11
+	// type @ref (ref known) "!?", --no-verify: Runtime.callFunctionOn
+	// (the node focused, on its held object), Input.dispatchKeyEvent ×4
+	// (a key down and up a character).
+	typeCallsNoVerify = 5
+	// key Tab, --no-verify: Input.dispatchKeyEvent ×2 (down, up).
+	keyCallsNoVerify = 2
+	// scroll down, --no-verify: Runtime.evaluate (the viewport's size),
+	// Input.dispatchMouseEvent (the wheel).
+	scrollCallsNoVerify = 2
 	// get title: Target.getTargetInfo.
 	getTitleCalls = 1
 	// screenshot: Page.captureScreenshot.
 	screenshotCalls = 1
 )
 
-// roundTripPage is the page the budgets are counted on: a field, a button
-// whose click writes the page (at once, in its handler), a select, and a
-// button that changes nothing.
-const roundTripPage = `<!doctype html>
-<html><head><title>Round trips</title></head>
-<body>
-<h1>Round trips</h1>
-<label>Name <input id="name" type="text"></label>
-<button id="inc" onclick="document.getElementById('count').textContent = String(++window.clicks)">Increment</button>
-<p id="count">0</p>
-<label>Colour <select id="colour"><option>Red</option><option>Green</option><option>Blue</option></select></label>
-<button id="idle">Nothing</button>
-<script>window.clicks = 0</script>
-</body></html>`
-
-// cdpLog records the methods of the CDP commands the pool sends.
-type cdpLog struct {
-	mu      sync.Mutex
-	methods []string
-}
-
-func (l *cdpLog) add(method string) {
-	l.mu.Lock()
-	l.methods = append(l.methods, method)
-	l.mu.Unlock()
-}
-
-// since is the methods sent after the first n.
-func (l *cdpLog) since(n int) []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return slices.Clone(l.methods[n:])
-}
-
-func (l *cdpLog) len() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.methods)
-}
-
 // TestBrowserRoundTrips counts the CDP commands of each browser verb on a
 // tab, driven through a served daemon as vibespace-browser drives it, with
 // the effect check on (the default) and off (--no-verify), verifies each
-// effect in the page's own DOM, and holds the counts to the budgets above.
+// effect in the page's own DOM, and holds the counts to the budgets above
+// (daemontest.RoundTrips, the Firefox tab's walk too).
 func TestBrowserRoundTrips(t *testing.T) {
-	var log cdpLog
-	mux := http.NewServeMux()
-	mux.HandleFunc("/rt", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, roundTripPage)
-	})
-	site := httptest.NewServer(mux)
-	t.Cleanup(site.Close)
+	log := daemontest.Calls{Proto: "CDP"}
 	// The daemon's own wait and poll: what an agent gets.
-	h := startHarness(t, "", Options{Calls: log.add}, nil)
-	const session = "rt"
-	req := func(verb string) daemon.Request { return daemon.Request{Verb: "browser." + verb, Session: session} }
-	eval := func(expr string) string {
-		t.Helper()
-		return string(h.ok(t, req("eval").With(args.Eval{Expr: expr})).Value)
-	}
-	count := func(what string, r daemon.Request, budget int) daemon.Response {
-		t.Helper()
-		from := log.len()
-		resp := h.ok(t, r)
-		got := log.since(from)
-		eff := ""
-		if resp.Effect != nil {
-			eff = " → " + string(resp.Effect.Word)
-		}
-		t.Logf("%s: %d CDP commands%s: %s", what, len(got), eff, strings.Join(got, " "))
-		if len(got) != budget {
-			t.Errorf("%s sent %d CDP commands, its budget is %d: a change of the budget is said where it is set", what, len(got), budget)
-		}
-		return resp
-	}
-	// The first open starts the browser and its context: not counted.
-	h.ok(t, req("open").With(args.OpenURL{URL: site.URL + "/rt"}))
-	count("open", req("open").With(args.OpenURL{URL: site.URL + "/rt?again"}), openCalls)
-	if got := eval("location.search + ' ' + window.clicks"); got != `"?again 0"` {
-		t.Fatalf("after open the page says %s", got)
-	}
-	full := count("snapshot", req("snapshot"), snapshotCalls)
-	if !strings.Contains(full.Text, `heading "Round trips"`) {
-		t.Fatalf("snapshot:\n%s", full.Text)
-	}
-	si := req("snapshot").With(args.Snapshot{Observe: args.Observe{Interactive: true}})
-	si.JSON = true // the tree to find refs in: the same commands as the text
-	snap := count("snapshot -i", si, snapshotICalls).Snapshot
-	ref := func(role, name string) string {
-		t.Helper()
-		n := snap.Root.Find(func(n *target.Node) bool { return n.Role == role && n.Name == name && n.Ref != "" })
-		if n == nil {
-			t.Fatalf("no %s %q with a ref in:\n%s", role, name, snap.Text())
-		}
-		return n.Ref
-	}
-	inc, idle, name, colour := ref("push button", "Increment"), ref("push button", "Nothing"), ref("entry", "Name"), ref("combo box", "Colour")
-	wantEffect := func(resp daemon.Response, word target.EffectWord) {
-		t.Helper()
-		if resp.Effect == nil || resp.Effect.Word != word {
-			t.Fatalf("%s answered effect %+v, want %s", resp.Did, resp.Effect, word)
-		}
-	}
-
-	count("click @ref --no-verify", req("click").With(args.Click{Ref: inc, NoVerify: true}), clickCallsNoVerify)
-	if got := eval("document.getElementById('count').textContent"); got != `"1"` {
-		t.Fatalf("after one click the count reads %s", got)
-	}
-	wantEffect(count("click @ref", req("click").With(args.Click{Ref: inc}), clickCalls), target.EffectConfirmed)
-	if got := eval("document.getElementById('count').textContent"); got != `"2"` {
-		t.Fatalf("after two clicks the count reads %s", got)
-	}
-	wantEffect(count("click @ref (no change)", req("click").With(args.Click{Ref: idle}), clickIdleCalls), target.EffectNoVisibleChange)
-
-	count("fill @ref --no-verify", req("fill").With(args.Fill{Ref: name, Text: "hello", NoVerify: true}), fillCallsNoVerify)
-	if got := eval("document.getElementById('name').value"); got != `"hello"` {
-		t.Fatalf("after fill the field holds %s", got)
-	}
-	wantEffect(count("fill @ref", req("fill").With(args.Fill{Ref: name, Text: "world"}), fillCalls), target.EffectConfirmed)
-	if got := eval("document.getElementById('name').value"); got != `"world"` {
-		t.Fatalf("after fill the field holds %s", got)
-	}
-
-	count("select @ref --no-verify", req("select").With(args.Select{Ref: colour, Options: []string{"Green"}, NoVerify: true}), selectCallsNoVerify)
-	if got := eval("document.getElementById('colour').value"); got != `"Green"` {
-		t.Fatalf("after select the select holds %s", got)
-	}
-	wantEffect(count("select @ref", req("select").With(args.Select{Ref: colour, Options: []string{"Blue"}}), selectCalls), target.EffectConfirmed)
-	if got := eval("document.getElementById('colour').value"); got != `"Blue"` {
-		t.Fatalf("after select the select holds %s", got)
-	}
-
-	title := count("get title", req("get").With(args.Get{What: "title"}), getTitleCalls)
-	if want := eval("document.title"); fmt.Sprintf("%q", title.Text) != want {
-		b, _ := json.Marshal(title)
-		t.Fatalf("get title answered %s; the page's title is %s", b, want)
-	}
-	shot := count("screenshot", req("screenshot"), screenshotCalls)
-	img, err := png.DecodeConfig(bytes.NewReader(shot.PNG))
-	if err != nil {
-		t.Fatalf("the screenshot is no PNG: %v", err)
-	}
-	if want := eval("[innerWidth * devicePixelRatio, innerHeight * devicePixelRatio].join('x')"); fmt.Sprintf(`"%dx%d"`, img.Width, img.Height) != want {
-		t.Fatalf("the screenshot is %dx%d, the page's viewport %s", img.Width, img.Height, want)
-	}
+	h := startHarness(t, "", Options{Calls: log.Add}, nil)
+	daemontest.RoundTrips(t, h.Served, &log, "rt", daemontest.Budgets{
+		Open: openCalls, Snapshot: snapshotCalls, SnapshotI: snapshotICalls,
+		ClickNoVerify: clickCallsNoVerify, Click: clickCalls, ClickIdle: clickIdleCalls,
+		FillNoVerify: fillCallsNoVerify, Fill: fillCalls, SelectNoVerify: selectCallsNoVerify, Select: selectCalls,
+		TypeNoVerify: typeCallsNoVerify, KeyNoVerify: keyCallsNoVerify, ScrollNoVerify: scrollCallsNoVerify,
+		GetTitle: getTitleCalls, Screenshot: screenshotCalls,
+	})
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vibespace/vibespace/cdp"
 	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/daemon/pagewatch"
 	"github.com/vibespace/vibespace/target"
 )
 
@@ -142,7 +143,7 @@ func (t *tab) ReadForAct(ctx context.Context, n kind.Node) (kind.NodeRead, error
 	if err != nil {
 		return kind.NodeRead{}, err
 	}
-	return kind.NodeRead{Traits: traits(st, info), Facts: factsNode(f)}, nil
+	return kind.NodeRead{Traits: traits(st, info), Facts: pagewatch.FactsNode(f)}, nil
 }
 
 func (t *tab) Act(ctx context.Context, n kind.Node) error   { return t.t.Click(ctx, t.node(n)) }
@@ -320,39 +321,19 @@ var (
 	_ kind.ActReader       = (*tab)(nil)
 )
 
-// watchLife bounds the page's watcher of one act (cdp.Tab.Arm): it
-// disarms itself then, if the verb did not end before; a timer its act's
-// handlers schedule counts as pending when it is to run within half of
-// it.
-const watchLife = 3 * time.Second
-
 // Changes tells what changed in the page after mark (since 0: arms its
 // watcher, cdp.Tab.Arm), waiting up to d for a change or for the page to
 // be quiet (cdp.Tab.WatchTold).
 func (t *tab) Changes(ctx context.Context, since uint64, d time.Duration) (kind.Changes, error) {
 	if since == 0 {
-		m, err := t.t.Arm(ctx, watchLife)
+		m, err := t.t.Arm(ctx, pagewatch.Life)
 		return kind.Changes{Mark: m}, err
 	}
 	told, err := t.t.WatchTold(ctx, since, d, false)
 	if err != nil {
 		return kind.Changes{}, err
 	}
-	out := kind.Changes{Mark: told.Mark, Quiet: told.Quiet, Pending: told.Pending}
-	if told.Gone {
-		out.Seen = append(out.Seen, kind.Change{What: "navigated"})
-	}
-	for _, c := range told.Changes {
-		kc := kind.Change{Role: c.Node, What: c.What, From: c.From, To: c.To, Known: true, Secret: c.Secret}
-		switch c.What {
-		case "hashchange", "popstate", "beforeunload", "pagehide":
-			kc = kind.Change{What: "navigated"}
-		case "added", "removed":
-			kc.Known = false
-		}
-		out.Seen = append(out.Seen, kc)
-	}
-	return out, nil
+	return pagewatch.Changes(told), nil
 }
 
 // ReadNode reads what the page says of an element now: its states, and its
@@ -362,31 +343,7 @@ func (t *tab) ReadNode(ctx context.Context, n kind.Node) (*target.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return factsNode(f), nil
-}
-
-// factsNode is an element's facts as a node: its states, and its value
-// (a field's) or text as the node's text.
-func factsNode(f cdp.NodeFacts) *target.Node {
-	out := &target.Node{Role: f.Role, Name: f.Name, Text: f.Text, TextLen: f.TextLen}
-	if out.Role == "" {
-		out.Role = f.Tag
-	}
-	if f.Tag == "input" || f.Tag == "textarea" || f.Tag == "select" {
-		out.Text, out.TextLen = f.Value, len([]rune(f.Value))
-	}
-	for _, s := range []struct {
-		on   bool
-		name string
-	}{
-		{f.Checked, "checked"}, {f.Selected, "selected"}, {f.Focused, "focused"}, {f.Disabled, "disabled"},
-		{f.Expanded == "true", "expanded"}, {f.Pressed == "true", "pressed"},
-	} {
-		if s.on {
-			out.States = append(out.States, s.name)
-		}
-	}
-	return out
+	return pagewatch.FactsNode(f), nil
 }
 
 // WaitChange waits for a sign that the page changed (cdp.Tab.WaitChange).

@@ -28,6 +28,10 @@ type Options struct {
 	// StartTimeout bounds a browser's start; 0 means 90 s.
 	StartTimeout time.Duration
 	Logger       *slog.Logger
+	// Calls, when set, sees the method of every BiDi command sent to
+	// every browser of the pool (bidi.Options.Calls): tests count a
+	// verb's round trips with it.
+	Calls func(method string)
 }
 
 // Pool runs the Firefoxes of the profiles whose provider is firefox: one
@@ -193,7 +197,7 @@ func (p *Pool) launch(ctx context.Context, key kind.BrowserKey) (*browser, error
 	lctx, cancel := context.WithTimeout(ctx, p.o.StartTimeout)
 	defer cancel()
 	// The browser outlives this verb: its life is the pool's.
-	b, err := bidi.Launch(context.WithoutCancel(lctx), bidi.Options{Binary: p.o.Binary, Headless: true, StartTimeout: p.o.StartTimeout, Logger: p.o.Logger})
+	b, err := bidi.Launch(context.WithoutCancel(lctx), bidi.Options{Binary: p.o.Binary, Headless: true, StartTimeout: p.o.StartTimeout, Logger: p.o.Logger, Calls: p.o.Calls})
 	if err != nil {
 		if errors.Is(err, bidi.ErrNoIsolation) {
 			return nil, target.Refuse(target.CodeNotOnThisProvider, "Firefox is not started here: its Remote Agent would listen on a port another user could reach, and this machine gives no network namespace to hide it in (%v)", err).

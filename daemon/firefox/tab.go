@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/vibespace/vibespace/bidi"
 	"github.com/vibespace/vibespace/capture"
@@ -182,20 +183,56 @@ func (t *Tab) fail(err error) error {
 	return err
 }
 
-// Info reads the tab's URL (the browser's tree) and title (the document's).
+// infoJS answers the document's address and title, read together from
+// one document; a document still loading (a navigation just committed:
+// its <title> may not be parsed yet) is first given until its
+// DOMContentLoaded, at most infoLoadMS. An error page (about:neterror…)
+// answers no address: the browser's tree says which it was to load.
+const infoJS = `(async () => {
+  if (document.readyState === "loading") await new Promise((r) => { document.addEventListener("DOMContentLoaded", r, {once: true}); setTimeout(r, %d); });
+  const u = location.href;
+  return JSON.stringify([u.startsWith("about:") && u !== "about:blank" ? "" : u, document.title]);
+})()`
+
+// infoLoadMS bounds infoJS's wait for a loading document.
+const infoLoadMS = 500
+
+// Info reads the tab's URL and title, from the same document (one
+// script.evaluate in the sandbox: infoJS). An error page's address is the
+// browser's tree's; so is a blank page's, to tell it from the about:blank
+// Firefox shows for a moment between a document and the next (measured:
+// read mid-navigation under the race detector), which is read again until
+// the next one comes, for at most infoLoadMS.
 func (t *Tab) Info(ctx context.Context) (kind.Info, error) {
-	tree, err := t.conn.GetTree(ctx, t.id)
-	if err != nil {
-		return kind.Info{}, t.fail(err)
+	deadline := time.Now().Add(infoLoadMS * time.Millisecond)
+	for {
+		v, err := t.conn.Evaluate(ctx, t.sandbox(), fmt.Sprintf(infoJS, infoLoadMS))
+		if err != nil {
+			return kind.Info{}, t.fail(err)
+		}
+		var ut [2]string
+		if s, ok := v.String(); !ok || json.Unmarshal([]byte(s), &ut) != nil {
+			return kind.Info{}, fmt.Errorf("firefox: the tab's facts answered a %s", v.Type)
+		}
+		if ut[0] != "" && ut[0] != "about:blank" {
+			return kind.Info{Key: string(t.id), Title: ut[1], App: ut[0], Viewable: true}, nil
+		}
+		tree, err := t.conn.GetTree(ctx, t.id)
+		if err != nil {
+			return kind.Info{}, t.fail(err)
+		}
+		if len(tree) == 0 {
+			return kind.Info{}, target.Refuse(target.CodeTabGone, "the tab has closed")
+		}
+		if ut[0] == "" || tree[0].URL == "about:blank" || time.Now().After(deadline) {
+			return kind.Info{Key: string(t.id), Title: ut[1], App: tree[0].URL, Viewable: true}, nil
+		}
+		select { // between two documents: read again
+		case <-ctx.Done():
+			return kind.Info{}, ctx.Err()
+		case <-time.After(25 * time.Millisecond):
+		}
 	}
-	if len(tree) == 0 {
-		return kind.Info{}, target.Refuse(target.CodeTabGone, "the tab has closed")
-	}
-	title, err := t.Title(ctx)
-	if err != nil {
-		return kind.Info{}, err
-	}
-	return kind.Info{Key: string(t.id), Title: title, App: tree[0].URL, Viewable: true}, nil
 }
 
 // Title is the document's title.
