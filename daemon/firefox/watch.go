@@ -177,7 +177,7 @@ func (t *Tab) ContentDigest(ctx context.Context) (string, error) {
 // field's) or text as the node's text; its role and name as the last
 // snapshot gave them. A node that is gone is stale_ref.
 func (t *Tab) ReadNode(ctx context.Context, n kind.Node) (*target.Node, error) {
-	doc, h, err := t.handle(n)
+	w, err := t.handle(n)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +185,7 @@ func (t *Tab) ReadNode(ctx context.Context, n kind.Node) (*target.Node, error) {
 		cdp.NodeFacts
 		Gone bool `json:"gone"`
 	}
-	if err := (choiceNode{t: t, n: n, doc: doc, h: h}).Call(ctx, cdp.NodeFactsJS(), &f); err != nil {
+	if err := (choiceNode{t: t, n: n, w: w}).Call(ctx, cdp.NodeFactsJS(), &f); err != nil {
 		return nil, err
 	}
 	if f.Gone {
