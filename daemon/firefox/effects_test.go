@@ -12,7 +12,8 @@ import (
 
 // effectsPage has a button whose click writes the page at once, one whose
 // click writes it later (a timer its handler starts: pending, then seen),
-// one whose click changes nothing, a field, and a link to another page.
+// one whose click changes nothing, a field, a link to another page, and a
+// frame of the same site with a button that writes the frame's own text.
 const effectsPage = `<!doctype html>
 <html><head><title>Effects</title></head>
 <body>
@@ -23,6 +24,7 @@ const effectsPage = `<!doctype html>
 <label>Name <input id="name" type="text"></label>
 <p id="out">none</p>
 <a href="/next">Next page</a>
+<iframe src="/inner" title="inner" style="width:300px;height:80px"></iframe>
 <script>window.n = 0</script>
 </body></html>`
 
@@ -35,11 +37,14 @@ var refWord = regexp.MustCompile(`@e\d+`)
 // (refs aside; a navigation: the same word, address and title): a click
 // that changes a text (confirmed, naming it), one
 // whose change comes from a timer it started, one that changes nothing
-// (no_visible_change), a fill, a click on a link that navigates. Each
+// (no_visible_change), a fill, a click inside a frame that writes the
+// frame (changed_elsewhere on both: the frame's document's digest moved,
+// the page's watcher being the top document's), a click on a link that navigates. Each
 // act's effect is checked in the page's own DOM too.
 func TestEffectsBesideChromium(t *testing.T) {
 	sv := served(t, nil)
-	s := newSite(t, map[string]string{"/fx": effectsPage, "/next": `<!doctype html><title>Next</title><p>the next page`})
+	s := newSite(t, map[string]string{"/fx": effectsPage, "/next": `<!doctype html><title>Next</title><p>the next page`,
+		"/inner": `<!doctype html><button onclick="document.getElementById('fout').textContent = 'framed'">In frame</button><p id="fout">unframed</p>`})
 	sessions := []string{"ch", "fx"}
 	req := func(session, verb string) daemon.Request {
 		return daemon.Request{Verb: "browser." + verb, Session: session}
@@ -51,7 +56,7 @@ func TestEffectsBesideChromium(t *testing.T) {
 		refs[ss] = map[string]string{
 			"now": refIn(t, text, "push button", "Now"), "later": refIn(t, text, "push button", "Later"),
 			"idle": refIn(t, text, "push button", "Nothing"), "name": refIn(t, text, "entry", "Name"),
-			"next": refIn(t, text, "link", "Next page"),
+			"next": refIn(t, text, "link", "Next page"), "framed": refIn(t, text, "push button", "In frame"),
 		}
 	}
 	acts := []struct {
@@ -75,6 +80,10 @@ func TestEffectsBesideChromium(t *testing.T) {
 			return req(ss, "fill").With(args.Fill{Ref: refs[ss]["name"], Text: "Ada"})
 		},
 			target.EffectConfirmed, "document.getElementById('name').value === 'Ada'", nil},
+		{"click inside a frame that writes the frame", func(ss string) daemon.Request {
+			return req(ss, "click").With(args.Click{Ref: refs[ss]["framed"]})
+		},
+			target.EffectChangedElsewhere, "document.querySelector('iframe').contentDocument.getElementById('fout').textContent === 'framed'", nil},
 		{"click that navigates", func(ss string) daemon.Request { return req(ss, "click").With(args.Click{Ref: refs[ss]["next"]}) },
 			target.EffectConfirmed, "location.pathname === '/next' && document.title === 'Next'",
 			[]string{`clicked @ref (link "Next page") → confirmed: `, "url: /fx → /next", `title: "Effects" → "Next"`}},

@@ -3,6 +3,8 @@ package firefox
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/vibespace/vibespace/bidi"
@@ -157,12 +159,48 @@ func (t *Tab) WaitChange(ctx context.Context, d time.Duration) (bool, error) {
 }
 
 // ContentDigest digests what a person reads of the page now (its text,
-// fields' values, checked states: cdp.ContentDigestJS), in the sandbox.
-// An <iframe>'s document is not in it (a Firefox tab reads none yet).
+// fields' values, checked states: cdp.ContentDigestJS), in the sandbox,
+// and of each frame the last snapshot read, in that frame's context (one
+// command each), as a Chromium tab's digest does: an act inside an
+// <iframe> changes what a person reads there, which the page's watcher,
+// armed in the top document, does not see. A frame that cannot be asked
+// now (gone, navigating) digests as "-".
 func (t *Tab) ContentDigest(ctx context.Context) (string, error) {
-	v, err := t.conn.Evaluate(ctx, t.sandbox(), "("+cdp.ContentDigestJS()+").call(document)")
+	s, err := t.digestIn(ctx, t.sandbox())
 	if err != nil {
 		return "", t.fail(err)
+	}
+	t.mu.Lock()
+	frames := make([]bidi.Context, 0, len(t.frames))
+	for c := range t.frames {
+		frames = append(frames, c)
+	}
+	t.mu.Unlock()
+	if len(frames) == 0 {
+		return s, nil
+	}
+	slices.Sort(frames)
+	var b strings.Builder
+	b.WriteString(s)
+	for _, c := range frames {
+		d, err := t.digestIn(ctx, bidi.Target{Context: c, Sandbox: sandbox})
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", t.fail(err)
+			}
+			d = "-"
+		}
+		b.WriteString(" ")
+		b.WriteString(d)
+	}
+	return b.String(), nil
+}
+
+// digestIn is cdp.ContentDigestJS's answer in one document.
+func (t *Tab) digestIn(ctx context.Context, tgt bidi.Target) (string, error) {
+	v, err := t.conn.Evaluate(ctx, tgt, "("+cdp.ContentDigestJS()+").call(document)")
+	if err != nil {
+		return "", err
 	}
 	s, ok := v.String()
 	if !ok {
