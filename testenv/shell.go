@@ -25,6 +25,9 @@ const (
 
 func (s Shell) String() string { return s.spec().name }
 
+// Desktop is the shell's XDG_CURRENT_DESKTOP ("GNOME", "KDE").
+func (s Shell) Desktop() string { return s.spec().desktop }
+
 // shellSpec is what differs between the shells' stacks; the rest of
 // StartShell is shared.
 type shellSpec struct {

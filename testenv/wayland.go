@@ -561,14 +561,22 @@ func (f *WaylandFixture) Stop() { f.p.stop(3 * time.Second) }
 // on the stack's Wayland display, logging to a fresh file, and waits for
 // its "ready" line (its window mapped).
 func (w *Wayland) LaunchFixture(ctx context.Context, args ...string) (*WaylandFixture, error) {
-	for _, n := range []string{"fixturelog.py", "fixture.py"} {
-		if err := writeOnce(w.dir, n); err != nil {
+	return w.LaunchScript(ctx, "fixture", args...)
+}
+
+// LaunchScript starts the fixture script name ("fixture", "gtk4", "qt5":
+// see Script) on the stack's Wayland display as LaunchFixture does: the
+// GTK 4 and Qt 5 ones are Wayland clients where the environment has no
+// DISPLAY (GDK's wayland backend, Qt's wayland platform).
+func (w *Wayland) LaunchScript(ctx context.Context, name string, args ...string) (*WaylandFixture, error) {
+	for _, n := range []string{"fixturelog", "gtk4app", "qt5app", name} {
+		if err := writeOnce(w.dir, n+".py"); err != nil {
 			return nil, err
 		}
 	}
 	n := fixtureSeq.Add(1)
 	logPath := filepath.Join(w.dir, "fixture-"+strconv.FormatInt(n, 10)+".jsonl")
-	argv := append([]string{filepath.Join(w.dir, "fixture.py"), "--log", logPath}, args...)
+	argv := append([]string{filepath.Join(w.dir, name+".py"), "--log", logPath}, args...)
 	p, err := w.start("fixture", nil, FixturePython, argv...)
 	if err != nil {
 		return nil, err

@@ -104,6 +104,8 @@ func (w *wlWindow) Probe(ctx context.Context) target.Probe {
 		p.CaptureWhy = noPixelsWhy
 	case w.d.road.c == nil:
 		p.CaptureWhy = w.d.road.why
+	case w.d.road.screenCastWhy() != "":
+		p.CaptureWhy = w.d.road.screenCastWhy()
 	case w.d.road.source()&portal.Window == 0:
 		p.CaptureWhy = "the portal offers no window source: a monitor's pixels are not this window's"
 	default:
@@ -196,14 +198,14 @@ func (w *wlWindow) Type(ctx context.Context, text string) error {
 // stream is the session's window stream for a point verb on w.
 func (w *wlWindow) stream(ctx context.Context) (*portal.Session, portal.Stream, error) {
 	if why := w.d.road.pointWhy(); why != "" && w.d.road.c != nil {
-		return nil, portal.Stream{}, noInjection(why)
+		return nil, portal.Stream{}, w.d.road.noInjection(why)
 	}
 	s, err := w.d.road.session(ctx)
 	if err != nil {
 		return nil, portal.Stream{}, err
 	}
 	b := w.seen().Bounds
-	st, err := windowStream(s, b.W, b.H)
+	st, err := w.d.road.windowStream(s, b.W, b.H)
 	return s, st, err
 }
 
@@ -289,7 +291,7 @@ func frameImage(f target.Frame) *image.RGBA {
 // Frames opens the window's ScreenCast stream over PipeWire.
 func (w *wlWindow) Frames(ctx context.Context, o kind.FrameOptions) (target.FrameSource, error) {
 	if p := w.Probe(ctx); !p.Capture {
-		return nil, target.Refuse(target.CodeNoCapture, "no pixels of this window: %s", p.CaptureWhy).With("reason", p.CaptureWhy)
+		return nil, target.Refuse(target.CodeNoCapture, "no pixels of this window on %s: %s", w.d.road.shell(), p.CaptureWhy).With("reason", p.CaptureWhy).With("shell", w.d.road.shell())
 	}
 	s, st, err := w.stream(ctx)
 	if err != nil {
