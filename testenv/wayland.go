@@ -44,6 +44,7 @@ type Wayland struct {
 
 	mu     sync.Mutex
 	procs  []*wproc
+	units  *dbus.Conn // systemd's stand-in (units.go), or nil
 	closed bool
 }
 
@@ -152,6 +153,11 @@ func (w *Wayland) up(ctx context.Context) error {
 	}
 	defer conn.Close()
 
+	if sp.units {
+		if err := w.startUnits(ctx); err != nil {
+			return err
+		}
+	}
 	if _, err := w.start("pipewire", nil, "pipewire"); err != nil {
 		return err
 	}
@@ -200,11 +206,12 @@ func (w *Wayland) up(ctx context.Context) error {
 // name before it is started once more.
 const backendGrace = 20 * time.Second
 
-// startBackend starts the portal's backend and waits for its bus name.
-// Beside GNOME Shell, under heavy load (seen at a load average of 40 on 2
-// cores), xdg-desktop-portal-gnome has hung at start now and then, its log
-// empty, never claiming its name: one that has not claimed it within
-// backendGrace is ended and started once more.
+// startBackend starts the portal's backend and waits for its bus name;
+// one that has not claimed it within backendGrace is ended and started
+// once more. (Beside GNOME Shell, xdg-desktop-portal-gnome hung in
+// gtk_init's Wayland roundtrip, the shell deadlocked in a spawn: units.go
+// keeps the shell from that spawn; the second start stays, should a
+// backend hang otherwise.)
 func (w *Wayland) startBackend(ctx context.Context, conn *dbus.Conn, sp shellSpec) error {
 	name := filepath.Base(sp.backend)
 	for try := 0; ; try++ {
@@ -507,9 +514,13 @@ func (w *Wayland) Close() error {
 	}
 	w.closed = true
 	procs := append([]*wproc(nil), w.procs...)
+	units := w.units
 	w.mu.Unlock()
 	for i := len(procs) - 1; i >= 0; i-- {
 		procs[i].stop(3 * time.Second)
+	}
+	if units != nil {
+		units.Close()
 	}
 	left := endMarked(w.id)
 	var errs []error
