@@ -33,7 +33,9 @@ import (
 const waylandObserves = "on Wayland the person's own keyboard and pointer cannot be observed by us (the compositor keeps input private); press Take over in the live view, or `vibespace-window takeover`"
 
 // frameRoles are the roles of an application's children that are windows.
-var frameRoles = []string{"frame", "dialog", "window", "alert", "file chooser", "color chooser", "font chooser"}
+// Qt 5 on Wayland (qtwayland5, Qt 5.15) gives a top-level QWidget the role
+// filler, where on X it is a frame (measured on GNOME Shell 43).
+var frameRoles = []string{"frame", "dialog", "window", "alert", "file chooser", "color chooser", "font chooser", "filler"}
 
 // listBudget bounds asking one application for its windows while listing.
 const listBudget = 2 * time.Second

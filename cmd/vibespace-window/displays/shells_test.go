@@ -62,6 +62,10 @@ var gnomeShellToolkits = []shellToolkit{
 		name: "gtk4", script: "gtk4", title: "vibespace gtk4 fixture",
 		button: "Press me", buttonWidget: "press", entry: "Name", entryWidget: "name",
 		minW: 380, minH: 280, at: [2]int{200, 200}, hit: near(200, 200, 64),
+	}, {
+		name: "qt5", script: "qt5", title: "vibespace qt5 fixture",
+		button: "Press me", buttonWidget: "press", entry: "Name", entryWidget: "name",
+		minW: 380, minH: 280, at: [2]int{200, 200}, hit: near(200, 200, 64),
 	},
 }
 
