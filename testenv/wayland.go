@@ -225,6 +225,9 @@ func (w *Wayland) startBackend(ctx context.Context, conn *dbus.Conn, sp shellSpe
 		if err == nil || try == 1 || ctx.Err() != nil || w.exited(name) != nil {
 			return err
 		}
+		if sp.units {
+			w.log("%d forked child(ren) of %s stuck before exec ended (units.go)", w.unstick(sp), sp.name)
+		}
 		w.log("%s did not claim %s in %v: started once more", name, sp.backendName, backendGrace)
 		p.stop(3 * time.Second)
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vibespace/vibespace/cdp"
+	"github.com/vibespace/vibespace/cdp/cdptest"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
@@ -33,7 +35,18 @@ type shellToolkit struct {
 	// says the fixture logged a click there.
 	at  [2]int
 	hit func(ev testenv.Event) bool
+	// scrolled says the fixture logged a wheel turn down.
+	scrolled func(ev testenv.Event) bool
+	// pane is a point of the window a person clicks in its live pane, and
+	// paneHit says the fixture logged that click (another than at's: a
+	// list logs a row selected only when it changes).
+	pane    [2]int
+	paneHit func(ev testenv.Event) bool
 }
+
+// wheelDown is a toolkit fixture's logged wheel turn down (X's button 5,
+// as gtk4.py and qt5.py log it).
+func wheelDown(ev testenv.Event) bool { return ev.Type == "button" && ev.Button == 5 }
 
 // near is a fixture's logged button-1 press within slack px of (x, y):
 // the stream's origin is the window's surface, which may hold a
@@ -57,15 +70,25 @@ var gnomeShellToolkits = []shellToolkit{
 		// the shell's top bar).
 		at:  [2]int{450, 340},
 		hit: func(ev testenv.Event) bool { return ev.Type == "select" && ev.Widget == "list" },
+		scrolled: func(ev testenv.Event) bool {
+			return ev.Type == "scroll" && ev.Widget == "list" && (ev.Direction == "down" || ev.DY > 0)
+		},
+		// Further down the list: another row than at's.
+		pane: [2]int{450, 420},
+		paneHit: func(ev testenv.Event) bool {
+			return ev.Type == "select" && ev.Widget == "list" && ev.Text != "Row 1"
+		},
 	},
 	{
 		name: "gtk4", script: "gtk4", title: "vibespace gtk4 fixture",
 		button: "Press me", buttonWidget: "press", entry: "Name", entryWidget: "name",
-		minW: 380, minH: 280, at: [2]int{200, 200}, hit: near(200, 200, 64),
+		minW: 380, minH: 280, at: [2]int{200, 200}, hit: near(200, 200, 64), scrolled: wheelDown,
+		pane: [2]int{150, 250}, paneHit: near(150, 250, 64),
 	}, {
 		name: "qt5", script: "qt5", title: "vibespace qt5 fixture",
 		button: "Press me", buttonWidget: "press", entry: "Name", entryWidget: "name",
-		minW: 380, minH: 280, at: [2]int{200, 200}, hit: near(200, 200, 64),
+		minW: 380, minH: 280, at: [2]int{200, 200}, hit: near(200, 200, 64), scrolled: wheelDown,
+		pane: [2]int{150, 250}, paneHit: near(150, 250, 64),
 	},
 }
 
@@ -243,26 +266,35 @@ func yourShellDesktop(t *testing.T, shell testenv.Shell, tk shellToolkit) {
 	// A point: only with the operator's pixels grant, then in the window's
 	// own coordinates.
 	at := fmt.Sprintf("%d,%d", tk.at[0], tk.at[1])
-	from := app.Log.Len()
 	e.Refused("no_pixels_grant", "s1", "click", id, "--at", at)
 	e.OK("operator", "desktop", "pixels", id)
-	for {
-		if out := e.OK("s1", "click", id, "--at", at); !strings.Contains(out, "[by point]") {
-			t.Fatalf("click --at: %s", out)
-		}
-		wctx, wcancel := context.WithTimeout(ctx, time.Second)
-		ev, err := app.Log.WaitFrom(wctx, from, tk.hit)
-		wcancel()
-		if err == nil {
-			t.Logf("click --at %s: the fixture logged %s", at, ev)
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("the click --at %s never reached the window: %v\n%s", at, err, app.Log)
-		}
-	}
+	untilLogged(t, ctx, e, app, "click --at "+at, tk.hit, "click", id, "--at", at)
+	untilLogged(t, ctx, e, app, "scroll --at "+at, tk.scrolled, "scroll", id, "down", "--at", at)
+	livePane(t, ctx, e, app, id, tk, cfg.Width, cfg.Height)
 	e.OK("operator", "desktop", "off")
 	e.Refused("desktop_off", "s1", "snapshot", id)
+}
+
+// untilLogged runs the verb args as s1 until the fixture logs what logged
+// says (a new virtual device's first events may be dropped), and logs it.
+func untilLogged(t *testing.T, ctx context.Context, e *env, app *testenv.WaylandFixture, what string, logged func(testenv.Event) bool, args ...string) {
+	t.Helper()
+	from := app.Log.Len()
+	for {
+		if out := e.OK("s1", args...); !strings.Contains(out, "[by point]") {
+			t.Fatalf("%s: %s", what, out)
+		}
+		wctx, wcancel := context.WithTimeout(ctx, time.Second)
+		ev, err := app.Log.WaitFrom(wctx, from, logged)
+		wcancel()
+		if err == nil {
+			t.Logf("%s: the fixture logged %s", what, ev)
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("%s never reached the window: %v", what, err)
+		}
+	}
 }
 
 // TestYourKWinDesktop is the Wayland road through the CLIs on real KWin
@@ -307,4 +339,74 @@ func TestYourKWinDesktop(t *testing.T) {
 	e.OK("s1", "snapshot", id)
 	keyUntil(t, ctx, e, app, id)
 	e.OK("operator", "desktop", "off")
+}
+
+// livePane: the window's live pane, decoded by a real viewer (a headless
+// Chromium on the live view's page) at the window's size (its
+// screenshot's, w×h); a person takes the window over from the pane (its
+// Take over button's handler), and the agent is paused; the person's
+// click through the pane (a real mouse click on the picture, through the
+// portal) lands where they clicked, as the fixture's own log says; their
+// handback from the pane resumes the agent.
+func livePane(t *testing.T, ctx context.Context, e *env, app *testenv.WaylandFixture, id string, tk shellToolkit, w, h int) {
+	t.Helper()
+	watch := e.Answer("s1", "watch", id)
+	if !watch.OK {
+		t.Fatalf("watch: %+v", watch)
+	}
+	tab, closeTab := openViewer(t, ctx, cdptest.LaunchViewer(t, ctx), watch.URL)
+	defer closeTab()
+	var st remotePane
+	for {
+		if st = readRemotePane(t, ctx, tab, id); st.State == "live" && st.Decoded >= 1 && st.W > 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the pane of %s never showed video: last %+v", id, st)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	t.Logf("the live pane: %+v", st)
+	if st.W != w || st.H != h {
+		t.Errorf("the pane's video is %dx%d, the window's screenshot %dx%d", st.W, st.H, w, h)
+	}
+	control := func(what string) {
+		t.Helper()
+		var r struct {
+			Driving bool
+			Answer  string
+		}
+		expr := fmt.Sprintf(`(async () => { const p = window.vibespace.panes.get(%q); await p.%s();
+			return {Driving: !!p.driving, Answer: p.lastAnswer ? (p.lastAnswer.code || 'ok') : ''}; })()`, id, what)
+		if err := tab.EvalInto(ctx, expr, &r); err != nil || r.Answer != "ok" || r.Driving != (what == "takeover") {
+			t.Fatalf("%s from the pane: %+v %v", what, r, err)
+		}
+	}
+	control("takeover")
+	e.Refused("window_paused", "s1", "key", id, "q")
+	var p cdp.Point
+	expr := fmt.Sprintf(`(() => { const g = window.vibespace.panes.get(%q).geometry();
+		return {X: g.r.left + g.ox + (%d + 0.5) * g.s, Y: g.r.top + g.oy + (%d + 0.5) * g.s}; })()`, id, tk.pane[0], tk.pane[1])
+	if err := tab.EvalInto(ctx, expr, &p); err != nil {
+		t.Fatal(err)
+	}
+	from := app.Log.Len()
+	for {
+		if err := tab.ClickAt(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		wctx, wcancel := context.WithTimeout(ctx, time.Second)
+		ev, err := app.Log.WaitFrom(wctx, from, tk.paneHit)
+		wcancel()
+		if err == nil {
+			t.Logf("the person's click at %v of the pane: the fixture logged %s", tk.pane, ev)
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the person's click through the pane never reached the window: %v", err)
+		}
+	}
+	control("handback")
+	e.OK("s1", "snapshot", id)
 }
