@@ -7,6 +7,7 @@ import (
 	"image"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/vibespace/vibespace/atspi"
 	"github.com/vibespace/vibespace/capture"
@@ -164,6 +165,29 @@ func (w *wlWindow) focused(ctx context.Context) error {
 	return nil
 }
 
+// refocusBudget bounds the wait, after the portal's dialog, for the
+// compositor to give the focus back to the window that had it before.
+const refocusBudget = 2 * time.Second
+
+// refocused is focused, asked again (every 50 ms, within refocusBudget and
+// ctx) while it says not_focused: the portal's dialog took the focus, and
+// the compositor gives it back once the dialog has closed, a moment after
+// Start answered (seen racing on bare mutter).
+func (w *wlWindow) refocused(ctx context.Context) error {
+	until := time.Now().Add(refocusBudget)
+	for {
+		err := w.focused(ctx)
+		if err == nil || target.CodeOf(err) != target.CodeNotFocused || time.Now().After(until) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 // Key presses c in w, once it has the keyboard focus on the person's
 // desktop (focused): asked before the portal's dialog, and again after it
 // (the dialog took the focus, and the person may have moved it).
@@ -175,7 +199,7 @@ func (w *wlWindow) Key(ctx context.Context, c target.Chord) error {
 	if err != nil {
 		return err
 	}
-	if err := w.focused(ctx); err != nil {
+	if err := w.refocused(ctx); err != nil {
 		return err
 	}
 	return w.d.road.chord(ctx, s, c)
@@ -190,6 +214,9 @@ func (w *wlWindow) Type(ctx context.Context, text string) error {
 	}
 	s, err := w.d.road.session(ctx)
 	if err != nil {
+		return err
+	}
+	if err := w.refocused(ctx); err != nil {
 		return err
 	}
 	return w.d.road.typeText(ctx, s, text, func() error { return w.focused(ctx) })
