@@ -242,6 +242,9 @@ type Info struct {
 	Devices       DeviceTypes // AvailableDeviceTypes
 	Sources       SourceTypes // AvailableSourceTypes
 	Cursors       uint32      // AvailableCursorModes
+	// Shell is the compositor and backend the bus's names say (empty
+	// where they say nothing).
+	Shell Shell
 }
 
 // Probe reads the portal's version and availability properties. A bus with
@@ -265,6 +268,9 @@ func (c *Client) Probe(ctx context.Context) (Info, error) {
 	if err := c.learnOwner(ctx); err != nil {
 		return info, noPortal(err)
 	}
+	// Which compositor this is only names it: a bus that will not list
+	// its names leaves it unnamed.
+	info.Shell, _ = c.shell(ctx)
 	return info, nil
 }
 

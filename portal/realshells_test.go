@@ -173,7 +173,10 @@ func shellPortal(t *testing.T, ctx context.Context, w *testenv.Wayland, shell st
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%s's portal: RemoteDesktop v%d, ScreenCast v%d, devices %v, sources %v", shell, info.RemoteDesktop, info.ScreenCast, info.Devices, info.Sources)
+	t.Logf("%s's portal: RemoteDesktop v%d, ScreenCast v%d, devices %v, sources %v, %+v", shell, info.RemoteDesktop, info.ScreenCast, info.Devices, info.Sources, info.Shell)
+	if info.Shell.Compositor != shell {
+		t.Fatalf("the portal's bus names the compositor %q, not %s", info.Shell.Compositor, shell)
+	}
 	return app, c, info
 }
 

@@ -25,6 +25,9 @@ const (
 
 func (s Shell) String() string { return s.spec().name }
 
+// Desktop is the shell's XDG_CURRENT_DESKTOP ("GNOME", "KDE").
+func (s Shell) Desktop() string { return s.spec().desktop }
+
 // shellSpec is what differs between the shells' stacks; the rest of
 // StartShell is shared.
 type shellSpec struct {
@@ -44,6 +47,8 @@ type shellSpec struct {
 	// has none, and keeps the name kwin_wayland (its own Qt platform
 	// plugin refuses to load under another name).
 	copyProgram bool
+	// units: systemd's stand-in answers on the session bus (units.go).
+	units       bool
 	desktop     string   // XDG_CURRENT_DESKTOP: it picks the portal's backend
 	backend     string   // the portal backend's program
 	backendName string   // its bus name
@@ -72,6 +77,7 @@ var shellSpecs = map[Shell]shellSpec{
 		// Introspect is what lists windows to the portal's picker.
 		names:     []string{"org.gnome.Mutter.RemoteDesktop", "org.gnome.Mutter.ScreenCast", "org.gnome.Shell.Introspect"},
 		systemBus: true,
+		units:     true,
 		desktop:   "GNOME", backend: "/usr/libexec/xdg-desktop-portal-gnome", backendName: "org.freedesktop.impl.portal.desktop.gnome",
 	},
 	KWin: {

@@ -44,6 +44,7 @@ type Wayland struct {
 
 	mu     sync.Mutex
 	procs  []*wproc
+	units  *dbus.Conn // systemd's stand-in (units.go), or nil
 	closed bool
 }
 
@@ -152,6 +153,11 @@ func (w *Wayland) up(ctx context.Context) error {
 	}
 	defer conn.Close()
 
+	if sp.units {
+		if err := w.startUnits(ctx); err != nil {
+			return err
+		}
+	}
 	if _, err := w.start("pipewire", nil, "pipewire"); err != nil {
 		return err
 	}
@@ -200,11 +206,12 @@ func (w *Wayland) up(ctx context.Context) error {
 // name before it is started once more.
 const backendGrace = 20 * time.Second
 
-// startBackend starts the portal's backend and waits for its bus name.
-// Beside GNOME Shell, under heavy load (seen at a load average of 40 on 2
-// cores), xdg-desktop-portal-gnome has hung at start now and then, its log
-// empty, never claiming its name: one that has not claimed it within
-// backendGrace is ended and started once more.
+// startBackend starts the portal's backend and waits for its bus name;
+// one that has not claimed it within backendGrace is ended and started
+// once more. (Beside GNOME Shell, xdg-desktop-portal-gnome hung in
+// gtk_init's Wayland roundtrip, the shell deadlocked in a spawn: units.go
+// keeps the shell from that spawn; the second start stays, should a
+// backend hang otherwise.)
 func (w *Wayland) startBackend(ctx context.Context, conn *dbus.Conn, sp shellSpec) error {
 	name := filepath.Base(sp.backend)
 	for try := 0; ; try++ {
@@ -217,6 +224,9 @@ func (w *Wayland) startBackend(ctx context.Context, conn *dbus.Conn, sp shellSpe
 		cancel()
 		if err == nil || try == 1 || ctx.Err() != nil || w.exited(name) != nil {
 			return err
+		}
+		if sp.units {
+			w.log("%d forked child(ren) of %s stuck before exec ended (units.go)", w.unstick(sp), sp.name)
 		}
 		w.log("%s did not claim %s in %v: started once more", name, sp.backendName, backendGrace)
 		p.stop(3 * time.Second)
@@ -507,9 +517,13 @@ func (w *Wayland) Close() error {
 	}
 	w.closed = true
 	procs := append([]*wproc(nil), w.procs...)
+	units := w.units
 	w.mu.Unlock()
 	for i := len(procs) - 1; i >= 0; i-- {
 		procs[i].stop(3 * time.Second)
+	}
+	if units != nil {
+		units.Close()
 	}
 	left := endMarked(w.id)
 	var errs []error
@@ -561,14 +575,22 @@ func (f *WaylandFixture) Stop() { f.p.stop(3 * time.Second) }
 // on the stack's Wayland display, logging to a fresh file, and waits for
 // its "ready" line (its window mapped).
 func (w *Wayland) LaunchFixture(ctx context.Context, args ...string) (*WaylandFixture, error) {
-	for _, n := range []string{"fixturelog.py", "fixture.py"} {
-		if err := writeOnce(w.dir, n); err != nil {
+	return w.LaunchScript(ctx, "fixture", args...)
+}
+
+// LaunchScript starts the fixture script name ("fixture", "gtk4", "qt5":
+// see Script) on the stack's Wayland display as LaunchFixture does: the
+// GTK 4 and Qt 5 ones are Wayland clients where the environment has no
+// DISPLAY (GDK's wayland backend, Qt's wayland platform).
+func (w *Wayland) LaunchScript(ctx context.Context, name string, args ...string) (*WaylandFixture, error) {
+	for _, n := range []string{"fixturelog", "gtk4app", "qt5app", name} {
+		if err := writeOnce(w.dir, n+".py"); err != nil {
 			return nil, err
 		}
 	}
 	n := fixtureSeq.Add(1)
 	logPath := filepath.Join(w.dir, "fixture-"+strconv.FormatInt(n, 10)+".jsonl")
-	argv := append([]string{filepath.Join(w.dir, "fixture.py"), "--log", logPath}, args...)
+	argv := append([]string{filepath.Join(w.dir, name+".py"), "--log", logPath}, args...)
 	p, err := w.start("fixture", nil, FixturePython, argv...)
 	if err != nil {
 		return nil, err

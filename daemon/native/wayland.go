@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,7 +33,9 @@ import (
 const waylandObserves = "on Wayland the person's own keyboard and pointer cannot be observed by us (the compositor keeps input private); press Take over in the live view, or `vibespace-window takeover`"
 
 // frameRoles are the roles of an application's children that are windows.
-var frameRoles = []string{"frame", "dialog", "window", "alert", "file chooser", "color chooser", "font chooser"}
+// Qt 5 on Wayland (qtwayland5, Qt 5.15) gives a top-level QWidget the role
+// filler, where on X it is a frame (measured on GNOME Shell 43).
+var frameRoles = []string{"frame", "dialog", "window", "alert", "file chooser", "color chooser", "font chooser", "filler"}
 
 // listBudget bounds asking one application for its windows while listing.
 const listBudget = 2 * time.Second
@@ -69,7 +72,7 @@ func connectWayland(ctx context.Context, env kind.DesktopEnv, o Options) (*wlDes
 	d := &wlDesktop{env: env, slots: map[string]x11.WindowID{}}
 	d.a11y = &display{host: &theirs{env: env}, walkTimeout: o.WalkTimeout, apps: nil, frames: map[x11.WindowID]atspi.Object{}, onBus: map[int]bool{}}
 	d.a11y.host.(*theirs).a11y, d.a11y.bus, d.a11y.busErr = personsA11y(ctx, env.Bus)
-	d.road = dialPortal(ctx, env.Bus, o)
+	d.road = dialPortal(ctx, env, o)
 	return d, nil
 }
 
@@ -195,9 +198,9 @@ func (r *portalRoad) checks() []kind.Check {
 		}
 	}
 	i := r.info
-	p := kind.Check{Name: "portal", OK: true, Detail: fmt.Sprintf("RemoteDesktop v%d (devices %s), ScreenCast v%d (sources %s) on your session bus", i.RemoteDesktop, i.Devices, i.ScreenCast, sources(i.Sources))}
+	p := kind.Check{Name: "portal", OK: true, Detail: fmt.Sprintf("%s: RemoteDesktop v%d (devices %s), ScreenCast v%d (sources %s) on your session bus", r.compositor(), i.RemoteDesktop, i.Devices, i.ScreenCast, sources(i.Sources))}
 	if i.ScreenCast == 0 {
-		p.Detail = fmt.Sprintf("RemoteDesktop v%d (devices %s) on your session bus, no ScreenCast", i.RemoteDesktop, i.Devices)
+		p.Detail = fmt.Sprintf("%s: RemoteDesktop v%d (devices %s) on your session bus, no ScreenCast", r.compositor(), i.RemoteDesktop, i.Devices)
 	}
 	if why := r.injectionWhy(); why != "" {
 		p.OK, p.Detail = false, p.Detail+": "+why
@@ -205,13 +208,18 @@ func (r *portalRoad) checks() []kind.Check {
 		r.mu.Lock()
 		live := r.sess != nil
 		r.mu.Unlock()
-		if live {
+		switch {
+		case live:
 			p.Detail += ": a session the person granted is held"
-		} else {
+		case r.screenCastWhy() != "":
+			p.Detail += ": the first verb that needs input asks the portal for keyboard and pointer alone (KWin 5.27 asks the person nothing for that)"
+		default:
 			p.Detail += ": the first verb that needs input asks the person in the portal's dialog"
 		}
 	}
-	if why := r.pointWhy(); why != "" {
+	if why := r.screenCastWhy(); why != "" {
+		p.Detail += "; screenshots, the live view, click --at and scroll are refused: " + why
+	} else if why := r.pointWhy(); why != "" {
 		p.Detail += "; click --at and scroll are refused: " + why
 	}
 	t := kind.Check{Name: "restore tokens", OK: i.RemoteDesktop >= 2}
@@ -224,6 +232,22 @@ func (r *portalRoad) checks() []kind.Check {
 		t.Detail = "RemoteDesktop v2: the newest restore token is kept (0600, in the daemon's state, never shown), so a new session may start without the dialog"
 	}
 	return []kind.Check{p, t, pixelsCheck()}
+}
+
+// compositor names the compositor and the portal's backend for doctor:
+// "KWin (its portal: xdg-desktop-portal-kde; XDG_CURRENT_DESKTOP KDE)".
+func (r *portalRoad) compositor() string {
+	var more []string
+	if b := r.info.Shell.Backend; b != "" {
+		more = append(more, "its portal: "+b)
+	}
+	if r.current != "" && r.info.Shell.Compositor != "" {
+		more = append(more, "XDG_CURRENT_DESKTOP "+r.current)
+	}
+	if len(more) == 0 {
+		return r.shell()
+	}
+	return r.shell() + " (" + strings.Join(more, "; ") + ")"
 }
 
 func pixelsCheck() kind.Check {
@@ -262,7 +286,7 @@ func doctorWayland(ctx context.Context, env kind.DesktopEnv, o Options) []kind.C
 		return []kind.Check{{Name: name, Detail: "Wayland (" + env.Wayland + "): your session bus is not known (DBUS_SESSION_BUS_ADDRESS unset), and the tree and the portal are both on it"}}
 	}
 	out := []kind.Check{{Name: name, OK: true, Detail: "Wayland (" + env.Wayland + "): the tree by AT-SPI on your session bus, input and pixels by the desktop portal, once the operator opts in (desktop on)"}}
-	r := dialPortal(ctx, env.Bus, o)
+	r := dialPortal(ctx, env, o)
 	defer r.close()
 	a := &display{}
 	_, a.bus, a.busErr = personsA11y(ctx, env.Bus)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/capture"
+	"github.com/vibespace/vibespace/daemon/kind"
 	"github.com/vibespace/vibespace/portal"
 	"github.com/vibespace/vibespace/target"
 )
@@ -63,7 +64,13 @@ type portalRoad struct {
 	why    string             // why there is no portal road (c == nil)
 	tokens *portal.TokenStore // nil: no token store configured
 	o      Options
-	now    func() time.Time
+	// current is XDG_CURRENT_DESKTOP where desktop on ran (it names the
+	// compositor when its bus names do not); screencast is the operator's
+	// ask for pixels where the compositor's ScreenCast is known to fail
+	// (screenCastWhy).
+	current    string
+	screencast bool
+	now        func() time.Time
 
 	sem chan struct{} // one Start at a time
 
@@ -77,10 +84,11 @@ type portalRoad struct {
 // portalCallTimeout bounds each of our calls to the portal.
 const portalCallTimeout = 5 * time.Second
 
-// dialPortal reaches the portal on bus and probes it. No portal is not an
-// error: the road is then absent and why says so.
-func dialPortal(ctx context.Context, bus string, o Options) *portalRoad {
-	r := &portalRoad{o: o, now: time.Now, sem: make(chan struct{}, 1)}
+// dialPortal reaches the portal on env's session bus and probes it. No
+// portal is not an error: the road is then absent and why says so.
+func dialPortal(ctx context.Context, env kind.DesktopEnv, o Options) *portalRoad {
+	bus := env.Bus
+	r := &portalRoad{o: o, now: time.Now, sem: make(chan struct{}, 1), current: env.Current, screencast: env.ScreenCast}
 	if o.TokenPath != "" {
 		r.tokens = portal.OpenTokenStore(o.TokenPath)
 	}
@@ -120,6 +128,34 @@ func (r *portalRoad) injectionWhy() string {
 	return ""
 }
 
+// shell names the compositor, as the bus's names say (portal.Shell), else
+// as XDG_CURRENT_DESKTOP does: every refusal of this road names it.
+func (r *portalRoad) shell() string {
+	switch {
+	case r.info.Shell.Compositor != "":
+		return r.info.Shell.Compositor
+	case r.current != "":
+		return r.current + " (XDG_CURRENT_DESKTOP)"
+	}
+	return "an unnamed compositor"
+}
+
+// The compositors whose portal is known to fail, and why.
+const kwinName = "KWin"
+
+// screenCastWhy is why the portal's ScreenCast is not asked of this
+// compositor ("" when it is): on KWin, unless the operator asked for it.
+// xdg-desktop-portal-kde 5.27's chooser draws live thumbnails of every
+// window, and headless KWin 5.27 dies of SIGSEGV as it does (QPainter and
+// llvmpipe alike): asking for a source there would end the person's
+// session. Input alone asks nothing there.
+func (r *portalRoad) screenCastWhy() string {
+	if r.info.Shell.Compositor != kwinName || r.screencast {
+		return ""
+	}
+	return "KWin's ScreenCast is not asked for: xdg-desktop-portal-kde 5.27's chooser draws live window thumbnails, and KWin 5.27 without a GPU crashes as it does, taking the person's session with it; keys ask for keyboard and pointer alone (no dialog on KWin). The operator may ask for pixels all the same: desktop off, then desktop on --screencast"
+}
+
 // source is the ScreenCast sources a session offers the person to pick
 // from in the dialog: a window and a monitor where the portal offers them
 // (the person chooses; point verbs and pixels then need the window they
@@ -127,7 +163,7 @@ func (r *portalRoad) injectionWhy() string {
 // cannot list (bare mutter has no window picker): a monitor can still be
 // picked there, and keys work.
 func (r *portalRoad) source() portal.SourceTypes {
-	if r.info.ScreenCast == 0 {
+	if r.info.ScreenCast == 0 || r.screenCastWhy() != "" {
 		return 0
 	}
 	return r.info.Sources & (portal.Window | portal.Monitor)
@@ -136,6 +172,9 @@ func (r *portalRoad) source() portal.SourceTypes {
 // pointWhy is why a point of a window cannot be placed on this road
 // before any session ("" when it may be).
 func (r *portalRoad) pointWhy() string {
+	if why := r.screenCastWhy(); why != "" {
+		return why
+	}
 	if r.source()&portal.Window == 0 {
 		return "the portal offers no window source (ScreenCast AvailableSourceTypes " + sources(r.info.Sources) + "): on Wayland a window's place on a monitor is unknown to us, so a point of this window cannot be placed; act on its nodes (@ref) instead"
 	}
@@ -147,7 +186,7 @@ func (r *portalRoad) pointWhy() string {
 // portal ended since the last verb is said, once, by this verb's refusal.
 func (r *portalRoad) session(ctx context.Context) (*portal.Session, error) {
 	if why := r.injectionWhy(); why != "" {
-		return nil, noInjection(why)
+		return nil, r.noInjection(why)
 	}
 	select {
 	case r.sem <- struct{}{}:
@@ -168,7 +207,7 @@ func (r *portalRoad) session(ctx context.Context) (*portal.Session, error) {
 			if err := s.Err(); err != nil {
 				why = err.Error()
 			}
-			return nil, noInjection("the portal's remote-desktop session ended (" + why + "); the next verb asks the person again through the portal's dialog")
+			return nil, r.noInjection("the portal's remote-desktop session ended (" + why + "); the next verb asks the person again through the portal's dialog")
 		default:
 			return s, nil
 		}
@@ -245,17 +284,19 @@ func (r *portalRoad) startRefusal(err error) error {
 		r.mu.Lock()
 		r.declined = at
 		r.mu.Unlock()
-		return noInjection(fmt.Sprintf("the person declined the portal's dialog at %s; it is not asked again until your desktop is opened anew (desktop off, then desktop on)", at.Format(time.RFC3339))).Wrap(err)
+		return r.noInjection(fmt.Sprintf("the person declined the portal's dialog at %s; it is not asked again until your desktop is opened anew (desktop off, then desktop on)", at.Format(time.RFC3339))).Wrap(err)
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return target.Refuse(target.CodeTimeout, "the person did not answer the portal's consent dialog (remote desktop: allow remote interaction) in time; nothing was sent, and the next verb that needs input asks again").Wrap(err)
 	case errors.Is(err, portal.ErrNoPortal):
-		return noInjection("no RemoteDesktop portal on your session bus (" + err.Error() + ")").Wrap(err)
+		return r.noInjection("no RemoteDesktop portal on your session bus (" + err.Error() + ")").Wrap(err)
 	}
-	return noInjection("the portal did not start a remote-desktop session: " + err.Error()).Wrap(err)
+	return r.noInjection("the portal did not start a remote-desktop session: " + err.Error()).Wrap(err)
 }
 
-func noInjection(why string) *target.Refusal {
-	return target.Refuse(target.CodeNoInjectionBackend, "no injection through the portal: %s", why).With("reason", why)
+// noInjection is no_injection_backend for why, naming the compositor
+// whose portal it is.
+func (r *portalRoad) noInjection(why string) *target.Refusal {
+	return target.Refuse(target.CodeNoInjectionBackend, "no injection through %s's portal: %s", r.shell(), why).With("reason", why).With("shell", r.shell())
 }
 
 // windowStream is the session's window stream, or why a point of a window
@@ -264,17 +305,17 @@ func noInjection(why string) *target.Refusal {
 // monitor, the window at the stream's top left (a window may grow, a
 // stream cannot); a point of the window is the same point of the stream
 // either way. A stream smaller than the window is another window.
-func windowStream(s *portal.Session, w, h int) (portal.Stream, error) {
+func (r *portalRoad) windowStream(s *portal.Session, w, h int) (portal.Stream, error) {
 	for _, st := range s.Streams() {
 		if st.SourceType != portal.Window {
 			continue
 		}
 		if st.Size[0] > 0 && w > 0 && (w-int(st.Size[0]) > sizeSlack || h-int(st.Size[1]) > sizeSlack) {
-			return st, noInjection(fmt.Sprintf("the window the person shared in the portal's dialog is %dx%d and this one is %dx%d: it is not this window, and a point of this one cannot be placed", st.Size[0], st.Size[1], w, h))
+			return st, r.noInjection(fmt.Sprintf("the window the person shared in the portal's dialog is %dx%d and this one is %dx%d: it is not this window, and a point of this one cannot be placed", st.Size[0], st.Size[1], w, h))
 		}
 		return st, nil
 	}
-	return portal.Stream{}, noInjection("the portal granted no window stream (only a monitor, or none): on Wayland a window's place on a monitor is unknown to us, so a point of this window cannot be placed; act on its nodes (@ref) instead")
+	return portal.Stream{}, r.noInjection("the portal granted no window stream (only a monitor, or none): on Wayland a window's place on a monitor is unknown to us, so a point of this window cannot be placed; act on its nodes (@ref) instead")
 }
 
 // sizeSlack is how far a shared window's stream size may differ from its

@@ -7,6 +7,7 @@ import (
 	"image"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/vibespace/vibespace/atspi"
 	"github.com/vibespace/vibespace/capture"
@@ -104,6 +105,8 @@ func (w *wlWindow) Probe(ctx context.Context) target.Probe {
 		p.CaptureWhy = noPixelsWhy
 	case w.d.road.c == nil:
 		p.CaptureWhy = w.d.road.why
+	case w.d.road.screenCastWhy() != "":
+		p.CaptureWhy = w.d.road.screenCastWhy()
 	case w.d.road.source()&portal.Window == 0:
 		p.CaptureWhy = "the portal offers no window source: a monitor's pixels are not this window's"
 	default:
@@ -162,6 +165,29 @@ func (w *wlWindow) focused(ctx context.Context) error {
 	return nil
 }
 
+// refocusBudget bounds the wait, after the portal's dialog, for the
+// compositor to give the focus back to the window that had it before.
+const refocusBudget = 2 * time.Second
+
+// refocused is focused, asked again (every 50 ms, within refocusBudget and
+// ctx) while it says not_focused: the portal's dialog took the focus, and
+// the compositor gives it back once the dialog has closed, a moment after
+// Start answered (seen racing on bare mutter).
+func (w *wlWindow) refocused(ctx context.Context) error {
+	until := time.Now().Add(refocusBudget)
+	for {
+		err := w.focused(ctx)
+		if err == nil || target.CodeOf(err) != target.CodeNotFocused || time.Now().After(until) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 // Key presses c in w, once it has the keyboard focus on the person's
 // desktop (focused): asked before the portal's dialog, and again after it
 // (the dialog took the focus, and the person may have moved it).
@@ -173,7 +199,7 @@ func (w *wlWindow) Key(ctx context.Context, c target.Chord) error {
 	if err != nil {
 		return err
 	}
-	if err := w.focused(ctx); err != nil {
+	if err := w.refocused(ctx); err != nil {
 		return err
 	}
 	return w.d.road.chord(ctx, s, c)
@@ -190,20 +216,23 @@ func (w *wlWindow) Type(ctx context.Context, text string) error {
 	if err != nil {
 		return err
 	}
+	if err := w.refocused(ctx); err != nil {
+		return err
+	}
 	return w.d.road.typeText(ctx, s, text, func() error { return w.focused(ctx) })
 }
 
 // stream is the session's window stream for a point verb on w.
 func (w *wlWindow) stream(ctx context.Context) (*portal.Session, portal.Stream, error) {
 	if why := w.d.road.pointWhy(); why != "" && w.d.road.c != nil {
-		return nil, portal.Stream{}, noInjection(why)
+		return nil, portal.Stream{}, w.d.road.noInjection(why)
 	}
 	s, err := w.d.road.session(ctx)
 	if err != nil {
 		return nil, portal.Stream{}, err
 	}
 	b := w.seen().Bounds
-	st, err := windowStream(s, b.W, b.H)
+	st, err := w.d.road.windowStream(s, b.W, b.H)
 	return s, st, err
 }
 
@@ -289,7 +318,7 @@ func frameImage(f target.Frame) *image.RGBA {
 // Frames opens the window's ScreenCast stream over PipeWire.
 func (w *wlWindow) Frames(ctx context.Context, o kind.FrameOptions) (target.FrameSource, error) {
 	if p := w.Probe(ctx); !p.Capture {
-		return nil, target.Refuse(target.CodeNoCapture, "no pixels of this window: %s", p.CaptureWhy).With("reason", p.CaptureWhy)
+		return nil, target.Refuse(target.CodeNoCapture, "no pixels of this window on %s: %s", w.d.road.shell(), p.CaptureWhy).With("reason", p.CaptureWhy).With("shell", w.d.road.shell())
 	}
 	s, st, err := w.stream(ctx)
 	if err != nil {

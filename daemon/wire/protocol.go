@@ -71,6 +71,12 @@ type DesktopEnv struct {
 	Wayland     string `json:"wayland,omitempty"`      // WAYLAND_DISPLAY
 	RuntimeDir  string `json:"runtime_dir,omitempty"`  // XDG_RUNTIME_DIR
 	SessionType string `json:"session_type,omitempty"` // XDG_SESSION_TYPE
+	Current     string `json:"current,omitempty"`      // XDG_CURRENT_DESKTOP
+	// ScreenCast: the operator asked (desktop on --screencast) for the
+	// portal's ScreenCast even where this compositor's is known to fail
+	// (headless KWin 5.27 dies in its chooser): not the environment's,
+	// the operator's word, kept with it.
+	ScreenCast bool `json:"screencast,omitempty"`
 }
 
 // Point is a pixel of a window's own screenshot: (0,0) is its top left.

@@ -27,11 +27,12 @@ const exitGrace = 200 * time.Millisecond
 
 // DesktopEnv names the caller's own desktop session from its environment
 // (doctor, desktop on): its display, X authority, session bus, Wayland
-// display, runtime directory and session type.
+// display, runtime directory, session type and current desktop.
 func DesktopEnv(env Env) *wire.DesktopEnv {
 	return &wire.DesktopEnv{
 		Display: env("DISPLAY"), Xauthority: env("XAUTHORITY"), Bus: env("DBUS_SESSION_BUS_ADDRESS"),
 		Wayland: env("WAYLAND_DISPLAY"), RuntimeDir: env("XDG_RUNTIME_DIR"), SessionType: env("XDG_SESSION_TYPE"),
+		Current: env("XDG_CURRENT_DESKTOP"),
 	}
 }
 
