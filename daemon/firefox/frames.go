@@ -64,17 +64,34 @@ type frameReader struct {
 	gen    int64
 	budget int
 	read   map[bidi.Context]*frameRec
+	// skip is an <iframe> of the walked document whose frame is not read
+	// (0: none): the one a page read on after (Tab.snapshot).
+	skip   int64
+	skipIn bidi.Context
 }
 
 // readFrames reads the frames below the document r is the walk of (in w),
-// and answers the documents for the builder and the frames read.
-func (t *Tab) readFrames(ctx context.Context, w where, r walked, gen int64) (*cdp.WalkDoc, map[bidi.Context]*frameRec) {
-	fr := &frameReader{t: t, gen: gen, budget: maxFrames, read: map[bidi.Context]*frameRec{}}
+// but the frame of its <iframe> skip, and answers the documents for the
+// builder and the frames read.
+func (t *Tab) readFrames(ctx context.Context, w where, r walked, gen, skip int64) (*cdp.WalkDoc, map[bidi.Context]*frameRec) {
+	fr := &frameReader{t: t, gen: gen, budget: maxFrames, read: map[bidi.Context]*frameRec{}, skip: skip, skipIn: w.tgt.Context}
 	depth := 0
 	for f := w.frame; f != nil; f = t.frameNamed(f.parent) {
 		depth++
 	}
 	return fr.doc(ctx, w.tgt.Context, r, depth), fr.read
+}
+
+// ownerKey is the key of the <iframe> that holds frame f, as the
+// snapshots key it (in the tab's document, or in the frame above f).
+func (t *Tab) ownerKey(f *frameRec) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.frames[f.parent]
+	if p == nil {
+		return cdp.HandleKey(f.gen, f.owner, world)
+	}
+	return cdp.HandleKey(p.gen, f.owner, t.docs[p.doc]) + "@" + string(p.ctx)
 }
 
 // frameNamed is the frame of context c the last snapshot read (nil for
@@ -99,6 +116,9 @@ func (fr *frameReader) doc(ctx context.Context, c bidi.Context, r walked, depth 
 		h := fe.H
 		if ctx.Err() != nil {
 			return d
+		}
+		if h == fr.skip && c == fr.skipIn {
+			continue
 		}
 		why := ""
 		switch {

@@ -330,27 +330,29 @@ func (t *Tab) snapshot(ctx context.Context, refs *target.RefTable, after kind.No
 			return nil, err
 		}
 	}
-	r, err := t.walk(ctx, w, after)
+	s, seen, frames, err := t.readPage(ctx, refs, w, after, 0)
 	if err != nil {
 		return nil, err
 	}
-	gen := r.gen
-	if w.frame != nil {
-		gen = w.frame.gen // a page of a frame: its keys are of the tab's document it was read in
-	}
-	doc, frames := t.readFrames(ctx, w, r, gen)
-	s, err := cdp.BuildWalkTree(doc, gen, refs)
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string][2]string{}
-	if s.Root != nil {
-		s.Root.Walk(func(n *target.Node, _ int) bool {
-			if n.Key != "" {
-				seen[n.Key] = [2]string{n.Role, n.Name}
-			}
-			return true
-		})
+	// A page after a node in a frame reads to the frame's end, then on
+	// after the frame's <iframe> in the document above (not into that
+	// frame again), up to the tab's document, as a Chromium tab's does.
+	for f := w.frame; f != nil && !s.Truncated; {
+		up := t.frameNamed(f.parent)
+		ow := where{tgt: t.sandbox(), doc: f.ownerDoc, h: f.owner, frame: up}
+		if up != nil {
+			ow.tgt = bidi.Target{Context: up.ctx, Sandbox: sandbox}
+		}
+		owner := kind.Node{Key: t.ownerKey(f)}
+		owner.Ref = refs.Ref(owner.Key)
+		rest, seen2, frames2, err := t.readPage(ctx, refs, ow, owner, f.owner)
+		if err != nil {
+			return nil, err
+		}
+		s = joinPages(s, rest)
+		maps.Copy(seen, seen2)
+		maps.Copy(frames, frames2)
+		f = up
 	}
 	t.mu.Lock()
 	if after.Key == "" || t.seen == nil {
@@ -367,6 +369,55 @@ func (t *Tab) snapshot(ctx context.Context, refs *target.RefTable, after kind.No
 		s.Title, _ = t.Title(ctx)
 	}
 	return s, nil
+}
+
+// readPage is one document's page: its walk in w (after the node after, when
+// it names one), its frames read but the frame of its <iframe> skip, and
+// the role and name of each node it holds, by key.
+func (t *Tab) readPage(ctx context.Context, refs *target.RefTable, w where, after kind.Node, skip int64) (*target.Snapshot, map[string][2]string, map[bidi.Context]*frameRec, error) {
+	r, err := t.walk(ctx, w, after)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	gen := r.gen
+	if w.frame != nil {
+		gen = w.frame.gen // a page of a frame: its keys are of the tab's document it was read in
+	}
+	doc, frames := t.readFrames(ctx, w, r, gen, skip)
+	s, err := cdp.BuildWalkTree(doc, gen, refs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	seen := map[string][2]string{}
+	if s.Root != nil {
+		s.Root.Walk(func(n *target.Node, _ int) bool {
+			if n.Key != "" {
+				seen[n.Key] = [2]string{n.Role, n.Name}
+			}
+			return true
+		})
+	}
+	return s, seen, frames, nil
+}
+
+// joinPages is the page a, then the page b that reads on after it (the
+// document above a frame a read to its end): one page under one root,
+// cut where b is.
+func joinPages(a, b *target.Snapshot) *target.Snapshot {
+	nodes := func(s *target.Snapshot) []*target.Node {
+		switch {
+		case s.Root == nil:
+			return nil
+		case s.Root.Key == "":
+			return s.Root.Children // the builder's root over a page's nodes
+		}
+		return []*target.Node{s.Root}
+	}
+	out := *b
+	out.Root = &target.Node{Role: "document web", Children: append(nodes(a), nodes(b)...)}
+	out.Title = ""
+	out.Census = out.Root.Count()
+	return &out
 }
 
 // where is the document a node of the tab is in: the script target

@@ -372,7 +372,7 @@ for (let i = 1; i <= %d; i++) { const d = document.createElement("div"); d.inner
 // readOn reads a cut snapshot on, page after page (SnapshotAfter), until
 // it is whole, and fails t unless the pages reach the row named last
 // without starting again at the first.
-func readOn(t *testing.T, ctx context.Context, tab *firefox.Tab, snap *target.Snapshot, refs *target.RefTable, last string) {
+func readOn(t *testing.T, ctx context.Context, tab *firefox.Tab, snap *target.Snapshot, refs *target.RefTable, last string) string {
 	t.Helper()
 	all := snap.Text()
 	for page := 0; snap.Truncated; page++ {
@@ -394,4 +394,5 @@ func readOn(t *testing.T, ctx context.Context, tab *firefox.Tab, snap *target.Sn
 	if !strings.Contains(all, `"`+last+`"`) || !strings.Contains(all, `"text 6000"`) {
 		t.Fatalf("the pages do not reach the last row; the last page:\n%.2000s", snap.Text())
 	}
+	return all
 }
