@@ -22,7 +22,6 @@ func TestDesktopTempDirHoldsChromiumLeftovers(t *testing.T) {
 	testenv.NeedIntegration(t, "chromium")
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
-	before := chromiumTemps()
 	d, err := testenv.Start(ctx, testenv.Options{Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
@@ -33,22 +32,39 @@ func TestDesktopTempDirHoldsChromiumLeftovers(t *testing.T) {
 			d.Close()
 		}
 	})
+	profile := t.TempDir()
 	app, err := d.Launch(ctx, "chromium", "--no-sandbox", "--no-first-run", "--no-default-browser-check",
-		"--user-data-dir="+t.TempDir(), "about:blank")
+		"--user-data-dir="+profile, "about:blank")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmp := filepath.Join(d.Dir, "tmp")
-	var mine []string
-	for mine == nil {
-		mine, _ = filepath.Glob(filepath.Join(tmp, "org.chromium.Chromium.*"))
+	// Chromium names its singleton directory in the profile's
+	// SingletonSocket link: that, not a glob of the shared /tmp (where
+	// other tests' browsers come and go meanwhile), says where this one
+	// made it.
+	var link string
+	for link == "" {
+		link, _ = os.Readlink(filepath.Join(profile, "SingletonSocket"))
 		if ctx.Err() != nil {
-			t.Fatalf("Chromium made no singleton directory in the desktop's %s", tmp)
+			t.Fatal("Chromium made no SingletonSocket link in its profile")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	singleton := filepath.Dir(link)
+	if !strings.HasPrefix(filepath.Base(singleton), "org.chromium.Chromium.") {
+		t.Fatalf("the SingletonSocket link points at %s", link)
+	}
+	// Leave no litter in /tmp even when the test fails.
+	t.Cleanup(func() { os.RemoveAll(singleton) })
+	tmp := filepath.Join(d.Dir, "tmp")
+	if filepath.Dir(singleton) != tmp {
+		t.Fatalf("Chromium made its singleton directory %s, not in the desktop's %s", singleton, tmp)
+	}
 	if err := syscall.Kill(app.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(singleton); err != nil {
+		t.Fatalf("the killed browser's singleton directory is gone before the close (%v): the test cannot tell", err)
 	}
 	if err := d.Close(); err != nil {
 		t.Fatalf("close: %v", err)
@@ -57,21 +73,7 @@ func TestDesktopTempDirHoldsChromiumLeftovers(t *testing.T) {
 	if _, err := os.Stat(tmp); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the desktop's temp dir is left: %v", err)
 	}
-	for p := range chromiumTemps() {
-		if !before[p] {
-			t.Errorf("Chromium left %s in the shared temp dir", p)
-		}
+	if _, err := os.Stat(singleton); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Chromium's singleton directory %s is left: %v", singleton, err)
 	}
-}
-
-// chromiumTemps are Chromium's singleton directories in the shared /tmp.
-func chromiumTemps() map[string]bool {
-	out := map[string]bool{}
-	ps, _ := filepath.Glob(filepath.Join(os.TempDir(), "org.chromium.Chromium.*"))
-	for _, p := range ps {
-		if !strings.Contains(p, "vibespace") {
-			out[p] = true
-		}
-	}
-	return out
 }
