@@ -183,19 +183,19 @@ func (t *Tab) fail(err error) error {
 	return err
 }
 
+// infoLoadMS bounds infoJS's wait for a loading document.
+const infoLoadMS = 500
+
 // infoJS answers the document's address and title, read together from
 // one document; a document still loading (a navigation just committed:
 // its <title> may not be parsed yet) is first given until its
 // DOMContentLoaded, at most infoLoadMS. An error page (about:neterror…)
 // answers no address: the browser's tree says which it was to load.
-const infoJS = `(async () => {
+var infoJS = fmt.Sprintf(`(async () => {
   if (document.readyState === "loading") await new Promise((r) => { document.addEventListener("DOMContentLoaded", r, {once: true}); setTimeout(r, %d); });
   const u = location.href;
   return JSON.stringify([u.startsWith("about:") && u !== "about:blank" ? "" : u, document.title]);
-})()`
-
-// infoLoadMS bounds infoJS's wait for a loading document.
-const infoLoadMS = 500
+})()`, infoLoadMS)
 
 // Info reads the tab's URL and title, from the same document (one
 // script.evaluate in the sandbox: infoJS). An error page's address is the
@@ -206,7 +206,7 @@ const infoLoadMS = 500
 func (t *Tab) Info(ctx context.Context) (kind.Info, error) {
 	deadline := time.Now().Add(infoLoadMS * time.Millisecond)
 	for {
-		v, err := t.conn.Evaluate(ctx, t.sandbox(), fmt.Sprintf(infoJS, infoLoadMS))
+		v, err := t.conn.Evaluate(ctx, t.sandbox(), infoJS)
 		if err != nil {
 			return kind.Info{}, t.fail(err)
 		}

@@ -196,9 +196,13 @@ func (t *Tab) ContentDigest(ctx context.Context) (string, error) {
 	return b.String(), nil
 }
 
+// digestJS is the expression of cdp.ContentDigestJS's answer in one
+// document.
+var digestJS = "(" + cdp.ContentDigestJS() + ").call(document)"
+
 // digestIn is cdp.ContentDigestJS's answer in one document.
 func (t *Tab) digestIn(ctx context.Context, tgt bidi.Target) (string, error) {
-	v, err := t.conn.Evaluate(ctx, tgt, "("+cdp.ContentDigestJS()+").call(document)")
+	v, err := t.conn.Evaluate(ctx, tgt, digestJS)
 	if err != nil {
 		return "", err
 	}

@@ -49,11 +49,6 @@ const (
 // KindRemote starts a remote member's kind: "remote ssh://…".
 const KindRemote = "remote "
 
-// bounded is ctx bounded by d.
-func bounded(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, d)
-}
-
 // unreachable reports whether err says the road did not reach the host's
 // daemon (rather than that daemon refusing): the member is then skipped
 // by the queue until a ping reaches it again.
@@ -74,7 +69,7 @@ func unreachable(err error) bool {
 // when the road failed) and answers the refusal the borrow gets: the
 // host's own pool_busy, else no_display, each with the reason.
 func (p *Pool) lendThere(ctx context.Context, d *desk, session string) error {
-	rctx, cancel := bounded(ctx, remoteTimeout)
+	rctx, cancel := context.WithTimeout(ctx, remoteTimeout)
 	defer cancel()
 	there, err := d.remote.Borrow(rctx, session)
 	if err == nil {
@@ -123,7 +118,7 @@ func (d *desk) returnThere(ctx context.Context) (Wiped, error) {
 	if session == "" {
 		return w, nil
 	}
-	rctx, cancel := bounded(ctx, remoteTimeout)
+	rctx, cancel := context.WithTimeout(ctx, remoteTimeout)
 	defer cancel()
 	said, err := d.remote.Return(rctx, session)
 	w.Took = time.Since(t0)
@@ -201,7 +196,7 @@ func (p *Pool) checkRemotes(ctx context.Context) {
 	}
 	p.mu.Unlock()
 	for _, d := range ds {
-		pctx, cancel := bounded(ctx, pingTimeout)
+		pctx, cancel := context.WithTimeout(ctx, pingTimeout)
 		err := d.remote.Ping(pctx)
 		cancel()
 		if ctx.Err() != nil {
