@@ -2,6 +2,7 @@ package x11_test
 
 import (
 	"context"
+	"os"
 	"runtime"
 	"slices"
 	"sort"
@@ -40,8 +41,12 @@ func (ts touches) next(t *testing.T, ok func(x11.Touch) bool) (x11.Touch, []x11.
 	}
 }
 
-// clients is how many clients the X server has now (X-Resource, on a
-// connection of the test's own, which it counts too).
+// clients is how many clients the X server has now that this test
+// process made (X-Resource's client ids, by each local client's PID, on
+// a connection of the test's own, which it counts too). The desktop's
+// own services and other tests' clients come and go meanwhile (under load
+// its accessibility bus launcher connected after a count had held still
+// for 300 ms); they are not counted.
 func clients(t *testing.T, display string) int {
 	t.Helper()
 	c, err := xgb.NewConnDisplay(display)
@@ -52,27 +57,18 @@ func clients(t *testing.T, display string) int {
 	if err := res.Init(c); err != nil {
 		t.Fatal(err)
 	}
-	r, err := res.QueryClients(c).Reply()
+	r, err := res.QueryClientIds(c, 1, []res.ClientIdSpec{{Client: 0, Mask: res.ClientIdMaskLocalClientPID}}).Reply()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return int(r.NumClients)
-}
-
-// settledClients is clients once the count has stayed the same for three
-// readings 100 ms apart (at most 5 s): a desktop's own services (the
-// accessibility bus launcher) connect to a new server in its first moments,
-// and a count taken then is not the one to compare with.
-func settledClients(t *testing.T, display string) int {
-	t.Helper()
-	n, same := clients(t, display), 0
-	for deadline := time.Now().Add(5 * time.Second); same < 2 && time.Now().Before(deadline); {
-		time.Sleep(100 * time.Millisecond)
-		if m := clients(t, display); m == n {
-			same++
-		} else {
-			n, same = m, 0
+	n := 0
+	for _, id := range r.Ids {
+		if id.Spec.Mask&res.ClientIdMaskLocalClientPID != 0 && len(id.Value) == 1 && int(id.Value[0]) == os.Getpid() {
+			n++
 		}
+	}
+	if n == 0 {
+		t.Fatal("X-Resource names no client of this process, not even the connection that asked")
 	}
 	return n
 }
@@ -111,7 +107,7 @@ func TestWatchInput(t *testing.T) {
 	}
 	defer x.Close()
 
-	before := settledClients(t, d.Display)
+	before := clients(t, d.Display)
 	ts := make(touches, 1024)
 	w, err := x11.WatchInput(ctx, d.Display, x11.Options{}, func(tc x11.Touch) {
 		select {
