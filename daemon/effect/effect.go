@@ -57,6 +57,9 @@ type Observation struct {
 	// Told is what the target told changed anywhere in it since the verb
 	// acted (kind.ChangeTeller), in words (Told); nil before it acted.
 	Told []string
+	// Left is that the target told, since the verb acted, that its
+	// document was left (a navigation under way: kind.Change "navigated").
+	Left bool
 }
 
 // Subject is what a comparison needs to know of the verb that acted.
@@ -143,6 +146,24 @@ func Lasting(before, now Observation, elsewhere []string, t time.Time) bool {
 		return t.Sub(now.ContentT) >= PixelHold
 	}
 	return true
+}
+
+// Leaving reports whether now was seen while the target's document was
+// being left: the target told it left (Left), and its address shows the
+// about:blank a browser may show between two documents, or has not moved
+// while the node acted on still reads (its going is the old document's:
+// a new document at the same address, a form posted to itself, is seen
+// by it). What else is seen meanwhile (a frame's document going first,
+// the old page's content as it unloads) is the navigation on its way, not
+// its effect: the wait goes on to the address it moves to.
+func Leaving(before, now Observation) bool {
+	switch {
+	case !now.Left || !before.HasInfo || !now.HasInfo:
+		return false
+	case now.URL == "about:blank" && before.URL != "about:blank":
+		return true
+	}
+	return now.URL == before.URL && now.NodeErr != string(target.CodeStaleRef)
 }
 
 // toldCut is how many characters of a name or text Told says.

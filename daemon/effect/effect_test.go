@@ -89,3 +89,31 @@ func TestTold(t *testing.T) {
 		t.Fatalf("a focus the verb did not move: %q", got)
 	}
 }
+
+// TestLeaving: a look is on the way to the next document only after the
+// target told it left, while its address has not moved (and the acted
+// node still reads) or shows about:blank between two documents.
+func TestLeaving(t *testing.T) {
+	before := Observation{HasInfo: true, URL: "http://x/a", Node: &target.Node{Role: "link"}}
+	stale := string(target.CodeStaleRef)
+	for _, c := range []struct {
+		name string
+		now  Observation
+		want bool
+	}{
+		{"nothing told", Observation{HasInfo: true, URL: "http://x/a"}, false},
+		{"told, address not moved, node reads", Observation{Left: true, HasInfo: true, URL: "http://x/a", Node: &target.Node{Role: "link"}}, true},
+		{"told, address not moved, node gone: a new document there", Observation{Left: true, HasInfo: true, URL: "http://x/a", NodeErr: stale}, false},
+		{"told, between two documents", Observation{Left: true, HasInfo: true, URL: "about:blank", NodeErr: stale}, true},
+		{"told, the address moved", Observation{Left: true, HasInfo: true, URL: "http://x/b", NodeErr: stale}, false},
+		{"told, the address unread", Observation{Left: true}, false},
+	} {
+		if got := Leaving(before, c.now); got != c.want {
+			t.Errorf("%s: Leaving = %v, want %v", c.name, got, c.want)
+		}
+	}
+	blank := Observation{HasInfo: true, URL: "about:blank"}
+	if Leaving(blank, Observation{Left: true, HasInfo: true, URL: "about:blank", NodeErr: stale}) {
+		t.Error("a blank page that went to a blank page is taken for one on its way")
+	}
+}

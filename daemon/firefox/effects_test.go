@@ -134,3 +134,45 @@ func TestFrameEffectBesideChromium(t *testing.T) {
 		t.Errorf("Chromium said %q, Firefox %q", did["ch"], did["fx"])
 	}
 }
+
+// TestFramedNavigationBesideChromium: a click on a link of a page with an
+// <iframe> is a navigation, confirmed by the address it moved to, in both
+// browsers, every time. A look may read the frame's document going (the
+// old page unloading) before the address moves; that is not a change of
+// the page elsewhere, and the wait goes on to the address (Chromium said
+// changed_elsewhere "the page's content changed" here before). A form
+// posted to its own address is confirmed by its button gone with the old
+// document.
+func TestFramedNavigationBesideChromium(t *testing.T) {
+	sv := served(t, nil)
+	s := newSite(t, map[string]string{
+		"/a":     `<!doctype html><title>A</title><h1>A</h1><iframe src="/inner" title="inner" style="width:300px;height:80px"></iframe><a href="/b">To B</a><form method="post" action="/a"><button>Post here</button></form>`,
+		"/b":     `<!doctype html><title>B</title><h1>B</h1><iframe src="/inner" title="inner" style="width:300px;height:80px"></iframe><a href="/a">To A</a>`,
+		"/inner": `<!doctype html><p>inner text</p><script>addEventListener('pagehide', () => document.body.textContent = 'leaving')</script>`,
+	})
+	for _, ss := range []string{"ch", "fx"} {
+		sv.OK(t, daemon.Request{Verb: "browser.open", Session: ss}.With(args.OpenURL{URL: s.URL + "/a"}))
+		from, to := "a", "b"
+		for i := range 6 {
+			text := sv.OK(t, daemon.Request{Verb: "browser.snapshot", Session: ss}.With(args.Snapshot{Observe: args.Observe{Interactive: true}})).Text
+			resp := sv.OK(t, daemon.Request{Verb: "browser.click", Session: ss}.With(args.Click{Ref: refIn(t, text, "link", "To "+strings.ToUpper(to))}))
+			want := "url: /" + from + " → /" + to
+			if resp.Effect == nil || resp.Effect.Word != target.EffectConfirmed || !strings.Contains(resp.Did, want) {
+				t.Errorf("on %s, click %d: %s (effect %+v), want %s saying %q", ss, i, resp.Did, resp.Effect, target.EffectConfirmed, want)
+			}
+			check := "location.pathname === '/" + to + "'"
+			if got, ok := sv.WaitEval(t, ss, check, "true"); !ok {
+				t.Fatalf("on %s, click %d: the page answers %s to %s", ss, i, got, check)
+			}
+			from, to = to, from
+		}
+		// Now on /a: post its form to /a itself.
+		text := sv.OK(t, daemon.Request{Verb: "browser.snapshot", Session: ss}.With(args.Snapshot{Observe: args.Observe{Interactive: true}})).Text
+		ref := refIn(t, text, "push button", "Post here")
+		resp := sv.OK(t, daemon.Request{Verb: "browser.click", Session: ss}.With(args.Click{Ref: ref}))
+		if resp.Effect == nil || resp.Effect.Word != target.EffectConfirmed || !strings.Contains(resp.Did, ref+" is gone") {
+			t.Errorf("on %s, the post: %s (effect %+v), want %s saying %q", ss, resp.Did, resp.Effect, target.EffectConfirmed, ref+" is gone")
+		}
+		s.waitFor(t, t.Context(), "POST /a")
+	}
+}

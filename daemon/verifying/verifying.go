@@ -93,6 +93,7 @@ type watch struct {
 	// tells none. told is what it told since, in words (effect.Told).
 	mark uint64
 	told []string
+	left bool // it told its document was left (effect.Observation.Left)
 	free bool // asking the target's word without waiting costs nothing (kind.Changes.Free)
 }
 
@@ -229,29 +230,38 @@ func (w *watch) After(ctx context.Context, resp *wire.Response) {
 		if w.free {
 			free = w.hear(lctx, 0) // the target's word costs nothing to ask: at every look
 		}
-		now.Told = w.told
+		now.Told, now.Left = w.told, w.left
 		at, elsewhere := w.compare(now)
 		if len(elsewhere) > 0 && len(at) == 0 && w.mark != 0 && !w.free {
 			// Something changed: the target's own word names what (one
 			// question, asked only then).
 			w.hear(lctx, 0)
-			now.Told = w.told
+			now.Told, now.Left = w.told, w.left
 			at, elsewhere = w.compare(now)
 		}
 		seen = now
-		if last || len(at) > 0 || effect.Lasting(w.before, now, elsewhere, s.now()) {
+		leaving := effect.Leaving(w.before, now) // all seen is the way to the next document
+		if last || !leaving && (len(at) > 0 || effect.Lasting(w.before, now, elsewhere, s.now())) {
 			break
 		}
 		left := deadline.Sub(s.now())
-		if left <= 0 && free.pending && late.After(deadline) {
+		if (left <= 0 && free.pending || leaving) && late.After(deadline) {
 			// The wait ran out while looking (a look that took it all,
 			// on a loaded machine), but the target says the act started
-			// something still pending: it goes on, as below.
+			// something still pending: it goes on, as below. A
+			// navigation on its way (the document left, the address not
+			// moved yet) is pending till its address moves.
 			deadline = late
 			left = deadline.Sub(s.now())
 		}
 		if left <= 0 {
 			break
+		}
+		if leaving {
+			// The old document's watcher and its signs went with it:
+			// look every poll until the address moves.
+			t.Reset(min(s.poll, left))
+			continue
 		}
 		if w.mark != 0 {
 			// Where the target tells what changed in it (a window's
@@ -337,6 +347,9 @@ func (w *watch) hear(ctx context.Context, d time.Duration) heard {
 		key = w.node.Key
 	}
 	w.told = append(w.told, effect.Told(ch.Seen, key, w.c.Facts.Focuses)...)
+	for _, c := range ch.Seen {
+		w.left = w.left || c.What == "navigated"
+	}
 	return heard{ok: true, told: len(ch.Seen) > 0, quiet: ch.Quiet, pending: ch.Pending}
 }
 

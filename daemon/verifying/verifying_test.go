@@ -10,6 +10,7 @@ import (
 	"image/png"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -446,5 +447,36 @@ func TestPendingGoesOn(t *testing.T) {
 	}
 	if resp.Effect == nil || resp.Effect.Word != target.EffectConfirmed || !slices.Contains(resp.Effect.Seen, `p#late: text "idle" → "done"`) {
 		t.Fatalf("effect %+v, want the late change confirmed", resp.Effect)
+	}
+}
+
+// TestLeavingWaitsForTheAddress: a page that told its document was left
+// (a navigation on its way) and whose content changed while its address
+// has not moved yet — a frame of the old page going first — is looked at
+// on until the address moves: the navigation is confirmed by it, not
+// said as a change of content elsewhere.
+func TestLeavingWaitsForTheAddress(t *testing.T) {
+	sight, _ := toldSight(func(int, time.Duration) kind.Changes {
+		return kind.Changes{Mark: 2, Seen: []kind.Change{{What: "navigated"}}}
+	})
+	var looks, digests atomic.Int32 // (the reads of one look run at once)
+	sight.Look = func() (string, string, bool, error) {
+		if looks.Add(1) < 5 { // before, and three looks after, on the old address
+			return "A", "http://x/a", false, nil
+		}
+		return "B", "http://x/b", false, nil
+	}
+	sight.Digest = func() (string, error) {
+		if digests.Add(1) < 2 {
+			return "page a, frame a", nil
+		}
+		return "page a, frame -", nil // the frame went before the address moved
+	}
+	c := acting(t, "click", target.RoadTree)
+	w := watcher(t, 2*time.Second).Watch(t.Context(), c, stage.Acting{Sight: sight, Node: &kind.Node{Ref: "@e1"}})
+	resp := wire.Response{}
+	w.After(t.Context(), &resp)
+	if resp.Effect == nil || resp.Effect.Word != target.EffectConfirmed || !slices.Contains(resp.Effect.Seen, "url: /a → /b") {
+		t.Fatalf("effect %+v after %d looks, want the navigation confirmed by its address", resp.Effect, looks.Load())
 	}
 }
