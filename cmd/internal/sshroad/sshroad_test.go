@@ -114,7 +114,14 @@ func TestListens(t *testing.T) {
 	if pid, ok := MasterPID("Master running (pid=4242)"); !ok || pid != 4242 {
 		t.Fatalf("masterPID: %d %v", pid, ok)
 	}
-	if _, ok := MasterPID("Control socket connect(/x): No such file or directory"); ok {
-		t.Fatal("masterPID found a pid in a failure")
+	for _, no := range []string{"Control socket connect(/x): No such file or directory", "(pid=)", "(pid=12", "(pid=1x)", "(pid=0)", "(pid=-3)"} {
+		if pid, ok := MasterPID(no); ok {
+			t.Fatalf("masterPID found pid %d in %q", pid, no)
+		}
+	}
+	// The first "(pid=<digits>)", as the regular expression it replaced
+	// (`\(pid=(\d+)\)`) found it.
+	if pid, ok := MasterPID("(pid=x) Master running (pid=17) (pid=18)"); !ok || pid != 17 {
+		t.Fatalf("masterPID: %d %v", pid, ok)
 	}
 }
