@@ -3,6 +3,7 @@ package native
 import (
 	"context"
 	"math"
+	"time"
 
 	"github.com/vibespace/vibespace/capture"
 	"github.com/vibespace/vibespace/daemon/kind"
@@ -90,24 +91,37 @@ func (w *wlWindow) shown(i kind.Info) kind.Info {
 	return i
 }
 
+// geometryBudget bounds reading one frame for a point's geometry.
+const geometryBudget = 5 * time.Second
+
 // geometry is the window's geometry: the last frame's, or, when no frame
-// of its stream was seen yet, one frame's read now.
-func (w *wlWindow) geometry(ctx context.Context, s *portal.Session, st portal.Stream) (geometry, error) {
+// of its stream was seen yet, one frame's read now. A stream that gives
+// no frame (this build reads no PipeWire, or the portal's stream cannot
+// be read) leaves points in the stream's own coordinates, the window's
+// accessible size its size: a window's at scale 1.
+func (w *wlWindow) geometry(ctx context.Context, s *portal.Session, st portal.Stream) geometry {
 	w.mu.Lock()
 	g := w.geo
 	w.mu.Unlock()
 	if g != nil {
-		return *g, nil
+		return *g
 	}
-	src, err := w.open(ctx, s, st)
+	b := w.seen().Bounds
+	unknown := geometry{w: b.W, h: b.H, scale: 1}
+	if !capture.PipeWireBuiltIn {
+		return unknown
+	}
+	rctx, cancel := context.WithTimeout(ctx, geometryBudget)
+	defer cancel()
+	src, err := w.open(rctx, s, st)
 	if err != nil {
-		return geometry{}, err
+		return unknown
 	}
 	defer src.Close()
-	if _, err := src.Next(ctx); err != nil {
-		return geometry{}, err
+	if _, err := src.Next(rctx); err != nil {
+		return unknown
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return *w.geo, nil
+	return *w.geo
 }

@@ -244,10 +244,7 @@ func (w *wlWindow) ClickAt(ctx context.Context, p kind.Point) error {
 	if err != nil {
 		return err
 	}
-	g, err := w.geometry(ctx, s, st)
-	if err != nil {
-		return err
-	}
+	g := w.geometry(ctx, s, st)
 	x, y := g.point(float64(p.X), float64(p.Y))
 	return w.d.road.click(ctx, s, st, x, y, btnLeft, 1)
 }
@@ -271,10 +268,7 @@ func (w *wlWindow) Scroll(ctx context.Context, at *kind.Point, dir string, steps
 	if err != nil {
 		return err
 	}
-	g, err := w.geometry(ctx, s, st)
-	if err != nil {
-		return err
-	}
+	g := w.geometry(ctx, s, st)
 	p := kind.Point{X: g.w / 2, Y: g.h / 2}
 	if at != nil {
 		p = *at
@@ -363,10 +357,7 @@ func (w *wlWindow) Input(ctx context.Context, ev kind.Input) error {
 	if err != nil {
 		return err
 	}
-	g, err := w.geometry(ctx, s, st)
-	if err != nil {
-		return err
-	}
+	g := w.geometry(ctx, s, st)
 	x, y := g.point(ev.X, ev.Y)
 	switch ev.Type {
 	case kind.InputMove:
