@@ -43,14 +43,7 @@ func TestYourScaledGnomeShellDesktop(t *testing.T) {
 				defer cancel()
 				e, w, app, denv := shellDesktopOn(t, ctx, testenv.GnomeShell, scaledMonitor(sc), tk.script)
 				id := openedWindow(t, ctx, e, denv, tk.title, app.PID)
-				cctx, ccancel := context.WithCancel(ctx)
-				defer ccancel()
-				consent := make(chan error, 1)
-				go func() { consent <- w.ConsentTo(cctx, testenv.Answer{AllowInput: true, Window: tk.title}) }()
-				keyUntil(t, ctx, e, app, id)
-				if cerr := <-consent; cerr != nil {
-					t.Fatalf("answering the portal's dialog: %v", cerr)
-				}
+				shareWindow(t, ctx, e, w, app, id, tk.title)
 				// Both scales have clients draw at 2 on mutter 43.
 				const bufferScale = 2
 				snap := e.Snapshot("s1", id)

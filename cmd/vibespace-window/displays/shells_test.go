@@ -246,6 +246,20 @@ func keyUntil(t *testing.T, ctx context.Context, e *env, app *testenv.WaylandFix
 	}
 }
 
+// shareWindow presses a key in id: the portal asks the person, who picks
+// this window (title) in its dialog and allows remote interaction.
+func shareWindow(t *testing.T, ctx context.Context, e *env, w *testenv.Wayland, app *testenv.WaylandFixture, id, title string) {
+	t.Helper()
+	cctx, ccancel := context.WithCancel(ctx)
+	defer ccancel()
+	consent := make(chan error, 1)
+	go func() { consent <- w.ConsentTo(cctx, testenv.Answer{AllowInput: true, Window: title}) }()
+	keyUntil(t, ctx, e, app, id)
+	if cerr := <-consent; cerr != nil {
+		t.Fatalf("answering the portal's dialog: %v", cerr)
+	}
+}
+
 // yourShellDesktop is TestYourGnomeShellDesktop's flow for one toolkit.
 func yourShellDesktop(t *testing.T, shell testenv.Shell, tk shellToolkit) {
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
@@ -257,15 +271,7 @@ func yourShellDesktop(t *testing.T, shell testenv.Shell, tk shellToolkit) {
 	id := openedWindow(t, ctx, e, denv, tk.title, app.PID)
 	treeVerbs(t, e, app, id, tk)
 
-	// A key: the portal asks the person, who picks this window.
-	cctx, ccancel := context.WithCancel(ctx)
-	defer ccancel()
-	consent := make(chan error, 1)
-	go func() { consent <- w.ConsentTo(cctx, testenv.Answer{AllowInput: true, Window: tk.title}) }()
-	keyUntil(t, ctx, e, app, id)
-	if cerr := <-consent; cerr != nil {
-		t.Fatalf("answering the portal's dialog: %v", cerr)
-	}
+	shareWindow(t, ctx, e, w, app, id, tk.title)
 
 	// Pixels: the window's own stream, the window whole.
 	snap := e.Snapshot("s1", id)
