@@ -24,7 +24,8 @@ import (
 // Wayland is a real headless Wayland desktop of the kind a user runs,
 // private to one test: its own session bus (a dbus-daemon of its own) and
 // XDG_RUNTIME_DIR, pipewire and wireplumber, a compositor (Shell: bare
-// mutter, GNOME Shell or KDE's KWin) with one 1280×720 virtual monitor,
+// mutter, GNOME Shell or KDE's KWin) with one virtual monitor (1280×720
+// unless a Monitor says otherwise),
 // the AT-SPI bus, and xdg-desktop-portal with the shell's backend (whose
 // consent dialog is a window on that compositor). Every process carries
 // the VIBESPACE_TESTENV marker and is ended by PID on Close.
