@@ -35,10 +35,14 @@ typedef struct vs_pw {
 	// Negotiated format (0 until param_changed).
 	uint32_t format, width, height;
 
-	// The newest frame: fw×fh, rows of fw*4 bytes.
+	// The newest frame: fw×fh, rows of fw*4 bytes, cut from the buffer
+	// at (fx, fy) by the buffer's SPA_META_VideoCrop (fcrop set), else the
+	// whole buffer.
 	uint8_t *pix;
 	size_t cap;
 	uint32_t fw, fh, fformat;
+	int32_t fx, fy;
+	int fcrop;
 	uint64_t seq;
 	int64_t time_ns;
 
@@ -92,13 +96,20 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
 	s->width = info.size.width;
 	s->height = info.size.height;
 
-	uint8_t buf[256];
+	uint8_t buf[512];
 	struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buf, sizeof buf);
-	const struct spa_pod *params[1];
+	const struct spa_pod *params[2];
 	params[0] = spa_pod_builder_add_object(&b,
 		SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers,
 		SPA_PARAM_BUFFERS_dataType, SPA_POD_CHOICE_FLAGS_Int((1 << SPA_DATA_MemPtr) | (1 << SPA_DATA_MemFd)));
-	pw_stream_update_params(s->stream, params, 1);
+	// The part of each buffer that holds the picture: mutter casts a
+	// window into a buffer the size of its monitor and says where the
+	// window is in it.
+	params[1] = spa_pod_builder_add_object(&b,
+		SPA_TYPE_OBJECT_ParamMeta, SPA_PARAM_Meta,
+		SPA_PARAM_META_type, SPA_POD_Id(SPA_META_VideoCrop),
+		SPA_PARAM_META_size, SPA_POD_Int(sizeof(struct spa_meta_region)));
+	pw_stream_update_params(s->stream, params, 2);
 	vs_notify(s);
 }
 
@@ -114,16 +125,30 @@ static void on_process(void *data) {
 	if (b == NULL)
 		return;
 	struct spa_data *d = &b->buffer->datas[0];
-	uint32_t w = s->width, h = s->height;
+	uint32_t bw = s->width, bh = s->height;
 	if (b->buffer->n_datas < 1 || d->data == NULL || d->chunk == NULL || d->chunk->size == 0 ||
-	    (d->chunk->flags & SPA_CHUNK_FLAG_CORRUPTED) || w == 0 || h == 0)
+	    (d->chunk->flags & SPA_CHUNK_FLAG_CORRUPTED) || bw == 0 || bh == 0)
 		goto done;
 	int32_t stride = d->chunk->stride;
-	if (stride < (int32_t)(w * 4))
-		stride = w * 4;
+	if (stride < (int32_t)(bw * 4))
+		stride = bw * 4;
 	size_t off = d->chunk->offset % d->maxsize;
-	if (off + (size_t)stride * (h - 1) + (size_t)w * 4 > d->maxsize)
+	if (off + (size_t)stride * (bh - 1) + (size_t)bw * 4 > d->maxsize)
 		goto done;
+	// The crop, kept inside the buffer; none (or an empty one): all of it.
+	int32_t x0 = 0, y0 = 0;
+	uint32_t w = bw, h = bh;
+	int cropped = 0;
+	struct spa_meta_region *crop = spa_buffer_find_meta_data(b->buffer, SPA_META_VideoCrop, sizeof *crop);
+	if (crop != NULL && spa_meta_region_is_valid(crop)) {
+		int64_t cx = SPA_CLAMP((int64_t)crop->region.position.x, 0, (int64_t)bw - 1);
+		int64_t cy = SPA_CLAMP((int64_t)crop->region.position.y, 0, (int64_t)bh - 1);
+		x0 = (int32_t)cx;
+		y0 = (int32_t)cy;
+		w = SPA_MIN(crop->region.size.width, bw - (uint32_t)cx);
+		h = SPA_MIN(crop->region.size.height, bh - (uint32_t)cy);
+		cropped = 1;
+	}
 	size_t need = (size_t)w * h * 4;
 	if (s->cap < need) {
 		uint8_t *p = realloc(s->pix, need);
@@ -132,7 +157,7 @@ static void on_process(void *data) {
 		s->pix = p;
 		s->cap = need;
 	}
-	const uint8_t *src = (const uint8_t *)d->data + off;
+	const uint8_t *src = (const uint8_t *)d->data + off + (size_t)y0 * stride + (size_t)x0 * 4;
 	for (uint32_t y = 0; y < h; y++)
 		memcpy(s->pix + (size_t)y * w * 4, src + (size_t)y * stride, (size_t)w * 4);
 	if (s->format == SPA_VIDEO_FORMAT_RGBx)
@@ -143,6 +168,9 @@ static void on_process(void *data) {
 	s->time_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	s->fw = w;
 	s->fh = h;
+	s->fx = x0;
+	s->fy = y0;
+	s->fcrop = cropped;
 	s->fformat = s->format;
 	s->seq++;
 	vs_notify(s);
@@ -249,6 +277,8 @@ fail:
 // vs_frame is what vs_pw_take reports.
 typedef struct vs_frame {
 	uint32_t width, height, format;
+	int32_t x, y;
+	int cropped;
 	uint64_t seq;
 	int64_t time_ns;
 	int failed;
@@ -261,6 +291,9 @@ static int vs_pw_take(vs_pw *s, uint64_t have, int force, uint8_t *dst, size_t c
 	pw_thread_loop_lock(s->loop);
 	f->width = s->fw;
 	f->height = s->fh;
+	f->x = s->fx;
+	f->y = s->fy;
+	f->cropped = s->fcrop;
 	f->format = s->fformat;
 	f->seq = s->seq;
 	f->time_ns = s->time_ns;
@@ -324,6 +357,27 @@ type PipeWireStream struct {
 	// Used by Next only.
 	last uint64 // seq of the last delivered C frame
 	seq  uint64
+
+	crop atomic.Pointer[Crop] // the last delivered frame's
+}
+
+// Crop is where a delivered frame was cut from its stream's buffer: the
+// buffer's SPA_META_VideoCrop, the part of it that holds the picture
+// (mutter casts a window into a buffer the size of its monitor, and says
+// there where the window's frame is). X, Y is the frame's top left in the
+// buffer's pixels; Cropped is false where the buffer said nothing (the
+// frame is the whole buffer, X, Y 0, 0).
+type Crop struct {
+	X, Y    int
+	Cropped bool
+}
+
+// Crop is the newest delivered frame's (the zero Crop before the first).
+func (s *PipeWireStream) Crop() Crop {
+	if c := s.crop.Load(); c != nil {
+		return *c
+	}
+	return Crop{}
 }
 
 // PipeWireBuiltIn reports whether this build reads pixels over PipeWire.
@@ -494,6 +548,7 @@ func (s *PipeWireStream) take(force bool, buf []byte) (Frame, error) {
 		format = FormatRGBA
 	}
 	changed := uint64(cf.seq) != s.last
+	s.crop.Store(&Crop{X: int(cf.x), Y: int(cf.y), Cropped: cf.cropped != 0})
 	s.last = uint64(cf.seq)
 	s.seq++
 	return Frame{

@@ -32,5 +32,15 @@ func (s *PipeWireStream) RequestKeyframe() {}
 // Next answers ErrNoPipeWire.
 func (s *PipeWireStream) Next(ctx context.Context) (Frame, error) { return Frame{}, ErrNoPipeWire }
 
+// Crop is where a delivered frame was cut from its stream's buffer (see
+// the PipeWire build's); this build delivers none.
+type Crop struct {
+	X, Y    int
+	Cropped bool
+}
+
+// Crop is the zero Crop.
+func (s *PipeWireStream) Crop() Crop { return Crop{} }
+
 // Close does nothing.
 func (s *PipeWireStream) Close() error { return nil }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Shell is the compositor a Wayland stack runs, with the portal backend
@@ -33,9 +34,9 @@ func (s Shell) Desktop() string { return s.spec().desktop }
 type shellSpec struct {
 	name    string // the compositor's process name in logs ("mutter", "gnome-shell", "kwin_wayland")
 	program string // the compositor's program
-	// args are the compositor's arguments for a headless 1280×720 virtual
-	// monitor and the Wayland socket name display.
-	args func(display string) []string
+	// args are the compositor's arguments for a headless virtual monitor
+	// of size ("1280x720") and the Wayland socket name display.
+	args func(display, size string) []string
 	// names are the compositor's bus names to wait for.
 	names []string
 	// systemBus: the compositor wants a system bus (a private one is
@@ -58,21 +59,19 @@ type shellSpec struct {
 // permissionStore keeps the portal's grants (a ScreenCast restore token's).
 const permissionStore = "/usr/libexec/xdg-permission-store"
 
-var monitorSize = fmt.Sprintf("%dx%d", WaylandWidth, WaylandHeight)
-
 var shellSpecs = map[Shell]shellSpec{
 	Mutter: {
 		name: "mutter", program: "mutter",
-		args: func(display string) []string {
-			return []string{"--headless", "--virtual-monitor", monitorSize, "--wayland", "--no-x11", "--wayland-display=" + display}
+		args: func(display, size string) []string {
+			return []string{"--headless", "--virtual-monitor", size, "--wayland", "--no-x11", "--wayland-display=" + display}
 		},
 		names:   []string{"org.gnome.Mutter.RemoteDesktop", "org.gnome.Mutter.ScreenCast"},
 		desktop: "GNOME", backend: "/usr/libexec/xdg-desktop-portal-gnome", backendName: "org.freedesktop.impl.portal.desktop.gnome",
 	},
 	GnomeShell: {
 		name: "gnome-shell", program: "gnome-shell",
-		args: func(display string) []string {
-			return []string{"--headless", "--virtual-monitor", monitorSize, "--wayland", "--no-x11", "--wayland-display=" + display}
+		args: func(display, size string) []string {
+			return []string{"--headless", "--virtual-monitor", size, "--wayland", "--no-x11", "--wayland-display=" + display}
 		},
 		// Introspect is what lists windows to the portal's picker.
 		names:     []string{"org.gnome.Mutter.RemoteDesktop", "org.gnome.Mutter.ScreenCast", "org.gnome.Shell.Introspect"},
@@ -82,8 +81,9 @@ var shellSpecs = map[Shell]shellSpec{
 	},
 	KWin: {
 		name: "kwin_wayland", program: "/usr/bin/kwin_wayland",
-		args: func(display string) []string {
-			return []string{"--virtual", "--width", fmt.Sprint(WaylandWidth), "--height", fmt.Sprint(WaylandHeight), "--no-lockscreen", "--socket", display}
+		args: func(display, size string) []string {
+			w, h, _ := strings.Cut(size, "x")
+			return []string{"--virtual", "--width", w, "--height", h, "--no-lockscreen", "--socket", display}
 		},
 		names:       []string{"org.kde.KWin"},
 		systemBus:   true,

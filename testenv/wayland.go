@@ -24,7 +24,8 @@ import (
 // Wayland is a real headless Wayland desktop of the kind a user runs,
 // private to one test: its own session bus (a dbus-daemon of its own) and
 // XDG_RUNTIME_DIR, pipewire and wireplumber, a compositor (Shell: bare
-// mutter, GNOME Shell or KDE's KWin) with one 1280×720 virtual monitor,
+// mutter, GNOME Shell or KDE's KWin) with one virtual monitor (1280×720
+// unless a Monitor says otherwise),
 // the AT-SPI bus, and xdg-desktop-portal with the shell's backend (whose
 // consent dialog is a window on that compositor). Every process carries
 // the VIBESPACE_TESTENV marker and is ended by PID on Close.
@@ -37,6 +38,7 @@ type Wayland struct {
 	bus     string
 	sysbus  string // a private "system bus" (GNOME Shell and KWin want one), or ""
 	a11y    string
+	mon     Monitor
 	logf    func(format string, args ...any)
 
 	// Startup is how long StartWayland took to have every part ready.
@@ -79,10 +81,16 @@ func NewWayland(t testing.TB) *Wayland { t.Helper(); return NewShell(t, Mutter) 
 // Main's leak check covers it as it does a Desktop.
 func NewShell(t testing.TB, shell Shell) *Wayland {
 	t.Helper()
+	return NewShellOn(t, shell, Monitor{})
+}
+
+// NewShellOn is NewShell with the virtual monitor m.
+func NewShellOn(t testing.TB, shell Shell, m Monitor) *Wayland {
+	t.Helper()
 	NeedShell(t, shell)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	w, err := StartShell(ctx, shell, "", t.Logf)
+	w, err := StartShellOn(ctx, shell, m, "", t.Logf)
 	if err != nil {
 		t.Fatalf("testenv: %s: %v", shell, err)
 	}
@@ -106,6 +114,12 @@ func StartWayland(ctx context.Context, parent string, logf func(format string, a
 // processes' bus names are there, or ctx ends. On error everything started
 // is ended. logf (nil: quiet) gets progress lines.
 func StartShell(ctx context.Context, shell Shell, parent string, logf func(format string, args ...any)) (*Wayland, error) {
+	return StartShellOn(ctx, shell, Monitor{}, parent, logf)
+}
+
+// StartShellOn is StartShell with the virtual monitor m.
+func StartShellOn(ctx context.Context, shell Shell, m Monitor, parent string, logf func(format string, args ...any)) (*Wayland, error) {
+	m = m.withDefaults()
 	var idb [6]byte
 	_, _ = rand.Read(idb[:])
 	id := hex.EncodeToString(idb[:])
@@ -113,20 +127,24 @@ func StartShell(ctx context.Context, shell Shell, parent string, logf func(forma
 	if err != nil {
 		return nil, err
 	}
-	w := &Wayland{shell: shell, id: id, dir: dir, run: filepath.Join(dir, "run"), display: "wayland-vs-" + id, logf: logf}
+	w := &Wayland{shell: shell, id: id, dir: dir, run: filepath.Join(dir, "run"), display: "wayland-vs-" + id, mon: m, logf: logf}
 	for _, sub := range []string{"run", "config", "cache", "data", "home", "logs", "dbus-services", "no-services", "bin"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
 			os.RemoveAll(dir)
 			return nil, err
 		}
 	}
+	if err := w.writeSettings(); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
 	t0 := time.Now()
 	if err := w.up(ctx); err != nil {
 		return nil, errors.Join(err, w.Close())
 	}
 	w.Startup = time.Since(t0)
-	w.log("%s stack %s up in %v: WAYLAND_DISPLAY=%s, bus %s, RSS %d MB",
-		shell, id, w.Startup.Round(time.Millisecond), w.display, w.bus, w.RSS()>>20)
+	w.log("%s stack %s up in %v: WAYLAND_DISPLAY=%s, bus %s, monitor %s, RSS %d MB",
+		shell, id, w.Startup.Round(time.Millisecond), w.display, w.bus, m, w.RSS()>>20)
 	return w, nil
 }
 
@@ -171,7 +189,7 @@ func (w *Wayland) up(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := w.start(sp.name, nil, prog, sp.args(w.display)...); err != nil {
+	if _, err := w.start(sp.name, nil, prog, sp.args(w.display, w.mon.size())...); err != nil {
 		return err
 	}
 	if err := w.waitFile(ctx, sp.name, filepath.Join(w.run, w.display)); err != nil {
@@ -181,6 +199,9 @@ func (w *Wayland) up(ctx context.Context) error {
 		if err := w.waitName(ctx, conn, sp.name, name); err != nil {
 			return err
 		}
+	}
+	if err := w.scale(ctx, conn); err != nil {
+		return err
 	}
 	if err := w.startA11y(ctx, conn); err != nil {
 		return err
@@ -247,7 +268,7 @@ func (w *Wayland) Env() []string {
 		"XDG_CURRENT_DESKTOP=" + w.shell.spec().desktop,
 		"WAYLAND_DISPLAY=" + w.display,
 		"GDK_BACKEND=wayland",
-		"GSETTINGS_BACKEND=memory",
+		"GSETTINGS_BACKEND=" + w.mon.settings(),
 		"GTK_USE_PORTAL=0",
 		"LANG=C.UTF-8",
 		"LC_ALL=C.UTF-8",
@@ -708,7 +729,7 @@ func (w *Wayland) Bring(ctx context.Context, m *MutterInput) error {
 	if w.shell != GnomeShell {
 		return nil
 	}
-	return m.Click(ctx, WaylandWidth/2, WaylandHeight/2)
+	return m.Click(ctx, float64(w.mon.Width)/2, float64(w.mon.Height)/2)
 }
 
 // Node is the PipeWire node id of the monitor's stream.

@@ -43,7 +43,7 @@ const (
 // (capture.OpenPipeWire): remote is the portal's PipeWire remote
 // (ScreenCast.OpenPipeWireRemote), closed here once the stream holds its
 // own copy, node the stream's PipeWire node.
-func pixelsOverPipeWire(ctx context.Context, remote *os.File, node uint32) (target.FrameSource, error) {
+func pixelsOverPipeWire(ctx context.Context, remote *os.File, node uint32) (*capture.PipeWireStream, error) {
 	defer remote.Close()
 	s, err := capture.OpenPipeWire(ctx, remote, "", node)
 	if err != nil {

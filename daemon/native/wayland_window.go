@@ -29,7 +29,8 @@ type wlWindow struct {
 	t     *window
 
 	mu   sync.Mutex
-	last kind.Info
+	last kind.Info // as the accessibility bus said
+	geo  *geometry // its stream's, from the last frame seen (wayland_geometry.go)
 }
 
 var (
@@ -59,7 +60,7 @@ func (w *wlWindow) seen() kind.Info {
 func (w *wlWindow) Info(ctx context.Context) (kind.Info, error) {
 	bus := w.d.a11y.bus
 	if bus == nil {
-		return w.seen(), nil
+		return w.shown(w.seen()), nil
 	}
 	if w.pid > 0 && !alive(w.pid) {
 		return kind.Info{}, target.Refuse(target.CodeWindowGone, "its application (pid %d) has exited", w.pid)
@@ -78,7 +79,7 @@ func (w *wlWindow) Info(ctx context.Context) (kind.Info, error) {
 		i.Bounds = w.seen().Bounds
 	}
 	w.saw(i)
-	return i, nil
+	return w.shown(i), nil
 }
 
 // Refresh is Info: it always asks.
@@ -236,14 +237,16 @@ func (w *wlWindow) stream(ctx context.Context) (*portal.Session, portal.Stream, 
 	return s, st, err
 }
 
-// ClickAt clicks the left button at p of the window: a window stream's
-// coordinates are the window's own.
+// ClickAt clicks the left button at pixel p of the window's screenshot
+// (wayland_geometry.go maps it into the stream).
 func (w *wlWindow) ClickAt(ctx context.Context, p kind.Point) error {
 	s, st, err := w.stream(ctx)
 	if err != nil {
 		return err
 	}
-	return w.d.road.click(ctx, s, st, float64(p.X), float64(p.Y), btnLeft, 1)
+	g := w.geometry(ctx, s, st)
+	x, y := g.point(float64(p.X), float64(p.Y))
+	return w.d.road.click(ctx, s, st, x, y, btnLeft, 1)
 }
 
 // Scroll turns the wheel steps times at p (nil: the window's centre).
@@ -265,12 +268,13 @@ func (w *wlWindow) Scroll(ctx context.Context, at *kind.Point, dir string, steps
 	if err != nil {
 		return err
 	}
-	b := w.seen().Bounds
-	p := kind.Point{X: b.W / 2, Y: b.H / 2}
+	g := w.geometry(ctx, s, st)
+	p := kind.Point{X: g.w / 2, Y: g.h / 2}
 	if at != nil {
 		p = *at
 	}
-	if err := s.PointerMotionAbsolute(ctx, st.Node, float64(p.X), float64(p.Y)); err != nil {
+	x, y := g.point(float64(p.X), float64(p.Y))
+	if err := s.PointerMotionAbsolute(ctx, st.Node, x, y); err != nil {
 		return err
 	}
 	return s.PointerAxisDiscrete(ctx, axis, n)
@@ -324,6 +328,11 @@ func (w *wlWindow) Frames(ctx context.Context, o kind.FrameOptions) (target.Fram
 	if err != nil {
 		return nil, target.Refuse(target.CodeNoCapture, "no pixels of this window: %v", err).Wrap(err)
 	}
+	return w.open(ctx, s, st)
+}
+
+// open opens stream st of session s over PipeWire.
+func (w *wlWindow) open(ctx context.Context, s *portal.Session, st portal.Stream) (target.FrameSource, error) {
 	fd, err := s.OpenPipeWireRemote(ctx)
 	if err != nil {
 		return nil, target.Refuse(target.CodeNoCapture, "the portal gave no PipeWire remote: %v", err).Wrap(err)
@@ -332,30 +341,7 @@ func (w *wlWindow) Frames(ctx context.Context, o kind.FrameOptions) (target.Fram
 	if err != nil {
 		return nil, err
 	}
-	b := w.seen().Bounds
-	if b.W > 0 && b.H > 0 && (int(st.Size[0]) > b.W || int(st.Size[1]) > b.H) {
-		// A monitor-sized stream of a window (mutter's): the window
-		// alone, at its top left.
-		return &windowCrop{FrameSource: src, w: b.W, h: b.H}, nil
-	}
-	return src, nil
-}
-
-// windowCrop is a stream's frames cut to its window's size at their top
-// left.
-type windowCrop struct {
-	target.FrameSource
-	w, h int
-}
-
-func (c *windowCrop) Next(ctx context.Context) (target.Frame, error) {
-	f, err := c.FrameSource.Next(ctx)
-	if err != nil {
-		return f, err
-	}
-	f.Width, f.Height = min(f.Width, c.w), min(f.Height, c.h)
-	f.Pix = f.Pix[:f.Height*f.Stride]
-	return f, nil
+	return &windowFrames{s: src, w: w}, nil
 }
 
 // Input delivers a person's live-view event through the portal session.
@@ -371,7 +357,8 @@ func (w *wlWindow) Input(ctx context.Context, ev kind.Input) error {
 	if err != nil {
 		return err
 	}
-	x, y := ev.X, ev.Y
+	g := w.geometry(ctx, s, st)
+	x, y := g.point(ev.X, ev.Y)
 	switch ev.Type {
 	case kind.InputMove:
 		return s.PointerMotionAbsolute(ctx, st.Node, x, y)
