@@ -39,9 +39,28 @@ const maxEarly = 7
 // it, it starts again.
 const maxMemos = 64
 
-// walkMemo is what one walk of a root asked its nodes in phase two (those
-// asked phase one), by object.
-type walkMemo map[Object]qmask
+// walkMemo is what one walk of a root asked its nodes, by object, in the
+// order it first asked them: whether phase one (bit(qRole)), GetChildren,
+// and the phase-two questions of a node asked phase one.
+type walkMemo struct {
+	m     map[Object]qmask
+	order []Object
+}
+
+// of is what the walk asked o (nothing, of a zero memo).
+func (m *walkMemo) of(o Object) qmask { return m.m[o] }
+
+// add notes that the walk asked o the questions q.
+func (m *walkMemo) add(o Object, q qmask) {
+	if m.m == nil {
+		m.m = make(map[Object]qmask)
+	}
+	old, ok := m.m[o]
+	if !ok {
+		m.order = append(m.order, o)
+	}
+	m.m[o] = old | q
+}
 
 // heldAnswer is an early answer waiting for its node's phase one.
 type heldAnswer struct {
@@ -69,7 +88,7 @@ func (b *Bus) rememberWalk(root Object, m walkMemo) {
 // early appends to qs, n's phase one, the phase-two questions the last
 // walk asked n, and notes them on n.
 func (w *walker) early(n *wnode, qs []question) []question {
-	m := w.prev[n.obj] & earlyQuestions
+	m := w.prev.of(n.obj) & earlyQuestions
 	if w.o.NoText {
 		m &^= bit(qCharCount)
 	}
@@ -96,7 +115,7 @@ func (w *walker) decide(n *wnode, qs []question) []question {
 			m |= bit(q)
 		}
 		if m &= earlyQuestions; m != 0 {
-			w.asked[n.obj] = m
+			w.asked.add(n.obj, m)
 		}
 	}
 	n.decided = true
