@@ -8,13 +8,15 @@ package atspi
 //
 // So the first write of a walk of a root whose toolkit is known also asks,
 // of every object the last walk of that root asked them of (walkMemo),
-// GetChildren and its phase one (with its early phase two, early.go), up
+// GetChildren and its phase one (with its early phase two, early.go), or
+// only the phase two of an object the cache held, up
 // to aheadShare of WalkOptions.InFlight. Nothing is taken from those
 // answers until the walk itself comes to the object: when its parent's
 // GetChildren (this walk's own answer) lists it and it is not in the
 // cache, its phase one is the one asked ahead (claimPhaseOne), and its
 // children are the ones asked ahead when it is to be asked them
-// (claimKids). An answer no node claims is dropped. A snapshot therefore
+// (claimKids); and the phase two asked ahead of a node the cache holds is
+// its early phase two (claimEarly). An answer no node claims is dropped. A snapshot therefore
 // says what it says without asking ahead — the same questions, answered
 // during the same walk, filed by the same code — and a settled tree is
 // read with the same calls in a few round trips; a tree that changed costs
@@ -57,14 +59,14 @@ func (w *walker) askAhead(root Object) {
 			} else {
 				qs = append(qs, phaseOne[:]...)
 			}
-			a.early = m & earlyQuestions
-			if w.o.NoText {
-				a.early &^= bit(qCharCount)
-			}
-			for q := qExtents; q < numQuestions; q++ {
-				if a.early&bit(q) != 0 {
-					qs = append(qs, q)
-				}
+		}
+		a.early = m & earlyQuestions
+		if w.o.NoText {
+			a.early &^= bit(qCharCount)
+		}
+		for q := qExtents; q < numQuestions; q++ {
+			if a.early&bit(q) != 0 {
+				qs = append(qs, q)
 			}
 		}
 		if m&bit(qChildren) != 0 {
@@ -133,6 +135,32 @@ func (w *walker) claimPhaseOne(n *wnode, size int) bool {
 		}
 	}
 	return true
+}
+
+// claimEarly makes the phase-two questions asked ahead of n's object n's
+// early ones (early.go), of a node read from the cache, and files the
+// answers that came already (held until its phase two is decided). Called
+// before n is ready, with mu held.
+func (w *walker) claimEarly(n *wnode) {
+	a := w.aheads[n.obj]
+	if a == nil || a.phaseOne == nil {
+		return
+	}
+	ps := a.phaseOne
+	a.phaseOne = nil
+	n.early = a.early
+	for _, p := range ps {
+		if p.early {
+			p.w = n
+		}
+	}
+	for _, p := range ps {
+		if p.early && p.kept != nil {
+			r := *p.kept
+			p.kept = nil
+			w.file(p, r)
+		}
+	}
 }
 
 // claimKids makes n's GetChildren the one asked ahead of its object, if it

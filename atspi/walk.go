@@ -119,7 +119,7 @@ func (b *Bus) walk(ctx context.Context, root Object, o WalkOptions) (*target.Sna
 	}
 	w.sink = w.deliver
 	if !o.noMemo {
-		w.prev = b.memo(root)
+		w.prev = b.memo(root, o)
 	}
 	rn := w.newNode(root, 0)
 	if root.Name != "" && root.Name != registryName {
@@ -159,7 +159,7 @@ func (b *Bus) walk(ctx context.Context, root Object, o WalkOptions) (*target.Sna
 	}
 	w.run()
 	if !o.noMemo {
-		b.rememberWalk(root, w.asked)
+		b.rememberWalk(root, o, w.asked)
 	}
 	w.names(rn)
 	w.finish(rn)
@@ -535,6 +535,7 @@ func (w *walker) fromCache(n *wnode, it *cacheItem) {
 	n.n.States = stateList(it.States)
 	n.ifaces = it.Interfaces
 	n.askKids = it.ChildCount != 0 || !w.tkOf(n).countsChildren()
+	w.claimEarly(n)
 	w.ready(n)
 }
 
