@@ -91,45 +91,39 @@ func (w *walker) send(n *wnode, cause int, qs ...question) {
 	}
 }
 
+// calls are the method and arguments of each question that asks an
+// object (GetText's end is the node's own: ask).
+var calls = [numQuestions]struct {
+	method string
+	args   []any
+}{
+	qRole:        {ifaceAccessible + ".GetRole", nil},
+	qState:       {ifaceAccessible + ".GetState", nil},
+	qInterfaces:  {ifaceAccessible + ".GetInterfaces", nil},
+	qName:        {ifaceProperties + ".Get", []any{ifaceAccessible, "Name"}},
+	qDescription: {ifaceProperties + ".Get", []any{ifaceAccessible, "Description"}},
+	qAll:         {ifaceProperties + ".GetAll", []any{ifaceAccessible}},
+	qChildren:    {ifaceAccessible + ".GetChildren", nil},
+	qExtents:     {ifaceComponent + ".GetExtents", []any{uint32(0)}},
+	qActions:     {ifaceAction + ".GetActions", nil},
+	qCharCount:   {ifaceProperties + ".Get", []any{ifaceText, "CharacterCount"}},
+	qText:        {ifaceText + ".GetText", nil},
+	qRelations:   {ifaceAccessible + ".GetRelationSet", nil},
+	qValue:       {ifaceProperties + ".Get", []any{ifaceValue, "CurrentValue"}},
+	qValueMin:    {ifaceProperties + ".Get", []any{ifaceValue, "MinimumValue"}},
+	qValueMax:    {ifaceProperties + ".Get", []any{ifaceValue, "MaximumValue"}},
+	qValues:      {ifaceProperties + ".GetAll", []any{ifaceValue}},
+}
+
 // ask sends the call of p's question to the object at path; textEnd is
 // where GetText stops. It returns the call's serial.
 func (w *walker) ask(p *pend, path dbus.ObjectPath, textEnd int32) uint32 {
-	rt, dl := p.rt, p.b.deadline
-	switch p.q {
-	case qRole:
-		return rt.sendFn(dl, path, ifaceAccessible+".GetRole", w.sink, p)
-	case qState:
-		return rt.sendFn(dl, path, ifaceAccessible+".GetState", w.sink, p)
-	case qInterfaces:
-		return rt.sendFn(dl, path, ifaceAccessible+".GetInterfaces", w.sink, p)
-	case qName:
-		return rt.sendFn(dl, path, ifaceProperties+".Get", w.sink, p, ifaceAccessible, "Name")
-	case qDescription:
-		return rt.sendFn(dl, path, ifaceProperties+".Get", w.sink, p, ifaceAccessible, "Description")
-	case qAll:
-		return rt.sendFn(dl, path, ifaceProperties+".GetAll", w.sink, p, ifaceAccessible)
-	case qChildren:
-		return rt.sendFn(dl, path, ifaceAccessible+".GetChildren", w.sink, p)
-	case qExtents:
-		return rt.sendFn(dl, path, ifaceComponent+".GetExtents", w.sink, p, uint32(0))
-	case qActions:
-		return rt.sendFn(dl, path, ifaceAction+".GetActions", w.sink, p)
-	case qCharCount:
-		return rt.sendFn(dl, path, ifaceProperties+".Get", w.sink, p, ifaceText, "CharacterCount")
-	case qText:
-		return rt.sendFn(dl, path, ifaceText+".GetText", w.sink, p, int32(0), textEnd)
-	case qRelations:
-		return rt.sendFn(dl, path, ifaceAccessible+".GetRelationSet", w.sink, p)
-	case qValue:
-		return rt.sendFn(dl, path, ifaceProperties+".Get", w.sink, p, ifaceValue, "CurrentValue")
-	case qValueMin:
-		return rt.sendFn(dl, path, ifaceProperties+".Get", w.sink, p, ifaceValue, "MinimumValue")
-	case qValueMax:
-		return rt.sendFn(dl, path, ifaceProperties+".Get", w.sink, p, ifaceValue, "MaximumValue")
-	case qValues:
-		return rt.sendFn(dl, path, ifaceProperties+".GetAll", w.sink, p, ifaceValue)
+	c := calls[p.q]
+	args := c.args
+	if p.q == qText {
+		args = []any{int32(0), textEnd}
 	}
-	panic("atspi: no call for question " + questionNames[p.q])
+	return p.rt.sendFn(p.b.deadline, path, c.method, w.sink, p, args...)
 }
 
 // newBatch starts a batch of calls. Its deadline is the call timeout, cut
