@@ -142,12 +142,19 @@
 // out in one write. A node's second questions (extents, actions, text
 // length), which its first answers decide, go out with its first when the
 // last walk of the window asked them of it, their answers taken only if
-// this walk asks them too (early.go); TestWalkRoundTrips holds the walks'
+// this walk asks them too (early.go). The first write also asks, of every
+// object the last walk of the window asked them of, its GetChildren and
+// its phase one, taken only once this walk's own answers come to that
+// object (ahead.go): a settled window is read in a few round trips,
+// however deep its tree. TestWalkRoundTrips holds the walks'
 // depth in round trips, beside their calls, to a budget. The answers are
 // taken where they arrive, on the connections' reader goroutines: no
-// goroutine is woken per reply. Calls to applications use this package's
-// own lean D-Bus client (wire.go, wconn.go); godbus carries the registry
-// and the bus daemon. Most of a walk's time is then the application's own
+// goroutine is woken per reply; and those goroutines read their sockets
+// with blocking system calls, outside Go's network poller (sock.go), so
+// a reply wakes its reader directly; a reader with many calls in flight
+// lets the replies of 200 µs gather before it reads again (wconn.gather). Calls to applications use this
+// package's own lean D-Bus client (wire.go, wconn.go); godbus carries the
+// registry and the bus daemon. Most of a walk's time is then the application's own
 // work answering (tens of microseconds a call in GTK3); BenchmarkWalk
 // compares the walk with pyatspi and dogtail on the same window in one
 // run.

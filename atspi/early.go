@@ -1,5 +1,7 @@
 package atspi
 
+import "fmt"
+
 // A node that is not in Cache.GetItems is asked in two phases: phase one
 // (role, states, interfaces, name) and, once that has answered, phase two
 // (extents, actions, character count, relations, values), which phase
@@ -9,7 +11,8 @@ package atspi
 //
 // So a walk remembers, for the next walk of the same root, which phase-two
 // questions each such node was asked, and the next walk asks them early:
-// with the node's phase one, in the same write. Their answers are held
+// with the node's phase one, in the same write (and, of every node, the
+// cache's too, in the walk's first write: ahead.go). Their answers are held
 // until phase one has answered; then phase two is decided from this walk's
 // own answers, exactly as without the memory, and an early answer is filed
 // only if this walk asks that question. An early answer nothing asks for
@@ -39,9 +42,28 @@ const maxEarly = 7
 // it, it starts again.
 const maxMemos = 64
 
-// walkMemo is what one walk of a root asked its nodes in phase two (those
-// asked phase one), by object.
-type walkMemo map[Object]qmask
+// walkMemo is what one walk of a root asked its nodes, by object, in the
+// order it first asked them: whether phase one (bit(qRole)), GetChildren,
+// and the phase-two questions of a node asked phase one.
+type walkMemo struct {
+	m     map[Object]qmask
+	order []Object
+}
+
+// of is what the walk asked o (nothing, of a zero memo).
+func (m *walkMemo) of(o Object) qmask { return m.m[o] }
+
+// add notes that the walk asked o the questions q.
+func (m *walkMemo) add(o Object, q qmask) {
+	if m.m == nil {
+		m.m = make(map[Object]qmask)
+	}
+	old, ok := m.m[o]
+	if !ok {
+		m.order = append(m.order, o)
+	}
+	m.m[o] = old | q
+}
 
 // heldAnswer is an early answer waiting for its node's phase one.
 type heldAnswer struct {
@@ -50,26 +72,34 @@ type heldAnswer struct {
 }
 
 // memo is what the last walk of root asked, or nil.
-func (b *Bus) memo(root Object) walkMemo {
+func (b *Bus) memo(root Object, o WalkOptions) walkMemo {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.memos[root.Key()]
+	return b.memos[memoKey(root, o)]
 }
 
 // rememberWalk keeps what a walk of root asked, for the next walk of it.
-func (b *Bus) rememberWalk(root Object, m walkMemo) {
+func (b *Bus) rememberWalk(root Object, o WalkOptions, m walkMemo) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.memos == nil || len(b.memos) >= maxMemos {
 		b.memos = make(map[string]walkMemo)
 	}
-	b.memos[root.Key()] = m
+	b.memos[memoKey(root, o)] = m
+}
+
+// memoKey is where a walk of root with options o keeps its memory: walks
+// that ask differently (a shallow one, one without the cache, which asks
+// every node phase one) keep theirs apart, so that one does not ask ahead
+// by what another asked.
+func memoKey(root Object, o WalkOptions) string {
+	return fmt.Sprintf("%s|%d|%t|%t", root.Key(), o.Depth, o.NoCache, o.NoText)
 }
 
 // early appends to qs, n's phase one, the phase-two questions the last
 // walk asked n, and notes them on n.
 func (w *walker) early(n *wnode, qs []question) []question {
-	m := w.prev[n.obj] & earlyQuestions
+	m := w.prev.of(n.obj) & earlyQuestions
 	if w.o.NoText {
 		m &^= bit(qCharCount)
 	}
@@ -90,14 +120,12 @@ func (w *walker) early(n *wnode, qs []question) []question {
 // files the early answers that phase two wants (dropping the others). It
 // returns what is left to ask.
 func (w *walker) decide(n *wnode, qs []question) []question {
-	if n.phaseOne {
-		var m qmask
-		for _, q := range qs {
-			m |= bit(q)
-		}
-		if m &= earlyQuestions; m != 0 {
-			w.asked[n.obj] = m
-		}
+	var m qmask
+	for _, q := range qs {
+		m |= bit(q)
+	}
+	if m &= earlyQuestions; m != 0 {
+		w.asked.add(n.obj, m)
 	}
 	n.decided = true
 	if n.early == 0 {

@@ -79,47 +79,51 @@ const (
 func (w *walker) send(n *wnode, cause int, qs ...question) {
 	bt := w.newBatch(len(qs))
 	w.deepest = max(w.deepest, cause+1)
-	path := n.obj.Path
 	for _, q := range qs {
 		p := &pend{w: n, q: q, b: bt, rt: n.rt, early: !n.decided && n.early&bit(q) != 0, depth: cause + 1}
 		bt.calls = append(bt.calls, p)
 		w.inflight++
 		w.unflushed++
-		switch q {
-		case qRole:
-			p.serial = n.rt.sendFn(bt.deadline, path, ifaceAccessible+".GetRole", w.sink, p)
-		case qState:
-			p.serial = n.rt.sendFn(bt.deadline, path, ifaceAccessible+".GetState", w.sink, p)
-		case qInterfaces:
-			p.serial = n.rt.sendFn(bt.deadline, path, ifaceAccessible+".GetInterfaces", w.sink, p)
-		case qName:
-			p.serial = n.rt.sendFn(bt.deadline, path, ifaceProperties+".Get", w.sink, p, ifaceAccessible, "Name")
-		case qDescription:
-			p.serial = n.rt.sendFn(bt.deadline, path, ifaceProperties+".Get", w.sink, p, ifaceAccessible, "Description")
-		case qAll:
-			p.serial = n.rt.sendFn(bt.deadline, path, ifaceProperties+".GetAll", w.sink, p, ifaceAccessible)
-		case qChildren:
-			p.serial = n.rt.sendFn(bt.deadline, path, ifaceAccessible+".GetChildren", w.sink, p)
-		case qExtents:
-			p.serial = n.rt.sendFn(bt.deadline, path, ifaceComponent+".GetExtents", w.sink, p, uint32(0))
-		case qActions:
-			p.serial = n.rt.sendFn(bt.deadline, path, ifaceAction+".GetActions", w.sink, p)
-		case qCharCount:
-			p.serial = n.rt.sendFn(bt.deadline, path, ifaceProperties+".Get", w.sink, p, ifaceText, "CharacterCount")
-		case qText:
-			p.serial = n.rt.sendFn(bt.deadline, path, ifaceText+".GetText", w.sink, p, int32(0), int32(min(n.n.TextLen, w.o.TextMax)))
-		case qRelations:
-			p.serial = n.rt.sendFn(bt.deadline, path, ifaceAccessible+".GetRelationSet", w.sink, p)
-		case qValue:
-			p.serial = n.rt.sendFn(bt.deadline, path, ifaceProperties+".Get", w.sink, p, ifaceValue, "CurrentValue")
-		case qValueMin:
-			p.serial = n.rt.sendFn(bt.deadline, path, ifaceProperties+".Get", w.sink, p, ifaceValue, "MinimumValue")
-		case qValueMax:
-			p.serial = n.rt.sendFn(bt.deadline, path, ifaceProperties+".Get", w.sink, p, ifaceValue, "MaximumValue")
-		case qValues:
-			p.serial = n.rt.sendFn(bt.deadline, path, ifaceProperties+".GetAll", w.sink, p, ifaceValue)
+		if q == qRole || q == qChildren {
+			w.asked.add(n.obj, bit(q))
 		}
+		p.serial = w.ask(p, n.obj.Path, int32(min(n.n.TextLen, w.o.TextMax)))
 	}
+}
+
+// calls are the method and arguments of each question that asks an
+// object (GetText's end is the node's own: ask).
+var calls = [numQuestions]struct {
+	method string
+	args   []any
+}{
+	qRole:        {ifaceAccessible + ".GetRole", nil},
+	qState:       {ifaceAccessible + ".GetState", nil},
+	qInterfaces:  {ifaceAccessible + ".GetInterfaces", nil},
+	qName:        {ifaceProperties + ".Get", []any{ifaceAccessible, "Name"}},
+	qDescription: {ifaceProperties + ".Get", []any{ifaceAccessible, "Description"}},
+	qAll:         {ifaceProperties + ".GetAll", []any{ifaceAccessible}},
+	qChildren:    {ifaceAccessible + ".GetChildren", nil},
+	qExtents:     {ifaceComponent + ".GetExtents", []any{uint32(0)}},
+	qActions:     {ifaceAction + ".GetActions", nil},
+	qCharCount:   {ifaceProperties + ".Get", []any{ifaceText, "CharacterCount"}},
+	qText:        {ifaceText + ".GetText", nil},
+	qRelations:   {ifaceAccessible + ".GetRelationSet", nil},
+	qValue:       {ifaceProperties + ".Get", []any{ifaceValue, "CurrentValue"}},
+	qValueMin:    {ifaceProperties + ".Get", []any{ifaceValue, "MinimumValue"}},
+	qValueMax:    {ifaceProperties + ".Get", []any{ifaceValue, "MaximumValue"}},
+	qValues:      {ifaceProperties + ".GetAll", []any{ifaceValue}},
+}
+
+// ask sends the call of p's question to the object at path; textEnd is
+// where GetText stops. It returns the call's serial.
+func (w *walker) ask(p *pend, path dbus.ObjectPath, textEnd int32) uint32 {
+	c := calls[p.q]
+	args := c.args
+	if p.q == qText {
+		args = []any{int32(0), textEnd}
+	}
+	return p.rt.sendFn(p.b.deadline, path, c.method, w.sink, p, args...)
 }
 
 // newBatch starts a batch of calls. Its deadline is the call timeout, cut
@@ -354,7 +358,7 @@ func (w *walker) phaseTwo(n *wnode) {
 		n.n.Name = "" // a class name is no name: the node is unnamed
 	}
 	var qs []question
-	if n.askKids && !n.kidsSent && w.deeper(n) {
+	if n.askKids && !n.kidsSent && w.deeper(n) && !w.claimKids(n) {
 		qs = append(qs, qChildren)
 	}
 	gtk4 := w.tkOf(n).gtk4()

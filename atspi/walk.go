@@ -119,9 +119,8 @@ func (b *Bus) walk(ctx context.Context, root Object, o WalkOptions) (*target.Sna
 	}
 	w.sink = w.deliver
 	if !o.noMemo {
-		w.prev = b.memo(root)
+		w.prev = b.memo(root, o)
 	}
-	w.asked = make(walkMemo, len(w.prev))
 	rn := w.newNode(root, 0)
 	if root.Name != "" && root.Name != registryName {
 		// The toolkit (asked once per application: the Bus remembers it)
@@ -152,12 +151,15 @@ func (b *Bus) walk(ctx context.Context, root Object, o WalkOptions) (*target.Sna
 			w.itemsWait = true
 			w.sendOwn(root.Name, cachePath, qItems, ifaceCache+".GetItems")
 		}
+		if known {
+			w.askAhead(root)
+		}
 		rt.uncork(false) // the loop's first round writes them
 		w.mu.Unlock()
 	}
 	w.run()
 	if !o.noMemo {
-		b.rememberWalk(root, w.asked)
+		b.rememberWalk(root, o, w.asked)
 	}
 	w.names(rn)
 	w.finish(rn)
@@ -209,6 +211,7 @@ type walker struct {
 	shortName map[string]string // an action's description → its short name
 	prev      walkMemo          // what the last walk of the root asked (early.go)
 	asked     walkMemo          // what this one asks, for the next
+	aheads    map[Object]*ahead // what was asked ahead, by object (ahead.go)
 	// The walk's depth in round trips: a call is one deeper than the
 	// answer it waited for (its parent's GetChildren, its own phase one,
 	// its character count, Cache.GetItems and the toolkit for the nodes
@@ -267,6 +270,10 @@ type pend struct {
 	done   bool
 	early  bool // a phase-two question asked with phase one (early.go)
 	depth  int  // in round trips (walker.deepest)
+	// ahead is the object the question was asked ahead of (ahead.go) —
+	// w is nil until a node claims it — and kept its answer until then.
+	ahead Object
+	kept  *reply
 }
 
 // batch is a group of calls sent together under one per-call deadline.
@@ -417,8 +424,11 @@ func (w *walker) pump() {
 				w.fromCache(n, it)
 				continue
 			}
-			n.phaseOne = true
 			if w.tkOf(n).getAll() {
+				if n.depth > 0 && w.claimPhaseOne(n, len(phaseOneAll)) {
+					continue
+				}
+				n.phaseOne = true
 				n.left = len(phaseOneAll)
 				qs := phaseOneAll[:]
 				if n.depth == 0 && w.deeper(n) {
@@ -432,9 +442,16 @@ func (w *walker) pump() {
 				w.send(n, n.cause, w.early(n, qs)...)
 				continue
 			}
+			if n.depth > 0 && w.claimPhaseOne(n, len(phaseOne)) {
+				if w.deeper(n) && !w.claimKids(n) {
+					w.send(n, n.cause, qChildren)
+				}
+				continue
+			}
+			n.phaseOne = true
 			n.left = len(phaseOne)
 			qs := phaseOne[:] // its capacity is its length: append copies
-			if w.deeper(n) {
+			if w.deeper(n) && (n.depth == 0 || !w.claimKids(n)) {
 				qs = append(qs, qChildren)
 			}
 			w.send(n, n.cause, w.early(n, qs)...)
@@ -518,6 +535,7 @@ func (w *walker) fromCache(n *wnode, it *cacheItem) {
 	n.n.States = stateList(it.States)
 	n.ifaces = it.Interfaces
 	n.askKids = it.ChildCount != 0 || !w.tkOf(n).countsChildren()
+	w.claimEarly(n)
 	w.ready(n)
 }
 
@@ -531,9 +549,18 @@ func (w *walker) take(r reply) {
 	w.inflight--
 	p.b.left--
 	if p.w == nil {
-		w.own(p, r)
+		if p.ahead.Name != "" {
+			w.aheadAnswer(p, r)
+		} else {
+			w.own(p, r)
+		}
 		return
 	}
+	w.file(p, r)
+}
+
+// file files the answer of a node's question.
+func (w *walker) file(p *pend, r reply) {
 	if p.early {
 		w.takeEarly(p, r)
 	} else {

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -85,7 +86,7 @@ func (w waiter) deliverLater(r reply) {
 // names, which must have room: the reader blocks on a full channel (or
 // the reader calls the function the call names: startFn).
 type wconn struct {
-	c      net.Conn
+	c      wireConn
 	serial atomic.Uint32
 
 	wmu   sync.Mutex
@@ -105,6 +106,14 @@ type wconn struct {
 	err     error // set when the reader ended
 	stalled bool  // a write missed its deadline
 	done    chan struct{}
+}
+
+// wireConn is what a wconn speaks over: a *sockConn, or a net.Conn where
+// the socket cannot be taken out of the poller.
+type wireConn interface {
+	io.ReadWriter
+	SetWriteDeadline(time.Time) error
+	Close() error
 }
 
 // dialWire connects to a unix D-Bus address, authenticates (EXTERNAL) and,
@@ -131,7 +140,15 @@ func dialWire(ctx context.Context, addr string, bus bool, callTimeout time.Durat
 		nc.Close()
 		return nil, fmt.Errorf("atspi: %s: %w", addr, err)
 	}
-	c := &wconn{c: nc, w: bufio.NewWriterSize(nc, 64<<10), wdef: callTimeout, pending: make(map[uint32]waiter), done: make(chan struct{})}
+	var conn wireConn = nc
+	if r.Buffered() == 0 {
+		// Nothing comes after the server's OK before our first call.
+		if sc, err := newSockConn(nc); err == nil {
+			conn = sc
+			r = bufio.NewReaderSize(sc, 64<<10)
+		}
+	}
+	c := &wconn{c: conn, w: bufio.NewWriterSize(conn, 64<<10), wdef: callTimeout, pending: make(map[uint32]waiter), done: make(chan struct{})}
 	go c.read(r)
 	if bus {
 		rp := c.call(ctx, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.Hello")
@@ -327,6 +344,10 @@ func (c *wconn) read(r *bufio.Reader) {
 	for err == nil {
 		err = c.readOne(r)
 	}
+	if sc, ok := c.c.(*sockConn); ok {
+		sc.Close()
+		sc.release()
+	}
 	if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
 		err = errWireClosed
 	}
@@ -346,6 +367,9 @@ func (c *wconn) read(r *bufio.Reader) {
 
 func (c *wconn) readOne(r *bufio.Reader) error {
 	var fixed [16]byte
+	if r.Buffered() == 0 {
+		c.gather()
+	}
 	if _, err := io.ReadFull(r, fixed[:]); err != nil {
 		return err
 	}
@@ -408,6 +432,33 @@ func (c *wconn) readOne(r *bufio.Reader) error {
 	}
 	w.deliver(rp)
 	return nil
+}
+
+// gatherMin is how many calls must be in flight on a connection before
+// its reader, having read all that had come, waits gatherWait for more
+// replies to come before it reads again: an application with that many
+// questions to answer is busy for longer than the wait (tens of
+// microseconds a call in GTK 3), so it does not wait for us, and one read
+// then takes the replies of the wait instead of one read, and one wake-up,
+// per reply.
+const (
+	gatherMin  = 32
+	gatherWait = 200 * time.Microsecond
+)
+
+// gather waits gatherWait if at least gatherMin calls are in flight on a
+// connection read with blocking system calls (sockConn).
+func (c *wconn) gather() {
+	if _, ok := c.c.(*sockConn); !ok {
+		return
+	}
+	c.mu.Lock()
+	n := len(c.pending)
+	c.mu.Unlock()
+	if n >= gatherMin {
+		ts := syscall.NsecToTimespec(gatherWait.Nanoseconds())
+		syscall.Nanosleep(&ts, nil)
+	}
 }
 
 // unixAddress parses the first unix entry of a D-Bus address list
