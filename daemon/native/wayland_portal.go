@@ -74,6 +74,10 @@ type portalRoad struct {
 
 	sem chan struct{} // one Start at a time
 
+	// pixels reads each stream of the session once, for every Frames of
+	// it (wlWindow.Frames).
+	pixels capture.Share
+
 	mu       sync.Mutex
 	sess     *portal.Session
 	declined time.Time                               // when the person declined the dialog (it stands)

@@ -324,11 +324,16 @@ func (w *wlWindow) Frames(ctx context.Context, o kind.FrameOptions) (target.Fram
 	if err != nil {
 		return nil, target.Refuse(target.CodeNoCapture, "no pixels of this window: %v", err).Wrap(err)
 	}
-	fd, err := s.OpenPipeWireRemote(ctx)
-	if err != nil {
-		return nil, target.Refuse(target.CodeNoCapture, "the portal gave no PipeWire remote: %v", err).Wrap(err)
-	}
-	src, err := pixelsOverPipeWire(ctx, fd, st.Node)
+	// One PipeWire consumer of the stream for every reader (a pane, its
+	// thumbnail, a screenshot): mutter gives a consumer that joins a
+	// running stream no picture until the window changes.
+	src, err := w.d.road.pixels.Open(ctx, streamKey{s, st.Node}, fmt.Sprintf("the window's stream (PipeWire node %d)", st.Node), func(ctx context.Context) (capture.Source, error) {
+		fd, err := s.OpenPipeWireRemote(ctx)
+		if err != nil {
+			return nil, target.Refuse(target.CodeNoCapture, "the portal gave no PipeWire remote: %v", err).Wrap(err)
+		}
+		return pixelsOverPipeWire(ctx, fd, st.Node)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -339,6 +344,14 @@ func (w *wlWindow) Frames(ctx context.Context, o kind.FrameOptions) (target.Fram
 		return &windowCrop{FrameSource: src, w: b.W, h: b.H}, nil
 	}
 	return src, nil
+}
+
+// streamKey is a stream of a portal session, as the road's pixels share
+// it: a node's id is PipeWire's, and may name another stream once the
+// session ended.
+type streamKey struct {
+	s    *portal.Session
+	node uint32
 }
 
 // windowCrop is a stream's frames cut to its window's size at their top
