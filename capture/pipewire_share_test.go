@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/capture"
-	"github.com/vibespace/vibespace/testenv"
 )
 
 // TestPipeWireShareJoin: mutter sends a stream's picture when the stream
@@ -18,22 +17,9 @@ import (
 // a second reader of the node, opened once the first has its picture and
 // nothing moves, is given that picture, over the one connection.
 func TestPipeWireShareJoin(t *testing.T) {
-	w := testenv.NewWayland(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
-	fx, err := w.LaunchFixture(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fx.Stop()
-	m, err := w.Mutter(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	if _, err := fx.Log.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "focus" }); err != nil {
-		t.Fatal(err)
-	}
+	w, _, m := monitorWithFixture(t, ctx)
 	var sh capture.Share
 	opens := 0
 	open := func(ctx context.Context) (capture.Source, error) {
