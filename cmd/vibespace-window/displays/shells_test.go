@@ -358,6 +358,7 @@ func livePane(t *testing.T, ctx context.Context, e *env, app *testenv.WaylandFix
 	tab, closeTab := openViewer(t, ctx, cdptest.LaunchViewer(t, ctx), watch.URL)
 	defer closeTab()
 	var st remotePane
+	opened := time.Now()
 	for {
 		if st = readRemotePane(t, ctx, tab, id); st.State == "live" && st.Decoded >= 1 && st.W > 0 {
 			break
@@ -372,7 +373,7 @@ func livePane(t *testing.T, ctx context.Context, e *env, app *testenv.WaylandFix
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	t.Logf("the live pane: %+v", st)
+	t.Logf("the live pane, %s after the viewer opened: %+v", time.Since(opened).Round(100*time.Millisecond), st)
 	if st.W != w || st.H != h {
 		t.Errorf("the pane's video is %dx%d, the window's screenshot %dx%d", st.W, st.H, w, h)
 	}
