@@ -359,17 +359,29 @@ func livePane(t *testing.T, ctx context.Context, e *env, app *testenv.WaylandFix
 	defer closeTab()
 	var st remotePane
 	opened := time.Now()
+	// The wait ends 10 s before ctx, so that the page can still be asked
+	// what the pane says, and the daemon's live view what it did.
+	wctx, wcancel := context.WithCancel(ctx)
+	if d, ok := ctx.Deadline(); ok {
+		wctx, wcancel = context.WithDeadline(ctx, d.Add(-10*time.Second))
+	}
+	defer wcancel()
 	for {
 		if st = readRemotePane(t, ctx, tab, id); st.State == "live" && st.Decoded >= 1 && st.W > 0 {
 			break
 		}
 		select {
-		case <-ctx.Done():
+		case <-wctx.Done():
 			var msg string // what the pane says to the person
-			mctx, mcancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_ = tab.EvalInto(mctx, fmt.Sprintf(`window.vibespace.panes.get(%q).q('.msg').textContent`, id), &msg)
-			mcancel()
-			t.Fatalf("the pane of %s never showed video: last %+v, saying %q", id, st, msg)
+			_ = tab.EvalInto(ctx, fmt.Sprintf(`window.vibespace.panes.get(%q).q('.msg').textContent`, id), &msg)
+			var said []string
+			b, _ := os.ReadFile(filepath.Join(e.Dir, "serve.log"))
+			for _, l := range strings.Split(string(b), "\n") {
+				if strings.Contains(l, "live view") {
+					said = append(said, l)
+				}
+			}
+			t.Fatalf("the pane of %s showed no video in %s: last %+v, saying %q; the daemon's live view:\n%s", id, time.Since(opened).Round(time.Second), st, msg, strings.Join(said, "\n"))
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
