@@ -232,15 +232,26 @@ type reader struct {
 	given   uint64 // the source's count at the last picture given
 	seq     uint64
 	again   atomic.Bool
+	wake    chan struct{} // a keyframe request for a Next waiting
 	stopped chan struct{}
 	once    sync.Once
 }
 
-func newReader(s *shared) *reader { return &reader{s: s, stopped: make(chan struct{})} }
+func newReader(s *shared) *reader {
+	return &reader{s: s, wake: make(chan struct{}, 1), stopped: make(chan struct{})}
+}
 
 // RequestKeyframe makes the next Next give the newest picture even if
-// this reader was given it already.
-func (r *reader) RequestKeyframe() { r.again.Store(true) }
+// this reader was given it already; a Next waiting for a picture gives it
+// at once (a still window sends none: a viewer that connected after the
+// first picture went out is given it this way).
+func (r *reader) RequestKeyframe() {
+	r.again.Store(true)
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
 
 // Next gives a copy of the newest picture not given yet (or, after
 // RequestKeyframe, the newest), waiting for one until ctx ends.
@@ -263,6 +274,7 @@ func (r *reader) Next(ctx context.Context) (Frame, error) {
 		}
 		select {
 		case <-tick:
+		case <-r.wake:
 		case <-r.stopped:
 			return Frame{}, ErrClosed
 		case <-ctx.Done():

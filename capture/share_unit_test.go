@@ -83,6 +83,21 @@ func TestShareLateReader(t *testing.T) {
 	if f, err := b.Next(ctx); err != nil || f.Pix[0] != 1 || !f.Forced || f.Seq != 2 {
 		t.Fatalf("a keyframe request: %+v %v", f, err)
 	}
+	// A Next waiting for a picture that does not come (nothing changes)
+	// gives the newest at once when a keyframe is asked.
+	got := make(chan capture.Frame, 1)
+	go func() {
+		f, err := a.Next(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- f
+	}()
+	time.Sleep(20 * time.Millisecond) // let it wait (the test passes either way)
+	a.RequestKeyframe()
+	if f := <-got; f.Pix == nil || f.Pix[0] != 1 || !f.Forced {
+		t.Fatalf("a keyframe request while Next waited: %+v", f)
+	}
 	src.pics <- pic(2)
 	for _, r := range []capture.Source{a, b} {
 		if f, err := r.Next(ctx); err != nil || f.Pix[0] != 2 || f.Forced {
