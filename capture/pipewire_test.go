@@ -19,24 +19,9 @@ import (
 // it is mapped, so the picture is not all black), and change when the
 // fixture does (its log says the entry got the typed text).
 func TestPipeWireMonitor(t *testing.T) {
-	w := testenv.NewWayland(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	fx, err := w.LaunchFixture(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fx.Stop()
-	m, err := w.Mutter(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	// The headless seat's only keyboard is the session's virtual one: the
-	// window gets keyboard focus once it exists.
-	if _, err := fx.Log.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "focus" }); err != nil {
-		t.Fatal(err)
-	}
+	w, fx, m := monitorWithFixture(t, ctx)
 
 	t0 := time.Now()
 	s, err := capture.OpenPipeWire(ctx, nil, w.RuntimeDir(), m.Node())
@@ -120,6 +105,30 @@ func TestPipeWireMonitor(t *testing.T) {
 	if _, err := s.Next(ctx); !errors.Is(err, capture.ErrClosed) {
 		t.Fatalf("Next after Close: %v, want ErrClosed", err)
 	}
+}
+
+// monitorWithFixture is a bare mutter stack with the fixture's window
+// mapped and focused, and mutter's own screen cast of its monitor (m's
+// Node), each stopped at t's end.
+func monitorWithFixture(t *testing.T, ctx context.Context) (*testenv.Wayland, *testenv.WaylandFixture, *testenv.MutterInput) {
+	t.Helper()
+	w := testenv.NewWayland(t)
+	fx, err := w.LaunchFixture(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fx.Stop)
+	m, err := w.Mutter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	// The headless seat's only keyboard is the session's virtual one: the
+	// window gets keyboard focus once it exists.
+	if _, err := fx.Log.WaitFrom(ctx, 0, func(e testenv.Event) bool { return e.Type == "focus" }); err != nil {
+		t.Fatal(err)
+	}
+	return w, fx, m
 }
 
 // litPixels counts the pixels whose colour bytes are not all zero.

@@ -47,6 +47,7 @@ type Hub struct {
 	sources    map[string]*sharedSource // the capture of each watched target
 	srcOpening map[string]chan struct{} // a target's source being opened
 	opens      map[string]uint64        // sources opened, by target
+	stopped    map[string]error         // why a target's last pipeline ended by itself (Stopped)
 	closed     bool
 }
 
@@ -68,6 +69,7 @@ func New(o Options) *Hub {
 		sources:     make(map[string]*sharedSource),
 		srcOpening:  make(map[string]chan struct{}),
 		opens:       make(map[string]uint64),
+		stopped:     make(map[string]error),
 	}
 	if o.ICETCPListener != nil {
 		h.tcpMux = ice.NewTCPMuxDefault(ice.TCPMuxParams{
@@ -313,7 +315,11 @@ func (h *Hub) leave(v *viewer, why string) {
 // pipelineEnded is called by a pipeline whose loop returned: it is
 // forgotten and its viewers are dropped.
 func (h *Hub) pipelineEnded(p *Pipeline) {
+	why := ended(p)
 	h.mu.Lock()
+	if why != nil {
+		h.stopped[p.key] = why
+	}
 	if h.pipes[p.pk()] == p {
 		delete(h.pipes, p.pk())
 	}
@@ -329,6 +335,23 @@ func (h *Hub) pipelineEnded(p *Pipeline) {
 			go v.close()
 		}
 	}
+}
+
+// Stopped is why the last pipeline of key ended by itself (a refusal: the
+// source failed, or sent no picture), until a pipeline of key sends a
+// picture again; nil when none did. A viewer's page learns from it why its
+// pane shows nothing.
+func (h *Hub) Stopped(key string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.stopped[key]
+}
+
+// sent forgets why key's pipeline last stopped: one sent a picture.
+func (h *Hub) sent(key string) {
+	h.mu.Lock()
+	delete(h.stopped, key)
+	h.mu.Unlock()
 }
 
 // targetBitrate is the encoder target for p: the lowest congestion-control

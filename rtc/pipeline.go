@@ -232,7 +232,9 @@ func (p *Pipeline) run(ctx context.Context) {
 			return
 		}
 		err = nil
-		p.frames.Add(1)
+		if p.frames.Add(1) == 1 {
+			p.hub.sent(p.key)
+		}
 		p.bytes.Add(uint64(len(out.Data)))
 	}
 }

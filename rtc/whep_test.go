@@ -292,6 +292,13 @@ func TestWHEPRefusals(t *testing.T) {
 		t.Fatalf("offer to a failing pipeline: %d %s", st, code)
 	}
 	eventually(t, ctx, "the viewer of a failed pipeline to be dropped", func() bool { return hub.Viewers() == 0 && len(hub.Pipelines()) == 0 })
+	// And the hub says why, for the viewer's page.
+	if why := hub.Stopped("synth"); target.CodeOf(why) != target.CodeLiveViewUnavailable || !strings.Contains(why.Error(), "no encoder here") {
+		t.Fatalf("why the pipeline stopped: %v", why)
+	}
+	if why := hub.Stopped("other"); why != nil {
+		t.Fatalf("a target never watched stopped: %v", why)
+	}
 
 	// Without VP8 in the build, the live view says so.
 	plain := rtc.New(rtc.Options{})

@@ -358,6 +358,10 @@ type Target struct {
 	// Needs is its agent's ask for a person (a hand-off): why, since
 	// when, and who took it over since.
 	Needs *wire.Ask `json:"needs,omitempty"`
+	// Stopped is why its live view last stopped by itself (the source
+	// failed, or sent no picture), until a pane of it shows a picture
+	// again: its pane says it rather than "connecting" for ever.
+	Stopped *target.Refusal `json:"stopped,omitempty"`
 
 	// The strip: whose strip shows it, what it lives in (own, profile,
 	// helper, app, window) and that context's name, and who drives it
@@ -449,6 +453,11 @@ func (v *View) targets(ctx context.Context, mine map[string]bool) Targets {
 		}
 		if a, ok := asks[lt.ID]; ok {
 			t.Needs = &a
+		}
+		if hub != nil {
+			if r, ok := target.AsRefusal(hub.Stopped(string(lt.ID))); ok {
+				t.Stopped = r
+			}
 		}
 		t.Viewers, t.Thumbs = watchers[string(lt.ID)][rtc.TierFull], watchers[string(lt.ID)][rtc.TierThumb]
 		v.mu.Lock()

@@ -3,6 +3,7 @@ package native
 import (
 	"context"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"github.com/vibespace/vibespace/capture"
@@ -54,11 +55,38 @@ func (g geometry) point(x, y float64) (float64, float64) {
 	return (x + float64(g.crop.X)) / s, (y + float64(g.crop.Y)) / s
 }
 
-// windowFrames is a window's ScreenCast stream, its frames cut by the
-// stream's own crop (capture.Crop); the window keeps the geometry of each.
+// streamCrop is the crop of a stream's newest frame, kept by its one
+// reader (cropKept) for every reader of it.
+type streamCrop struct{ p atomic.Pointer[capture.Crop] }
+
+func (c *streamCrop) load() capture.Crop {
+	if v := c.p.Load(); v != nil {
+		return *v
+	}
+	return capture.Crop{}
+}
+
+// cropKept is a window's ScreenCast stream that keeps each frame's crop.
+type cropKept struct {
+	*capture.PipeWireStream
+	crop *streamCrop
+}
+
+func (c *cropKept) Next(ctx context.Context) (target.Frame, error) {
+	f, err := c.PipeWireStream.Next(ctx)
+	if err == nil {
+		cr := c.PipeWireStream.Crop()
+		c.crop.p.Store(&cr)
+	}
+	return f, err
+}
+
+// windowFrames is a reader of a window's ScreenCast stream, its frames cut
+// by the stream's own crop; the window keeps the geometry of each.
 type windowFrames struct {
-	s *capture.PipeWireStream
-	w *wlWindow
+	s    target.FrameSource
+	crop *streamCrop
+	w    *wlWindow
 }
 
 func (f *windowFrames) Next(ctx context.Context) (target.Frame, error) {
@@ -66,7 +94,7 @@ func (f *windowFrames) Next(ctx context.Context) (target.Frame, error) {
 	if err != nil {
 		return fr, err
 	}
-	f.w.sawGeometry(geometryOf(f.s.Crop(), fr.Width, fr.Height, f.w.seen().Bounds))
+	f.w.sawGeometry(geometryOf(f.crop.load(), fr.Width, fr.Height, f.w.seen().Bounds))
 	return fr, nil
 }
 

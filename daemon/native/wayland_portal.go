@@ -52,6 +52,12 @@ func pixelsOverPipeWire(ctx context.Context, remote *os.File, node uint32) (*cap
 	return s, nil
 }
 
+// cropOf is the crop kept of stream k (cropKept, windowFrames).
+func (r *portalRoad) cropOf(k streamKey) *streamCrop {
+	c, _ := r.crops.LoadOrStore(k, &streamCrop{})
+	return c.(*streamCrop)
+}
+
 // noPixelsWhy is why the Wayland road has no pixels in a build without
 // PipeWire.
 const noPixelsWhy = "pixels over PipeWire are not built in (a build without cgo, or with the vibespace_nopipewire tag): the Wayland road reads no pixels, no screenshot, no live frames"
@@ -73,6 +79,11 @@ type portalRoad struct {
 	now        func() time.Time
 
 	sem chan struct{} // one Start at a time
+
+	// pixels reads each stream of the session once, for every Frames of
+	// it (wlWindow.Frames).
+	pixels capture.Share
+	crops  sync.Map // streamKey → *streamCrop: each shared stream's newest crop
 
 	mu       sync.Mutex
 	sess     *portal.Session
@@ -304,8 +315,15 @@ func (r *portalRoad) noInjection(why string) *target.Refusal {
 // window: mutter (GNOME Shell) casts a window in a stream the size of its
 // monitor, the window at the stream's top left (a window may grow, a
 // stream cannot); a point of the window is the same point of the stream
-// either way. A stream smaller than the window is another window.
+// either way. A stream smaller than the window is another window, and a
+// window of no known size is none of the person's shared one.
 func (r *portalRoad) windowStream(s *portal.Session, w, h int) (portal.Stream, error) {
+	if w <= 0 || h <= 0 {
+		// A window with no size on the accessibility bus (GNOME Shell's
+		// own) cannot be told from the one the person shared: its
+		// pixels would be that window's.
+		return portal.Stream{}, r.noInjection("this window has no size on the accessibility bus, so it cannot be told to be the window the person shared in the portal's dialog: its pixels and points are refused")
+	}
 	for _, st := range s.Streams() {
 		if st.SourceType != portal.Window {
 			continue

@@ -331,17 +331,39 @@ func (w *wlWindow) Frames(ctx context.Context, o kind.FrameOptions) (target.Fram
 	return w.open(ctx, s, st)
 }
 
-// open opens stream st of session s over PipeWire.
+// open opens stream st of session s: one PipeWire consumer of the stream
+// for every reader (a pane, its thumbnail, a screenshot, a point's
+// geometry), since mutter gives a consumer that joins a running stream no
+// picture until the window changes. Each frame is cut by the stream's own
+// crop (capture.Crop), which the stream's reader keeps for every reader
+// of it (streamCrop); the window keeps the geometry of each frame it is
+// given.
 func (w *wlWindow) open(ctx context.Context, s *portal.Session, st portal.Stream) (target.FrameSource, error) {
-	fd, err := s.OpenPipeWireRemote(ctx)
-	if err != nil {
-		return nil, target.Refuse(target.CodeNoCapture, "the portal gave no PipeWire remote: %v", err).Wrap(err)
-	}
-	src, err := pixelsOverPipeWire(ctx, fd, st.Node)
+	key := streamKey{s, st.Node}
+	crop := w.d.road.cropOf(key)
+	src, err := w.d.road.pixels.Open(ctx, key, fmt.Sprintf("the window's stream (PipeWire node %d)", st.Node), func(ctx context.Context) (capture.Source, error) {
+		fd, err := s.OpenPipeWireRemote(ctx)
+		if err != nil {
+			return nil, target.Refuse(target.CodeNoCapture, "the portal gave no PipeWire remote: %v", err).Wrap(err)
+		}
+		ps, err := pixelsOverPipeWire(ctx, fd, st.Node)
+		if err != nil {
+			return nil, err
+		}
+		return &cropKept{PipeWireStream: ps, crop: crop}, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &windowFrames{s: src, w: w}, nil
+	return &windowFrames{s: src, crop: crop, w: w}, nil
+}
+
+// streamKey is a stream of a portal session, as the road's pixels share
+// it: a node's id is PipeWire's, and may name another stream once the
+// session ended.
+type streamKey struct {
+	s    *portal.Session
+	node uint32
 }
 
 // Input delivers a person's live-view event through the portal session.

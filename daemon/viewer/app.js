@@ -525,6 +525,10 @@
         return;
       }
       this.target = t;
+      // Why its last stream stopped by itself, said until a picture shows.
+      if (t.stopped && (this.state === 'connecting' || this.state === 'lost')) {
+        this.setState(this.state, t.stopped.code + ': ' + t.stopped.message);
+      }
       this.q('.title').textContent = paneTitle(t);
       this.q('.kind').textContent = t.id + ' · ' + t.kind;
       this.q('.viewers').textContent = t.viewers + (t.viewers === 1 ? ' viewer' : ' viewers');

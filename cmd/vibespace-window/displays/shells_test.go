@@ -86,11 +86,10 @@ var gnomeShellToolkits = []shellToolkit{
 		scrolled: func(ev testenv.Event) bool {
 			return ev.Type == "scroll" && ev.Widget == "list" && (ev.Direction == "down" || ev.DY > 0)
 		},
-		// No live pane on this shell for now, for any toolkit (paneHit
-		// nil): a window's pane stayed "connecting" with no frame for its
-		// whole 3 minutes in 3 of 7 runs of GTK 3 and in 1 of 7 of Qt 5
-		// (the merge's run, on a quiet machine), cause not found. The
-		// pane's and takeover's flow (livePane) stays, for when it is.
+		// (450, 390) is a row below the one click --at selected (a
+		// list logs a row selected only when it changes).
+		pane:    [2]int{450, 390},
+		paneHit: func(ev testenv.Event) bool { return ev.Type == "select" && ev.Widget == "list" },
 	},
 	{
 		name: "gtk4", script: "gtk4", title: "vibespace gtk4 fixture",
@@ -99,13 +98,13 @@ var gnomeShellToolkits = []shellToolkit{
 		// (200, 200) of the screenshot is (200, 200) of the surface, less
 		// the shadow.
 		at: [2]int{200, 200}, hit: near(200-14, 200-12, 0.5), scrolled: wheelDown,
-		pane: [2]int{150, 250},
+		pane: [2]int{150, 250}, paneHit: near(150-14, 250-12, 2),
 	}, {
 		name: "qt5", script: "qt5", title: "vibespace qt5 fixture",
 		button: "Press me", buttonWidget: "press", entry: "Name", entryWidget: "name",
 		minW: 380, minH: 280, content: [2]int{3, 30}, pressLogged: true,
 		at: [2]int{200, 200}, hit: near(200-3, 200-30, 0.5), scrolled: wheelDown,
-		pane: [2]int{150, 250},
+		pane: [2]int{150, 250}, paneHit: near(150-3, 250-30, 2),
 	},
 }
 
@@ -377,17 +376,34 @@ func livePane(t *testing.T, ctx context.Context, e *env, app *testenv.WaylandFix
 	tab, closeTab := openViewer(t, ctx, cdptest.LaunchViewer(t, ctx), watch.URL)
 	defer closeTab()
 	var st remotePane
+	opened := time.Now()
+	// The wait ends 10 s before ctx, so that the page can still be asked
+	// what the pane says, and the daemon's live view what it did.
+	wctx, wcancel := context.WithCancel(ctx)
+	if d, ok := ctx.Deadline(); ok {
+		wctx, wcancel = context.WithDeadline(ctx, d.Add(-10*time.Second))
+	}
+	defer wcancel()
 	for {
 		if st = readRemotePane(t, ctx, tab, id); st.State == "live" && st.Decoded >= 1 && st.W > 0 {
 			break
 		}
 		select {
-		case <-ctx.Done():
-			t.Fatalf("the pane of %s never showed video: last %+v", id, st)
+		case <-wctx.Done():
+			var msg string // what the pane says to the person
+			_ = tab.EvalInto(ctx, fmt.Sprintf(`window.vibespace.panes.get(%q).q('.msg').textContent`, id), &msg)
+			var said []string
+			b, _ := os.ReadFile(filepath.Join(e.Dir, "serve.log"))
+			for _, l := range strings.Split(string(b), "\n") {
+				if strings.Contains(l, "live view") {
+					said = append(said, l)
+				}
+			}
+			t.Fatalf("the pane of %s showed no video in %s: last %+v, saying %q; the daemon's live view:\n%s", id, time.Since(opened).Round(time.Second), st, msg, strings.Join(said, "\n"))
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	t.Logf("the live pane: %+v", st)
+	t.Logf("the live pane, %s after the viewer opened: %+v", time.Since(opened).Round(100*time.Millisecond), st)
 	if st.W != w || st.H != h {
 		t.Errorf("the pane's video is %dx%d, the window's screenshot %dx%d", st.W, st.H, w, h)
 	}
