@@ -48,12 +48,7 @@ func TestChoosePane(t *testing.T) {
 	for _, choice := range []string{"", "auto", PaneScreencast} {
 		road, why, _ := ChoosePane(choice)
 		p := New(Options{TabPane: road, PaneXvfb: road == PaneWindow, PaneWhy: why})
-		var row string
-		for _, c := range p.Doctor(t.Context()) {
-			if c.Name == "tab pane" {
-				row = c.Detail
-			}
-		}
+		row := paneRow(t.Context(), p)
 		p.Close()
 		if !strings.HasPrefix(row, road+": ") || !strings.Contains(row, why) {
 			t.Errorf("doctor's tab pane row for %s: %q, want %s and why (%s)", choice, row, road, why)
@@ -209,14 +204,7 @@ func TestPaneAhead(t *testing.T) {
 	defer p.Close()
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
-	row := func() string {
-		for _, c := range p.Doctor(ctx) {
-			if c.Name == "tab pane" {
-				return c.Detail
-			}
-		}
-		return ""
-	}
+	row := func() string { return paneRow(ctx, p) }
 	if r := row(); strings.Contains(r, "ahead") {
 		t.Errorf("doctor's tab pane row speaks of a start ahead before any: %q", r)
 	}
@@ -278,14 +266,17 @@ func TestPaneAhead(t *testing.T) {
 	waitUntil(t, ctx, "the used, empty browser to stop idle", func() (bool, string) {
 		return !br2.alive(), "still running"
 	})
-	if r := func() string {
-		for _, c := range p2.Doctor(ctx) {
-			if c.Name == "tab pane" {
-				return c.Detail
-			}
-		}
-		return ""
-	}(); !strings.Contains(r, "not running") {
+	if r := paneRow(ctx, p2); !strings.Contains(r, "not running") {
 		t.Errorf("doctor's tab pane row once the browser stopped idle: %q", r)
 	}
+}
+
+// paneRow is the detail of p's doctor row "tab pane".
+func paneRow(ctx context.Context, p *Pool) string {
+	for _, c := range p.Doctor(ctx) {
+		if c.Name == "tab pane" {
+			return c.Detail
+		}
+	}
+	return ""
 }
