@@ -75,16 +75,17 @@ var goals = func() []benchtable.Goal {
 		return metric{Pkg: live, Bench: "BenchmarkLiveView/" + name, Unit: unit}
 	}
 	for _, codec := range []string{"vp8", "h264"} {
-		// Each road of a tab's pane: the screencast (tab) and the tab's
-		// window on our display (tabwin, daemon/chromium's PaneWindow); on
-		// the heavy animated page (rows without a page's name) and the
-		// light one.
-		for _, road := range []string{"tab", "tabwin"} {
+		// Each road of a tab's pane: the tab's window on a private
+		// display (tabwin, daemon/chromium's PaneWindow, the default where
+		// Xvfb is installed) and the screencast (tab, the road without
+		// Xvfb); on the heavy animated page (rows without a page's name)
+		// and the light one.
+		for _, road := range []string{"tabwin", "tab"} {
 			for _, page := range []string{"", "light-"} {
 				tab, ab := codec+"-"+road+"-"+page+"loopback", "agent-browser-tab-"+page+"loopback"
 				name := "tab pane " + page + codec
-				if road == "tabwin" {
-					name = "tab pane (window road) " + page + codec
+				if road == "tab" {
+					name = "tab pane (screencast) " + page + codec
 				}
 				g = append(g,
 					benchtable.Goal{Row: name + " fps vs agent-browser", Ours: row(tab, "frames/s"), Peer: row(ab, "frames/s"),

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"image/png"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
@@ -21,9 +22,9 @@ import (
 	"github.com/vibespace/vibespace/xvfb"
 )
 
-// TestChoosePane: the serve flag's values. "" is the screencast (the
-// default); auto is the window road where Xvfb is installed, else the
-// screencast; an unknown road is an error naming the roads.
+// TestChoosePane: the serve flag's values. "" (the default) and auto are
+// the window road where Xvfb is installed, else the screencast; an
+// unknown road is an error naming the roads.
 func TestChoosePane(t *testing.T) {
 	_, noXvfb := exec.LookPath("Xvfb")
 	road, why, err := ChoosePane("auto")
@@ -34,8 +35,8 @@ func TestChoosePane(t *testing.T) {
 	if err != nil || road != want || !strings.Contains(why, "Xvfb") {
 		t.Errorf(`ChoosePane("auto") = %q, %q, %v; want %s (Xvfb: %v)`, road, why, err, want, noXvfb)
 	}
-	if r, why, err := ChoosePane(""); r != PaneScreencast || err != nil || !strings.Contains(why, "default") {
-		t.Errorf(`ChoosePane("") = %q, %q, %v; want the default, %s`, r, why, err, PaneScreencast)
+	if r, why, err := ChoosePane(""); r != want || err != nil || !strings.Contains(why, "default") || !strings.Contains(why, "Xvfb") {
+		t.Errorf(`ChoosePane("") = %q, %q, %v; want the default, auto's road %s`, r, why, err, want)
 	}
 	if r, _, err := ChoosePane(PaneScreencast); r != PaneScreencast || err != nil {
 		t.Errorf("ChoosePane(screencast) = %q, %v", r, err)
@@ -47,12 +48,7 @@ func TestChoosePane(t *testing.T) {
 	for _, choice := range []string{"", "auto", PaneScreencast} {
 		road, why, _ := ChoosePane(choice)
 		p := New(Options{TabPane: road, PaneXvfb: road == PaneWindow, PaneWhy: why})
-		var row string
-		for _, c := range p.Doctor(t.Context()) {
-			if c.Name == "tab pane" {
-				row = c.Detail
-			}
-		}
+		row := paneRow(t.Context(), p)
 		p.Close()
 		if !strings.HasPrefix(row, road+": ") || !strings.Contains(row, why) {
 			t.Errorf("doctor's tab pane row for %s: %q, want %s and why (%s)", choice, row, road, why)
@@ -187,4 +183,100 @@ func TestPaneXvfb(t *testing.T) {
 	if left := append(cdp.GroupProcesses(pid), xvfb.MarkedPIDs(id)...); len(left) > 0 {
 		t.Errorf("closed, the pool left processes %v", left)
 	}
+}
+
+// TestPaneAhead: the window road's browser started ahead (Pool.Ahead, what
+// the daemon's serve does at its start). A verb that asks meanwhile waits
+// for that start and starts no browser of its own: one browser, the one
+// started ahead, headed on its private display, is the first session's.
+// Doctor's tab pane row says it is starting, then running. Unused, it is
+// kept past the idle stop; once a session has used it and holds nothing,
+// it is stopped idle as any shared browser.
+func TestPaneAhead(t *testing.T) {
+	needChromium(t)
+	logs := &logCapture{}
+	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	road, why, err := ChoosePane(PaneWindow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(Options{StartTimeout: 2 * time.Minute, IdleStop: -1, TabPane: road, PaneXvfb: true, PaneWhy: why, Logger: log})
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
+	row := func() string { return paneRow(ctx, p) }
+	if r := row(); strings.Contains(r, "ahead") {
+		t.Errorf("doctor's tab pane row speaks of a start ahead before any: %q", r)
+	}
+	ahead := p.Ahead(ctx)
+	if r := row(); !strings.Contains(r, AheadStarting) {
+		t.Errorf("doctor's tab pane row once Ahead returned: %q, want %q", r, AheadStarting)
+	}
+	// A verb meanwhile: it waits for the start ahead, and starts nothing.
+	bc, release, err := p.Context(ctx, kind.BrowserKey{Session: "kim", Owner: "kim"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if err := <-ahead; err != nil {
+		t.Fatalf("Ahead: %v", err)
+	}
+	if n := len(logs.records("INFO", "browser started")); n != 1 {
+		t.Errorf("%d browsers started, want the one started ahead", n)
+	}
+	p.mu.Lock()
+	br := p.browsers[""]
+	p.mu.Unlock()
+	if br == nil || !br.headed || br.pane == nil || !br.ahead {
+		t.Fatalf("the shared browser is not the headed one started ahead: %+v", br)
+	}
+	if r := row(); !strings.Contains(r, AheadRunning) || !strings.Contains(r, fmt.Sprint(br.b.PID())) {
+		t.Errorf("doctor's tab pane row: %q, want %q and its pid %d", r, AheadRunning, br.b.PID())
+	}
+	if _, err := bc.NewTab(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// A second pool, its browser started ahead and unused: kept past its
+	// idle stop (the idle loop says so).
+	logs2 := &logCapture{}
+	p2 := New(Options{StartTimeout: 2 * time.Minute, IdleStop: 200 * time.Millisecond, TabPane: road, PaneXvfb: true, PaneWhy: why,
+		Logger: slog.New(slog.NewJSONHandler(logs2, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	defer p2.Close()
+	if err := <-p2.Ahead(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p2.mu.Lock()
+	br2 := p2.browsers[""]
+	p2.mu.Unlock()
+	waitUntil(t, ctx, "the idle loop to keep the unused browser twice", func() (bool, string) {
+		n := len(logs2.records("DEBUG", aheadKept))
+		return n >= 2, fmt.Sprintf("%d times", n)
+	})
+	if !br2.alive() || len(logs2.records("INFO", "stopping the idle shared browser: none of its contexts holds a tab or a cookie")) > 0 {
+		t.Fatal("the browser started ahead was stopped idle before any session used it")
+	}
+	// Used once, holding nothing: stopped idle.
+	bc2, release2, err := p2.Context(ctx, kind.BrowserKey{Session: "lee", Owner: "lee"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = bc2
+	release2()
+	waitUntil(t, ctx, "the used, empty browser to stop idle", func() (bool, string) {
+		return !br2.alive(), "still running"
+	})
+	if r := paneRow(ctx, p2); !strings.Contains(r, "not running") {
+		t.Errorf("doctor's tab pane row once the browser stopped idle: %q", r)
+	}
+}
+
+// paneRow is the detail of p's doctor row "tab pane".
+func paneRow(ctx context.Context, p *Pool) string {
+	for _, c := range p.Doctor(ctx) {
+		if c.Name == "tab pane" {
+			return c.Detail
+		}
+	}
+	return ""
 }

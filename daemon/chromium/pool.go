@@ -98,6 +98,9 @@ type Pool struct {
 	slotsTaken int
 	slotQueue  []*slotWaiter
 	ctxBusy    map[string]int // verbs using each owner's context now
+	// aheadPhase and aheadErr are Ahead's progress, for doctor.
+	aheadPhase int
+	aheadErr   error
 	closed     bool
 	stop       chan struct{}
 	done       chan struct{}
@@ -131,6 +134,9 @@ type browser struct {
 	// pane is the private display it shows on (Options.PaneXvfb), nil
 	// for none: stopped after the browser.
 	pane *xvfb.Desktop
+	// ahead: started by Ahead, before any verb asked for it; kept while
+	// idle until a session has used it (sharedIdle).
+	ahead bool
 }
 
 func (b *browser) alive() bool {
@@ -218,7 +224,7 @@ func (p *Pool) context(ctx context.Context, key kind.BrowserKey) (*cdp.Context, 
 	select {
 	case p.startMu <- struct{}{}:
 	case <-ctx.Done():
-		return nil, nil, target.Refuse(target.CodeTimeout, "another browser was still starting").Wrap(ctx.Err())
+		return nil, nil, target.Refuse(target.CodeTimeout, "another browser (or the shared one, started ahead at the daemon's start) was still starting").Wrap(ctx.Err())
 	}
 	defer func() { <-p.startMu }()
 	if c, release := p.existing(key); c != nil {
@@ -771,7 +777,7 @@ func (p *Pool) Doctor(ctx context.Context) []Check {
 		if p.o.PaneXvfb && p.o.TabPane != PaneScreencast {
 			road = PaneWindow
 		}
-		checks = append(checks, Check{Name: "tab pane", OK: true, Detail: road + ": " + p.o.PaneWhy})
+		checks = append(checks, Check{Name: "tab pane", OK: true, Detail: road + ": " + p.o.PaneWhy + p.aheadState()})
 	}
 	return checks
 }
@@ -833,6 +839,11 @@ func (p *Pool) idleLoop() {
 // it stopped the browser.
 func (p *Pool) sharedIdle(br *browser) bool {
 	p.mu.Lock()
+	if br.ahead && len(br.users) == 0 {
+		p.mu.Unlock()
+		p.o.Logger.Debug(aheadKept, "pid", br.b.PID())
+		return false
+	}
 	last := br.last
 	var cs []*cdp.Context
 	for owner, b := range p.ctxOf {

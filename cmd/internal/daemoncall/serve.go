@@ -42,9 +42,14 @@ func ServeFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "pool-remote", Usage: "a desktop of another host's pool as one more member, reached over ssh: ssh://user@host[:port] (repeatable; that host's daemon runs with --pool-desks)"},
 		&cli.IntFlag{Name: "pool-per-desk", Usage: "MiB one desktop in use takes, for the cap (0: the figure measured here, README)"},
 		&cli.IntFlag{Name: "browser-per-context", Usage: "MiB one session's context in the shared browser takes, for the cap on contexts (free × pool-margin / it; 0: the figure measured here, README)"},
-		&cli.StringFlag{Name: "tab-pane", Usage: "the road of a watched tab's pictures: screencast (the default: a headless browser, the CDP screencast) or window (faster: the shared browser runs headed on a private Xvfb, each tab read through its own window); auto: window where Xvfb is installed, else screencast"},
+		&cli.StringFlag{Name: "tab-pane", Usage: "the road of a watched tab's pictures: window (the shared browser runs headed on a private Xvfb, each tab read through its own window: the faster) or screencast (a headless browser, the CDP screencast); auto, the default: window where Xvfb is installed, else screencast"},
+		&cli.BoolFlag{Name: "browser-ahead", Value: true, EnvVars: []string{BrowserAheadEnv}, Usage: "on the window road, start the shared browser (headed, on its private Xvfb) at the daemon's start, so that no verb waits for it; false: the first verb that needs it starts it"},
 	}
 }
+
+// BrowserAheadEnv sets serve's --browser-ahead where no flag is given: in
+// the environment of a command line that starts the daemon itself.
+const BrowserAheadEnv = "VIBESPACE_BROWSER_AHEAD"
 
 // DaemonPath finds vibespace-daemon: beside this program first (bin/ holds
 // the three commands side by side), then on PATH.

@@ -1,9 +1,9 @@
 package app
 
 const description = `vibespace-browser gives an agent Chromium tabs. A session that asks for nothing
-gets its own browser context in one shared Chromium (headless, or on a private
-display of its own: the daemon's --tab-pane): its own cookies, storage and
-tabs, which no other session sees or reaches. Named profiles keep
+gets its own browser context in one shared Chromium (on a private display of
+its own where Xvfb is installed, else headless: the daemon's --tab-pane): its
+own cookies, storage and tabs, which no other session sees or reaches. Named profiles keep
 their cookies across runs.
 
 THE LOOP

@@ -15,6 +15,8 @@ import (
 
 	"github.com/vibespace/vibespace/cmd/internal/clitest"
 	"github.com/vibespace/vibespace/daemon"
+	"github.com/vibespace/vibespace/daemon/chromium"
+	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
 )
@@ -54,6 +56,7 @@ func Shared(t testing.TB) *Env {
 	clitest.NeedChromium(t)
 	e := &Env{clitest.Shared(t, Bin, "--chromium", Chromium)}
 	e.LogOnFailure()
+	e.waitAhead()
 	t.Cleanup(func() {
 		for _, s := range e.Sessions() {
 			for _, tab := range e.Answer(s, "tab", "list").Targets {
@@ -66,8 +69,50 @@ func Shared(t testing.TB) *Env {
 	return e
 }
 
-// Serve starts the daemon as the test's child.
-func (e *Env) Serve() { e.StartServe("--chromium", Chromium) }
+// Serve starts the daemon as the test's child, and waits for its browser
+// started ahead (waitAhead).
+func (e *Env) Serve() {
+	e.StartServe("--chromium", Chromium)
+	e.waitAhead()
+}
+
+// waitAhead waits, when the daemon starts its shared browser ahead (the
+// window road's, at its start), until that browser runs, as doctor's tab
+// pane row says: the tests' daemons are used the moment they answer,
+// where an operator's has started its browser by the time an agent's
+// first verb comes. A daemon on the screencast road starts none ahead:
+// nothing to wait for. A start that failed is the first verb's to make.
+func (e *Env) waitAhead() {
+	e.T.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	c, err := wire.Dial(ctx, e.Socket())
+	if err != nil {
+		e.T.Fatalf("the daemon's socket: %v", err)
+	}
+	defer c.Close()
+	last := ""
+	for {
+		r, err := c.Call(ctx, wire.Request{Verb: "doctor", Session: "probe"})
+		if err != nil {
+			e.T.Fatalf("doctor, waiting for the browser started ahead (last said: %q): %v", last, err)
+		}
+		last = ""
+		for _, ch := range r.Checks {
+			if ch.Name == "tab pane" {
+				last = ch.Detail
+			}
+		}
+		if !strings.Contains(last, chromium.AheadStarting) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			e.T.Fatalf("the browser started ahead did not run in 3 minutes: doctor says %q", last)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
 
 // RefusedJSON runs a command with --json and fails unless it is refused
 // with code (exit 1): the answer carries the code and its facts.

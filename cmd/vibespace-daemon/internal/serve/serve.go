@@ -159,9 +159,9 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 	maxContexts, contextsWhy := pool.ContextCap(pool.MemAvailable, c.Float64("pool-margin"), int64(c.Int("browser-per-context"))<<20)
 	log.Info("browser contexts", "cap", maxContexts, "derived", contextsWhy)
 	// Firefox beside Chromium: the tabs of a profile of provider firefox.
-	br := firefox.Beside(chromium.New(chromium.Options{Binary: c.String("chromium"), MaxBrowsers: c.Int("max-browsers"), Logger: log,
-		TabPane: pane, PaneXvfb: pane == chromium.PaneWindow, PaneWhy: paneWhy, MaxContexts: maxContexts, ContextCapWhy: contextsWhy}),
-		firefox.NewPool(firefox.Options{MaxBrowsers: c.Int("max-browsers"), Logger: log}))
+	chrome := chromium.New(chromium.Options{Binary: c.String("chromium"), MaxBrowsers: c.Int("max-browsers"), Logger: log,
+		TabPane: pane, PaneXvfb: pane == chromium.PaneWindow, PaneWhy: paneWhy, MaxContexts: maxContexts, ContextCapWhy: contextsWhy})
+	br := firefox.Beside(chrome, firefox.NewPool(firefox.Options{MaxBrowsers: c.Int("max-browsers"), Logger: log}))
 	// Re-attaching to an earlier daemon's display talks to its X server
 	// and buses: bounded, so a wedged one cannot hang the start.
 	nctx, ncancel := context.WithTimeout(ctx, newTimeout)
@@ -181,6 +181,12 @@ func serve(c *cli.Context, stderr io.Writer, getenv daemoncall.Env) error {
 		return daemoncall.Internal(err)
 	}
 	log.Info("serving", "socket", sock, "state", stateDir)
+	if pane == chromium.PaneWindow && c.Bool("browser-ahead") {
+		// The window road's browser and display take longest to start:
+		// started now, beside serving, so that no verb pays for them (a
+		// verb that comes first waits for them within its bound).
+		chrome.Ahead(ctx)
+	}
 	if pl != nil {
 		go pl.IdleLoop(ctx)
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/vibespace/vibespace/cmd/internal/clitest"
+	"github.com/vibespace/vibespace/cmd/internal/daemoncall"
 	"github.com/vibespace/vibespace/daemon/wire"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
@@ -58,6 +59,10 @@ func New(t testing.TB) *Env {
 		}
 	})
 	e.Env = clitest.New(t, Bin)
+	// No browser started ahead (the window road's, at the daemon's
+	// start): these tests drive windows, and each starts daemons of its
+	// own, which would each start one for nothing.
+	e.Extra = append(e.Extra, daemoncall.BrowserAheadEnv+"=false")
 	return e
 }
 
