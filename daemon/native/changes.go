@@ -168,6 +168,15 @@ func (w *window) Changes(ctx context.Context, since uint64, d time.Duration) (ki
 			out.Mark = evs[len(evs)-1].Seq + 1
 		}
 		out.Seen = w.tell(evs)
+		if len(out.Seen) == 0 && len(evs) > 0 && !out.Quiet && !out.Pending && !time.Now().Before(deadline) {
+			// The wait ran out on events that tell nothing (settle
+			// returned at them, saying nothing of pending work): one
+			// reading says whether a timer is due, as a question
+			// without a wait does.
+			if s, ok := readIdleness(w.pid); ok {
+				out.Pending = w.started(since, s.timer > 0 && s.timer <= pendingHorizon)
+			}
+		}
 		// Events that tell nothing of this window (of a node it does not
 		// hold: the application's root gaining a dialog) end no wait:
 		// wait on for a change of its own, or quiet, up to d.

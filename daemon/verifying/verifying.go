@@ -277,8 +277,14 @@ func (w *watch) After(ctx context.Context, resp *wire.Response) {
 				h = w.hear(octx, deadline.Sub(s.now()))
 			}
 			if h.ok {
+				// A change told in words, quiet, or the deadline: the
+				// look the wait ends with. A change told only of the
+				// acted node (its own read says it) or of the focus the
+				// verb moved itself: one look, and the wait goes on if
+				// it shows nothing (a button's press drawn, then its
+				// timer's work).
 				t.Reset(0)
-				last = true
+				last = !h.told || h.said
 				continue
 			}
 		}
@@ -327,6 +333,7 @@ func (w *watch) After(ctx context.Context, resp *wire.Response) {
 type heard struct {
 	ok                   bool // it answered (false: it cannot tell; not asked again)
 	told, quiet, pending bool // kind.Changes's: a change, Quiet, Pending
+	said                 bool // a change told that says something (effect.Told's words)
 }
 
 // hear takes what the target told changed since the watch's mark,
@@ -346,11 +353,12 @@ func (w *watch) hear(ctx context.Context, d time.Duration) heard {
 	if w.node != nil {
 		key = w.node.Key
 	}
-	w.told = append(w.told, effect.Told(ch.Seen, key, w.c.Facts.Focuses)...)
+	said := effect.Told(ch.Seen, key, w.c.Facts.Focuses)
+	w.told = append(w.told, said...)
 	for _, c := range ch.Seen {
 		w.left = w.left || c.What == "navigated"
 	}
-	return heard{ok: true, told: len(ch.Seen) > 0, quiet: ch.Quiet, pending: ch.Pending}
+	return heard{ok: true, told: len(ch.Seen) > 0, said: len(said) > 0, quiet: ch.Quiet, pending: ch.Pending}
 }
 
 // observe reads what is cheap to see of the target now; what cannot be

@@ -480,3 +480,28 @@ func TestLeavingWaitsForTheAddress(t *testing.T) {
 		t.Fatalf("effect %+v after %d looks, want the navigation confirmed by its address", resp.Effect, looks.Load())
 	}
 }
+
+// TestToldOfTheActedNodeGoesOn: a change the target tells only of the
+// node acted on (the focus a click moved to it, its press drawn) says
+// nothing of its own: after one look the wait goes on, and the change its
+// act started later (a timer's) is confirmed, naming its node. (It ended
+// the wait there, no_visible_change, when a GTK 4 button's focus came
+// within the wait.)
+func TestToldOfTheActedNodeGoesOn(t *testing.T) {
+	sight, asks := toldSight(func(i int, d time.Duration) kind.Changes {
+		switch {
+		case d == 0:
+			return kind.Changes{Mark: uint64(1 + i)}
+		case i <= 1:
+			return kind.Changes{Mark: uint64(2 + i), Seen: []kind.Change{{Key: "acted", Role: "push button", What: "focused"}}}
+		}
+		return kind.Changes{Mark: 9, Seen: []kind.Change{{Key: "k2", Ref: "@e3", Role: "label", What: "name", From: "idle", To: "done 1", Known: true}}}
+	})
+	c := acting(t, "click", target.RoadTree)
+	w := watcher(t, 2*time.Second).Watch(t.Context(), c, stage.Acting{Sight: sight, Node: &kind.Node{Ref: "@e1", Key: "acted"}})
+	resp := wire.Response{}
+	w.After(t.Context(), &resp)
+	if resp.Effect == nil || resp.Effect.Word != target.EffectConfirmed || !slices.Contains(resp.Effect.Seen, `@e3 label: "idle" → "done 1"`) {
+		t.Fatalf("effect %+v after %d questions, want the later change confirmed", resp.Effect, len(*asks))
+	}
+}
