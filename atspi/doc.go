@@ -151,8 +151,7 @@
 // taken where they arrive, on the connections' reader goroutines: no
 // goroutine is woken per reply; and those goroutines read their sockets
 // with blocking system calls, outside Go's network poller (sock.go), so
-// a reply wakes its reader directly; a reader with many calls in flight
-// lets the replies of 200 µs gather before it reads again (wconn.gather). Calls to applications use this
+// a reply wakes its reader directly. Calls to applications use this
 // package's own lean D-Bus client (wire.go, wconn.go); godbus carries the
 // registry and the bus daemon. Most of a walk's time is then the application's own
 // work answering (tens of microseconds a call in GTK3); BenchmarkWalk
