@@ -149,11 +149,9 @@
 // however deep its tree. TestWalkRoundTrips holds the walks'
 // depth in round trips, beside their calls, to a budget. The answers are
 // taken where they arrive, on the connections' reader goroutines: no
-// goroutine is woken per reply; and those goroutines read their sockets
-// with blocking system calls, outside Go's network poller (sock.go), so
-// a reply wakes its reader directly. Calls to applications use this
-// package's own lean D-Bus client (wire.go, wconn.go); godbus carries the
-// registry and the bus daemon. Most of a walk's time is then the application's own
+// goroutine is woken per reply. Calls to applications use this package's
+// own lean D-Bus client (wire.go, wconn.go); godbus carries the registry
+// and the bus daemon. Most of a walk's time is then the application's own
 // work answering (tens of microseconds a call in GTK3); BenchmarkWalk
 // compares the walk with pyatspi and dogtail on the same window in one
 // run.
