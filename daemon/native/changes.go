@@ -103,6 +103,14 @@ func (w *window) started(since uint64, busy bool) bool {
 	return busy && was != 0 && since >= was
 }
 
+// timerDue reads the application's idleness once and says whether a
+// timer of it is due within pendingHorizon and may be what the act marked
+// at since started (false where /proc does not tell).
+func (w *window) timerDue(since uint64) bool {
+	s, ok := readIdleness(w.pid)
+	return ok && w.started(since, s.timer > 0 && s.timer <= pendingHorizon)
+}
+
 // known is what a window knows of its nodes: the last snapshot's, by key,
 // and each name and text an event told since (by key).
 type known struct {
@@ -152,12 +160,10 @@ func (w *window) Changes(ctx context.Context, since uint64, d time.Duration) (ki
 	deadline := time.Now().Add(d)
 	out := kind.Changes{Mark: since, Free: true}
 	if d <= 0 {
-		if s, ok := readIdleness(w.pid); ok {
-			// Asked without waiting: one reading says whether a timer is
-			// due soon (not that it is quiet; and one caught running may
-			// be answering the look that just asked it).
-			out.Pending = w.started(since, s.timer > 0 && s.timer <= pendingHorizon)
-		}
+		// Asked without waiting: one reading says whether a timer is due
+		// soon (not that it is quiet; and one caught running may be
+		// answering the look that just asked it).
+		out.Pending = w.timerDue(since)
 	}
 	for {
 		if left := time.Until(deadline); left > 0 {
@@ -173,9 +179,7 @@ func (w *window) Changes(ctx context.Context, since uint64, d time.Duration) (ki
 			// returned at them, saying nothing of pending work): one
 			// reading says whether a timer is due, as a question
 			// without a wait does.
-			if s, ok := readIdleness(w.pid); ok {
-				out.Pending = w.started(since, s.timer > 0 && s.timer <= pendingHorizon)
-			}
+			out.Pending = w.timerDue(since)
 		}
 		// Events that tell nothing of this window (of a node it does not
 		// hold: the application's root gaining a dialog) end no wait:
