@@ -58,6 +58,17 @@ func (r *portalRoad) cropOf(k streamKey) *streamCrop {
 	return c.(*streamCrop)
 }
 
+// forgetCrops drops the crops kept of session s's streams, once it ended
+// (a node's id may name another stream after it).
+func (r *portalRoad) forgetCrops(s *portal.Session) {
+	r.crops.Range(func(k, _ any) bool {
+		if k.(streamKey).s == s {
+			r.crops.Delete(k)
+		}
+		return true
+	})
+}
+
 // noPixelsWhy is why the Wayland road has no pixels in a build without
 // PipeWire.
 const noPixelsWhy = "pixels over PipeWire are not built in (a build without cgo, or with the vibespace_nopipewire tag): the Wayland road reads no pixels, no screenshot, no live frames"
@@ -214,6 +225,7 @@ func (r *portalRoad) session(ctx context.Context) (*portal.Session, error) {
 			r.mu.Lock()
 			r.sess = nil
 			r.mu.Unlock()
+			r.forgetCrops(s)
 			why := "it ended"
 			if err := s.Err(); err != nil {
 				why = err.Error()
@@ -374,6 +386,7 @@ func (r *portalRoad) close() error {
 		ctx, cancel := context.WithTimeout(context.Background(), portalCallTimeout)
 		errs = append(errs, s.Close(ctx))
 		cancel()
+		r.forgetCrops(s)
 	}
 	errs = append(errs, r.c.Close())
 	return errors.Join(errs...)

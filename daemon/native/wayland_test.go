@@ -14,6 +14,7 @@ import (
 	"github.com/vibespace/vibespace/atspi"
 	"github.com/vibespace/vibespace/capture"
 	"github.com/vibespace/vibespace/daemon/kind"
+	"github.com/vibespace/vibespace/portal"
 	"github.com/vibespace/vibespace/portal/portaltest"
 	"github.com/vibespace/vibespace/target"
 	"github.com/vibespace/vibespace/testenv"
@@ -340,6 +341,16 @@ func TestWaylandInput(t *testing.T) {
 		// The portal closes the session: the next verb says so, the one
 		// after starts a new session with the token, and the newest
 		// token replaces it.
+		// A screenshot reads the session's stream (the fake's has no
+		// PipeWire behind it: refused), keeping a crop for it; the
+		// session's end drops that crop.
+		w.d.road.mu.Lock()
+		held := w.d.road.sess
+		w.d.road.mu.Unlock()
+		w.Screenshot(ctx)
+		if n := cropsOf(w.d.road, held); n == 0 {
+			t.Fatal("no crop kept of the session's stream after a screenshot")
+		}
 		sess := fake.Calls("Start")[0].Session
 		if err := fake.CloseSession(sess); err != nil {
 			t.Fatal(err)
@@ -350,6 +361,9 @@ func TestWaylandInput(t *testing.T) {
 		err = tl.err(waitEnded(ctx, w))
 		if target.CodeOf(err) != target.CodeNoInjectionBackend || !strings.Contains(err.Error(), "ended") {
 			t.Fatalf("key after the portal closed the session: %v", err)
+		}
+		if n := cropsOf(w.d.road, held); n != 0 {
+			t.Fatalf("%d crops kept of an ended session's streams", n)
 		}
 		n := len(keysyms(fake))
 		if err := tl.err(w.Key(ctx, mustChord(t, "Escape"))); err != nil {
@@ -442,6 +456,18 @@ func waitEnded(ctx context.Context, w *wlWindow) error {
 		}
 	}
 	return w.Key(ctx, target.Chord{Key: "Escape", Keysym: 0xff1b})
+}
+
+// cropsOf counts the crops r keeps of session s's streams.
+func cropsOf(r *portalRoad, s *portal.Session) int {
+	n := 0
+	r.crops.Range(func(k, _ any) bool {
+		if k.(streamKey).s == s {
+			n++
+		}
+		return true
+	})
+	return n
 }
 
 func readToken(t *testing.T, path string) string {
