@@ -37,6 +37,9 @@ type geometry struct {
 	crop  capture.Crop
 	w, h  int // the screenshot's size: the crop's, in the buffer's pixels
 	scale int
+	// bw, bh are the accessible extents' size when the frame was seen (0:
+	// unknown).
+	bw, bh int
 }
 
 // geometryOf is the geometry of a frame f (w×h, cut at crop) of a window
@@ -45,7 +48,22 @@ func geometryOf(crop capture.Crop, w, h int, b target.Rect) geometry {
 	g := geometry{crop: crop, w: w, h: h, scale: 1}
 	if b.W > 0 && b.H > 0 {
 		g.scale = max(1, int(math.Round(min(float64(w)/float64(b.W), float64(h)/float64(b.H)))))
+		g.bw, g.bh = b.W, b.H
 	}
+	return g
+}
+
+// resized is g for a window whose accessible extents are now b: a window
+// resized since its last frame was seen keeps its decoration, its scale
+// and its place in the buffer, so its screenshot grows or shrinks by the
+// extents' change at that scale (the next frame seen says it exactly).
+func (g geometry) resized(b target.Rect) geometry {
+	if g.bw == 0 || b.W <= 0 || b.H <= 0 || (b.W == g.bw && b.H == g.bh) {
+		return g
+	}
+	g.w = max(1, g.w+(b.W-g.bw)*g.scale)
+	g.h = max(1, g.h+(b.H-g.bh)*g.scale)
+	g.bw, g.bh = b.W, b.H
 	return g
 }
 
@@ -108,13 +126,14 @@ func (w *wlWindow) sawGeometry(g geometry) {
 }
 
 // shown is i as the window's Info says it: its size is its screenshot's
-// (a point's bounds) once a frame of its stream was seen, its accessible
-// extents' until then.
+// (a point's bounds) once a frame of its stream was seen — grown or shrunk
+// by a resize since (resized) — its accessible extents' until then.
 func (w *wlWindow) shown(i kind.Info) kind.Info {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.geo != nil {
-		i.Bounds.W, i.Bounds.H = w.geo.w, w.geo.h
+		g := w.geo.resized(i.Bounds)
+		i.Bounds.W, i.Bounds.H = g.w, g.h
 	}
 	return i
 }
@@ -122,19 +141,20 @@ func (w *wlWindow) shown(i kind.Info) kind.Info {
 // geometryBudget bounds reading one frame for a point's geometry.
 const geometryBudget = 5 * time.Second
 
-// geometry is the window's geometry: the last frame's, or, when no frame
+// geometry is the window's geometry: the last frame's (resized to the
+// extents last read), or, when no frame
 // of its stream was seen yet, one frame's read now. A stream that gives
 // no frame (this build reads no PipeWire, or the portal's stream cannot
 // be read) leaves points in the stream's own coordinates, the window's
 // accessible size its size: a window's at scale 1.
 func (w *wlWindow) geometry(ctx context.Context, s *portal.Session, st portal.Stream) geometry {
+	b := w.seen().Bounds
 	w.mu.Lock()
 	g := w.geo
 	w.mu.Unlock()
 	if g != nil {
-		return *g
+		return g.resized(b)
 	}
-	b := w.seen().Bounds
 	unknown := geometry{w: b.W, h: b.H, scale: 1}
 	if !capture.PipeWireBuiltIn {
 		return unknown

@@ -43,3 +43,33 @@ func TestWindowGeometry(t *testing.T) {
 		})
 	}
 }
+
+// TestWindowGeometryResized: a window resized since its last frame keeps
+// its decoration and scale: its screenshot's size follows the extents'
+// change at that scale, and its points do not move.
+func TestWindowGeometryResized(t *testing.T) {
+	g := geometryOf(capture.Crop{Cropped: true}, 856, 658, target.Rect{W: 400, H: 300}) // GTK 4 at 2
+	for _, tc := range []struct {
+		name string
+		b    target.Rect
+		w, h int
+	}{
+		{"the same size", target.Rect{X: 50, Y: 60, W: 400, H: 300}, 856, 658},
+		{"larger", target.Rect{W: 500, H: 320}, 1056, 698},
+		{"smaller", target.Rect{W: 300, H: 200}, 656, 458},
+		{"extents unknown: as last seen", target.Rect{}, 856, 658},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := g.resized(tc.b)
+			if r.w != tc.w || r.h != tc.h || r.scale != 2 {
+				t.Fatalf("resized to %+v: %dx%d at %d, want %dx%d at 2", tc.b, r.w, r.h, r.scale, tc.w, tc.h)
+			}
+			if x, y := r.point(428, 156); x != 214 || y != 78 {
+				t.Fatalf("a point moved with the size: %g,%g", x, y)
+			}
+		})
+	}
+	if u := geometryOf(capture.Crop{}, 1280, 720, target.Rect{}).resized(target.Rect{W: 10, H: 10}); u.w != 1280 || u.h != 720 {
+		t.Fatalf("a geometry of no extents resized: %dx%d", u.w, u.h)
+	}
+}
