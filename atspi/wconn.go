@@ -85,7 +85,7 @@ func (w waiter) deliverLater(r reply) {
 // names, which must have room: the reader blocks on a full channel (or
 // the reader calls the function the call names: startFn).
 type wconn struct {
-	c      net.Conn
+	c      wireConn
 	serial atomic.Uint32
 
 	wmu   sync.Mutex
@@ -105,6 +105,14 @@ type wconn struct {
 	err     error // set when the reader ended
 	stalled bool  // a write missed its deadline
 	done    chan struct{}
+}
+
+// wireConn is what a wconn speaks over: a *sockConn, or a net.Conn where
+// the socket cannot be taken out of the poller.
+type wireConn interface {
+	io.ReadWriter
+	SetWriteDeadline(time.Time) error
+	Close() error
 }
 
 // dialWire connects to a unix D-Bus address, authenticates (EXTERNAL) and,
@@ -131,7 +139,15 @@ func dialWire(ctx context.Context, addr string, bus bool, callTimeout time.Durat
 		nc.Close()
 		return nil, fmt.Errorf("atspi: %s: %w", addr, err)
 	}
-	c := &wconn{c: nc, w: bufio.NewWriterSize(nc, 64<<10), wdef: callTimeout, pending: make(map[uint32]waiter), done: make(chan struct{})}
+	var conn wireConn = nc
+	if r.Buffered() == 0 {
+		// Nothing comes after the server's OK before our first call.
+		if sc, err := newSockConn(nc); err == nil {
+			conn = sc
+			r = bufio.NewReaderSize(sc, 64<<10)
+		}
+	}
+	c := &wconn{c: conn, w: bufio.NewWriterSize(conn, 64<<10), wdef: callTimeout, pending: make(map[uint32]waiter), done: make(chan struct{})}
 	go c.read(r)
 	if bus {
 		rp := c.call(ctx, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.Hello")
@@ -326,6 +342,10 @@ func (c *wconn) read(r *bufio.Reader) {
 	var err error
 	for err == nil {
 		err = c.readOne(r)
+	}
+	if sc, ok := c.c.(*sockConn); ok {
+		sc.Close()
+		sc.release()
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
 		err = errWireClosed
