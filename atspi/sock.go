@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // sockConn is a connected unix socket in blocking mode, read and written
@@ -21,12 +23,9 @@ import (
 // one read takes every reply that has come. (The reader goroutine then
 // holds a thread while it waits: one per connection.)
 //
-// Writes are bounded by the socket's send timeout (SO_SNDTIMEO), which
-// SetWriteDeadline sets to the time left until its deadline: a timeout of
-// each write, not a point in time, so a write made later than the deadline
-// was set is bounded as long again (the connection moves it on with its
-// calls' deadlines). A write that runs out of it fails with
-// os.ErrDeadlineExceeded. Close shuts the socket down, which wakes a
+// A write does not block: one that finds the socket's buffer full waits
+// in poll for room, up to the write deadline, and then fails with
+// os.ErrDeadlineExceeded, as a net.Conn's would. Close shuts the socket down, which wakes a
 // blocked read (it answers end of stream) and a blocked write; the
 // descriptor itself is closed once the reader has seen the end (release)
 // and no write holds it, so it is never reused under a call.
@@ -35,6 +34,7 @@ type sockConn struct {
 	shut   atomic.Bool
 	use    sync.RWMutex // writes hold it shared; release, exclusive
 	closed bool         // the descriptor is closed (under use)
+	wdl    time.Time    // the write deadline (zero: none)
 }
 
 // newSockConn takes the socket of nc (a *net.UnixConn) out of the poller:
@@ -93,7 +93,10 @@ func (s *sockConn) Read(p []byte) (int, error) {
 	}
 }
 
-// Write writes all of p or fails.
+// Write writes all of p or fails. Each write is made without waiting
+// (MSG_DONTWAIT); only when the socket's buffer is full does it wait, in
+// poll, until it has room or the write deadline passes
+// (os.ErrDeadlineExceeded).
 func (s *sockConn) Write(p []byte) (int, error) {
 	s.use.RLock()
 	defer s.use.RUnlock()
@@ -102,36 +105,57 @@ func (s *sockConn) Write(p []byte) (int, error) {
 	}
 	done := 0
 	for done < len(p) {
-		n, err := syscall.Write(s.fd, p[done:])
+		n, err := unix.SendmsgN(s.fd, p[done:], nil, nil, unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL)
 		if n > 0 {
 			done += n
 		}
 		switch {
 		case err == syscall.EINTR:
-			continue
 		case err == syscall.EAGAIN:
-			return done, os.ErrDeadlineExceeded // SO_SNDTIMEO ran out
+			if err := s.waitWritable(); err != nil {
+				return done, err
+			}
 		case err != nil:
 			if s.shut.Load() {
 				return done, net.ErrClosed
 			}
-			return done, os.NewSyscallError("write", err)
+			return done, os.NewSyscallError("sendmsg", err)
 		}
 	}
 	return done, nil
 }
 
-// SetWriteDeadline bounds the writes from now on by t (as a timeout from
-// now: the socket's send timeout). Called with the writer's lock held.
-func (s *sockConn) SetWriteDeadline(t time.Time) error {
-	d := max(time.Until(t), time.Millisecond)
-	tv := syscall.NsecToTimeval(d.Nanoseconds())
-	s.use.RLock()
-	defer s.use.RUnlock()
-	if s.closed {
-		return net.ErrClosed
+// waitWritable waits until the socket has room or the write deadline
+// passes.
+func (s *sockConn) waitWritable() error {
+	for {
+		left := time.Until(s.wdl)
+		if s.wdl.IsZero() {
+			left = time.Hour
+		}
+		if left <= 0 {
+			return os.ErrDeadlineExceeded
+		}
+		// poll counts whole milliseconds: round up, never wake early.
+		fds := []unix.PollFd{{Fd: int32(s.fd), Events: unix.POLLOUT}}
+		n, err := unix.Poll(fds, int((left+time.Millisecond-1)/time.Millisecond))
+		switch {
+		case err == syscall.EINTR:
+		case err != nil:
+			return os.NewSyscallError("poll", err)
+		case s.shut.Load():
+			return net.ErrClosed
+		case n > 0:
+			return nil // room, or an error the next write reports
+		}
 	}
-	return os.NewSyscallError("setsockopt", syscall.SetsockoptTimeval(s.fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv))
+}
+
+// SetWriteDeadline sets when a write stops waiting for room. Called with
+// the writer's lock held (wconn.wmu): it makes no system call.
+func (s *sockConn) SetWriteDeadline(t time.Time) error {
+	s.wdl = t
+	return nil
 }
 
 // Close shuts the socket down: a blocked read answers end of stream, a
