@@ -25,16 +25,25 @@ import (
 //
 // A write does not block: one that finds the socket's buffer full waits
 // in poll for room, up to the write deadline, and then fails with
-// os.ErrDeadlineExceeded, as a net.Conn's would. Close shuts the socket down, which wakes a
-// blocked read (it answers end of stream) and a blocked write; the
-// descriptor itself is closed once the reader has seen the end (release)
-// and no write holds it, so it is never reused under a call.
+// os.ErrDeadlineExceeded, as a net.Conn's would; while it waits, stuck
+// says so (wconn.forget kills the connection then). Close shuts the
+// socket down, which wakes a blocked read (it answers end of stream) and
+// a write waiting for room (it fails with net.ErrClosed); the descriptor
+// itself is closed once the reader has seen the end (release) and no
+// write holds it, so it is never reused under a call.
 type sockConn struct {
-	fd     int
-	shut   atomic.Bool
-	use    sync.RWMutex // writes hold it shared; release, exclusive
-	closed bool         // the descriptor is closed (under use)
-	wdl    time.Time    // the write deadline (zero: none)
+	fd   int
+	shut atomic.Bool
+	full atomic.Bool  // a write found the buffer full and has made no progress since
+	use  sync.RWMutex // writes hold it shared; release, exclusive
+	wdl  time.Time    // the write deadline (zero: none)
+	// fdmu orders Close's shutdown before release's close of the
+	// descriptor. Close takes it alone, never use: a write waiting for
+	// room, which holds use while release waits for it, is woken only by
+	// the shutdown.
+	fdmu   sync.Mutex
+	closed bool // the descriptor is closed (set under use and fdmu)
+	down   bool // shut down (under fdmu)
 }
 
 // newSockConn takes the socket of nc (a *net.UnixConn) out of the poller:
@@ -100,6 +109,7 @@ func (s *sockConn) Read(p []byte) (int, error) {
 func (s *sockConn) Write(p []byte) (int, error) {
 	s.use.RLock()
 	defer s.use.RUnlock()
+	defer s.full.Store(false)
 	if s.closed || s.shut.Load() {
 		return 0, net.ErrClosed
 	}
@@ -108,10 +118,12 @@ func (s *sockConn) Write(p []byte) (int, error) {
 		n, err := unix.SendmsgN(s.fd, p[done:], nil, nil, unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL)
 		if n > 0 {
 			done += n
+			s.full.Store(false)
 		}
 		switch {
 		case err == syscall.EINTR:
 		case err == syscall.EAGAIN:
+			s.full.Store(true)
 			if err := s.waitWritable(); err != nil {
 				return done, err
 			}
@@ -151,6 +163,10 @@ func (s *sockConn) waitWritable() error {
 	}
 }
 
+// stuck reports whether a write is waiting for room: it found the
+// socket's buffer full and the peer has taken nothing since.
+func (s *sockConn) stuck() bool { return s.full.Load() }
+
 // SetWriteDeadline sets when a write stops waiting for room. Called with
 // the writer's lock held (wconn.wmu): it makes no system call.
 func (s *sockConn) SetWriteDeadline(t time.Time) error {
@@ -159,16 +175,15 @@ func (s *sockConn) SetWriteDeadline(t time.Time) error {
 }
 
 // Close shuts the socket down: a blocked read answers end of stream, a
-// blocked write fails. The descriptor is closed by release.
+// write waiting for room fails. The descriptor is closed by release.
 func (s *sockConn) Close() error {
-	if s.shut.Swap(true) {
+	s.shut.Store(true)
+	s.fdmu.Lock()
+	defer s.fdmu.Unlock()
+	if s.closed || s.down {
 		return nil
 	}
-	s.use.RLock()
-	defer s.use.RUnlock()
-	if s.closed {
-		return nil
-	}
+	s.down = true
 	return os.NewSyscallError("shutdown", syscall.Shutdown(s.fd, syscall.SHUT_RDWR))
 }
 
@@ -177,6 +192,8 @@ func (s *sockConn) Close() error {
 func (s *sockConn) release() {
 	s.use.Lock()
 	defer s.use.Unlock()
+	s.fdmu.Lock()
+	defer s.fdmu.Unlock()
 	if !s.closed {
 		s.closed = true
 		syscall.Close(s.fd)
