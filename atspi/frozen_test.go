@@ -140,27 +140,7 @@ func TestFrozenAppWrites(t *testing.T) {
 	}
 	t.Cleanup(func() { app.Signal(syscall.SIGCONT) })
 
-	// 32 calls of 64 KiB each: far more than a socket buffer holds.
-	const calls = 32
-	big := string(make([]byte, 64<<10))
-	errs := make(chan error, calls)
-	for range calls {
-		go func() {
-			errs <- b.CallRaw(t.Context(), fr.Object, "org.vibespace.Test.Nothing", big)
-		}()
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), stallBound)
-	defer cancel()
-	for i := range calls {
-		select {
-		case err := <-errs:
-			if got := target.CodeOf(err); got != target.CodeTimeout {
-				t.Errorf("call %d to a frozen app: want refusal %q, got %v", i, target.CodeTimeout, err)
-			}
-		case <-ctx.Done():
-			t.Fatalf("%d of %d calls to a frozen app never returned: a write stalled", calls-i, calls)
-		}
-	}
+	stallingCalls(t, b, fr.Object, 0, nil)
 
 	if err := app.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
@@ -197,35 +177,11 @@ func TestFrozenAppStalledWriteKillsConnection(t *testing.T) {
 	}
 	t.Cleanup(func() { app.Signal(syscall.SIGCONT) })
 
-	// 32 calls of 64 KiB each: far more than a socket buffer holds, so
-	// one of them stalls part written.
-	const calls = 32
-	big := string(make([]byte, 64<<10))
-	errs := make(chan error, calls)
-	for range calls {
-		go func() {
-			ctx, cancel := context.WithTimeout(t.Context(), time.Second)
-			defer cancel()
-			errs <- b.CallRaw(ctx, fr.Object, "org.vibespace.Test.Nothing", big)
-		}()
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), stallBound)
-	defer cancel()
-	for i := range calls {
-		select {
-		case err := <-errs:
-			if got := target.CodeOf(err); got != target.CodeTimeout {
-				t.Errorf("call %d to a frozen app: want refusal %q, got %v", i, target.CodeTimeout, err)
-			}
-			if i == 0 {
-				if now, _ := b.RouteConn(t.Context(), fr.Object.Name); now == old {
-					t.Errorf("once a call has timed out on a stalled write, the next call would be written on the same connection, behind the stalled message")
-				}
-			}
-		case <-ctx.Done():
-			t.Fatalf("%d of %d calls to a frozen app never returned: a write stalled", calls-i, calls)
+	stallingCalls(t, b, fr.Object, time.Second, func() {
+		if now, _ := b.RouteConn(t.Context(), fr.Object.Name); now == old {
+			t.Errorf("once a call has timed out on a stalled write, the next call would be written on the same connection, behind the stalled message")
 		}
-	}
+	})
 
 	if err := app.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
@@ -240,6 +196,43 @@ func TestFrozenAppStalledWriteKillsConnection(t *testing.T) {
 	}
 	if now, peer := b.RouteConn(t.Context(), fr.Object.Name); !peer || now == old {
 		t.Errorf("after SIGCONT the application is not reached on a new peer socket (peer %v, same connection %v)", peer, now == old)
+	}
+}
+
+// stallingCalls makes 32 calls of 64 KiB each to o, an object of a
+// frozen application, at once: far more than a socket buffer holds, so
+// one of them stalls part written. Each call is bounded by timeout (0:
+// the Bus's call timeout alone) and must fail as a timeout; first, if not
+// nil, runs as soon as the first has returned. It returns once all have.
+func stallingCalls(t *testing.T, b *atspi.Bus, o atspi.Object, timeout time.Duration, first func()) {
+	t.Helper()
+	const calls = 32
+	big := string(make([]byte, 64<<10))
+	errs := make(chan error, calls)
+	for range calls {
+		go func() {
+			ctx, cancel := t.Context(), context.CancelFunc(func() {})
+			if timeout > 0 {
+				ctx, cancel = context.WithTimeout(ctx, timeout)
+			}
+			defer cancel()
+			errs <- b.CallRaw(ctx, o, "org.vibespace.Test.Nothing", big)
+		}()
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), stallBound)
+	defer cancel()
+	for i := range calls {
+		select {
+		case err := <-errs:
+			if got := target.CodeOf(err); got != target.CodeTimeout {
+				t.Errorf("call %d to a frozen app: want refusal %q, got %v", i, target.CodeTimeout, err)
+			}
+			if i == 0 && first != nil {
+				first()
+			}
+		case <-ctx.Done():
+			t.Fatalf("%d of %d calls to a frozen app never returned: a write stalled", calls-i, calls)
+		}
 	}
 }
 
