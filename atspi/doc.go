@@ -132,7 +132,11 @@
 // takes its answers on the connection's reader goroutine, and sends from
 // there what they unlock: a write that must wait for a frozen
 // application's full socket holds that reader, up to the write's
-// deadline.)
+// deadline.) A write that could not be made in time may leave part of a
+// message in the socket: the connection is then dead for every caller
+// before any call that waited on it returns — no call is written on it
+// again and the next walk dials a new one (wconn's doc says how this is
+// held; TestFrozenAppStalledWriteKillsConnection proves it).
 //
 // # Speed
 //
@@ -149,9 +153,13 @@
 // however deep its tree. TestWalkRoundTrips holds the walks'
 // depth in round trips, beside their calls, to a budget. The answers are
 // taken where they arrive, on the connections' reader goroutines: no
-// goroutine is woken per reply. Calls to applications use this package's
-// own lean D-Bus client (wire.go, wconn.go); godbus carries the registry
-// and the bus daemon. Most of a walk's time is then the application's own
+// goroutine is woken per reply; and those goroutines read their sockets
+// with blocking system calls, outside Go's network poller (sock.go), so a
+// reply wakes its reader directly; a reader with many calls in flight
+// lets the replies of 200 µs gather before it reads again
+// (wconn.gather). Calls to applications use this package's own lean
+// D-Bus client (wire.go, wconn.go); godbus carries the registry and the
+// bus daemon. Most of a walk's time is then the application's own
 // work answering (tens of microseconds a call in GTK3); BenchmarkWalk
 // compares the walk with pyatspi and dogtail on the same window in one
 // run.

@@ -51,3 +51,12 @@ func (b *Bus) CallRaw(ctx context.Context, o Object, method string, args ...any)
 // applications through when it has no peer socket to them (Options.NoPeer):
 // the sender a bus monitor sees on a walk's calls.
 func (b *Bus) WireName() string { return b.wbus.name }
+
+// RouteConn is the connection a call to the application name would be
+// written on now, as an opaque value to compare, and whether it is the
+// application's own peer socket (not the bus). It makes no call to the
+// application while a peer socket to it is open.
+func (b *Bus) RouteConn(ctx context.Context, name string) (conn any, peer bool) {
+	r := b.route(ctx, name)
+	return r.c, r.c != b.wbus
+}

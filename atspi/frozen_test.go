@@ -140,13 +140,83 @@ func TestFrozenAppWrites(t *testing.T) {
 	}
 	t.Cleanup(func() { app.Signal(syscall.SIGCONT) })
 
-	// 32 calls of 64 KiB each: far more than a socket buffer holds.
+	stallingCalls(t, b, fr.Object, 0, nil)
+
+	if err := app.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	again := walk(t, b, fr.Object, atspi.WalkOptions{})
+	if again.Census != whole.Census || treeLines(again) != treeLines(whole) {
+		t.Errorf("after SIGCONT: %+v, want %+v", again.Census, whole.Census)
+	}
+}
+
+// A write that stalls on an application that stopped reading may leave
+// part of a message in the socket's buffer: from the first call that
+// gives up on such a connection, no call may be written on it again (the
+// application would read the rest of the half-written message out of it),
+// and that holds before that first call returns its timeout. The calls'
+// own deadline (1 s) comes long before the stalled write's: the walks
+// before the freeze, under a call timeout of 10 s, set the connection's
+// write deadline seconds later, so a connection that dies only when the
+// stalled write gives up is still the application's route when the first
+// call returns, every time.
+func TestFrozenAppStalledWriteKillsConnection(t *testing.T) {
+	d := testenv.SharedDesktop(t)
+	b := connect(t, d, atspi.Options{CallTimeout: 10 * time.Second})
+	app := fixture(t, d)
+	fr := frameOf(t, b, app.App)
+	whole := settled(t, b, fr.Object)
+	old, peer := b.RouteConn(t.Context(), fr.Object.Name)
+	if !peer {
+		t.Fatal("the fixture offers no peer socket: nothing to stall")
+	}
+
+	if err := app.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { app.Signal(syscall.SIGCONT) })
+
+	stallingCalls(t, b, fr.Object, time.Second, func() {
+		if now, _ := b.RouteConn(t.Context(), fr.Object.Name); now == old {
+			t.Errorf("once a call has timed out on a stalled write, the next call would be written on the same connection, behind the stalled message")
+		}
+	})
+
+	if err := app.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	// The walk after the freeze, and the one after it (on a new peer
+	// socket), read the whole tree.
+	for range 2 {
+		again := walk(t, b, fr.Object, atspi.WalkOptions{})
+		if again.Census != whole.Census || treeLines(again) != treeLines(whole) {
+			t.Errorf("after SIGCONT: %+v, want %+v", again.Census, whole.Census)
+		}
+	}
+	if now, peer := b.RouteConn(t.Context(), fr.Object.Name); !peer || now == old {
+		t.Errorf("after SIGCONT the application is not reached on a new peer socket (peer %v, same connection %v)", peer, now == old)
+	}
+}
+
+// stallingCalls makes 32 calls of 64 KiB each to o, an object of a
+// frozen application, at once: far more than a socket buffer holds, so
+// one of them stalls part written. Each call is bounded by timeout (0:
+// the Bus's call timeout alone) and must fail as a timeout; first, if not
+// nil, runs as soon as the first has returned. It returns once all have.
+func stallingCalls(t *testing.T, b *atspi.Bus, o atspi.Object, timeout time.Duration, first func()) {
+	t.Helper()
 	const calls = 32
 	big := string(make([]byte, 64<<10))
 	errs := make(chan error, calls)
 	for range calls {
 		go func() {
-			errs <- b.CallRaw(t.Context(), fr.Object, "org.vibespace.Test.Nothing", big)
+			ctx, cancel := t.Context(), context.CancelFunc(func() {})
+			if timeout > 0 {
+				ctx, cancel = context.WithTimeout(ctx, timeout)
+			}
+			defer cancel()
+			errs <- b.CallRaw(ctx, o, "org.vibespace.Test.Nothing", big)
 		}()
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), stallBound)
@@ -157,17 +227,12 @@ func TestFrozenAppWrites(t *testing.T) {
 			if got := target.CodeOf(err); got != target.CodeTimeout {
 				t.Errorf("call %d to a frozen app: want refusal %q, got %v", i, target.CodeTimeout, err)
 			}
+			if i == 0 && first != nil {
+				first()
+			}
 		case <-ctx.Done():
 			t.Fatalf("%d of %d calls to a frozen app never returned: a write stalled", calls-i, calls)
 		}
-	}
-
-	if err := app.Signal(syscall.SIGCONT); err != nil {
-		t.Fatal(err)
-	}
-	again := walk(t, b, fr.Object, atspi.WalkOptions{})
-	if again.Census != whole.Census || treeLines(again) != treeLines(whole) {
-		t.Errorf("after SIGCONT: %+v, want %+v", again.Census, whole.Census)
 	}
 }
 

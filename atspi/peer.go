@@ -43,13 +43,16 @@ func (b *Bus) route(ctx context.Context, name string) route {
 		if p.conn.alive() {
 			return route{c: p.conn}
 		}
-		// The application went away (or restarted its bridge); forget it.
+		// The application went away (or restarted its bridge), or a write
+		// to it stalled: forget it; the next call dials anew. A dead
+		// connection's socket is shut down already (wconn.kill) and its
+		// reader, which may not have seen the end yet, frees it: nothing
+		// here waits for that.
 		b.mu.Lock()
 		if b.peers[name] == p {
 			delete(b.peers, name)
 		}
 		b.mu.Unlock()
-		p.close()
 		return bus
 	}
 	p = &peerSlot{ready: make(chan struct{})}

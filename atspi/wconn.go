@@ -15,17 +15,19 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
 // errWireClosed: the connection ended (the application exited, or Close).
 var errWireClosed = errors.New("atspi: connection closed")
 
-// errWireStalled: a write missed its deadline — the peer stopped reading
-// (a frozen application whose socket buffer filled). The connection is
-// closed, since a partly written message leaves the stream unusable, and
-// every call on it fails with this error: a timeout, not a vanished object.
-var errWireStalled = fmt.Errorf("atspi: connection stalled: a write missed its deadline: %w", context.DeadlineExceeded)
+// errWireStalled: a write could not be made in time — the peer stopped
+// reading (a frozen application whose socket buffer filled). The
+// connection is dead, since a partly written message leaves the stream
+// unusable, and every call on it fails with this error: a timeout, not a
+// vanished object.
+var errWireStalled = fmt.Errorf("atspi: connection stalled: a write could not be made in time: %w", context.DeadlineExceeded)
 
 // writeSlack is how much later than the deadline last set a new call's
 // deadline must be before the connection's write deadline is moved: it
@@ -84,8 +86,29 @@ func (w waiter) deliverLater(r reply) {
 // go out as one write. Replies are delivered on the channel each call
 // names, which must have room: the reader blocks on a full channel (or
 // the reader calls the function the call names: startFn).
+//
+// A stalled write kills the connection, by construction: once a write
+// of a message could not complete, the connection is dead for everyone
+// before any call that waited on it returns. The write may have left
+// part of a message in the socket's buffer, behind which any later
+// message would be read as the rest of it. Dead means c.err is set
+// (under mu) and dead is true: begin refuses new calls, a call
+// registered before writes nothing once it holds wmu, alive says no (so
+// route forgets a dead peer socket and the next walk dials anew), and
+// the socket is shut down, which ends the reader; the reader fails the
+// calls in flight. A connection dies (kill):
+//   - in the writer, when a write fails (its deadline passed, the socket
+//     closed), before the writer lets go of wmu and returns;
+//   - in forget, when a call gives up while a write on the connection
+//     waits for room in the socket's buffer (sockConn.stuck): the peer
+//     has stopped reading, and the call must not return while the
+//     connection it leaves could still be used. (The stuck write's own
+//     deadline, the latest of its calls', may be much later.)
+//
+// None of this waits on timing: the reader's own end, which may come
+// long after (its thread must be scheduled), decides nothing.
 type wconn struct {
-	c      net.Conn
+	c      *sockConn
 	serial atomic.Uint32
 
 	wmu   sync.Mutex
@@ -102,9 +125,10 @@ type wconn struct {
 
 	mu      sync.Mutex
 	pending map[uint32]waiter
-	err     error // set when the reader ended
-	stalled bool  // a write missed its deadline
-	done    chan struct{}
+	err     error // set when the connection died (kill) or the reader ended
+	stalled bool  // a write could not be made in time
+	dead    atomic.Bool
+	done    chan struct{} // closed when the reader has ended
 }
 
 // dialWire connects to a unix D-Bus address, authenticates (EXTERNAL) and,
@@ -131,7 +155,18 @@ func dialWire(ctx context.Context, addr string, bus bool, callTimeout time.Durat
 		nc.Close()
 		return nil, fmt.Errorf("atspi: %s: %w", addr, err)
 	}
-	c := &wconn{c: nc, w: bufio.NewWriterSize(nc, 64<<10), wdef: callTimeout, pending: make(map[uint32]waiter), done: make(chan struct{})}
+	if r.Buffered() != 0 {
+		// A server says nothing after its OK before our first call.
+		nc.Close()
+		return nil, fmt.Errorf("atspi: %s: unasked bytes after authentication", addr)
+	}
+	sc, err := newSockConn(nc)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("atspi: %s: %w", addr, err)
+	}
+	c := &wconn{c: sc, w: bufio.NewWriterSize(sc, 64<<10), wdef: callTimeout, pending: make(map[uint32]waiter), done: make(chan struct{})}
+	r = bufio.NewReaderSize(sc, 64<<10)
 	go c.read(r)
 	if bus {
 		rp := c.call(ctx, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.Hello")
@@ -164,19 +199,35 @@ func authExternal(w io.Writer, r *bufio.Reader) error {
 
 // Close ends the connection; every call in flight fails.
 func (c *wconn) Close() error {
-	err := c.c.Close()
+	err := c.kill(errWireClosed, false)
 	<-c.done
 	return err
 }
 
-// alive reports whether the connection still reads.
+// alive reports whether calls may still be made on the connection: it is
+// not dead, though its reader may not have seen the end yet.
 func (c *wconn) alive() bool {
-	select {
-	case <-c.done:
-		return false
-	default:
-		return true
+	return !c.dead.Load()
+}
+
+// kill makes the connection dead for everyone (see wconn) and shuts its
+// socket down, which ends the reader; the reader fails the calls in
+// flight. stalled says a write could not be made in time: the calls then
+// fail as timeouts (errWireStalled), not as a vanished object. It never
+// waits for the reader nor for a writer, so a writer (holding wmu) and a
+// walk (holding its own lock) may call it.
+func (c *wconn) kill(err error, stalled bool) error {
+	c.mu.Lock()
+	if stalled {
+		c.stalled = true
+		err = errWireStalled
 	}
+	if c.err == nil {
+		c.err = err
+	}
+	c.dead.Store(true)
+	c.mu.Unlock()
+	return c.c.Close()
 }
 
 // start sends a method call; its reply (tagged tag) goes to ch. dest is
@@ -213,10 +264,16 @@ func (c *wconn) begin(deadline time.Time, dest string, path string, method strin
 	c.mu.Unlock()
 
 	c.wmu.Lock()
+	if c.dead.Load() {
+		// It died since: nothing more is written on it. The call is in
+		// pending, which the reader fails.
+		c.wmu.Unlock()
+		return serial
+	}
 	scr, err := appendCall(c.scr[:0], serial, dest, path, method[:i], method[i+1:], args)
 	if err != nil {
 		c.wmu.Unlock()
-		if c.forget(serial) {
+		if c.drop(serial) {
 			wt.deliverLater(reply{tag: wt.tag, err: err})
 		}
 		return serial
@@ -227,10 +284,10 @@ func (c *wconn) begin(deadline time.Time, dest string, path string, method strin
 	if err == nil && c.corks == 0 {
 		err = c.w.Flush()
 	}
-	c.wmu.Unlock()
 	if err != nil {
 		c.writeFailed(err) // the reader then fails every call, this one included
 	}
+	c.wmu.Unlock()
 	return serial
 }
 
@@ -250,22 +307,29 @@ func (c *wconn) writeBy(deadline time.Time) {
 	c.c.SetWriteDeadline(deadline)
 }
 
-// writeFailed closes the connection after a failed write. A write that
-// missed its deadline marks it stalled first, so the calls on it fail as
-// timeouts (errWireStalled), not as a vanished object.
+// writeFailed kills the connection after a failed write, with wmu held:
+// before the writer returns, and before any writer queued behind it
+// writes. A write that missed its deadline kills it as stalled, so the
+// calls on it fail as timeouts (errWireStalled), not as a vanished object
+// (one that forget's kill cut short finds it killed as stalled already).
 func (c *wconn) writeFailed(err error) {
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		c.mu.Lock()
-		c.stalled = true
-		c.mu.Unlock()
-	}
-	c.c.Close()
+	c.kill(fmt.Errorf("%w (write: %v)", errWireClosed, err), errors.Is(err, os.ErrDeadlineExceeded))
 }
 
 // forget drops a call whose caller stopped waiting (its deadline passed);
 // it reports whether the call was still in flight. A late reply is
-// discarded.
+// discarded. A call that gives up while a write on the connection waits
+// for room kills the connection first (see wconn).
 func (c *wconn) forget(serial uint32) bool {
+	ok := c.drop(serial)
+	if ok && c.c.stuck() {
+		c.kill(nil, true)
+	}
+	return ok
+}
+
+// drop takes a call out of pending; it reports whether it was there.
+func (c *wconn) drop(serial uint32) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_, ok := c.pending[serial]
@@ -314,6 +378,9 @@ func (c *wconn) uncork(flush bool) {
 	// The deadline set by the buffered calls' writes bounds the flush
 	// (given at least writeFloor).
 	c.writeBy(c.wdl)
+	if c.dead.Load() {
+		return
+	}
 	if err := c.w.Flush(); err != nil {
 		c.writeFailed(err)
 	}
@@ -330,11 +397,12 @@ func (c *wconn) read(r *bufio.Reader) {
 	if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
 		err = errWireClosed
 	}
+	c.kill(fmt.Errorf("%w (%v)", errWireClosed, err), false)
+	c.c.release()
 	c.mu.Lock()
-	c.err = fmt.Errorf("%w (%v)", errWireClosed, err)
 	fail := errWireClosed
 	if c.stalled {
-		c.err, fail = errWireStalled, errWireStalled
+		fail = errWireStalled
 	}
 	pending := c.pending
 	c.pending = nil
@@ -346,6 +414,9 @@ func (c *wconn) read(r *bufio.Reader) {
 
 func (c *wconn) readOne(r *bufio.Reader) error {
 	var fixed [16]byte
+	if r.Buffered() == 0 {
+		c.gather()
+	}
 	if _, err := io.ReadFull(r, fixed[:]); err != nil {
 		return err
 	}
@@ -408,6 +479,29 @@ func (c *wconn) readOne(r *bufio.Reader) error {
 	}
 	w.deliver(rp)
 	return nil
+}
+
+// gatherMin is how many calls must be in flight on a connection before
+// its reader, having read all that had come, waits gatherWait for more
+// replies to come before it reads again: an application with that many
+// questions to answer is busy for longer than the wait (tens of
+// microseconds a call in GTK 3), so it does not wait for us, and one read
+// then takes the replies of the wait instead of one read, and one wake-up,
+// per reply.
+const (
+	gatherMin  = 32
+	gatherWait = 200 * time.Microsecond
+)
+
+// gather waits gatherWait if at least gatherMin calls are in flight.
+func (c *wconn) gather() {
+	c.mu.Lock()
+	n := len(c.pending)
+	c.mu.Unlock()
+	if n >= gatherMin {
+		ts := syscall.NsecToTimespec(gatherWait.Nanoseconds())
+		syscall.Nanosleep(&ts, nil)
+	}
 }
 
 // unixAddress parses the first unix entry of a D-Bus address list
