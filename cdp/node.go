@@ -189,6 +189,12 @@ func staleRef(ref string) *target.Refusal {
 // call runs a JS function with the node as this and decodes its JSON
 // result into out (nil to discard).
 func (t *Tab) call(ctx context.Context, n *node, fn string, out any, args ...any) error {
+	return t.callAs(ctx, n, false, fn, out, args...)
+}
+
+// callAs is call, run as a user's gesture where gesture is set (as Eval
+// runs its expressions).
+func (t *Tab) callAs(ctx context.Context, n *node, gesture bool, fn string, out any, args ...any) error {
 	var cargs []*runtime.CallArgument
 	for _, a := range args {
 		v, err := jsonv2.Marshal(a)
@@ -205,6 +211,7 @@ func (t *Tab) call(ctx context.Context, n *node, fn string, out any, args ...any
 			Arguments:           cargs,
 			ReturnByValue:       new(true),
 			AwaitPromise:        new(true),
+			UserGesture:         gestureOf(gesture),
 		}, &res)
 	}
 	err := callOn(n)
@@ -238,6 +245,15 @@ func (t *Tab) call(ctx context.Context, n *node, fn string, out any, args ...any
 		return nil
 	}
 	return jsonv2.Unmarshal(res.Result.Value, out)
+}
+
+// gestureOf is a command's userGesture: set only where it is (the
+// protocol's default is false).
+func gestureOf(on bool) *bool {
+	if on {
+		return new(true)
+	}
+	return nil
 }
 
 // probe is what the page says about a node before we act on it.

@@ -148,6 +148,12 @@ func (t *Tab) ContentDigest(ctx context.Context) (string, error) {
 	if err := t.EvalInto(ctx, "("+contentDigestJS+").call(document)", &s); err != nil {
 		return "", err
 	}
+	return t.withFrames(ctx, s)
+}
+
+// withFrames is s, the main frame's digest, followed by that of each
+// frame the latest snapshot read (ContentDigest's).
+func (t *Tab) withFrames(ctx context.Context, s string) (string, error) {
 	frames := t.frames.recorded(t.gen.Load())
 	if len(frames) == 0 {
 		return s, nil

@@ -37,7 +37,7 @@ const watchJS = `(() => {
 	const life = %d, quiet = %d;
 	const st = window.setTimeout, ct = window.clearTimeout;
 	const acts = new Set(['pointerdown','pointerup','mousedown','mouseup','click','dblclick','auxclick','contextmenu','keydown','keypress','keyup','input','beforeinput','change','submit','focus','blur','focusin','focusout','wheel','select','reset']);
-	const w = {recs: [], pending: 0, settled: performance.now(), inCounted: 0, bell: null};
+	const w = {recs: [], answered: 0, pending: 0, settled: performance.now(), inCounted: 0, bell: null};
 	const ring = () => { w.settled = performance.now(); if (w.bell) { const b = w.bell; w.bell = null; b(); } };
 	const counts = () => { const e = window.event; return w.inCounted > 0 || (e && e.isTrusted && acts.has(e.type)); };
 	const name = (n) => {
@@ -51,19 +51,29 @@ const watchJS = `(() => {
 	};
 	const cut = (s) => { s = String(s || '').replace(/\s+/g, ' ').trim(); return s.length > 40 ? s.slice(0, 40) + '…' : s; };
 	const secret = (n) => { const e = n && n.nodeType === 1 ? n : n && n.parentElement; return !!(e && e.closest && e.closest('input[type=password]')); };
+	// An element's text is one record while it changes, told with its
+	// text at the answer; once an answer went, its next change is a new
+	// record (prev: the index of the element's record before it), which
+	// an answer from before that one leaves out (the earlier record tells
+	// the element's text now): what an answer tells from a mark is the
+	// same whether or not answers were asked in between (w.answered: the
+	// records when the last answer went).
 	const texts = new Map();
+	const textRec = (e, was) => {
+		const i = texts.get(e);
+		if (i !== undefined && i >= w.answered) return;
+		const r = {node: name(e), what: 'text', from: cut(was()), secret: secret(e), el: e};
+		if (i !== undefined) r.prev = i;
+		texts.set(e, w.recs.push(r) - 1);
+	};
 	const obs = new MutationObserver((ms) => {
 		for (const m of ms) {
 			if (m.type === 'characterData') {
-				const e = m.target.parentElement;
-				if (!texts.has(e)) texts.set(e, w.recs.push({node: name(e), what: 'text', from: cut(m.oldValue), secret: secret(e), el: e}) - 1);
+				textRec(m.target.parentElement, () => m.oldValue);
 			} else if (m.type === 'childList') {
 				const onlyText = [...m.addedNodes, ...m.removedNodes].every((n) => n.nodeType === 3);
 				if (onlyText) {
-					if (!texts.has(m.target)) {
-						const was = [...m.removedNodes].map((n) => n.data).join('');
-						texts.set(m.target, w.recs.push({node: name(m.target), what: 'text', from: cut(was), secret: secret(m.target), el: m.target}) - 1);
-					}
+					textRec(m.target, () => [...m.removedNodes].map((n) => n.data).join(''));
 				} else {
 					for (const n of m.addedNodes) if (n.nodeType === 1) w.recs.push({node: name(m.target), what: 'added', to: name(n)});
 					for (const n of m.removedNodes) if (n.nodeType === 1) w.recs.push({node: name(m.target), what: 'removed', to: name(n)});
@@ -122,21 +132,30 @@ const watchJS = `(() => {
 		if (window[K] === w) delete window[K];
 		if (w.bell) { const b = w.bell; w.bell = null; b(); }
 	};
+	const since = (from) => {
+		const out = [];
+		for (let i = from; i < w.recs.length; i++) {
+			const r = w.recs[i];
+			if (r.prev !== undefined && r.prev >= from) continue;
+			out.push(r.what === 'text' && r.el ? Object.assign({}, r, {el: undefined, prev: undefined, to: cut(r.el.textContent)}) : r);
+		}
+		return out;
+	};
 	w.told = (from, ms, stop) => new Promise((resolve) => {
 		const t0 = performance.now();
 		let timer = 0;
-		const answer = (why) => {
+		const answer = (why, out) => {
 			ct(timer);
-			w.bell = null;
-			texts.clear(); // a text that changes again is told again
-			const out = w.recs.slice(from).map((r) => r.what === 'text' && r.el ? Object.assign({}, r, {el: undefined, to: cut(r.el.textContent)}) : r);
-			const res = {mark: w.recs.length, told: out, pending: w.pending > 0, quiet: why === 'quiet'};
+			if (w.bell === check) w.bell = null;
+			w.answered = w.recs.length;
+			const res = {mark: w.recs.length, told: out || since(from), pending: w.pending > 0, quiet: why === 'quiet'};
 			if (stop) w.stop();
 			resolve(res);
 		};
 		const check = () => {
 			const now = performance.now();
-			if (w.recs.length > from) return answer('told');
+			const out = since(from);
+			if (out.length > 0) return answer('told', out);
 			if (w.pending === 0 && now - Math.max(t0, w.settled) >= quiet) return answer('quiet');
 			if (now - t0 >= ms) return answer('time');
 			w.bell = check;

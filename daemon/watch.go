@@ -28,13 +28,8 @@ func (c *call) watchEffect(ctx context.Context, d *Daemon, a stage.Acting) stage
 
 func (t stageTarget) Noun() string { return t.e.words().Noun }
 
-func (t stageTarget) ReadNode(ctx context.Context, n kind.Node) (*target.Node, bool, error) {
-	r, ok := t.e.t.(kind.NodeReader)
-	if !ok {
-		return nil, false, nil
-	}
-	nd, err := r.ReadNode(ctx, n)
-	return nd, true, err
+func (t stageTarget) Observe(ctx context.Context, f kind.LookFor) kind.Look {
+	return kind.LookAt(ctx, t.e.t, f)
 }
 
 // Info reads as relist reads (Refresh where the target has it), within the
@@ -82,15 +77,6 @@ func (t stageTarget) Seen(session string) map[target.ID]string {
 		d.mu.Unlock()
 	}
 	return out
-}
-
-func (t stageTarget) ContentDigest(ctx context.Context) (string, bool, error) {
-	cd, ok := t.e.t.(kind.ContentDigester)
-	if !ok {
-		return "", false, nil
-	}
-	s, err := cd.ContentDigest(ctx)
-	return s, true, err
 }
 
 func (t stageTarget) WaitChange(ctx context.Context, d time.Duration) (bool, bool, error) {

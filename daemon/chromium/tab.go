@@ -319,7 +319,37 @@ var (
 	_ kind.ChangeWaiter    = (*tab)(nil)
 	_ kind.ChangeTeller    = (*tab)(nil)
 	_ kind.ActReader       = (*tab)(nil)
+	_ kind.Looker          = (*tab)(nil)
 )
+
+// Look reads what the verifier's look asks of the page in one call in it
+// where it can (cdp.Tab.Look): the node's facts (ReadNode's), the content's
+// digest (ContentDigest's), and the page's watcher armed (Changes from 0)
+// or asked what it saw (Changes from a mark, at once).
+func (t *tab) Look(ctx context.Context, f kind.LookFor) kind.Look {
+	cf := cdp.LookFor{Digest: f.Digest, Told: f.Told}
+	if f.Node != nil {
+		nr := t.node(*f.Node)
+		cf.Node = &nr
+	}
+	if f.Arm {
+		cf.Arm = pagewatch.Life
+	}
+	l := t.t.Look(ctx, cf)
+	out := kind.Look{
+		NodeOK: f.Node != nil, NodeErr: l.FactsErr,
+		DigestOK: f.Digest, Digest: l.Digest, DigestErr: l.DigestErr,
+		ChangesOK: f.Arm, Changes: kind.Changes{Mark: l.Mark}, ChangesErr: l.ArmErr,
+		ToldOK: f.Told != 0, ToldErr: l.ToldErr,
+	}
+	if f.Told != 0 && l.ToldErr == nil {
+		out.Told = pagewatch.Changes(l.Told)
+	}
+	if f.Node != nil && l.FactsErr == nil {
+		out.Node = pagewatch.FactsNode(l.Facts)
+	}
+	return out
+}
 
 // Changes tells what changed in the page after mark (since 0: arms its
 // watcher, cdp.Tab.Arm), waiting up to d for a change or for the page to

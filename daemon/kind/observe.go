@@ -2,6 +2,7 @@ package kind
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/vibespace/vibespace/target"
@@ -95,4 +96,66 @@ func ReadName(ctx context.Context, t Target, n Node) (target.NodeTraits, error) 
 	}
 	tr, err := t.Node(ctx, n)
 	return target.NodeTraits{Role: tr.Role, Name: tr.Name}, err
+}
+
+// LookFor is what one look of an acting verb's verifier reads of a
+// target at once.
+type LookFor struct {
+	Node   *Node // the node whose facts are read (NodeReader's); nil: none
+	Digest bool  // its content's digest (ContentDigester's)
+	Arm    bool  // its own word marked now (ChangeTeller's Changes from 0)
+	// Told, when not 0, asks its own word what changed after this mark,
+	// at once (ChangeTeller's Changes, d 0), of a Looker only: there it
+	// rides on the look's call; a target that reads the parts one by one
+	// is asked by a call of its own where the answer is needed.
+	Told uint64
+}
+
+// Look is what one look read: each part as its own interface answers it,
+// ok false where the target offers none (or it was not asked).
+type Look struct {
+	Node       *target.Node
+	NodeOK     bool
+	NodeErr    error
+	Digest     string
+	DigestOK   bool
+	DigestErr  error
+	Changes    Changes
+	ChangesOK  bool
+	ChangesErr error
+	Told       Changes // what its word told after LookFor.Told
+	ToldOK     bool
+	ToldErr    error
+}
+
+// Looker is a target that reads a look's parts together, in fewer round
+// trips than each through its own interface (a page: one call in it).
+// It offers every part: the node's facts, the digest, its word.
+type Looker interface {
+	Look(ctx context.Context, f LookFor) Look
+}
+
+// LookAt reads what f asks of t: through its Looker where it is one, else
+// each part through its own interface (NodeReader, ContentDigester,
+// ChangeTeller), all at once.
+func LookAt(ctx context.Context, t any, f LookFor) Look {
+	if l, ok := t.(Looker); ok {
+		return l.Look(ctx, f)
+	}
+	var out Look
+	var wg sync.WaitGroup
+	if r, ok := t.(NodeReader); ok && f.Node != nil {
+		out.NodeOK = true
+		wg.Go(func() { out.Node, out.NodeErr = r.ReadNode(ctx, *f.Node) })
+	}
+	if d, ok := t.(ContentDigester); ok && f.Digest {
+		out.DigestOK = true
+		wg.Go(func() { out.Digest, out.DigestErr = d.ContentDigest(ctx) })
+	}
+	if c, ok := t.(ChangeTeller); ok && f.Arm {
+		out.ChangesOK = true
+		wg.Go(func() { out.Changes, out.ChangesErr = c.Changes(ctx, 0, 0) })
+	}
+	wg.Wait()
+	return out
 }

@@ -143,10 +143,12 @@ type Sight interface {
 	Target
 	// Noun is its kind's noun in answers ("window", "page").
 	Noun() string
-	// ReadNode reads node n's facts now (kind.NodeReader): ok false when
-	// the target reads no node's facts; err the read's failure (stale_ref
-	// once the node went).
-	ReadNode(ctx context.Context, n kind.Node) (nd *target.Node, ok bool, err error)
+	// Observe reads, in one look, what f asks of it (kind.LookAt): its
+	// node's facts (kind.NodeReader), its content's digest
+	// (kind.ContentDigester), its own word marked (kind.ChangeTeller),
+	// each ok false where it offers none, through one call where it reads
+	// them together (kind.Looker).
+	Observe(ctx context.Context, f kind.LookFor) kind.Look
 	// Info reads its title, and its address when it loads addresses
 	// (kind.Navigator; else ""), as relist reads them, within the
 	// target's read budget. err is why it was not read; gone is true when
@@ -159,9 +161,6 @@ type Sight interface {
 	Rescan(ctx context.Context)
 	// Seen is the targets session sees, each with its title.
 	Seen(session string) map[target.ID]string
-	// ContentDigest digests its content now (kind.ContentDigester): ok
-	// false when it offers no such digest; err the digest's failure.
-	ContentDigest(ctx context.Context) (digest string, ok bool, err error)
 	// WaitChange waits until its content shows a sign of change or d
 	// passed (kind.ChangeWaiter): changed whether it saw one; ok false
 	// when it cannot tell (it is looked at every VerifyPoll instead).

@@ -9,7 +9,9 @@
 // node), its pixels (its screenshot, as a digest: no picture is kept) —
 // and marks where the target's own account of its changes stands
 // (kind.ChangeTeller: a window's AT-SPI object events, a page's watcher
-// armed for the act). Then the verb acts, then it looks again — at once,
+// armed for the act); a target that reads the node, the content and its
+// account together (kind.Looker: a page, in one call) is asked them in
+// one. Then the verb acts, then it looks again — at once,
 // then when the target tells a change, or that it is quiet (nothing the
 // act started still pending: the wait ends early), or at VerifyWait
 // (going on up to LateWait while the target says something the act
@@ -112,24 +114,15 @@ func (s *Stage) Watch(ctx context.Context, c *stage.Call, a stage.Acting) stage.
 		return w
 	}
 	octx, cancel := context.WithTimeout(ctx, s.wait)
-	// The target's word is armed while the look before reads, not after
-	// it: where arming asks the target (a page's watcher) that is one
-	// round trip less before the act, and the look changes nothing.
-	// Where arming is free (a window's events, counted here) it is armed
-	// again once the look is done, so nothing that came during the look
-	// is taken for the act's.
-	var (
-		ch    kind.Changes
-		ok    bool
-		err   error
-		armed = make(chan struct{})
-	)
-	go func() {
-		defer close(armed)
-		ch, ok, err = w.sight.Changes(octx, 0, 0)
-	}()
-	w.before = w.observe(octx)
-	<-armed
+	// The target's word is armed by the look before, not after it: where
+	// arming asks the target (a page's watcher) it rides on the look's
+	// own call (kind.Looker), and the look changes nothing. Where arming
+	// is free (a window's events, counted here) it is armed again once
+	// the look is done, so nothing that came during the look is taken
+	// for the act's.
+	var armed kind.Look
+	w.before, armed = w.observe(octx, true, 0)
+	ch, ok, err := armed.Changes, armed.ChangesOK, armed.ChangesErr
 	if ok && err == nil && ch.Free {
 		ch, ok, err = w.sight.Changes(octx, 0, 0)
 	}
@@ -222,7 +215,15 @@ func (w *watch) After(ctx context.Context, resp *wire.Response) {
 			lctx, cancel = context.WithTimeout(ctx, 2*s.poll)
 			defer cancel()
 		}
-		now := w.observe(lctx)
+		// Where the target tells what changed but not for free, its
+		// word is asked in the look (it rides on the look's call where
+		// the target reads a look in one: kind.Looker), and taken only
+		// where it would be asked after it (below).
+		var ask uint64
+		if w.mark != 0 && !w.free {
+			ask = w.mark
+		}
+		now, look := w.observe(lctx, false, ask)
 		if now.Content != "" && now.Content == seen.Content {
 			now.ContentT = seen.ContentT
 		}
@@ -233,9 +234,13 @@ func (w *watch) After(ctx context.Context, resp *wire.Response) {
 		now.Told, now.Left = w.told, w.left
 		at, elsewhere := w.compare(now)
 		if len(elsewhere) > 0 && len(at) == 0 && w.mark != 0 && !w.free {
-			// Something changed: the target's own word names what (one
-			// question, asked only then).
-			w.hear(lctx, 0)
+			// Something changed: the target's own word names what (its
+			// answer in the look, or one question, asked only then).
+			if look.ToldOK {
+				w.take(look.Told, look.ToldErr)
+			} else {
+				w.hear(lctx, 0)
+			}
 			now.Told, now.Left = w.told, w.left
 			at, elsewhere = w.compare(now)
 		}
@@ -344,7 +349,17 @@ func (w *watch) hear(ctx context.Context, d time.Duration) heard {
 		return heard{}
 	}
 	ch, ok, err := w.sight.Changes(ctx, w.mark, d)
-	if !ok || err != nil {
+	if !ok {
+		w.mark = 0
+		return heard{}
+	}
+	return w.take(ch, err)
+}
+
+// take takes what the target told since the watch's mark (err: it could
+// not tell now; it is not asked again, but looked at).
+func (w *watch) take(ch kind.Changes, err error) heard {
+	if err != nil {
 		w.mark = 0
 		return heard{}
 	}
@@ -361,30 +376,25 @@ func (w *watch) hear(ctx context.Context, d time.Duration) heard {
 	return heard{ok: true, told: len(ch.Seen) > 0, said: len(said) > 0, quiet: ch.Quiet, pending: ch.Pending}
 }
 
-// observe reads what is cheap to see of the target now; what cannot be
-// read is left empty and not compared. Its reads are independent of each
-// other (the node, the title and address, the targets, the content or
+// observe reads what is cheap to see of the target now, arms its own
+// word where arm is set (the look before: the Changes of the look it
+// answers), and asks it what changed after mark told where not 0 (the
+// look's Told, where the target reads a look in one); what cannot be read
+// is left empty and not compared. Its
+// reads are independent of each other (the title and address, the
+// targets, the look's — the node, the content, the word, through one
+// call where the target reads them together: kind.Looker — or else the
 // pixels) and go at once, each on its own goroutine writing its own
 // fields of the observation: a look costs the longest of them, not their
 // sum.
-func (w *watch) observe(ctx context.Context) effect.Observation {
+func (w *watch) observe(ctx context.Context, arm bool, told uint64) (effect.Observation, kind.Look) {
 	o := effect.Observation{ContentT: w.s.now()}
 	var wg sync.WaitGroup
+	f := kind.LookFor{Digest: true, Arm: arm, Told: told}
 	if w.node != nil && w.read != nil {
 		o.Node, w.read = w.read, nil // the verb's own read, once: the look before
 	} else if w.node != nil {
-		wg.Go(func() {
-			n, ok, err := w.sight.ReadNode(ctx, *w.node)
-			switch {
-			case !ok:
-			case err == nil:
-				o.Node = n
-			case target.CodeOf(err) == target.CodeStaleRef:
-				o.NodeErr = string(target.CodeStaleRef)
-			default:
-				o.NodeErr = effect.NodeUnanswered
-			}
-		})
+		f.Node = w.node
 	}
 	info := func() {
 		// Read as relist reads, but a target that went is left in the
@@ -403,16 +413,29 @@ func (w *watch) observe(ctx context.Context) effect.Observation {
 		w.sight.Rescan(ctx)
 		o.Targets = w.sight.Seen(w.c.Req.Session)
 	})
+	var l kind.Look
 	wg.Go(func() {
-		if s, ok, err := w.sight.ContentDigest(ctx); ok {
-			if err == nil {
-				o.Content = s
+		l = w.sight.Observe(ctx, f)
+		switch {
+		case !l.NodeOK:
+		case l.NodeErr == nil:
+			o.Node = l.Node
+		case target.CodeOf(l.NodeErr) == target.CodeStaleRef:
+			o.NodeErr = string(target.CodeStaleRef)
+		default:
+			o.NodeErr = effect.NodeUnanswered
+		}
+		if l.DigestOK {
+			if l.DigestErr == nil {
+				o.Content = l.Digest
 			}
 		} else if (w.node == nil || w.c.Road == target.RoadPoint) && w.mayReadPixels() {
 			// Pixels only where no node is read (a point, keys to the
 			// focused node): a toolkit animates the node it acts on (a
 			// button's press, a check's tick), which would read as a
-			// change elsewhere.
+			// change elsewhere. (They are read after the look, which
+			// then reads no node: a point road with a node is a tab's,
+			// which digests.)
 			if pic, err := w.sight.Screenshot(ctx); err == nil && len(pic) > 0 {
 				o.Content, o.Pixels = effect.PixelDigest(pic, w.at), true
 			}
@@ -425,7 +448,7 @@ func (w *watch) observe(ctx context.Context) effect.Observation {
 		// before its new document came. Read them again, after.
 		info()
 	}
-	return o
+	return o, l
 }
 
 // mayReadPixels reports whether the watch may read the target's pixels: a

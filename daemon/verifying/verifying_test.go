@@ -505,3 +505,63 @@ func TestToldOfTheActedNodeGoesOn(t *testing.T) {
 		t.Fatalf("effect %+v after %d questions, want the later change confirmed", resp.Effect, len(*asks))
 	}
 }
+
+// TestToldInTheLook: a target that answers its word's question in the
+// look (kind.Looker: a page's watcher asked in the look's own call) is
+// not asked again after it: the change its word names is confirmed as
+// when the question is asked on its own, after the look that saw the
+// content change elsewhere; and a look that sees a change at the node
+// leaves what its word answered untaken, as a question not asked.
+func TestToldInTheLook(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		nodeMoves bool // the acted node's own facts change
+		want      []string
+	}{
+		{"elsewhere", false, []string{`@e3 label: "1" → "2"`}},
+		{"at the node", true, []string{"name changed", "the page's content changed"}},
+	} {
+		for _, inLook := range []bool{false, true} {
+			sight := stagetest.SightOf("tab:1")
+			sight.NounWord = "page"
+			sight.LookTells = inLook
+			var acted atomic.Bool
+			sight.NodeFacts = func(kind.Node) (*target.Node, error) {
+				if tc.nodeMoves && acted.Load() {
+					return &target.Node{Role: "push button", Name: "Went"}, nil
+				}
+				return &target.Node{Role: "push button", Name: "Go"}, nil
+			}
+			sight.Digest = func() (string, error) {
+				if acted.Load() {
+					return "after", nil
+				}
+				return "before", nil
+			}
+			var asked []uint64
+			sight.Told = func(since uint64, d time.Duration) (kind.Changes, error) {
+				if since == 0 {
+					return kind.Changes{Mark: 1}, nil
+				}
+				asked = append(asked, since)
+				return kind.Changes{Mark: 2, Seen: []kind.Change{{Key: "k3", Ref: "@e3", Role: "label", What: "name", From: "1", To: "2", Known: true}}}, nil
+			}
+			c := acting(t, "click", target.RoadPoint)
+			w := watcher(t, 2*time.Second).Watch(t.Context(), c, stage.Acting{Sight: sight, Node: &kind.Node{Ref: "@e1", Key: "k1"}})
+			acted.Store(true)
+			resp := wire.Response{Did: "clicked @e1"}
+			w.After(t.Context(), &resp)
+			if resp.Effect == nil || resp.Effect.Word != target.EffectConfirmed || !slices.Equal(resp.Effect.Seen, tc.want) {
+				t.Fatalf("%s, asked in the look %v: effect %+v, want confirmed: %q", tc.name, inLook, resp.Effect, tc.want)
+			}
+			switch {
+			case !inLook && tc.nodeMoves && len(asked) != 0:
+				t.Errorf("%s: the word was asked %v, want never (the node's read says the change)", tc.name, asked)
+			case !inLook && !tc.nodeMoves && len(asked) != 1:
+				t.Errorf("%s: the word was asked %v, want once, after the look", tc.name, asked)
+			case inLook && (sight.LookTolds != 1 || len(asked) != 1):
+				t.Errorf("%s: the word was asked %v, %d of them in the look; want once, in the look", tc.name, asked, sight.LookTolds)
+			}
+		}
+	}
+}

@@ -52,8 +52,8 @@ func (t *Target) Screenshot(context.Context) ([]byte, error) {
 type Sight struct {
 	*Target
 	NounWord string
-	// NodeFacts answers ReadNode (nil: the target reads no node's
-	// facts); NodeReads counts its reads.
+	// NodeFacts answers a look's node (Observe; nil: the target reads no
+	// node's facts); NodeReads counts its reads.
 	NodeFacts func(kind.Node) (*target.Node, error)
 	NodeReads int
 	// Look answers Info: title, address, gone, err (nil: "", "", false,
@@ -63,12 +63,19 @@ type Sight struct {
 	// records the sessions asked.
 	Targets  func() map[target.ID]string
 	Sessions []string
-	// Digest answers ContentDigest (nil: the target offers no digest).
+	// Digest answers a look's digest (Observe; nil: the target offers no
+	// digest).
 	Digest func() (string, error)
 	// Change answers WaitChange (nil: the target cannot tell).
 	Change func(d time.Duration) (bool, error)
-	// Told answers Changes (nil: the target tells none): since 0 marks.
+	// Told answers Changes, and a look's mark (nil: the target tells
+	// none): since 0 marks.
 	Told func(since uint64, d time.Duration) (kind.Changes, error)
+	// LookTells: a look answers its question to the target's word too
+	// (kind.LookFor.Told, through Told with no wait), as a kind.Looker
+	// does; LookTolds counts those answers.
+	LookTells bool
+	LookTolds int
 	// Rescans, Settles count those calls.
 	Rescans, Settles int
 }
@@ -78,13 +85,29 @@ func SightOf(id target.ID) *Sight { return &Sight{Target: Of(id), NounWord: "win
 
 func (s *Sight) Noun() string { return s.NounWord }
 
-func (s *Sight) ReadNode(_ context.Context, n kind.Node) (*target.Node, bool, error) {
-	if s.NodeFacts == nil {
-		return nil, false, nil
+// Observe answers a look from NodeFacts, Digest and Told (since 0; and
+// since a mark with LookTells), each where set and asked.
+func (s *Sight) Observe(_ context.Context, f kind.LookFor) kind.Look {
+	var out kind.Look
+	if s.NodeFacts != nil && f.Node != nil {
+		s.NodeReads++
+		out.NodeOK = true
+		out.Node, out.NodeErr = s.NodeFacts(*f.Node)
 	}
-	s.NodeReads++
-	nd, err := s.NodeFacts(n)
-	return nd, true, err
+	if s.Digest != nil && f.Digest {
+		out.DigestOK = true
+		out.Digest, out.DigestErr = s.Digest()
+	}
+	if s.Told != nil && f.Arm {
+		out.ChangesOK = true
+		out.Changes, out.ChangesErr = s.Told(0, 0)
+	}
+	if s.Told != nil && s.LookTells && f.Told != 0 {
+		s.LookTolds++
+		out.ToldOK = true
+		out.Told, out.ToldErr = s.Told(f.Told, 0)
+	}
+	return out
 }
 
 func (s *Sight) Info(context.Context) (title, url string, gone bool, err error) {
@@ -102,14 +125,6 @@ func (s *Sight) Seen(session string) map[target.ID]string {
 		return map[target.ID]string{}
 	}
 	return s.Targets()
-}
-
-func (s *Sight) ContentDigest(context.Context) (string, bool, error) {
-	if s.Digest == nil {
-		return "", false, nil
-	}
-	d, err := s.Digest()
-	return d, true, err
 }
 
 func (s *Sight) WaitChange(_ context.Context, d time.Duration) (bool, bool, error) {
