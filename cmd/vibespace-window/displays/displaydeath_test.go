@@ -99,6 +99,7 @@ func noneLeft(t *testing.T, d testenv.State, what string) {
 // Before, list showed the window, snapshot answered "internal: x11 … EOF",
 // and after the display restarted, unknown_target.
 func TestXvfbKilled(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.StartServe()
 	id, _, app := e.OpenFixture("s1")
@@ -221,6 +222,7 @@ func TestXpraKilled(t *testing.T) {
 // nothing restarted it); a new registry runs, and the window's tree reads
 // again.
 func TestRegistryKilled(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.StartServe()
 	id, _, app := e.OpenFixture("s1")
@@ -253,6 +255,7 @@ func TestRegistryKilled(t *testing.T) {
 // the new daemon's child) killed with -9 is seen dying too, and its window
 // lost with a word.
 func TestXvfbKilledAfterRestart(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.StartServe()
 	id, _, app := e.OpenFixture("s1")

@@ -41,6 +41,7 @@ func (e *env) xserverPID() int {
 // deadline (before, list took 30 s and answered the windows unmarked).
 // Once the server runs again, everything is as before, and the app lived.
 func TestStoppedXServer(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.StartServe()
 	id, log, _ := e.OpenFixture("s1")
