@@ -156,14 +156,14 @@ func TestFrozenAppWrites(t *testing.T) {
 // gives up on such a connection, no call may be written on it again (the
 // application would read the rest of the half-written message out of it),
 // and that holds before that first call returns its timeout. The calls'
-// own deadline (1 s) comes long before the stalled write's: the walks
-// before the freeze, under a call timeout of 10 s, set the connection's
-// write deadline seconds later, so a connection that dies only when the
-// stalled write gives up is still the application's route when the first
-// call returns, every time.
+// own deadline (3 s) comes long before the stalled write's: a call made
+// before the freeze, under a call timeout of 30 s, sets the connection's
+// write deadline 30 s on, so a connection that dies only when the stalled
+// write gives up is still the application's route when the first call
+// returns, every time.
 func TestFrozenAppStalledWriteKillsConnection(t *testing.T) {
 	d := testenv.SharedDesktop(t)
-	b := connect(t, d, atspi.Options{CallTimeout: 10 * time.Second})
+	b := connect(t, d, atspi.Options{CallTimeout: 30 * time.Second})
 	app := fixture(t, d)
 	fr := frameOf(t, b, app.App)
 	whole := settled(t, b, fr.Object)
@@ -171,13 +171,16 @@ func TestFrozenAppStalledWriteKillsConnection(t *testing.T) {
 	if !peer {
 		t.Fatal("the fixture offers no peer socket: nothing to stall")
 	}
+	if err := b.CallRaw(t.Context(), fr.Object, "org.freedesktop.DBus.Peer.Ping"); err != nil {
+		t.Fatalf("ping: %v", err)
+	}
 
 	if err := app.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { app.Signal(syscall.SIGCONT) })
 
-	stallingCalls(t, b, fr.Object, time.Second, func() {
+	stallingCalls(t, b, fr.Object, 3*time.Second, func() {
 		if now, _ := b.RouteConn(t.Context(), fr.Object.Name); now == old {
 			t.Errorf("once a call has timed out on a stalled write, the next call would be written on the same connection, behind the stalled message")
 		}

@@ -20,7 +20,7 @@ func TestStalledWriteDeadBeforeItsCallReturns(t *testing.T) {
 	d := testenv.SharedDesktop(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	b, err := Connect(ctx, d.BusAddress, Options{CallTimeout: time.Second})
+	b, err := Connect(ctx, d.BusAddress, Options{CallTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,10 +64,13 @@ func TestStalledWriteDeadBeforeItsCallReturns(t *testing.T) {
 	}
 	t.Cleanup(func() { app.Signal(syscall.SIGCONT) })
 	// One call of 4 MiB, more than a socket buffer holds: its own write
-	// stalls until its deadline.
-	cctx, ccancel := context.WithTimeout(ctx, time.Second)
+	// stalls until its deadline. (The message is made before the deadline
+	// starts: a deadline that passed before the call was written would
+	// leave nothing to test.)
+	big := string(make([]byte, 4<<20))
+	cctx, ccancel := context.WithTimeout(ctx, 3*time.Second)
 	defer ccancel()
-	r := rt.call(cctx, rootPath, "org.vibespace.Test.Nothing", string(make([]byte, 4<<20)))
+	r := rt.call(cctx, rootPath, "org.vibespace.Test.Nothing", big)
 	if got := target.CodeOf(objRefusal(a.Root, "Nothing", r.err)); got != target.CodeTimeout {
 		t.Errorf("a call whose write stalled: want refusal %q, got %v", target.CodeTimeout, r.err)
 	}
