@@ -194,8 +194,9 @@ func (w *watch) After(ctx context.Context, resp *wire.Response) {
 	t := time.NewTimer(0)
 	defer t.Stop()
 	seen := w.before
-	waits := true // the target may tell a sign of change (WaitChange)
-	last := false // the next look is the one the wait ends with
+	waits := true       // the target may tell a sign of change (WaitChange)
+	last := false       // the next look is the one the wait ends with
+	heardAfter := false // the target's word was heard with a wait
 	for {
 		select {
 		case <-ctx.Done():
@@ -250,6 +251,17 @@ func (w *watch) After(ctx context.Context, resp *wire.Response) {
 			break
 		}
 		left := deadline.Sub(s.now())
+		if left < 2*s.poll && w.mark != 0 && !heardAfter && !free.pending && late.After(deadline) {
+			// The looks took (nearly) the whole wait (a loaded machine)
+			// before the target's word was heard with a wait: a reading
+			// without one, or as short, cannot say the act's work is
+			// pending (an application caught running, or not yet woken
+			// by the act, has no timer to show). It is heard for two
+			// polls, as below; pending then, the wait goes on up to
+			// LateWait.
+			left = 2 * s.poll
+			deadline = s.now().Add(left)
+		}
 		if (left <= 0 && free.pending || leaving) && late.After(deadline) {
 			// The wait ran out while looking (a look that took it all,
 			// on a loaded machine), but the target says the act started
@@ -277,6 +289,7 @@ func (w *watch) After(ctx context.Context, resp *wire.Response) {
 			// with. While it says something is pending at the
 			// deadline, the wait goes on, up to LateWait.
 			h := w.hear(octx, left)
+			heardAfter = true
 			for h.ok && !h.told && !h.quiet && h.pending && late.After(deadline) {
 				deadline = late
 				h = w.hear(octx, deadline.Sub(s.now()))

@@ -565,3 +565,42 @@ func TestToldInTheLook(t *testing.T) {
 		}
 	}
 }
+
+// TestALookThatTookTheWholeWait: on a loaded machine the look at once can
+// take the whole wait; a window's word, read then without a wait, says
+// nothing pending (its application caught running, or not yet woken by
+// the act). It is heard for two polls more, says pending, and the wait
+// goes on to the late change, which is confirmed (as
+// native.TestLateWindowChange found under load: no_visible_change).
+func TestALookThatTookTheWholeWait(t *testing.T) {
+	sight, asks := toldSight(func(i int, d time.Duration) kind.Changes {
+		switch {
+		case d <= 0:
+			return kind.Changes{Mark: 1, Free: true} // one reading: nothing due
+		case i <= 1:
+			return kind.Changes{Mark: 1, Free: true, Pending: true}
+		}
+		return kind.Changes{Mark: 2, Free: true, Seen: []kind.Change{{Ref: "@e3", Role: "label", What: "name", From: "idle", To: "done", Known: true}}}
+	})
+	told := sight.Told
+	sight.Told = func(since uint64, d time.Duration) (kind.Changes, error) {
+		ch, err := told(since, d)
+		ch.Free = true
+		return ch, err
+	}
+	slow := false
+	sight.Look = func() (string, string, bool, error) {
+		if slow {
+			time.Sleep(30 * time.Millisecond) // longer than the whole wait
+		}
+		return "t", "", false, nil
+	}
+	c := acting(t, "click", target.RoadTree)
+	w := watcher(t, 10*time.Millisecond).Watch(t.Context(), c, stage.Acting{Sight: sight, Node: &kind.Node{Ref: "@e1"}})
+	slow = true
+	resp := wire.Response{}
+	w.After(t.Context(), &resp)
+	if resp.Effect == nil || resp.Effect.Word != target.EffectConfirmed || !slices.Contains(resp.Effect.Seen, `@e3 label: "idle" → "done"`) {
+		t.Fatalf("effect %+v (asked with waits %v), want the late change confirmed", resp.Effect, *asks)
+	}
+}
