@@ -4,24 +4,23 @@
 // relevant to see of its target through what the core lends it
 // (stage.Sight) — the acted node's own facts (kind.NodeReader), the
 // target's title and URL, the targets the session sees (a new window,
-// dialog or tab), and the target's content (kind.ContentDigester) or
-// else, on a road with no node to read (a point, keys to the focused
-// node), its pixels (its screenshot, as a digest: no picture is kept) —
-// and marks where the target's own account of its changes stands
-// (kind.ChangeTeller: a window's AT-SPI object events, a page's watcher
-// armed for the act); a target that reads the node, the content and its
-// account together (kind.Looker: a page, in one call) is asked them in
-// one. Then the verb acts, then it looks again — at once,
-// then when the target tells a change, or that it is quiet (nothing the
-// act started still pending: the wait ends early), or at VerifyWait
-// (going on up to LateWait while the target says something the act
-// started is still pending); a target that tells no changes is waited on
-// by its sign of change (kind.ChangeWaiter) or, where it tells none,
-// looked at every VerifyPoll — and says what it saw as a word of
-// target.Effect: a change the target told of any of its nodes is
-// confirmed, naming the node. What a look saw, and what the effect is,
-// are package daemon/effect's to decide. It imports neither the core nor
-// a backend.
+// dialog or tab), and the target's content (kind.ContentDigester) or else,
+// on a road with no node to read (a point, keys to the focused node), its
+// pixels (its screenshot, as a digest: no picture is kept) — and marks
+// where the target's own account of its changes stands (kind.ChangeTeller:
+// a window's AT-SPI object events, a page's watcher armed for the act); a
+// target that reads the node, the content and its account together
+// (kind.Looker: a page, in one call) is asked them in one. Then the verb
+// acts, then it looks again — at once, then when the target tells a
+// change, or that it is quiet (nothing the act started still pending: the
+// wait ends early), or at VerifyWait (going on up to LateWait while the
+// target says something the act started is still pending); a target that
+// tells no changes is waited on by its sign of change (kind.ChangeWaiter)
+// or, where it tells none, looked at every VerifyPoll — and says what it
+// saw as a word of target.Effect: a change the target told of any of its
+// nodes is confirmed, naming the node. What a look saw, and what the
+// effect is, are package daemon/effect's to decide. It imports neither the
+// core nor a backend.
 package verifying
 
 import (
@@ -389,17 +388,16 @@ func (w *watch) take(ch kind.Changes, err error) heard {
 	return heard{ok: true, told: len(ch.Seen) > 0, said: len(said) > 0, quiet: ch.Quiet, pending: ch.Pending}
 }
 
-// observe reads what is cheap to see of the target now, arms its own
-// word where arm is set (the look before: the Changes of the look it
-// answers), and asks it what changed after mark told where not 0 (the
-// look's Told, where the target reads a look in one); what cannot be read
-// is left empty and not compared. Its
-// reads are independent of each other (the title and address, the
-// targets, the look's — the node, the content, the word, through one
-// call where the target reads them together: kind.Looker — or else the
-// pixels) and go at once, each on its own goroutine writing its own
-// fields of the observation: a look costs the longest of them, not their
-// sum.
+// observe reads what is cheap to see of the target now, arms its own word
+// where arm is set (the look before: the Changes of the look it answers),
+// and asks it what changed after mark told where not 0 (the look's Told,
+// where the target reads a look in one); what cannot be read is left empty
+// and not compared. Its reads are independent of each other (the title and
+// address, the targets, the look's — the node, the content, the word,
+// through one call where the target reads them together: kind.Looker — or
+// else the pixels) and go at once, each on its own goroutine writing its
+// own fields of the observation: a look costs the longest of them, not
+// their sum.
 func (w *watch) observe(ctx context.Context, arm bool, told uint64) (effect.Observation, kind.Look) {
 	o := effect.Observation{ContentT: w.s.now()}
 	var wg sync.WaitGroup
